@@ -1,0 +1,12 @@
+// memsub — umbrella header: the core vocabulary, the cache engine and every policy family.
+#pragma once
+
+#include <memsub/version.hpp>
+#include <memsub/config.hpp>
+#include <memsub/core/access.hpp>
+#include <memsub/core/errors.hpp>
+#include <memsub/core/geometry.hpp>
+#include <memsub/core/rng.hpp>
+#include <memsub/core/types.hpp>
+#include <memsub/cache/basic_cache.hpp>
+#include <memsub/replacement/all.hpp>

@@ -1,0 +1,86 @@
+// memsub — least-recently-used replacement.
+//
+// Citation: the classic stack algorithm (Mattson, Gecsei, Slutz, Traiger, "Evaluation techniques
+// for storage hierarchies", IBM Systems Journal 1970). True LRU: every entry of a set holds its
+// recency-stack position, 0 = most recent, E−1 = least recent; the positions of a set are always
+// a permutation of 0..E−1 (invalid entries included, a departing block drops to the bottom).
+// Deviations: none. Storage: E·⌈log2 E⌉ bits per set (the stack positions).
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include <memsub/replacement/concept.hpp>
+
+namespace memsub::replacement {
+
+class lru {
+public:
+    struct params {};
+
+    lru(const geometry& g, const params& = {})
+        : entries_(g.entries_per_set()), position_(g.total_entries()) {
+        for (std::uint64_t s = 0; s < g.sets; ++s)
+            for (std::uint32_t e = 0; e < entries_; ++e)
+                position_[s * entries_ + e] = static_cast<std::uint8_t>(e);
+    }
+
+    [[nodiscard]] std::string_view name() const noexcept { return "lru"; }
+
+    void on_hit(set_index s, entry_index e, const access&) noexcept { promote(s, e); }
+    void on_insert(set_index s, entry_index e, const access&) noexcept { promote(s, e); }
+    void on_evict(set_index s, entry_index e, const eviction_info&) noexcept { demote(s, e); }
+
+    [[nodiscard]] entry_index victim(set_index s, entry_mask eligible, const access&) noexcept {
+        const std::uint8_t* pos = row(s);
+        std::uint32_t best = 0;
+        int best_pos = -1;
+        for (std::uint32_t e = 0; e < entries_; ++e) {
+            const int p = ((eligible >> e) & 1u) ? pos[e] : -1;
+            if (p > best_pos) {
+                best_pos = p;
+                best = e;
+            }
+        }
+        return entry_index{best};
+    }
+
+    /// Recency position of an entry: 0 = most recently used.
+    [[nodiscard]] std::uint32_t stack_position(set_index s, entry_index e) const noexcept {
+        return row(s)[e.value];
+    }
+
+    [[nodiscard]] std::uint64_t storage_bits() const noexcept {
+        const auto bits = static_cast<std::uint64_t>(std::bit_width(entries_ - 1u));
+        return position_.size() * bits;
+    }
+
+private:
+    std::uint8_t* row(set_index s) noexcept { return &position_[std::size_t{s.value} * entries_]; }
+    const std::uint8_t* row(set_index s) const noexcept {
+        return &position_[std::size_t{s.value} * entries_];
+    }
+
+    void promote(set_index s, entry_index e) noexcept {
+        std::uint8_t* pos = row(s);
+        const std::uint8_t old = pos[e.value];
+        for (std::uint32_t i = 0; i < entries_; ++i) pos[i] += static_cast<std::uint8_t>(pos[i] < old);
+        pos[e.value] = 0;
+    }
+
+    void demote(set_index s, entry_index e) noexcept {
+        std::uint8_t* pos = row(s);
+        const std::uint8_t old = pos[e.value];
+        for (std::uint32_t i = 0; i < entries_; ++i) pos[i] -= static_cast<std::uint8_t>(pos[i] > old);
+        pos[e.value] = static_cast<std::uint8_t>(entries_ - 1);
+    }
+
+    std::uint32_t entries_;
+    std::vector<std::uint8_t> position_;
+};
+
+static_assert(replacement_policy<lru>);
+
+} // namespace memsub::replacement
