@@ -1,0 +1,217 @@
+// memsub — the `compressor` and `invertible_compressor` concepts, the fixed-capacity compressed
+// line, decode results and the call protocol every cache-line compressor follows.
+//
+// A compressor turns one cache line (32, 64 or 128 bytes) into an exact number of payload bits
+// (spec compressors.md §1, §2 rule G1). Most hosts only need that number (`size_bits`, the cheap
+// path: no payload is built, nothing allocates). The refinement `invertible_compressor` also
+// builds the payload bit stream and decodes it again, so round trips can be verified and hosts
+// that move real data can do so. Stored sizes (segment rounding, raw storage of lines that save
+// nothing, thresholds) are the cache organisation's business: see `stored_size.hpp` (§2).
+//
+// Requirements (a type C models `compressor` when all hold):
+//   C1. `typename C::params` is a default-constructible aggregate of knobs with unit-suffixed
+//       fields and in-class defaults; it has a `line_bytes` field (32, 64 or 128; default 64).
+//   C2. `C(const typename C::params&)` validates the params once and throws
+//       `memsub::config_error` (naming component, parameter, value, rule) on a broken rule.
+//       Nothing else throws, ever.
+//   C3. `c.name()` -> `std::string_view`, a short stable identifier ("bdi", "fpc", "cpack", …).
+//   C4. `c.line_bytes()` -> `std::uint32_t`, the line size fixed at construction.
+//   C5. `c.size_bits(line)` const noexcept -> `std::uint32_t`: the exact encoded payload bits of
+//       `line` (a `std::span<const std::byte>`). Precondition: `line.size() == c.line_bytes()`
+//       (checked by MEMSUB_ASSERT). Pure: the same line always gives the same size; no
+//       allocation; O(line) time. May exceed 8·line_bytes (FPC, BPC, SC²; §5.2 P-E5) — apply
+//       §2 G4 through `stored_size_of`.
+//   C6. `c.metadata_bits()` const noexcept -> `std::uint32_t`: bits the algorithm keeps per line
+//       outside the payload (in the tag): e.g. BDI's 4-bit `enc`, C-PACK+Z's zero flag, a
+//       `best_of` member index. The compressed-size field of the cache organisation is not
+//       included (see `size_field_bits`).
+//   C7. `c.compress_latency_cycles()`, `c.decompress_latency_cycles()` const noexcept ->
+//       `std::uint32_t`; `c.compress_energy_nj()`, `c.decompress_energy_nj()` const noexcept ->
+//       `double`. Defaults come from spec §3 and are params fields; 0 energy means "no source
+//       gives a figure" (set your own).
+// Refinement (a type C models `invertible_compressor` when it models `compressor` and):
+//   I1. `c.compress(line)` const noexcept -> `compressed_line` (a value: payload bytes, exact
+//       bit length, encoding id, best_of member path, code-book id; never allocates).
+//       Postcondition: `compress(line).bits == size_bits(line)`.
+//   I2. `c.decompress(view, out)` const noexcept -> `decode_result`, where `view` is a
+//       `compressed_view` (a `compressed_line` converts to one; fuzzers build one from raw bytes)
+//       and `out` a `std::span<std::byte>`. On success it writes exactly `line_bytes()` bytes and
+//       reports `decode_status::ok`; `decompress(compress(x)) == x` for every line x. On a
+//       corrupt, truncated or over-long payload it returns an error status and the bit offset
+//       where decoding failed. It never reads outside `view.payload`, never reads more than
+//       `view.bits` bits, never writes outside `out`, never throws, never crashes; on error the
+//       content of `out` is unspecified (but written only inside its bounds).
+//   I3. `decompress_or_throw(c, view, out)` (free function below) is the throwing convenience for
+//       cold paths: it throws `memsub::input_error(c.name(), bit_offset, problem)`.
+//
+// Call protocol (what a host does):
+//   P1. Construct once per configuration (cold path; may throw C2).
+//   P2. Per line: `size_bits(line)` for sizing, or `compress(line)` when the payload is needed.
+//       Both are reentrant and const: one compressor may serve many threads.
+//   P3. Apply §2 with `stored_size_of(bits, storage_rule{...})` to get bytes, segments and the
+//       raw-storage decision (G2–G5); account `metadata_bits()` per tag.
+//   P4. To read a line back: `decompress(compressed, out)`; check the result (`if (!r)`).
+//   P5. Latencies/energies are reported, not applied: memsub keeps no clock (design principle 3).
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include <memsub/core/errors.hpp>
+
+namespace memsub::compression {
+
+/// Largest supported line, and the supported sizes (spec Notation: L ∈ {32, 64, 128}).
+inline constexpr std::uint32_t max_line_bytes = 128;
+
+[[nodiscard]] constexpr bool is_supported_line_size(std::uint32_t bytes) noexcept {
+    return bytes == 32 || bytes == 64 || bytes == 128;
+}
+
+/// Payload capacity of a `compressed_line`: 2048 bits. The largest encodings of §1 on 128-byte
+/// lines are SC² with every word escaped (32 × (16 + 32) = 1536 bits), FPC (32 × 35 = 1120),
+/// BPC (33 + 33 × 32 = 1089) and C-PACK (32 × 34 = 1088).
+inline constexpr std::uint32_t max_payload_bytes = 256;
+inline constexpr std::uint32_t max_payload_bits = max_payload_bytes * 8;
+
+/// A borrowed compressed line: what `decompress` reads. Build it from a `compressed_line` or, for
+/// payloads from outside (fuzzers, files), from raw bytes; nothing in it is trusted.
+struct compressed_view {
+    /// The payload bytes; bit 0 of the stream is the most significant bit of byte 0.
+    std::span<const std::byte> payload{};
+    /// Exact payload length in bits; must not exceed `payload.size() * 8`.
+    std::uint32_t bits = 0;
+    /// Algorithm-specific encoding id kept in the tag (BDI `enc`, C-PACK+Z zero flag, …).
+    std::uint8_t encoding = 0;
+    /// `best_of` member path (0 for plain compressors).
+    std::uint16_t member = 0;
+    /// Code-book version (SC²; 0 for algorithms without a code book).
+    std::uint32_t codebook = 0;
+};
+
+/// A compressed line as a value (no heap): the payload bits plus the tag metadata that goes with
+/// them. Bytes past `bytes()` are zero when produced by `compress`.
+struct compressed_line {
+    std::uint32_t bits = 0;
+    std::uint8_t encoding = 0;
+    std::uint16_t member = 0;
+    std::uint32_t codebook = 0;
+    std::array<std::byte, max_payload_bytes> payload{};
+
+    /// §2 G2: bytes = ceil(bits / 8).
+    [[nodiscard]] constexpr std::uint32_t bytes() const noexcept { return (bits + 7) / 8; }
+    [[nodiscard]] constexpr std::span<const std::byte> data() const noexcept {
+        return {payload.data(), std::min<std::size_t>(bytes(), payload.size())};
+    }
+    [[nodiscard]] constexpr compressed_view view() const noexcept {
+        return {data(), bits, encoding, member, codebook};
+    }
+    constexpr operator compressed_view() const noexcept { return view(); } // NOLINT
+
+    /// Equal when lengths, metadata and the payload bytes in use are equal.
+    friend constexpr bool operator==(const compressed_line& a, const compressed_line& b) noexcept {
+        return a.bits == b.bits && a.encoding == b.encoding && a.member == b.member &&
+               a.codebook == b.codebook && std::ranges::equal(a.data(), b.data());
+    }
+};
+
+/// Why a decode failed.
+enum class decode_status : std::uint8_t {
+    ok,
+    truncated,         ///< the stream ended inside a field (`bits` too small for the content)
+    invalid_code,      ///< a code or field value no encoder produces (e.g. an unwritten index)
+    unknown_encoding,  ///< `encoding` (or `member`) names no encoding of this compressor
+    trailing_bits,     ///< the line was complete before `bits` bits were consumed
+    bad_view,          ///< `bits` exceeds the payload bytes or the capacity
+    wrong_output_size, ///< `out.size()` differs from the line size
+    codebook_mismatch, ///< the line was coded with another code book (SC²)
+};
+
+[[nodiscard]] constexpr std::string_view to_string(decode_status s) noexcept {
+    switch (s) {
+    case decode_status::ok:
+        return "ok";
+    case decode_status::truncated:
+        return "payload truncated inside a field";
+    case decode_status::invalid_code:
+        return "invalid code or field value";
+    case decode_status::unknown_encoding:
+        return "unknown encoding id";
+    case decode_status::trailing_bits:
+        return "line complete before the end of the payload";
+    case decode_status::bad_view:
+        return "bit length exceeds the payload bytes";
+    case decode_status::wrong_output_size:
+        return "output span is not one line";
+    case decode_status::codebook_mismatch:
+        return "payload coded with another code book";
+    }
+    return "?";
+}
+
+/// What `decompress` returns: a status and, on error, the bit offset where it was detected.
+struct decode_result {
+    decode_status status = decode_status::ok;
+    std::uint32_t bit_offset = 0;
+
+    [[nodiscard]] constexpr bool ok() const noexcept { return status == decode_status::ok; }
+    constexpr explicit operator bool() const noexcept { return ok(); }
+    [[nodiscard]] constexpr std::string_view message() const noexcept { return to_string(status); }
+    friend constexpr bool operator==(decode_result, decode_result) noexcept = default;
+};
+
+template <class C>
+concept compressor = std::default_initializable<typename C::params> && // C1
+    std::constructible_from<C, const typename C::params&> &&           // C2
+    requires(const C& c, std::span<const std::byte> line) {
+    { c.name() } -> std::convertible_to<std::string_view>;    // C3
+    { c.line_bytes() } -> std::convertible_to<std::uint32_t>; // C4
+    { c.size_bits(line) }
+    noexcept->std::same_as<std::uint32_t>; // C5
+    { c.metadata_bits() }
+    noexcept->std::convertible_to<std::uint32_t>; // C6
+    { c.compress_latency_cycles() }
+    noexcept->std::convertible_to<std::uint32_t>; // C7
+    { c.decompress_latency_cycles() }
+    noexcept->std::convertible_to<std::uint32_t>;
+    { c.compress_energy_nj() }
+    noexcept->std::convertible_to<double>;
+    { c.decompress_energy_nj() }
+    noexcept->std::convertible_to<double>;
+};
+
+template <class C>
+concept invertible_compressor = compressor<C> &&
+    requires(const C& c, std::span<const std::byte> line, const compressed_line& cl,
+             compressed_view v, std::span<std::byte> out) {
+    { c.compress(line) }
+    noexcept->std::same_as<compressed_line>; // I1
+    { c.decompress(v, out) }
+    noexcept->std::same_as<decode_result>; // I2
+    { c.decompress(cl, out) }
+    noexcept->std::same_as<decode_result>;
+};
+
+/// I3: decode or throw `memsub::input_error` naming the compressor and the bit offset (cold path).
+template <invertible_compressor C>
+void decompress_or_throw(const C& c, compressed_view v, std::span<std::byte> out) {
+    const decode_result r = c.decompress(v, out);
+    if (!r)
+        throw input_error(c.name(), input_error::position_kind::bit_offset, r.bit_offset,
+                          r.message());
+}
+
+namespace detail {
+/// Throws `config_error` unless `bytes` is 32, 64 or 128 (C1/C2 helper for every compressor).
+inline void require_line_bytes(std::uint32_t bytes, std::string_view component) {
+    memsub::detail::require(is_supported_line_size(bytes), component, "line_bytes", bytes,
+                            "must be 32, 64 or 128");
+}
+} // namespace detail
+
+} // namespace memsub::compression

@@ -1,0 +1,166 @@
+// memsub — MSB-first bit streams for compressed payloads.
+//
+// Layout (spec compressors.md, Notation): a payload is the concatenation of its fields, each
+// written most-significant bit first; bit 0 of the stream is the most significant bit of byte 0.
+// `bit_writer` fills a caller-provided byte buffer (a `compressed_line`'s array); `bit_reader`
+// reads an untrusted payload: every read is bounds-checked against the declared bit length and
+// the byte span, and a failed read reports truncation without moving (its position is then the
+// bit offset of the error). Neither allocates; both are noexcept.
+#pragma once
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+
+#include <memsub/config.hpp>
+
+namespace memsub::compression::detail {
+
+/// Writes fields MSB-first. Writing past the buffer is a precondition violation (encoders size
+/// their output exactly); it is caught by MEMSUB_ASSERT and, with asserts off, the excess bits
+/// are dropped (never written out of bounds) and `overflowed()` turns true.
+class bit_writer {
+public:
+    explicit bit_writer(std::span<std::byte> buffer) noexcept : buf_(buffer) {}
+
+    /// Appends the low `n` bits of `value` (0 ≤ n ≤ 64), MSB first. Higher bits of `value` are
+    /// ignored.
+    void put(std::uint64_t value, unsigned n) noexcept {
+        MEMSUB_ASSERT(n <= 64);
+        if (n > 32) {
+            put32(static_cast<std::uint32_t>(value >> 32) & low_mask32(n - 32), n - 32);
+            put32(static_cast<std::uint32_t>(value), 32);
+        } else {
+            put32(static_cast<std::uint32_t>(value) & low_mask32(n), n);
+        }
+    }
+
+    /// Appends `n` zero bits.
+    void put_zeros(unsigned n) noexcept {
+        while (n >= 32) {
+            put32(0, 32);
+            n -= 32;
+        }
+        put32(0, n);
+    }
+
+    /// Flushes the last partial byte (zero-padded). Returns the number of bits written.
+    std::uint32_t finish() noexcept {
+        if (nacc_ > 0) {
+            emit_byte(static_cast<std::uint8_t>(acc_ << (8 - nacc_)));
+            acc_ = 0;
+            nacc_ = 0;
+        }
+        return bits_;
+    }
+
+    [[nodiscard]] std::uint32_t bits_written() const noexcept { return bits_; }
+    [[nodiscard]] bool overflowed() const noexcept { return overflow_; }
+
+private:
+    static constexpr std::uint32_t low_mask32(unsigned n) noexcept {
+        return n >= 32 ? ~std::uint32_t{0} : (std::uint32_t{1} << n) - 1;
+    }
+    void put32(std::uint32_t v, unsigned n) noexcept {
+        if (n == 0) return;
+        acc_ = (acc_ << n) | v; // nacc_ ≤ 7 before, so ≤ 39 bits live in acc_
+        nacc_ += n;
+        bits_ += n;
+        while (nacc_ >= 8) {
+            nacc_ -= 8;
+            emit_byte(static_cast<std::uint8_t>(acc_ >> nacc_));
+        }
+        acc_ &= (std::uint64_t{1} << nacc_) - 1;
+    }
+    void emit_byte(std::uint8_t b) noexcept {
+        MEMSUB_ASSERT(pos_ < buf_.size());
+        if (MEMSUB_LIKELY(pos_ < buf_.size()))
+            buf_[pos_++] = static_cast<std::byte>(b);
+        else
+            overflow_ = true;
+    }
+
+    std::span<std::byte> buf_;
+    std::uint64_t acc_ = 0;
+    unsigned nacc_ = 0;
+    std::size_t pos_ = 0;
+    std::uint32_t bits_ = 0;
+    bool overflow_ = false;
+};
+
+/// Reads fields MSB-first from an untrusted payload of `bits` bits. The readable length is
+/// min(bits, 8·payload.size()). Reads that would cross the end fail, return false and leave the
+/// position unchanged, so `position()` is the offset of the field that was cut off.
+class bit_reader {
+public:
+    bit_reader(std::span<const std::byte> payload, std::uint32_t bits) noexcept
+        : data_(payload)
+        , size_(payload.size() * 8 < bits ? static_cast<std::uint32_t>(payload.size() * 8) : bits) {
+    }
+
+    /// Reads `n` bits (0 ≤ n ≤ 57) into `out`. False (and no move) if fewer than `n` remain.
+    [[nodiscard]] bool read(unsigned n, std::uint64_t& out) noexcept {
+        MEMSUB_ASSERT(n <= 57);
+        if (MEMSUB_UNLIKELY(n > size_ - pos_)) return false;
+        out = n == 0 ? 0 : window() >> (64 - n);
+        pos_ += n;
+        return true;
+    }
+
+    /// Reads up to 64 bits (two reads).
+    [[nodiscard]] bool read_wide(unsigned n, std::uint64_t& out) noexcept {
+        if (n <= 57) return read(n, out);
+        if (n - 57 > size_ - pos_ || 57 > size_ - pos_ - (n - 57)) return false;
+        std::uint64_t hi = 0, lo = 0;
+        (void)read(n - 32, hi);
+        (void)read(32, lo);
+        out = (hi << 32) | lo;
+        return true;
+    }
+
+    /// The next `n` bits (0 < n ≤ 57) without moving; bits past the end read as zero.
+    [[nodiscard]] std::uint64_t peek(unsigned n) const noexcept {
+        MEMSUB_ASSERT(n >= 1 && n <= 57);
+        std::uint64_t v = window() >> (64 - n);
+        const std::uint32_t left = size_ - pos_;
+        if (left < n) v &= ~((std::uint64_t{1} << (n - left)) - 1);
+        return v;
+    }
+
+    /// Skips `n` bits. False (and no move) if fewer remain.
+    [[nodiscard]] bool skip(std::uint32_t n) noexcept {
+        if (n > size_ - pos_) return false;
+        pos_ += n;
+        return true;
+    }
+
+    [[nodiscard]] std::uint32_t position() const noexcept { return pos_; }
+    [[nodiscard]] std::uint32_t size() const noexcept { return size_; }
+    [[nodiscard]] std::uint32_t remaining() const noexcept { return size_ - pos_; }
+    [[nodiscard]] bool at_end() const noexcept { return pos_ == size_; }
+
+private:
+    /// 64 bits starting at `pos_`, left-aligned; at least 57 of them valid, zero past the bytes.
+    [[nodiscard]] std::uint64_t window() const noexcept {
+        const std::size_t byte = pos_ >> 3;
+        std::uint64_t w = 0;
+        if (MEMSUB_LIKELY(byte + 8 <= data_.size())) {
+            std::memcpy(&w, data_.data() + byte, 8);
+            if constexpr (std::endian::native == std::endian::little) w = __builtin_bswap64(w);
+        } else {
+            for (std::size_t i = 0; i < 8; ++i) {
+                w <<= 8;
+                if (byte + i < data_.size()) w |= std::to_integer<std::uint64_t>(data_[byte + i]);
+            }
+        }
+        return w << (pos_ & 7);
+    }
+
+    std::span<const std::byte> data_;
+    std::uint32_t size_;
+    std::uint32_t pos_ = 0;
+};
+
+} // namespace memsub::compression::detail

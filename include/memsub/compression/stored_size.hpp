@@ -1,0 +1,124 @@
+// memsub — stored-size rules for compressed lines (spec compressors.md §2.1, G1–G7).
+//
+// A compressor reports exact payload bits (G1). How many bytes a cache actually spends depends on
+// its organisation: bytes = ceil(bits/8) (G2), rounded up to segments of S bytes (G3), stored raw
+// when nothing is saved or the encoding is longer than the line (G4), optionally raw above a
+// threshold (G5). `stored_size_of` applies all of that; `ratio_accumulator` aggregates ratios the
+// way G6/G7 ask (Σ original / Σ stored, never dividing by zero).
+//
+// Defaults (G3): CPU 64B lines with S = 8 B (BDI paper; Alameldeen & Wood); GPU 128B L1D lines
+// with S = 32 B (LATTE-CC sub-blocks); S = 1 for byte-aligned storage (SC²).
+#pragma once
+
+#include <bit>
+#include <cstdint>
+#include <string_view>
+
+#include <memsub/compression/concept.hpp>
+#include <memsub/core/errors.hpp>
+
+namespace memsub::compression {
+
+/// How a cache stores compressed lines.
+struct storage_rule {
+    /// Line size L in bytes (32, 64 or 128).
+    std::uint32_t line_bytes = 64;
+    /// Segment (allocation unit) S in bytes: a power of two dividing L; 1 = byte-aligned.
+    std::uint32_t segment_bytes = 8;
+    /// G5: a line whose compressed bytes exceed threshold·L/100 is stored raw. 100 = no threshold
+    /// (memsub's default); gem5 uses 50 (99 for BDI sub-compressors).
+    std::uint32_t threshold_percent = 100;
+    /// G7: when true a 0-bit payload (C-PACK+Z zero block, tag-only zero line) occupies no
+    /// segment; when false it occupies one segment.
+    bool zero_payload_is_tag_only = true;
+
+    void validate(std::string_view component = "memsub::compression::storage_rule") const {
+        using memsub::detail::require;
+        require(is_supported_line_size(line_bytes), component, "line_bytes", line_bytes,
+                "must be 32, 64 or 128");
+        require(std::has_single_bit(segment_bytes) && segment_bytes <= line_bytes, component,
+                "segment_bytes", segment_bytes, "must be a power of two <= line_bytes");
+        require(threshold_percent >= 1 && threshold_percent <= 100, component, "threshold_percent",
+                threshold_percent, "must be in 1..100");
+    }
+    [[nodiscard]] constexpr std::uint32_t segments_per_line() const noexcept {
+        return line_bytes / segment_bytes;
+    }
+    friend constexpr bool operator==(const storage_rule&, const storage_rule&) noexcept = default;
+};
+
+/// The outcome of §2 for one line.
+struct stored_size {
+    std::uint32_t payload_bits = 0;  ///< G1: exact payload bits as the compressor reported
+    std::uint32_t payload_bytes = 0; ///< G2: ceil(bits / 8)
+    std::uint32_t segments = 0;      ///< G3/G4: segments occupied (L/S when stored raw)
+    std::uint32_t stored_bytes = 0;  ///< segments · S (L when stored raw)
+    bool raw = false;                ///< G4/G5: stored uncompressed ("uncompressed" metadata)
+    friend constexpr bool operator==(const stored_size&, const stored_size&) noexcept = default;
+};
+
+/// G2: bytes = ceil(bits / 8), never floor (gem5 bug P-G1).
+[[nodiscard]] constexpr std::uint32_t bytes_for_bits(std::uint32_t bits) noexcept {
+    return bits / 8 + (bits % 8 != 0 ? 1u : 0u);
+}
+
+/// Applies G2–G5 and G7 to an exact payload length. `rule` must be valid (see `validate`).
+[[nodiscard]] constexpr stored_size stored_size_of(std::uint32_t bits,
+                                                   const storage_rule& rule) noexcept {
+    stored_size s;
+    s.payload_bits = bits;
+    s.payload_bytes = bytes_for_bits(bits);
+    const std::uint32_t L = rule.line_bytes, S = rule.segment_bytes;
+    const std::uint32_t segs = s.payload_bytes / S + (s.payload_bytes % S != 0 ? 1u : 0u);
+    const bool beyond_line = bits > 8 * L;    // G4
+    const bool saves_nothing = segs * S >= L; // G4
+    const bool over_threshold =
+        std::uint64_t{s.payload_bytes} * 100 > std::uint64_t{rule.threshold_percent} * L; // G5
+    if (beyond_line || saves_nothing || over_threshold) {
+        s.raw = true;
+        s.segments = L / S;
+        s.stored_bytes = L;
+        return s;
+    }
+    s.segments = (bits == 0 && !rule.zero_payload_is_tag_only) ? 1u : segs; // G7
+    s.stored_bytes = s.segments * S;
+    return s;
+}
+
+/// Bits a tag needs to record a stored size under `rule`: ceil(log2(L/S)) for the segment count
+/// (1 … L/S − 1 compressed segments, 0 used for a tag-only line) plus one compressed/raw flag
+/// (spec §2.2 FPC example: 3 bits for 1–8 segments of 8 B, plus a compressed bit).
+[[nodiscard]] constexpr std::uint32_t size_field_bits(const storage_rule& rule) noexcept {
+    const std::uint32_t n = rule.segments_per_line();
+    return static_cast<std::uint32_t>(std::bit_width(n - 1)) + 1;
+}
+
+/// G6/G7: aggregate compression ratio = Σ original bytes / Σ stored bytes over all lines, with a
+/// tag-only (0-byte) line counted as `floor_bytes` (default: one segment) so that a stream of zero
+/// lines has a finite ratio.
+class ratio_accumulator {
+public:
+    constexpr explicit ratio_accumulator(std::uint32_t floor_bytes = 1) noexcept
+        : floor_(floor_bytes == 0 ? 1 : floor_bytes) {}
+
+    constexpr void add(std::uint32_t original_bytes, std::uint32_t stored_bytes) noexcept {
+        original_ += original_bytes;
+        stored_ += stored_bytes < floor_ ? floor_ : stored_bytes;
+        ++lines_;
+    }
+    constexpr void add(const stored_size& s, const storage_rule& rule) noexcept {
+        add(rule.line_bytes, s.stored_bytes);
+    }
+    [[nodiscard]] constexpr double ratio() const noexcept {
+        return stored_ == 0 ? 1.0 : static_cast<double>(original_) / static_cast<double>(stored_);
+    }
+    [[nodiscard]] constexpr std::uint64_t original_bytes() const noexcept { return original_; }
+    [[nodiscard]] constexpr std::uint64_t stored_bytes() const noexcept { return stored_; }
+    [[nodiscard]] constexpr std::uint64_t lines() const noexcept { return lines_; }
+
+private:
+    std::uint32_t floor_;
+    std::uint64_t original_ = 0, stored_ = 0, lines_ = 0;
+};
+
+} // namespace memsub::compression
