@@ -30,12 +30,15 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <type_traits>
 #include <utility>
 #include <vector>
 
 #include <memsub/cache/access_result.hpp>
+#include <new>
 #include <memsub/config.hpp>
+#include <memsub/core/byte_match.hpp>
 #include <memsub/core/access.hpp>
 #include <memsub/core/errors.hpp>
 #include <memsub/core/geometry.hpp>
@@ -109,8 +112,13 @@ public:
         , set_mask_(g.sets - 1)
         , entries_(g.entries_per_set())
         , tags_(g.total_entries(), 0)
-        , sets_(g.sets) {
-        if constexpr (variable_blocks) {
+        , blocks_per_set_(header_blocks(g.entries_per_set()))
+        , headers_(std::size_t{g.sets} * blocks_per_set_) {
+        for (std::uint32_t s = 0; s < g.sets; ++s)
+            ::new (static_cast<void*>(&headers_[std::size_t{s} * blocks_per_set_])) set_state{};
+        if constexpr (!variable_blocks) {
+            fingerprint_shift_ = log2_exact(g.sets);
+        } else {
             span_.assign(g.total_entries(), 0);
             stored_.assign(g.total_entries(), 0);
         }
@@ -139,6 +147,34 @@ public:
                       spec.stored_segments <= Options.max_block_segments &&
                       spec.stored_segments <= segments_per_set());
         return access_impl(a, spec.span_segments, spec.stored_segments);
+    }
+
+    /// Hints the CPU to bring the metadata a later access to `addr` will touch into its
+    /// caches (the set header, the set's tags and the policy's row when it has an O4
+    /// `prefetch(set)` hook). Changes no state. Trace-driven hosts that know upcoming
+    /// addresses call this a few accesses ahead; `access_all` does it for them.
+    void prefetch(byte_address addr) const noexcept {
+        const set_index s = set_of(addr);
+        __builtin_prefetch(header(s));
+        const std::uint64_t* tags = &tags_[slot(s, entry_index{0})];
+        for (std::uint32_t e = 0; e < entries(); e += 8) __builtin_prefetch(tags + e);
+        if constexpr (replacement::prefetches<Policy>) policy_.prefetch(s);
+    }
+
+    /// Runs a batch of accesses in order, calling `sink(const access&, const result_type&)`
+    /// after each; identical in effect to calling `access` one by one, but it prefetches the
+    /// metadata of the access `prefetch_distance` ahead, which hides most of the memory
+    /// latency of large caches in trace-driven simulation.
+    template <class Sink>
+    void access_all(std::span<const memsub::access> batch, Sink&& sink) noexcept(
+        noexcept(sink(batch[0], std::declval<const result_type&>()))) {
+        constexpr std::size_t prefetch_distance = 8;
+        const std::size_t n = batch.size();
+        for (std::size_t i = 0; i < n; ++i) {
+            if (i + prefetch_distance < n) prefetch(batch[i + prefetch_distance].address);
+            const result_type r = access(batch[i]);
+            sink(batch[i], r);
+        }
     }
 
     // ---------------------------------------------------------------- queries
@@ -220,7 +256,7 @@ public:
     std::uint64_t flush(Sink&& sink) {
         std::uint64_t n = 0;
         for (std::uint32_t s = 0; s < geometry_.sets; ++s) {
-            entry_mask valid = sets_[s].valid;
+            entry_mask valid = state_of(set_index{s}).valid;
             while (valid != 0) {
                 const entry_index e = lowest_entry(valid);
                 valid &= valid - 1;
@@ -303,12 +339,54 @@ private:
         return geometry_.ways * segments_per_line();
     }
     [[nodiscard]] entry_mask all_entries() const noexcept { return low_bits_mask(entries()); }
+    [[nodiscard]] std::uint32_t fingerprint_stride() const noexcept {
+        return padded_row_bytes(entries());
+    }
+    /// One byte of a multiplicative hash of the tag bits above the set index.
+    [[nodiscard]] std::uint8_t fingerprint_of(std::uint64_t key) const noexcept {
+        std::uint32_t shift = 0;
+        if constexpr (fixed) shift = log2_exact(Geometry::sets);
+        else shift = fingerprint_shift_;
+        return static_cast<std::uint8_t>(((key >> shift) * 0x9e3779b97f4a7c15ULL) >> 56);
+    }
 
     [[nodiscard]] std::size_t slot(set_index s, entry_index e) const noexcept {
         return std::size_t{s.value} * entries() + e.value;
     }
-    [[nodiscard]] set_state& state_of(set_index s) noexcept { return sets_[s.value]; }
-    [[nodiscard]] const set_state& state_of(set_index s) const noexcept { return sets_[s.value]; }
+    // Per-set header: the set_state followed by the entries' tag fingerprints, in one or more
+    // 64-byte blocks, so a lookup touches one cache line before the tag it verifies.
+    struct alignas(64) header_block {
+        std::byte bytes[64];
+    };
+    static constexpr std::size_t fingerprint_offset = 32;
+    static_assert(sizeof(set_state) <= fingerprint_offset);
+    static constexpr std::uint32_t header_blocks(std::uint32_t entries) noexcept {
+        const std::size_t bytes =
+            fingerprint_offset + (variable_blocks ? 0 : padded_row_bytes(entries));
+        return static_cast<std::uint32_t>((bytes + 63) / 64);
+    }
+    [[nodiscard]] std::uint32_t blocks_per_set() const noexcept {
+        if constexpr (fixed) return header_blocks(Geometry::entries_per_set());
+        else return blocks_per_set_;
+    }
+    [[nodiscard]] std::byte* header(set_index s) noexcept {
+        return headers_[std::size_t{s.value} * blocks_per_set()].bytes;
+    }
+    [[nodiscard]] const std::byte* header(set_index s) const noexcept {
+        return headers_[std::size_t{s.value} * blocks_per_set()].bytes;
+    }
+    [[nodiscard]] set_state& state_of(set_index s) noexcept {
+        return *std::launder(reinterpret_cast<set_state*>(header(s)));
+    }
+    [[nodiscard]] const set_state& state_of(set_index s) const noexcept {
+        return *std::launder(reinterpret_cast<const set_state*>(header(s)));
+    }
+    [[nodiscard]] std::uint8_t* fingerprint_row(set_index s) noexcept {
+        return reinterpret_cast<std::uint8_t*>(header(s) + fingerprint_offset);
+    }
+    [[nodiscard]] const std::uint8_t* fingerprint_row(set_index s) const noexcept {
+        return reinterpret_cast<const std::uint8_t*>(header(s) + fingerprint_offset);
+    }
     static constexpr bool contains_entry(entry_mask m, entry_index e) noexcept {
         return memsub::contains(m, e);
     }
@@ -340,10 +418,21 @@ private:
             const std::uint8_t* span = &span_[slot(s, entry_index{0})];
             for (std::uint32_t e = 0; e < n; ++e)
                 m |= entry_mask{(key - tags[e]) < span[e]} << e;
+            return m & state_of(s).valid;
         } else {
-            for (std::uint32_t e = 0; e < n; ++e) m |= entry_mask{tags[e] == key} << e;
+            // Swiss-table style: compare one-byte fingerprints of all entries at once, then
+            // verify the (usually single) candidate's full tag.
+            (void)n;
+            entry_mask candidates =
+                byte_equal_mask(fingerprint_row(s), fingerprint_stride(), fingerprint_of(key)) &
+                state_of(s).valid;
+            while (candidates != 0) {
+                const entry_index e = lowest_entry(candidates);
+                if (tags[e.value] == key) return bit_of(e);
+                candidates &= candidates - 1;
+            }
+            return 0;
         }
-        return m & state_of(s).valid;
     }
 
     evicted_block remove(set_index s, entry_index e, eviction_reason reason) noexcept {
@@ -364,10 +453,9 @@ private:
             ++stats_.evictions;
         else
             ++stats_.invalidations;
-        if (out.dirty) {
-            ++stats_.writebacks;
-            stats_.bytes_written_back += out.bytes;
-        }
+        // Branch-free: dirtiness is data-dependent and would mispredict.
+        stats_.writebacks += out.dirty;
+        stats_.bytes_written_back += out.dirty ? out.bytes : 0u;
         policy_.on_evict(s, e,
                          replacement::eviction_info{.line = line_of(out.address),
                                                     .block_address = out.address,
@@ -411,15 +499,13 @@ private:
             set_state& st = state_of(s);
             st.reused |= bit_of(e);
             policy_.on_hit(s, e, a);
-            if (write) {
-                if constexpr (Options.writes == write_policy::write_back) {
-                    st.dirty |= bit_of(e);
-                } else {
-                    r.bytes_written_down = request_bytes(a);
-                    stats_.bytes_written_down += r.bytes_written_down;
-                    if constexpr (Options.writes == write_policy::write_evict)
-                        r.evictions.push_back(remove(s, e, eviction_reason::write_evict));
-                }
+            if constexpr (Options.writes == write_policy::write_back) {
+                st.dirty |= bit_of(e) & (entry_mask{0} - entry_mask{write}); // branch-free
+            } else if (write) {
+                r.bytes_written_down = request_bytes(a);
+                stats_.bytes_written_down += r.bytes_written_down;
+                if constexpr (Options.writes == write_policy::write_evict)
+                    r.evictions.push_back(remove(s, e, eviction_reason::write_evict));
             }
             return r;
         }
@@ -463,13 +549,15 @@ private:
                 const entry_index e = lowest_entry(~st.valid & all_entries());
                 const std::size_t i = slot(s, e);
                 tags_[i] = base_key;
-                if constexpr (variable_blocks) {
+                if constexpr (!variable_blocks) {
+                    fingerprint_row(s)[e.value] = fingerprint_of(base_key);
+                } else {
                     span_[i] = static_cast<std::uint8_t>(span);
                     stored_[i] = static_cast<std::uint8_t>(stored);
                     st.used_segments += stored;
                 }
                 st.valid |= bit_of(e);
-                if (write) st.dirty |= bit_of(e);
+                st.dirty |= bit_of(e) & (entry_mask{0} - entry_mask{write}); // branch-free
                 r.filled = true;
                 r.entry = e;
                 ++stats_.fills;
@@ -499,10 +587,12 @@ private:
     std::uint32_t segment_shift_;
     std::uint64_t set_mask_;
     std::uint32_t entries_;
+    std::uint32_t fingerprint_shift_ = 0;
     std::vector<std::uint64_t> tags_;
     std::vector<std::uint8_t> span_;
     std::vector<std::uint8_t> stored_;
-    std::vector<set_state> sets_;
+    std::uint32_t blocks_per_set_;
+    std::vector<header_block> headers_;
     cache_stats stats_{};
 };
 

@@ -23,6 +23,8 @@
 //   O2. `p.storage_bits()` -> `std::uint64_t` — total hardware metadata bits of the policy.
 //   O3. `p.should_bypass(set, access)` noexcept -> bool — asked only when the set is full, before
 //       `victim`; `true` means the incoming block is not inserted (e.g. OPT with bypass).
+//   O4. `p.prefetch(set)` const noexcept — hint the CPU to load the set's metadata (called by
+//       the engine's `prefetch`, a few accesses ahead, when the host knows upcoming addresses).
 //
 // Call protocol, per access, as the engine (memsub::cache) performs it:
 //   P1. Hit in entry e of set s: on_hit(s, e, a). Nothing else.
@@ -106,6 +108,12 @@ concept reports_storage = requires(const P& p) {
 template <class P>
 concept may_bypass = requires(P& p, set_index s, const access& a) {
     { p.should_bypass(s, a) } noexcept -> std::convertible_to<bool>;
+};
+
+/// O4: the policy can prefetch a set's metadata.
+template <class P>
+concept prefetches = requires(const P& p, set_index s) {
+    { p.prefetch(s) } noexcept;
 };
 
 /// The hardware metadata bits of a policy (0 when it does not report them).

@@ -12,6 +12,7 @@
 #include <string_view>
 #include <vector>
 
+#include <memsub/core/byte_match.hpp>
 #include <memsub/replacement/concept.hpp>
 
 namespace memsub::replacement {
@@ -21,10 +22,12 @@ public:
     struct params {};
 
     lru(const geometry& g, const params& = {})
-        : entries_(g.entries_per_set()), position_(g.total_entries()) {
+        : entries_(g.entries_per_set())
+        , stride_(padded_row_bytes(entries_))
+        , position_(std::size_t{g.sets} * stride_, 0xff) {
         for (std::uint64_t s = 0; s < g.sets; ++s)
             for (std::uint32_t e = 0; e < entries_; ++e)
-                position_[s * entries_ + e] = static_cast<std::uint8_t>(e);
+                position_[s * stride_ + e] = static_cast<std::uint8_t>(e);
     }
 
     [[nodiscard]] std::string_view name() const noexcept { return "lru"; }
@@ -35,6 +38,10 @@ public:
 
     [[nodiscard]] entry_index victim(set_index s, entry_mask eligible, const access&) noexcept {
         const std::uint8_t* pos = row(s);
+        // Fast path: the bottom of the stack is eligible (always so in a full conventional set).
+        const entry_mask bottom =
+            byte_equal_mask(pos, stride_, static_cast<std::uint8_t>(entries_ - 1)) & eligible;
+        if (bottom != 0) return lowest_entry(bottom);
         std::uint32_t best = 0;
         int best_pos = -1;
         for (std::uint32_t e = 0; e < entries_; ++e) {
@@ -47,6 +54,8 @@ public:
         return entry_index{best};
     }
 
+    void prefetch(set_index s) const noexcept { __builtin_prefetch(row(s)); }
+
     /// Recency position of an entry: 0 = most recently used.
     [[nodiscard]] std::uint32_t stack_position(set_index s, entry_index e) const noexcept {
         return row(s)[e.value];
@@ -54,30 +63,24 @@ public:
 
     [[nodiscard]] std::uint64_t storage_bits() const noexcept {
         const auto bits = static_cast<std::uint64_t>(std::bit_width(entries_ - 1u));
-        return position_.size() * bits;
+        return position_.size() / stride_ * entries_ * bits;
     }
 
 private:
-    std::uint8_t* row(set_index s) noexcept { return &position_[std::size_t{s.value} * entries_]; }
+    std::uint8_t* row(set_index s) noexcept { return &position_[std::size_t{s.value} * stride_]; }
     const std::uint8_t* row(set_index s) const noexcept {
-        return &position_[std::size_t{s.value} * entries_];
+        return &position_[std::size_t{s.value} * stride_];
     }
 
-    void promote(set_index s, entry_index e) noexcept {
-        std::uint8_t* pos = row(s);
-        const std::uint8_t old = pos[e.value];
-        for (std::uint32_t i = 0; i < entries_; ++i) pos[i] += static_cast<std::uint8_t>(pos[i] < old);
-        pos[e.value] = 0;
-    }
+    // Padding bytes hold 0xff: never below a position, never between a position and E.
+    void promote(set_index s, entry_index e) noexcept { recency_promote(row(s), stride_, e.value); }
 
     void demote(set_index s, entry_index e) noexcept {
-        std::uint8_t* pos = row(s);
-        const std::uint8_t old = pos[e.value];
-        for (std::uint32_t i = 0; i < entries_; ++i) pos[i] -= static_cast<std::uint8_t>(pos[i] > old);
-        pos[e.value] = static_cast<std::uint8_t>(entries_ - 1);
+        recency_demote(row(s), stride_, e.value, static_cast<std::uint8_t>(entries_ - 1));
     }
 
     std::uint32_t entries_;
+    std::uint32_t stride_; // row length padded for 16-byte compares; padding bytes hold 0xff
     std::vector<std::uint8_t> position_;
 };
 

@@ -1,0 +1,162 @@
+// Replacement-policy throughput on memsub's set engine, with each policy's miss ratio.
+//
+// Setup (foundation issue): 16-way, 2048-set, 64B cache (2 MiB); an in-memory stream of 10 M
+// accesses drawn from Zipf(0.9) over 256 Ki lines (8x the cache), 20% stores. Every policy of
+// replacement::all_policies runs the same stream; `naive_reference_lru` is a deliberately simple
+// array-of-structs LRU cache, so `vs_naive` = memsub accesses/s ÷ naive accesses/s shows the
+// engine's cost (or gain) as a ratio measured in the same run.
+#include <benchmark/benchmark.h>
+
+#include <memsub/cache/basic_cache.hpp>
+#include <memsub/replacement/all.hpp>
+#include <memsub/workload/synthetic.hpp>
+
+#include <cstdint>
+#include <string>
+#include <tuple>
+#include <vector>
+
+namespace {
+
+constexpr memsub::geometry bench_geometry{.sets = 2048, .ways = 16, .line_bytes = 64};
+constexpr std::size_t stream_length = 10'000'000;
+
+/// Addresses with bit 0 = store (lines are 64B aligned, so the low bits are free).
+const std::vector<std::uint64_t>& stream() {
+    static const std::vector<std::uint64_t> s = [] {
+        memsub::workload::zipf_stream z(
+            memsub::workload::stream_params{.lines = 256 * 1024, .store_fraction = 0.2, .seed = 42},
+            0.9);
+        std::vector<std::uint64_t> v(stream_length);
+        for (auto& x : v) {
+            const auto a = z.next();
+            x = a.address.value | (a.kind == memsub::access_kind::store ? 1u : 0u);
+        }
+        return v;
+    }();
+    return s;
+}
+
+inline memsub::access to_access(std::uint64_t x) noexcept {
+    memsub::access a;
+    a.address = memsub::byte_address{x & ~std::uint64_t{1}};
+    a.kind = (x & 1u) ? memsub::access_kind::store : memsub::access_kind::load;
+    return a;
+}
+
+double naive_rate = 0; // accesses/s of the naive reference, measured first
+
+/// The naive reference: per line a tag, a valid bit and a last-use stamp; linear search.
+class naive_reference_lru {
+public:
+    explicit naive_reference_lru(const memsub::geometry& g)
+        : sets_(g.sets), ways_(g.ways), lines_(std::size_t{g.sets} * g.ways) {}
+    bool access(std::uint64_t address) noexcept {
+        const std::uint64_t line = address >> 6;
+        line_entry* set = &lines_[(line & (sets_ - 1)) * ways_];
+        ++clock_;
+        for (std::uint32_t w = 0; w < ways_; ++w)
+            if (set[w].valid && set[w].tag == line) {
+                set[w].stamp = clock_;
+                return true;
+            }
+        std::uint32_t victim = 0;
+        for (std::uint32_t w = 0; w < ways_; ++w) {
+            if (!set[w].valid) {
+                victim = w;
+                break;
+            }
+            if (set[w].stamp < set[victim].stamp) victim = w;
+        }
+        set[victim] = {line, clock_, true};
+        return false;
+    }
+
+private:
+    struct line_entry {
+        std::uint64_t tag = 0;
+        std::uint64_t stamp = 0;
+        bool valid = false;
+    };
+    std::uint64_t sets_, ways_;
+    std::vector<line_entry> lines_;
+    std::uint64_t clock_ = 0;
+};
+
+void bm_naive_reference_lru(benchmark::State& state) {
+    const auto& s = stream();
+    naive_reference_lru cache(bench_geometry);
+    std::uint64_t misses = 0, total = 0;
+    for (auto _ : state) {
+        for (const auto x : s) misses += !cache.access(x);
+        total += s.size();
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(total));
+    state.counters["miss_ratio"] = static_cast<double>(misses) / static_cast<double>(total);
+    state.counters["accesses/s"] =
+        benchmark::Counter(static_cast<double>(total), benchmark::Counter::kIsRate);
+}
+
+template <class Policy>
+void bm_policy(benchmark::State& state) {
+    const auto& s = stream();
+    memsub::cache::set_associative_cache<Policy> cache(bench_geometry);
+    std::uint64_t total = 0;
+    for (auto _ : state) {
+        for (const auto x : s) benchmark::DoNotOptimize(cache.access(to_access(x)).hit);
+        total += s.size();
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(total));
+    state.counters["miss_ratio"] = cache.stats().miss_ratio();
+    state.counters["accesses/s"] =
+        benchmark::Counter(static_cast<double>(total), benchmark::Counter::kIsRate);
+}
+
+template <class... Policies>
+void register_all(std::tuple<Policies...>*) {
+    (benchmark::RegisterBenchmark(
+         ("policy/" + std::string(Policies(bench_geometry, {}).name())).c_str(), bm_policy<Policies>)
+         ->Unit(benchmark::kMillisecond)
+         ->MinTime(1.0),
+     ...);
+}
+
+/// Prints each policy's accesses/s as a ratio of the naive reference measured in this run.
+class ratio_reporter : public benchmark::ConsoleReporter {
+public:
+    void ReportRuns(const std::vector<Run>& runs) override {
+        ConsoleReporter::ReportRuns(runs);
+        for (const auto& r : runs) {
+            const auto it = r.counters.find("accesses/s");
+            if (it == r.counters.end()) continue;
+            const double rate = it->second.value;
+            if (r.benchmark_name().find("naive_reference") != std::string::npos) naive_rate = rate;
+            else if (naive_rate > 0)
+                rows_.push_back(r.benchmark_name() + "  " + std::to_string(rate / 1e6) +
+                                " M accesses/s  = " + std::to_string(rate / naive_rate) +
+                                " x naive reference LRU");
+        }
+    }
+    void Finalize() override {
+        ConsoleReporter::Finalize();
+        std::fprintf(stdout, "\nThroughput relative to the naive reference LRU (same run):\n");
+        for (const auto& row : rows_) std::fprintf(stdout, "  %s\n", row.c_str());
+    }
+
+private:
+    std::vector<std::string> rows_;
+};
+
+} // namespace
+
+int main(int argc, char** argv) {
+    benchmark::Initialize(&argc, argv);
+    benchmark::RegisterBenchmark("naive_reference_lru", bm_naive_reference_lru)
+        ->Unit(benchmark::kMillisecond)
+        ->MinTime(1.0);
+    register_all(static_cast<memsub::replacement::all_policies*>(nullptr));
+    ratio_reporter reporter;
+    benchmark::RunSpecifiedBenchmarks(&reporter);
+    benchmark::Shutdown();
+    return 0;
+}

@@ -1,0 +1,119 @@
+// memsub — byte-lane match masks for the per-set hot loops (tag fingerprints, LRU positions,
+// RRPVs).
+//
+// Per-set metadata that fits a byte is kept in rows padded to a multiple of 16 bytes
+// (`padded_row_bytes`), so one 16-byte compare covers 16 entries. xsimd 8.1 (Debian's) has no
+// batch_bool → bit-mask conversion, so this kernel uses the SSE2 compare + movemask that every
+// x86-64 CPU has (and AVX2 when the build targets it); other targets use the scalar loop, which
+// is also the reference the tests compare against.
+#pragma once
+
+#include <cstdint>
+
+#if defined(__SSE2__)
+#include <immintrin.h>
+#endif
+
+namespace memsub {
+
+/// Bytes per set row for `entries` one-byte fields: rounded up to a multiple of 16.
+[[nodiscard]] constexpr std::uint32_t padded_row_bytes(std::uint32_t entries) noexcept {
+    return (entries + 15u) & ~15u;
+}
+
+/// Reference: bit i set iff row[i] == value, for i < padded (≤ 64).
+[[nodiscard]] inline std::uint64_t byte_equal_mask_scalar(const std::uint8_t* row,
+                                                          std::uint32_t padded,
+                                                          std::uint8_t value) noexcept {
+    std::uint64_t m = 0;
+    for (std::uint32_t i = 0; i < padded; ++i) m |= std::uint64_t{row[i] == value} << i;
+    return m;
+}
+
+/// Bit i set iff row[i] == value, for i < padded; `padded` is a multiple of 16, at most 64,
+/// and `row` must have that many readable bytes.
+[[nodiscard]] inline std::uint64_t byte_equal_mask(const std::uint8_t* row, std::uint32_t padded,
+                                                   std::uint8_t value) noexcept {
+#if defined(__AVX2__)
+    const __m256i v = _mm256_set1_epi8(static_cast<char>(value));
+    std::uint64_t m = 0;
+    std::uint32_t i = 0;
+    for (; i + 32 <= padded; i += 32) {
+        const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + i));
+        m |= std::uint64_t{static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, v)))}
+             << i;
+    }
+    if (i < padded) {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + i));
+        m |= std::uint64_t{static_cast<std::uint32_t>(
+                 _mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm256_castsi256_si128(v))))}
+             << i;
+    }
+    return m;
+#elif defined(__SSE2__)
+    const __m128i v = _mm_set1_epi8(static_cast<char>(value));
+    std::uint64_t m = 0;
+    for (std::uint32_t i = 0; i < padded; i += 16) {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + i));
+        m |= std::uint64_t{static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, v)))}
+             << i;
+    }
+    return m;
+#else
+    return byte_equal_mask_scalar(row, padded, value);
+#endif
+}
+
+/// Recency-stack update "move `lane` to the top": every byte of `row[0..padded)` below
+/// row[lane] gains 1 and row[lane] becomes 0. `padded` is a multiple of 16; padding bytes must
+/// be 0xff (never below a position). Done with whole-vector stores only, so a following vector
+/// load of the row is forwarded from the store buffer instead of stalling on a byte store.
+inline void recency_promote(std::uint8_t* row, std::uint32_t padded, std::uint32_t lane) noexcept {
+    const std::uint8_t old = row[lane];
+#if defined(__SSE2__)
+    const __m128i bound = _mm_set1_epi8(static_cast<char>(old));
+    const __m128i ones = _mm_set1_epi8(-1);
+    const __m128i index = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    for (std::uint32_t i = 0; i < padded; i += 16) {
+        __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + i));
+        const __m128i not_below = _mm_cmpeq_epi8(_mm_max_epu8(x, bound), x); // x >= old
+        x = _mm_sub_epi8(x, _mm_andnot_si128(not_below, ones));             // x < old: +1
+        const __m128i is_lane =
+            _mm_cmpeq_epi8(index, _mm_set1_epi8(static_cast<char>(lane - i)));
+        x = _mm_andnot_si128(is_lane, x); // the lane becomes 0
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(row + i), x);
+    }
+#else
+    for (std::uint32_t i = 0; i < padded; ++i) row[i] += static_cast<std::uint8_t>(row[i] < old);
+    row[lane] = 0;
+#endif
+}
+
+/// Recency-stack update "move `lane` to the bottom": bytes above row[lane] and below `bottom + 1`
+/// lose 1 and row[lane] becomes `bottom` (= entries − 1). Padding bytes (0xff) are untouched.
+inline void recency_demote(std::uint8_t* row, std::uint32_t padded, std::uint32_t lane,
+                           std::uint8_t bottom) noexcept {
+    const std::uint8_t old = row[lane];
+#if defined(__SSE2__)
+    const __m128i above = _mm_set1_epi8(static_cast<char>(old + 1));
+    const __m128i limit = _mm_set1_epi8(static_cast<char>(bottom));
+    const __m128i ones = _mm_set1_epi8(-1);
+    const __m128i index = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
+    for (std::uint32_t i = 0; i < padded; i += 16) {
+        __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + i));
+        const __m128i gt_old = _mm_cmpeq_epi8(_mm_max_epu8(x, above), x);  // x > old
+        const __m128i le_bottom = _mm_cmpeq_epi8(_mm_min_epu8(x, limit), x); // x <= bottom
+        x = _mm_add_epi8(x, _mm_and_si128(_mm_and_si128(gt_old, le_bottom), ones)); // −1
+        const __m128i is_lane =
+            _mm_cmpeq_epi8(index, _mm_set1_epi8(static_cast<char>(lane - i)));
+        x = _mm_or_si128(_mm_andnot_si128(is_lane, x), _mm_and_si128(is_lane, limit));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(row + i), x);
+    }
+#else
+    for (std::uint32_t i = 0; i < padded; ++i)
+        row[i] -= static_cast<std::uint8_t>(row[i] > old && row[i] <= bottom);
+    row[lane] = bottom;
+#endif
+}
+
+} // namespace memsub
