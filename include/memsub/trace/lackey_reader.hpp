@@ -1,0 +1,164 @@
+// memsub — reader for Valgrind Lackey memory traces (`valgrind --tool=lackey --trace-mem=yes`).
+//
+// Format (Valgrind's lackey/lk_main.c prints one record per guest reference):
+//     I  0400d7d4,8        instruction fetch: 'I' in column 0, address in hex, size in decimal
+//      L 7ff000398,8       data load   (one leading space)
+//      S 7ff000398,8       data store
+//      M 0421e3a8,4        data modify (a load and a store to the same bytes, e.g. `inc [m]`)
+//     ==12345== ...        Valgrind's own messages (banner, summary): skipped
+//     --12345-- ...        Valgrind's warnings: skipped
+// Mapping to `memsub::access`:
+//   * I → `instruction_fetch`, delivered only when `params::emit_instruction_fetches` is true
+//     (default false: the readers serve data-cache exploration); every I record is counted in
+//     `instructions()` either way, so a host can report misses per kilo-instruction (MPKI).
+//   * L → `load`, S → `store`, M → two records: a `load` then a `store` to the same address and
+//     size (M means read-modify-write; `records()` counts both).
+//   * `size` ← the record's size; `pc` ← the address of the most recent I record (the
+//     instruction that performs the data reference; 0 before the first I record).
+// Leniency: runs of blanks/tabs between fields, blank lines and a trailing '\r' are accepted.
+// A line that is none of the above is an `input_error` naming its line number, unless
+// `params::skip_unknown_lines` is set (useful when the traced program's own stderr is mixed in;
+// better: run Valgrind with `--log-file=trace.txt`).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <istream>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <memsub/core/access.hpp>
+#include <memsub/core/errors.hpp>
+#include <memsub/trace/concept.hpp>
+#include <memsub/trace/detail/parse.hpp>
+#include <memsub/trace/detail/stream_source.hpp>
+
+namespace memsub::trace {
+
+struct lackey_reader_params {
+    /// Deliver I records as `instruction_fetch` accesses (they are counted either way).
+    bool emit_instruction_fetches = false;
+    /// Skip lines that are not Lackey records or Valgrind messages instead of failing.
+    bool skip_unknown_lines = false;
+    /// Size of the one read buffer (constant memory).
+    std::size_t buffer_bytes = std::size_t{1} << 20;
+    /// Longest accepted line; longer lines are an input error.
+    std::size_t max_line_bytes = 4096;
+};
+
+class lackey_reader {
+public:
+    using params = lackey_reader_params;
+    static constexpr std::string_view format_name = "lackey";
+    static constexpr std::string_view component = "memsub::trace::lackey_reader";
+
+    explicit lackey_reader(const std::filesystem::path& file) : lackey_reader(file, params{}) {}
+    lackey_reader(const std::filesystem::path& file, const params& p)
+        : p_(validated(p))
+        , src_(file, p.buffer_bytes) {}
+    lackey_reader(std::istream& in, std::string name)
+        : lackey_reader(in, std::move(name), params{}) {}
+    lackey_reader(std::istream& in, std::string name, const params& p)
+        : p_(validated(p))
+        , src_(in, std::move(name), p.buffer_bytes) {}
+
+    bool next(memsub::access& out) {
+        error_.check();
+        if (pending_store_) { // second half of an M record
+            pending_store_ = false;
+            out = pending_;
+            ++records_;
+            return true;
+        }
+        std::string_view line;
+        while (src_.next_line(line, p_.max_line_bytes)) {
+            if (parse(line, out)) {
+                ++records_;
+                return true;
+            }
+        }
+        return false;
+    }
+
+    [[nodiscard]] std::uint64_t records() const noexcept { return records_; }
+    /// I records seen so far (whether or not they were delivered).
+    [[nodiscard]] std::uint64_t instructions() const noexcept { return instructions_; }
+    [[nodiscard]] trace_position position() const noexcept {
+        return {input_error::position_kind::line_number, src_.line_number()};
+    }
+    [[nodiscard]] const std::string& name() const noexcept { return src_.name(); }
+    [[nodiscard]] const params& parameters() const noexcept { return p_; }
+
+private:
+    static params validated(const params& p) {
+        detail::validate_buffers(component, p.buffer_bytes, p.max_line_bytes);
+        return p;
+    }
+
+    [[noreturn]] void fail(const std::string& problem) {
+        error_.raise(src_.name(), input_error::position_kind::line_number, src_.line_number(),
+                     problem);
+    }
+
+    /// Parses one line; true when it produced an access in `out`.
+    bool parse(std::string_view line, memsub::access& out) {
+        if (line.starts_with("==") || line.starts_with("--")) return false; // Valgrind message
+        std::string_view rest = line;
+        const std::string_view tag = detail::next_token(rest);
+        if (tag.empty()) return false; // blank line
+        const char t = tag.size() == 1 ? tag[0] : '\0';
+        if (t != 'I' && t != 'L' && t != 'S' && t != 'M') {
+            if (p_.skip_unknown_lines) return false;
+            fail("not a Lackey record (expected 'I', 'L', 'S', 'M' or a Valgrind message)");
+        }
+        const std::string_view field = detail::next_token(rest);
+        if (!detail::is_blank_line(rest)) fail("unexpected text after the record");
+        const std::size_t comma = field.find(',');
+        if (comma == std::string_view::npos) fail("missing ',' between address and size");
+        std::uint64_t addr = 0, size = 0;
+        char bad = 0;
+        auto st = detail::parse_hex(field.substr(0, comma), addr, bad);
+        if (st != detail::number_status::ok)
+            fail(detail::number_problem(st, bad, "address", "hex"));
+        st = detail::parse_decimal(field.substr(comma + 1), size, bad);
+        if (st != detail::number_status::ok)
+            fail(detail::number_problem(st, bad, "size", "decimal"));
+        if (size > std::numeric_limits<std::uint32_t>::max()) fail("size does not fit in 32 bits");
+
+        out = memsub::access{};
+        out.address = byte_address{addr};
+        out.size = static_cast<std::uint32_t>(size);
+        if (t == 'I') {
+            ++instructions_;
+            last_pc_ = addr;
+            if (!p_.emit_instruction_fetches) return false;
+            out.pc = addr;
+            out.kind = access_kind::instruction_fetch;
+            return true;
+        }
+        out.pc = last_pc_;
+        out.kind = t == 'S' ? access_kind::store : access_kind::load;
+        if (t == 'M') { // read-modify-write: the load now, the store on the next call
+            pending_ = out;
+            pending_.kind = access_kind::store;
+            pending_store_ = true;
+        }
+        return true;
+    }
+
+    params p_;
+    detail::stream_source src_;
+    detail::sticky_error error_;
+    memsub::access pending_{};
+    bool pending_store_ = false;
+    std::uint64_t last_pc_ = 0;
+    std::uint64_t records_ = 0;
+    std::uint64_t instructions_ = 0;
+};
+
+static_assert(trace_reader<lackey_reader>);
+
+} // namespace memsub::trace

@@ -1,0 +1,231 @@
+// memsub — opening a trace by format name or by detection, and driving any reader.
+//
+//   trace_format              lackey, din, text, u64, oracle_general
+//   parse_format(name)        "lackey" | "din"/"dinero" | "text"/"txt" | "u64"/"binary_u64"/"bin"
+//                             | "oracleGeneral"/"oracle_general" → trace_format (nullopt if none)
+//   detect_format(file)       from the file name, else from the first bytes of the content:
+//       *.oracleGeneral, *.oracleGeneral.bin, *.oracleGeneral.<anything> → oracle_general
+//       *.din → din   *.u64, *.bin → u64   *.lackey → lackey
+//       otherwise (e.g. *.txt, no extension) the first up-to-4 KiB are examined: a NUL or other
+//       control byte → binary, which cannot be told apart reliably: input_error asking for an
+//       explicit format; a Valgrind message ("==pid==") or a Lackey record ("I  a,n", " L a,n",
+//       " S a,n", " M a,n") → lackey; "<0-5> <hex> …" → din; anything else → text.
+//   open_trace(file, format, options) / open_trace(file, options) → any_reader (a std::variant)
+//   for_each_access(reader, f)  calls f(const memsub::access&) for every record; returns the
+//                               count. For `any_reader` the variant is visited once, outside the
+//                               loop, so the per-record path has no variant dispatch.
+// Compressed traces (.gz, .xz) are not decoded; decompress them first (e.g. `zcat t.gz > t`).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <variant>
+
+#include <memsub/core/access.hpp>
+#include <memsub/core/errors.hpp>
+#include <memsub/trace/binary_u64_reader.hpp>
+#include <memsub/trace/concept.hpp>
+#include <memsub/trace/detail/parse.hpp>
+#include <memsub/trace/dinero_reader.hpp>
+#include <memsub/trace/lackey_reader.hpp>
+#include <memsub/trace/oracle_general_reader.hpp>
+#include <memsub/trace/text_reader.hpp>
+
+namespace memsub::trace {
+
+enum class trace_format : std::uint8_t { lackey, din, text, u64, oracle_general };
+
+[[nodiscard]] constexpr std::string_view to_string(trace_format f) noexcept {
+    switch (f) {
+    case trace_format::lackey:
+        return lackey_reader::format_name;
+    case trace_format::din:
+        return dinero_reader::format_name;
+    case trace_format::text:
+        return text_reader::format_name;
+    case trace_format::u64:
+        return binary_u64_reader::format_name;
+    case trace_format::oracle_general:
+        return oracle_general_reader::format_name;
+    }
+    return "?";
+}
+
+[[nodiscard]] constexpr std::optional<trace_format> parse_format(std::string_view s) noexcept {
+    if (s == "lackey") return trace_format::lackey;
+    if (s == "din" || s == "dinero") return trace_format::din;
+    if (s == "text" || s == "txt") return trace_format::text;
+    if (s == "u64" || s == "binary_u64" || s == "bin") return trace_format::u64;
+    if (s == "oracleGeneral" || s == "oracle_general") return trace_format::oracle_general;
+    return std::nullopt;
+}
+
+/// Reader parameters used by `open_trace`, one set per format.
+struct open_options {
+    lackey_reader::params lackey{};
+    dinero_reader::params din{};
+    text_reader::params text{};
+    binary_u64_reader::params u64{};
+    oracle_general_reader::params oracle_general{};
+};
+
+using any_reader = std::variant<lackey_reader, dinero_reader, text_reader, binary_u64_reader,
+                                oracle_general_reader>;
+
+namespace detail {
+[[nodiscard]] inline std::optional<trace_format> format_from_name(const std::filesystem::path& f) {
+    const std::string name = f.filename().string();
+    if (name.find(".oracleGeneral") != std::string::npos) return trace_format::oracle_general;
+    const std::string ext = f.extension().string();
+    if (ext == ".din") return trace_format::din;
+    if (ext == ".u64" || ext == ".bin") return trace_format::u64;
+    if (ext == ".lackey") return trace_format::lackey;
+    return std::nullopt;
+}
+
+/// True when `line` is a Lackey record ("I  a,n" or " X a,n" with X in L/S/M).
+[[nodiscard]] inline bool looks_like_lackey_record(std::string_view line) noexcept {
+    std::string_view rest = line;
+    const std::string_view tag = next_token(rest);
+    if (tag.size() != 1) return false;
+    if (tag[0] == 'I') {
+        if (!line.starts_with("I ")) return false;
+    } else if (tag[0] == 'L' || tag[0] == 'S' || tag[0] == 'M') {
+        if (!line.starts_with(' ')) return false;
+    } else {
+        return false;
+    }
+    const std::string_view field = next_token(rest);
+    const std::size_t comma = field.find(',');
+    if (comma == std::string_view::npos) return false;
+    std::uint64_t v = 0;
+    char bad = 0;
+    return parse_hex(field.substr(0, comma), v, bad) == number_status::ok &&
+           parse_decimal(field.substr(comma + 1), v, bad) == number_status::ok;
+}
+
+[[nodiscard]] inline bool looks_like_din_record(std::string_view line) noexcept {
+    std::string_view rest = line;
+    const std::string_view label = next_token(rest);
+    if (label.size() != 1 || label[0] < '0' || label[0] > '5') return false;
+    std::string_view addr = next_token(rest);
+    if (has_hex_prefix(addr)) addr.remove_prefix(2);
+    std::uint64_t v = 0;
+    char bad = 0;
+    return parse_hex(addr, v, bad) == number_status::ok;
+}
+
+[[nodiscard]] inline trace_format format_from_content(const std::filesystem::path& file) {
+    std::ifstream in(file, std::ios::binary);
+    if (!in.is_open())
+        throw input_error(file.string(), input_error::position_kind::byte_offset, 0,
+                          "cannot open file for reading");
+    char buf[4096];
+    in.read(buf, sizeof buf);
+    const auto n = static_cast<std::size_t>(in.gcount());
+    for (std::size_t i = 0; i < n; ++i) {
+        const auto c = static_cast<unsigned char>(buf[i]);
+        if (c < 0x20 && c != '\n' && c != '\r' && c != '\t')
+            throw input_error(file.string(), input_error::position_kind::byte_offset, i,
+                              "binary content; cannot detect the trace format (name it: u64 or "
+                              "oracleGeneral)");
+    }
+    std::string_view text(buf, n);
+    while (!text.empty()) {
+        const std::size_t nl = text.find('\n');
+        const bool complete = nl != std::string_view::npos;
+        std::string_view line = text.substr(0, complete ? nl : text.size());
+        text.remove_prefix(complete ? nl + 1 : text.size());
+        if (!complete && n == sizeof buf) break; // a line cut by the sniff window
+        if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
+        if (is_blank_line(line)) continue;
+        if (line.starts_with("==") || looks_like_lackey_record(line)) return trace_format::lackey;
+        if (looks_like_din_record(line)) return trace_format::din;
+        const std::size_t first = line.find_first_not_of(" \t");
+        if (line[first] == '#') continue; // text comment
+        return trace_format::text;
+    }
+    return trace_format::text; // empty or comments only: any text reader yields nothing
+}
+} // namespace detail
+
+/// The format of `file`: by name, else by content (see the header comment).
+[[nodiscard]] inline trace_format detect_format(const std::filesystem::path& file) {
+    if (const auto f = detail::format_from_name(file)) return *f;
+    return detail::format_from_content(file);
+}
+
+[[nodiscard]] inline any_reader open_trace(const std::filesystem::path& file, trace_format format,
+                                           const open_options& o = {}) {
+    switch (format) {
+    case trace_format::lackey:
+        return any_reader{std::in_place_type<lackey_reader>, file, o.lackey};
+    case trace_format::din:
+        return any_reader{std::in_place_type<dinero_reader>, file, o.din};
+    case trace_format::text:
+        return any_reader{std::in_place_type<text_reader>, file, o.text};
+    case trace_format::u64:
+        return any_reader{std::in_place_type<binary_u64_reader>, file, o.u64};
+    case trace_format::oracle_general:
+        return any_reader{std::in_place_type<oracle_general_reader>, file, o.oracle_general};
+    }
+    throw config_error("memsub::trace::open_trace", "format", static_cast<std::uint64_t>(format),
+                       "must be a trace_format");
+}
+
+/// Opens `file` in the format `detect_format` finds.
+[[nodiscard]] inline any_reader open_trace(const std::filesystem::path& file,
+                                           const open_options& o = {}) {
+    return open_trace(file, detect_format(file), o);
+}
+
+/// Calls `f(const memsub::access&)` for every record of `r`; returns how many. Input errors
+/// propagate (records before the bad one have been passed to `f`).
+template <trace_reader R, class F>
+std::uint64_t for_each_access(R& r, F&& f) {
+    memsub::access a{};
+    std::uint64_t n = 0;
+    while (r.next(a)) {
+        f(std::as_const(a));
+        ++n;
+    }
+    return n;
+}
+
+template <class F>
+std::uint64_t for_each_access(any_reader& r, F&& f) {
+    return std::visit([&f](auto& reader) { return for_each_access(reader, f); }, r);
+}
+
+/// The number of records delivered so far by whichever reader `r` holds.
+[[nodiscard]] inline std::uint64_t records(const any_reader& r) noexcept {
+    return std::visit([](const auto& reader) noexcept { return reader.records(); }, r);
+}
+
+/// The name (file path) of whichever reader `r` holds.
+[[nodiscard]] inline const std::string& name(const any_reader& r) noexcept {
+    return std::visit(
+        [](const auto& reader) noexcept -> const std::string& { return reader.name(); }, r);
+}
+
+/// Instructions counted by the reader (Lackey I records, din label 2); nullopt for formats that
+/// carry no instruction information.
+[[nodiscard]] inline std::optional<std::uint64_t> instructions(const any_reader& r) noexcept {
+    return std::visit(
+        [](const auto& reader) noexcept -> std::optional<std::uint64_t> {
+            if constexpr (requires { reader.instructions(); })
+                return reader.instructions();
+            else
+                return std::nullopt;
+        },
+        r);
+}
+
+} // namespace memsub::trace

@@ -1,0 +1,139 @@
+// memsub — reader for libCacheSim's `oracleGeneral` binary traces.
+//
+// Format (libCacheSim, traceReader/customizedReader/oracle/oracleGeneralBin.h, and its FAQ): no
+// header; packed little-endian 24-byte records
+//     offset 0  uint32 clock_time          (real time of the request, seconds in libCacheSim)
+//     offset 4  uint64 obj_id
+//     offset 12 uint32 obj_size            (bytes)
+//     offset 16 int64  next_access_vtime   (virtual time — request number — of the next request
+//                                            to the same object; -1 = never requested again)
+// Mapping to `memsub::access` (a load; the format has no operation field):
+//   * address ← obj_id × `params::address_scale` (default 64: each object is one 64-byte cache
+//     line, so `line_address` = obj_id for 64-byte lines). A product beyond 64 bits is an input
+//     error naming the record's byte offset;
+//   * size ← obj_size; hints.cycle ← clock_time;
+//   * hints.next_use ← next_access_vtime when ≥ 0, `memsub::never` when it is -1 (libCacheSim's
+//     "no next access", which its reader maps to INT64_MAX) or INT64_MAX. Other negative values
+//     are an input error. The value is passed through in the trace's own numbering.
+// Records with obj_size = 0 are skipped (counted in `skipped()`), as libCacheSim's reader does;
+// set `params::skip_zero_size = false` to deliver them with size 0.
+// A truncated final record (file size not a multiple of 24) is an input error at its byte
+// offset, after every complete record has been delivered.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <istream>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <utility>
+
+#include <memsub/core/access.hpp>
+#include <memsub/core/errors.hpp>
+#include <memsub/core/types.hpp>
+#include <memsub/trace/binary_u64_reader.hpp>
+#include <memsub/trace/concept.hpp>
+#include <memsub/trace/detail/stream_source.hpp>
+
+namespace memsub::trace {
+
+struct oracle_general_reader_params {
+    /// Bytes per object id: address = obj_id × address_scale_bytes (≥ 1).
+    std::uint64_t address_scale_bytes = 64;
+    /// Skip records of size 0, as libCacheSim does.
+    bool skip_zero_size = true;
+    std::size_t buffer_bytes = std::size_t{1} << 20;
+};
+
+class oracle_general_reader {
+public:
+    using params = oracle_general_reader_params;
+    static constexpr std::string_view format_name = "oracleGeneral";
+    static constexpr std::string_view component = "memsub::trace::oracle_general_reader";
+    static constexpr std::size_t record_bytes = 24;
+
+    explicit oracle_general_reader(const std::filesystem::path& file)
+        : oracle_general_reader(file, params{}) {}
+    oracle_general_reader(const std::filesystem::path& file, const params& p)
+        : p_(validated(p))
+        , src_(file, p.buffer_bytes) {}
+    oracle_general_reader(std::istream& in, std::string name)
+        : oracle_general_reader(in, std::move(name), params{}) {}
+    oracle_general_reader(std::istream& in, std::string name, const params& p)
+        : p_(validated(p))
+        , src_(in, std::move(name), p.buffer_bytes) {}
+
+    bool next(memsub::access& out) {
+        error_.check();
+        for (;;) {
+            std::array<std::byte, record_bytes> rec;
+            const std::uint64_t start = src_.byte_offset();
+            const std::size_t got = src_.read(rec.data(), rec.size());
+            if (got == 0) return false;
+            if (got < rec.size())
+                fail(start, "truncated record: " + std::to_string(got) + " of 24 bytes");
+            const auto clock = detail::load_le<4>(rec.data());
+            const auto obj_id = detail::load_le<8>(rec.data() + 4);
+            const auto size = detail::load_le<4>(rec.data() + 12);
+            const auto next_raw = detail::load_le<8>(rec.data() + 16);
+            if (size == 0 && p_.skip_zero_size) {
+                ++skipped_;
+                continue;
+            }
+            if (obj_id > std::numeric_limits<std::uint64_t>::max() / p_.address_scale_bytes)
+                fail(start, "obj_id " + std::to_string(obj_id) + " times address_scale_bytes " +
+                                std::to_string(p_.address_scale_bytes) +
+                                " does not fit in 64 bits");
+            // Two's-complement reinterpretation, well defined since C++20.
+            const auto next_vtime = static_cast<std::int64_t>(next_raw);
+            std::uint64_t next_use = never;
+            if (next_vtime >= 0 && next_vtime != std::numeric_limits<std::int64_t>::max())
+                next_use = static_cast<std::uint64_t>(next_vtime);
+            else if (next_vtime != -1 && next_vtime != std::numeric_limits<std::int64_t>::max())
+                fail(start, "negative next_access_vtime " + std::to_string(next_vtime) +
+                                " (only -1 means never)");
+
+            out = memsub::access{};
+            out.address = byte_address{obj_id * p_.address_scale_bytes};
+            out.size = static_cast<std::uint32_t>(size);
+            out.hints.cycle = clock;
+            out.hints.next_use = next_use;
+            ++records_;
+            return true;
+        }
+    }
+
+    [[nodiscard]] std::uint64_t records() const noexcept { return records_; }
+    /// Records of size 0 skipped so far.
+    [[nodiscard]] std::uint64_t skipped() const noexcept { return skipped_; }
+    [[nodiscard]] trace_position position() const noexcept {
+        return {input_error::position_kind::byte_offset, src_.byte_offset()};
+    }
+    [[nodiscard]] const std::string& name() const noexcept { return src_.name(); }
+    [[nodiscard]] const params& parameters() const noexcept { return p_; }
+
+private:
+    static params validated(const params& p) {
+        detail::validate_binary_buffer(component, p.buffer_bytes);
+        memsub::detail::require(p.address_scale_bytes >= 1, component, "address_scale_bytes",
+                                p.address_scale_bytes, "must be at least 1");
+        return p;
+    }
+
+    [[noreturn]] void fail(std::uint64_t offset, const std::string& problem) {
+        error_.raise(src_.name(), input_error::position_kind::byte_offset, offset, problem);
+    }
+
+    params p_;
+    detail::stream_source src_;
+    detail::sticky_error error_;
+    std::uint64_t records_ = 0;
+    std::uint64_t skipped_ = 0;
+};
+
+static_assert(trace_reader<oracle_general_reader>);
+
+} // namespace memsub::trace
