@@ -46,7 +46,7 @@ TEST_CASE("concept: positive and negative archetypes") {
     static_assert(!mc::compressor<throwing_size_c>);
     static_assert(mc::compressor<size_only_c>);
     static_assert(!mc::invertible_compressor<size_only_c>);
-    static_assert(sizeof(mc::compressed_line) <= 272);
+    static_assert(sizeof(mc::compressed_line) <= 280);
 }
 
 TEST_CASE("bit_writer/bit_reader: MSB-first layout") {

@@ -31,7 +31,8 @@
 //       gives a figure" (set your own).
 // Refinement (a type C models `invertible_compressor` when it models `compressor` and):
 //   I1. `c.compress(line)` const noexcept -> `compressed_line` (a value: payload bytes, exact
-//       bit length, encoding id, best_of member path, code-book id; never allocates).
+//       bit length, encoding id, best_of member path, code-book id, other tag data; never
+//       allocates).
 //       Postcondition: `compress(line).bits == size_bits(line)`.
 //   I2. `c.decompress(view, out)` const noexcept -> `decode_result`, where `view` is a
 //       `compressed_view` (a `compressed_line` converts to one; fuzzers build one from raw bytes)
@@ -92,6 +93,9 @@ struct compressed_view {
     std::uint16_t member = 0;
     /// Code-book version (SC²; 0 for algorithms without a code book).
     std::uint32_t codebook = 0;
+    /// Further algorithm metadata kept in the tag beside `encoding` (the BΔI mask under
+    /// `bdi_mask::in_tag`, bit i = element i); 0 for algorithms that keep none.
+    std::uint64_t tag_data = 0;
 };
 
 /// A compressed line as a value (no heap): the payload bits plus the tag metadata that goes with
@@ -101,6 +105,7 @@ struct compressed_line {
     std::uint8_t encoding = 0;
     std::uint16_t member = 0;
     std::uint32_t codebook = 0;
+    std::uint64_t tag_data = 0;
     std::array<std::byte, max_payload_bytes> payload{};
 
     /// §2 G2: bytes = ceil(bits / 8).
@@ -109,14 +114,15 @@ struct compressed_line {
         return {payload.data(), std::min<std::size_t>(bytes(), payload.size())};
     }
     [[nodiscard]] constexpr compressed_view view() const noexcept {
-        return {data(), bits, encoding, member, codebook};
+        return {data(), bits, encoding, member, codebook, tag_data};
     }
     constexpr operator compressed_view() const noexcept { return view(); } // NOLINT
 
     /// Equal when lengths, metadata and the payload bytes in use are equal.
     friend constexpr bool operator==(const compressed_line& a, const compressed_line& b) noexcept {
         return a.bits == b.bits && a.encoding == b.encoding && a.member == b.member &&
-               a.codebook == b.codebook && std::ranges::equal(a.data(), b.data());
+               a.codebook == b.codebook && a.tag_data == b.tag_data &&
+               std::ranges::equal(a.data(), b.data());
     }
 };
 

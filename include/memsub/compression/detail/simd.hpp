@@ -1,0 +1,130 @@
+// memsub — shared scalar and xsimd helpers for the line compressors.
+//
+// Every SIMD kernel in compression/detail has a scalar reference beside it; the differential
+// tests (tests/compression/test_simd_common.cpp and the per-algorithm tests) assert that both
+// agree bit for bit. The SIMD path uses xsimd's default architecture: SSE2 in the portable build,
+// AVX2/AVX-512 with -march=native. It is used only on little-endian hosts (the spec reads words
+// little-endian, so a lane load is then exactly the spec's word); elsewhere the scalar code runs.
+//
+// Lane loads go through xsimd's unaligned load on the line's bytes: the pointer is only handed
+// to the load intrinsic (which may alias anything), never dereferenced as T.
+#pragma once
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <type_traits>
+
+#include <xsimd/xsimd.hpp>
+
+#include <memsub/config.hpp>
+
+namespace memsub::compression::detail {
+
+/// True when the xsimd kernels may be used (little-endian host).
+inline constexpr bool simd_enabled = std::endian::native == std::endian::little;
+
+using simd_arch = xsimd::default_arch;
+template <class T>
+using simd_batch = xsimd::batch<T, simd_arch>;
+template <class T>
+inline constexpr std::size_t simd_lanes = simd_batch<T>::size;
+
+/// Element i of width sizeof(T) of a line, read little-endian (spec Notation).
+template <class T>
+[[nodiscard]] MEMSUB_ALWAYS_INLINE T load_le(const std::byte* p) noexcept {
+    static_assert(std::is_unsigned_v<T>);
+    if constexpr (std::endian::native == std::endian::little) {
+        T v;
+        std::memcpy(&v, p, sizeof(T));
+        return v;
+    } else {
+        T v = 0;
+        for (std::size_t i = sizeof(T); i-- > 0;)
+            v = static_cast<T>((v << 8) | std::to_integer<T>(p[i]));
+        return v;
+    }
+}
+
+/// Stores `v` little-endian at `p`.
+template <class T>
+MEMSUB_ALWAYS_INLINE void store_le(std::byte* p, T v) noexcept {
+    static_assert(std::is_unsigned_v<T>);
+    if constexpr (std::endian::native == std::endian::little) {
+        std::memcpy(p, &v, sizeof(T));
+    } else {
+        for (std::size_t i = 0; i < sizeof(T); ++i)
+            p[i] = static_cast<std::byte>(static_cast<std::uint8_t>(v >> (8 * i)));
+    }
+}
+
+/// "fits sext(N)" for an unsigned W-bit value v (spec Notation): as a signed W-bit number,
+/// −2^(N−1) ≤ v ≤ 2^(N−1)−1 — the full two's-complement range (P-G5). 1 ≤ N ≤ W.
+template <class T>
+[[nodiscard]] constexpr bool fits_sext(T v, unsigned n) noexcept {
+    static_assert(std::is_unsigned_v<T>);
+    constexpr unsigned w = sizeof(T) * 8;
+    if (n >= w) return true;
+    const T bias = static_cast<T>(T{1} << (n - 1));
+    return static_cast<T>(static_cast<T>(v + bias) >> n) == 0;
+}
+
+/// Sign-extends the low `n` bits of `v` to T (1 ≤ n ≤ W).
+template <class T>
+[[nodiscard]] constexpr T sign_extend(std::uint64_t v, unsigned n) noexcept {
+    static_assert(std::is_unsigned_v<T>);
+    if (n >= 64) return static_cast<T>(v);
+    const std::uint64_t m = std::uint64_t{1} << (n - 1);
+    v &= (std::uint64_t{1} << n) - 1;
+    return static_cast<T>((v ^ m) - m);
+}
+
+// ---- zero / repeat detection ------------------------------------------------------------------
+
+/// Scalar reference: all bytes of the line are zero.
+[[nodiscard]] inline bool is_zero_line_scalar(std::span<const std::byte> line) noexcept {
+    for (std::byte b : line)
+        if (b != std::byte{0}) return false;
+    return true;
+}
+
+/// Scalar reference: all elements of width sizeof(T) are equal (line size a multiple of T).
+template <class T>
+[[nodiscard]] bool is_repeated_scalar(std::span<const std::byte> line) noexcept {
+    const T first = load_le<T>(line.data());
+    for (std::size_t i = sizeof(T); i < line.size(); i += sizeof(T))
+        if (load_le<T>(line.data() + i) != first) return false;
+    return true;
+}
+
+/// SIMD: all bytes zero. Line size a multiple of 8.
+[[nodiscard]] inline bool is_zero_line(std::span<const std::byte> line) noexcept {
+    using B = simd_batch<std::uint64_t>;
+    constexpr std::size_t lanes = simd_lanes<std::uint64_t>;
+    const std::size_t n = line.size() / 8;
+    if constexpr (!simd_enabled) return is_zero_line_scalar(line);
+    if (n < lanes || n % lanes != 0) return is_zero_line_scalar(line);
+    const auto* p = reinterpret_cast<const std::uint64_t*>(line.data());
+    B acc = B::load_unaligned(p);
+    for (std::size_t i = lanes; i < n; i += lanes) acc |= B::load_unaligned(p + i);
+    return xsimd::all(acc == B(std::uint64_t{0}));
+}
+
+/// SIMD: all elements of width sizeof(T) equal.
+template <class T>
+[[nodiscard]] bool is_repeated(std::span<const std::byte> line) noexcept {
+    using B = simd_batch<T>;
+    constexpr std::size_t lanes = simd_lanes<T>;
+    const std::size_t n = line.size() / sizeof(T);
+    if constexpr (!simd_enabled) return is_repeated_scalar<T>(line);
+    if (n < lanes || n % lanes != 0) return is_repeated_scalar<T>(line);
+    const auto* p = reinterpret_cast<const T*>(line.data());
+    const B first(load_le<T>(line.data()));
+    auto eq = B::load_unaligned(p) == first;
+    for (std::size_t i = lanes; i < n; i += lanes) eq = eq & (B::load_unaligned(p + i) == first);
+    return xsimd::all(eq);
+}
+
+} // namespace memsub::compression::detail
