@@ -20,6 +20,27 @@ static_assert(trace_reader<text_reader>);
 static_assert(trace_reader<binary_u64_reader>);
 static_assert(trace_reader<oracle_general_reader>);
 static_assert(!trace_reader<int>);
+
+namespace {
+// Archetypes: a minimal model of the concept, and the same with one requirement missing each.
+struct archetype_params {};
+template <bool HasNext, bool HasPosition, bool NoexceptRecords>
+struct archetype {
+    using params = archetype_params;
+    static constexpr std::string_view format_name = "archetype";
+    archetype(const std::filesystem::path&, const params&) {}
+    archetype(std::istream&, std::string, const params&) {}
+    bool next(memsub::access&) requires HasNext { return false; }
+    std::uint64_t records() const noexcept(NoexceptRecords) { return 0; }
+    trace_position position() const noexcept requires HasPosition { return {}; }
+    const std::string& name() const noexcept { return name_; }
+    std::string name_;
+};
+} // namespace
+static_assert(trace_reader<archetype<true, true, true>>);
+static_assert(!trace_reader<archetype<false, true, true>>); // T3
+static_assert(!trace_reader<archetype<true, false, true>>); // T6
+static_assert(!trace_reader<archetype<true, true, false>>); // T5 (noexcept)
 static_assert(!std::copy_constructible<lackey_reader>);
 
 TEST_CASE("format names") {

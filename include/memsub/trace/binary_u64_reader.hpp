@@ -20,26 +20,10 @@
 #include <memsub/core/access.hpp>
 #include <memsub/core/errors.hpp>
 #include <memsub/trace/concept.hpp>
+#include <memsub/trace/detail/little_endian.hpp>
 #include <memsub/trace/detail/stream_source.hpp>
 
 namespace memsub::trace {
-
-namespace detail {
-/// Little-endian load of `N` bytes (N ≤ 8) starting at `p`.
-template <std::size_t N>
-[[nodiscard]] constexpr std::uint64_t load_le(const std::byte* p) noexcept {
-    static_assert(N <= 8);
-    std::uint64_t v = 0;
-    for (std::size_t i = 0; i < N; ++i)
-        v |= std::uint64_t{std::to_integer<std::uint8_t>(p[i])} << (8 * i);
-    return v;
-}
-
-inline void validate_binary_buffer(std::string_view component, std::size_t buffer_bytes) {
-    memsub::detail::require(buffer_bytes >= 64, component, "buffer_bytes", buffer_bytes,
-                            "must be at least 64");
-}
-} // namespace detail
 
 struct binary_u64_reader_params {
     std::size_t buffer_bytes = std::size_t{1} << 20;

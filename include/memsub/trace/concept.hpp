@@ -31,6 +31,8 @@
 
 #include <concepts>
 #include <cstdint>
+#include <filesystem>
+#include <istream>
 #include <optional>
 #include <string>
 #include <string_view>

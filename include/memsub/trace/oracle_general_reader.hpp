@@ -34,8 +34,8 @@
 #include <memsub/core/access.hpp>
 #include <memsub/core/errors.hpp>
 #include <memsub/core/types.hpp>
-#include <memsub/trace/binary_u64_reader.hpp>
 #include <memsub/trace/concept.hpp>
+#include <memsub/trace/detail/little_endian.hpp>
 #include <memsub/trace/detail/stream_source.hpp>
 
 namespace memsub::trace {

@@ -38,6 +38,12 @@ inline void validate_buffers(std::string_view component, std::size_t buffer_byte
                             max_line_bytes, "must be smaller than buffer_bytes");
 }
 
+/// Validated buffer size of the binary readers' `params`.
+inline void validate_binary_buffer(std::string_view component, std::size_t buffer_bytes) {
+    memsub::detail::require(buffer_bytes >= 64, component, "buffer_bytes", buffer_bytes,
+                            "must be at least 64");
+}
+
 class stream_source {
 public:
     /// Opens `file` for binary reading; `input_error` (byte offset 0) when it cannot be opened.
