@@ -1,0 +1,431 @@
+// memsub — the canonical, length-limited Huffman code book of SC² (a shareable, immutable object).
+//
+// Citation: A. Arelakis, P. Stenström, "SC²: A Statistical Compression Cache Scheme", ISCA 2014
+// (code generation in software, canonical Huffman, per-length comparators + De-LUT decoder).
+// Normative text: spec compressors.md §1.5 "Code generation" steps 1–5 and "Line encoding".
+//
+// Construction (cold path, allocates):
+//   1. Symbols = every (value, count) with count > 0, plus one escape symbol ESC ("any value not
+//      in the table"). ESC weight: `esc_weight::residual` (default) = max(1, total sampled words −
+//      Σ counts); `esc_weight::max` (gem5) = largest count + 1, so ESC gets the shortest code.
+//      [UNVERIFIED which the paper uses.]
+//   2. Huffman tree with a min-priority queue keyed by (weight, sequence number); leaves are
+//      numbered in ascending value order, ESC last, merged nodes take the next numbers. Only the
+//      code lengths are kept. A single-symbol book gives that symbol length 1.
+//   3. Length limit `max_code_length_bits` (default 16 [UNVERIFIED]; gem5 uses 18). Repair
+//      `length_limit::clamp_fix` (default) is the spec's exact procedure (a–c);
+//      `length_limit::drop` (gem5) removes over-long symbols (they become escapes, their weight
+//      moves to ESC) and rebuilds — falling back to clamp_fix if ESC itself is too long.
+//      (The spec's optional package-merge alternative is not provided.)
+//   4. Canonical codes: symbols sorted by (length, sequence number), first code 0, next = (prev +
+//      1) << (length increase).
+//   5. Decode tables FCW/CNT/OFF per length and the De-LUT (symbols in canonical order).
+// Encoding (hot path, noexcept, no allocation): an open-addressing hash table maps a value to its
+// (code, length); a value not in it is coded as ESC + 32 raw bits.
+// Decoding (hot path): a direct table indexed by the next min(max, 10) bits resolves short codes in
+// one step; longer codes use the FCW/CNT/OFF comparison of §1.5 ("exactly one ℓ matches").
+//
+// Sharing: the book is immutable after construction; compressors hold it through a
+// `std::shared_ptr<const huffman_code_book>`, and every compressed line records the book's
+// `id()` so a line is never decoded with another book (§1.5 "Code-book switching").
+//
+// Hardware storage budget (`storage_bits()`, memsub's estimate from the table shapes; the
+// dissertation quotes 7 KB code table + 3 KB De-LUT for 1024 entries): code table N·(32 + Max +
+// ⌈log2(Max+1)⌉) bits, De-LUT N·32 bits, FCW/CNT/OFF Max·(Max + 2·⌈log2(N+1)⌉) bits.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <queue>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <memsub/compression/concept.hpp>
+#include <memsub/compression/detail/bit_stream.hpp>
+#include <memsub/config.hpp>
+#include <memsub/core/errors.hpp>
+#include <memsub/core/rng.hpp>
+
+namespace memsub::compression {
+
+/// One sampled value and how often it was seen.
+struct value_count {
+    std::uint32_t value = 0;
+    std::uint64_t count = 0;
+    friend constexpr bool operator==(const value_count&, const value_count&) noexcept = default;
+};
+
+class huffman_code_book {
+public:
+    /// ESC weight rule (spec §1.5 step 1, [UNVERIFIED]).
+    enum class esc_weight : std::uint8_t { residual, max };
+    /// Length-limit repair (spec §1.5 step 3).
+    enum class length_limit : std::uint8_t { clamp_fix, drop };
+
+    struct params {
+        /// MaxCodeLen [UNVERIFIED]; 1…32 and ≥ ⌈log2(symbols)⌉.
+        std::uint32_t max_code_length_bits = 16;
+        esc_weight escape = esc_weight::residual;
+        length_limit limit = length_limit::clamp_fix;
+        /// Book version recorded in every compressed line; 0 = derive it from the codes.
+        std::uint32_t version = 0;
+    };
+
+    /// A codeword: `length` bits, right-aligned in `bits`.
+    struct code {
+        std::uint32_t bits = 0;
+        std::uint32_t length = 0;
+        friend constexpr bool operator==(const code&, const code&) noexcept = default;
+    };
+
+    /// One symbol of the book, as listed by `canonical_symbols()`.
+    struct symbol {
+        bool escape = false;
+        std::uint32_t value = 0; ///< meaningless for ESC
+        std::uint64_t weight = 0;
+        std::uint32_t unlimited_length = 0; ///< Huffman length before the length limit
+        code codeword{};
+    };
+
+    static constexpr std::string_view component = "memsub::compression::huffman_code_book";
+    static constexpr std::uint32_t max_supported_code_length = 32;
+    static constexpr std::size_t max_symbols = std::size_t{1} << 20;
+    /// Bits resolved by the direct decode table.
+    static constexpr std::uint32_t direct_bits_max = 10;
+
+    /// Builds the book from sampled counts (entries with count 0 are ignored; duplicate values
+    /// are a configuration error) and the total number of sampled words (for the residual ESC
+    /// weight).
+    huffman_code_book(std::span<const value_count> counts, std::uint64_t total_sampled_words,
+                      const params& p)
+        : p_(p) {
+        using memsub::detail::require;
+        require(p.max_code_length_bits >= 1 && p.max_code_length_bits <= max_supported_code_length,
+                component, "max_code_length_bits", p.max_code_length_bits, "must be in 1..32");
+        require(p.escape == esc_weight::residual || p.escape == esc_weight::max, component,
+                "escape", static_cast<std::uint64_t>(p.escape), "must be residual or max");
+        require(p.limit == length_limit::clamp_fix || p.limit == length_limit::drop, component,
+                "limit", static_cast<std::uint64_t>(p.limit), "must be clamp_fix or drop");
+
+        std::vector<value_count> vc;
+        vc.reserve(counts.size());
+        for (const auto& c : counts)
+            if (c.count > 0) vc.push_back(c);
+        std::sort(vc.begin(), vc.end(),
+                  [](const value_count& a, const value_count& b) { return a.value < b.value; });
+        for (std::size_t i = 1; i < vc.size(); ++i)
+            require(vc[i].value != vc[i - 1].value, component, "counts", vc[i].value,
+                    "values must be unique");
+        require(vc.size() + 1 <= max_symbols, component, "counts", vc.size(),
+                "at most 2^20 - 1 distinct values");
+        std::uint64_t sum = 0, largest = 0;
+        for (const auto& c : vc) {
+            sum = saturating_add(sum, c.count);
+            largest = std::max(largest, c.count);
+        }
+        std::uint64_t esc = p.escape == esc_weight::residual
+                                ? (total_sampled_words > sum ? total_sampled_words - sum : 1)
+                                : saturating_add(largest, 1);
+        const std::uint32_t max_len = p.max_code_length_bits;
+        require((vc.size() + 1) <= (std::uint64_t{1} << max_len), component, "max_code_length_bits",
+                max_len, "must satisfy symbols <= 2^max_code_length_bits");
+
+        // Steps 2–3: lengths, with the chosen repair.
+        std::vector<std::uint32_t> unlimited;
+        if (p.limit == length_limit::drop) {
+            for (;;) {
+                unlimited = huffman_lengths(vc, esc);
+                bool over = false;
+                for (std::size_t i = 0; i < vc.size(); ++i) over |= unlimited[i] > max_len;
+                if (!over) break;
+                std::vector<value_count> kept;
+                for (std::size_t i = 0; i < vc.size(); ++i) {
+                    if (unlimited[i] > max_len)
+                        esc = saturating_add(esc, vc[i].count);
+                    else
+                        kept.push_back(vc[i]);
+                }
+                vc.swap(kept);
+            }
+        } else {
+            unlimited = huffman_lengths(vc, esc);
+        }
+        const std::size_t n = vc.size() + 1; // ESC has sequence number n − 1
+        std::vector<std::uint32_t> length = clamp_fix(unlimited, max_len);
+
+        // Step 4: canonical order (length, sequence number) and codes.
+        std::vector<std::uint32_t> order(n);
+        for (std::uint32_t i = 0; i < n; ++i) order[i] = i;
+        std::stable_sort(order.begin(), order.end(),
+                         [&](std::uint32_t a, std::uint32_t b) { return length[a] < length[b]; });
+        symbols_.resize(n);
+        std::uint32_t codeword = 0, prev_len = 0;
+        for (std::size_t k = 0; k < n; ++k) {
+            const std::uint32_t s = order[k];
+            const std::uint32_t len = length[s];
+            if (k > 0) codeword = (codeword + 1) << (len - prev_len);
+            prev_len = len;
+            symbol& sym = symbols_[k];
+            sym.escape = s == n - 1;
+            sym.value = sym.escape ? 0 : vc[s].value;
+            sym.weight = sym.escape ? esc : vc[s].count;
+            sym.unlimited_length = unlimited[s];
+            sym.codeword = code{codeword, len};
+            if (cnt_[len]++ == 0) {
+                fcw_[len] = codeword;
+                off_[len] = static_cast<std::uint32_t>(k);
+            }
+            if (sym.escape) {
+                esc_ = sym.codeword;
+                esc_index_ = static_cast<std::uint32_t>(k);
+            }
+        }
+        de_lut_.resize(n);
+        for (std::size_t k = 0; k < n; ++k) de_lut_[k] = symbols_[k].value;
+
+        // Encoder hash table (values only; ESC is `esc_`).
+        std::size_t slots = 16;
+        while (slots < 2 * n) slots *= 2;
+        slots_.assign(slots, slot{});
+        hash_shift_ = 32 - static_cast<std::uint32_t>(std::countr_zero(slots));
+        for (const symbol& s : symbols_) {
+            if (s.escape) continue;
+            std::size_t h = hash(s.value);
+            while (slots_[h].length != 0) h = (h + 1) & (slots - 1);
+            slots_[h] = slot{s.value, s.codeword.bits, s.codeword.length};
+        }
+
+        // Direct decode table for codes of at most `direct_bits_` bits.
+        direct_bits_ = std::min(max_len, direct_bits_max);
+        direct_.assign(std::size_t{1} << direct_bits_, 0);
+        for (std::size_t k = 0; k < n; ++k) {
+            const code c = symbols_[k].codeword;
+            if (c.length > direct_bits_) continue;
+            const std::uint32_t first = c.bits << (direct_bits_ - c.length);
+            const std::uint32_t span = std::uint32_t{1} << (direct_bits_ - c.length);
+            for (std::uint32_t e = 0; e < span; ++e)
+                direct_[first + e] = (c.length << 24) | static_cast<std::uint32_t>(k);
+        }
+
+        // Version: explicit, or a digest of (value, length) in canonical order.
+        if (p.version != 0) {
+            id_ = p.version;
+        } else {
+            std::uint64_t h = mix64(max_len);
+            for (const symbol& s : symbols_)
+                h = mix64(h ^ (std::uint64_t{s.escape} << 63) ^ (std::uint64_t{s.value} << 8) ^
+                          s.codeword.length);
+            id_ = static_cast<std::uint32_t>(h ^ (h >> 32));
+            if (id_ == 0) id_ = 1;
+        }
+    }
+
+    huffman_code_book(std::span<const value_count> counts, std::uint64_t total_sampled_words)
+        : huffman_code_book(counts, total_sampled_words, params{}) {}
+
+    /// The escape-only book: one symbol (ESC, code `0`), so every word costs 1 + 32 bits.
+    [[nodiscard]] static huffman_code_book escape_only(const params& p) {
+        return huffman_code_book(std::span<const value_count>{}, 0, p);
+    }
+    [[nodiscard]] static huffman_code_book escape_only() { return escape_only(params{}); }
+
+    // --- hot path --------------------------------------------------------------------------
+
+    /// Bits a word costs: its code length, or ESC length + 32 when it is not in the book.
+    [[nodiscard]] MEMSUB_ALWAYS_INLINE std::uint32_t encoded_bits(std::uint32_t v) const noexcept {
+        const slot* s = find(v);
+        return s != nullptr ? s->length : esc_.length + 32;
+    }
+
+    /// Appends the code of `v` (or ESC + v) to `w`.
+    MEMSUB_ALWAYS_INLINE void encode(detail::bit_writer& w, std::uint32_t v) const noexcept {
+        const slot* s = find(v);
+        if (s != nullptr) {
+            w.put(s->bits, s->length);
+        } else {
+            w.put((std::uint64_t{esc_.bits} << 32) | v, esc_.length + 32);
+        }
+    }
+
+    /// Decodes one word (a symbol, or ESC + 32 raw bits). On failure returns the status and
+    /// leaves the reader at the start of the offending codeword.
+    [[nodiscard]] decode_status decode(detail::bit_reader& r, std::uint32_t& out) const noexcept {
+        const std::uint32_t max_len = p_.max_code_length_bits;
+        const std::uint64_t window = r.peek(max_len);
+        std::uint32_t len = 0, index = 0;
+        const std::uint32_t e =
+            direct_[static_cast<std::size_t>(window >> (max_len - direct_bits_))];
+        if (MEMSUB_LIKELY(e != 0)) {
+            len = e >> 24;
+            index = e & 0xFFFFFFu;
+        } else {
+            for (std::uint32_t l = direct_bits_ + 1; l <= max_len; ++l) {
+                if (cnt_[l] == 0) continue;
+                const auto c = static_cast<std::uint32_t>(window >> (max_len - l));
+                if (c >= fcw_[l] && c - fcw_[l] < cnt_[l]) {
+                    len = l;
+                    index = off_[l] + (c - fcw_[l]);
+                    break;
+                }
+            }
+            if (len == 0)
+                return r.remaining() < max_len ? decode_status::truncated
+                                               : decode_status::invalid_code;
+        }
+        if (len > r.remaining()) return decode_status::truncated;
+        if (index != esc_index_) {
+            (void)r.skip(len);
+            out = de_lut_[index];
+            return decode_status::ok;
+        }
+        if (std::uint64_t{len} + 32 > r.remaining()) return decode_status::truncated;
+        (void)r.skip(len);
+        std::uint64_t raw = 0;
+        (void)r.read(32, raw);
+        out = static_cast<std::uint32_t>(raw);
+        return decode_status::ok;
+    }
+
+    // --- inspection (cold) -------------------------------------------------------------------
+
+    [[nodiscard]] std::uint32_t id() const noexcept { return id_; }
+    [[nodiscard]] const params& parameters() const noexcept { return p_; }
+    [[nodiscard]] std::uint32_t max_code_length() const noexcept { return p_.max_code_length_bits; }
+    /// Symbols including ESC.
+    [[nodiscard]] std::size_t symbol_count() const noexcept { return symbols_.size(); }
+    /// Symbols in canonical order (the De-LUT), ESC included.
+    [[nodiscard]] std::span<const symbol> canonical_symbols() const noexcept { return symbols_; }
+    [[nodiscard]] code escape_code() const noexcept { return esc_; }
+    /// The codeword of `v`, or nothing if `v` is coded as an escape.
+    [[nodiscard]] std::optional<code> code_of(std::uint32_t v) const noexcept {
+        const slot* s = find(v);
+        if (s == nullptr) return std::nullopt;
+        return code{s->bits, s->length};
+    }
+    /// §1.5 step 5 decode tables, for ℓ = 1 … max_code_length().
+    [[nodiscard]] std::uint32_t first_codeword(std::uint32_t l) const noexcept { return fcw_[l]; }
+    [[nodiscard]] std::uint32_t count_of_length(std::uint32_t l) const noexcept { return cnt_[l]; }
+    [[nodiscard]] std::uint32_t offset_of_length(std::uint32_t l) const noexcept { return off_[l]; }
+    /// Kraft sum Σ 2^−ℓ as a fraction numerator / 2^max_code_length().
+    [[nodiscard]] std::uint64_t kraft_numerator() const noexcept {
+        std::uint64_t k = 0;
+        for (std::uint32_t l = 1; l <= p_.max_code_length_bits; ++l)
+            k += std::uint64_t{cnt_[l]} << (p_.max_code_length_bits - l);
+        return k;
+    }
+
+    [[nodiscard]] std::uint64_t storage_bits() const noexcept {
+        const std::uint64_t n = symbols_.size(), m = p_.max_code_length_bits;
+        const auto lenw = static_cast<std::uint64_t>(std::bit_width(m));
+        const auto idxw = static_cast<std::uint64_t>(std::bit_width(n));
+        return n * (32 + m + lenw) + n * 32 + m * (m + 2 * idxw);
+    }
+
+    /// The Huffman code lengths of §1.5 step 2 for `vc` (ascending values) plus ESC (last),
+    /// before any length limit. Exposed for tests.
+    [[nodiscard]] static std::vector<std::uint32_t> huffman_lengths(std::span<const value_count> vc,
+                                                                    std::uint64_t esc_weight) {
+        const std::size_t n = vc.size() + 1;
+        std::vector<std::uint32_t> len(n, 0);
+        if (n == 1) {
+            len[0] = 1;
+            return len;
+        }
+        using item = std::pair<std::uint64_t, std::uint32_t>; // (weight, sequence number)
+        std::priority_queue<item, std::vector<item>, std::greater<>> q;
+        for (std::uint32_t i = 0; i < n; ++i) q.emplace(i + 1 < n ? vc[i].count : esc_weight, i);
+        std::vector<std::uint32_t> parent(2 * n - 1, 0);
+        std::uint32_t next = static_cast<std::uint32_t>(n);
+        while (q.size() > 1) {
+            const item a = q.top();
+            q.pop();
+            const item b = q.top();
+            q.pop();
+            parent[a.second] = next;
+            parent[b.second] = next;
+            q.emplace(saturating_add(a.first, b.first), next);
+            ++next;
+        }
+        std::vector<std::uint32_t> depth(2 * n - 1, 0);
+        for (std::size_t i = 2 * n - 2; i-- > 0;) depth[i] = depth[parent[i]] + 1;
+        for (std::size_t i = 0; i < n; ++i) len[i] = depth[i];
+        return len;
+    }
+
+    /// §1.5 step 3 `ClampFix`, exactly: lengths indexed by sequence number in, limited out.
+    [[nodiscard]] static std::vector<std::uint32_t>
+    clamp_fix(const std::vector<std::uint32_t>& unlimited, std::uint32_t max_len) {
+        std::vector<std::uint64_t> count(max_len + 2, 0);
+        for (const std::uint32_t l : unlimited) ++count[std::min(l, max_len)]; // a.
+        auto kraft = [&] {
+            std::uint64_t k = 0;
+            for (std::uint32_t l = 1; l <= max_len; ++l) k += count[l] << (max_len - l);
+            return k;
+        };
+        while (kraft() > (std::uint64_t{1} << max_len)) { // b.
+            std::uint32_t l = max_len - 1;
+            while (count[l] == 0) --l;
+            --count[l];
+            ++count[l + 1];
+        }
+        // c. hand out in canonical order of the unlimited code.
+        std::vector<std::uint32_t> order(unlimited.size());
+        for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
+        std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
+            return unlimited[a] < unlimited[b];
+        });
+        std::vector<std::uint32_t> out(unlimited.size());
+        std::uint32_t l = 1;
+        for (const std::uint32_t s : order) {
+            while (count[l] == 0) ++l;
+            --count[l];
+            out[s] = l;
+        }
+        return out;
+    }
+
+private:
+    struct slot {
+        std::uint32_t value = 0;
+        std::uint32_t bits = 0;
+        std::uint32_t length = 0; ///< 0 = empty
+    };
+
+    [[nodiscard]] static constexpr std::uint64_t saturating_add(std::uint64_t a,
+                                                                std::uint64_t b) noexcept {
+        return a + b < a ? ~std::uint64_t{0} : a + b;
+    }
+    [[nodiscard]] MEMSUB_ALWAYS_INLINE std::size_t hash(std::uint32_t v) const noexcept {
+        return static_cast<std::size_t>((v * 0x9E3779B1u) >> hash_shift_);
+    }
+    [[nodiscard]] MEMSUB_ALWAYS_INLINE const slot* find(std::uint32_t v) const noexcept {
+        const std::size_t mask = slots_.size() - 1;
+        for (std::size_t h = hash(v);; h = (h + 1) & mask) {
+            const slot& s = slots_[h];
+            if (s.length == 0) return nullptr;
+            if (s.value == v) return &s;
+        }
+    }
+
+    params p_;
+    std::vector<symbol> symbols_;
+    std::vector<std::uint32_t> de_lut_; ///< values in canonical order (the De-LUT)
+    code esc_{};
+    std::uint32_t esc_index_ = 0;
+    std::array<std::uint32_t, max_supported_code_length + 1> fcw_{}, cnt_{}, off_{};
+    std::vector<slot> slots_;
+    std::uint32_t hash_shift_ = 28;
+    std::vector<std::uint32_t> direct_;
+    std::uint32_t direct_bits_ = 10;
+    std::uint32_t id_ = 1;
+};
+
+} // namespace memsub::compression

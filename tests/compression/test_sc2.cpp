@@ -1,0 +1,317 @@
+// Tests for memsub::compression::sc2 and value_frequency_table (spec compressors.md §1.5, §2.2,
+// §4.2 S1/S2 line vectors): goldens, VFT behaviour, round trips on millions of lines and on real
+// data, code-book mismatch, truncation and corruption.
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <memsub/compression/sc2.hpp>
+#include <memsub/core/rng.hpp>
+
+namespace mc = memsub::compression;
+using book_t = mc::huffman_code_book;
+
+namespace {
+
+std::vector<std::byte> to_line(const std::vector<std::uint32_t>& w) {
+    std::vector<std::byte> line(w.size() * 4);
+    for (std::size_t i = 0; i < w.size(); ++i)
+        for (int k = 0; k < 4; ++k)
+            line[4 * i + static_cast<std::size_t>(k)] = static_cast<std::byte>(w[i] >> (8 * k));
+    return line;
+}
+
+std::string bits_of(const mc::compressed_line& c) {
+    std::string s;
+    for (std::uint32_t i = 0; i < c.bits; ++i)
+        s += ((std::to_integer<unsigned>(c.payload[i / 8]) >> (7 - i % 8)) & 1u) ? '1' : '0';
+    return s;
+}
+
+std::string bin(std::uint64_t v, unsigned n) {
+    std::string s;
+    for (unsigned i = n; i-- > 0;) s += ((v >> i) & 1u) ? '1' : '0';
+    return s;
+}
+
+// Lines whose words come from a skewed value population (what SC² exploits), plus random and
+// zero-heavy lines.
+std::vector<std::uint32_t> generate(memsub::xoshiro256ss& rng, std::size_t n, unsigned kind,
+                                    const std::vector<std::uint32_t>& popular) {
+    std::vector<std::uint32_t> w(n);
+    for (auto& x : w) {
+        switch (kind % 5) {
+        case 0:
+            x = static_cast<std::uint32_t>(rng());
+            break;
+        case 1:
+            x = rng.below(3) == 0 ? 0u : popular[rng.below(popular.size())];
+            break;
+        case 2:
+            x = popular[std::min<std::size_t>(rng.below(8) * rng.below(popular.size()) / 8,
+                                              popular.size() - 1)];
+            break;
+        case 3:
+            x = rng.below(8) == 0 ? static_cast<std::uint32_t>(rng()) : popular[rng.below(32)];
+            break;
+        default:
+            x = rng.below(6) == 0 ? static_cast<std::uint32_t>(rng.below(1000)) : 0u;
+            break;
+        }
+    }
+    return w;
+}
+
+std::shared_ptr<const book_t> s1_book() {
+    const std::vector<mc::value_count> counts{
+        {0x00000000u, 40}, {0xFFFFFFFFu, 20}, {0x00000001u, 10}, {0x3F800000u, 10}};
+    return std::make_shared<const book_t>(counts, 100);
+}
+
+} // namespace
+
+static_assert(mc::compressor<mc::sc2>);
+static_assert(mc::invertible_compressor<mc::sc2>);
+
+TEST_CASE("sc2: spec §4.2 S1 line (32B) = 50 bits") {
+    const mc::sc2 c(mc::sc2::params{.line_bytes = 32, .code_book = s1_book()});
+    const auto line = to_line({0, 0, 1, 0xFFFFFFFFu, 0x3F800000u, 0x12345678u, 0, 0});
+    CHECK(c.size_bits(line) == 50);
+    const mc::compressed_line z = c.compress(line);
+    CHECK(z.bits == 50);
+    CHECK(z.bytes() == 7);
+    CHECK(bits_of(z) == "00"
+                        "00"
+                        "110"
+                        "01"
+                        "111"
+                        "10" +
+                            bin(0x12345678u, 32) +
+                            "00"
+                            "00");
+    CHECK(z.codebook == c.code_book().id());
+    std::array<std::byte, 32> out{};
+    REQUIRE(c.decompress(z, out).ok());
+    CHECK(std::equal(line.begin(), line.end(), out.begin()));
+}
+
+TEST_CASE("sc2: spec §4.2 S2 line = 53 bits (54 unlimited)") {
+    const std::vector<mc::value_count> counts{{0, 8}, {1, 5}, {2, 3}, {3, 2}, {4, 1}};
+    const auto limited =
+        std::make_shared<const book_t>(counts, 20, book_t::params{.max_code_length_bits = 4});
+    const auto unlimited = std::make_shared<const book_t>(counts, 20);
+    const auto line = to_line({0, 0, 1, 2, 3, 4, 0x12345678u, 0});
+    CHECK(mc::sc2(mc::sc2::params{.line_bytes = 32, .code_book = limited}).size_bits(line) == 53);
+    CHECK(mc::sc2(mc::sc2::params{.line_bytes = 32, .code_book = unlimited}).size_bits(line) == 54);
+}
+
+TEST_CASE("sc2: untrained compressor uses the escape-only book") {
+    const mc::sc2 c;
+    CHECK(c.name() == "sc2");
+    CHECK(c.line_bytes() == 64);
+    CHECK(c.metadata_bits() == 1);
+    CHECK(c.compress_latency_cycles() == 6);
+    CHECK(c.decompress_latency_cycles() == 14);
+    CHECK(c.compress_energy_nj() == doctest::Approx(0.42));
+    CHECK(c.decompress_energy_nj() == doctest::Approx(0.336));
+    std::array<std::byte, 64> line{};
+    CHECK(c.size_bits(line) == 16 * 33);
+    CHECK_THROWS_AS(mc::sc2(mc::sc2::params{.line_bytes = 16}), memsub::config_error);
+}
+
+TEST_CASE("sc2: value-frequency table sampling") {
+    mc::value_frequency_table vft(
+        mc::value_frequency_table::params{.entries = 8, .ways = 2, .counter_bits = 3});
+    CHECK(vft.storage_bits() == 8 * (32 + 3));
+    CHECK(mc::value_frequency_table{}.storage_bits() == 1024 * 44); // 5.5 KB (dissertation)
+    for (int i = 0; i < 5; ++i) vft.sample(7);
+    vft.sample(9);
+    CHECK(vft.total_sampled_words() == 6);
+    auto counts = vft.counts();
+    REQUIRE(counts.size() == 2);
+    CHECK(counts[0] == mc::value_count{7, 5});
+    CHECK(counts[1] == mc::value_count{9, 1});
+    // Saturation at 2^3 − 1.
+    for (int i = 0; i < 10; ++i) vft.sample(7);
+    CHECK(vft.counts()[0].count == 7);
+    vft.forget(7);
+    vft.forget(12345); // absent: no effect
+    CHECK(vft.counts()[0].count == 6);
+    vft.forget(9);
+    CHECK(vft.counts().size() == 1); // count 0 = free entry
+    CHECK(vft.total_sampled_words() == 16);
+
+    // LFU victim within a set: fill one set beyond its 2 ways with values that hash alike.
+    mc::value_frequency_table one(
+        mc::value_frequency_table::params{.entries = 2, .ways = 2, .counter_bits = 12});
+    one.sample(1);
+    one.sample(1);
+    one.sample(2);
+    one.sample(3); // evicts 2 (count 1 < 2)
+    counts = one.counts();
+    REQUIRE(counts.size() == 2);
+    CHECK(counts[0] == mc::value_count{1, 2});
+    CHECK(counts[1] == mc::value_count{3, 1});
+
+    // Lines: every word sampled; eviction decrements.
+    mc::value_frequency_table t;
+    const auto line = to_line({5, 5, 5, 6, 0, 0, 0, 0});
+    t.on_insert(line);
+    t.on_insert(line);
+    t.on_evict(line);
+    counts = t.counts();
+    REQUIRE(counts.size() == 3);
+    CHECK(counts[0] == mc::value_count{0, 4});
+    CHECK(counts[1] == mc::value_count{5, 3});
+    CHECK(counts[2] == mc::value_count{6, 1});
+    CHECK(t.total_sampled_words() == 16);
+    t.clear();
+    CHECK(t.counts().empty());
+
+    CHECK_THROWS_AS(mc::value_frequency_table(mc::value_frequency_table::params{.entries = 1000}),
+                    memsub::config_error);
+    CHECK_THROWS_AS(mc::value_frequency_table(mc::value_frequency_table::params{.counter_bits = 0}),
+                    memsub::config_error);
+}
+
+TEST_CASE("sc2: VFT-trained book compresses skewed data; round trips on millions of lines") {
+    memsub::xoshiro256ss rng(2718);
+    std::vector<std::uint32_t> popular;
+    for (int i = 0; i < 3000; ++i) popular.push_back(static_cast<std::uint32_t>(rng()) >> (i % 24));
+    std::uint64_t lines = 0;
+    for (const std::uint32_t L : {32u, 64u, 128u}) {
+        mc::value_frequency_table vft;
+        for (int i = 0; i < 4000; ++i)
+            vft.on_insert(to_line(generate(rng, L / 4, static_cast<unsigned>(i), popular)));
+        for (const std::uint32_t max_len : {16u, 12u}) {
+            const mc::sc2 c(mc::sc2::params{
+                .line_bytes = L,
+                .code_book = vft.build_code_book(book_t::params{.max_code_length_bits = max_len})});
+            CHECK(c.code_book().symbol_count() > 100);
+            std::uint64_t in_bits = 0, out_bits = 0;
+            std::array<std::byte, 128> back{};
+            const int count = max_len == 16 ? 400000 : 40000;
+            for (int it = 0; it < count; ++it) {
+                const auto line = to_line(generate(rng, L / 4, static_cast<unsigned>(it), popular));
+                const mc::compressed_line z = c.compress(line);
+                const std::span<std::byte> out(back.data(), L);
+                if (z.bits != c.size_bits(line) || !c.decompress(z, out) ||
+                    !std::equal(line.begin(), line.end(), back.begin()))
+                    FAIL("round trip failed at line ", it, " of size ", L);
+                if (it % 5 != 0) { // skewed lines only
+                    in_bits += 8 * L;
+                    out_bits += z.bits;
+                }
+                ++lines;
+            }
+            // Skewed data must compress (loose band, spec §4.1: use bands, not exact values).
+            CHECK(static_cast<double>(in_bits) / static_cast<double>(out_bits) > 1.5);
+        }
+    }
+    CHECK(lines == 3 * 440000);
+}
+
+TEST_CASE("sc2: real data (shared libraries of this machine)") {
+    namespace fs = std::filesystem;
+    std::vector<std::pair<std::uintmax_t, fs::path>> files;
+    std::error_code ec;
+    for (const auto& e : fs::directory_iterator("/usr/lib/x86_64-linux-gnu", ec)) {
+        const std::string name = e.path().filename().string();
+        if (e.is_regular_file(ec) && name.find(".so") != std::string::npos)
+            files.emplace_back(e.file_size(ec), e.path());
+    }
+    std::sort(files.begin(), files.end(), std::greater<>());
+    if (files.empty()) {
+        MESSAGE("no shared libraries found; real-data round trip skipped");
+        return;
+    }
+    std::ifstream in(files.front().second, std::ios::binary);
+    std::vector<char> buf(8u << 20);
+    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
+    const auto got = static_cast<std::size_t>(in.gcount()) / 128 * 128;
+    const std::span<const std::byte> data(reinterpret_cast<const std::byte*>(buf.data()), got);
+    // Train on the first 10 % of lines (sampling), then compress everything.
+    mc::value_frequency_table vft;
+    for (std::size_t off = 0; off < got / 10; off += 64) vft.on_insert(data.subspan(off, 64));
+    const auto book = vft.build_code_book();
+    std::uint64_t lines = 0, bits = 0;
+    for (const std::uint32_t L : {32u, 64u, 128u}) {
+        const mc::sc2 c(mc::sc2::params{.line_bytes = L, .code_book = book});
+        std::array<std::byte, 128> back{};
+        for (std::size_t off = 0; off + L <= got; off += L) {
+            const auto line = data.subspan(off, L);
+            const mc::compressed_line z = c.compress(line);
+            REQUIRE(z.bits == c.size_bits(line));
+            REQUIRE(c.decompress(z, std::span<std::byte>(back.data(), L)).ok());
+            REQUIRE(std::equal(line.begin(), line.end(), back.begin()));
+            if (L == 64) bits += z.bits;
+            ++lines;
+        }
+    }
+    MESSAGE("real data: ", files.front().second.string(), ", ", lines, " lines, SC² 64B ratio ",
+            static_cast<double>(got * 8) / static_cast<double>(bits));
+    CHECK(lines > 0);
+}
+
+TEST_CASE("sc2: code-book mismatch, truncation and corruption are reported") {
+    memsub::xoshiro256ss rng(4);
+    std::vector<std::uint32_t> popular;
+    for (int i = 0; i < 200; ++i) popular.push_back(static_cast<std::uint32_t>(rng()));
+    mc::value_frequency_table vft;
+    for (int i = 0; i < 1000; ++i) vft.on_insert(to_line(generate(rng, 16, 2, popular)));
+    const auto book = vft.build_code_book();
+    const mc::sc2 c(mc::sc2::params{.line_bytes = 64, .code_book = book});
+    const mc::sc2 other(mc::sc2::params{.line_bytes = 64, .code_book = s1_book()});
+    const mc::sc2 same(mc::sc2::params{.line_bytes = 64, .code_book = book});
+    for (int it = 0; it < 500; ++it) {
+        const auto line = to_line(generate(rng, 16, static_cast<unsigned>(it), popular));
+        const mc::compressed_line z = c.compress(line);
+        std::array<std::byte, 64 + 32> guard;
+        guard.fill(std::byte{0x5A});
+        const std::span<std::byte> out(guard.data() + 16, 64);
+        REQUIRE(same.decompress(z, out).ok()); // a second compressor sharing the book
+        REQUIRE(other.decompress(z, out).status == mc::decode_status::codebook_mismatch);
+        for (std::uint32_t t = 0; t < z.bits; ++t) {
+            mc::compressed_view v = z;
+            v.bits = t;
+            const mc::decode_result r = c.decompress(v, out);
+            REQUIRE(r.status == mc::decode_status::truncated);
+            REQUIRE(r.bit_offset <= t);
+        }
+        mc::compressed_view longer{std::span<const std::byte>(z.payload), z.bits + 3, 0, 0,
+                                   z.codebook};
+        const mc::decode_result tr = c.decompress(longer, out);
+        CHECK(tr.status == mc::decode_status::trailing_bits);
+        CHECK(tr.bit_offset == z.bits);
+        for (std::uint32_t bit = 0; bit < z.bits; ++bit) {
+            mc::compressed_line f = z;
+            f.payload[bit / 8] ^= static_cast<std::byte>(0x80u >> (bit % 8));
+            const mc::decode_result r = c.decompress(f, out);
+            if (!r) REQUIRE(r.bit_offset <= z.bits);
+        }
+        for (std::size_t i = 0; i < 16; ++i) {
+            REQUIRE(guard[i] == std::byte{0x5A});
+            REQUIRE(guard[16 + 64 + i] == std::byte{0x5A});
+        }
+    }
+    std::array<std::byte, 64> out{};
+    mc::compressed_view v = c.compress(out);
+    CHECK(c.decompress(v, std::span<std::byte>(out.data(), 32)).status ==
+          mc::decode_status::wrong_output_size);
+    v.encoding = 1;
+    CHECK(c.decompress(v, out).status == mc::decode_status::unknown_encoding);
+    v.encoding = 0;
+    v.bits = static_cast<std::uint32_t>(v.payload.size()) * 8 + 1;
+    CHECK(c.decompress(v, out).status == mc::decode_status::bad_view);
+}
