@@ -30,6 +30,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string_view>
 
@@ -221,9 +222,10 @@ public:
         case bdi_encoding::repeated2:
             w.put(detail::load_le<std::uint16_t>(p), 16);
             break;
-        case bdi_encoding::uncompressed:
-            for (std::size_t i = 0; i < line.size(); ++i) w.put(std::to_integer<unsigned>(p[i]), 8);
-            break;
+        case bdi_encoding::uncompressed: // the line's bytes in order (byte-aligned: copy)
+            std::memcpy(out.payload.data(), p, line.size());
+            out.bits = c.bits;
+            return out;
         default: {
             const auto [k, d] = shape(c.encoding);
             switch (k) {
@@ -275,11 +277,10 @@ public:
             break;
         }
         case bdi_encoding::uncompressed:
-            for (std::uint32_t i = 0; i < L; ++i) {
-                if (!r.read(8, x)) return {decode_status::truncated, r.position()};
-                o[i] = static_cast<std::byte>(x);
-            }
-            break;
+            if (r.size() < 8 * L) return {decode_status::truncated, r.size() & ~7u};
+            std::memcpy(o, v.payload.data(), L);
+            if (r.size() > 8 * L) return {decode_status::trailing_bits, 8 * L};
+            return {};
         default: {
             const auto [k, d] = shape(e);
             decode_result res;
@@ -336,27 +337,66 @@ private:
         }
     }
 
+    /// The SIMD path: zero/repeat detection, then per base size k the smallest fitting delta
+    /// (bdi_min_delta, monotone in d), then the smallest size with ties to the lower enc.
+    template <std::uint32_t L>
+    [[nodiscard]] MEMSUB_ALWAYS_INLINE choice choose_fast(const std::byte* p) const noexcept {
+        // Zeros (1 B or 0) < Repeated 2B/4B/8B (2/4/8 B) < every base-delta size (≥ 12 B) on
+        // every line size, so the special encodings are decided first (spec §1.1).
+        const std::uint64_t first = detail::load_le<std::uint64_t>(p);
+        std::uint64_t diff = 0;
+        for (std::uint32_t i = 8; i < L; i += 8)
+            diff |= detail::load_le<std::uint64_t>(p + i) ^ first;
+        if (diff == 0) return repeated_choice(first);
+        const bool imm = immediates();
+        const std::uint32_t d8 = detail::bdi_min_delta<std::uint64_t, L / 8>(p, imm);
+        const std::uint32_t d4 = detail::bdi_min_delta<std::uint32_t, L / 4>(p, imm);
+        const std::uint32_t d2 = detail::bdi_min_delta<std::uint16_t, L / 2>(p, imm);
+        choice best{bdi_encoding::uncompressed, bits_of(bdi_encoding::uncompressed)};
+        auto consider = [&](bdi_encoding e) {
+            const std::uint32_t b = bits_of(e);
+            if (b < best.bits || (b == best.bits && e < best.encoding)) best = {e, b};
+        };
+        if (d8 != 0)
+            consider(d8 == 1   ? bdi_encoding::base8_delta1
+                     : d8 == 2 ? bdi_encoding::base8_delta2
+                               : bdi_encoding::base8_delta4);
+        if (d4 != 0) consider(d4 == 1 ? bdi_encoding::base4_delta1 : bdi_encoding::base4_delta2);
+        if (d2 != 0) consider(bdi_encoding::base2_delta1);
+        return best;
+    }
+
+    [[nodiscard]] choice repeated_choice(std::uint64_t v) const noexcept {
+        if (v == 0) return {bdi_encoding::zeros, bits_of(bdi_encoding::zeros)};
+        if (p_.encoding_set == bdi_encoding_set::latte_cc &&
+            static_cast<std::uint32_t>(v) == static_cast<std::uint32_t>(v >> 32)) {
+            if (static_cast<std::uint16_t>(v) == static_cast<std::uint16_t>(v >> 16))
+                return {bdi_encoding::repeated2, 16};
+            return {bdi_encoding::repeated4, 32};
+        }
+        return {bdi_encoding::repeated8, 64};
+    }
+
     template <bool Simd>
     [[nodiscard]] choice choose_impl(std::span<const std::byte> line) const noexcept {
         MEMSUB_ASSERT(line.size() == p_.line_bytes);
-        // Zeros (1 B or 0) < Repeated 2B/4B/8B (2/4/8 B) < every base-delta size (≥ 12 B) on
-        // every line size, so the special encodings are checked first (spec §1.1: smallest wins).
-        const bool rep8 = Simd ? detail::is_repeated<std::uint64_t>(line)
-                               : detail::is_repeated_scalar<std::uint64_t>(line);
-        if (rep8) {
-            const std::uint64_t v = detail::load_le<std::uint64_t>(line.data());
-            if (v == 0) return {bdi_encoding::zeros, bits_of(bdi_encoding::zeros)};
-            if (p_.encoding_set == bdi_encoding_set::latte_cc &&
-                static_cast<std::uint32_t>(v) == static_cast<std::uint32_t>(v >> 32)) {
-                if (static_cast<std::uint16_t>(v) == static_cast<std::uint16_t>(v >> 16))
-                    return {bdi_encoding::repeated2, 16};
-                return {bdi_encoding::repeated4, 32};
+        if constexpr (Simd) {
+            switch (p_.line_bytes) {
+            case 32:
+                return choose_fast<32>(line.data());
+            case 64:
+                return choose_fast<64>(line.data());
+            default:
+                return choose_fast<128>(line.data());
             }
-            return {bdi_encoding::repeated8, 64};
+        } else {
+            // Scalar reference: the encoders in ascending (size, enc) order, first fit wins.
+            if (detail::is_repeated_scalar<std::uint64_t>(line))
+                return repeated_choice(detail::load_le<std::uint64_t>(line.data()));
+            for (bdi_encoding e : order_)
+                if (fits<false>(e, line)) return {e, bits_of(e)};
+            return {bdi_encoding::uncompressed, bits_of(bdi_encoding::uncompressed)};
         }
-        for (bdi_encoding e : order_)
-            if (fits<Simd>(e, line)) return {e, bits_of(e)};
-        return {bdi_encoding::uncompressed, bits_of(bdi_encoding::uncompressed)};
     }
 
     template <class T>

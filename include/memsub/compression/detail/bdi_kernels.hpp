@@ -54,43 +54,79 @@ bdi_first_non_immediate(const std::byte* p, std::uint32_t n, unsigned dbits) noe
     return n;
 }
 
-/// SIMD kernel: same answer as `bdi_fits_scalar(...).ok`.
+/// SIMD kernel: same answer as `bdi_fits_scalar(p, N, dbits, immediates).ok` for N elements.
+/// fits sext(8d) ⇔ ((v + 2^(8d−1)) & ~(2^(8d) − 1)) == 0, computed modulo 2^W per lane. The base
+/// is found with a scalar look at element 0 (usually the base) or, when element 0 is an
+/// immediate, with one vector "all immediates?" pass and a short scalar scan. The final pass
+/// checks "immediate or within reach of B" register by register and stops at the first failure
+/// (random data fails in the first register).
+template <class T, std::uint32_t N>
+[[nodiscard]] MEMSUB_ALWAYS_INLINE bool bdi_fits(const std::byte* p, unsigned dbits,
+                                                 bool immediates) noexcept {
+    using B = simd_batch<T>;
+    constexpr std::size_t lanes = simd_lanes<T>;
+    if constexpr (!simd_enabled || N < lanes || N % lanes != 0) {
+        return bdi_fits_scalar<T>(p, N, dbits, immediates).ok;
+    } else {
+        const auto* e = reinterpret_cast<const T*>(p);
+        const B bias(static_cast<T>(T{1} << (dbits - 1)));
+        const B high(static_cast<T>(~static_cast<T>((T{1} << dbits) - 1)));
+        const B zero(T{0});
+        T base = load_le<T>(p);
+        if (immediates && fits_sext<T>(base, dbits)) {
+            B acc = (B::load_unaligned(e) + bias) & high;
+            for (std::size_t i = lanes; i < N; i += lanes)
+                acc |= (B::load_unaligned(e + i) + bias) & high;
+            if (xsimd::all(acc == zero)) return true; // every element an immediate
+            base = load_le<T>(p + bdi_first_non_immediate<T>(p, N, dbits) * sizeof(T));
+        }
+        const B b(base);
+        for (std::size_t i = 0; i < N; i += lanes) {
+            const B v = B::load_unaligned(e + i);
+            const auto in_reach = ((v - b + bias) & high) == zero;
+            if (immediates) {
+                if (!xsimd::all(in_reach | (((v + bias) & high) == zero))) return false;
+            } else {
+                if (!xsimd::all(in_reach)) return false;
+            }
+        }
+        return true;
+    }
+}
+
+/// Runtime-count wrapper of the SIMD kernel (N = 2…64 elements).
 template <class T>
 [[nodiscard]] bool bdi_fits(const std::byte* p, std::uint32_t n, unsigned dbits,
                             bool immediates) noexcept {
-    using B = simd_batch<T>;
-    constexpr std::size_t lanes = simd_lanes<T>;
-    if constexpr (!simd_enabled) return bdi_fits_scalar<T>(p, n, dbits, immediates).ok;
-    if (n < lanes || n % lanes != 0) return bdi_fits_scalar<T>(p, n, dbits, immediates).ok;
+    switch (n) {
+    case 64:
+        return bdi_fits<T, 64>(p, dbits, immediates);
+    case 32:
+        return bdi_fits<T, 32>(p, dbits, immediates);
+    case 16:
+        return bdi_fits<T, 16>(p, dbits, immediates);
+    case 8:
+        return bdi_fits<T, 8>(p, dbits, immediates);
+    case 4:
+        return bdi_fits<T, 4>(p, dbits, immediates);
+    default:
+        return bdi_fits_scalar<T>(p, n, dbits, immediates).ok;
+    }
+}
 
-    const auto* e = reinterpret_cast<const T*>(p);
-    // fits sext(N) ⇔ ((v + 2^(N−1)) & ~(2^N − 1)) == 0, computed modulo 2^W per lane.
-    const B bias(static_cast<T>(T{1} << (dbits - 1)));
-    const B high(static_cast<T>(~static_cast<T>((T{1} << dbits) - 1)));
-    const B zero(T{0});
-    T base;
-    if (immediates) {
-        auto imm = ((B::load_unaligned(e) + bias) & high) == zero;
-        for (std::size_t i = lanes; i < n; i += lanes)
-            imm = imm & (((B::load_unaligned(e + i) + bias) & high) == zero);
-        if (xsimd::all(imm)) return true;
-        base = load_le<T>(p + bdi_first_non_immediate<T>(p, n, dbits) * sizeof(T));
-    } else {
-        base = load_le<T>(p);
+/// The smallest delta size d ∈ {1, 2, 4}, d < sizeof(T), for which the (sizeof(T), d) encoder
+/// fits, or 0 when none does. Fitting is monotone in d (if (k, d) fits, (k, 2d) fits: the new
+/// base and every new non-immediate are within 2^(8d−1) of the old base, so their differences
+/// fit sext(8d + 1) ⊆ sext(16d)), so the largest d is tested first and failures stop early.
+template <class T, std::uint32_t N>
+[[nodiscard]] MEMSUB_ALWAYS_INLINE std::uint32_t bdi_min_delta(const std::byte* p,
+                                                               bool immediates) noexcept {
+    std::uint32_t best = 0;
+    for (std::uint32_t d = sizeof(T) / 2; d >= 1; d /= 2) {
+        if (!bdi_fits<T, N>(p, 8 * d, immediates)) break;
+        best = d;
     }
-    const B b(base);
-    if (immediates) {
-        auto ok = zero == zero;
-        for (std::size_t i = 0; i < n; i += lanes) {
-            const B v = B::load_unaligned(e + i);
-            ok = ok & ((((v + bias) & high) == zero) | (((v - b + bias) & high) == zero));
-        }
-        return xsimd::all(ok);
-    }
-    auto ok = ((B::load_unaligned(e) - b + bias) & high) == zero;
-    for (std::size_t i = lanes; i < n; i += lanes)
-        ok = ok & (((B::load_unaligned(e + i) - b + bias) & high) == zero);
-    return xsimd::all(ok);
+    return best;
 }
 
 } // namespace memsub::compression::detail

@@ -48,11 +48,13 @@ public:
 
     /// Flushes the last partial byte (zero-padded). Returns the number of bits written.
     std::uint32_t finish() noexcept {
-        if (nacc_ > 0) {
-            emit_byte(static_cast<std::uint8_t>(acc_ << (8 - nacc_)));
-            acc_ = 0;
-            nacc_ = 0;
+        while (nacc_ >= 8) {
+            nacc_ -= 8;
+            emit_byte(static_cast<std::uint8_t>(acc_ >> nacc_));
         }
+        if (nacc_ > 0) emit_byte(static_cast<std::uint8_t>(acc_ << (8 - nacc_)));
+        acc_ = 0;
+        nacc_ = 0;
         return bits_;
     }
 
@@ -63,16 +65,25 @@ private:
     static constexpr std::uint32_t low_mask32(unsigned n) noexcept {
         return n >= 32 ? ~std::uint32_t{0} : (std::uint32_t{1} << n) - 1;
     }
+    // acc_ holds nacc_ < 32 pending bits (right-aligned); whole 32-bit groups are stored at once.
     void put32(std::uint32_t v, unsigned n) noexcept {
         if (n == 0) return;
-        acc_ = (acc_ << n) | v; // nacc_ ≤ 7 before, so ≤ 39 bits live in acc_
+        acc_ = (acc_ << n) | v;
         nacc_ += n;
         bits_ += n;
-        while (nacc_ >= 8) {
-            nacc_ -= 8;
-            emit_byte(static_cast<std::uint8_t>(acc_ >> nacc_));
+        if (nacc_ >= 32) {
+            nacc_ -= 32;
+            const auto word = static_cast<std::uint32_t>(acc_ >> nacc_);
+            if (MEMSUB_LIKELY(pos_ + 4 <= buf_.size())) {
+                const std::uint32_t be =
+                    std::endian::native == std::endian::little ? __builtin_bswap32(word) : word;
+                std::memcpy(buf_.data() + pos_, &be, 4);
+                pos_ += 4;
+            } else {
+                for (int s = 24; s >= 0; s -= 8) emit_byte(static_cast<std::uint8_t>(word >> s));
+            }
+            acc_ &= (std::uint64_t{1} << nacc_) - 1;
         }
-        acc_ &= (std::uint64_t{1} << nacc_) - 1;
     }
     void emit_byte(std::uint8_t b) noexcept {
         MEMSUB_ASSERT(pos_ < buf_.size());
