@@ -1,5 +1,6 @@
 #include "trace_test_util.hpp"
 
+#include <memsub/core/rng.hpp>
 #include <memsub/trace/lackey_reader.hpp>
 #include <memsub/trace/writers.hpp>
 
@@ -231,4 +232,33 @@ TEST_CASE("lackey: parses a real Valgrind 3.19 capture (valgrind --tool=lackey /
     CHECK(first[0].address == byte_address{0x1fff000708});
     CHECK(first[0].size == 8);
     CHECK(first[0].pc == 0x0401ab73);
+}
+
+TEST_CASE("lackey: the exact-layout fast path and the lenient path agree") {
+    memsub::xoshiro256ss rng(8);
+    std::string exact, lenient;
+    const char tags[] = {'I', 'L', 'S', 'M'};
+    for (int i = 0; i < 2000; ++i) {
+        const char t = tags[rng() % 4];
+        // Addresses of 1..16 digits (with leading zeros sometimes), sizes of 1..10 digits.
+        const int digits = 1 + static_cast<int>(rng() % 16);
+        std::string addr;
+        for (int d = 0; d < digits; ++d) addr += "0123456789abcdefABCDEF"[rng() % 22];
+        const std::uint64_t size = rng() % 3 == 0 ? rng() % 4294967296ULL : rng() % 100;
+        const std::string fields = addr + "," + std::to_string(size);
+        exact += (t == 'I' ? std::string("I  ") : std::string(" ") + t + " ") + fields + "\n";
+        lenient += std::string("\t") + t + " \t" + fields + " \t\n";
+    }
+    std::istringstream a(exact), b(lenient);
+    auto ra = make(a, {.emit_instruction_fetches = true});
+    auto rb = make(b, {.emit_instruction_fetches = true});
+    const auto va = trace_test::read_all(ra), vb = trace_test::read_all(rb);
+    REQUIRE(va.size() == vb.size());
+    for (std::size_t i = 0; i < va.size(); ++i) {
+        CHECK(va[i].address == vb[i].address);
+        CHECK(va[i].size == vb[i].size);
+        CHECK(va[i].kind == vb[i].kind);
+        CHECK(va[i].pc == vb[i].pc);
+    }
+    CHECK(ra.instructions() == rb.instructions());
 }

@@ -103,22 +103,60 @@ private:
                      problem);
     }
 
+    /// The exact layout Valgrind prints ("I  hex,dec" / " X hex,dec"), parsed in one pass;
+    /// false when the line is anything else (then `parse` decides, with a precise message).
+    static bool parse_exact(std::string_view line, char& tag, std::uint64_t& addr,
+                            std::uint64_t& size) noexcept {
+        if (line.size() < 6 || line[2] != ' ') return false;
+        if (line[0] == 'I' && line[1] == ' ')
+            tag = 'I';
+        else if (line[0] == ' ' && (line[1] == 'L' || line[1] == 'S' || line[1] == 'M'))
+            tag = line[1];
+        else
+            return false;
+        std::size_t i = 3;
+        const std::size_t hex_begin = i;
+        std::uint64_t a = 0;
+        for (int d; i < line.size() && (d = detail::hex_value(line[i])) >= 0; ++i)
+            a = (a << 4) | static_cast<std::uint64_t>(d);
+        if (i == hex_begin || i - hex_begin > 16 || i == line.size() || line[i] != ',')
+            return false;
+        const std::size_t dec_begin = ++i;
+        std::uint64_t n = 0;
+        for (; i < line.size() && line[i] >= '0' && line[i] <= '9'; ++i)
+            n = n * 10 + static_cast<std::uint64_t>(line[i] - '0');
+        if (i != line.size() || i == dec_begin || i - dec_begin > 9) return false; // < 10^9
+        addr = a;
+        size = n;
+        return true;
+    }
+
     /// Parses one line; true when it produced an access in `out`.
     bool parse(std::string_view line, memsub::access& out) {
-        if (line.starts_with("==") || line.starts_with("--")) return false; // Valgrind message
+        char t = 0;
+        std::uint64_t addr = 0, size = 0;
+        if (!parse_exact(line, t, addr, size)) parse_general(line, t, addr, size);
+        if (t == 0) return false; // a Valgrind message, blank or skipped line
+        return emit(t, addr, size, out);
+    }
+
+    /// Any other line: Valgrind messages, blank lines, lenient spacing, or an error. Sets `t` to
+    /// 0 for lines that carry no record.
+    void parse_general(std::string_view line, char& t, std::uint64_t& addr, std::uint64_t& size) {
+        t = 0;
+        if (line.starts_with("==") || line.starts_with("--")) return; // Valgrind message
         std::string_view rest = line;
         const std::string_view tag = detail::next_token(rest);
-        if (tag.empty()) return false; // blank line
-        const char t = tag.size() == 1 ? tag[0] : '\0';
-        if (t != 'I' && t != 'L' && t != 'S' && t != 'M') {
-            if (p_.skip_unknown_lines) return false;
+        if (tag.empty()) return; // blank line
+        const char c = tag.size() == 1 ? tag[0] : '\0';
+        if (c != 'I' && c != 'L' && c != 'S' && c != 'M') {
+            if (p_.skip_unknown_lines) return;
             fail("not a Lackey record (expected 'I', 'L', 'S', 'M' or a Valgrind message)");
         }
         const std::string_view field = detail::next_token(rest);
         if (!detail::is_blank_line(rest)) fail("unexpected text after the record");
         const std::size_t comma = field.find(',');
         if (comma == std::string_view::npos) fail("missing ',' between address and size");
-        std::uint64_t addr = 0, size = 0;
         char bad = 0;
         auto st = detail::parse_hex(field.substr(0, comma), addr, bad);
         if (st != detail::number_status::ok)
@@ -127,7 +165,10 @@ private:
         if (st != detail::number_status::ok)
             fail(detail::number_problem(st, bad, "size", "decimal"));
         if (size > std::numeric_limits<std::uint32_t>::max()) fail("size does not fit in 32 bits");
+        t = c;
+    }
 
+    bool emit(char t, std::uint64_t addr, std::uint64_t size, memsub::access& out) {
         out = memsub::access{};
         out.address = byte_address{addr};
         out.size = static_cast<std::uint32_t>(size);

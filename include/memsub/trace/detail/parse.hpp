@@ -5,6 +5,7 @@
 // in 64 bits is reported, never wrapped).
 #pragma once
 
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
@@ -19,27 +20,40 @@ enum class number_status : std::uint8_t { ok, empty, bad_digit, overflow };
     return c == ' ' || c == '\t';
 }
 
+/// Digit value of every byte: 0–15 for [0-9a-fA-F], -1 otherwise.
+inline constexpr auto hex_table = [] {
+    std::array<std::int8_t, 256> t{};
+    for (auto& x : t) x = -1;
+    for (int c = '0'; c <= '9'; ++c)
+        t[static_cast<std::size_t>(c)] = static_cast<std::int8_t>(c - '0');
+    for (int c = 'a'; c <= 'f'; ++c)
+        t[static_cast<std::size_t>(c)] = static_cast<std::int8_t>(c - 'a' + 10);
+    for (int c = 'A'; c <= 'F'; ++c)
+        t[static_cast<std::size_t>(c)] = static_cast<std::int8_t>(c - 'A' + 10);
+    return t;
+}();
+
 [[nodiscard]] constexpr int hex_value(char c) noexcept {
-    if (c >= '0' && c <= '9') return c - '0';
-    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-    return -1;
+    return hex_table[static_cast<unsigned char>(c)];
 }
 
-/// Parses all of `s` as hexadecimal digits (no prefix). `bad` receives the offending character.
+/// Parses all of `s` as hexadecimal digits (no prefix). `bad` receives the first offending
+/// character; a value with more than 16 significant digits is an overflow.
 [[nodiscard]] constexpr number_status parse_hex(std::string_view s, std::uint64_t& out,
                                                 char& bad) noexcept {
     if (s.empty()) return number_status::empty;
     std::uint64_t v = 0;
+    std::size_t significant = 0; // digits from the first non-zero one on
     for (const char c : s) {
         const int d = hex_value(c);
         if (d < 0) {
             bad = c;
             return number_status::bad_digit;
         }
-        if (v > (std::numeric_limits<std::uint64_t>::max() >> 4)) return number_status::overflow;
-        v = (v << 4) | static_cast<std::uint64_t>(d);
+        significant += static_cast<std::size_t>(significant != 0 || d != 0);
+        v = (v << 4) | static_cast<std::uint64_t>(d); // wraps harmlessly; checked below
     }
+    if (significant > 16) return number_status::overflow;
     out = v;
     return number_status::ok;
 }
