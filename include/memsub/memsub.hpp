@@ -10,3 +10,5 @@
 #include <memsub/core/types.hpp>
 #include <memsub/cache/basic_cache.hpp>
 #include <memsub/replacement/all.hpp>
+#include <memsub/trace/all.hpp>
+#include <memsub/workload/synthetic.hpp>
