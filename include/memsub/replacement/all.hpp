@@ -3,13 +3,29 @@
 
 #include <tuple>
 
+#include <memsub/replacement/brrip.hpp>
 #include <memsub/replacement/concept.hpp>
+#include <memsub/replacement/drrip.hpp>
+#include <memsub/replacement/dual_of.hpp>
+#include <memsub/replacement/fifo.hpp>
 #include <memsub/replacement/lru.hpp>
+#include <memsub/replacement/next_use.hpp>
+#include <memsub/replacement/nru.hpp>
+#include <memsub/replacement/opt.hpp>
+#include <memsub/replacement/random.hpp>
+#include <memsub/replacement/rrip_dual.hpp>
+#include <memsub/replacement/set_dueling.hpp>
+#include <memsub/replacement/ship.hpp>
+#include <memsub/replacement/srrip.hpp>
+#include <memsub/replacement/tree_plru.hpp>
 
 namespace memsub::replacement {
 
 /// Every shipped policy that needs no host-supplied oracle (OPT needs next-use hints and is
-/// listed separately).
-using all_policies = std::tuple<lru>;
+/// listed separately). Each is default-constructible from a geometry with default params.
+using all_policies = std::tuple<lru, fifo, random, tree_plru, nru, srrip, brrip, drrip, ship>;
+
+/// Policies that need an oracle in the access hints (`hints.next_use`, see next_use.hpp).
+using oracle_policies = std::tuple<opt>;
 
 } // namespace memsub::replacement

@@ -1,0 +1,48 @@
+// memsub — the oracle pass Belady's OPT needs: for every access of a stream, the position of
+// the next access to the same line (spec, OPT: "backward pass … never → ∞").
+//
+// Not on the per-access cache path: it runs once over a recorded stream and uses a hash map.
+#pragma once
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <unordered_map>
+#include <vector>
+
+#include <memsub/core/access.hpp>
+#include <memsub/core/errors.hpp>
+#include <memsub/core/types.hpp>
+
+namespace memsub::replacement {
+
+/// next[i] = the smallest j > i with line(stream[j]) == line(stream[i]), or `memsub::never`.
+/// Lines are `address / line_bytes`; `line_bytes` must be a power of two ≥ 1.
+[[nodiscard]] inline std::vector<std::uint64_t>
+next_use_positions(std::span<const memsub::access> stream, std::uint32_t line_bytes) {
+    memsub::detail::require(line_bytes >= 1 && std::has_single_bit(line_bytes),
+                            "memsub::replacement::next_use", "line_bytes", line_bytes,
+                            "must be a power of two");
+    const std::uint32_t shift = log2_exact(line_bytes);
+    std::vector<std::uint64_t> next(stream.size(), never);
+    std::unordered_map<std::uint64_t, std::uint64_t> seen;
+    seen.reserve(stream.size() / 2 + 1);
+    for (std::size_t i = stream.size(); i-- > 0;) {
+        const std::uint64_t line = stream[i].address.value >> shift;
+        auto [it, fresh] = seen.try_emplace(line, i);
+        if (!fresh) {
+            next[i] = it->second;
+            it->second = i;
+        }
+    }
+    return next;
+}
+
+/// Writes each access's `hints.next_use` (positions are indices into `stream`).
+inline void annotate_next_use(std::span<memsub::access> stream, std::uint32_t line_bytes) {
+    const auto next = next_use_positions(stream, line_bytes);
+    for (std::size_t i = 0; i < stream.size(); ++i) stream[i].hints.next_use = next[i];
+}
+
+} // namespace memsub::replacement

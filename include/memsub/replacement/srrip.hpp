@@ -1,0 +1,62 @@
+// memsub — static re-reference interval prediction (SRRIP).
+//
+// Citation: Jaleel, Theobald, Steely, Emer, "High Performance Cache Replacement Using
+// Re-Reference Interval Prediction (RRIP)", ISCA 2010, §3.1 (SRRIP), §4.1 (victim search), §3.1
+// hit promotion (HP and FP). M-bit RRPV per entry, default M = 2. Insertion: RRPV ← 2^M − 2
+// ("long"). Hit: HP (default) RRPV ← 0, or FP RRPV ← RRPV − 1. Victim: the first eligible entry
+// with RRPV = 2^M − 1; if none, every RRPV of the set is incremented until one is (saturating).
+// Deviations: none (victims restricted to the eligible mask). With M = 1 SRRIP is NRU.
+// Storage: M bits per entry.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include <memsub/replacement/concept.hpp>
+#include <memsub/replacement/detail/rrpv_state.hpp>
+
+namespace memsub::replacement {
+
+class srrip {
+public:
+    struct params {
+        /// RRPV width M, 1..7 (the paper finds 2–3 sufficient).
+        std::uint32_t rrpv_bits = 2;
+        hit_promotion promotion = hit_promotion::hit_priority;
+    };
+
+    explicit srrip(const geometry& g) : srrip(g, params{}) {}
+    srrip(const geometry& g, const params& p)
+        : state_((validate(p), g), p.rrpv_bits)
+        , promotion_(p.promotion) {}
+
+    [[nodiscard]] std::string_view name() const noexcept { return "srrip"; }
+
+    void on_hit(set_index s, entry_index e, const access&) noexcept {
+        state_.promote(s, e, promotion_);
+    }
+    void on_insert(set_index s, entry_index e, const access&) noexcept {
+        state_.set(s, e, state_.long_interval());
+    }
+    void on_evict(set_index, entry_index, const eviction_info&) noexcept {}
+    [[nodiscard]] entry_index victim(set_index s, entry_mask eligible, const access&) noexcept {
+        return state_.find_victim(s, eligible);
+    }
+
+    [[nodiscard]] std::uint32_t rrpv(set_index s, entry_index e) const noexcept {
+        return state_.get(s, e);
+    }
+    [[nodiscard]] std::uint64_t storage_bits() const noexcept { return state_.storage_bits(); }
+
+private:
+    static void validate(const params& p) {
+        detail::rrpv_state::validate_bits(p.rrpv_bits, "memsub::replacement::srrip");
+    }
+
+    detail::rrpv_state state_;
+    hit_promotion promotion_;
+};
+
+static_assert(replacement_policy<srrip>);
+
+} // namespace memsub::replacement
