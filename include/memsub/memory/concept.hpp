@@ -1,0 +1,193 @@
+// memsub — the memory-side concepts: `address_mapping` and `memory_controller`, with their
+// vocabulary (DRAM coordinates, requests, completions) and call protocols.
+//
+// memsub decides and models state; the host owns the clock (design.md, principle 3). A
+// controller is advanced to a cycle the host gives and hands back the requests that completed.
+//
+// address_mapping — a type M models it when:
+//   M1. `m.map(byte_address)` noexcept -> `dram_address` (channel, rank, bank group, bank, row,
+//       column). Total: every address maps; bits above the mapping are ignored.
+//   M2. `m.unmap(dram_address)` noexcept -> `byte_address`, the lowest byte address mapping to
+//       those coordinates (map(unmap(d)) == d for every in-range d).
+//   M3. `m.organisation()` -> `const dram_organisation&`: the field counts (channels, ranks,
+//       bank groups, banks per group, rows, columns), so controllers size themselves.
+//
+// memory_controller — a type C models it when:
+//   C1. `typename C::params` is a default-constructible aggregate of its knobs; construction
+//       validates it (and the timing preset) and throws `memsub::config_error`.
+//   C2. `c.enqueue(const mem_request&)` noexcept -> `enqueue_result` (accepted / queue_full).
+//       A refused request leaves no trace; the host retries later (back-pressure).
+//   C3. `c.can_accept(const mem_request&)` const noexcept -> bool: would enqueue accept it now.
+//   C4. `c.advance_to(cycle)` noexcept: performs every decision and state change with cycle
+//       ≤ `cycle`.
+//   C5. `c.next_event_cycle()` const noexcept -> std::uint64_t: the earliest cycle at which
+//       advancing changes anything (a request selected, a request completing), or
+//       `memsub::never` when nothing is outstanding. A host may jump straight to it.
+//   C6. `c.drain(sink)` with sink invocable as `sink(const completion&)`: hands every completed,
+//       not yet drained request to `sink` in completion-cycle order and returns their count;
+//       `c.drain(std::span<completion>)` fills a caller buffer and returns how many it wrote
+//       (the rest stay for the next call). Neither allocates.
+//   C7. `c.stats()` -> `const controller_stats&` (memory/controller_stats.hpp); `c.pending()` ->
+//   requests accepted and not
+//       yet drained; `c.name()` -> std::string_view.
+//
+// Call protocol:
+//   P1. Request ids are chosen by the host and returned unchanged in the completion.
+//   P2. `request.arrival_cycle` is the host's cycle of the enqueue; arrivals are non-decreasing
+//       across enqueues, and never earlier than the last `advance_to` cycle.
+//   P3. Calls to `advance_to` use non-decreasing cycles. A completion with `done_cycle` ≤ the
+//       last advanced cycle is drainable.
+//   P4. A completed request keeps its slot until drained; a host that never drains eventually
+//       sees queue_full (capacity = queues + in-flight limit).
+//   P5. Per request the path is: enqueue (arrival) → selected by the scheduler (queueing delay
+//       = selected − arrival) → DRAM commands → data transfer ends (done). Latency = done −
+//       arrival. The class (row hit / empty / conflict) is the bank state found when the
+//       scheduler selected it.
+//   P6. enqueue, advance_to, next_event_cycle and drain never allocate and never throw.
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include <memsub/core/types.hpp>
+
+namespace memsub::memory {
+
+/// The field counts of a DRAM system (all powers of two).
+struct dram_organisation {
+    std::uint32_t channels = 1;
+    std::uint32_t ranks = 1;
+    std::uint32_t bank_groups = 1;
+    std::uint32_t banks_per_group = 8;
+    std::uint32_t rows = 65536;
+    /// Columns in burst units (a request moves one burst).
+    std::uint32_t columns = 128;
+    /// Bytes of one burst (the byte-offset field below the column).
+    std::uint32_t burst_bytes = 64;
+
+    [[nodiscard]] constexpr std::uint32_t banks_per_rank() const noexcept {
+        return bank_groups * banks_per_group;
+    }
+    [[nodiscard]] constexpr std::uint32_t banks_per_channel() const noexcept {
+        return ranks * banks_per_rank();
+    }
+    friend constexpr bool operator==(const dram_organisation&, const dram_organisation&) = default;
+};
+
+/// Where an address lives in DRAM. `bank` is the bank within its bank group.
+struct dram_address {
+    std::uint32_t channel = 0;
+    std::uint32_t rank = 0;
+    std::uint32_t bank_group = 0;
+    std::uint32_t bank = 0;
+    std::uint32_t row = 0;
+    std::uint32_t column = 0;
+
+    friend constexpr bool operator==(const dram_address&, const dram_address&) = default;
+};
+
+/// Flat bank index within a channel: (rank, bank group, bank) → 0 … banks_per_channel − 1.
+[[nodiscard]] constexpr std::uint32_t flat_bank(const dram_address& a,
+                                                const dram_organisation& o) noexcept {
+    return (a.rank * o.bank_groups + a.bank_group) * o.banks_per_group + a.bank;
+}
+
+/// The row-buffer state a request found (ReMAP §2.1 cost scale; spec "latency classes").
+enum class row_class : std::uint8_t {
+    hit,      ///< the bank had the request's row open: column access only
+    empty,    ///< the bank was precharged: ACT + column access
+    conflict, ///< another row was open: PRE + ACT + column access
+};
+
+[[nodiscard]] constexpr std::string_view to_string(row_class c) noexcept {
+    switch (c) {
+    case row_class::hit:
+        return "hit";
+    case row_class::empty:
+        return "empty";
+    case row_class::conflict:
+        return "conflict";
+    }
+    return "?";
+}
+
+/// One memory request (one burst) as the host sends it.
+struct mem_request {
+    /// Chosen by the host, returned in the completion (P1).
+    std::uint64_t id = 0;
+    byte_address address{};
+    bool is_write = false;
+    /// Which requester (core cluster, SM, core) sent it; partitioned controllers queue by it.
+    std::uint32_t requester = 0;
+    /// The host's cycle when the request reaches the controller (P2).
+    std::uint64_t arrival_cycle = 0;
+};
+
+/// A finished request.
+struct completion {
+    std::uint64_t id = 0;
+    byte_address address{};
+    bool is_write = false;
+    std::uint32_t requester = 0;
+    std::uint32_t channel = 0;
+    /// Flat bank within the channel.
+    std::uint32_t bank = 0;
+    row_class kind = row_class::hit;
+    std::uint64_t arrival_cycle = 0;
+    /// When the scheduler picked it (end of queueing).
+    std::uint64_t selected_cycle = 0;
+    /// First cycle of its data burst on the bus.
+    std::uint64_t data_cycle = 0;
+    /// Last data beat transferred: the request is complete.
+    std::uint64_t done_cycle = 0;
+
+    [[nodiscard]] constexpr std::uint64_t latency() const noexcept {
+        return done_cycle - arrival_cycle;
+    }
+    [[nodiscard]] constexpr std::uint64_t queueing_delay() const noexcept {
+        return selected_cycle - arrival_cycle;
+    }
+};
+
+enum class enqueue_result : std::uint8_t { accepted, queue_full };
+
+template <class M>
+concept address_mapping = requires(const M& m, byte_address a, const dram_address& d) {
+    { m.map(a) }
+    noexcept->std::same_as<dram_address>; // M1
+    { m.unmap(d) }
+    noexcept->std::same_as<byte_address>;                                  // M2
+    { m.organisation() } -> std::convertible_to<const dram_organisation&>; // M3
+};
+
+namespace detail {
+struct completion_sink_archetype {
+    void operator()(const completion&) const noexcept {}
+};
+} // namespace detail
+
+template <class C>
+concept memory_controller = std::default_initializable<typename C::params> && // C1
+    requires(C& c, const C& cc, const mem_request& r, std::uint64_t t, std::span<completion> buf,
+             detail::completion_sink_archetype sink) {
+    { c.enqueue(r) }
+    noexcept->std::same_as<enqueue_result>; // C2
+    { cc.can_accept(r) }
+    noexcept->std::same_as<bool>; // C3
+    { c.advance_to(t) }
+    noexcept; // C4
+    { cc.next_event_cycle() }
+    noexcept->std::same_as<std::uint64_t>;                 // C5
+    { c.drain(sink) } -> std::convertible_to<std::size_t>; // C6
+    { c.drain(buf) }
+    noexcept->std::convertible_to<std::size_t>;                       // C6
+    { cc.stats().completed() } -> std::convertible_to<std::uint64_t>; // C7
+    { cc.pending() }
+    noexcept->std::convertible_to<std::size_t>;             // C7
+    { cc.name() } -> std::convertible_to<std::string_view>; // C7
+};
+
+} // namespace memsub::memory

@@ -1,0 +1,86 @@
+// memsub — statistics every memory controller keeps (memory/concept.hpp, C7).
+//
+// Per request: latency (arrival → last data beat), queueing delay (arrival → selected by the
+// scheduler) and row class. Aggregates: row-hit rate, data-bus utilisation (busy data-bus
+// cycles over the elapsed cycles of all channels), latency mean and percentiles.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+
+#include <memsub/core/types.hpp>
+#include <memsub/memory/concept.hpp>
+#include <memsub/memory/latency_histogram.hpp>
+
+namespace memsub::memory {
+
+struct controller_stats {
+    /// Requesters tracked individually for fairness (higher ids share the last slot).
+    static constexpr std::uint32_t tracked_requesters = 64;
+
+    std::uint64_t reads = 0;
+    std::uint64_t writes = 0;
+    /// Completed requests by row class (index = row_class).
+    std::array<std::uint64_t, 3> by_class{};
+    /// Enqueue attempts refused with queue_full.
+    std::uint64_t refused = 0;
+    std::uint64_t refreshes = 0;
+    std::uint64_t bytes = 0;
+    /// Sum over channels of cycles their data bus carried data.
+    std::uint64_t data_bus_cycles = 0;
+    /// First arrival and last completion seen (the measured window).
+    std::uint64_t first_arrival = never;
+    std::uint64_t last_done = 0;
+    /// Channels of the memory (for utilisation).
+    std::uint32_t channels = 1;
+
+    latency_histogram latency;
+    latency_histogram queueing;
+    /// Per-requester completed count and latency sum (fairness).
+    std::array<std::uint64_t, tracked_requesters> requester_count{};
+    std::array<std::uint64_t, tracked_requesters> requester_latency{};
+
+    void record(const completion& c, std::uint32_t burst_cycles,
+                std::uint32_t burst_bytes) noexcept {
+        (c.is_write ? writes : reads) += 1;
+        by_class[static_cast<std::size_t>(c.kind)] += 1;
+        bytes += burst_bytes;
+        data_bus_cycles += burst_cycles;
+        first_arrival = std::min(first_arrival, c.arrival_cycle);
+        last_done = std::max(last_done, c.done_cycle);
+        latency.record(c.latency());
+        queueing.record(c.queueing_delay());
+        const std::uint32_t r = std::min(c.requester, tracked_requesters - 1);
+        requester_count[r] += 1;
+        requester_latency[r] += c.latency();
+    }
+
+    [[nodiscard]] std::uint64_t completed() const noexcept { return reads + writes; }
+    [[nodiscard]] std::uint64_t row_hits() const noexcept { return by_class[0]; }
+    [[nodiscard]] std::uint64_t row_empties() const noexcept { return by_class[1]; }
+    [[nodiscard]] std::uint64_t row_conflicts() const noexcept { return by_class[2]; }
+    [[nodiscard]] double row_hit_rate() const noexcept {
+        return completed() == 0
+                   ? 0.0
+                   : static_cast<double>(row_hits()) / static_cast<double>(completed());
+    }
+    /// Cycles from the first arrival to the last completion.
+    [[nodiscard]] std::uint64_t elapsed_cycles() const noexcept {
+        return completed() == 0 || last_done < first_arrival ? 0 : last_done - first_arrival;
+    }
+    /// Fraction of the peak data-bus bandwidth of all channels used over the measured window.
+    [[nodiscard]] double bandwidth_utilisation() const noexcept {
+        const std::uint64_t e = elapsed_cycles();
+        return e == 0 ? 0.0
+                      : static_cast<double>(data_bus_cycles) /
+                            (static_cast<double>(e) * static_cast<double>(channels));
+    }
+    /// Bytes per cycle delivered over the measured window.
+    [[nodiscard]] double bytes_per_cycle() const noexcept {
+        const std::uint64_t e = elapsed_cycles();
+        return e == 0 ? 0.0 : static_cast<double>(bytes) / static_cast<double>(e);
+    }
+};
+
+} // namespace memsub::memory

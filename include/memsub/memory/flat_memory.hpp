@@ -1,0 +1,145 @@
+// memsub — a flat-latency, bandwidth-limited memory: the fast baseline with the controller
+// interface (models `memory_controller`).
+//
+// Every request costs the same latency; requests share one pipe whose bandwidth is
+// `bytes_per_cycle`, so a request starts when the pipe is free (its queueing delay) and
+// completes `latency_cycles` later. Completions are in arrival order. MCM-GPU (seed 001,
+// Ch. 5) models its DRAM partitions this way (100 ns flat latency, 768 GB/s per partition), and
+// HTA's multi-GPU study sets MGPUSim's flat DRAM latency to a measured average (seed 004).
+// Every request is reported as `row_class::empty` (the flat model has no row buffers).
+#pragma once
+
+#include <algorithm>
+#include <cmath>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include <memsub/core/errors.hpp>
+#include <memsub/core/types.hpp>
+#include <memsub/memory/concept.hpp>
+#include <memsub/memory/controller_stats.hpp>
+#include <memsub/memory/detail/ring_buffer.hpp>
+
+namespace memsub::memory {
+
+class flat_memory {
+public:
+    static constexpr std::string_view component = "memsub::memory::flat_memory";
+
+    struct params {
+        /// Cycles from the start of service to completion (includes the transfer).
+        std::uint32_t latency_cycles = 100;
+        /// Pipe bandwidth in bytes per cycle (> 0).
+        double bytes_per_cycle = 64.0;
+        /// Bytes each request moves.
+        std::uint32_t request_bytes = 64;
+        /// Requests accepted and not yet drained.
+        std::uint32_t capacity = 256;
+    };
+
+    flat_memory() : flat_memory(params{}) {}
+    explicit flat_memory(const params& p) : p_(p), ring_(p.capacity) {
+        using memsub::detail::require;
+        require(p.latency_cycles >= 1, component, "latency_cycles", p.latency_cycles,
+                "must be >= 1");
+        require(p.bytes_per_cycle > 0.0 && p.bytes_per_cycle <= 1e9, component, "bytes_per_cycle",
+                static_cast<std::uint64_t>(p.bytes_per_cycle), "must be in (0, 1e9]");
+        require(p.request_bytes >= 1, component, "request_bytes", p.request_bytes, "must be >= 1");
+        require(p.capacity >= 1, component, "capacity", p.capacity, "must be >= 1");
+        // Occupancy of the pipe per request, in 1/65536 cycles (fixed point).
+        occupancy_ = static_cast<std::uint64_t>(
+            std::llround(static_cast<double>(p.request_bytes) / p.bytes_per_cycle * 65536.0));
+        if (occupancy_ == 0) occupancy_ = 1;
+        stats_.channels = 1;
+    }
+
+    [[nodiscard]] std::string_view name() const noexcept { return "flat"; }
+
+    [[nodiscard]] bool can_accept(const mem_request&) const noexcept { return !ring_.full(); }
+
+    enqueue_result enqueue(const mem_request& r) noexcept {
+        if (ring_.full()) {
+            ++stats_.refused;
+            return enqueue_result::queue_full;
+        }
+        // Start = max(arrival, pipe free), in fixed point.
+        const std::uint64_t arrival_fp = r.arrival_cycle << 16;
+        const std::uint64_t start_fp = std::max(arrival_fp, pipe_free_fp_);
+        pipe_free_fp_ = start_fp + occupancy_;
+        const std::uint64_t start = (start_fp + 0xffff) >> 16;
+        completion c{.id = r.id,
+                     .address = r.address,
+                     .is_write = r.is_write,
+                     .requester = r.requester,
+                     .channel = 0,
+                     .bank = 0,
+                     .kind = row_class::empty,
+                     .arrival_cycle = r.arrival_cycle,
+                     .selected_cycle = start,
+                     .data_cycle = start,
+                     .done_cycle = start + p_.latency_cycles};
+        ring_.push_back(c);
+        return enqueue_result::accepted;
+    }
+
+    void advance_to(std::uint64_t cycle) noexcept { now_ = std::max(now_, cycle); }
+
+    [[nodiscard]] std::uint64_t next_event_cycle() const noexcept {
+        return undrained_ready() < ring_.size() ? ring_[undrained_ready()].done_cycle : never;
+    }
+
+    template <std::invocable<const completion&> Sink>
+    std::size_t drain(Sink&& sink) {
+        std::size_t n = 0;
+        while (!ring_.empty() && ring_.front().done_cycle <= now_) {
+            const completion c = ring_.front();
+            ring_.pop_front();
+            record(c);
+            sink(c);
+            ++n;
+        }
+        return n;
+    }
+
+    std::size_t drain(std::span<completion> out) noexcept {
+        std::size_t n = 0;
+        while (n < out.size() && !ring_.empty() && ring_.front().done_cycle <= now_) {
+            out[n] = ring_.front();
+            ring_.pop_front();
+            record(out[n]);
+            ++n;
+        }
+        return n;
+    }
+
+    [[nodiscard]] std::size_t pending() const noexcept { return ring_.size(); }
+    [[nodiscard]] const controller_stats& stats() const noexcept { return stats_; }
+    [[nodiscard]] const params& parameters() const noexcept { return p_; }
+
+private:
+    // Index of the first completion not yet ready at now_ (completions are in done order).
+    [[nodiscard]] std::size_t undrained_ready() const noexcept {
+        std::size_t i = 0;
+        while (i < ring_.size() && ring_[i].done_cycle <= now_) ++i;
+        return i;
+    }
+    void record(const completion& c) noexcept {
+        // The pipe's busy time per request (rounded) stands for the data-bus occupancy.
+        const auto busy = static_cast<std::uint32_t>((occupancy_ + 0xffff) >> 16);
+        stats_.record(c, busy, p_.request_bytes);
+    }
+
+    params p_;
+    detail::ring_buffer<completion> ring_;
+    std::uint64_t occupancy_ = 1;
+    std::uint64_t pipe_free_fp_ = 0;
+    std::uint64_t now_ = 0;
+    controller_stats stats_{};
+};
+
+static_assert(memory_controller<flat_memory>);
+
+} // namespace memsub::memory

@@ -1,0 +1,139 @@
+// ReMAP's MAC table (Table 2.2 rules), the flat-latency memory, and the latency histogram
+// (percentiles against exact order statistics).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <vector>
+
+#include <memsub/core/rng.hpp>
+#include <memsub/memory/all.hpp>
+
+#include "helpers.hpp"
+
+using memsub::byte_address;
+using namespace memsub::memory;
+
+TEST_CASE("MAC table classes follow Table 2.2's rules") {
+    mac_table m(mac_table::params{.banks = 8, .row_bits = 16, .window = 0});
+    // Fresh bank: no previous row, so a row miss: class 2 without, 3 with pending requests.
+    CHECK(m.estimate(0, 5, 0) == 2);
+    CHECK(m.estimate(0, 5, 1) == 3);
+    m.record(0, 5);
+    CHECK(m.estimate(0, 5, 0) == 0); // no conflict, row hit
+    CHECK(m.estimate(0, 6, 0) == 2); // no conflict, row miss
+    CHECK(m.estimate(0, 5, 2) == 3); // conflict, but the row before previous is unknown
+    m.record(0, 5);
+    CHECK(m.estimate(0, 5, 2) == 1); // conflict, row == previous == the one before
+    CHECK(m.estimate(0, 7, 2) == 3); // conflict, row miss
+    m.record(0, 7);
+    CHECK(m.previous_row(0) == 7);
+    CHECK(m.row_before_previous(0) == 5);
+    CHECK(m.estimate(0, 7, 1) == 3); // previous two differ
+    CHECK(m.estimate(0, 7, 0) == 0);
+    // Banks are independent.
+    CHECK(m.estimate(1, 7, 0) == 2);
+}
+
+TEST_CASE("MAC table: the pending count is approximated from the last Q references") {
+    mac_table m(mac_table::params{.banks = 4, .row_bits = 16, .window = 4});
+    m.record(2, 9);
+    CHECK(m.approximate_pending(2) == 1);
+    CHECK(m.estimate(2, 9) == 3); // bank 2 is "busy" (1 of the last 4), previous two differ
+    m.record(2, 9);
+    CHECK(m.estimate(2, 9) == 1); // busy, row == previous == before
+    for (int i = 0; i < 4; ++i) m.record(1, 1);
+    CHECK(m.approximate_pending(2) == 0); // slid out of the window
+    CHECK(m.approximate_pending(1) == 4);
+    CHECK(m.estimate(2, 9) == 0);
+    CHECK(m.estimate(2, 8) == 2);
+    CHECK(m.storage_bits() == 4 * (2 * 16 + 6) + 4 * 2);
+}
+
+TEST_CASE("MAC table with a controller: pending = requests queued at the bank") {
+    dram_timing t = presets::ddr3_1600_remap;
+    const auto map = bit_field_mapping::from_order("rorabachco", t);
+    fr_fcfs_controller<> c(map, {.timing = t});
+    auto mac = mac_table::for_organisation(map.organisation());
+    CHECK(mac.banks() == 8);
+    const byte_address a = map.unmap({.bank = 3, .row = 4});
+    const byte_address b = map.unmap({.bank = 3, .row = 5});
+    // Two requests to bank 3 arrive in the same cycle: one is selected, one keeps waiting.
+    CHECK(c.enqueue(memtest::read_at(0, a, 10)) == enqueue_result::accepted);
+    CHECK(c.enqueue(memtest::read_at(1, b, 10)) == enqueue_result::accepted);
+    c.advance_to(10);
+    CHECK(c.queued_at(a) == 1);
+    const auto d = map.map(a);
+    mac.record(mac_table::bank_id(d, map.organisation()), d.row);
+    CHECK(mac.estimate(mac_table::bank_id(d, map.organisation()), d.row, c.queued_at(a)) == 3);
+    CHECK(mac.estimate(mac_table::bank_id(d, map.organisation()), d.row, 0) == 0);
+}
+
+TEST_CASE("flat memory: constant latency, bandwidth-limited pipe") {
+    flat_memory f(flat_memory::params{
+        .latency_cycles = 100, .bytes_per_cycle = 16.0, .request_bytes = 64, .capacity = 64});
+    std::vector<mem_request> reqs;
+    for (std::uint64_t i = 0; i < 40; ++i)
+        reqs.push_back(memtest::read_at(i, byte_address{i * 64}, 10));
+    const auto out = memtest::run(f, reqs);
+    REQUIRE(out.size() == 40);
+    // 64 B at 16 B/cycle = 4 cycles each: the i-th starts at 10 + 4i.
+    for (std::uint64_t i = 0; i < 40; ++i) {
+        CHECK(out[i].id == i);
+        CHECK(out[i].selected_cycle == 10 + 4 * i);
+        CHECK(out[i].done_cycle == 10 + 4 * i + 100);
+    }
+    CHECK(f.stats().completed() == 40);
+    CHECK(f.stats().latency.max() == 100 + 4 * 39);
+    CHECK(f.stats().queueing.min() == 0);
+    // Sparse requests see the bare latency.
+    flat_memory g;
+    const auto one = memtest::run(g, {memtest::read_at(7, byte_address{0}, 1234)});
+    CHECK(one[0].latency() == 100);
+    CHECK_THROWS_AS(flat_memory(flat_memory::params{.bytes_per_cycle = 0.0}), memsub::config_error);
+    static_assert(memory_controller<flat_memory>);
+}
+
+TEST_CASE("latency histogram: percentiles within the bucket resolution of exact order statistics") {
+    memsub::xoshiro256ss rng(3);
+    for (int dist = 0; dist < 3; ++dist) {
+        latency_histogram h;
+        std::vector<std::uint64_t> v;
+        for (int i = 0; i < 50000; ++i) {
+            std::uint64_t x = 0;
+            if (dist == 0)
+                x = rng() % 50; // exact range
+            else if (dist == 1)
+                x = 20 + rng() % 2000; // uniform
+            else
+                x = static_cast<std::uint64_t>(
+                    std::exp(static_cast<double>(rng() % 1000) / 60.0)); // heavy tail
+            v.push_back(x);
+            h.record(x);
+        }
+        std::sort(v.begin(), v.end());
+        for (double q : {0.5, 0.9, 0.95, 0.99, 1.0}) {
+            const auto rank =
+                static_cast<std::size_t>(std::ceil(q * static_cast<double>(v.size())));
+            const std::uint64_t exact = v[std::max<std::size_t>(rank, 1) - 1];
+            const std::uint64_t got = h.percentile(q);
+            CAPTURE(dist);
+            CAPTURE(q);
+            CHECK(static_cast<double>(got) >= static_cast<double>(exact) * (1 - 1.0 / 32) - 1);
+            CHECK(static_cast<double>(got) <= static_cast<double>(exact) * (1 + 1.0 / 32) + 1);
+            if (dist == 0) CHECK(got == exact);
+        }
+        double sum = 0;
+        for (auto x : v) sum += static_cast<double>(x);
+        CHECK(h.mean() == doctest::Approx(sum / static_cast<double>(v.size())));
+        CHECK(h.max() == v.back());
+        CHECK(h.min() == v.front());
+    }
+    // Bucket arithmetic: every value lies in its bucket.
+    for (std::uint64_t x : {0ull, 63ull, 64ull, 65ull, 1000ull, 123456789ull, ~0ull}) {
+        const auto b = latency_histogram::bucket_of(x);
+        CHECK(latency_histogram::bucket_low(b) <= x);
+        CHECK(x - latency_histogram::bucket_low(b) < latency_histogram::bucket_width(b));
+    }
+}

@@ -1,0 +1,217 @@
+// FCFS / FR-FCFS behaviour, the starvation cap, write drain, row policies, back-pressure and the
+// controller protocol (idle skipping, drain into a buffer).
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <vector>
+
+#include <memsub/core/rng.hpp>
+#include <memsub/memory/all.hpp>
+
+#include "helpers.hpp"
+
+using memsub::byte_address;
+using namespace memsub::memory;
+using memtest::read_at;
+using memtest::write_at;
+
+namespace {
+dram_timing ddr3() {
+    dram_timing t = presets::ddr3_1600_remap;
+    t.tREFI = 0; // keep the hand-computed cycles free of refresh
+    t.tRFC = 0;
+    return t;
+}
+const bit_field_mapping& ddr3_map() {
+    static const bit_field_mapping m = bit_field_mapping::from_order("rorabachco", ddr3());
+    return m;
+}
+byte_address at(std::uint32_t bank, std::uint32_t row, std::uint32_t col = 0) {
+    return ddr3_map().unmap({.bank = bank, .row = row, .column = col});
+}
+std::vector<std::uint64_t> service_order(std::vector<completion> v) {
+    std::sort(v.begin(), v.end(), [](const completion& a, const completion& b) {
+        return a.selected_cycle < b.selected_cycle;
+    });
+    std::vector<std::uint64_t> ids;
+    for (const auto& c : v) ids.push_back(c.id);
+    return ids;
+}
+} // namespace
+
+TEST_CASE("FR-FCFS serves row hits ahead of older misses; FCFS keeps arrival order") {
+    // Row 0 of bank 0 is opened first; then a conflict (row 1) arrives before two row-0 hits.
+    // Request 9 (row 2, a conflict) keeps the bank busy until its column command at 521; a
+    // conflict (row 1) then arrives before two hits to row 2.
+    const std::vector<mem_request> busy{read_at(0, at(0, 0), 0), read_at(9, at(0, 2), 499),
+                                        read_at(1, at(0, 1), 500), read_at(2, at(0, 2, 1), 501),
+                                        read_at(3, at(0, 2, 2), 502)};
+    fr_fcfs_controller<> fr(ddr3_map(), {.timing = ddr3()});
+    fcfs_controller<> fc(ddr3_map(), {.timing = ddr3()});
+    const auto fr_out = memtest::run(fr, busy);
+    const auto fc_out = memtest::run(fc, busy);
+    CHECK(service_order(fr_out) == std::vector<std::uint64_t>{0, 9, 2, 3, 1});
+    CHECK(service_order(fc_out) == std::vector<std::uint64_t>{0, 9, 1, 2, 3});
+    CHECK(memtest::by_id(fr_out, 2).kind == row_class::hit);
+    CHECK(memtest::by_id(fr_out, 3).kind == row_class::hit);
+    CHECK(memtest::by_id(fr_out, 1).kind == row_class::conflict);
+    CHECK(memtest::by_id(fc_out, 1).kind == row_class::conflict);
+    CHECK(memtest::by_id(fc_out, 2).kind == row_class::conflict);
+    CHECK(memtest::by_id(fc_out, 3).kind == row_class::hit);
+    CHECK(fr.stats().row_hit_rate() > fc.stats().row_hit_rate());
+}
+
+TEST_CASE("FR-FCFS beats FCFS's row-hit rate on interleaved streams") {
+    // Four streams, each walking its own row of the same bank, interleaved request by request
+    // (the classic case FR-FCFS was made for), arriving faster than the bank serves them.
+    std::vector<mem_request> reqs;
+    std::uint64_t id = 0;
+    for (std::uint32_t k = 0; k < 64; ++k)
+        for (std::uint32_t s = 0; s < 4; ++s)
+            reqs.push_back(read_at(id++, at(3, 10 + s, k % 128), k * 8 + s));
+    fr_fcfs_controller<> fr(ddr3_map(), {.timing = ddr3()});
+    fcfs_controller<> fc(ddr3_map(), {.timing = ddr3()});
+    (void)memtest::run(fr, reqs);
+    (void)memtest::run(fc, reqs);
+    MESSAGE("row-hit rate FR-FCFS " << fr.stats().row_hit_rate() << " vs FCFS "
+                                    << fc.stats().row_hit_rate());
+    CHECK(fc.stats().row_hit_rate() < 0.05); // FCFS alternates rows: conflicts
+    CHECK(fr.stats().row_hit_rate() > 0.75);
+    CHECK(fr.stats().latency.mean() < fc.stats().latency.mean());
+}
+
+namespace {
+/// An old conflict request followed by an endless stream of row hits to the open row.
+std::uint64_t starved_wait(std::uint32_t cap) {
+    fr_fcfs_controller<> c(ddr3_map(),
+                           {.timing = ddr3(), .scheduler = {.max_row_hit_bypasses = cap}});
+    // Row 3 is open; request A (row 0) makes the bank busy until ~121 and leaves row 0 open;
+    // the old miss (row 7) arrives at 100, then row-0 hits every 2 cycles (faster than the
+    // 4-cycle service, so hits are always queued).
+    std::vector<mem_request> reqs{read_at(0, at(5, 3), 0), read_at(10'000, at(5, 0), 99),
+                                  read_at(1, at(5, 7), 100)};
+    for (std::uint64_t i = 0; i < 2000; ++i)
+        reqs.push_back(read_at(2 + i, at(5, 0, static_cast<std::uint32_t>(i % 128)), 101 + i * 2));
+    const auto out = memtest::run(c, reqs);
+    return memtest::by_id(out, 1).queueing_delay();
+}
+} // namespace
+
+TEST_CASE("the bypass cap bounds an old request's wait (no starvation)") {
+    const std::uint64_t capped = starved_wait(4);
+    const std::uint64_t uncapped = starved_wait(1u << 20);
+    MESSAGE("queueing delay of the old miss: cap 4 -> " << capped << " cycles, no cap -> "
+                                                        << uncapped);
+    // With cap 4 at most 4 hits (each tCCD = 4 cycles apart) pass it: it waits for the busy
+    // bank (≤ tRP + tRCD = 22 cycles) plus ≤ 4·tCCD.
+    CHECK(capped <= 22 + 4 * 4 + 4);
+    // Without a cap it waits for the whole hit stream (2000 hits, one per 4 cycles).
+    CHECK(uncapped >= 7000);
+    // Counter behaviour: the cap is reached exactly.
+    fr_fcfs s(fr_fcfs::params{.max_row_hit_bypasses = 2}, 4);
+    CHECK(s.bypasses(0) == 0);
+}
+
+TEST_CASE("writes drain between the watermarks; reads go first otherwise") {
+    // 8-entry write queue: drain starts at 80 % (7 entries) and stops at 20 % (1 entry).
+    fr_fcfs_controller<> c(ddr3_map(), {.timing = ddr3(), .read_queue = 32, .write_queue = 8});
+    std::vector<mem_request> reqs;
+    for (std::uint64_t i = 0; i < 6; ++i)
+        reqs.push_back(write_at(100 + i, at(static_cast<std::uint32_t>(i), 1), 0));
+    for (std::uint64_t i = 0; i < 6; ++i)
+        reqs.push_back(read_at(i, at(static_cast<std::uint32_t>(i), 2), 0));
+    auto out = memtest::run(c, reqs);
+    // Below the high watermark every read is selected before any write.
+    std::uint64_t last_read = 0, first_write = ~0ull;
+    for (const auto& x : out)
+        if (x.is_write)
+            first_write = std::min(first_write, x.selected_cycle);
+        else
+            last_read = std::max(last_read, x.selected_cycle);
+    CHECK(last_read < first_write);
+
+    // Above it: 7 writes trigger a drain that runs until ≤ 1 write is left, ahead of reads.
+    fr_fcfs_controller<> d(ddr3_map(), {.timing = ddr3(), .read_queue = 32, .write_queue = 8});
+    std::vector<mem_request> r2;
+    for (std::uint64_t i = 0; i < 7; ++i)
+        r2.push_back(write_at(100 + i, at(static_cast<std::uint32_t>(i), 1), 0));
+    for (std::uint64_t i = 0; i < 4; ++i)
+        r2.push_back(read_at(i, at(static_cast<std::uint32_t>(i), 2), 0));
+    out = memtest::run(d, r2);
+    const auto order = service_order(out);
+    // The first six services are writes (7 → 1 left) although the reads arrived with them.
+    for (std::size_t i = 0; i < 6; ++i) CHECK(order[i] >= 100);
+    std::size_t reads_before_last_write = 0;
+    for (std::size_t i = 6; i < order.size(); ++i) reads_before_last_write += order[i] < 100;
+    CHECK(reads_before_last_write == 4);
+}
+
+TEST_CASE("closed page: every access finds its bank empty; timeout-adaptive learns") {
+    std::vector<mem_request> reqs;
+    for (std::uint64_t i = 0; i < 50; ++i)
+        reqs.push_back(read_at(i, at(0, 0, static_cast<std::uint32_t>(i)), i * 100));
+    fr_fcfs_controller<closed_page> cp(ddr3_map(), {.timing = ddr3()});
+    (void)memtest::run(cp, reqs);
+    CHECK(cp.stats().row_empties() == 50);
+    fr_fcfs_controller<open_page> op(ddr3_map(), {.timing = ddr3()});
+    (void)memtest::run(op, reqs);
+    CHECK(op.stats().row_hits() == 49);
+
+    // Same-row accesses 100 cycles apart: the 64-cycle timer closes too early at first
+    // (premature closes), doubles to 128 and then every access hits.
+    fr_fcfs_controller<timeout_adaptive> ta(ddr3_map(), {.timing = ddr3()});
+    const auto out = memtest::run(ta, reqs);
+    CHECK(ta.row_policy().timeout(0) == 128);
+    CHECK(memtest::by_id(out, 1).kind == row_class::empty); // closed at 64 < 100
+    CHECK(memtest::by_id(out, 49).kind == row_class::hit);
+    CHECK(ta.stats().row_hits() == 48);
+    // Alternating rows: conflicts halve the timeout down to the minimum.
+    std::vector<mem_request> alt;
+    for (std::uint64_t i = 0; i < 20; ++i)
+        alt.push_back(read_at(i, at(1, static_cast<std::uint32_t>(i % 2)), i * 40));
+    fr_fcfs_controller<timeout_adaptive> tb(ddr3_map(), {.timing = ddr3()});
+    (void)memtest::run(tb, alt);
+    CHECK(tb.row_policy().timeout(1) == 8); // bank 1 of channel 0
+}
+
+TEST_CASE("back-pressure, idle skipping and draining into a caller buffer") {
+    fr_fcfs_controller<> c(ddr3_map(), {.timing = ddr3(), .read_queue = 4, .write_queue = 4});
+    for (std::uint64_t i = 0; i < 4; ++i)
+        CHECK(c.enqueue(read_at(i, at(0, static_cast<std::uint32_t>(i)), 0)) ==
+              enqueue_result::accepted);
+    CHECK_FALSE(c.can_accept(read_at(9, at(1, 0), 0)));
+    CHECK(c.enqueue(read_at(9, at(1, 0), 0)) == enqueue_result::queue_full);
+    CHECK(c.can_accept(write_at(10, at(1, 0), 0)));
+    CHECK(c.stats().refused == 1);
+    CHECK(c.pending() == 4);
+    // Skip straight from event to event: far fewer calls than cycles.
+    std::array<completion, 2> buf{};
+    std::size_t got = 0, calls = 0;
+    while (got < 4) {
+        const std::uint64_t t = c.next_event_cycle();
+        REQUIRE(t != memsub::never);
+        c.advance_to(t);
+        got += c.drain(std::span<completion>(buf));
+        ++calls;
+    }
+    CHECK(calls <= 20);
+    CHECK(c.pending() == 0);
+    CHECK(c.next_event_cycle() == memsub::never);
+    CHECK(c.now() >= 3 * (11 + 11 + 11) + 11);
+}
+
+TEST_CASE("bad controller configuration throws config_error") {
+    CHECK_THROWS_AS(fr_fcfs_controller<>(ddr3_map(), {.timing = ddr3(), .read_queue = 0}),
+                    memsub::config_error);
+    CHECK_THROWS_AS(fr_fcfs_controller<>(ddr3_map(), {.timing = ddr3(),
+                                                      .write_high_watermark_pct = 20,
+                                                      .write_low_watermark_pct = 50}),
+                    memsub::config_error);
+    // A mapping that does not match the preset.
+    CHECK_THROWS_AS(fr_fcfs_controller<>(ddr3_map(), {.timing = presets::ddr4_2400}),
+                    memsub::config_error);
+    CHECK_THROWS_AS(timeout_adaptive(timeout_adaptive::params{.initial_timeout_cycles = 2}, 4),
+                    memsub::config_error);
+}
