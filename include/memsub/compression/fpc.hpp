@@ -1,0 +1,208 @@
+// memsub — FPC, Frequent Pattern Compression.
+//
+// Citation: A. R. Alameldeen and D. A. Wood, "Frequent Pattern Compression: A Significance-Based
+// Compression Scheme for L2 Caches", UW-Madison TR-1500, 2004, §2 (Table 1 patterns, zero runs,
+// 3-cycle compression / 5-cycle decompression pipeline). Normative rules: memsub spec
+// compressors.md §1.2 (patterns, first-match order SE4 → SE8 → RepBytes → SE16 → PaddedHalf →
+// TwoSEBytes → Raw, zero runs of 1…8 words), §2.2 (bits = Σ (3 + payload)), §3, §4.2 vectors.
+//
+// Deviations / resolutions:
+// - The 19-bit classes overlap (`100` ∩ `101` = {H << 16 : H fits sext(8)}); the spec's order
+//   picks `100` (0x00050000 → padded half). Sizes are order-independent within the 19-bit group.
+// - "Halfword padded with a zero halfword": the low halfword is zero, the high one is stored
+//   (spec §1.2; every inspected implementation agrees).
+// - Payload of `101`: high half's low byte, then low half's low byte (spec reference layout).
+// - A zero run longer than 8 words emits a new token every 8 zeros (the TR's 3-bit field; the MPC
+//   code does not cap runs, spec P-B3).
+// Payload: tokens in word order, each a 3-bit prefix then its payload, MSB-first. FPC keeps no
+// tag metadata of its own (the compressed size in segments belongs to the cache, §2.2).
+// Hardware budget: no state (combinational pattern match + a 5-stage decode pipeline).
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include <memsub/compression/concept.hpp>
+#include <memsub/compression/detail/bit_stream.hpp>
+#include <memsub/compression/detail/fpc_kernels.hpp>
+#include <memsub/compression/detail/simd.hpp>
+#include <memsub/config.hpp>
+
+namespace memsub::compression {
+
+class fpc {
+public:
+    struct params {
+        std::uint32_t line_bytes = 64;
+        std::uint32_t compress_latency_cycles = 3;   ///< FPC TR (64B line); gem5 16/8+1
+        std::uint32_t decompress_latency_cycles = 5; ///< FPC TR; dissertation Table 4.1
+        double compress_energy_nj = 0.0;             ///< no source gives a figure (spec §3)
+        double decompress_energy_nj = 0.0;
+    };
+
+    fpc() : fpc(params{}) {}
+    explicit fpc(const params& p) : p_(p) {
+        detail::require_line_bytes(p.line_bytes, "memsub::compression::fpc");
+    }
+
+    [[nodiscard]] static constexpr std::string_view name() noexcept { return "fpc"; }
+    [[nodiscard]] std::uint32_t line_bytes() const noexcept { return p_.line_bytes; }
+    [[nodiscard]] const params& parameters() const noexcept { return p_; }
+    [[nodiscard]] static constexpr std::uint32_t metadata_bits() noexcept { return 0; }
+    [[nodiscard]] std::uint32_t compress_latency_cycles() const noexcept {
+        return p_.compress_latency_cycles;
+    }
+    [[nodiscard]] std::uint32_t decompress_latency_cycles() const noexcept {
+        return p_.decompress_latency_cycles;
+    }
+    [[nodiscard]] double compress_energy_nj() const noexcept { return p_.compress_energy_nj; }
+    [[nodiscard]] double decompress_energy_nj() const noexcept { return p_.decompress_energy_nj; }
+
+    /// Exact payload bits (xsimd kernel).
+    [[nodiscard]] std::uint32_t size_bits(std::span<const std::byte> line) const noexcept {
+        MEMSUB_ASSERT(line.size() == p_.line_bytes);
+        switch (p_.line_bytes) {
+        case 32:
+            return detail::fpc_size<8>(line.data());
+        case 64:
+            return detail::fpc_size<16>(line.data());
+        default:
+            return detail::fpc_size<32>(line.data());
+        }
+    }
+    /// The same size from the scalar reference (for differential tests).
+    [[nodiscard]] std::uint32_t
+    size_bits_reference(std::span<const std::byte> line) const noexcept {
+        MEMSUB_ASSERT(line.size() == p_.line_bytes);
+        return detail::fpc_size_scalar(line.data(), p_.line_bytes / 4);
+    }
+    /// The prefix of every word (xsimd kernel); words past L/4 are left untouched.
+    void classify(std::span<const std::byte> line,
+                  std::span<std::uint32_t, 32> out) const noexcept {
+        MEMSUB_ASSERT(line.size() == p_.line_bytes);
+        switch (p_.line_bytes) {
+        case 32:
+            detail::fpc_classify<8>(line.data(), out.data());
+            break;
+        case 64:
+            detail::fpc_classify<16>(line.data(), out.data());
+            break;
+        default:
+            detail::fpc_classify<32>(line.data(), out.data());
+            break;
+        }
+    }
+
+    [[nodiscard]] compressed_line compress(std::span<const std::byte> line) const noexcept {
+        std::array<std::uint32_t, 32> code{};
+        classify(line, code);
+        compressed_line out;
+        detail::bit_writer w{out.payload};
+        const std::uint32_t n = p_.line_bytes / 4;
+        const std::byte* p = line.data();
+        for (std::uint32_t i = 0; i < n;) {
+            const std::uint32_t c = code[i];
+            const std::uint32_t v = detail::load_le<std::uint32_t>(p + 4 * i);
+            switch (static_cast<detail::fpc_prefix>(c)) {
+            case detail::fpc_prefix::zero_run: {
+                std::uint32_t run = 1;
+                while (run < 8 && i + run < n && code[i + run] == 0) ++run;
+                w.put((0u << 3) | (run - 1), 6);
+                i += run;
+                continue;
+            }
+            case detail::fpc_prefix::sext4:
+                w.put((c << 4) | (v & 0xF), 7);
+                break;
+            case detail::fpc_prefix::sext8:
+                w.put((c << 8) | (v & 0xFF), 11);
+                break;
+            case detail::fpc_prefix::sext16:
+                w.put((c << 16) | (v & 0xFFFF), 19);
+                break;
+            case detail::fpc_prefix::padded_half:
+                w.put((c << 16) | (v >> 16), 19);
+                break;
+            case detail::fpc_prefix::two_sext8:
+                w.put((c << 16) | (((v >> 16) & 0xFF) << 8) | (v & 0xFF), 19);
+                break;
+            case detail::fpc_prefix::rep_bytes:
+                w.put((c << 8) | (v & 0xFF), 11);
+                break;
+            case detail::fpc_prefix::raw:
+                w.put((std::uint64_t{c} << 32) | v, 35);
+                break;
+            }
+            ++i;
+        }
+        out.bits = w.finish();
+        return out;
+    }
+
+    [[nodiscard]] decode_result decompress(compressed_view v,
+                                           std::span<std::byte> out) const noexcept {
+        const std::uint32_t L = p_.line_bytes;
+        if (out.size() != L) return {decode_status::wrong_output_size, 0};
+        if (v.bits > v.payload.size() * 8 || v.bits > max_payload_bits)
+            return {decode_status::bad_view, 0};
+        if (v.encoding != 0 || v.member != 0) return {decode_status::unknown_encoding, 0};
+        detail::bit_reader r{v.payload, v.bits};
+        const std::uint32_t n = L / 4;
+        std::byte* o = out.data();
+        std::uint64_t x = 0;
+        for (std::uint32_t i = 0; i < n;) {
+            const std::uint32_t at = r.position();
+            if (!r.read(3, x)) return {decode_status::truncated, at};
+            const auto c = static_cast<detail::fpc_prefix>(x);
+            const std::uint32_t pb = detail::fpc_payload_bits[static_cast<std::size_t>(x)];
+            if (!r.read(pb, x)) return {decode_status::truncated, at};
+            std::uint32_t word = 0;
+            switch (c) {
+            case detail::fpc_prefix::zero_run: {
+                const auto run = static_cast<std::uint32_t>(x) + 1;
+                if (run > n - i) return {decode_status::invalid_code, at}; // past the line
+                for (std::uint32_t k = 0; k < run; ++k)
+                    detail::store_le<std::uint32_t>(o + 4 * (i + k), 0);
+                i += run;
+                continue;
+            }
+            case detail::fpc_prefix::sext4:
+                word = detail::sign_extend<std::uint32_t>(x, 4);
+                break;
+            case detail::fpc_prefix::sext8:
+                word = detail::sign_extend<std::uint32_t>(x, 8);
+                break;
+            case detail::fpc_prefix::sext16:
+                word = detail::sign_extend<std::uint32_t>(x, 16);
+                break;
+            case detail::fpc_prefix::padded_half:
+                word = static_cast<std::uint32_t>(x) << 16;
+                break;
+            case detail::fpc_prefix::two_sext8:
+                word = (std::uint32_t{detail::sign_extend<std::uint16_t>(x >> 8, 8)} << 16) |
+                       detail::sign_extend<std::uint16_t>(x & 0xFF, 8);
+                break;
+            case detail::fpc_prefix::rep_bytes:
+                word = static_cast<std::uint32_t>(x) * 0x01010101u;
+                break;
+            case detail::fpc_prefix::raw:
+                word = static_cast<std::uint32_t>(x);
+                break;
+            }
+            detail::store_le<std::uint32_t>(o + 4 * i, word);
+            ++i;
+        }
+        if (!r.at_end()) return {decode_status::trailing_bits, r.position()};
+        return {};
+    }
+
+private:
+    params p_;
+};
+
+static_assert(invertible_compressor<fpc>);
+
+} // namespace memsub::compression
