@@ -12,14 +12,15 @@ namespace memtest {
 
 using namespace memsub::memory;
 
-/// Feeds `reqs` (sorted by arrival) into `c`; a refused request is retried at the next event
-/// (keeping its original arrival cycle, so back-pressure counts as queueing). Returns all
-/// completions in drain order.
+/// Feeds `reqs` (sorted by arrival) into `c`; a refused request is retried every cycle (keeping
+/// its original arrival cycle, so back-pressure counts as queueing), in order per requester.
+/// Returns all completions in drain order.
 template <class Controller>
 std::vector<completion> run(Controller& c, std::vector<mem_request> reqs) {
     std::vector<completion> out;
     out.reserve(reqs.size());
-    std::size_t next = 0;
+    std::size_t first = 0; // first request not yet enqueued
+    std::vector<bool> in(reqs.size(), false);
     std::uint64_t floor = 0; // the next cycle not yet advanced to
     bool blocked = false;
     auto sink = [&](const completion& x) { out.push_back(x); };
@@ -27,17 +28,23 @@ std::vector<completion> run(Controller& c, std::vector<mem_request> reqs) {
         // The next cycle anything happens: a controller event or the next arrival (a refused
         // request retries every cycle).
         std::uint64_t t = c.next_event_cycle();
-        if (next < reqs.size()) t = std::min(t, blocked ? floor : reqs[next].arrival_cycle);
+        if (first < reqs.size()) t = std::min(t, blocked ? floor : reqs[first].arrival_cycle);
         t = std::max(t, floor);
-        // Protocol P2: requests arriving by t are enqueued before advance_to(t).
+        // Protocol P2: requests arriving by t are enqueued before advance_to(t). Each
+        // requester's requests go in order; a refused requester does not block the others.
         blocked = false;
-        while (next < reqs.size() && reqs[next].arrival_cycle <= t) {
-            if (c.enqueue(reqs[next]) != enqueue_result::accepted) {
+        std::vector<std::uint32_t> stuck;
+        for (std::size_t i = first; i < reqs.size() && reqs[i].arrival_cycle <= t; ++i) {
+            if (in[i]) continue;
+            if (std::find(stuck.begin(), stuck.end(), reqs[i].requester) != stuck.end()) continue;
+            if (c.enqueue(reqs[i]) == enqueue_result::accepted) {
+                in[i] = true;
+            } else {
+                stuck.push_back(reqs[i].requester);
                 blocked = true;
-                break;
             }
-            ++next;
         }
+        while (first < reqs.size() && in[first]) ++first;
         c.advance_to(t);
         c.drain(sink);
         floor = t + 1;

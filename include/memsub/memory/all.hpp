@@ -14,6 +14,7 @@
 #include <memsub/memory/latency_histogram.hpp>
 #include <memsub/memory/mac_table.hpp>
 #include <memsub/memory/open_page.hpp>
+#include <memsub/memory/partitioned_controller.hpp>
 #include <memsub/memory/row_policy.hpp>
 #include <memsub/memory/scheduler.hpp>
 #include <memsub/memory/timeout_adaptive.hpp>

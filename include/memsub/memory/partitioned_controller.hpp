@@ -1,0 +1,377 @@
+// memsub — HTA's partitioned memory controller (PMC).
+//
+// Citation: Fotouhi et al., "HTA: A Scalable High-Throughput Accelerator for Irregular HPC
+// Workloads", ISC 2021 (seed 004), §C4.1 / spec system-policies.md §4.2.
+//  * Front end (CMC, compute side): for every requester (core cluster) and memory channel a
+//    dedicated read FIFO and write FIFO. Contention is confined to one requester's queues.
+//  * Back end (MMC, one per channel, next to the DRAM): sees only the head of every CMC queue
+//    of its channel, picks one request per cycle by FR-FCFS with round-robin across requesters,
+//    and broadcasts (winner, bank); every CMC whose head targets that bank waits until the
+//    winner's data has been transferred ("until the response is provided").
+// Arbitration (G4.4): `frfcfs_then_rr` (default; the spec's algorithm: row hits first, then the
+// round-robin distance from the pointer, then age) or `rr_then_frfcfs` (the next requester in
+// round-robin order with an issuable head). The pointer moves past each winner. [memsub] Under
+// frfcfs_then_rr a requester whose heads are all row hits would otherwise starve the others'
+// misses forever; a cap (`max_row_hit_bypasses`, default 16) on consecutive hit wins over the
+// round-robin choice bounds every wait, as the FR-FCFS cap does.
+// Read/write priority and write drain are not in the paper (G4.5): reads first, writes when no
+// read head is issuable, and write drain between watermarks of the channel's total write slots.
+// Queue depth (G4.3): iso-storage by default — depth = max(2, shared_depth / requesters) per
+// (requester, channel) queue, so total storage per channel matches a shared `shared_depth`
+// queue; or an explicit depth.
+// The CMC↔MMC link latency (3 cycles SiPh, 50 electrical; 0 by default = the controller alone)
+// delays visibility of a request at the MMC and the completion's return; the broadcast is
+// assumed to share it (spec [R]).
+// Storage: per channel 2·requesters FIFOs of `depth` entries (the same total as the shared
+// queue under iso-storage) plus one round-robin pointer (log2 requesters bits) and one bank
+// reservation register per bank; the replicated queue-control logic is the only overhead.
+// Models `memory_controller`.
+#pragma once
+
+#include <algorithm>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+#include <vector>
+
+#include <memsub/config.hpp>
+#include <memsub/core/errors.hpp>
+#include <memsub/core/types.hpp>
+#include <memsub/memory/bit_field_mapping.hpp>
+#include <memsub/memory/concept.hpp>
+#include <memsub/memory/controller_stats.hpp>
+#include <memsub/memory/detail/ring_buffer.hpp>
+#include <memsub/memory/dram_channel.hpp>
+#include <memsub/memory/dram_controller.hpp>
+#include <memsub/memory/dram_timing.hpp>
+#include <memsub/memory/open_page.hpp>
+#include <memsub/memory/row_policy.hpp>
+
+namespace memsub::memory {
+
+enum class pmc_arbitration : std::uint8_t { frfcfs_then_rr, rr_then_frfcfs };
+
+template <row_policy RowPolicy = open_page, address_mapping Mapping = bit_field_mapping>
+class partitioned_controller {
+public:
+    static constexpr std::string_view component = "memsub::memory::partitioned_controller";
+
+    struct params {
+        dram_timing timing = presets::hbm2_4gb_x128;
+        /// Requesters (core clusters); `mem_request::requester` must be below it.
+        std::uint32_t requesters = 16;
+        /// Entries of each (requester, channel) read FIFO and write FIFO; 0 = iso-storage.
+        std::uint32_t queue_depth = 0;
+        /// The shared queue per channel that iso-storage divides (G4.3: 32).
+        std::uint32_t shared_depth = 32;
+        pmc_arbitration arbitration = pmc_arbitration::frfcfs_then_rr;
+        /// CMC↔MMC latency each way, in controller cycles.
+        std::uint32_t link_latency_cycles = 0;
+        /// Same-bank heads wait until the winner's data is transferred (the paper); false lets
+        /// them compete again once the winner's column command is committed.
+        bool reserve_bank_until_data = true;
+        /// frfcfs_then_rr: consecutive times a row hit may win over the head that round-robin
+        /// would pick next (memsub's starvation cap, as in fr_fcfs; the paper has none).
+        std::uint32_t max_row_hit_bypasses = 16;
+        std::uint32_t write_high_watermark_pct = 80;
+        std::uint32_t write_low_watermark_pct = 20;
+        typename RowPolicy::params row{};
+
+        [[nodiscard]] std::uint32_t depth() const noexcept {
+            return queue_depth != 0
+                       ? queue_depth
+                       : std::max<std::uint32_t>(2, shared_depth / std::max(1u, requesters));
+        }
+    };
+
+    partitioned_controller(const Mapping& mapping, const params& p)
+        : map_(mapping)
+        , p_(validated(p))
+        , depth_(p.depth())
+        , rows_(p.row, p.timing.channels * p.timing.banks_per_channel())
+        , heap_(std::size_t{p.timing.channels} * p.requesters * 2 * p.depth()) {
+        detail::check_mapping(map_.organisation(), p.timing, component);
+        channels_.reserve(p.timing.channels);
+        for (std::uint32_t c = 0; c < p.timing.channels; ++c) channels_.emplace_back(p_, depth_);
+        const std::uint32_t wslots = p.requesters * depth_;
+        high_ = std::max<std::uint32_t>(1, (wslots * p.write_high_watermark_pct + 99) / 100);
+        low_ = wslots * p.write_low_watermark_pct / 100;
+        stats_.channels = p.timing.channels;
+    }
+
+    [[nodiscard]] std::string_view name() const noexcept {
+        return p_.arbitration == pmc_arbitration::frfcfs_then_rr ? "pmc (fr-fcfs, rr)"
+                                                                 : "pmc (rr, fr-fcfs)";
+    }
+
+    [[nodiscard]] bool can_accept(const mem_request& r) const noexcept {
+        if (r.requester >= p_.requesters) return false;
+        const channel& ch = channels_[map_.map(r.address).channel];
+        const queue& q = r.is_write ? ch.wq[r.requester] : ch.rq[r.requester];
+        return !q.full() && ch.held < capacity_per_channel();
+    }
+
+    /// Back-pressure query of the paper's host interface: is this requester's queue for the
+    /// channel holding `a` full?
+    [[nodiscard]] bool queue_full(std::uint32_t requester, byte_address a,
+                                  bool write) const noexcept {
+        return !can_accept(mem_request{.address = a, .is_write = write, .requester = requester});
+    }
+
+    enqueue_result enqueue(const mem_request& r) noexcept {
+        if (!can_accept(r)) {
+            ++stats_.refused;
+            return enqueue_result::queue_full;
+        }
+        const dram_address a = map_.map(r.address);
+        channel& ch = channels_[a.channel];
+        queue& q = r.is_write ? ch.wq[r.requester] : ch.rq[r.requester];
+        const std::uint64_t visible = std::max(r.arrival_cycle, now_) + p_.link_latency_cycles;
+        q.push_back(detail::queued_request{.req = r,
+                                           .visible_at = visible,
+                                           .row = a.row,
+                                           .bank = flat_bank(a, map_.organisation())});
+        ++ch.held;
+        (r.is_write ? ch.writes : ch.reads) += 1;
+        ch.next_decision = std::min(ch.next_decision, std::max(visible, ch.min_decision));
+        return enqueue_result::accepted;
+    }
+
+    void advance_to(std::uint64_t cycle) noexcept {
+        if (cycle < now_) return;
+        now_ = cycle;
+        for (std::uint32_t c = 0; c < channels_.size(); ++c)
+            if (channels_[c].next_decision <= cycle) run_channel(c, cycle);
+    }
+
+    [[nodiscard]] std::uint64_t next_event_cycle() const noexcept {
+        std::uint64_t t = never;
+        for (const channel& ch : channels_) t = std::min(t, ch.next_decision);
+        if (!heap_.empty()) t = std::min(t, heap_.top().done_cycle);
+        return t;
+    }
+
+    template <std::invocable<const completion&> Sink>
+    std::size_t drain(Sink&& sink) {
+        std::size_t n = 0;
+        while (!heap_.empty() && heap_.top().done_cycle <= now_) {
+            const completion c = heap_.pop();
+            retire(c);
+            sink(c);
+            ++n;
+        }
+        return n;
+    }
+
+    std::size_t drain(std::span<completion> out) noexcept {
+        std::size_t n = 0;
+        while (n < out.size() && !heap_.empty() && heap_.top().done_cycle <= now_) {
+            out[n] = heap_.pop();
+            retire(out[n]);
+            ++n;
+        }
+        return n;
+    }
+
+    [[nodiscard]] std::size_t pending() const noexcept {
+        std::size_t n = 0;
+        for (const channel& ch : channels_) n += ch.held;
+        return n;
+    }
+    [[nodiscard]] std::uint32_t queued_at(byte_address a) const noexcept {
+        const dram_address d = map_.map(a);
+        const channel& ch = channels_[d.channel];
+        const std::uint32_t b = flat_bank(d, map_.organisation());
+        std::uint32_t n = 0;
+        for (std::uint32_t r = 0; r < p_.requesters; ++r) {
+            for (std::size_t i = 0; i < ch.rq[r].size(); ++i) n += ch.rq[r][i].bank == b;
+            for (std::size_t i = 0; i < ch.wq[r].size(); ++i) n += ch.wq[r][i].bank == b;
+        }
+        return n;
+    }
+    [[nodiscard]] const controller_stats& stats() const noexcept { return stats_; }
+    [[nodiscard]] const params& parameters() const noexcept { return p_; }
+    [[nodiscard]] std::uint32_t queue_depth() const noexcept { return depth_; }
+    [[nodiscard]] const Mapping& mapping() const noexcept { return map_; }
+    [[nodiscard]] std::uint64_t now() const noexcept { return now_; }
+
+private:
+    using queue = detail::ring_buffer<detail::queued_request>;
+
+    struct channel {
+        channel(const params& p, std::uint32_t depth)
+            : dram(p.timing)
+            , reserved_until(p.timing.banks_per_channel(), 0) {
+            rq.reserve(p.requesters);
+            wq.reserve(p.requesters);
+            for (std::uint32_t r = 0; r < p.requesters; ++r) {
+                rq.emplace_back(depth);
+                wq.emplace_back(depth);
+            }
+        }
+        dram_channel dram;
+        std::vector<queue> rq;
+        std::vector<queue> wq;
+        std::vector<std::uint64_t> reserved_until; ///< MMC broadcast: bank busy until
+        std::uint32_t rr = 0;
+        std::uint32_t bypasses = 0; ///< consecutive hit wins over the round-robin choice
+        std::uint32_t reads = 0;
+        std::uint32_t writes = 0;
+        std::uint32_t held = 0;
+        std::uint64_t next_decision = never;
+        std::uint64_t min_decision = 0;
+        bool draining = false;
+    };
+
+    static const params& validated(const params& p) {
+        p.timing.validate(component);
+        using memsub::detail::require;
+        require(p.requesters >= 1 && p.requesters <= 1024, component, "requesters", p.requesters,
+                "must be in 1..1024");
+        require(p.queue_depth <= 4096, component, "queue_depth", p.queue_depth,
+                "must be <= 4096 (0 = iso-storage)");
+        require(p.shared_depth >= 1, component, "shared_depth", p.shared_depth, "must be >= 1");
+        require(p.write_high_watermark_pct >= 1 && p.write_high_watermark_pct <= 100, component,
+                "write_high_watermark_pct", p.write_high_watermark_pct, "must be in 1..100");
+        require(p.write_low_watermark_pct < p.write_high_watermark_pct, component,
+                "write_low_watermark_pct", p.write_low_watermark_pct,
+                "must be < write_high_watermark_pct");
+        return p;
+    }
+
+    [[nodiscard]] std::uint32_t capacity_per_channel() const noexcept {
+        return 2 * p_.requesters * depth_;
+    }
+
+    void retire(const completion& c) noexcept {
+        --channels_[c.channel].held;
+        stats_.record(c, p_.timing.burst_cycles(), p_.timing.burst_bytes());
+    }
+
+    /// The cycle from which the head `q` may be issued (visibility, bank, broadcast).
+    [[nodiscard]] static std::uint64_t ready_at(const channel& ch,
+                                                const detail::queued_request& q) noexcept {
+        return std::max({q.visible_at, ch.dram.bank(q.bank).accept_at, ch.reserved_until[q.bank]});
+    }
+
+    struct pick {
+        std::uint32_t requester = 0;
+        bool found = false;
+        bool bypass = false; ///< a row hit chosen over the round-robin choice
+        std::uint64_t wake = never;
+    };
+
+    /// One MMC decision over the heads of one queue kind.
+    [[nodiscard]] pick choose(const channel& ch, const std::vector<queue>& qs,
+                              std::uint64_t t) const noexcept {
+        pick best;
+        const std::uint32_t n = p_.requesters;
+        for (std::uint32_t k = 0; k < n; ++k) {
+            std::uint32_t r = ch.rr + k;
+            if (r >= n) r -= n;
+            const queue& q = qs[r];
+            if (q.empty()) continue;
+            const detail::queued_request& h = q.front();
+            const std::uint64_t ready = ready_at(ch, h);
+            if (ready > t) {
+                best.wake = std::min(best.wake, ready);
+                continue;
+            }
+            if (p_.arbitration == pmc_arbitration::rr_then_frfcfs) {
+                // The next requester in round-robin order with an issuable head.
+                best.requester = r;
+                best.found = true;
+                return best;
+            }
+            // First-ready, then round-robin distance (iteration order); ages of different
+            // requesters' heads only break ties of equal distance, which cannot occur.
+            if (!best.found) {
+                best.requester = r;
+                best.found = true;
+            }
+            if (ch.dram.classify(h.bank, h.row, t) == row_class::hit) {
+                if (r == best.requester) return best; // the round-robin choice is a hit
+                if (ch.bypasses < p_.max_row_hit_bypasses) {
+                    best.requester = r;
+                    best.bypass = true;
+                    return best;
+                }
+                return best; // cap reached: the round-robin choice goes first
+            }
+        }
+        return best;
+    }
+
+    void run_channel(std::uint32_t c, std::uint64_t until) noexcept {
+        channel& ch = channels_[c];
+        while (ch.next_decision <= until) {
+            const std::uint64_t t = ch.next_decision;
+            stats_.refreshes += ch.dram.refresh_until(t);
+            if (!ch.draining && ch.writes >= high_) ch.draining = true;
+            if (ch.draining && ch.writes <= low_) ch.draining = false;
+            std::vector<queue>& first = ch.draining ? ch.wq : ch.rq;
+            std::vector<queue>& second = ch.draining ? ch.rq : ch.wq;
+            pick pk = choose(ch, first, t);
+            std::vector<queue>* from = &first;
+            std::uint64_t wake = pk.wake;
+            if (!pk.found) {
+                const pick p2 = choose(ch, second, t);
+                wake = std::min(wake, p2.wake);
+                if (p2.found) {
+                    pk = p2;
+                    from = &second;
+                }
+            }
+            if (!pk.found) {
+                ch.next_decision = wake;
+                continue;
+            }
+            queue& q = (*from)[pk.requester];
+            ch.bypasses = pk.bypass ? ch.bypasses + 1 : 0;
+            issue(c, ch, q.front(), t);
+            (q.front().req.is_write ? ch.writes : ch.reads) -= 1;
+            q.pop_front();
+            ch.rr = pk.requester + 1 == p_.requesters ? 0 : pk.requester + 1;
+            ch.min_decision = t + 1;
+            ch.next_decision = (ch.reads + ch.writes == 0) ? never : t + 1;
+        }
+    }
+
+    void issue(std::uint32_t c, channel& ch, const detail::queued_request& q,
+               std::uint64_t t) noexcept {
+        ch.dram.settle(q.bank, t);
+        const command_plan plan = ch.dram.plan(q.bank, q.row, q.req.is_write, t);
+        const std::uint32_t gbank = c * p_.timing.banks_per_channel() + q.bank;
+        rows_.observe(gbank, plan.kind, plan.premature_close);
+        ch.dram.commit(q.bank, q.row, q.req.is_write, plan, rows_.close_at(gbank, plan.done));
+        if (p_.reserve_bank_until_data) ch.reserved_until[q.bank] = plan.done;
+        heap_.push(completion{.id = q.req.id,
+                              .address = q.req.address,
+                              .is_write = q.req.is_write,
+                              .requester = q.req.requester,
+                              .channel = c,
+                              .bank = q.bank,
+                              .kind = plan.kind,
+                              .arrival_cycle = q.req.arrival_cycle,
+                              .selected_cycle = t,
+                              .data_cycle = plan.data,
+                              .done_cycle = plan.done + p_.link_latency_cycles});
+    }
+
+    Mapping map_;
+    params p_;
+    std::uint32_t depth_;
+    RowPolicy rows_;
+    std::vector<channel> channels_;
+    detail::completion_heap heap_;
+    std::uint32_t high_ = 1;
+    std::uint32_t low_ = 0;
+    std::uint64_t now_ = 0;
+    controller_stats stats_{};
+};
+
+static_assert(memory_controller<partitioned_controller<>>);
+
+} // namespace memsub::memory
