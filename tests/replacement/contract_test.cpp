@@ -142,8 +142,7 @@ TEST_CASE("config_error for bad params names the parameter") {
     d.leaders = {{.set = 1, .side = 0, .requester = 1}};
     CHECK(param_of_error<drrip>(d) == "leaders[].requester");
     // A single set cannot host both sides' leaders.
-    CHECK(param_of_error<drrip>({}, geometry{.sets = 1, .ways = 4, .line_bytes = 64}) ==
-          "leaders");
+    CHECK(param_of_error<drrip>({}, geometry{.sets = 1, .ways = 4, .line_bytes = 64}) == "leaders");
 
     std::vector<memsub::access> s(3);
     CHECK_THROWS_AS(annotate_next_use(s, 48), config_error);
@@ -168,8 +167,8 @@ TEST_CASE("storage budgets") {
     CHECK(srrip(llc).storage_bits() == lines * 2);
     CHECK(srrip(llc, {.rrpv_bits = 3}).storage_bits() == lines * 3);
     CHECK(brrip(llc, {.source = bimodal_source::counter}).storage_bits() == lines * 2 + 5);
-    CHECK(drrip(llc, drrip::params{.policy = {.source = bimodal_source::counter}})
-              .storage_bits() == lines * 2 + 5 + 10);
+    CHECK(drrip(llc, drrip::params{.policy = {.source = bimodal_source::counter}}).storage_bits() ==
+          lines * 2 + 5 + 10);
     drrip::params ta{.policy = {.source = bimodal_source::counter}};
     ta.requesters = 4;
     CHECK(drrip(llc, ta).storage_bits() == lines * 2 + 5 + 40);

@@ -26,7 +26,7 @@ TEST_CASE("complement-select leaders: N = 1024, K = 32 (spec: 0, 33, 66, … and
     REQUIRE(side0.size() == 32);
     REQUIRE(side1.size() == 32);
     for (std::uint32_t c = 0; c < 32; ++c) {
-        CHECK(side0[c] == 33 * c);       // constituency c, offset c
+        CHECK(side0[c] == 33 * c);          // constituency c, offset c
         CHECK(side1[c] == 32 * c + 31 - c); // offset N/K - 1 - c
     }
     CHECK(side1[0] == 31);
@@ -160,8 +160,8 @@ TEST_CASE("TA-DRRIP: per-requester PSELs and disjoint leader sets") {
     CHECK(c.policy().psel(1) == 600);
     CHECK(c.policy().psel(0) == 0);
     CHECK(c.policy().psel(2) == 0);
-    CHECK(c.policy().side_of(set_index{lead1}, 1) == 0); // forced: leader of its side
-    CHECK(c.policy().side_of(set_index{lead1}, 0) == 0); // requester 0 follows PSEL_0
+    CHECK(c.policy().side_of(set_index{lead1}, 1) == 0);     // forced: leader of its side
+    CHECK(c.policy().side_of(set_index{lead1}, 0) == 0);     // requester 0 follows PSEL_0
     CHECK(c.policy().side_of(set_index{lead1 + 1}, 1) == 1); // requester 1 follows PSEL_1
     for (std::uint64_t k = 0; k < 10; ++k) {
         auto a = line_access(k * g.sets + lead1 + 2048 * 1000);

@@ -60,6 +60,8 @@ inline std::uint64_t misses(const std::vector<outcome>& v) {
     return m;
 }
 
-inline std::uint64_t hits(const std::vector<outcome>& v) { return v.size() - misses(v); }
+inline std::uint64_t hits(const std::vector<outcome>& v) {
+    return v.size() - misses(v);
+}
 
 } // namespace repl_test

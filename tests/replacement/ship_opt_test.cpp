@@ -51,14 +51,14 @@ TEST_CASE("SHiP: SHCT training on hits and on evictions without reuse; distant i
     CHECK(r.evictions[0].address.value / 64 == B);
     CHECK(s.counter(Q) == 0);
     CHECK(s.rrpv(r.set, r.entry) == 3); // counter 0: distant
-    r = c.access(line_access(D, Q)); // C is distant: evicted, SHCT[Q] stays 0 (saturates)
+    r = c.access(line_access(D, Q));    // C is distant: evicted, SHCT[Q] stays 0 (saturates)
     CHECK(r.evictions[0].address.value / 64 == C);
     CHECK(s.counter(Q) == 0);
     CHECK(s.rrpv(r.set, r.entry) == 3);
     CHECK(c.access(line_access(D, Q)).hit);
     CHECK(s.counter(Q) == 1); // every hit increments
     for (int i = 0; i < 20; ++i) CHECK(c.access(line_access(A, P)).hit);
-    CHECK(s.counter(P) == 7); // saturates at 2^3 − 1
+    CHECK(s.counter(P) == 7);        // saturates at 2^3 − 1
     r = c.access(line_access(E, P)); // both RRPV 0 → aged to 3, A (way 0, reused) evicted
     CHECK(r.evictions[0].address.value / 64 == A);
     CHECK(s.counter(P) == 7); // reused line: no decrement

@@ -25,18 +25,25 @@ const geometry one_set{.sets = 1, .ways = 4, .line_bytes = repl_test::line_bytes
 // Block names of the example as line numbers.
 constexpr std::uint64_t a1 = 1, a2 = 2, b1 = 11, b2 = 12, b3 = 13, b4 = 14;
 const std::vector<std::uint64_t> example = {a1, a2, a2, a1, b1, b2, b3, b4, a1, a2};
-const std::vector<bool> hit_pattern = {false, false, true, true, false,
+const std::vector<bool> hit_pattern = {false, false, true,  true, false,
                                        false, false, false, true, true};
 
 std::string name_of(std::uint64_t line) {
     switch (line) {
-    case a1: return "a1";
-    case a2: return "a2";
-    case b1: return "b1";
-    case b2: return "b2";
-    case b3: return "b3";
-    case b4: return "b4";
-    default: return "x" + std::to_string(line);
+    case a1:
+        return "a1";
+    case a2:
+        return "a2";
+    case b1:
+        return "b1";
+    case b2:
+        return "b2";
+    case b3:
+        return "b3";
+    case b4:
+        return "b4";
+    default:
+        return "x" + std::to_string(line);
     }
 }
 
@@ -63,7 +70,9 @@ auto rrpv_reader() {
     return [](const auto& c, entry_index e) { return c.policy().rrpv(set_index{0}, e); };
 }
 
-std::uint64_t hits_of(const std::vector<outcome>& v) { return repl_test::hits(v); }
+std::uint64_t hits_of(const std::vector<outcome>& v) {
+    return repl_test::hits(v);
+}
 
 template <class P>
 std::vector<outcome> run_example(const typename P::params& p,
@@ -104,10 +113,9 @@ TEST_CASE("RRIP worked example: SRRIP-HP step-by-step states (spec table)") {
     std::vector<std::string> states;
     const auto out = run_example<srrip>({}, example, &states);
     const std::array<const char*, 10> expected = {
-        "a1:2 - - -",         "a1:2 a2:2 - -",       "a1:2 a2:0 - -",
-        "a1:0 a2:0 - -",      "a1:0 a2:0 b1:2 -",    "a1:0 a2:0 b1:2 b2:2",
-        "a1:1 a2:1 b3:2 b2:3", "a1:1 a2:1 b3:2 b4:2", "a1:0 a2:1 b3:2 b4:2",
-        "a1:0 a2:0 b3:2 b4:2"};
+        "a1:2 - - -",          "a1:2 a2:2 - -",       "a1:2 a2:0 - -",       "a1:0 a2:0 - -",
+        "a1:0 a2:0 b1:2 -",    "a1:0 a2:0 b1:2 b2:2", "a1:1 a2:1 b3:2 b2:3", "a1:1 a2:1 b3:2 b4:2",
+        "a1:0 a2:1 b3:2 b4:2", "a1:0 a2:0 b3:2 b4:2"};
     for (std::size_t i = 0; i < expected.size(); ++i) {
         INFO("step " << i + 1);
         CHECK(states[i] == expected[i]);
@@ -119,7 +127,7 @@ TEST_CASE("RRIP worked example: SRRIP-HP step-by-step states (spec table)") {
 }
 
 TEST_CASE("RRIP worked example: LRU and NRU miss a1 and a2 after the scan") {
-    const std::vector<bool> lru_nru_hits = {false, false, true, true, false,
+    const std::vector<bool> lru_nru_hits = {false, false, true,  true,  false,
                                             false, false, false, false, false};
     const auto l = run_example<lru>({}, example);
     std::vector<std::string> nru_states;
@@ -162,8 +170,8 @@ TEST_CASE("RRIP worked example: SRRIP-FP") {
 }
 
 TEST_CASE("RRIP worked example: BRRIP with every insertion distant") {
-    for (const auto& p : {brrip::params{.long_period = 0},
-                          brrip::params{.source = bimodal_source::counter}}) {
+    for (const auto& p :
+         {brrip::params{.long_period = 0}, brrip::params{.source = bimodal_source::counter}}) {
         std::vector<std::string> states;
         const auto out = run_example<brrip>(p, example, &states);
         check_hits(out);
