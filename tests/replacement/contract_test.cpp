@@ -2,6 +2,7 @@
 // throw config_error naming the parameter.
 #include <doctest/doctest.h>
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <tuple>
@@ -196,4 +197,60 @@ TEST_CASE("names") {
     CHECK(drrip(g, ta).name() == "ta_drrip");
     CHECK(ship(g).name() == "ship");
     CHECK(opt(g).name() == "opt");
+}
+
+TEST_CASE("victims respect the eligible mask: tree-PLRU fallback, random uniformity") {
+    const geometry g{.sets = 1, .ways = 8, .line_bytes = 64};
+    const set_index s{0};
+    const memsub::access a{};
+    tree_plru t(g);
+    for (std::uint32_t e = 0; e < 8; ++e) t.on_insert(s, entry_index{e}, a);
+    CHECK(t.victim(s, 0xff, a) == entry_index{0}); // plain PLRU: the oldest
+    // Entry 0 not eligible: same half (0–3), same quarter (0–1), then the other leaf.
+    CHECK(t.victim(s, 0xfe, a) == entry_index{1});
+    // Whole left half ineligible: the walk crosses to the right half and follows its bits.
+    CHECK(t.victim(s, 0xf0, a) == entry_index{4});
+    t.on_hit(s, entry_index{4}, a);
+    CHECK(t.victim(s, 0xf0, a) == entry_index{6});
+    CHECK(t.victim(s, 0x80, a) == entry_index{7});
+    // A hit on 0 turns the root to the right half.
+    t.on_hit(s, entry_index{0}, a);
+    CHECK(t.victim(s, 0xff, a) == entry_index{6});
+
+    nru n(g);
+    for (std::uint32_t e = 0; e < 8; ++e) n.on_insert(s, entry_index{e}, a);
+    CHECK(n.victim(s, 0x0c, a) == entry_index{2}); // all bits 0: all set to 1, first eligible
+    CHECK(n.nru_bit(s, entry_index{0}));
+    n.on_hit(s, entry_index{2}, a);
+    CHECK(n.victim(s, 0x0c, a) == entry_index{3});
+
+    fifo f(g);
+    for (std::uint32_t e : {3u, 1u, 2u, 0u, 4u, 5u, 6u, 7u}) f.on_insert(s, entry_index{e}, a);
+    CHECK(f.victim(s, 0xff, a) == entry_index{3});
+    CHECK(f.victim(s, 0xf7, a) == entry_index{1});
+    f.on_hit(s, entry_index{3}, a); // hits do not matter
+    CHECK(f.victim(s, 0xff, a) == entry_index{3});
+
+    memsub::replacement::random r(g, {.seed = 5});
+    std::array<int, 8> count{};
+    const entry_mask eligible = 0b1011'0110; // entries 1, 2, 4, 5, 7
+    for (int i = 0; i < 50000; ++i) ++count[r.victim(s, eligible, a).value];
+    for (std::uint32_t e = 0; e < 8; ++e) {
+        INFO("entry " << e);
+        if (contains(eligible, entry_index{e})) {
+            CHECK(count[e] > 9000); // expectation 10000, σ ≈ 90
+            CHECK(count[e] < 11000);
+        } else {
+            CHECK(count[e] == 0);
+        }
+    }
+
+    srrip sr(g);
+    for (std::uint32_t e = 0; e < 8; ++e) sr.on_insert(s, entry_index{e}, a);
+    sr.on_hit(s, entry_index{5}, a);
+    // Eligible {5, 6}: 6 is the first with the largest RRPV; the set ages by one.
+    CHECK(sr.victim(s, 0x60, a) == entry_index{6});
+    CHECK(sr.rrpv(s, entry_index{6}) == 3);
+    CHECK(sr.rrpv(s, entry_index{5}) == 1);
+    CHECK(sr.rrpv(s, entry_index{0}) == 3);
 }
