@@ -15,6 +15,7 @@
 #include <vector>
 
 #include <memsub/compression/detail/bit_stream.hpp>
+#include <memsub/compression/detail/bpc_sc2_bit_io.hpp>
 #include <memsub/compression/huffman_code_book.hpp>
 #include <memsub/core/rng.hpp>
 
@@ -281,7 +282,7 @@ TEST_CASE("huffman: random books are optimal, canonical, limited and decodable")
 
         // Encode a random word sequence (book values and escapes) and decode it back.
         std::array<std::byte, 4096> buf{};
-        mc::detail::bit_writer wr(buf);
+        mc::detail::fast_bit_writer wr(buf);
         std::vector<std::uint32_t> words;
         for (int k = 0; k < 64; ++k) {
             const std::uint32_t v = rng.below(4) == 0 ? static_cast<std::uint32_t>(rng())
@@ -294,7 +295,7 @@ TEST_CASE("huffman: random books are optimal, canonical, limited and decodable")
         std::uint32_t expect_bits = 0;
         for (auto v : words) expect_bits += b.encoded_bits(v);
         REQUIRE(bits == expect_bits);
-        mc::detail::bit_reader rd(buf, bits);
+        mc::detail::fast_bit_reader rd(buf, bits);
         for (auto v : words) {
             std::uint32_t got = 0;
             REQUIRE(b.decode(rd, got) == mc::decode_status::ok);
@@ -331,18 +332,18 @@ TEST_CASE("huffman: decoder errors") {
     std::array<std::byte, 8> buf{};
     std::uint32_t v = 0;
     {
-        mc::detail::bit_reader r(buf, 0); // nothing to read
+        mc::detail::fast_bit_reader r(buf, 0); // nothing to read
         CHECK(b.decode(r, v) == mc::decode_status::truncated);
     }
     {
         buf[0] = std::byte{0b11000000}; // "11" then nothing: a cut 4-bit code
-        mc::detail::bit_reader r(buf, 2);
+        mc::detail::fast_bit_reader r(buf, 2);
         CHECK(b.decode(r, v) == mc::decode_status::truncated);
         CHECK(r.position() == 0);
     }
     {
         buf[0] = std::byte{0b11110000}; // ESC then a cut raw word
-        mc::detail::bit_reader r(buf, 20);
+        mc::detail::fast_bit_reader r(buf, 20);
         CHECK(b.decode(r, v) == mc::decode_status::truncated);
     }
     // A Kraft < 1 book has unused patterns: limit 3 with 6 symbols (lengths 2,3,3,3,3,3 → 7/8).
@@ -351,7 +352,7 @@ TEST_CASE("huffman: decoder errors") {
     check_book(k);
     CHECK(k.kraft_numerator() == 7);
     buf[0] = std::byte{0b11100000}; // "111" is no codeword
-    mc::detail::bit_reader r(buf, 8);
+    mc::detail::fast_bit_reader r(buf, 8);
     CHECK(k.decode(r, v) == mc::decode_status::invalid_code);
 }
 
@@ -380,4 +381,53 @@ TEST_CASE("huffman: validation and versions") {
     const book_t bb(big, 200000);
     CHECK(bb.symbol_count() == 1025);
     CHECK(bb.storage_bits() == 1025u * (32 + 16 + 5) + 1025u * 32 + 16u * (16 + 2 * 11));
+}
+
+TEST_CASE("bit io: the fast writer/reader use the bit_stream format") {
+    memsub::xoshiro256ss rng(8);
+    for (int it = 0; it < 2000; ++it) {
+        std::array<std::byte, 256> a{}, b{};
+        mc::detail::bit_writer ref(a);
+        mc::detail::fast_bit_writer fast(b);
+        std::vector<std::pair<std::uint64_t, unsigned>> fields;
+        unsigned total = 0;
+        while (true) {
+            const auto n = static_cast<unsigned>(rng.below(65));
+            if (total + n > 2048) break;
+            const std::uint64_t v = n == 0 ? 0 : (rng() >> (64 - n));
+            fields.emplace_back(v, n);
+            ref.put(v, n);
+            fast.put_wide(v, n);
+            total += n;
+        }
+        REQUIRE(ref.finish() == total);
+        REQUIRE(fast.finish() == total);
+        REQUIRE_FALSE(fast.overflowed());
+        REQUIRE(a == b);
+        // Read back with the fast reader in pieces of at most 32 bits.
+        mc::detail::fast_bit_reader rd(b, total);
+        for (const auto& [v, n] : fields) {
+            std::uint64_t got = 0;
+            unsigned left = n;
+            while (left > 0) {
+                const unsigned k = left > 32 ? 32 : left;
+                const std::uint64_t w = rd.window();
+                REQUIRE(rd.consume(k));
+                got = (got << k) | (w >> (64 - k));
+                left -= k;
+            }
+            REQUIRE(got == v);
+        }
+        REQUIRE(rd.at_end());
+        REQUIRE_FALSE(rd.consume(1));
+        REQUIRE(rd.window() == 0); // zeros past the end
+    }
+    // Exactly filling a buffer is not an overflow, and nothing past it is touched.
+    std::array<std::byte, 12> buf{};
+    mc::detail::fast_bit_writer w(std::span<std::byte>(buf.data(), 8));
+    for (int i = 0; i < 2; ++i) w.put(0xFFFFFFFFu, 32);
+    CHECK(w.finish() == 64);
+    CHECK_FALSE(w.overflowed());
+    CHECK(buf[7] == std::byte{0xFF});
+    CHECK(buf[8] == std::byte{0});
 }

@@ -42,7 +42,7 @@
 #include <string_view>
 
 #include <memsub/compression/concept.hpp>
-#include <memsub/compression/detail/bit_stream.hpp>
+#include <memsub/compression/detail/bpc_sc2_bit_io.hpp>
 #include <memsub/compression/detail/bpc_transform.hpp>
 #include <memsub/config.hpp>
 
@@ -118,22 +118,27 @@ public:
     /// Exact payload bits of `line` (§1.4, §2.2).
     [[nodiscard]] std::uint32_t size_bits(std::span<const std::byte> line) const noexcept {
         MEMSUB_ASSERT(line.size() == p_.line_bytes);
-        detail::bpc_planes pl;
-        std::array<std::uint32_t, 32> w;
-        transform(line, w, pl);
-        std::uint32_t bits = base_bits(w[0]);
-        std::uint32_t run = 0;
-        for (int b = 32; b >= 0; --b) {
-            const std::uint32_t x = pl.dbx[static_cast<std::size_t>(b)];
-            if (x == 0) {
-                ++run;
-                continue;
+        if constexpr (std::endian::native == std::endian::little) {
+            return base_bits(detail::bpc_load_word(line, 0)) +
+                   detail::bpc_kernel<>::size_bits(line.data(), n_, position_bits_);
+        } else {
+            detail::bpc_planes pl;
+            std::array<std::uint32_t, 32> w;
+            transform(line, w, pl);
+            std::uint32_t bits = base_bits(w[0]);
+            std::uint32_t run = 0;
+            for (int b = 32; b >= 0; --b) {
+                const std::uint32_t x = pl.dbx[static_cast<std::size_t>(b)];
+                if (x == 0) {
+                    ++run;
+                    continue;
+                }
+                bits += run_bits(run);
+                run = 0;
+                bits += symbol_bits(x, pl.dbp[static_cast<std::size_t>(b)]);
             }
-            bits += run_bits(run);
-            run = 0;
-            bits += symbol_bits(x, pl.dbp[static_cast<std::size_t>(b)]);
+            return bits + run_bits(run);
         }
-        return bits + run_bits(run);
     }
 
     /// Compresses `line` into a value; `bits == size_bits(line)`.
@@ -143,7 +148,7 @@ public:
         detail::bpc_planes pl;
         std::array<std::uint32_t, 32> w;
         transform(line, w, pl);
-        detail::bit_writer bw(out.payload);
+        detail::fast_bit_writer bw(out.payload);
         put_base(bw, w[0]);
         std::uint32_t run = 0;
         for (int b = 32; b >= 0; --b) {
@@ -168,88 +173,77 @@ public:
         if (v.bits > v.payload.size() * 8 || v.bits > max_payload_bits)
             return {decode_status::bad_view, 0};
         if (v.encoding != 0 || v.member != 0) return {decode_status::unknown_encoding, 0};
-        detail::bit_reader in(v.payload, v.bits);
-        std::uint64_t f = 0;
-        auto fail = [&](decode_status s, std::uint32_t at) { return decode_result{s, at}; };
+        detail::fast_bit_reader in(v.payload, v.bits);
+        auto fail = [](decode_status s, std::uint32_t at) { return decode_result{s, at}; };
 
-        // Base word.
+        // Base word: 1 + 32 raw bits, or 0cc + a 0/4/8/16-bit sign-extended field.
         std::uint32_t base = 0;
-        if (!in.read(1, f)) return fail(decode_status::truncated, in.position());
-        if (f == 1) {
-            if (!in.read(32, f)) return fail(decode_status::truncated, in.position());
-            base = static_cast<std::uint32_t>(f);
+        std::uint64_t w = in.window();
+        if ((w >> 63) != 0) {
+            if (in.remaining() < 33) return fail(decode_status::truncated, 0);
+            (void)in.consume(1);
+            base = static_cast<std::uint32_t>(in.window() >> 32);
+            (void)in.consume(32);
         } else {
-            if (!in.read(2, f)) return fail(decode_status::truncated, in.position());
             static constexpr unsigned widths[4] = {0, 4, 8, 16};
-            const unsigned wbits = widths[f];
-            if (wbits != 0) {
-                if (!in.read(wbits, f)) return fail(decode_status::truncated, in.position());
-                base = sign_extend(static_cast<std::uint32_t>(f), wbits);
-            }
+            const unsigned width = widths[(w >> 61) & 3];
+            if (!in.consume(3 + width)) return fail(decode_status::truncated, 0);
+            if (width != 0)
+                base = sign_extend(static_cast<std::uint32_t>(w >> (61 - width)) &
+                                       ((std::uint32_t{1} << width) - 1),
+                                   width);
         }
 
-        // Planes b = 32 … 0: DBP[b] = DBX[b] XOR DBP[b+1] (DBP[33] = 0), or 0 for zero-DBP.
-        std::array<std::uint32_t, 33> dbp{};
+        // Planes b = 32 … 0, one window per symbol: DBP[b] = DBX[b] XOR DBP[b+1] (DBP[33] =
+        // 0), or 0 for a zero-DBP symbol.
+        alignas(64) std::array<std::uint32_t, 33> dbp{};
         std::uint32_t upper = 0; // DBP[b+1]
+        const std::uint32_t pmask = (std::uint32_t{1} << position_bits_) - 1;
         int b = 32;
         while (b >= 0) {
             const std::uint32_t at = in.position();
-            if (!in.read(1, f)) return fail(decode_status::truncated, at);
-            std::uint32_t dbx = 0;
-            bool zero_dbp = false;
-            if (f == 1) { // 1 + raw plane
-                if (!in.read(plane_bits_, f)) return fail(decode_status::truncated, in.position());
-                dbx = static_cast<std::uint32_t>(f);
-            } else {
-                if (!in.read(1, f)) return fail(decode_status::truncated, at);
-                if (f == 1) { // 01 + run length
-                    if (!in.read(5, f)) return fail(decode_status::truncated, at);
-                    const auto r = static_cast<int>(f) + 2;
-                    if (r > b + 1) return fail(decode_status::invalid_code, at);
-                    for (int k = 0; k < r; ++k, --b) { // zero DBX: DBP[b] = DBP[b+1]
-                        dbp[static_cast<std::size_t>(b)] = upper;
-                    }
-                    continue;
-                }
-                if (!in.read(1, f)) return fail(decode_status::truncated, at);
-                if (f == 1) { // 001: one zero plane
-                    dbp[static_cast<std::size_t>(b)] = upper;
-                    --b;
-                    continue;
-                }
-                if (!in.read(2, f)) return fail(decode_status::truncated, at);
-                const auto cls = static_cast<plane_class>(code_class_[f]);
-                switch (cls) {
-                case plane_class::all_ones:
-                    dbx = full_;
-                    break;
-                case plane_class::zero_dbp:
-                    zero_dbp = true;
-                    break;
-                case plane_class::two_adjacent:
-                case plane_class::single_one: {
-                    const std::uint32_t pat = in.position();
-                    if (!in.read(position_bits_, f)) return fail(decode_status::truncated, pat);
-                    const auto pos = static_cast<std::uint32_t>(f);
+            w = in.window();
+            std::uint32_t p;
+            if ((w >> 63) != 0) { // 1 + raw plane
+                const unsigned len = 1 + plane_bits_;
+                if (!in.consume(len)) return fail(decode_status::truncated, at);
+                p = (static_cast<std::uint32_t>(w >> (64 - len)) & full_) ^ upper;
+            } else if ((w >> 62) == 1) { // 01 + zero run of R planes (field R − 2)
+                if (!in.consume(7)) return fail(decode_status::truncated, at);
+                const auto r = static_cast<int>((w >> 57) & 31) + 2;
+                if (r > b + 1) return fail(decode_status::invalid_code, at);
+                for (int k = 0; k < r; ++k, --b) dbp[static_cast<std::size_t>(b)] = upper;
+                continue;
+            } else if ((w >> 61) == 1) { // 001: one zero plane
+                if (!in.consume(3)) return fail(decode_status::truncated, at);
+                p = upper;
+            } else { // 000 + 2-bit class (+ position)
+                const auto cls = static_cast<plane_class>(code_class_[(w >> 59) & 3]);
+                if (cls == plane_class::all_ones || cls == plane_class::zero_dbp) {
+                    if (!in.consume(5)) return fail(decode_status::truncated, at);
+                    p = cls == plane_class::zero_dbp ? 0 : (full_ ^ upper);
+                } else {
+                    if (!in.consume(5 + position_bits_)) return fail(decode_status::truncated, at);
+                    const auto pos = static_cast<std::uint32_t>(w >> (59 - position_bits_)) & pmask;
                     const bool pair = cls == plane_class::two_adjacent;
                     // A pair's lower bit can be at most n−3, a single bit at most n−2.
-                    const std::uint32_t limit = pair ? plane_bits_ - 1 : plane_bits_;
-                    if (pos >= limit) return fail(decode_status::invalid_code, pat);
-                    dbx = (pair ? 3u : 1u) << pos;
-                    break;
-                }
+                    if (pos >= (pair ? plane_bits_ - 1 : plane_bits_))
+                        return fail(decode_status::invalid_code, at + 5);
+                    p = ((pair ? 3u : 1u) << pos) ^ upper;
                 }
             }
-            const std::uint32_t p = zero_dbp ? 0 : (dbx ^ upper);
             dbp[static_cast<std::size_t>(b)] = p;
             upper = p;
             --b;
         }
         if (!in.at_end()) return fail(decode_status::trailing_bits, in.position());
-
-        std::array<std::uint32_t, 32> w;
-        detail::bpc_inverse(dbp, base, std::span<std::uint32_t>(w.data(), n_));
-        for (std::uint32_t i = 0; i < n_; ++i) detail::bpc_store_word(out, i, w[i]);
+        if constexpr (std::endian::native == std::endian::little) {
+            detail::bpc_kernel<>::inverse(dbp, n_, base, out.data());
+        } else {
+            std::array<std::uint32_t, 32> words;
+            detail::bpc_inverse_reference(dbp, base, std::span<std::uint32_t>(words.data(), n_));
+            for (std::uint32_t i = 0; i < n_; ++i) detail::bpc_store_word(out, i, words[i]);
+        }
         return {};
     }
 
@@ -283,13 +277,13 @@ private:
         return (c == plane_class::all_ones || c == plane_class::zero_dbp) ? 5 : 5 + position_bits_;
     }
 
-    static void put_run(detail::bit_writer& bw, std::uint32_t run) noexcept {
+    static void put_run(detail::fast_bit_writer& bw, std::uint32_t run) noexcept {
         if (run == 1)
             bw.put(0b001, 3);
         else if (run >= 2)
             bw.put((0b01u << 5) | (run - 2), 7);
     }
-    static void put_base(detail::bit_writer& bw, std::uint32_t base) noexcept {
+    static void put_base(detail::fast_bit_writer& bw, std::uint32_t base) noexcept {
         switch (base_bits(base)) {
         case 3:
             bw.put(0b000, 3);
@@ -304,27 +298,34 @@ private:
             bw.put((0b011u << 16) | (base & 0xFFFFu), 19);
             break;
         default:
-            bw.put((std::uint64_t{1} << 32) | base, 33);
+            bw.put(1, 1);
+            bw.put(base, 32);
             break;
         }
     }
-    void put_symbol(detail::bit_writer& bw, std::uint32_t x, std::uint32_t dbp) const noexcept {
+    void put_symbol(detail::fast_bit_writer& bw, std::uint32_t x,
+                    std::uint32_t dbp) const noexcept {
         bool raw;
         const plane_class c = classify(x, dbp, raw);
         if (raw) {
-            bw.put((std::uint64_t{1} << plane_bits_) | x, 1 + plane_bits_);
+            bw.put((std::uint32_t{1} << plane_bits_) | x, 1 + plane_bits_);
             return;
         }
         const std::uint32_t code = class_code_[static_cast<std::size_t>(c)];
-        bw.put(code, 5); // 000 + 2-bit class code
         if (c == plane_class::two_adjacent || c == plane_class::single_one)
-            bw.put(static_cast<std::uint32_t>(std::countr_zero(x)), position_bits_);
+            bw.put((code << position_bits_) | static_cast<std::uint32_t>(std::countr_zero(x)),
+                   5 + position_bits_); // 000 + 2-bit class code + position
+        else
+            bw.put(code, 5);
     }
 
     void transform(std::span<const std::byte> line, std::array<std::uint32_t, 32>& w,
                    detail::bpc_planes& pl) const noexcept {
         for (std::uint32_t i = 0; i < n_; ++i) w[i] = detail::bpc_load_word(line, i);
-        detail::bpc_transform(std::span<const std::uint32_t>(w.data(), n_), pl);
+        if constexpr (std::endian::native == std::endian::little)
+            detail::bpc_transform(std::span<const std::uint32_t>(w.data(), n_), pl);
+        else
+            detail::bpc_transform_reference(std::span<const std::uint32_t>(w.data(), n_), pl);
     }
 
     params p_;

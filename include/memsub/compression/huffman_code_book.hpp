@@ -20,8 +20,9 @@
 //   4. Canonical codes: symbols sorted by (length, sequence number), first code 0, next = (prev +
 //      1) << (length increase).
 //   5. Decode tables FCW/CNT/OFF per length and the De-LUT (symbols in canonical order).
-// Encoding (hot path, noexcept, no allocation): an open-addressing hash table maps a value to its
-// (code, length); a value not in it is coded as ESC + 32 raw bits.
+// Encoding (hot path, noexcept, no allocation): an open-addressing hash table in which every
+// value lies within 4 slots of its home maps a value to its (code, length) with a branch-free
+// 4-slot scan; a value not in it is coded as ESC + 32 raw bits.
 // Decoding (hot path): a direct table indexed by the next min(max, 10) bits resolves short codes in
 // one step; longer codes use the FCW/CNT/OFF comparison of §1.5 ("exactly one ℓ matches").
 //
@@ -49,7 +50,7 @@
 #include <vector>
 
 #include <memsub/compression/concept.hpp>
-#include <memsub/compression/detail/bit_stream.hpp>
+#include <memsub/compression/detail/bpc_sc2_bit_io.hpp>
 #include <memsub/config.hpp>
 #include <memsub/core/errors.hpp>
 #include <memsub/core/rng.hpp>
@@ -191,16 +192,28 @@ public:
         de_lut_.resize(n);
         for (std::size_t k = 0; k < n; ++k) de_lut_[k] = symbols_[k].value;
 
-        // Encoder hash table (values only; ESC is `esc_`).
+        // Encoder hash table (values only; ESC is `esc_`): every value sits within `probes`
+        // slots of its home, so a lookup reads a fixed window without branching on the probes.
         std::size_t slots = 16;
         while (slots < 2 * n) slots *= 2;
-        slots_.assign(slots, slot{});
-        hash_shift_ = 32 - static_cast<std::uint32_t>(std::countr_zero(slots));
-        for (const symbol& s : symbols_) {
-            if (s.escape) continue;
-            std::size_t h = hash(s.value);
-            while (slots_[h].length != 0) h = (h + 1) & (slots - 1);
-            slots_[h] = slot{s.value, s.codeword.bits, s.codeword.length};
+        for (;;) {
+            hash_shift_ = 32 - static_cast<std::uint32_t>(std::countr_zero(slots));
+            entry_.assign(slots + probes - 1, 0);
+            code_bits_.assign(slots + probes - 1, 0);
+            bool fits = true;
+            for (const symbol& sym : symbols_) {
+                if (sym.escape) continue;
+                std::size_t h = hash(sym.value), end = h + probes;
+                while (h < end && entry_[h] != 0) ++h;
+                if (h == end) {
+                    fits = false;
+                    break;
+                }
+                entry_[h] = (std::uint64_t{sym.value} << 8) | sym.codeword.length;
+                code_bits_[h] = sym.codeword.bits;
+            }
+            if (fits) break;
+            slots *= 2;
         }
 
         // Direct decode table for codes of at most `direct_bits_` bits.
@@ -241,56 +254,71 @@ public:
 
     /// Bits a word costs: its code length, or ESC length + 32 when it is not in the book.
     [[nodiscard]] MEMSUB_ALWAYS_INLINE std::uint32_t encoded_bits(std::uint32_t v) const noexcept {
-        const slot* s = find(v);
-        return s != nullptr ? s->length : esc_.length + 32;
+        const std::uint64_t* e = entry_.data() + hash(v);
+        const std::uint64_t key = std::uint64_t{v} << 8;
+        std::uint64_t len = esc_.length + 32;
+        for (unsigned i = 0; i < probes; ++i) {
+            const std::uint64_t x = e[i] ^ key; // = the length iff the value matches
+            len = x - 1 < max_supported_code_length ? x : len;
+        }
+        return static_cast<std::uint32_t>(len);
     }
 
     /// Appends the code of `v` (or ESC + v) to `w`.
-    MEMSUB_ALWAYS_INLINE void encode(detail::bit_writer& w, std::uint32_t v) const noexcept {
-        const slot* s = find(v);
-        if (s != nullptr) {
-            w.put(s->bits, s->length);
+    MEMSUB_ALWAYS_INLINE void encode(detail::fast_bit_writer& w, std::uint32_t v) const noexcept {
+        const std::size_t h = hash(v);
+        const std::uint64_t* e = entry_.data() + h;
+        const std::uint64_t key = std::uint64_t{v} << 8;
+        std::size_t at = ~std::size_t{0};
+        for (unsigned i = 0; i < probes; ++i)
+            at = (e[i] ^ key) - 1 < max_supported_code_length ? h + i : at;
+        if (at != ~std::size_t{0}) {
+            w.put(code_bits_[at], static_cast<unsigned>(entry_[at] & 0xFF));
         } else {
-            w.put((std::uint64_t{esc_.bits} << 32) | v, esc_.length + 32);
+            w.put(esc_.bits, esc_.length);
+            w.put(v, 32);
         }
     }
 
     /// Decodes one word (a symbol, or ESC + 32 raw bits). On failure returns the status and
     /// leaves the reader at the start of the offending codeword.
-    [[nodiscard]] decode_status decode(detail::bit_reader& r, std::uint32_t& out) const noexcept {
+    [[nodiscard]] MEMSUB_ALWAYS_INLINE decode_status decode(detail::fast_bit_reader& r,
+                                                            std::uint32_t& out) const noexcept {
         const std::uint32_t max_len = p_.max_code_length_bits;
-        const std::uint64_t window = r.peek(max_len);
-        std::uint32_t len = 0, index = 0;
+        const std::uint64_t window = r.window() >> (64 - max_len); // next max_len bits
         const std::uint32_t e =
             direct_[static_cast<std::size_t>(window >> (max_len - direct_bits_))];
         if (MEMSUB_LIKELY(e != 0)) {
-            len = e >> 24;
-            index = e & 0xFFFFFFu;
-        } else {
-            for (std::uint32_t l = direct_bits_ + 1; l <= max_len; ++l) {
-                if (cnt_[l] == 0) continue;
-                const auto c = static_cast<std::uint32_t>(window >> (max_len - l));
-                if (c >= fcw_[l] && c - fcw_[l] < cnt_[l]) {
-                    len = l;
-                    index = off_[l] + (c - fcw_[l]);
-                    break;
-                }
-            }
-            if (len == 0)
-                return r.remaining() < max_len ? decode_status::truncated
-                                               : decode_status::invalid_code;
+            // Short code: ESC and its 32 raw bits (≤ 10 + 32 bits) are in the window too, so the
+            // escape needs no branch.
+            const std::uint32_t len = e >> 24, index = e & 0xFFFFFFu;
+            const bool esc = index == esc_index_;
+            const auto raw = static_cast<std::uint32_t>((r.window() << len) >> 32);
+            if (!r.consume(len + (esc ? 32 : 0))) return decode_status::truncated;
+            out = esc ? raw : de_lut_[index];
+            return decode_status::ok;
         }
-        if (len > r.remaining()) return decode_status::truncated;
+        std::uint32_t len = 0, index = 0;
+        for (std::uint32_t l = direct_bits_ + 1; l <= max_len; ++l) {
+            if (cnt_[l] == 0) continue;
+            const auto c = static_cast<std::uint32_t>(window >> (max_len - l));
+            if (c >= fcw_[l] && c - fcw_[l] < cnt_[l]) {
+                len = l;
+                index = off_[l] + (c - fcw_[l]);
+                break;
+            }
+        }
+        if (len == 0)
+            return r.remaining() < max_len ? decode_status::truncated : decode_status::invalid_code;
         if (index != esc_index_) {
-            (void)r.skip(len);
+            if (!r.consume(len)) return decode_status::truncated;
             out = de_lut_[index];
             return decode_status::ok;
         }
         if (std::uint64_t{len} + 32 > r.remaining()) return decode_status::truncated;
-        (void)r.skip(len);
-        std::uint64_t raw = 0;
-        (void)r.read(32, raw);
-        out = static_cast<std::uint32_t>(raw);
+        (void)r.consume(len);
+        out = static_cast<std::uint32_t>(r.window() >> 32);
+        (void)r.consume(32);
         return decode_status::ok;
     }
 
@@ -306,9 +334,11 @@ public:
     [[nodiscard]] code escape_code() const noexcept { return esc_; }
     /// The codeword of `v`, or nothing if `v` is coded as an escape.
     [[nodiscard]] std::optional<code> code_of(std::uint32_t v) const noexcept {
-        const slot* s = find(v);
-        if (s == nullptr) return std::nullopt;
-        return code{s->bits, s->length};
+        const std::size_t h = hash(v);
+        for (unsigned i = 0; i < probes; ++i)
+            if (entry_[h + i] != 0 && (entry_[h + i] >> 8) == v)
+                return code{code_bits_[h + i], static_cast<std::uint32_t>(entry_[h + i] & 0xFF)};
+        return std::nullopt;
     }
     /// §1.5 step 5 decode tables, for ℓ = 1 … max_code_length().
     [[nodiscard]] std::uint32_t first_codeword(std::uint32_t l) const noexcept { return fcw_[l]; }
@@ -393,11 +423,8 @@ public:
     }
 
 private:
-    struct slot {
-        std::uint32_t value = 0;
-        std::uint32_t bits = 0;
-        std::uint32_t length = 0; ///< 0 = empty
-    };
+    /// Slots a value may be displaced from its home in the encoder table.
+    static constexpr unsigned probes = 4;
 
     [[nodiscard]] static constexpr std::uint64_t saturating_add(std::uint64_t a,
                                                                 std::uint64_t b) noexcept {
@@ -406,14 +433,6 @@ private:
     [[nodiscard]] MEMSUB_ALWAYS_INLINE std::size_t hash(std::uint32_t v) const noexcept {
         return static_cast<std::size_t>((v * 0x9E3779B1u) >> hash_shift_);
     }
-    [[nodiscard]] MEMSUB_ALWAYS_INLINE const slot* find(std::uint32_t v) const noexcept {
-        const std::size_t mask = slots_.size() - 1;
-        for (std::size_t h = hash(v);; h = (h + 1) & mask) {
-            const slot& s = slots_[h];
-            if (s.length == 0) return nullptr;
-            if (s.value == v) return &s;
-        }
-    }
 
     params p_;
     std::vector<symbol> symbols_;
@@ -421,7 +440,8 @@ private:
     code esc_{};
     std::uint32_t esc_index_ = 0;
     std::array<std::uint32_t, max_supported_code_length + 1> fcw_{}, cnt_{}, off_{};
-    std::vector<slot> slots_;
+    std::vector<std::uint64_t> entry_;     ///< (value << 8) | length; 0 = empty
+    std::vector<std::uint32_t> code_bits_; ///< codeword of the entry
     std::uint32_t hash_shift_ = 28;
     std::vector<std::uint32_t> direct_;
     std::uint32_t direct_bits_ = 10;

@@ -44,7 +44,7 @@
 #include <vector>
 
 #include <memsub/compression/concept.hpp>
-#include <memsub/compression/detail/bit_stream.hpp>
+#include <memsub/compression/detail/bpc_sc2_bit_io.hpp>
 #include <memsub/compression/huffman_code_book.hpp>
 #include <memsub/config.hpp>
 #include <memsub/core/errors.hpp>
@@ -228,7 +228,7 @@ public:
         MEMSUB_ASSERT(line.size() == p_.line_bytes);
         compressed_line out;
         out.codebook = book_->id();
-        detail::bit_writer w(out.payload);
+        detail::fast_bit_writer w(out.payload);
         for (std::uint32_t i = 0; i < words_; ++i) book_->encode(w, detail::sc2_load_word(line, i));
         out.bits = w.finish();
         return out;
@@ -241,7 +241,7 @@ public:
             return {decode_status::bad_view, 0};
         if (v.encoding != 0 || v.member != 0) return {decode_status::unknown_encoding, 0};
         if (v.codebook != book_->id()) return {decode_status::codebook_mismatch, 0};
-        detail::bit_reader r(v.payload, v.bits);
+        detail::fast_bit_reader r(v.payload, v.bits);
         for (std::uint32_t i = 0; i < words_; ++i) {
             std::uint32_t w = 0;
             const std::uint32_t at = r.position();
