@@ -6,13 +6,10 @@
 // search: "find the first 'distant' line from the left, else increment all RRPVs and repeat").
 // srrip, brrip, drrip, ship (and ReMAP) all use this one implementation.
 //
-// Hot path: one byte per entry, one contiguous row per set. The victim search is two passes over
-// the row (max among eligible, then first eligible equal to it); the repeated "+1 until one is
-// distant" ageing is applied in one step as a saturating add of (distant − max). Both forms give
-// the same RRPVs: entries outside `eligible` saturate at distant exactly as repeated +1 would.
+// Hot path: one byte per entry, eight entries per 64-bit word, one contiguous row per set; the
+// victim search and the ageing step work on whole words (see rrpv_state).
 #pragma once
 
-#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -41,13 +38,22 @@ enum class bimodal_source : std::uint8_t {
 namespace detail {
 
 /// Per-entry RRPVs of every set. `bits` must be validated by the owner (1..7).
+///
+/// Layout: each set's RRPVs are packed eight per 64-bit word (entry e = byte e mod 8 of word
+/// e / 8, counted from the least significant byte, so the layout is endian-independent). The
+/// victim search works on whole words (SWAR): one XOR + zero-byte test finds the distant entries
+/// of eight ways at once, one add ages eight ways at once. RRPVs ≤ 127, so no byte ever carries
+/// into its neighbour. A 16-way set is two words: the search is a handful of ALU operations
+/// per pass and at most 2^M − 1 ageing passes, with no per-entry branches.
 class rrpv_state {
 public:
     rrpv_state(const geometry& g, std::uint32_t bits)
         : entries_(g.entries_per_set())
+        , words_((g.entries_per_set() + 7u) / 8u)
         , bits_(bits)
         , distant_(static_cast<std::uint8_t>((1u << bits) - 1u))
-        , rrpv_(g.total_entries(), static_cast<std::uint8_t>((1u << bits) - 1u)) {}
+        , distant_bytes_(ones * distant_)
+        , rrpv_(std::size_t{g.sets} * words_, ones * distant_) {}
 
     /// Validates an RRPV width for `component`.
     static void validate_bits(std::uint32_t bits, std::string_view component) {
@@ -64,67 +70,89 @@ public:
     [[nodiscard]] std::uint32_t entries() const noexcept { return entries_; }
 
     [[nodiscard]] std::uint8_t get(set_index s, entry_index e) const noexcept {
-        return rrpv_[index(s, e)];
+        return static_cast<std::uint8_t>(word(s, e) >> shift(e));
     }
-    void set(set_index s, entry_index e, std::uint8_t v) noexcept { rrpv_[index(s, e)] = v; }
+    void set(set_index s, entry_index e, std::uint8_t v) noexcept {
+        std::uint64_t& w = word(s, e);
+        w = (w & ~(std::uint64_t{0xff} << shift(e))) | (std::uint64_t{v} << shift(e));
+    }
 
     /// RRIP §3.1 hit promotion.
     void promote(set_index s, entry_index e, hit_promotion hp) noexcept {
-        std::uint8_t& v = rrpv_[index(s, e)];
-        if (hp == hit_promotion::hit_priority)
-            v = 0;
-        else
-            v = static_cast<std::uint8_t>(v - (v != 0));
+        std::uint64_t& w = word(s, e);
+        if (hp == hit_promotion::hit_priority) {
+            w &= ~(std::uint64_t{0xff} << shift(e));
+        } else {
+            const std::uint64_t nonzero = (w >> shift(e)) & 0xff ? 1u : 0u;
+            w -= nonzero << shift(e);
+        }
     }
 
-    /// Ageing step alone: adds 1 to every RRPV of the set (saturating at distant) until an
-    /// eligible entry is distant. Returns that (unchanged) maximum before ageing.
-    std::uint8_t age(set_index s, entry_mask eligible) noexcept {
-        std::uint8_t* r = row(s);
-        const std::uint32_t n = entries_;
-        std::uint8_t top = 0;
-        for (std::uint32_t e = 0; e < n; ++e) {
-            const std::uint8_t v = ((eligible >> e) & 1u) ? r[e] : std::uint8_t{0};
-            top = v > top ? v : top;
+    /// Mask of the entries of set `s` whose RRPV is distant.
+    [[nodiscard]] entry_mask distant_entries(set_index s) const noexcept {
+        const std::uint64_t* r = row(s);
+        entry_mask m = 0;
+        for (std::uint32_t k = 0; k < words_; ++k) m |= gather(~differs(r[k]) & high) << (8 * k);
+        return m & low_bits_mask(entries_);
+    }
+
+    /// RRIP §4.1 ageing alone: adds 1 to every RRPV of the set that is not yet distant until an
+    /// eligible entry is distant (repeated "+1 to all", saturating). Returns the eligible
+    /// distant entries. `eligible` must be non-empty.
+    entry_mask age(set_index s, entry_mask eligible) noexcept {
+        std::uint64_t* r = row(s);
+        for (;;) {
+            const entry_mask d = distant_entries(s) & eligible;
+            if (d != 0) return d;
+            for (std::uint32_t k = 0; k < words_; ++k) r[k] += (differs(r[k]) >> 7);
         }
-        const std::uint8_t delta = static_cast<std::uint8_t>(distant_ - top);
-        if (delta != 0) {
-            for (std::uint32_t e = 0; e < n; ++e) {
-                const unsigned v = r[e] + delta;
-                r[e] = static_cast<std::uint8_t>(v < distant_ ? v : distant_);
-            }
-        }
-        return top;
     }
 
     /// RRIP §4.1 victim: the first (lowest) eligible entry whose RRPV is distant, ageing the
     /// whole set first when no eligible entry is. `eligible` must be non-empty.
     [[nodiscard]] entry_index find_victim(set_index s, entry_mask eligible) noexcept {
-        age(s, eligible);
-        const std::uint8_t* r = row(s);
-        const std::uint32_t n = entries_;
-        entry_mask distant = 0;
-        for (std::uint32_t e = 0; e < n; ++e) distant |= entry_mask{r[e] == distant_} << e;
-        return lowest_entry(distant & eligible);
+        return lowest_entry(age(s, eligible));
     }
 
     /// Hardware bits: M per entry.
     [[nodiscard]] std::uint64_t storage_bits() const noexcept {
-        return std::uint64_t{bits_} * rrpv_.size();
+        return std::uint64_t{bits_} * entries_ * (rrpv_.size() / words_);
     }
 
 private:
-    [[nodiscard]] std::size_t index(set_index s, entry_index e) const noexcept {
-        return std::size_t{s.value} * entries_ + e.value;
+    static constexpr std::uint64_t ones = 0x0101010101010101ULL;
+    static constexpr std::uint64_t low7 = 0x7f7f7f7f7f7f7f7fULL;
+    static constexpr std::uint64_t high = 0x8080808080808080ULL;
+
+    /// High bit of each byte set where the byte differs from distant (exact zero-byte test).
+    [[nodiscard]] std::uint64_t differs(std::uint64_t w) const noexcept {
+        const std::uint64_t x = w ^ distant_bytes_;
+        return (((x & low7) + low7) | x) & high;
     }
-    [[nodiscard]] std::uint8_t* row(set_index s) noexcept {
-        return &rrpv_[std::size_t{s.value} * entries_];
+    /// Packs the high bits of the eight bytes into bits 0..7.
+    [[nodiscard]] static std::uint64_t gather(std::uint64_t high_bits) noexcept {
+        return ((high_bits >> 7) * 0x0102040810204080ULL) >> 56;
+    }
+    [[nodiscard]] static std::uint32_t shift(entry_index e) noexcept { return 8u * (e.value & 7u); }
+    [[nodiscard]] std::uint64_t& word(set_index s, entry_index e) noexcept {
+        return rrpv_[std::size_t{s.value} * words_ + (e.value >> 3)];
+    }
+    [[nodiscard]] const std::uint64_t& word(set_index s, entry_index e) const noexcept {
+        return rrpv_[std::size_t{s.value} * words_ + (e.value >> 3)];
+    }
+    [[nodiscard]] std::uint64_t* row(set_index s) noexcept {
+        return &rrpv_[std::size_t{s.value} * words_];
+    }
+    [[nodiscard]] const std::uint64_t* row(set_index s) const noexcept {
+        return &rrpv_[std::size_t{s.value} * words_];
     }
 
     std::uint32_t entries_;
+    std::uint32_t words_;
     std::uint32_t bits_;
     std::uint8_t distant_;
-    std::vector<std::uint8_t> rrpv_;
+    std::uint64_t distant_bytes_;
+    std::vector<std::uint64_t> rrpv_;
 };
 
 /// BRRIP's ε source (RRIP §3.2): answers "is this bimodal insertion long?" with probability
