@@ -1,0 +1,50 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets (tests/fuzz/fuzz_*.cpp) with clang-14 under ASan + UBSan and runs
+# each for a bounded time. Exits non-zero if any fuzzer crashes, leaks, times out or fails to
+# build; the crashing input is kept in the fuzzer's artifact directory and its log is printed.
+#
+# Environment: FUZZ_SECONDS (per target, default 20), FUZZ_BUILD_DIR (default build-fuzz),
+#              CXX (default clang++-14), FUZZ_JOBS (build parallelism, default 2).
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+build="${FUZZ_BUILD_DIR:-$root/build-fuzz}"
+seconds="${FUZZ_SECONDS:-20}"
+cxx="${CXX:-clang++-14}"
+jobs="${FUZZ_JOBS:-2}"
+
+cmake -S "$root" -B "$build" -DCMAKE_CXX_COMPILER="$cxx" -DMEMSUB_BUILD_FUZZERS=ON \
+    -DMEMSUB_BUILD_TESTS=OFF -DMEMSUB_BUILD_EXAMPLES=OFF -DMEMSUB_BUILD_BENCHMARKS=OFF \
+    -DMEMSUB_INSTALL=OFF >/dev/null
+cmake --build "$build" -j"$jobs" --target memsub_fuzzers
+
+fuzz_dir="$build/tests/fuzz"
+work="$build/fuzz-runs"
+mkdir -p "$work"
+failed=()
+for src in "$root"/tests/fuzz/fuzz_*.cpp; do
+    name="$(basename "$src" .cpp)"
+    exe="$fuzz_dir/$name"
+    corpus="$work/$name/corpus"
+    artifacts="$work/$name/artifacts/"
+    mkdir -p "$corpus" "$artifacts"
+    log="$work/$name/log.txt"
+    echo "== $name: ${seconds}s"
+    set +e
+    "$exe" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
+        -artifact_prefix="$artifacts" "$corpus" >"$log" 2>&1
+    status=$?
+    set -e
+    grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb)" "$log" || true
+    if [[ $status -ne 0 ]]; then
+        echo "!! $name exited with status $status; log follows" >&2
+        tail -n 60 "$log" >&2
+        failed+=("$name")
+    fi
+done
+
+if [[ ${#failed[@]} -ne 0 ]]; then
+    echo "fuzzing failed: ${failed[*]}" >&2
+    exit 1
+fi
+echo "all fuzzers ran ${seconds}s without a finding"
