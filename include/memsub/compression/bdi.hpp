@@ -129,6 +129,15 @@ public:
             const auto ba = bits_of(a), bb = bits_of(b);
             return ba != bb ? ba < bb : a < b;
         });
+        std::sort(k_order_.begin(), k_order_.end(), [&](std::uint32_t a, std::uint32_t b) {
+            auto smallest = [](std::uint32_t k) {
+                return k == 8   ? bdi_encoding::base8_delta1
+                       : k == 4 ? bdi_encoding::base4_delta1
+                                : bdi_encoding::base2_delta1;
+            };
+            const auto ea = smallest(a), eb = smallest(b);
+            return bits_of(ea) != bits_of(eb) ? bits_of(ea) < bits_of(eb) : ea < eb;
+        });
     }
 
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "bdi"; }
@@ -349,20 +358,34 @@ private:
             diff |= detail::load_le<std::uint64_t>(p + i) ^ first;
         if (diff == 0) return repeated_choice(first);
         const bool imm = immediates();
-        const std::uint32_t d8 = detail::bdi_min_delta<std::uint64_t, L / 8>(p, imm);
-        const std::uint32_t d4 = detail::bdi_min_delta<std::uint32_t, L / 4>(p, imm);
-        const std::uint32_t d2 = detail::bdi_min_delta<std::uint16_t, L / 2>(p, imm);
         choice best{bdi_encoding::uncompressed, bits_of(bdi_encoding::uncompressed)};
         auto consider = [&](bdi_encoding e) {
             const std::uint32_t b = bits_of(e);
             if (b < best.bits || (b == best.bits && e < best.encoding)) best = {e, b};
         };
-        if (d8 != 0)
-            consider(d8 == 1   ? bdi_encoding::base8_delta1
-                     : d8 == 2 ? bdi_encoding::base8_delta2
-                               : bdi_encoding::base8_delta4);
-        if (d4 != 0) consider(d4 == 1 ? bdi_encoding::base4_delta1 : bdi_encoding::base4_delta2);
-        if (d2 != 0) consider(bdi_encoding::base2_delta1);
+        // A base size k whose smallest encoding (d = 1) cannot beat the best so far is skipped
+        // (k_order_ lists k by that smallest size, so the first success often ends the search).
+        for (const std::uint32_t k : k_order_) {
+            const bdi_encoding smallest = k == 8   ? bdi_encoding::base8_delta1
+                                          : k == 4 ? bdi_encoding::base4_delta1
+                                                   : bdi_encoding::base2_delta1;
+            const std::uint32_t lower = bits_of(smallest);
+            if (lower > best.bits || (lower == best.bits && smallest > best.encoding)) continue;
+            if (k == 8) {
+                const std::uint32_t d = detail::bdi_min_delta<std::uint64_t, L / 8>(p, imm);
+                if (d != 0)
+                    consider(d == 1   ? bdi_encoding::base8_delta1
+                             : d == 2 ? bdi_encoding::base8_delta2
+                                      : bdi_encoding::base8_delta4);
+            } else if (k == 4) {
+                const std::uint32_t d = detail::bdi_min_delta<std::uint32_t, L / 4>(p, imm);
+                if (d != 0)
+                    consider(d == 1 ? bdi_encoding::base4_delta1 : bdi_encoding::base4_delta2);
+            } else {
+                if (detail::bdi_min_delta<std::uint16_t, L / 2>(p, imm) != 0)
+                    consider(bdi_encoding::base2_delta1);
+            }
+        }
         return best;
     }
 
@@ -459,6 +482,7 @@ private:
     std::array<std::uint32_t, 16> bits_{};
     std::array<bool, 16> valid_{};
     std::array<bdi_encoding, 6> order_{};
+    std::array<std::uint32_t, 3> k_order_{8, 4, 2};
 };
 
 static_assert(invertible_compressor<bdi>);

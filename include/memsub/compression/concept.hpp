@@ -113,8 +113,10 @@ struct compressed_line {
     [[nodiscard]] constexpr std::span<const std::byte> data() const noexcept {
         return {payload.data(), std::min<std::size_t>(bytes(), payload.size())};
     }
+    /// A view of this line. Its byte span is the whole (zero-padded) array so that readers can
+    /// take full 64-bit windows near the end; `bits` still bounds what is read.
     [[nodiscard]] constexpr compressed_view view() const noexcept {
-        return {data(), bits, encoding, member, codebook, tag_data};
+        return {std::span<const std::byte>{payload}, bits, encoding, member, codebook, tag_data};
     }
     constexpr operator compressed_view() const noexcept { return view(); } // NOLINT
 

@@ -151,50 +151,47 @@ public:
         if (v.encoding != 0 || v.member != 0) return {decode_status::unknown_encoding, 0};
         detail::bit_reader r{v.payload, v.bits};
         const std::uint32_t n = L / 4;
-        std::byte* o = out.data();
-        std::uint64_t x = 0;
+        // Words are decoded into a local buffer with 8 words of slack, so a zero run can always
+        // store 8 zero words and no token needs a data-dependent branch. The bits are consumed
+        // from a 57-bit register window refilled every few tokens, which keeps the serial chain
+        // (prefix → length → next prefix) to a few register operations per token.
+        std::array<std::uint32_t, 32 + 8> words{};
+        constexpr std::uint64_t payload_lut = 0x2008101010080403ull; // byte c = payload bits
+        std::uint64_t buf = r.peek(57) << 7;                         // left-aligned window
+        std::uint32_t used = 0;                                      // bits used of buf
         for (std::uint32_t i = 0; i < n;) {
-            const std::uint32_t at = r.position();
-            if (!r.read(3, x)) return {decode_status::truncated, at};
-            const auto c = static_cast<detail::fpc_prefix>(x);
-            const std::uint32_t pb = detail::fpc_payload_bits[static_cast<std::size_t>(x)];
-            if (!r.read(pb, x)) return {decode_status::truncated, at};
-            std::uint32_t word = 0;
-            switch (c) {
-            case detail::fpc_prefix::zero_run: {
-                const auto run = static_cast<std::uint32_t>(x) + 1;
-                if (run > n - i) return {decode_status::invalid_code, at}; // past the line
-                for (std::uint32_t k = 0; k < run; ++k)
-                    detail::store_le<std::uint32_t>(o + 4 * (i + k), 0);
-                i += run;
-                continue;
+            if (used > 57 - 35) { // refill: the next token may need 35 bits
+                if (MEMSUB_UNLIKELY(!r.skip(used))) return {decode_status::truncated, r.position()};
+                buf = r.peek(57) << 7;
+                used = 0;
             }
-            case detail::fpc_prefix::sext4:
-                word = detail::sign_extend<std::uint32_t>(x, 4);
-                break;
-            case detail::fpc_prefix::sext8:
-                word = detail::sign_extend<std::uint32_t>(x, 8);
-                break;
-            case detail::fpc_prefix::sext16:
-                word = detail::sign_extend<std::uint32_t>(x, 16);
-                break;
-            case detail::fpc_prefix::padded_half:
-                word = static_cast<std::uint32_t>(x) << 16;
-                break;
-            case detail::fpc_prefix::two_sext8:
-                word = (std::uint32_t{detail::sign_extend<std::uint16_t>(x >> 8, 8)} << 16) |
-                       detail::sign_extend<std::uint16_t>(x & 0xFF, 8);
-                break;
-            case detail::fpc_prefix::rep_bytes:
-                word = static_cast<std::uint32_t>(x) * 0x01010101u;
-                break;
-            case detail::fpc_prefix::raw:
-                word = static_cast<std::uint32_t>(x);
-                break;
-            }
-            detail::store_le<std::uint32_t>(o + 4 * i, word);
-            ++i;
+            const auto c = static_cast<std::uint32_t>(buf >> 61);
+            const auto pb = static_cast<std::uint32_t>((payload_lut >> (8 * c)) & 0xFF);
+            const auto x = static_cast<std::uint32_t>((buf << 3) >> (64 - pb));
+            if (MEMSUB_UNLIKELY(used + 3 + pb > r.remaining()))
+                return {decode_status::truncated, r.position() + used};
+            buf <<= 3 + pb;
+            const std::uint32_t at = r.position() + used;
+            used += 3 + pb;
+            const std::uint32_t run = c == 0 ? x + 1 : 1;
+            if (MEMSUB_UNLIKELY(run > n - i)) return {decode_status::invalid_code, at};
+            const std::uint32_t m = std::uint32_t{1} << (pb - 1); // sign bit for SE4/8/16
+            const std::uint32_t two =
+                (std::uint32_t{detail::sign_extend<std::uint16_t>(x >> 8, 8)} << 16) |
+                detail::sign_extend<std::uint16_t>(x & 0xFF, 8);
+            std::uint32_t word = x;                    // 111 raw
+            word = c == 6 ? x * 0x01010101u : word;    // 110 repeated bytes
+            word = c == 5 ? two : word;                // 101 two SE bytes
+            word = c == 4 ? x << 16 : word;            // 100 padded half
+            word = (c - 1u) < 3u ? (x ^ m) - m : word; // 001/010/011 sign-extended
+            word = c == 0 ? 0 : word;                  // 000 zero run
+            for (std::uint32_t k = 0; k < 8; ++k) words[i + k] = 0;
+            words[i] = word;
+            i += run;
         }
+        if (!r.skip(used)) return {decode_status::truncated, r.position()};
+        for (std::uint32_t i = 0; i < n; ++i)
+            detail::store_le<std::uint32_t>(out.data() + 4 * i, words[i]);
         if (!r.at_end()) return {decode_status::trailing_bits, r.position()};
         return {};
     }

@@ -8,6 +8,7 @@
 // bit offset of the error). Neither allocates; both are noexcept.
 #pragma once
 
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -161,10 +162,11 @@ private:
             std::memcpy(&w, data_.data() + byte, 8);
             if constexpr (std::endian::native == std::endian::little) w = __builtin_bswap64(w);
         } else {
-            for (std::size_t i = 0; i < 8; ++i) {
-                w <<= 8;
-                if (byte + i < data_.size()) w |= std::to_integer<std::uint64_t>(data_[byte + i]);
-            }
+            std::array<std::byte, 8> tail{};
+            if (byte < data_.size())
+                std::memcpy(tail.data(), data_.data() + byte, data_.size() - byte);
+            for (std::size_t i = 0; i < 8; ++i)
+                w = (w << 8) | std::to_integer<std::uint64_t>(tail[i]);
         }
         return w << (pos_ & 7);
     }
