@@ -96,10 +96,11 @@ public:
         for (std::size_t i = p.fields.size(); i-- > 0;) {
             const auto& f = p.fields[i];
             const auto k = static_cast<std::size_t>(f.kind);
-            pieces_.push_back(piece{.addr_shift = pos,
-                                    .dest_shift = filled[k],
-                                    .mask = low_bits_mask(f.bits),
-                                    .kind = f.kind});
+            if (f.bits != 0) // zero-width fields decode to 0: no work at map time
+                pieces_.push_back(piece{.addr_shift = pos,
+                                        .dest_shift = filled[k],
+                                        .mask = low_bits_mask(f.bits),
+                                        .kind = f.kind});
             filled[k] += f.bits;
             pos += f.bits;
         }

@@ -16,6 +16,8 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
+#include <bit>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -31,7 +33,7 @@
 #include <memsub/memory/bit_field_mapping.hpp>
 #include <memsub/memory/concept.hpp>
 #include <memsub/memory/controller_stats.hpp>
-#include <memsub/memory/detail/ring_buffer.hpp>
+#include <memsub/memory/detail/request_queue.hpp>
 #include <memsub/memory/dram_channel.hpp>
 #include <memsub/memory/dram_timing.hpp>
 #include <memsub/memory/fcfs.hpp>
@@ -71,31 +73,48 @@ inline void check_mapping(const dram_organisation& o, const dram_timing& t,
             "must be <= the bursts per row (" + std::to_string(t.columns()) + ")");
 }
 
-/// Min-heap of completions by done cycle (storage reserved at construction).
+/// Min-heap of completions by done cycle (then id). The heap orders 16-byte keys; the
+/// completions sit in a slot pool. All storage is reserved at construction.
 class completion_heap {
 public:
     completion_heap() = default;
-    explicit completion_heap(std::size_t capacity) { v_.reserve(capacity); }
-    void push(const completion& c) noexcept {
-        MEMSUB_ASSERT(v_.size() < v_.capacity());
-        v_.push_back(c);
-        std::push_heap(v_.begin(), v_.end(), later);
+    explicit completion_heap(std::size_t capacity) : slots_(capacity) {
+        heap_.reserve(capacity);
+        free_.reserve(capacity);
+        for (std::size_t i = capacity; i-- > 0;) free_.push_back(static_cast<std::uint32_t>(i));
     }
-    [[nodiscard]] bool empty() const noexcept { return v_.empty(); }
-    [[nodiscard]] std::size_t size() const noexcept { return v_.size(); }
-    [[nodiscard]] const completion& top() const noexcept { return v_.front(); }
+    void push(const completion& c) noexcept {
+        MEMSUB_ASSERT(!free_.empty());
+        const std::uint32_t slot = free_.back();
+        free_.pop_back();
+        slots_[slot] = c;
+        heap_.push_back(entry{c.done_cycle, slot});
+        std::push_heap(heap_.begin(), heap_.end(), later);
+    }
+    [[nodiscard]] bool empty() const noexcept { return heap_.empty(); }
+    [[nodiscard]] std::size_t size() const noexcept { return heap_.size(); }
+    [[nodiscard]] std::uint64_t top_cycle() const noexcept { return heap_.front().done; }
+    [[nodiscard]] const completion& top() const noexcept { return slots_[heap_.front().slot]; }
     completion pop() noexcept {
-        std::pop_heap(v_.begin(), v_.end(), later);
-        const completion c = v_.back();
-        v_.pop_back();
-        return c;
+        std::pop_heap(heap_.begin(), heap_.end(), later);
+        const std::uint32_t slot = heap_.back().slot;
+        heap_.pop_back();
+        free_.push_back(slot);
+        return slots_[slot];
     }
 
 private:
-    static bool later(const completion& a, const completion& b) noexcept {
-        return a.done_cycle != b.done_cycle ? a.done_cycle > b.done_cycle : a.id > b.id;
+    struct entry {
+        std::uint64_t done;
+        std::uint32_t slot;
+    };
+    // Ties by slot keep the order deterministic.
+    static bool later(const entry& a, const entry& b) noexcept {
+        return a.done != b.done ? a.done > b.done : a.slot > b.slot;
     }
-    std::vector<completion> v_;
+    std::vector<completion> slots_;
+    std::vector<entry> heap_;
+    std::vector<std::uint32_t> free_;
 };
 
 } // namespace detail
@@ -150,10 +169,13 @@ public:
             return enqueue_result::queue_full;
         }
         const std::uint64_t visible = std::max(r.arrival_cycle, now_);
-        q.push_back(detail::queued_request{.req = r,
-                                           .visible_at = visible,
-                                           .row = a.row,
-                                           .bank = flat_bank(a, map_.organisation())});
+        const std::uint32_t bank = flat_bank(a, map_.organisation());
+        q.push_back({.visible_at = visible, .row = a.row, .bank = bank}, r);
+        ch.queued_banks |= std::uint64_t{1} << bank;
+        ++ch.per_bank[bank];
+        auto& kind = r.is_write ? ch.per_bank_w : ch.per_bank_r;
+        auto& kind_mask = r.is_write ? ch.queued_w : ch.queued_r;
+        if (kind[bank]++ == 0) kind_mask |= std::uint64_t{1} << bank;
         ++ch.held;
         ch.next_decision = std::min(ch.next_decision, std::max(visible, ch.min_decision));
         return enqueue_result::accepted;
@@ -169,14 +191,14 @@ public:
     [[nodiscard]] std::uint64_t next_event_cycle() const noexcept {
         std::uint64_t t = never;
         for (const channel& ch : channels_) t = std::min(t, ch.next_decision);
-        if (!heap_.empty()) t = std::min(t, std::max(heap_.top().done_cycle, now_ + 0));
+        if (!heap_.empty()) t = std::min(t, std::max(heap_.top_cycle(), now_ + 0));
         return t;
     }
 
     template <std::invocable<const completion&> Sink>
     std::size_t drain(Sink&& sink) {
         std::size_t n = 0;
-        while (!heap_.empty() && heap_.top().done_cycle <= now_) {
+        while (!heap_.empty() && heap_.top_cycle() <= now_) {
             const completion c = heap_.pop();
             retire(c);
             sink(c);
@@ -187,7 +209,7 @@ public:
 
     std::size_t drain(std::span<completion> out) noexcept {
         std::size_t n = 0;
-        while (n < out.size() && !heap_.empty() && heap_.top().done_cycle <= now_) {
+        while (n < out.size() && !heap_.empty() && heap_.top_cycle() <= now_) {
             out[n] = heap_.pop();
             retire(out[n]);
             ++n;
@@ -206,11 +228,7 @@ public:
     [[nodiscard]] std::uint32_t queued_at(byte_address a) const noexcept {
         const dram_address d = map_.map(a);
         const channel& ch = channels_[d.channel];
-        const std::uint32_t b = flat_bank(d, map_.organisation());
-        std::uint32_t n = 0;
-        for (std::size_t i = 0; i < ch.rq.size(); ++i) n += ch.rq[i].bank == b;
-        for (std::size_t i = 0; i < ch.wq.size(); ++i) n += ch.wq[i].bank == b;
-        return n;
+        return ch.per_bank[flat_bank(d, map_.organisation())];
     }
 
     [[nodiscard]] const controller_stats& stats() const noexcept { return stats_; }
@@ -226,7 +244,7 @@ public:
     [[nodiscard]] std::uint64_t now() const noexcept { return now_; }
 
 private:
-    using queue = detail::ring_buffer<detail::queued_request>;
+    using queue = detail::request_queue;
 
     struct channel {
         channel(const params& p, Scheduler s)
@@ -238,26 +256,54 @@ private:
         queue rq;
         queue wq;
         Scheduler sched;
+        /// Mirror of the banks' scheduling state (updated at every commit and refresh): the
+        /// cycle each takes a request, its open row and the cycle the row policy closes it.
+        std::array<std::uint64_t, 64> bank_ready{};
+        std::array<std::uint32_t, 64> bank_row{};
+        std::array<std::uint64_t, 64> bank_close{};
+        /// Queued requests per bank (both queues) and the mask of banks with any.
+        std::array<std::uint32_t, 64> per_bank{};
+        std::array<std::uint16_t, 64> per_bank_r{};
+        std::array<std::uint16_t, 64> per_bank_w{};
+        std::uint64_t queued_banks = 0;
+        std::uint64_t queued_r = 0;     ///< banks with queued reads
+        std::uint64_t queued_w = 0;     ///< banks with queued writes
+        std::uint64_t ready_banks = 0;  ///< snapshot: banks taking a request at t
+        std::uint64_t busy_mask = 0;    ///< banks whose ready cycle may still be ahead
+        std::uint64_t busy_min = never; ///< earliest ready cycle among them
         std::uint64_t next_decision = never;
         std::uint64_t min_decision = 0; ///< one selection per cycle: next ≥ last + 1
         std::uint32_t held = 0;
         bool draining = false;
     };
 
-    /// What a scheduler sees of one queue at cycle t.
+    /// What a scheduler sees of one queue at cycle t (bank state from the channel snapshot).
+    /// `all_visible`: every entry's visibility cycle has passed (visibility is non-decreasing
+    /// along the queue, so the youngest entry decides), and readiness is the bank's alone.
     struct view {
         const queue* q;
-        const dram_channel* dram;
+        const channel* ch;
         std::uint64_t t;
-        [[nodiscard]] std::uint32_t bank(std::size_t i) const noexcept { return (*q)[i].bank; }
+        bool all_visible;
+        [[nodiscard]] std::uint32_t bank(std::size_t i) const noexcept { return q->key_at(i).bank; }
         [[nodiscard]] bool hit(std::size_t i) const noexcept {
-            return dram->classify((*q)[i].bank, (*q)[i].row, t) == row_class::hit;
+            const auto& k = q->key_at(i);
+            return ch->bank_row[k.bank] == k.row && ch->bank_close[k.bank] > t;
         }
         [[nodiscard]] std::uint64_t ready_at(std::size_t i) const noexcept {
-            return std::max(dram->bank((*q)[i].bank).accept_at, (*q)[i].visible_at);
+            const auto& k = q->key_at(i);
+            return std::max(ch->bank_ready[k.bank], k.visible_at);
         }
-        [[nodiscard]] bool ready(std::size_t i) const noexcept { return ready_at(i) <= t; }
+        [[nodiscard]] bool ready(std::size_t i) const noexcept {
+            if (all_visible) return ((ch->ready_banks >> q->key_at(i).bank) & 1u) != 0;
+            return ready_at(i) <= t;
+        }
     };
+
+    [[nodiscard]] static view make_view(const queue& q, const channel& ch,
+                                        std::uint64_t t) noexcept {
+        return view{&q, &ch, t, q.empty() || q.key_at(q.size() - 1).visible_at <= t};
+    }
 
     static const params& validated(const params& p) {
         p.timing.validate(component);
@@ -287,50 +333,131 @@ private:
         channel& ch = channels_[c];
         while (ch.next_decision <= until) {
             const std::uint64_t t = ch.next_decision;
-            stats_.refreshes += ch.dram.refresh_until(t);
+            if (const std::uint32_t n = ch.dram.refresh_until(t); n != 0) {
+                stats_.refreshes += n;
+                for (std::uint32_t b = 0; b < p_.timing.banks_per_channel(); ++b)
+                    sync_bank(ch, b, t);
+            }
+            // Which banks with queued requests take one now? If none, no scheduler can select
+            // anything: sleep until the first one can.
+            std::uint64_t bank_wake = never;
+            const std::uint64_t ready_banks = ready_mask(ch, t, bank_wake);
+            if (ready_banks == 0) {
+                ch.next_decision = bank_wake; // never when both queues are empty
+                continue;
+            }
+            ch.ready_banks = ready_banks;
             // Write-drain mode (G4.5): enter at the high watermark, leave at the low one.
             if (!ch.draining && ch.wq.size() >= high_) ch.draining = true;
             if (ch.draining && ch.wq.size() <= low_) ch.draining = false;
             queue& first = ch.draining ? ch.wq : ch.rq;
             queue& second = ch.draining ? ch.rq : ch.wq;
-            selection s = ch.sched.select(first.size(), view{&first, &ch.dram, t});
+            const std::uint64_t first_mask = ch.draining ? ch.queued_w : ch.queued_r;
+            const std::uint64_t second_mask = ch.draining ? ch.queued_r : ch.queued_w;
+            // A queue with no request at a ready bank cannot yield a selection: skip its scan.
+            // The wake-up of a queue is its scheduler's answer when scanned, otherwise the
+            // first cycle one of its banks takes a request (a lower bound).
+            auto bank_min = [&](std::uint64_t mask) {
+                std::uint64_t w = never;
+                for (; mask != 0; mask &= mask - 1)
+                    w = std::min(w,
+                                 ch.bank_ready[static_cast<std::size_t>(std::countr_zero(mask))]);
+                return w;
+            };
+            selection s{};
             queue* from = &first;
-            std::uint64_t wake = s.wake;
+            std::uint64_t wake = never;
+            if ((first_mask & ready_banks) != 0) {
+                s = ch.sched.select(first.size(), make_view(first, ch, t));
+                wake = s.wake;
+            } else {
+                wake = bank_min(first_mask);
+            }
             if (s.index == selection::none) {
-                const selection s2 = ch.sched.select(second.size(), view{&second, &ch.dram, t});
-                wake = std::min(wake, s2.wake);
-                if (s2.index != selection::none) {
-                    s = s2;
-                    from = &second;
+                if ((second_mask & ready_banks) != 0) {
+                    const selection s2 = ch.sched.select(second.size(), make_view(second, ch, t));
+                    wake = std::min(wake, s2.wake);
+                    if (s2.index != selection::none) {
+                        s = s2;
+                        from = &second;
+                    }
+                } else {
+                    wake = std::min(wake, bank_min(second_mask));
                 }
             }
             if (s.index == selection::none) {
-                ch.next_decision = wake; // never when both queues are empty
+                ch.next_decision = std::max(wake, t + 1);
                 continue;
             }
-            ch.sched.on_selected(view{from, &ch.dram, t}, s.index);
-            issue(c, ch, (*from)[s.index], t);
+            ch.sched.on_selected(make_view(*from, ch, t), s.index);
+            const std::uint32_t bank = from->key_at(s.index).bank;
+            const bool write = from->request(s.index).is_write;
+            issue(c, ch, from->key_at(s.index), from->request(s.index), t);
             from->erase(s.index);
+            const std::uint64_t bit = std::uint64_t{1} << bank;
+            if (--ch.per_bank[bank] == 0) ch.queued_banks &= ~bit;
+            if (--(write ? ch.per_bank_w : ch.per_bank_r)[bank] == 0)
+                (write ? ch.queued_w : ch.queued_r) &= ~bit;
             ch.min_decision = t + 1;
-            ch.next_decision = (ch.rq.empty() && ch.wq.empty()) ? never : t + 1;
+            // The next decision: next cycle if a bank with queued requests is ready then,
+            // otherwise when the first becomes ready (saves the host an idle round trip).
+            std::uint64_t w = never;
+            ch.next_decision = ready_mask(ch, t + 1, w) != 0 ? t + 1 : w;
         }
     }
 
-    void issue(std::uint32_t c, channel& ch, const detail::queued_request& q,
-               std::uint64_t t) noexcept {
-        ch.dram.settle(q.bank, t);
-        const command_plan plan = ch.dram.plan(q.bank, q.row, q.req.is_write, t);
-        const std::uint32_t gbank = c * p_.timing.banks_per_channel() + q.bank;
+    /// Banks with queued requests that take a request at `t` (t never decreases per channel);
+    /// when there are none, `wake` = the earliest cycle one does. The busy set (banks whose
+    /// ready cycle is still ahead) is only rescanned when its earliest member becomes ready.
+    [[nodiscard]] static std::uint64_t ready_mask(channel& ch, std::uint64_t t,
+                                                  std::uint64_t& wake) noexcept {
+        if (t >= ch.busy_min) {
+            std::uint64_t busy = 0;
+            std::uint64_t first = never;
+            for (std::uint64_t m = ch.busy_mask; m != 0; m &= m - 1) {
+                const auto b = static_cast<std::size_t>(std::countr_zero(m));
+                if (ch.bank_ready[b] > t) {
+                    busy |= std::uint64_t{1} << b;
+                    first = std::min(first, ch.bank_ready[b]);
+                }
+            }
+            ch.busy_mask = busy;
+            ch.busy_min = first;
+        }
+        const std::uint64_t ready = ch.queued_banks & ~ch.busy_mask;
+        if (ready == 0)
+            for (std::uint64_t m = ch.queued_banks; m != 0; m &= m - 1)
+                wake = std::min(wake, ch.bank_ready[static_cast<std::size_t>(std::countr_zero(m))]);
+        return ready;
+    }
+
+    static void sync_bank(channel& ch, std::uint32_t b, std::uint64_t t) noexcept {
+        const auto& bs = ch.dram.bank(b);
+        ch.bank_ready[b] = bs.accept_at;
+        ch.bank_row[b] = bs.open_row;
+        ch.bank_close[b] = bs.close_at;
+        if (bs.accept_at > t) {
+            ch.busy_mask |= std::uint64_t{1} << b;
+            ch.busy_min = std::min(ch.busy_min, bs.accept_at);
+        }
+    }
+
+    void issue(std::uint32_t c, channel& ch, const detail::request_queue::key& k,
+               const mem_request& r, std::uint64_t t) noexcept {
+        ch.dram.settle(k.bank, t);
+        const command_plan plan = ch.dram.plan(k.bank, k.row, r.is_write, t);
+        const std::uint32_t gbank = c * p_.timing.banks_per_channel() + k.bank;
         rows_.observe(gbank, plan.kind, plan.premature_close);
-        ch.dram.commit(q.bank, q.row, q.req.is_write, plan, rows_.close_at(gbank, plan.done));
-        heap_.push(completion{.id = q.req.id,
-                              .address = q.req.address,
-                              .is_write = q.req.is_write,
-                              .requester = q.req.requester,
+        ch.dram.commit(k.bank, k.row, r.is_write, plan, rows_.close_at(gbank, plan.done));
+        sync_bank(ch, k.bank, t);
+        heap_.push(completion{.id = r.id,
+                              .address = r.address,
+                              .is_write = r.is_write,
+                              .requester = r.requester,
                               .channel = c,
-                              .bank = q.bank,
+                              .bank = k.bank,
                               .kind = plan.kind,
-                              .arrival_cycle = q.req.arrival_cycle,
+                              .arrival_cycle = r.arrival_cycle,
                               .selected_cycle = t,
                               .data_cycle = plan.data,
                               .done_cycle = plan.done});

@@ -41,31 +41,37 @@ public:
     [[nodiscard]] selection select(std::size_t n, const View& v) noexcept {
         std::uint64_t older_seen = 0; // banks with an older (non-chosen) request
         std::size_t oldest_ready = selection::none;
-        std::uint64_t wake = never;
+        bool oldest_has_older = false;
         for (std::size_t i = 0; i < n; ++i) {
             const std::uint32_t b = v.bank(i);
             const std::uint64_t bit = std::uint64_t{1} << b;
-            if (!v.ready(i)) {
-                wake = std::min(wake, v.ready_at(i));
-                older_seen |= bit;
-                continue;
-            }
-            const bool blocked = (older_seen & bit) != 0 && bypasses_[b] >= cap_;
-            if (v.hit(i) && !blocked) return {.index = i, .wake = 0};
-            if (oldest_ready == selection::none) oldest_ready = i;
+            const bool older = (older_seen & bit) != 0;
             older_seen |= bit;
+            if (!v.ready(i)) continue;
+            if (v.hit(i) && !(older && bypasses_[b] >= cap_)) {
+                chosen_has_older_ = older;
+                return {.index = i, .wake = 0};
+            }
+            if (oldest_ready == selection::none) {
+                oldest_ready = i;
+                oldest_has_older = older;
+            }
         }
-        if (oldest_ready != selection::none) return {.index = oldest_ready, .wake = 0};
+        if (oldest_ready != selection::none) {
+            chosen_has_older_ = oldest_has_older;
+            return {.index = oldest_ready, .wake = 0};
+        }
+        std::uint64_t wake = never; // nothing ready: the first cycle something may be
+        for (std::size_t i = 0; i < n; ++i) wake = std::min(wake, v.ready_at(i));
         return {.index = selection::none, .wake = wake};
     }
 
+    /// Precondition (S3): `index` is what the last `select` returned.
     template <class View>
     void on_selected(const View& v, std::size_t index) noexcept {
         const std::uint32_t b = v.bank(index);
-        bool older_same_bank = false;
-        for (std::size_t i = 0; i < index && !older_same_bank; ++i)
-            older_same_bank = v.bank(i) == b;
-        if (older_same_bank)
+        // A row hit chosen over an older request of its bank is a bypass; anything else resets.
+        if (chosen_has_older_)
             ++bypasses_[b];
         else
             bypasses_[b] = 0;
@@ -79,6 +85,7 @@ public:
 private:
     std::uint32_t cap_;
     std::vector<std::uint32_t> bypasses_;
+    bool chosen_has_older_ = false;
 };
 
 static_assert(request_scheduler<fr_fcfs>);

@@ -149,14 +149,14 @@ public:
     [[nodiscard]] std::uint64_t next_event_cycle() const noexcept {
         std::uint64_t t = never;
         for (const channel& ch : channels_) t = std::min(t, ch.next_decision);
-        if (!heap_.empty()) t = std::min(t, heap_.top().done_cycle);
+        if (!heap_.empty()) t = std::min(t, heap_.top_cycle());
         return t;
     }
 
     template <std::invocable<const completion&> Sink>
     std::size_t drain(Sink&& sink) {
         std::size_t n = 0;
-        while (!heap_.empty() && heap_.top().done_cycle <= now_) {
+        while (!heap_.empty() && heap_.top_cycle() <= now_) {
             const completion c = heap_.pop();
             retire(c);
             sink(c);
@@ -167,7 +167,7 @@ public:
 
     std::size_t drain(std::span<completion> out) noexcept {
         std::size_t n = 0;
-        while (n < out.size() && !heap_.empty() && heap_.top().done_cycle <= now_) {
+        while (n < out.size() && !heap_.empty() && heap_.top_cycle() <= now_) {
             out[n] = heap_.pop();
             retire(out[n]);
             ++n;

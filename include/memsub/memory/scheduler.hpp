@@ -8,8 +8,8 @@
 //       is open in its bank now) and `view.ready(i)` (its bank takes a request now) describe
 //       them. Returns the chosen index, or `selection::none` with `wake` = the earliest cycle
 //       at which a choice may become possible (a lower bound; `view.ready_at(i)` gives it).
-//   S3. `s.on_selected(view, index)` noexcept — the chosen request leaves the queue (called
-//       before it is removed, so the view still describes it and the older requests).
+//   S3. `s.on_selected(view, index)` noexcept — the request the last `select` chose leaves
+//       the queue (called before it is removed, so the view still describes it).
 //   S4. `s.name()` -> std::string_view.
 #pragma once
 

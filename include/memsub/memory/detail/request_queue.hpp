@@ -1,0 +1,81 @@
+// memsub — a fixed-capacity, age-ordered request queue for associative schedulers.
+//
+// Index 0 is the oldest entry. The scheduling keys (bank, row, visibility) are kept apart from
+// the requests in a compact array, so a scheduler scanning the queue touches 16 bytes per
+// entry. Storage is a ring (allocated once): removing entry i shifts whichever side of it is
+// shorter, so FCFS-like removal of old entries is O(1).
+#pragma once
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include <memsub/config.hpp>
+#include <memsub/memory/concept.hpp>
+
+namespace memsub::memory::detail {
+
+class request_queue {
+public:
+    struct key {
+        std::uint64_t visible_at = 0; ///< first cycle the scheduler may consider it
+        std::uint32_t row = 0;
+        std::uint32_t bank = 0; ///< flat bank within the channel
+    };
+
+    request_queue() = default;
+    explicit request_queue(std::size_t capacity)
+        : cap_(capacity)
+        , mask_(std::bit_ceil(capacity == 0 ? std::size_t{1} : capacity) - 1)
+        , keys_(mask_ + 1)
+        , reqs_(mask_ + 1) {}
+
+    [[nodiscard]] std::size_t size() const noexcept { return n_; }
+    [[nodiscard]] std::size_t capacity() const noexcept { return cap_; }
+    [[nodiscard]] bool empty() const noexcept { return n_ == 0; }
+    [[nodiscard]] bool full() const noexcept { return n_ >= cap_; }
+
+    void push_back(const key& k, const mem_request& r) noexcept {
+        MEMSUB_ASSERT(!full());
+        const std::size_t s = (head_ + n_) & mask_;
+        keys_[s] = k;
+        reqs_[s] = r;
+        ++n_;
+    }
+    [[nodiscard]] const key& key_at(std::size_t i) const noexcept {
+        return keys_[(head_ + i) & mask_];
+    }
+    [[nodiscard]] const mem_request& request(std::size_t i) const noexcept {
+        return reqs_[(head_ + i) & mask_];
+    }
+    void erase(std::size_t i) noexcept {
+        MEMSUB_ASSERT(i < n_);
+        if (i < n_ / 2) {
+            // Shift the older entries one place towards the young end, then drop the head.
+            for (std::size_t k = i; k > 0; --k) {
+                const std::size_t to = (head_ + k) & mask_, from = (head_ + k - 1) & mask_;
+                keys_[to] = keys_[from];
+                reqs_[to] = reqs_[from];
+            }
+            head_ = (head_ + 1) & mask_;
+        } else {
+            for (std::size_t k = i; k + 1 < n_; ++k) {
+                const std::size_t to = (head_ + k) & mask_, from = (head_ + k + 1) & mask_;
+                keys_[to] = keys_[from];
+                reqs_[to] = reqs_[from];
+            }
+        }
+        --n_;
+    }
+
+private:
+    std::size_t cap_ = 0;
+    std::size_t mask_ = 0;
+    std::vector<key> keys_;
+    std::vector<mem_request> reqs_;
+    std::size_t head_ = 0;
+    std::size_t n_ = 0;
+};
+
+} // namespace memsub::memory::detail
