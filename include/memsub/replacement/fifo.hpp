@@ -37,20 +37,29 @@ public:
     void on_hit(set_index, entry_index, const access&) noexcept {}
     void on_insert(set_index s, entry_index e, const access&) noexcept {
         std::uint8_t* r = row(s);
+        const std::uint32_t n = entries_; // a local: byte stores cannot alias it
         const std::uint8_t old = r[e.value];
-        for (std::uint32_t i = 0; i < entries_; ++i) r[i] += static_cast<std::uint8_t>(r[i] < old);
+        for (std::uint32_t i = 0; i < n; ++i) r[i] += static_cast<std::uint8_t>(r[i] < old);
         r[e.value] = 0;
     }
     void on_evict(set_index s, entry_index e, const eviction_info&) noexcept {
         std::uint8_t* r = row(s);
+        const std::uint32_t n = entries_;
         const std::uint8_t old = r[e.value];
-        for (std::uint32_t i = 0; i < entries_; ++i) r[i] -= static_cast<std::uint8_t>(r[i] > old);
+        for (std::uint32_t i = 0; i < n; ++i) r[i] -= static_cast<std::uint8_t>(r[i] > old);
         r[e.value] = static_cast<std::uint8_t>(entries_ - 1);
     }
 
     /// The eligible entry with the highest age rank (inserted first).
     [[nodiscard]] entry_index victim(set_index s, entry_mask eligible, const access&) noexcept {
         const std::uint8_t* r = row(s);
+        // Ranks are a permutation of 0..E−1, so with every entry eligible (the common full-set
+        // case) the victim is the entry ranked E−1.
+        if (eligible == low_bits_mask(entries_)) {
+            const auto oldest = static_cast<std::uint8_t>(entries_ - 1);
+            for (std::uint32_t e = 0; e < entries_; ++e)
+                if (r[e] == oldest) return entry_index{e};
+        }
         std::uint32_t best = 0;
         int best_rank = -1;
         for (std::uint32_t e = 0; e < entries_; ++e) {
