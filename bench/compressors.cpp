@@ -1,0 +1,339 @@
+// Compressor throughput benchmarks: size-only, compress and decompress, in 64-byte lines per
+// second (items_per_second), on three data sets (binary code, zero-heavy, integer/pointer arrays),
+// with the achieved compression ratio (§2 stored-size rules: 64B lines, 8-byte segments, lines
+// that save nothing stored raw) and the speed as a fraction of memcpy of the same buffer in the
+// same run (`vs_memcpy`; BM_memcpy/<data set> shows the baseline itself).
+//
+// Targets (one core, size-only, 64B lines): BDI ≥ 50 M, FPC ≥ 50 M, C-PACK ≥ 20 M, BPC ≥ 10 M,
+// SC² ≥ 10 M lines/s; decompression at least as fast as compression.
+#include <benchmark/benchmark.h>
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <functional>
+#include <memory>
+#include <string>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <memsub/compression/all.hpp>
+#include <memsub/core/rng.hpp>
+
+namespace mc = memsub::compression;
+
+namespace {
+
+constexpr std::uint32_t line_bytes = 64;
+constexpr std::size_t dataset_bytes = std::size_t{8} << 20; // 131072 lines: beyond L2
+
+struct dataset {
+    int id = 0;
+    std::string name;
+    std::vector<std::byte> bytes;
+    [[nodiscard]] std::size_t lines() const { return bytes.size() / line_bytes; }
+    [[nodiscard]] std::span<const std::byte> line(std::size_t i) const {
+        return {bytes.data() + i * line_bytes, line_bytes};
+    }
+};
+
+void put32(std::byte* p, std::uint32_t v) {
+    std::memcpy(p, &v, 4);
+}
+void put64(std::byte* p, std::uint64_t v) {
+    std::memcpy(p, &v, 8);
+}
+
+// Binary code: the largest shared library of the machine, else generated code-like bytes.
+std::vector<std::byte> binary_code() {
+    namespace fs = std::filesystem;
+    std::vector<std::byte> out(dataset_bytes);
+    std::error_code ec;
+    std::pair<std::uintmax_t, fs::path> best{0, {}};
+    for (const auto& e : fs::directory_iterator("/usr/lib/x86_64-linux-gnu", ec)) {
+        const auto name = e.path().filename().string();
+        if (e.is_regular_file(ec) && name.find(".so") != std::string::npos &&
+            e.file_size(ec) > best.first)
+            best = {e.file_size(ec), e.path()};
+    }
+    if (best.first >= dataset_bytes) {
+        std::ifstream in(best.second, std::ios::binary);
+        in.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(out.size()));
+        if (static_cast<std::size_t>(in.gcount()) == out.size()) return out;
+    }
+    memsub::xoshiro256ss rng(11); // fallback: short opcodes, 32-bit displacements, padding
+    for (std::size_t i = 0; i < out.size();) {
+        const auto k = rng.below(10);
+        if (k < 5)
+            out[i++] = static_cast<std::byte>(rng.below(256));
+        else if (k < 8 && i + 4 <= out.size()) {
+            put32(&out[i], static_cast<std::uint32_t>(rng.below(1 << 16)) - (1 << 15));
+            i += 4;
+        } else
+            out[i++] = std::byte{0};
+    }
+    return out;
+}
+
+std::vector<std::byte> zero_heavy() {
+    std::vector<std::byte> out(dataset_bytes);
+    memsub::xoshiro256ss rng(12);
+    for (std::size_t l = 0; l < out.size() / line_bytes; ++l) {
+        std::byte* p = &out[l * line_bytes];
+        if (rng.below(10) < 6) continue; // 60 % zero lines
+        for (std::uint32_t w = 0; w < line_bytes / 4; ++w)
+            if (rng.below(5) == 0)
+                put32(p + 4 * w, static_cast<std::uint32_t>(rng()) >> (rng.below(4) * 8));
+    }
+    return out;
+}
+
+std::vector<std::byte> int_ptr_arrays() {
+    std::vector<std::byte> out(dataset_bytes);
+    memsub::xoshiro256ss rng(13);
+    for (std::size_t region = 0; region < out.size(); region += 4096) {
+        const auto kind = rng.below(4);
+        const std::uint64_t base = 0x00007F0000000000ULL + (rng() & 0xFFFFFFF000ULL);
+        std::int64_t acc = static_cast<std::int64_t>(rng.below(1000));
+        for (std::size_t o = region; o < region + 4096 && o < out.size();) {
+            switch (kind) {
+            case 0: // pointers into one heap region
+                put64(&out[o], base + 16 * rng.below(1 << 14));
+                o += 8;
+                break;
+            case 1: // sorted 32-bit indices
+                acc += static_cast<std::int64_t>(rng.below(40));
+                put32(&out[o], static_cast<std::uint32_t>(acc));
+                o += 4;
+                break;
+            case 2: // small counters
+                put32(&out[o], static_cast<std::uint32_t>(rng.below(rng.below(2) ? 16 : 70000)));
+                o += 4;
+                break;
+            default: // 64-bit integers with a common high part
+                put64(&out[o], (std::uint64_t{0x1234} << 32) + rng.below(1 << 20));
+                o += 8;
+                break;
+            }
+        }
+    }
+    return out;
+}
+
+// memcpy of the whole buffer, median of 7 copies, in lines per second. Measured again after
+// every benchmark so that the ratio compares like with like (same run, same machine load).
+double measure_memcpy(const std::vector<std::byte>& src) {
+    std::vector<std::byte> dst(src.size());
+    std::memcpy(dst.data(), src.data(), src.size()); // fault the pages in
+    std::array<double, 7> t{};
+    for (double& x : t) {
+        const auto t0 = std::chrono::steady_clock::now();
+        std::memcpy(dst.data(), src.data(), src.size());
+        benchmark::DoNotOptimize(dst.data());
+        benchmark::ClobberMemory();
+        x = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+    std::sort(t.begin(), t.end());
+    return static_cast<double>(src.size() / line_bytes) / t[3];
+}
+
+const dataset& get_dataset(int id) {
+    static std::vector<std::unique_ptr<dataset>> sets(3);
+    auto& d = sets[static_cast<std::size_t>(id)];
+    if (!d) {
+        d = std::make_unique<dataset>();
+        d->id = id;
+        if (id == 0) d->name = "binary", d->bytes = binary_code();
+        if (id == 1) d->name = "zero_heavy", d->bytes = zero_heavy();
+        if (id == 2) d->name = "int_ptr", d->bytes = int_ptr_arrays();
+    }
+    return *d;
+}
+
+// SC² needs a code book: sample the first 10 % of the data set's lines.
+std::shared_ptr<const mc::huffman_code_book> sc2_book(const dataset& d) {
+    mc::value_frequency_table vft;
+    for (std::size_t i = 0; i < d.lines() / 10; ++i) vft.on_insert(d.line(i));
+    return vft.build_code_book();
+}
+
+template <class C>
+C make(const dataset& d) {
+    if constexpr (std::is_same_v<C, mc::sc2>) {
+        return mc::sc2(mc::sc2::params{.line_bytes = line_bytes, .code_book = sc2_book(d)});
+    } else if constexpr (std::is_same_v<C, mc::best_of_all>) {
+        mc::best_of_all::params p;
+        std::get<mc::sc2::params>(p.members).code_book = sc2_book(d);
+        return mc::best_of_all(p);
+    } else {
+        return C{};
+    }
+}
+
+// Compressed lines packed back to back (what a decompressor reads in a real cache).
+struct packed {
+    std::vector<std::byte> bytes;
+    std::vector<std::uint32_t> offset, bits;
+    std::vector<mc::compressed_line> meta_only; // payload unused: tag metadata per line
+    double ratio = 1;
+};
+
+template <class C>
+packed pack(const C& c, const dataset& d) {
+    packed p;
+    const mc::storage_rule rule{.line_bytes = line_bytes, .segment_bytes = 8};
+    mc::ratio_accumulator acc(8);
+    for (std::size_t i = 0; i < d.lines(); ++i) {
+        const mc::compressed_line z = c.compress(d.line(i));
+        p.offset.push_back(static_cast<std::uint32_t>(p.bytes.size()));
+        p.bits.push_back(z.bits);
+        p.bytes.insert(p.bytes.end(), z.data().begin(), z.data().end());
+        mc::compressed_line m;
+        m.encoding = z.encoding;
+        m.member = z.member;
+        m.codebook = z.codebook;
+        m.tag_data = z.tag_data;
+        p.meta_only.push_back(m);
+        acc.add(mc::stored_size_of(z.bits, rule), rule);
+    }
+    p.bytes.resize(p.bytes.size() + 16); // slack so the last view is never cut
+    p.ratio = acc.ratio();
+    return p;
+}
+
+// Wall time of the timed loop, measured beside the library's own timer so that the speed can be
+// divided by memcpy's (a rate counter would print "/s").
+struct wall_clock {
+    std::chrono::steady_clock::time_point t0 = std::chrono::steady_clock::now();
+    [[nodiscard]] double seconds() const {
+        return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    }
+};
+
+// memcpy rate per data set from BM_memcpy (registered first, so it runs before the others),
+// timed exactly like the compressors; a filtered run without it measures memcpy directly.
+std::array<double, 3> memcpy_rate{};
+
+void finish(benchmark::State& st, const dataset& d, double ratio, double seconds) {
+    const auto lines = static_cast<double>(st.iterations()) * static_cast<double>(d.lines());
+    st.SetItemsProcessed(static_cast<std::int64_t>(lines));
+    st.SetBytesProcessed(static_cast<std::int64_t>(lines * line_bytes));
+    st.counters["ratio"] = ratio;
+    double& base = memcpy_rate[static_cast<std::size_t>(d.id)];
+    if (base == 0) base = measure_memcpy(d.bytes);
+    st.counters["vs_memcpy"] = seconds > 0 ? lines / seconds / base : 0.0;
+}
+
+template <class C>
+void bm_size(benchmark::State& st, int ds) {
+    const dataset& d = get_dataset(ds);
+    const C c = make<C>(d);
+    const double ratio = pack(c, d).ratio;
+    const wall_clock clock;
+    for (auto _ : st) {
+        std::uint64_t sum = 0;
+        for (std::size_t i = 0; i < d.lines(); ++i) sum += c.size_bits(d.line(i));
+        benchmark::DoNotOptimize(sum);
+    }
+    finish(st, d, ratio, clock.seconds());
+}
+
+template <class C>
+void bm_compress(benchmark::State& st, int ds) {
+    const dataset& d = get_dataset(ds);
+    const C c = make<C>(d);
+    const double ratio = pack(c, d).ratio;
+    const wall_clock clock;
+    for (auto _ : st) {
+        for (std::size_t i = 0; i < d.lines(); ++i) {
+            mc::compressed_line z = c.compress(d.line(i));
+            benchmark::DoNotOptimize(z);
+        }
+    }
+    finish(st, d, ratio, clock.seconds());
+}
+
+template <class C>
+void bm_decompress(benchmark::State& st, int ds) {
+    const dataset& d = get_dataset(ds);
+    const C c = make<C>(d);
+    const packed p = pack(c, d);
+    std::vector<std::byte> out(d.bytes.size());
+    const wall_clock clock;
+    for (auto _ : st) {
+        for (std::size_t i = 0; i < d.lines(); ++i) {
+            mc::compressed_view v = p.meta_only[i];
+            v.payload =
+                std::span<const std::byte>(p.bytes.data() + p.offset[i], (p.bits[i] + 7) / 8);
+            v.bits = p.bits[i];
+            const auto r =
+                c.decompress(v, std::span<std::byte>(out.data() + i * line_bytes, line_bytes));
+            benchmark::DoNotOptimize(r);
+        }
+        benchmark::ClobberMemory();
+    }
+    const double seconds = clock.seconds();
+    if (!std::equal(out.begin(), out.end(), d.bytes.begin())) st.SkipWithError("round trip failed");
+    finish(st, d, p.ratio, seconds);
+}
+
+void bm_memcpy(benchmark::State& st, int ds) {
+    const dataset& d = get_dataset(ds);
+    std::vector<std::byte> dst(d.bytes.size());
+    const wall_clock clock;
+    for (auto _ : st) {
+        std::memcpy(dst.data(), d.bytes.data(), d.bytes.size());
+        benchmark::DoNotOptimize(dst.data());
+        benchmark::ClobberMemory();
+    }
+    memcpy_rate[static_cast<std::size_t>(ds)] =
+        static_cast<double>(st.iterations()) * static_cast<double>(d.lines()) / clock.seconds();
+    finish(st, d, 1.0, clock.seconds());
+}
+
+template <class C>
+void register_algorithm(const char* name) {
+    for (int ds = 0; ds < 3; ++ds) {
+        const std::string set = ds == 0 ? "binary" : (ds == 1 ? "zero_heavy" : "int_ptr");
+        benchmark::RegisterBenchmark(fmt::format("{}/size/{}", name, set).c_str(), bm_size<C>, ds)
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
+        benchmark::RegisterBenchmark(fmt::format("{}/compress/{}", name, set).c_str(),
+                                     bm_compress<C>, ds)
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
+        benchmark::RegisterBenchmark(fmt::format("{}/decompress/{}", name, set).c_str(),
+                                     bm_decompress<C>, ds)
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
+    }
+}
+
+const bool registered = [] {
+    for (int ds = 0; ds < 3; ++ds) {
+        const std::string set = ds == 0 ? "binary" : (ds == 1 ? "zero_heavy" : "int_ptr");
+        benchmark::RegisterBenchmark(fmt::format("memcpy/{}", set).c_str(), bm_memcpy, ds)
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime();
+    }
+    register_algorithm<mc::bdi>("bdi");
+    register_algorithm<mc::fpc>("fpc");
+    register_algorithm<mc::cpack>("cpack");
+    register_algorithm<mc::cpack_z>("cpack_z");
+    register_algorithm<mc::bpc>("bpc");
+    register_algorithm<mc::sc2>("sc2");
+    register_algorithm<mc::best_of_all>("best_of_all");
+    return true;
+}();
+
+} // namespace
+
+BENCHMARK_MAIN();
