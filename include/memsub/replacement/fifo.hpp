@@ -16,6 +16,7 @@
 #include <string_view>
 #include <vector>
 
+#include <memsub/core/byte_match.hpp>
 #include <memsub/replacement/concept.hpp>
 
 namespace memsub::replacement {
@@ -26,40 +27,33 @@ public:
 
     explicit fifo(const geometry& g, const params& = {})
         : entries_(g.entries_per_set())
-        , rank_(g.total_entries()) {
-        for (std::uint64_t s = 0; s < g.sets; ++s)
+        , stride_(padded_row_bytes(entries_))
+        , rank_(std::size_t{g.sets} * stride_, 0xff) {
+        for (std::size_t s = 0; s < g.sets; ++s)
             for (std::uint32_t e = 0; e < entries_; ++e)
-                rank_[s * entries_ + e] = static_cast<std::uint8_t>(e);
+                rank_[s * stride_ + e] = static_cast<std::uint8_t>(e);
     }
 
     [[nodiscard]] std::string_view name() const noexcept { return "fifo"; }
 
     void on_hit(set_index, entry_index, const access&) noexcept {}
+    // The age ranks are a recency stack updated only at insertion (core/byte_match.hpp kernels;
+    // padding bytes hold 0xff).
     void on_insert(set_index s, entry_index e, const access&) noexcept {
-        std::uint8_t* r = row(s);
-        const std::uint32_t n = entries_; // a local: byte stores cannot alias it
-        const std::uint8_t old = r[e.value];
-        for (std::uint32_t i = 0; i < n; ++i) r[i] += static_cast<std::uint8_t>(r[i] < old);
-        r[e.value] = 0;
+        recency_promote(row(s), stride_, e.value);
     }
     void on_evict(set_index s, entry_index e, const eviction_info&) noexcept {
-        std::uint8_t* r = row(s);
-        const std::uint32_t n = entries_;
-        const std::uint8_t old = r[e.value];
-        for (std::uint32_t i = 0; i < n; ++i) r[i] -= static_cast<std::uint8_t>(r[i] > old);
-        r[e.value] = static_cast<std::uint8_t>(entries_ - 1);
+        recency_demote(row(s), stride_, e.value, static_cast<std::uint8_t>(entries_ - 1));
     }
 
     /// The eligible entry with the highest age rank (inserted first).
     [[nodiscard]] entry_index victim(set_index s, entry_mask eligible, const access&) noexcept {
         const std::uint8_t* r = row(s);
-        // Ranks are a permutation of 0..E−1, so with every entry eligible (the common full-set
-        // case) the victim is the entry ranked E−1.
-        if (eligible == low_bits_mask(entries_)) {
-            const auto oldest = static_cast<std::uint8_t>(entries_ - 1);
-            for (std::uint32_t e = 0; e < entries_; ++e)
-                if (r[e] == oldest) return entry_index{e};
-        }
+        // Ranks are a permutation of 0..E−1: when the entry ranked E−1 is eligible (always so in
+        // a full conventional set) it is the victim.
+        const entry_mask oldest =
+            byte_equal_mask(r, stride_, static_cast<std::uint8_t>(entries_ - 1)) & eligible;
+        if (oldest != 0) return lowest_entry(oldest);
         std::uint32_t best = 0;
         int best_rank = -1;
         for (std::uint32_t e = 0; e < entries_; ++e) {
@@ -74,20 +68,22 @@ public:
 
     /// Age rank of an entry: 0 = most recently inserted.
     [[nodiscard]] std::uint32_t age_rank(set_index s, entry_index e) const noexcept {
-        return rank_[std::size_t{s.value} * entries_ + e.value];
+        return row(s)[e.value];
     }
 
     [[nodiscard]] std::uint64_t storage_bits() const noexcept {
-        return rank_.size() * static_cast<std::uint64_t>(std::bit_width(entries_ - 1u));
+        return rank_.size() / stride_ * entries_ *
+               static_cast<std::uint64_t>(std::bit_width(entries_ - 1u));
     }
 
 private:
-    std::uint8_t* row(set_index s) noexcept { return &rank_[std::size_t{s.value} * entries_]; }
+    std::uint8_t* row(set_index s) noexcept { return &rank_[std::size_t{s.value} * stride_]; }
     const std::uint8_t* row(set_index s) const noexcept {
-        return &rank_[std::size_t{s.value} * entries_];
+        return &rank_[std::size_t{s.value} * stride_];
     }
 
     std::uint32_t entries_;
+    std::uint32_t stride_; // row length padded to 16 bytes; padding bytes hold 0xff
     std::vector<std::uint8_t> rank_;
 };
 
