@@ -1,0 +1,648 @@
+// memsub memory explorer — replay a trace (or the built-in workload) through a memsub LLC and
+// send its miss / writeback stream to several memory-controller configurations; compare their
+// latency (mean, p50, p95, p99), row-hit rate and bandwidth, and plot the latency CDFs.
+//
+//   memory_explorer                                built-in workload, all configurations
+//   memory_explorer --trace app.lackey             a Valgrind Lackey trace (any memsub format)
+//   memory_explorer --configs ddr4-frfcfs,hbm2-pmc --cdf lat.svg --csv lat.csv
+//
+// Time base: the LLC sees one access every --access-ns nanoseconds (the host's clock); each
+// miss is a 64 B read and each dirty eviction a 64 B write arriving at that time; each
+// controller converts it to its own command clock (tCK) and reports in ns. A request refused by
+// a full controller queue waits at the host with its original arrival time, so back-pressure
+// counts as queueing. Requesters: the access record's requester (traces), or, for the built-in
+// workload, its 16 clusters (what the partitioned controller partitions by).
+//
+// Built-in workload (memory-side structure matters here, so it is the example's own): 16
+// clusters issue in turn; each access is, with probability 0.4, the next line of the
+// cluster's own sequential stream (row-buffer friendly), 0.3 a uniformly random line of a
+// 256 MB region (irregular), 0.3 a line of a 512 KB hot set (LLC hits); a fixed quarter of the
+// lines are written.
+#include <memsub/cache/basic_cache.hpp>
+#include <memsub/core/rng.hpp>
+#include <memsub/memory/all.hpp>
+#include <memsub/replacement/lru.hpp>
+#include <memsub/trace/open.hpp>
+
+#include <fmt/core.h>
+#include <fmt/ostream.h>
+
+#include <algorithm>
+#include <array>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+namespace mm = memsub::memory;
+using clock_type = std::chrono::steady_clock;
+constexpr std::size_t chunk_accesses = 1 << 16;
+
+// ------------------------------------------------------------------ options
+
+struct options {
+    std::optional<std::string> trace;
+    std::optional<memsub::trace::trace_format> format;
+    memsub::geometry shape{.sets = 1024, .ways = 16, .line_bytes = 64}; // ReMAP Table 2.3 L3
+    double access_ns = 24.0;
+    std::uint64_t accesses = 2'000'000;
+    std::uint64_t limit = 0;
+    std::uint64_t seed = 2026;
+    std::vector<std::string> configs; // empty = all
+    std::string cdf = "memory_latency_cdf.svg";
+    std::string csv;
+    bool progress = true;
+};
+
+[[noreturn]] void usage(int code) {
+    std::fputs(
+        "usage: memory_explorer [options]\n"
+        "  --trace FILE        replay a trace (lackey | din | text | u64 | oracleGeneral)\n"
+        "  --format NAME       trace format (default: detect)\n"
+        "  --limit N           stop the trace after N accesses\n"
+        "  --accesses N        length of the built-in workload (default 2000000)\n"
+        "  --seed N            seed of the built-in workload (default 2026)\n"
+        "  --sets N --ways N   LLC shape (default 1024 x 16, 64 B lines: 1 MB, ReMAP Table 2.3)\n"
+        "  --access-ns X       ns between two LLC accesses (default 24)\n"
+        "  --configs A,B,...   configurations to run (default all; --list shows them)\n"
+        "  --cdf FILE          latency CDF plot, SVG (default memory_latency_cdf.svg; '' = none)\n"
+        "  --csv FILE          also write the CDF points as CSV\n"
+        "  --quiet             no progress on stderr\n"
+        "  --list              list the configurations and exit\n",
+        code == 0 ? stdout : stderr);
+    std::exit(code);
+}
+
+std::uint64_t parse_number(std::string_view flag, std::string_view text) {
+    std::uint64_t v = 0;
+    if (text.empty()) usage(2);
+    for (const char c : text) {
+        if (c < '0' || c > '9' || v > (~std::uint64_t{0} - 9) / 10) {
+            fmt::print(stderr, "memory_explorer: {} expects a number, got '{}'\n", flag, text);
+            std::exit(2);
+        }
+        v = v * 10 + static_cast<std::uint64_t>(c - '0');
+    }
+    return v;
+}
+
+double parse_real(std::string_view flag, const char* text) {
+    char* end = nullptr;
+    const double v = std::strtod(text, &end);
+    if (end == text || *end != '\0' || !(v > 0.0) || !std::isfinite(v)) {
+        fmt::print(stderr, "memory_explorer: {} expects a positive number, got '{}'\n", flag, text);
+        std::exit(2);
+    }
+    return v;
+}
+
+std::vector<std::string> split_list(std::string_view s) {
+    std::vector<std::string> out;
+    while (!s.empty()) {
+        const auto comma = s.find(',');
+        out.emplace_back(s.substr(0, comma));
+        s = comma == std::string_view::npos ? std::string_view{} : s.substr(comma + 1);
+    }
+    return out;
+}
+
+// ------------------------------------------------------------------ memory requests
+
+struct mem_event {
+    double t_ns;
+    memsub::byte_address address;
+    bool write;
+    std::uint32_t requester;
+};
+
+/// Type erasure for the example only: one virtual call per chunk of requests.
+class runner {
+public:
+    virtual ~runner() = default;
+    [[nodiscard]] virtual std::string_view name() const = 0;
+    [[nodiscard]] virtual std::string_view description() const = 0;
+    virtual void feed(std::span<const mem_event> events) = 0;
+    virtual void finish() = 0;
+    [[nodiscard]] virtual const mm::controller_stats& stats() const = 0;
+    [[nodiscard]] virtual double tck_ns() const = 0;
+    [[nodiscard]] virtual double peak_gb_per_s() const = 0;
+    double seconds = 0;
+};
+
+template <class Controller>
+class controller_runner final : public runner {
+public:
+    controller_runner(std::string name, std::string description, double tck_ns, double peak,
+                      Controller c)
+        : name_(std::move(name))
+        , description_(std::move(description))
+        , tck_(tck_ns)
+        , peak_(peak)
+        , c_(std::move(c)) {}
+
+    [[nodiscard]] std::string_view name() const override { return name_; }
+    [[nodiscard]] std::string_view description() const override { return description_; }
+    [[nodiscard]] const mm::controller_stats& stats() const override { return c_.stats(); }
+    [[nodiscard]] double tck_ns() const override { return tck_; }
+    [[nodiscard]] double peak_gb_per_s() const override { return peak_; }
+
+    void feed(std::span<const mem_event> events) override {
+        const auto t0 = clock_type::now();
+        for (const mem_event& e : events) {
+            const auto arrival = static_cast<std::uint64_t>(std::ceil(e.t_ns / tck_));
+            // Everything strictly before the arrival happens first (protocol P2).
+            if (arrival > now_ + 1) advance(arrival - 1);
+            const mm::mem_request r{.id = id_++,
+                                    .address = e.address,
+                                    .is_write = e.write,
+                                    .requester = e.requester,
+                                    .arrival_cycle = arrival};
+            while (c_.enqueue(r) != mm::enqueue_result::accepted) {
+                // Back-pressure: wait for the controller's next event, then retry.
+                const std::uint64_t next = c_.next_event_cycle();
+                advance(next == memsub::never || next <= now_ ? now_ + 1 : next);
+            }
+        }
+        seconds += std::chrono::duration<double>(clock_type::now() - t0).count();
+    }
+
+    void finish() override {
+        const auto t0 = clock_type::now();
+        for (std::uint64_t next; (next = c_.next_event_cycle()) != memsub::never;)
+            advance(std::max(next, now_ + 1));
+        seconds += std::chrono::duration<double>(clock_type::now() - t0).count();
+    }
+
+private:
+    void advance(std::uint64_t t) {
+        now_ = std::max(now_, t);
+        c_.advance_to(now_);
+        while (c_.drain(std::span<mm::completion>(buf_)) == buf_.size()) {
+        }
+    }
+
+    std::string name_, description_;
+    double tck_, peak_;
+    Controller c_;
+    std::uint64_t now_ = 0;
+    std::uint64_t id_ = 0;
+    std::array<mm::completion, 256> buf_{};
+};
+
+struct config_spec {
+    std::string_view name;
+    std::string_view description;
+};
+
+constexpr std::array<config_spec, 8> all_configs{{
+    {"flat", "flat 45 ns, 12.8 GB/s (DDR3-1600 peak), the fast baseline"},
+    {"ddr3-fcfs", "DDR3-1600K, FCFS, open page (ReMAP Table 2.3)"},
+    {"ddr3-frfcfs", "DDR3-1600K, FR-FCFS, open page"},
+    {"ddr4-frfcfs", "DDR4-2400R, FR-FCFS, open page, rorabgbachco"},
+    {"ddr4-closed", "DDR4-2400R, FR-FCFS, closed page"},
+    {"ddr4-timeout", "DDR4-2400R, FR-FCFS, timeout-adaptive page, XOR bank hash"},
+    {"hbm2-frfcfs", "HBM2 (8 ch), shared-queue FR-FCFS, 32+32 entries/ch (HTA baseline)"},
+    {"hbm2-pmc", "HBM2 (8 ch), partitioned controller, 16 clusters, iso-storage (HTA)"},
+}};
+
+std::unique_ptr<runner> make_runner(std::string_view name) {
+    const std::string n(name);
+    std::string d;
+    for (const auto& c : all_configs)
+        if (c.name == name) d = std::string(c.description);
+    const auto& d3 = mm::presets::ddr3_1600_remap;
+    const auto& d4 = mm::presets::ddr4_2400;
+    const auto& hb = mm::presets::hbm2_4gb_x128;
+    if (name == "flat") {
+        // 45 ns at a 1 GHz cycle, bandwidth of one DDR3-1600 channel (12.8 B/ns).
+        return std::make_unique<controller_runner<mm::flat_memory>>(
+            n, d, 1.0, d3.peak_gb_per_s(),
+            mm::flat_memory(mm::flat_memory::params{
+                .latency_cycles = 45, .bytes_per_cycle = d3.peak_gb_per_s(), .request_bytes = 64}));
+    }
+    if (name == "ddr3-fcfs" || name == "ddr3-frfcfs") {
+        const auto m = mm::bit_field_mapping::from_order("rorabachco", d3);
+        if (name == "ddr3-fcfs")
+            return std::make_unique<controller_runner<mm::fcfs_controller<>>>(
+                n, d, d3.tck_ns, d3.peak_gb_per_s(), mm::fcfs_controller<>(m, {.timing = d3}));
+        return std::make_unique<controller_runner<mm::fr_fcfs_controller<>>>(
+            n, d, d3.tck_ns, d3.peak_gb_per_s(), mm::fr_fcfs_controller<>(m, {.timing = d3}));
+    }
+    if (name == "ddr4-frfcfs") {
+        const auto m = mm::bit_field_mapping::from_order("rorabgbachco", d4);
+        return std::make_unique<controller_runner<mm::fr_fcfs_controller<>>>(
+            n, d, d4.tck_ns, d4.peak_gb_per_s(), mm::fr_fcfs_controller<>(m, {.timing = d4}));
+    }
+    if (name == "ddr4-closed") {
+        const auto m = mm::bit_field_mapping::from_order("rorabgbachco", d4);
+        using ctl = mm::fr_fcfs_controller<mm::closed_page>;
+        return std::make_unique<controller_runner<ctl>>(n, d, d4.tck_ns, d4.peak_gb_per_s(),
+                                                        ctl(m, {.timing = d4}));
+    }
+    if (name == "ddr4-timeout") {
+        const auto m = mm::bit_field_mapping::from_order("rorabgbachco", d4, 48, true);
+        using ctl = mm::fr_fcfs_controller<mm::timeout_adaptive>;
+        return std::make_unique<controller_runner<ctl>>(n, d, d4.tck_ns, d4.peak_gb_per_s(),
+                                                        ctl(m, {.timing = d4}));
+    }
+    const auto hm = mm::bit_field_mapping::from_order("rorabgbachco", hb);
+    const double hb_peak = hb.channels * hb.peak_gb_per_s();
+    if (name == "hbm2-frfcfs")
+        return std::make_unique<controller_runner<mm::fr_fcfs_controller<>>>(
+            n, d, hb.tck_ns, hb_peak, mm::fr_fcfs_controller<>(hm, {.timing = hb}));
+    if (name == "hbm2-pmc")
+        return std::make_unique<controller_runner<mm::partitioned_controller<>>>(
+            n, d, hb.tck_ns, hb_peak,
+            mm::partitioned_controller<>(hm, {.timing = hb, .requesters = 16}));
+    return nullptr;
+}
+
+// ------------------------------------------------------------------ the access source
+
+/// The built-in workload (see the header comment).
+class builtin_workload {
+public:
+    explicit builtin_workload(std::uint64_t seed) : rng_(seed) {
+        for (std::uint32_t c = 0; c < clusters; ++c)
+            stream_[c] = (std::uint64_t{c} << 24) + (1ull << 30);
+    }
+    memsub::access next() noexcept {
+        const auto c = static_cast<std::uint32_t>(n_++ % clusters);
+        const double u = static_cast<double>(rng_() >> 11) * 0x1.0p-53;
+        std::uint64_t line = 0;
+        if (u < 0.4)
+            line = stream_[c]++;
+        else if (u < 0.7)
+            line = (2ull << 30) / 64 + rng_() % ((256ull << 20) / 64);
+        else
+            line = (3ull << 30) / 64 + rng_() % ((512ull << 10) / 64);
+        memsub::access a;
+        a.address = memsub::byte_address{line * 64};
+        a.requester = c;
+        a.kind = ((line * 0x9e3779b97f4a7c15ull) >> 62) == 0 ? memsub::access_kind::store
+                                                             : memsub::access_kind::load;
+        return a;
+    }
+
+private:
+    static constexpr std::uint32_t clusters = 16;
+    memsub::xoshiro256ss rng_;
+    std::array<std::uint64_t, clusters> stream_{};
+    std::uint64_t n_ = 0;
+};
+
+class source {
+public:
+    explicit source(const options& o) : o_(o) {
+        if (o.trace) {
+            reader_.emplace(o.format ? memsub::trace::open_trace(*o.trace, *o.format)
+                                     : memsub::trace::open_trace(*o.trace));
+            label_ = *o.trace;
+        } else {
+            mix_.emplace(o.seed);
+            label_ = fmt::format("built-in: 16 clusters, 40% streams / 30% random / 30% hot set, "
+                                 "25% of lines written, seed {}",
+                                 o.seed);
+        }
+    }
+
+    bool next_chunk(std::vector<memsub::access>& chunk) {
+        chunk.clear();
+        const std::uint64_t cap = o_.limit != 0 ? o_.limit : ~std::uint64_t{0};
+        if (mix_) {
+            const std::uint64_t total = std::min(o_.accesses, cap);
+            while (chunk.size() < chunk_accesses && produced_ < total) {
+                chunk.push_back(mix_->next());
+                ++produced_;
+            }
+        } else {
+            memsub::access a{};
+            while (chunk.size() < chunk_accesses && produced_ < cap &&
+                   std::visit([&](auto& r) { return r.next(a); }, *reader_)) {
+                chunk.push_back(a);
+                ++produced_;
+            }
+        }
+        return !chunk.empty();
+    }
+
+    [[nodiscard]] const std::string& label() const noexcept { return label_; }
+    [[nodiscard]] std::uint64_t expected() const noexcept {
+        return mix_ ? std::min(o_.accesses, o_.limit ? o_.limit : ~std::uint64_t{0}) : 0;
+    }
+
+private:
+    const options& o_;
+    std::optional<memsub::trace::any_reader> reader_;
+    std::optional<builtin_workload> mix_;
+    std::string label_;
+    std::uint64_t produced_ = 0;
+};
+
+// ------------------------------------------------------------------ output
+
+double ns(const runner& r, std::uint64_t cycles) {
+    return static_cast<double>(cycles) * r.tck_ns();
+}
+
+/// CDF points (latency ns, fraction ≤) from a runner's histogram.
+std::vector<std::pair<double, double>> cdf_points(const runner& r) {
+    std::vector<std::pair<double, double>> pts;
+    const auto& h = r.stats().latency;
+    if (h.count() == 0) return pts;
+    std::uint64_t seen = 0;
+    for (std::size_t b = 0; b < mm::latency_histogram::bucket_count; ++b) {
+        const std::uint64_t n = h.bucket_count_at(b);
+        if (n == 0) continue;
+        seen += n;
+        const std::uint64_t hi =
+            mm::latency_histogram::bucket_low(b) + mm::latency_histogram::bucket_width(b) - 1;
+        pts.emplace_back(ns(r, hi), static_cast<double>(seen) / static_cast<double>(h.count()));
+    }
+    return pts;
+}
+
+std::string xml_escape(std::string_view s) {
+    std::string out;
+    for (const char c : s) {
+        if (c == '<')
+            out += "&lt;";
+        else if (c == '>')
+            out += "&gt;";
+        else if (c == '&')
+            out += "&amp;";
+        else if (c == '"')
+            out += "&quot;";
+        else
+            out += c;
+    }
+    return out;
+}
+
+void write_svg(const std::string& file, const std::vector<std::unique_ptr<runner>>& rs,
+               const std::string& title) {
+    std::ofstream out(file);
+    if (!out) {
+        fmt::print(stderr, "memory_explorer: cannot write {}\n", file);
+        return;
+    }
+    constexpr double W = 900, H = 520, L = 70, R = 260, T = 40, B = 60;
+    // Logarithmic latency axis: an overloaded configuration's tail does not flatten the rest.
+    double xmin = 1e300, xmax = 1;
+    for (const auto& r : rs) {
+        if (r->stats().latency.count() == 0) continue;
+        xmin = std::min(xmin, ns(*r, std::max<std::uint64_t>(1, r->stats().latency.min())));
+        xmax = std::max(xmax, ns(*r, r->stats().latency.max()));
+    }
+    if (xmin > xmax) xmin = 1;
+    const double lo = std::floor(std::log10(std::max(xmin, 1e-3)));
+    const double hi = std::max(lo + 1, std::ceil(std::log10(xmax)));
+    const std::array<const char*, 8> colours{"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
+                                             "#9467bd", "#8c564b", "#e377c2", "#17becf"};
+    auto X = [&](double v) {
+        const double l = std::log10(std::max(v, std::pow(10.0, lo)));
+        return L + (W - L - R) * (l - lo) / (hi - lo);
+    };
+    auto Y = [&](double f) { return T + (H - T - B) * (1.0 - f); };
+    fmt::print(out,
+               "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" "
+               "font-family=\"sans-serif\" font-size=\"12\">\n",
+               W, H);
+    fmt::print(out, "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n");
+    fmt::print(out, "<text x=\"{}\" y=\"22\" font-size=\"14\">Memory latency CDF — {}</text>\n", L,
+               xml_escape(title));
+    for (int i = 0; i <= 10; ++i) {
+        const double f = i / 10.0;
+        fmt::print(out,
+                   "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" "
+                   "stroke=\"#ddd\"/>\n",
+                   L, Y(f), W - R, Y(f));
+        fmt::print(out, "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"end\">{:.1f}</text>\n",
+                   L - 6, Y(f) + 4, f);
+    }
+    for (double d = lo; d <= hi + 1e-9; d += 1.0)
+        for (const double m : {1.0, 2.0, 5.0}) {
+            const double x = m * std::pow(10.0, d);
+            if (std::log10(x) > hi + 1e-9) break;
+            fmt::print(out,
+                       "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" "
+                       "stroke=\"#eee\"/>\n",
+                       X(x), T, X(x), H - B);
+            fmt::print(out, "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{:g}</text>\n",
+                       X(x), H - B + 16, x);
+        }
+    fmt::print(out,
+               "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">latency (ns, log "
+               "scale), arrival at the controller to last data beat</text>\n",
+               (L + W - R) / 2, H - 18);
+    fmt::print(out,
+               "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" "
+               "stroke=\"black\"/>\n",
+               L, T, W - L - R, H - T - B);
+    for (std::size_t i = 0; i < rs.size(); ++i) {
+        const auto pts = cdf_points(*rs[i]);
+        if (pts.empty()) continue;
+        fmt::print(out, "<polyline fill=\"none\" stroke-width=\"2\" stroke=\"{}\" points=\"",
+                   colours[i % colours.size()]);
+        double prev = 0;
+        for (const auto& [x, f] : pts) {
+            fmt::print(out, "{:.1f},{:.1f} {:.1f},{:.1f} ", X(x), Y(prev), X(x), Y(f));
+            prev = f;
+        }
+        fmt::print(out, "\"/>\n");
+        const double ly = T + 10 + 20.0 * static_cast<double>(i);
+        fmt::print(out,
+                   "<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"{}\" "
+                   "stroke-width=\"3\"/>\n",
+                   W - R + 15, ly, W - R + 40, ly, colours[i % colours.size()]);
+        fmt::print(out, "<text x=\"{}\" y=\"{:.1f}\">{}</text>\n", W - R + 46, ly + 4,
+                   rs[i]->name());
+    }
+    fmt::print(out, "</svg>\n");
+}
+
+void write_csv(const std::string& file, const std::vector<std::unique_ptr<runner>>& rs) {
+    std::ofstream out(file);
+    if (!out) {
+        fmt::print(stderr, "memory_explorer: cannot write {}\n", file);
+        return;
+    }
+    fmt::print(out, "config,latency_ns,cdf\n");
+    for (const auto& r : rs)
+        for (const auto& [x, f] : cdf_points(*r))
+            fmt::print(out, "{},{:.3f},{:.6f}\n", r->name(), x, f);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        auto value = [&]() -> const char* {
+            if (i + 1 >= argc) {
+                fmt::print(stderr, "memory_explorer: {} needs a value\n", arg);
+                std::exit(2);
+            }
+            return argv[++i];
+        };
+        if (arg == "--help" || arg == "-h")
+            usage(0);
+        else if (arg == "--trace")
+            o.trace = value();
+        else if (arg == "--format") {
+            const std::string_view v = value();
+            o.format = memsub::trace::parse_format(v);
+            if (!o.format) {
+                fmt::print(stderr, "memory_explorer: unknown format '{}'\n", v);
+                return 2;
+            }
+        } else if (arg == "--limit")
+            o.limit = parse_number(arg, value());
+        else if (arg == "--accesses")
+            o.accesses = parse_number(arg, value());
+        else if (arg == "--seed")
+            o.seed = parse_number(arg, value());
+        else if (arg == "--sets")
+            o.shape.sets = static_cast<std::uint32_t>(parse_number(arg, value()));
+        else if (arg == "--ways")
+            o.shape.ways = static_cast<std::uint32_t>(parse_number(arg, value()));
+        else if (arg == "--access-ns")
+            o.access_ns = parse_real(arg, value());
+        else if (arg == "--configs")
+            o.configs = split_list(value());
+        else if (arg == "--cdf")
+            o.cdf = value();
+        else if (arg == "--csv")
+            o.csv = value();
+        else if (arg == "--quiet")
+            o.progress = false;
+        else if (arg == "--list") {
+            for (const auto& c : all_configs) fmt::print("{:<14} {}\n", c.name, c.description);
+            return 0;
+        } else {
+            fmt::print(stderr, "memory_explorer: unknown argument {}\n", arg);
+            usage(2);
+        }
+    }
+
+    try {
+        std::vector<std::unique_ptr<runner>> runners;
+        for (const auto& c : all_configs)
+            if (o.configs.empty() ||
+                std::find(o.configs.begin(), o.configs.end(), c.name) != o.configs.end())
+                runners.push_back(make_runner(c.name));
+        for (const auto& want : o.configs)
+            if (std::none_of(all_configs.begin(), all_configs.end(),
+                             [&](const config_spec& c) { return c.name == want; })) {
+                fmt::print(stderr, "memory_explorer: unknown configuration '{}' (--list)\n", want);
+                return 2;
+            }
+
+        memsub::cache::set_associative_cache<memsub::replacement::lru> llc(o.shape);
+        source src(o);
+        std::vector<memsub::access> chunk;
+        chunk.reserve(chunk_accesses);
+        std::vector<mem_event> events;
+        events.reserve(2 * chunk_accesses);
+        std::uint64_t done = 0;
+        std::string error_text;
+        const auto start = clock_type::now();
+        auto last_report = start;
+        const std::uint32_t line = o.shape.line_bytes;
+        auto run_chunk = [&] {
+            events.clear();
+            for (const memsub::access& a : chunk) {
+                const double t = static_cast<double>(done++) * o.access_ns;
+                const auto r = llc.access(a);
+                // Dirty victims are written back, then the missing line is fetched.
+                for (const auto& ev : r.evictions)
+                    if (ev.dirty) events.push_back({t, ev.address, true, a.requester});
+                if (!r.hit && r.bytes_fetched > 0)
+                    events.push_back({t, memsub::byte_address{a.address.value / line * line}, false,
+                                      a.requester});
+            }
+            for (auto& r : runners) r->feed(events);
+        };
+        try {
+            while (src.next_chunk(chunk)) {
+                run_chunk();
+                const auto now = clock_type::now();
+                if (o.progress && now - last_report > std::chrono::seconds(1)) {
+                    last_report = now;
+                    const double secs = std::chrono::duration<double>(now - start).count();
+                    if (src.expected())
+                        fmt::print(stderr, "\r  {:.1f} M accesses ({:.0f}%), {:.0f} s   ",
+                                   static_cast<double>(done) / 1e6,
+                                   100.0 * static_cast<double>(done) /
+                                       static_cast<double>(src.expected()),
+                                   secs);
+                    else
+                        fmt::print(stderr, "\r  {:.1f} M accesses, {:.0f} s   ",
+                                   static_cast<double>(done) / 1e6, secs);
+                }
+            }
+        } catch (const memsub::input_error& e) {
+            error_text = e.what();
+            run_chunk(); // everything read before the bad record
+        }
+        for (auto& r : runners) r->finish();
+        if (o.progress && std::chrono::duration<double>(clock_type::now() - start).count() > 1.0)
+            fmt::print(stderr, "\n");
+
+        const auto& cs = llc.stats();
+        fmt::print("workload: {}\n", src.label());
+        fmt::print("LLC {} KB {}-way {} B lines (LRU): {} accesses, miss ratio {:.3f}, {} "
+                   "writebacks; one access every {} ns\n\n",
+                   o.shape.capacity_bytes() / 1024, o.shape.ways, o.shape.line_bytes, cs.accesses,
+                   cs.miss_ratio(), cs.writebacks, o.access_ns);
+        fmt::print("{:<13} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>6} {:>7} {:>9}\n", "config",
+                   "requests", "mean ns", "p50 ns", "p95 ns", "p99 ns", "q95 ns", "row hits",
+                   "bus %", "GB/s", "sim M/s");
+        for (const auto& r : runners) {
+            const auto& s = r->stats();
+            const double elapsed_ns = static_cast<double>(s.elapsed_cycles()) * r->tck_ns();
+            const double gbs = elapsed_ns > 0 ? static_cast<double>(s.bytes) / elapsed_ns : 0.0;
+            fmt::print("{:<13} {:>9} {:>8.1f} {:>8.1f} {:>8.1f} {:>8.1f} {:>8.1f} {:>8.1f}% "
+                       "{:>5.1f} {:>7.2f} {:>9.2f}\n",
+                       r->name(), s.completed(), s.latency.mean() * r->tck_ns(),
+                       ns(*r, s.latency.percentile(0.50)), ns(*r, s.latency.percentile(0.95)),
+                       ns(*r, s.latency.percentile(0.99)), ns(*r, s.queueing.percentile(0.95)),
+                       100.0 * s.row_hit_rate(), 100.0 * gbs / r->peak_gb_per_s(), gbs,
+                       r->seconds > 0 ? static_cast<double>(s.completed()) / r->seconds / 1e6
+                                      : 0.0);
+        }
+        fmt::print("\n");
+        for (const auto& r : runners) fmt::print("  {:<13} {}\n", r->name(), r->description());
+        fmt::print("  (q95 = 95th percentile of queueing delay; bus % = share of the peak "
+                   "data-bus bandwidth over the run)\n");
+        if (!o.cdf.empty()) {
+            write_svg(o.cdf, runners, src.label());
+            fmt::print("latency CDF plot: {}\n", o.cdf);
+        }
+        if (!o.csv.empty()) {
+            write_csv(o.csv, runners);
+            fmt::print("latency CDF points: {}\n", o.csv);
+        }
+        if (!error_text.empty()) {
+            fmt::print(stderr, "memory_explorer: trace error: {}\n", error_text);
+            fmt::print(stderr, "memory_explorer: results cover the {} accesses before it\n", done);
+            return 1;
+        }
+    } catch (const memsub::config_error& e) {
+        fmt::print(stderr, "memory_explorer: configuration error: {}\n", e.what());
+        return 2;
+    } catch (const memsub::input_error& e) {
+        fmt::print(stderr, "memory_explorer: {}\n", e.what());
+        return 1;
+    }
+    return 0;
+}
