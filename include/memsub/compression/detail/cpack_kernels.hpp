@@ -16,8 +16,14 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <utility>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include <memsub/compression/detail/simd.hpp>
 
@@ -131,6 +137,67 @@ template <std::uint32_t N>
     return bits;
 }
 
+#if defined(__SSE2__)
+/// SSE2 size kernel for AllNonZero on 8 or 16 words ("byte planes"): the words are transposed
+/// into four 16-byte registers (plane k = byte k of every word) plus a "pushed" mask (word
+/// ≥ 256). For every distance s = 1…N−1 the planes are compared with themselves shifted by s
+/// words (byte shifts: lane j sees word j − s; lanes j < s see zero bytes and an
+/// unpushed mask), which yields for all 16 words at once whether an earlier pushed word matches the
+/// top 2, 3 or 4 bytes. Without wrap-around (N ≤ 16 words never overwrite a slot before the last
+/// word) every earlier pushed word is in the dictionary, so
+///   bits = 34·pushed + 12·small + 2·zero − 10·#(2-byte) − 8·#(3-byte) − 10·#(full)
+/// (34 → 24 → 16 → 6). SSE2 has no unsigned 32-bit minimum, which makes the min-XOR kernels
+/// slow there; byte lanes compare 16 words per instruction.
+template <std::uint32_t N>
+[[nodiscard]] inline std::uint32_t cpack_size_planes_sse2(const std::byte* p) noexcept {
+    static_assert(N == 8 || N == 16);
+    const __m128i zero = _mm_setzero_si128();
+    const __m128i lo8 = _mm_set1_epi32(0xFF);
+    __m128i w[4];
+    for (std::uint32_t r = 0; r < 4; ++r)
+        w[r] = r < N / 4 ? _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 16 * r)) : zero;
+    auto plane = [&](int shift) {
+        __m128i b[4];
+        for (int r = 0; r < 4; ++r) b[r] = _mm_and_si128(_mm_srli_epi32(w[r], shift), lo8);
+        return _mm_packus_epi16(_mm_packs_epi32(b[0], b[1]), _mm_packs_epi32(b[2], b[3]));
+    };
+    const __m128i b0 = plane(0), b1 = plane(8), b2 = plane(16), b3 = plane(24);
+    const __m128i high = _mm_or_si128(_mm_or_si128(b1, b2), b3);
+    const __m128i pushed = _mm_andnot_si128(_mm_cmpeq_epi8(high, zero), _mm_set1_epi8(-1));
+    const __m128i is_zero = _mm_cmpeq_epi8(_mm_or_si128(high, b0), zero);
+    __m128i a16 = zero, a24 = zero, a32 = zero;
+    // s = 1 … N−1, unrolled: pslldq needs an immediate; lanes j < s receive zero bytes, and the
+    // shifted pushed mask is zero there, so they never match.
+    [&]<std::size_t... S>(std::index_sequence<S...>) {
+        (
+            [&] {
+                constexpr int sh = static_cast<int>(S) + 1;
+                const __m128i m16 =
+                    _mm_and_si128(_mm_and_si128(_mm_cmpeq_epi8(b3, _mm_slli_si128(b3, sh)),
+                                                _mm_cmpeq_epi8(b2, _mm_slli_si128(b2, sh))),
+                                  _mm_slli_si128(pushed, sh));
+                const __m128i m24 = _mm_and_si128(m16, _mm_cmpeq_epi8(b1, _mm_slli_si128(b1, sh)));
+                const __m128i m32 = _mm_and_si128(m24, _mm_cmpeq_epi8(b0, _mm_slli_si128(b0, sh)));
+                a16 = _mm_or_si128(a16, m16);
+                a24 = _mm_or_si128(a24, m24);
+                a32 = _mm_or_si128(a32, m32);
+            }(),
+            ...);
+    }
+    (std::make_index_sequence<N - 1>{});
+    constexpr std::uint32_t lanes = (1u << N) - 1;
+    auto count = [&](__m128i m) {
+        return static_cast<std::uint32_t>(std::popcount(
+            static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_and_si128(m, pushed))) & lanes));
+    };
+    const std::uint32_t np = count(pushed);
+    const std::uint32_t nz = static_cast<std::uint32_t>(
+        std::popcount(static_cast<std::uint32_t>(_mm_movemask_epi8(is_zero)) & lanes));
+    const std::uint32_t ns = N - np - nz;
+    return 34 * np + 12 * ns + 2 * nz - 10 * count(a16) - 8 * count(a24) - 10 * count(a32);
+}
+#endif
+
 /// SIMD size kernel for AllNonZero (shifted-load formulation, see the file comment). Used when
 /// the batch holds at least 8 lanes of 32 bits (AVX2, AVX-512); with narrower batches the scalar
 /// min-XOR kernel is faster (SSE2 has no unsigned 32-bit minimum) and is used instead.
@@ -139,6 +206,10 @@ template <std::uint32_t N>
     using T = std::uint32_t;
     using B = simd_batch<T>;
     constexpr std::size_t lanes = simd_lanes<T>;
+#if defined(__SSE2__)
+    if constexpr (simd_enabled && lanes == 4 && (N == 8 || N == 16))
+        return cpack_size_planes_sse2<N>(p);
+#endif
     if constexpr (!simd_enabled || lanes < 8 || lanes > 16 || N % lanes != 0) {
         return cpack_size_min_xor<N>(p);
     } else {
