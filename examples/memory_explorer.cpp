@@ -436,8 +436,12 @@ void write_svg(const std::string& file, const std::vector<std::unique_ptr<runner
                        "<line x1=\"{:.1f}\" y1=\"{:.1f}\" x2=\"{:.1f}\" y2=\"{:.1f}\" "
                        "stroke=\"#eee\"/>\n",
                        X(x), T, X(x), H - B);
-            fmt::print(out, "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{:g}</text>\n",
-                       X(x), H - B + 16, x);
+            if (m != 1.0 && hi - lo > 3) continue; // label only decades on wide ranges
+            const std::string label = x < 1e3   ? fmt::format("{:g}", x)
+                                      : x < 1e6 ? fmt::format("{:g}k", x / 1e3)
+                                                : fmt::format("{:g}M", x / 1e6);
+            fmt::print(out, "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n",
+                       X(x), H - B + 16, label);
         }
     fmt::print(out,
                "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">latency (ns, log "
