@@ -173,25 +173,28 @@ public:
         if (v.bits > v.payload.size() * 8 || v.bits > max_payload_bits)
             return {decode_status::bad_view, 0};
         if (v.encoding != 0 || v.member != 0) return {decode_status::unknown_encoding, 0};
-        detail::fast_bit_reader in(v.payload, v.bits);
+        const std::byte* bytes = v.payload.data();
+        const std::size_t size = v.payload.size();
+        const std::uint32_t bits = v.bits;
+        std::uint32_t pos = 0;
         auto fail = [](decode_status s, std::uint32_t at) { return decode_result{s, at}; };
 
         // Base word: 1 + 32 raw bits, or 0cc + a 0/4/8/16-bit sign-extended field.
         std::uint32_t base = 0;
-        std::uint64_t w = in.window();
+        std::uint64_t w = detail::load_bits64(bytes, size, 0);
         if ((w >> 63) != 0) {
-            if (in.remaining() < 33) return fail(decode_status::truncated, 0);
-            (void)in.consume(1);
-            base = static_cast<std::uint32_t>(in.window() >> 32);
-            (void)in.consume(32);
+            if (bits < 33) return fail(decode_status::truncated, 0);
+            base = static_cast<std::uint32_t>(w >> 31);
+            pos = 33;
         } else {
             static constexpr unsigned widths[4] = {0, 4, 8, 16};
             const unsigned width = widths[(w >> 61) & 3];
-            if (!in.consume(3 + width)) return fail(decode_status::truncated, 0);
+            if (bits < 3 + width) return fail(decode_status::truncated, 0);
             if (width != 0)
                 base = sign_extend(static_cast<std::uint32_t>(w >> (61 - width)) &
                                        ((std::uint32_t{1} << width) - 1),
                                    width);
+            pos = 3 + width;
         }
 
         // Planes b = 32 … 0, one window per symbol: DBP[b] = DBX[b] XOR DBP[b+1] (DBP[33] =
@@ -201,42 +204,46 @@ public:
         const std::uint32_t pmask = (std::uint32_t{1} << position_bits_) - 1;
         int b = 32;
         while (b >= 0) {
-            const std::uint32_t at = in.position();
-            w = in.window();
+            const std::uint32_t at = pos;
+            w = detail::load_bits64(bytes, size, pos);
             std::uint32_t p;
+            unsigned len;
             if ((w >> 63) != 0) { // 1 + raw plane
-                const unsigned len = 1 + plane_bits_;
-                if (!in.consume(len)) return fail(decode_status::truncated, at);
+                len = 1 + plane_bits_;
                 p = (static_cast<std::uint32_t>(w >> (64 - len)) & full_) ^ upper;
             } else if ((w >> 62) == 1) { // 01 + zero run of R planes (field R − 2)
-                if (!in.consume(7)) return fail(decode_status::truncated, at);
+                if (7 > bits - pos) return fail(decode_status::truncated, at);
                 const auto r = static_cast<int>((w >> 57) & 31) + 2;
                 if (r > b + 1) return fail(decode_status::invalid_code, at);
                 for (int k = 0; k < r; ++k, --b) dbp[static_cast<std::size_t>(b)] = upper;
+                pos += 7;
                 continue;
             } else if ((w >> 61) == 1) { // 001: one zero plane
-                if (!in.consume(3)) return fail(decode_status::truncated, at);
+                len = 3;
                 p = upper;
             } else { // 000 + 2-bit class (+ position)
                 const auto cls = static_cast<plane_class>(code_class_[(w >> 59) & 3]);
                 if (cls == plane_class::all_ones || cls == plane_class::zero_dbp) {
-                    if (!in.consume(5)) return fail(decode_status::truncated, at);
+                    len = 5;
                     p = cls == plane_class::zero_dbp ? 0 : (full_ ^ upper);
                 } else {
-                    if (!in.consume(5 + position_bits_)) return fail(decode_status::truncated, at);
-                    const auto pos = static_cast<std::uint32_t>(w >> (59 - position_bits_)) & pmask;
+                    len = 5 + position_bits_;
+                    if (len > bits - pos) return fail(decode_status::truncated, at);
+                    const auto ps = static_cast<std::uint32_t>(w >> (59 - position_bits_)) & pmask;
                     const bool pair = cls == plane_class::two_adjacent;
                     // A pair's lower bit can be at most n−3, a single bit at most n−2.
-                    if (pos >= (pair ? plane_bits_ - 1 : plane_bits_))
+                    if (ps >= (pair ? plane_bits_ - 1 : plane_bits_))
                         return fail(decode_status::invalid_code, at + 5);
-                    p = ((pair ? 3u : 1u) << pos) ^ upper;
+                    p = ((pair ? 3u : 1u) << ps) ^ upper;
                 }
             }
+            if (len > bits - pos) return fail(decode_status::truncated, at);
+            pos += len;
             dbp[static_cast<std::size_t>(b)] = p;
             upper = p;
             --b;
         }
-        if (!in.at_end()) return fail(decode_status::trailing_bits, in.position());
+        if (pos != bits) return fail(decode_status::trailing_bits, pos);
         if constexpr (std::endian::native == std::endian::little) {
             detail::bpc_kernel<>::inverse(dbp, n_, base, out.data());
         } else {

@@ -40,6 +40,7 @@
 #include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <optional>
 #include <queue>
@@ -320,6 +321,71 @@ public:
         out = static_cast<std::uint32_t>(r.window() >> 32);
         (void)r.consume(32);
         return decode_status::ok;
+    }
+
+    /// Decodes `n` words from a payload of exactly `bits` bits (`bits` ≤ 8·payload.size(), the
+    /// caller checks), the hot loop of SC² decompression: the window is reloaded from the
+    /// payload at each word (one unaligned load while 8 bytes remain, a bounded byte loop near
+    /// the end), a short code and a following escaped word are resolved from one window.
+    /// Returns the status and the bit offset of the failing word, or ok with `consumed` = bits
+    /// read.
+    [[nodiscard]] decode_result decode_words(std::span<const std::byte> payload, std::uint32_t bits,
+                                             std::uint32_t* out, std::uint32_t n,
+                                             std::uint32_t& consumed) const noexcept {
+        MEMSUB_ASSERT(bits <= payload.size() * 8);
+        const std::byte* p = payload.data();
+        const std::size_t size = payload.size();
+        const std::uint32_t max_len = p_.max_code_length_bits;
+        const unsigned shift = 64 - direct_bits_;
+        std::uint32_t pos = 0;
+        for (std::uint32_t i = 0; i < n; ++i) {
+            // ≥ 57 bits of the stream (or all that is left, then zeros).
+            const std::uint64_t w = detail::load_bits64(p, size, pos);
+            const std::uint32_t e = direct_[static_cast<std::size_t>(w >> shift)];
+            if (MEMSUB_LIKELY(e != 0)) {
+                const std::uint32_t len = e >> 24, index = e & 0xFFFFFFu;
+                const bool esc = index == esc_index_;
+                const std::uint32_t total = len + (esc ? 32u : 0u);
+                if (MEMSUB_UNLIKELY(total > bits - pos)) return {decode_status::truncated, pos};
+                out[i] = esc ? static_cast<std::uint32_t>((w << len) >> 32) : de_lut_[index];
+                pos += total;
+                continue;
+            }
+            // Long code: the FCW/CNT/OFF comparators of §1.5 on the next max_len bits.
+            const std::uint64_t window = w >> (64 - max_len);
+            std::uint32_t len = 0, index = 0;
+            for (std::uint32_t l = direct_bits_ + 1; l <= max_len; ++l) {
+                if (cnt_[l] == 0) continue;
+                const auto c = static_cast<std::uint32_t>(window >> (max_len - l));
+                if (c >= fcw_[l] && c - fcw_[l] < cnt_[l]) {
+                    len = l;
+                    index = off_[l] + (c - fcw_[l]);
+                    break;
+                }
+            }
+            if (len == 0)
+                return {bits - pos < max_len ? decode_status::truncated
+                                             : decode_status::invalid_code,
+                        pos};
+            if (len > bits - pos) return {decode_status::truncated, pos};
+            if (index != esc_index_) {
+                out[i] = de_lut_[index];
+                pos += len;
+                continue;
+            }
+            if (std::uint64_t{len} + 32 > bits - pos) return {decode_status::truncated, pos};
+            // The raw word may lie beyond this window (len up to 32): read it bit-exactly.
+            std::uint32_t raw = 0;
+            for (std::uint32_t k = 0; k < 32; ++k) {
+                const std::uint32_t at = pos + len + k;
+                raw = (raw << 1) |
+                      ((std::to_integer<std::uint32_t>(p[at >> 3]) >> (7 - (at & 7))) & 1u);
+            }
+            out[i] = raw;
+            pos += len + 32;
+        }
+        consumed = pos;
+        return {};
     }
 
     // --- inspection (cold) -------------------------------------------------------------------

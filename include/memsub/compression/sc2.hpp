@@ -241,16 +241,17 @@ public:
             return {decode_status::bad_view, 0};
         if (v.encoding != 0 || v.member != 0) return {decode_status::unknown_encoding, 0};
         if (v.codebook != book_->id()) return {decode_status::codebook_mismatch, 0};
-        detail::fast_bit_reader r(v.payload, v.bits);
+        std::array<std::uint32_t, max_line_bytes / 4> words;
+        std::uint32_t consumed = 0;
+        const decode_result r =
+            book_->decode_words(v.payload, v.bits, words.data(), words_, consumed);
+        if (!r) return r;
+        if (consumed != v.bits) return {decode_status::trailing_bits, consumed};
         for (std::uint32_t i = 0; i < words_; ++i) {
-            std::uint32_t w = 0;
-            const std::uint32_t at = r.position();
-            const decode_status s = book_->decode(r, w);
-            if (s != decode_status::ok) return {s, at};
+            std::uint32_t w = words[i];
             if constexpr (std::endian::native == std::endian::big) w = __builtin_bswap32(w);
             std::memcpy(out.data() + 4 * i, &w, 4);
         }
-        if (!r.at_end()) return {decode_status::trailing_bits, r.position()};
         return {};
     }
 

@@ -20,6 +20,29 @@
 
 namespace memsub::compression::detail {
 
+/// The 64 stream bits starting at bit `pos` of the bytes `p[0 … size)`, left-aligned: at least
+/// 57 of them are stream bits, and bits past the end of the bytes read as zero. One unaligned
+/// load while 8 bytes remain; never reads outside the bytes.
+[[nodiscard]] MEMSUB_ALWAYS_INLINE std::uint64_t load_bits64(const std::byte* p, std::size_t size,
+                                                             std::uint32_t pos) noexcept {
+    const std::size_t byte = pos >> 3;
+    std::uint64_t w = 0;
+    if (MEMSUB_LIKELY(byte + 8 <= size)) {
+        std::memcpy(&w, p + byte, 8);
+        if constexpr (std::endian::native == std::endian::little) w = __builtin_bswap64(w);
+    } else if (size >= 8) { // the last 8 bytes, shifted: zeros past the end
+        std::memcpy(&w, p + size - 8, 8);
+        if constexpr (std::endian::native == std::endian::little) w = __builtin_bswap64(w);
+        w = byte >= size ? 0 : w << (8 * (byte - (size - 8)));
+    } else {
+        for (std::size_t k = 0; k < 8; ++k) {
+            w <<= 8;
+            if (byte + k < size) w |= std::to_integer<std::uint64_t>(p[byte + k]);
+        }
+    }
+    return w << (pos & 7);
+}
+
 class fast_bit_writer {
 public:
     explicit fast_bit_writer(std::span<std::byte> buffer) noexcept : buf_(buffer) {}
