@@ -187,12 +187,12 @@ template <std::uint32_t N>
     (std::make_index_sequence<N - 1>{});
     constexpr std::uint32_t lanes = (1u << N) - 1;
     auto count = [&](__m128i m) {
-        return static_cast<std::uint32_t>(std::popcount(
-            static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_and_si128(m, pushed))) & lanes));
+        return popcount64(static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_and_si128(m, pushed))) &
+                          lanes);
     };
     const std::uint32_t np = count(pushed);
-    const std::uint32_t nz = static_cast<std::uint32_t>(
-        std::popcount(static_cast<std::uint32_t>(_mm_movemask_epi8(is_zero)) & lanes));
+    const std::uint32_t nz =
+        popcount64(static_cast<std::uint32_t>(_mm_movemask_epi8(is_zero)) & lanes);
     const std::uint32_t ns = N - np - nz;
     return 34 * np + 12 * ns + 2 * nz - 10 * count(a16) - 8 * count(a24) - 10 * count(a32);
 }

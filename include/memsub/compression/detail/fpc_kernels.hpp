@@ -48,10 +48,13 @@ inline constexpr std::array<std::uint32_t, 8> fpc_payload_bits{3, 4, 8, 16, 16, 
 /// Number of 000 tokens for the zero words in `zero_mask` (bit i = word i is zero): each maximal
 /// run of r zeros costs ceil(r / 8) tokens (spec §1.2).
 [[nodiscard]] constexpr std::uint32_t fpc_zero_tokens(std::uint64_t zero_mask) noexcept {
-    std::uint64_t long_runs = zero_mask;
-    for (int s = 1; s <= 8; ++s) long_runs &= zero_mask >> s;
-    if (long_runs == 0) // no run longer than 8: one token per run start
-        return static_cast<std::uint32_t>(std::popcount(zero_mask & ~(zero_mask << 1)));
+    // bit i of `nine` is set when words i … i+8 are all zero (a run longer than 8)
+    const std::uint64_t two = zero_mask & (zero_mask >> 1);
+    const std::uint64_t four = two & (two >> 2);
+    const std::uint64_t eight = four & (four >> 4);
+    const std::uint64_t nine = eight & (zero_mask >> 8);
+    if (nine == 0) // no run longer than 8: one token per run start
+        return popcount64(zero_mask & ~(zero_mask << 1));
     std::uint32_t tokens = 0;
     while (zero_mask != 0) {
         const int start = std::countr_zero(zero_mask);
@@ -140,27 +143,39 @@ template <std::uint32_t N>
         return fpc_size_scalar(p, N);
     } else {
         static_assert(N <= 32);
+        using S = simd_batch<std::int32_t>;
         const auto* e = reinterpret_cast<const T*>(p);
-        B sizes(T{0}), zmask(T{0});
         alignas(64) static constexpr std::array<T, 32> lane_bit = [] {
             std::array<T, 32> a{};
             for (std::size_t i = 0; i < 32; ++i) a[i] = T{1} << i;
             return a;
         }();
+        const B zero(T{0});
+        B sizes(T{0}), zmask(T{0});
         for (std::size_t i = 0; i < N; i += lanes) {
             const B w = B::load_unaligned(e + i);
-            const auto t = fpc_tests(w);
-            B s(T{35});
-            s = xsimd::select(t.two | t.half | t.se16, B(T{19}), s);
-            s = xsimd::select(t.rep | t.se8, B(T{11}), s);
-            s = xsimd::select(t.se4, B(T{7}), s);
-            s = xsimd::select(t.zero, B(T{0}), s);
-            sizes += s;
-            zmask |= xsimd::select(t.zero, B::load_unaligned(lane_bit.data() + i), B(T{0}));
+            const S ws = xsimd::bitwise_cast<S>(w);
+            // y = w for w ≥ 0, ~w for w < 0: w fits sext(N) ⇔ y < 2^(N−1) (signed compare)
+            const S y = ws ^ (ws >> 31);
+            const B se4 = xsimd::bitwise_cast<B>(xsimd::bitwise_cast(y < S(8)));
+            const B se8 = xsimd::bitwise_cast<B>(xsimd::bitwise_cast(y < S(128)));
+            const B se16 = xsimd::bitwise_cast<B>(xsimd::bitwise_cast(y < S(32768)));
+            const B z = xsimd::bitwise_cast(w == zero);
+            const B half = xsimd::bitwise_cast((w << 16) == zero);
+            const B two =
+                xsimd::bitwise_cast((((w + B(T{0x80})) & B(T{0xFF00})) |
+                                     ((w + B(T{0x00800000})) & B(T{0xFF000000}))) == zero);
+            const B rep = xsimd::bitwise_cast((w >> 8) == (w & B(T{0x00FFFFFF})));
+            // size = 35 − 16·[≤ 19 bits] − 8·[≤ 11] − 4·[≤ 7] − 7·[zero]; the classes nest by
+            // size (zero ⊂ SE4 ⊂ SE8 ⊂ SE16; RepBytes ⊂ "≤ 11" ⊂ "≤ 19")
+            const B le19 = two | half | se16 | rep;
+            const B le11 = se8 | rep;
+            sizes += (le19 & B(T{16})) + (le11 & B(T{8})) + (se4 & B(T{4})) + (z & B(T{7}));
+            zmask |= z & B::load_aligned(lane_bit.data() + i);
         }
-        // lanes hold disjoint bits, so the horizontal sum is their OR
+        const std::uint32_t saved = xsimd::hadd(sizes);
         const auto zeros = static_cast<std::uint64_t>(xsimd::hadd(zmask));
-        return xsimd::hadd(sizes) + 6 * fpc_zero_tokens(zeros);
+        return 35 * N - saved + 6 * fpc_zero_tokens(zeros);
     }
 }
 
