@@ -431,3 +431,49 @@ TEST_CASE("bit io: the fast writer/reader use the bit_stream format") {
     CHECK(buf[7] == std::byte{0xFF});
     CHECK(buf[8] == std::byte{0});
 }
+
+TEST_CASE("huffman: decode_words handles long codes and long escapes bit-exactly") {
+    // Fibonacci weights give codes up to 30 bits; ESC (residual weight 1) is one of the longest,
+    // so an escaped word is a long code plus 32 raw bits (beyond one 57-bit window).
+    std::vector<mc::value_count> counts;
+    std::uint64_t a = 1, c = 2;
+    for (std::uint32_t v = 0; v < 30; ++v) {
+        counts.push_back({v * 0x01010101u, a});
+        const std::uint64_t t = a + c;
+        a = c;
+        c = t;
+    }
+    std::uint64_t sum = 0;
+    for (const auto& x : counts) sum += x.count;
+    memsub::xoshiro256ss rng(17);
+    for (const std::uint32_t max_len : {32u, 20u, 12u}) {
+        const book_t b(counts, sum + 1, book_t::params{.max_code_length_bits = max_len});
+        check_book(b);
+        CHECK(b.escape_code().length > 10); // beyond the direct decode table
+        for (int it = 0; it < 2000; ++it) {
+            std::array<std::byte, 256> buf{};
+            mc::detail::fast_bit_writer wr(buf);
+            std::array<std::uint32_t, 32> words{}, back{};
+            const std::uint32_t n = 1 + static_cast<std::uint32_t>(rng.below(32));
+            for (std::uint32_t k = 0; k < n; ++k) {
+                words[k] = rng.below(3) == 0 ? static_cast<std::uint32_t>(rng())
+                                             : counts[rng.below(counts.size())].value;
+                b.encode(wr, words[k]);
+            }
+            const std::uint32_t bits = wr.finish();
+            REQUIRE_FALSE(wr.overflowed());
+            // Exact-size payload (the last bytes take the end-of-buffer load path).
+            const std::span<const std::byte> payload(buf.data(), (bits + 7) / 8);
+            std::uint32_t consumed = 0;
+            const mc::decode_result r = b.decode_words(payload, bits, back.data(), n, consumed);
+            REQUIRE(r.ok());
+            REQUIRE(consumed == bits);
+            for (std::uint32_t k = 0; k < n; ++k) REQUIRE(back[k] == words[k]);
+            // Every shorter length is reported as truncated at a word boundary before it.
+            const std::uint32_t cut = static_cast<std::uint32_t>(rng.below(bits));
+            const mc::decode_result t = b.decode_words(payload, cut, back.data(), n, consumed);
+            REQUIRE(t.status == mc::decode_status::truncated);
+            REQUIRE(t.bit_offset <= cut);
+        }
+    }
+}
