@@ -35,6 +35,8 @@ public:
 
     [[nodiscard]] entry_index victim(set_index, entry_mask eligible, const access&) noexcept {
         auto k = rng_.below(static_cast<std::uint64_t>(std::popcount(eligible)));
+        // Every entry from 0 up eligible (a full conventional set): the k-th is entry k.
+        if ((eligible & (eligible + 1)) == 0) return entry_index{static_cast<std::uint32_t>(k)};
         for (; k != 0; --k) eligible &= eligible - 1; // drop the k lowest eligible entries
         return lowest_entry(eligible);
     }

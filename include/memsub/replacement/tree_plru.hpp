@@ -17,6 +17,7 @@
 // Storage: (E − 1) bits per set.
 #pragma once
 
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <string_view>
@@ -33,7 +34,16 @@ public:
 
     explicit tree_plru(const geometry& g, const params& = {})
         : entries_(validated(g.entries_per_set()))
-        , bits_(g.sets, 0) {}
+        , bits_(g.sets, 0) {
+        // Each entry's root path: the nodes it crosses and the values that point away from it.
+        for (std::uint32_t e = 0; e < entries_; ++e) {
+            for (std::uint32_t node = entries_ + e; node > 1; node >>= 1) {
+                const std::uint32_t parent = node >> 1;
+                path_mask_[e] |= std::uint64_t{1} << parent;
+                path_away_[e] |= std::uint64_t{(~node) & 1u} << parent; // left child → 1
+            }
+        }
+    }
 
     [[nodiscard]] std::string_view name() const noexcept { return "tree_plru"; }
 
@@ -73,19 +83,16 @@ private:
         return entries;
     }
 
+    /// Points every node on the entry's root path away from it (one masked update).
     void touch(set_index s, entry_index e) noexcept {
-        std::uint64_t tree = bits_[s.value];
-        // Leaves are heap nodes E..2E−1; each ancestor points away from the touched child.
-        for (std::uint32_t node = entries_ + e.value; node > 1; node >>= 1) {
-            const std::uint32_t parent = node >> 1;
-            const std::uint64_t away = (~node) & 1u; // left child (even) → point right (1)
-            tree = (tree & ~(std::uint64_t{1} << parent)) | (away << parent);
-        }
-        bits_[s.value] = tree;
+        std::uint64_t& tree = bits_[s.value];
+        tree = (tree & ~path_mask_[e.value]) | path_away_[e.value];
     }
 
     std::uint32_t entries_;
     std::vector<std::uint64_t> bits_;
+    std::array<std::uint64_t, max_entries_per_set> path_mask_{};
+    std::array<std::uint64_t, max_entries_per_set> path_away_{};
 };
 
 static_assert(replacement_policy<tree_plru>);
