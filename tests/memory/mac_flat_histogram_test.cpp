@@ -137,3 +137,47 @@ TEST_CASE("latency histogram: percentiles within the bucket resolution of exact 
         CHECK(x - latency_histogram::bucket_low(b) < latency_histogram::bucket_width(b));
     }
 }
+
+namespace {
+// Negative archetypes: each misses one requirement of a concept.
+struct no_unmap {
+    memsub::memory::dram_address map(byte_address) const noexcept { return {}; }
+    const memsub::memory::dram_organisation& organisation() const { return o; }
+    memsub::memory::dram_organisation o;
+};
+struct throwing_map {
+    memsub::memory::dram_address map(byte_address) const { return {}; } // not noexcept
+    byte_address unmap(const memsub::memory::dram_address&) const noexcept { return {}; }
+    const memsub::memory::dram_organisation& organisation() const { return o; }
+    memsub::memory::dram_organisation o;
+};
+struct no_next_event {
+    struct params {};
+    enqueue_result enqueue(const mem_request&) noexcept { return enqueue_result::accepted; }
+    bool can_accept(const mem_request&) const noexcept { return true; }
+    void advance_to(std::uint64_t) noexcept {}
+    template <class S>
+    std::size_t drain(S&&) {
+        return 0;
+    }
+    std::size_t drain(std::span<completion>) noexcept { return 0; }
+    const controller_stats& stats() const noexcept { return s; }
+    std::size_t pending() const noexcept { return 0; }
+    std::string_view name() const { return "x"; }
+    controller_stats s;
+};
+} // namespace
+
+TEST_CASE("concepts accept memsub's types and reject incomplete ones") {
+    static_assert(address_mapping<bit_field_mapping>);
+    static_assert(!address_mapping<no_unmap>);
+    static_assert(!address_mapping<throwing_map>);
+    static_assert(memory_controller<flat_memory>);
+    static_assert(memory_controller<fr_fcfs_controller<>>);
+    static_assert(memory_controller<fcfs_controller<closed_page>>);
+    static_assert(memory_controller<partitioned_controller<timeout_adaptive>>);
+    static_assert(!memory_controller<no_next_event>);
+    static_assert(row_policy<open_page> && row_policy<closed_page> && row_policy<timeout_adaptive>);
+    static_assert(request_scheduler<fcfs> && request_scheduler<fr_fcfs>);
+    static_assert(!row_policy<fcfs>);
+}

@@ -33,8 +33,11 @@
 //
 // Call protocol:
 //   P1. Request ids are chosen by the host and returned unchanged in the completion.
-//   P2. `request.arrival_cycle` is the host's cycle of the enqueue; arrivals are non-decreasing
-//       across enqueues, and never earlier than the last `advance_to` cycle.
+//   P2. `request.arrival_cycle` is the cycle the request reaches the controller; arrivals are
+//       non-decreasing across enqueues. A request is considered from max(arrival, last
+//       `advance_to` cycle) on, so a request arriving at t is enqueued before `advance_to(t)`
+//       to take part in the decision of cycle t. A host may keep the original (earlier)
+//       arrival of a request it retries after `queue_full`, so the wait counts as queueing.
 //   P3. Calls to `advance_to` use non-decreasing cycles. A completion with `done_cycle` ≤ the
 //       last advanced cycle is drainable.
 //   P4. A completed request keeps its slot until drained; a host that never drains eventually

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <vector>
 
+#include <memsub/config.hpp>
 #include <memsub/core/types.hpp>
 #include <memsub/memory/concept.hpp>
 #include <memsub/memory/dram_timing.hpp>
@@ -64,6 +65,7 @@ public:
         , ranks_(t.ranks)
         , burst_(t.burst_cycles()) {
         for (auto& r : ranks_) r.next_refresh = t.tREFI == 0 ? never : t.tREFI;
+        next_refresh_ = next_refresh();
     }
 
     [[nodiscard]] std::uint32_t bank_group_of(std::uint32_t bank) const noexcept {
@@ -77,6 +79,7 @@ public:
     /// Performs every refresh due at or before `t` (call before deciding at cycle t).
     /// Returns the number of refreshes performed.
     std::uint32_t refresh_until(std::uint64_t t) noexcept {
+        if (MEMSUB_LIKELY(t < next_refresh_)) return 0;
         std::uint32_t n = 0;
         for (std::uint32_t r = 0; r < ranks_.size(); ++r) {
             rank_state& rs = ranks_[r];
@@ -102,6 +105,7 @@ public:
                 ++n;
             }
         }
+        next_refresh_ = next_refresh();
         return n;
     }
 
@@ -249,6 +253,7 @@ private:
     bool last_burst_write_ = false;
     std::uint32_t last_burst_rank_ = 0;
     std::uint64_t bursts_ = 0;
+    std::uint64_t next_refresh_ = never; ///< earliest refresh due over the ranks
 };
 
 } // namespace memsub::memory
