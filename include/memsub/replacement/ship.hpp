@@ -65,16 +65,15 @@ public:
         , entries_(g.entries_per_set())
         , shct_(std::size_t{1} << p.signature_bits, static_cast<std::uint8_t>(p.initial_counter))
         , signature_(g.total_entries(), 0)
-        , outcome_(g.total_entries(), 0) {}
+        , outcome_(g.sets, 0) {}
 
     [[nodiscard]] std::string_view name() const noexcept { return "ship"; }
 
     void on_hit(set_index s, entry_index e, const access&) noexcept {
         state_.promote(s, e, hit_promotion::hit_priority);
         if (!trains(s)) return;
-        const std::size_t i = index(s, e);
-        outcome_[i] = 1;
-        std::uint8_t& c = shct_[signature_[i]];
+        outcome_[s.value] |= bit_of(e);
+        std::uint8_t& c = shct_[signature_[index(s, e)]];
         c = static_cast<std::uint8_t>(c + (c < counter_max_));
     }
 
@@ -82,16 +81,14 @@ public:
         const std::uint32_t sig = signature_of(a.pc);
         state_.set(s, e, shct_[sig] == 0 ? state_.distant() : state_.long_interval());
         if (!trains(s)) return;
-        const std::size_t i = index(s, e);
-        signature_[i] = static_cast<std::uint16_t>(sig);
-        outcome_[i] = 0;
+        signature_[index(s, e)] = static_cast<std::uint16_t>(sig);
+        outcome_[s.value] &= ~bit_of(e);
     }
 
     void on_evict(set_index s, entry_index e, const eviction_info& info) noexcept {
         if (!trains(s) || info.reason != eviction_reason::replacement) return;
-        const std::size_t i = index(s, e);
-        if (outcome_[i] != 0) return;
-        std::uint8_t& c = shct_[signature_[i]];
+        if (contains(outcome_[s.value], e)) return;
+        std::uint8_t& c = shct_[signature_[index(s, e)]];
         c = static_cast<std::uint8_t>(c - (c != 0));
     }
 
@@ -113,7 +110,7 @@ public:
         return state_.get(s, e);
     }
     [[nodiscard]] bool outcome(set_index s, entry_index e) const noexcept {
-        return outcome_[index(s, e)] != 0;
+        return contains(outcome_[s.value], e);
     }
 
     [[nodiscard]] std::uint64_t storage_bits() const noexcept {
@@ -153,7 +150,7 @@ private:
     std::uint32_t entries_;
     std::vector<std::uint8_t> shct_;
     std::vector<std::uint16_t> signature_;
-    std::vector<std::uint8_t> outcome_;
+    std::vector<entry_mask> outcome_; // per set, bit e = entry e's outcome bit
 };
 
 static_assert(replacement_policy<ship>);
