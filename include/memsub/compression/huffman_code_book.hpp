@@ -24,7 +24,8 @@
 // value lies within 4 slots of its home maps a value to its (code, length) with a branch-free
 // 4-slot scan; a value not in it is coded as ESC + 32 raw bits.
 // Decoding (hot path): a direct table indexed by the next min(max, 10) bits resolves short codes in
-// one step; longer codes use the FCW/CNT/OFF comparison of §1.5 ("exactly one ℓ matches").
+// one step (the line decoder's version of it resolves two short codes at once when both fit);
+// longer codes use the FCW/CNT/OFF comparison of §1.5 ("exactly one ℓ matches").
 //
 // Sharing: the book is immutable after construction; compressors hold it through a
 // `std::shared_ptr<const huffman_code_book>`, and every compressed line records the book's
@@ -229,6 +230,30 @@ public:
                 direct_[first + e] = (c.length << 24) | static_cast<std::uint32_t>(k);
         }
 
+        // Line-decoder table: the same index, resolving up to two short non-escape codes per
+        // lookup (the second when it ends within the indexed bits), values stored inline.
+        fast_.assign(direct_.size(), fast_entry{});
+        const std::uint32_t kmask = (std::uint32_t{1} << direct_bits_) - 1;
+        for (std::uint32_t x = 0; x < direct_.size(); ++x) {
+            const std::uint32_t e1 = direct_[x];
+            if (e1 == 0) continue;
+            fast_entry& f = fast_[x];
+            const std::uint32_t l1 = e1 >> 24, i1 = e1 & 0xFFFFFFu;
+            f.len1 = static_cast<std::uint8_t>(l1);
+            f.count = 1;
+            f.esc = i1 == esc_index_ ? 1 : 0;
+            f.v1 = f.esc ? 0 : de_lut_[i1];
+            f.total = static_cast<std::uint8_t>(l1);
+            if (f.esc || l1 >= direct_bits_) continue;
+            const std::uint32_t e2 = direct_[(x << l1) & kmask];
+            if (e2 == 0) continue;
+            const std::uint32_t l2 = e2 >> 24, i2 = e2 & 0xFFFFFFu;
+            if (l1 + l2 > direct_bits_ || i2 == esc_index_) continue;
+            f.count = 2;
+            f.v2 = de_lut_[i2];
+            f.total = static_cast<std::uint8_t>(l1 + l2);
+        }
+
         // Version: explicit, or a digest of (value, length) in canonical order.
         if (p.version != 0) {
             id_ = p.version;
@@ -341,13 +366,18 @@ public:
         for (std::uint32_t i = 0; i < n; ++i) {
             // ≥ 57 bits of the stream (or all that is left, then zeros).
             const std::uint64_t w = detail::load_bits64(p, size, pos);
-            const std::uint32_t e = direct_[static_cast<std::size_t>(w >> shift)];
-            if (MEMSUB_LIKELY(e != 0)) {
-                const std::uint32_t len = e >> 24, index = e & 0xFFFFFFu;
-                const bool esc = index == esc_index_;
-                const std::uint32_t total = len + (esc ? 32u : 0u);
+            const fast_entry& f = fast_[static_cast<std::size_t>(w >> shift)];
+            if (f.count == 2 && i + 1 < n && f.total <= bits - pos) { // two short codes
+                out[i] = f.v1;
+                out[++i] = f.v2;
+                pos += f.total;
+                continue;
+            }
+            if (MEMSUB_LIKELY(f.count != 0)) { // one short code (ESC: + 32 raw bits)
+                const std::uint32_t len = f.len1;
+                const std::uint32_t total = len + (f.esc ? 32u : 0u);
                 if (MEMSUB_UNLIKELY(total > bits - pos)) return {decode_status::truncated, pos};
-                out[i] = esc ? static_cast<std::uint32_t>((w << len) >> 32) : de_lut_[index];
+                out[i] = f.esc ? static_cast<std::uint32_t>((w << len) >> 32) : f.v1;
                 pos += total;
                 continue;
             }
@@ -511,6 +541,12 @@ private:
     std::uint32_t hash_shift_ = 28;
     std::vector<std::uint32_t> direct_;
     std::uint32_t direct_bits_ = 10;
+    /// One or two decoded short codes for a `direct_bits_`-bit prefix (count 0 = long code).
+    struct fast_entry {
+        std::uint32_t v1 = 0, v2 = 0;
+        std::uint8_t len1 = 0, total = 0, count = 0, esc = 0;
+    };
+    std::vector<fast_entry> fast_;
     std::uint32_t id_ = 1;
 };
 
