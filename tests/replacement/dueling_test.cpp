@@ -208,3 +208,40 @@ TEST_CASE("dual_of: dueling two arbitrary policies; the side's policy names the 
     CHECK(r.evictions[0].address.value / 64 == 4 * 1 + 3u); // FIFO: A goes despite its hit
     CHECK(c.policy().name() == "set_dueling");
 }
+
+namespace {
+/// A cost functor of the `cost(dual, set, access)` form (ReMAP's hook): reads the dual policy's
+/// own state — here the RRPV width — and the set, to show both reach the functor.
+struct state_reading_cost {
+    std::uint32_t operator()(const rrip_dual& d, set_index s,
+                             const memsub::access&) const noexcept {
+        return d.rrpv(s, entry_index{0}) + 1; // RRPV of way 0 of the missing set, plus one
+    }
+};
+} // namespace
+
+TEST_CASE("set_dueling: a cost functor may read the dual policy's state") {
+    using P = set_dueling<rrip_dual, state_reading_cost>;
+    P::params p;
+    p.leaders = {{.set = 0, .side = 0}, {.set = 1, .side = 1}};
+    set_associative_cache<P> c(geometry{.sets = 2, .ways = 1, .line_bytes = 64}, p);
+    c.access(line_access(0)); // set 0 empty: way 0 holds the initial distant RRPV 3 → cost 4
+    CHECK(c.policy().psel() == 4);
+    c.access(line_access(2)); // way 0 holds line 0 at RRPV 2 (SRRIP insertion) → cost 3
+    CHECK(c.policy().psel() == 7);
+}
+
+TEST_CASE("DRRIP counter mode counts BRRIP insertions only") {
+    drrip::params p;
+    p.leaders = {{.set = 0, .side = 0}, {.set = 1, .side = 1}};
+    p.policy.source = bimodal_source::counter;
+    set_associative_cache<drrip> c(geometry{.sets = 2, .ways = 1, .line_bytes = 64}, p);
+    for (std::uint64_t n = 1; n <= 70; ++n) {
+        // An SRRIP-leader insertion between BRRIP ones must not advance the counter.
+        auto r = c.access(line_access(2 * (1000 + n) + 0));
+        CHECK(c.policy().rrpv(r.set, r.entry) == 2);
+        r = c.access(line_access(2 * n + 1));
+        INFO("BRRIP insertion " << n);
+        CHECK(c.policy().rrpv(r.set, r.entry) == (n % 32 == 0 ? 2u : 3u));
+    }
+}
