@@ -114,7 +114,9 @@ public:
         cache_.access_all(chunk, [](const memsub::access&, const auto&) noexcept {});
         seconds += std::chrono::duration<double>(clock_type::now() - t0).count();
     }
-    [[nodiscard]] const memsub::cache::cache_stats& stats() const override { return cache_.stats(); }
+    [[nodiscard]] const memsub::cache::cache_stats& stats() const override {
+        return cache_.stats();
+    }
     [[nodiscard]] std::uint64_t storage_bits() const override {
         return memsub::replacement::storage_bits_of(cache_.policy());
     }
@@ -213,7 +215,9 @@ struct trace_result {
     std::optional<std::uint64_t> opt_misses;
 };
 
-std::string percent(double x) { return fmt::format("{:.2f}%", 100.0 * x); }
+std::string percent(double x) {
+    return fmt::format("{:.2f}%", 100.0 * x);
+}
 
 void print_table(const options& o, const trace_result& t) {
     fmt::print("\n{}\n", t.label);
@@ -233,9 +237,10 @@ void print_table(const options& o, const trace_result& t) {
             r.accesses ? static_cast<double>(r.misses) / static_cast<double>(r.accesses) : 0.0;
         const std::string vs_opt =
             t.opt_misses && *t.opt_misses > 0
-                ? fmt::format("{:+.1f}%", 100.0 * (static_cast<double>(r.misses) -
-                                                   static_cast<double>(*t.opt_misses)) /
-                                              static_cast<double>(*t.opt_misses))
+                ? fmt::format(
+                      "{:+.1f}%",
+                      100.0 * (static_cast<double>(r.misses) - static_cast<double>(*t.opt_misses)) /
+                          static_cast<double>(*t.opt_misses))
                 : std::string("-");
         const std::string rate =
             r.seconds > 0 ? fmt::format("{:.1f}", static_cast<double>(r.accesses) / r.seconds / 1e6)
@@ -257,15 +262,29 @@ std::string json_escape(std::string_view s) {
     std::string out;
     for (const char c : s) {
         switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
+        case '"':
+            out += "\\\"";
+            break;
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
         default:
-            if (static_cast<unsigned char>(c) < 0x20) out += fmt::format("\\u{:04x}", c);
-            else out += c;
+            if (static_cast<unsigned char>(c) < 0x20)
+                out += fmt::format("\\u{:04x}", c);
+            else
+                out += c;
         }
     }
     return out;
+}
+
+std::string csv_quote(std::string_view s) {
+    std::string out = "\"";
+    for (const char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
 }
 
 void write_csv(const options& o, const std::vector<trace_result>& all) {
@@ -276,14 +295,15 @@ void write_csv(const options& o, const std::vector<trace_result>& all) {
     for (const auto& t : all) {
         auto row = [&](std::string_view policy, std::uint64_t n, std::uint64_t misses,
                        std::uint64_t wb, double seconds, std::uint64_t bits) {
-            fmt::print(out, "\"{}\",{},{},{},{},{},{},{:.6f},{},{},{},{}\n", t.label, o.shape.sets,
-                       o.shape.ways, o.shape.line_bytes, policy, n, misses,
+            fmt::print(out, "{},{},{},{},{},{},{},{:.6f},{},{},{},{}\n", csv_quote(t.label),
+                       o.shape.sets, o.shape.ways, o.shape.line_bytes, policy, n, misses,
                        n ? static_cast<double>(misses) / static_cast<double>(n) : 0.0,
                        t.instructions && *t.instructions
                            ? fmt::format("{:.4f}", 1000.0 * static_cast<double>(misses) /
                                                        static_cast<double>(*t.instructions))
                            : std::string(),
-                       wb, seconds > 0 ? fmt::format("{:.0f}", static_cast<double>(n) / seconds) : "",
+                       wb,
+                       seconds > 0 ? fmt::format("{:.0f}", static_cast<double>(n) / seconds) : "",
                        bits);
         };
         for (const auto& r : t.rows)
@@ -320,10 +340,24 @@ void write_json(const options& o, const std::vector<trace_result>& all) {
 
 // ------------------------------------------------------------------ driver
 
+/// Belady's OPT over the recorded line stream (no bypass: the bound for policies that always
+/// insert, as every policy in the table does).
+std::uint64_t opt_misses(const options& o, std::span<const memsub::line_address> lines) {
+    const auto next = memsub::replacement::next_use_positions(lines);
+    memsub::cache::set_associative_cache<memsub::replacement::opt> cache(o.shape);
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        memsub::access a;
+        a.address = memsub::byte_address{lines[i].value << memsub::log2_exact(o.shape.line_bytes)};
+        a.hints.next_use = next[i];
+        cache.access(a);
+    }
+    return cache.stats().misses;
+}
+
 trace_result explore(const options& o, std::optional<std::string> file) {
     source src(o, std::move(file));
-    auto runners = make_runners(o.shape, o.policies,
-                                static_cast<memsub::replacement::all_policies*>(nullptr));
+    auto runners =
+        make_runners(o.shape, o.policies, static_cast<memsub::replacement::all_policies*>(nullptr));
     std::vector<memsub::access> chunk;
     chunk.reserve(chunk_accesses);
     std::uint64_t done = 0;
@@ -331,10 +365,19 @@ trace_result explore(const options& o, std::optional<std::string> file) {
     const auto start = last_report;
     bool trace_error = false;
     std::string error_text;
+    // OPT needs every access's next use: keep the line address of each access (8 bytes each).
+    std::vector<memsub::line_address> lines;
+    const std::uint32_t line_shift = memsub::log2_exact(o.shape.line_bytes);
+    auto consume = [&](const std::vector<memsub::access>& c) {
+        for (auto& r : runners) r->run(c);
+        if (o.opt)
+            for (const auto& a : c)
+                lines.push_back(memsub::line_address{a.address.value >> line_shift});
+        done += c.size();
+    };
     try {
         while (src.next_chunk(chunk)) {
-            for (auto& r : runners) r->run(chunk);
-            done += chunk.size();
+            consume(chunk);
             const auto now = clock_type::now();
             if (o.progress && now - last_report > std::chrono::seconds(1)) {
                 last_report = now;
@@ -354,8 +397,7 @@ trace_result explore(const options& o, std::optional<std::string> file) {
         // Everything read before the bad record has been simulated: report it, say so.
         trace_error = true;
         error_text = e.what();
-        for (auto& r : runners) r->run(chunk);
-        done += chunk.size();
+        consume(chunk);
     }
     if (o.progress && std::chrono::duration<double>(clock_type::now() - start).count() > 1.0)
         fmt::print(stderr, "\n");
@@ -365,9 +407,10 @@ trace_result explore(const options& o, std::optional<std::string> file) {
     t.instructions = src.instructions();
     for (const auto& r : runners) {
         const auto& s = r->stats();
-        t.rows.push_back({r->name(), s.accesses, s.misses, s.writebacks, r->storage_bits(),
-                          r->seconds});
+        t.rows.push_back(
+            {r->name(), s.accesses, s.misses, s.writebacks, r->storage_bits(), r->seconds});
     }
+    if (o.opt) t.opt_misses = opt_misses(o, lines);
     if (trace_error) {
         fmt::print(stderr, "explorer: trace error: {}\n", error_text);
         fmt::print(stderr, "explorer: results below cover the {} accesses before it\n", done);
@@ -389,8 +432,10 @@ int main(int argc, char** argv) {
             }
             return argv[++i];
         };
-        if (arg == "--help" || arg == "-h") usage(0);
-        else if (arg == "--trace") o.traces.emplace_back(value());
+        if (arg == "--help" || arg == "-h")
+            usage(0);
+        else if (arg == "--trace")
+            o.traces.emplace_back(value());
         else if (arg == "--format") {
             const auto v = value();
             o.format = memsub::trace::parse_format(v);
@@ -398,31 +443,44 @@ int main(int argc, char** argv) {
                 fmt::print(stderr, "explorer: unknown format '{}'\n", v);
                 return 2;
             }
-        } else if (arg == "--sets") o.shape.sets = static_cast<std::uint32_t>(parse_number(arg, value()));
-        else if (arg == "--ways") o.shape.ways = static_cast<std::uint32_t>(parse_number(arg, value()));
+        } else if (arg == "--sets")
+            o.shape.sets = static_cast<std::uint32_t>(parse_number(arg, value()));
+        else if (arg == "--ways")
+            o.shape.ways = static_cast<std::uint32_t>(parse_number(arg, value()));
         else if (arg == "--line-bytes")
             o.shape.line_bytes = static_cast<std::uint32_t>(parse_number(arg, value()));
-        else if (arg == "--policies") o.policies = split_list(value());
-        else if (arg == "--no-opt") o.opt = false;
-        else if (arg == "--limit") o.limit = parse_number(arg, value());
-        else if (arg == "--accesses") o.default_accesses = parse_number(arg, value());
-        else if (arg == "--seed") o.seed = parse_number(arg, value());
-        else if (arg == "--csv") o.csv = value();
-        else if (arg == "--json") o.json = value();
-        else if (arg == "--quiet") o.progress = false;
+        else if (arg == "--policies")
+            o.policies = split_list(value());
+        else if (arg == "--no-opt")
+            o.opt = false;
+        else if (arg == "--limit")
+            o.limit = parse_number(arg, value());
+        else if (arg == "--accesses")
+            o.default_accesses = parse_number(arg, value());
+        else if (arg == "--seed")
+            o.seed = parse_number(arg, value());
+        else if (arg == "--csv")
+            o.csv = value();
+        else if (arg == "--json")
+            o.json = value();
+        else if (arg == "--quiet")
+            o.progress = false;
         else if (arg == "--list") {
-            for (const auto& n : policy_names(o.shape.sets ? o.shape : memsub::geometry{1, 1, 64},
-                                              static_cast<memsub::replacement::all_policies*>(nullptr)))
+            for (const auto& n :
+                 policy_names(o.shape.sets ? o.shape : memsub::geometry{1, 1, 64},
+                              static_cast<memsub::replacement::all_policies*>(nullptr)))
                 fmt::print("{}\n", n);
             return 0;
         } else if (arg.starts_with("--")) {
             fmt::print(stderr, "explorer: unknown option {}\n", arg);
             usage(2);
-        } else o.traces.emplace_back(arg);
+        } else
+            o.traces.emplace_back(arg);
     }
     try {
         o.shape.validate("explorer geometry");
-        const auto known = policy_names(o.shape, static_cast<memsub::replacement::all_policies*>(nullptr));
+        const auto known =
+            policy_names(o.shape, static_cast<memsub::replacement::all_policies*>(nullptr));
         for (const auto& p : o.policies)
             if (p != "opt" && std::find(known.begin(), known.end(), p) == known.end()) {
                 fmt::print(stderr, "explorer: unknown policy '{}'; --list shows them\n", p);

@@ -17,6 +17,23 @@
 
 namespace memsub::replacement {
 
+/// next[i] = the smallest j > i with lines[j] == lines[i], or `memsub::never`. The compact form
+/// for long traces: 8 bytes per access instead of a whole access record.
+[[nodiscard]] inline std::vector<std::uint64_t>
+next_use_positions(std::span<const line_address> lines) {
+    std::vector<std::uint64_t> next(lines.size(), never);
+    std::unordered_map<std::uint64_t, std::uint64_t> seen;
+    seen.reserve(lines.size() / 2 + 1);
+    for (std::size_t i = lines.size(); i-- > 0;) {
+        auto [it, fresh] = seen.try_emplace(lines[i].value, i);
+        if (!fresh) {
+            next[i] = it->second;
+            it->second = i;
+        }
+    }
+    return next;
+}
+
 /// next[i] = the smallest j > i with line(stream[j]) == line(stream[i]), or `memsub::never`.
 /// Lines are `address / line_bytes`; `line_bytes` must be a power of two ≥ 1.
 [[nodiscard]] inline std::vector<std::uint64_t>
@@ -25,18 +42,10 @@ next_use_positions(std::span<const memsub::access> stream, std::uint32_t line_by
                             "memsub::replacement::next_use", "line_bytes", line_bytes,
                             "must be a power of two");
     const std::uint32_t shift = log2_exact(line_bytes);
-    std::vector<std::uint64_t> next(stream.size(), never);
-    std::unordered_map<std::uint64_t, std::uint64_t> seen;
-    seen.reserve(stream.size() / 2 + 1);
-    for (std::size_t i = stream.size(); i-- > 0;) {
-        const std::uint64_t line = stream[i].address.value >> shift;
-        auto [it, fresh] = seen.try_emplace(line, i);
-        if (!fresh) {
-            next[i] = it->second;
-            it->second = i;
-        }
-    }
-    return next;
+    std::vector<line_address> lines(stream.size());
+    for (std::size_t i = 0; i < stream.size(); ++i)
+        lines[i] = line_address{stream[i].address.value >> shift};
+    return next_use_positions(lines);
 }
 
 /// Writes each access's `hints.next_use` (positions are indices into `stream`).
