@@ -220,3 +220,32 @@ TEST_CASE("none: identity compressor round trip and errors") {
                         memsub::input_error);
     }
 }
+
+#include <memsub/compression/zero.hpp>
+
+TEST_CASE("zero: zero blocks cost 0 bits (or 8), everything else is raw") {
+    const mc::zero z{};
+    std::vector<std::byte> line(64), out(64);
+    CHECK(z.size_bits(line) == 0);
+    auto cl = z.compress(line);
+    CHECK(cl.encoding == mc::zero::encoding_zero);
+    out[5] = std::byte{1};
+    REQUIRE(z.decompress(cl, out).ok());
+    CHECK(out == line);
+    CHECK(z.metadata_bits() == 1);
+    const mc::zero z8{{.zero_line_bits = 8}};
+    CHECK(z8.size_bits(line) == 8);
+    REQUIRE(z8.decompress(z8.compress(line), out).ok());
+    line[63] = std::byte{7};
+    CHECK(z.size_bits(line) == 512);
+    cl = z.compress(line);
+    CHECK(cl.encoding == mc::zero::encoding_raw);
+    REQUIRE(z.decompress(cl, out).ok());
+    CHECK(out == line);
+    const std::array<std::byte, 1> nonzero{std::byte{3}};
+    CHECK(z8.decompress(mc::compressed_view{nonzero, 8, mc::zero::encoding_zero}, out).status ==
+          mc::decode_status::invalid_code);
+    CHECK(z.decompress(mc::compressed_view{nonzero, 8, mc::zero::encoding_zero}, out).status ==
+          mc::decode_status::trailing_bits);
+    CHECK_THROWS_AS(mc::zero{{.zero_line_bits = 3}}, memsub::config_error);
+}

@@ -16,13 +16,14 @@
 #include <memsub/compression/none.hpp>
 #include <memsub/compression/sc2.hpp>
 #include <memsub/compression/stored_size.hpp>
+#include <memsub/compression/zero.hpp>
 
 namespace memsub::compression {
 
 /// Every compressor type (each models `invertible_compressor`).
 /// (`sc2` default-constructed uses the escape-only code book; give it a trained
 /// `huffman_code_book` through `sc2::params::code_book`.)
-using all_compressors = std::tuple<none, bdi, fpc, cpack, cpack_z, bpc, sc2>;
+using all_compressors = std::tuple<none, zero, bdi, fpc, cpack, cpack_z, bpc, sc2>;
 
 /// The dissertation-style per-line best of the classic algorithms.
 using best_of_classic = best_of<smallest_bits, bdi, fpc, cpack_z>;

@@ -17,13 +17,14 @@
 #include <span>
 #include <type_traits>
 
-// GCC 12 reports -Wmaybe-uninitialized inside its own AVX-512 intrinsic headers (the
+// GCC 12 reports -W(maybe-)uninitialized inside its own AVX-512 intrinsic headers (the
 // `_mm512_undefined_*` placeholders, GCC PR 105593) whenever xsimd's AVX-512 kernels are
 // inlined; the diagnostic state at the intrinsic's location decides, so it is silenced here,
 // around the include only.
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#pragma GCC diagnostic ignored "-Wuninitialized"
 #endif
 #include <xsimd/xsimd.hpp>
 #if defined(__GNUC__) && !defined(__clang__)
