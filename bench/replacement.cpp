@@ -50,7 +50,9 @@ double naive_rate = 0; // accesses/s of the naive reference, measured first
 class naive_reference_lru {
 public:
     explicit naive_reference_lru(const memsub::geometry& g)
-        : sets_(g.sets), ways_(g.ways), lines_(std::size_t{g.sets} * g.ways) {}
+        : sets_(g.sets)
+        , ways_(g.ways)
+        , lines_(std::size_t{g.sets} * g.ways) {}
     bool access(std::uint64_t address) noexcept {
         const std::uint64_t line = address >> 6;
         line_entry* set = &lines_[(line & (sets_ - 1)) * ways_];
@@ -115,7 +117,8 @@ void bm_policy(benchmark::State& state) {
 template <class... Policies>
 void register_all(std::tuple<Policies...>*) {
     (benchmark::RegisterBenchmark(
-         ("policy/" + std::string(Policies(bench_geometry, {}).name())).c_str(), bm_policy<Policies>)
+         ("policy/" + std::string(Policies(bench_geometry, {}).name())).c_str(),
+         bm_policy<Policies>)
          ->Unit(benchmark::kMillisecond)
          ->MinTime(1.0),
      ...);
@@ -130,7 +133,8 @@ public:
             const auto it = r.counters.find("accesses/s");
             if (it == r.counters.end()) continue;
             const double rate = it->second.value;
-            if (r.benchmark_name().find("naive_reference") != std::string::npos) naive_rate = rate;
+            if (r.benchmark_name().find("naive_reference") != std::string::npos)
+                naive_rate = rate;
             else if (naive_rate > 0)
                 rows_.push_back(r.benchmark_name() + "  " + std::to_string(rate / 1e6) +
                                 " M accesses/s  = " + std::to_string(rate / naive_rate) +

@@ -9,7 +9,9 @@ using cache::set_associative_cache;
 using replacement::lru;
 
 namespace {
-memsub::access load(std::uint64_t addr) { return memsub::access{.address = byte_address{addr}}; }
+memsub::access load(std::uint64_t addr) {
+    return memsub::access{.address = byte_address{addr}};
+}
 memsub::access store(std::uint64_t addr) {
     return memsub::access{.address = byte_address{addr}, .kind = access_kind::store};
 }
@@ -61,14 +63,16 @@ TEST_CASE("conventional LRU cache: hits, misses, victims, write-back traffic") {
 
 TEST_CASE("writeback from above allocates without fetching") {
     set_associative_cache<lru> c(geometry{.sets = 4, .ways = 2});
-    auto r = c.access(memsub::access{.address = byte_address{0x1000}, .kind = access_kind::writeback});
+    auto r =
+        c.access(memsub::access{.address = byte_address{0x1000}, .kind = access_kind::writeback});
     CHECK(r.filled);
     CHECK(r.bytes_fetched == 0);
     CHECK(c.block(r.set, r.entry).dirty);
 }
 
 TEST_CASE("write-through and write-evict do not allocate on store misses") {
-    set_associative_cache<lru, cache::write_policy::write_through> wt(geometry{.sets = 4, .ways = 2});
+    set_associative_cache<lru, cache::write_policy::write_through> wt(
+        geometry{.sets = 4, .ways = 2});
     auto r = wt.access(store(0));
     CHECK(r.bypassed);
     CHECK(r.bytes_written_down == 64);
@@ -80,7 +84,8 @@ TEST_CASE("write-through and write-evict do not allocate on store misses") {
 
     set_associative_cache<lru, cache::write_policy::write_evict> we(geometry{.sets = 4, .ways = 2});
     we.access(load(0));
-    r = we.access(memsub::access{.address = byte_address{8}, .kind = access_kind::store, .size = 4});
+    r = we.access(
+        memsub::access{.address = byte_address{8}, .kind = access_kind::store, .size = 4});
     CHECK(r.hit);
     REQUIRE(r.evictions.size() == 1);
     CHECK(r.evictions[0].reason == cache::eviction_reason::write_evict);
@@ -145,7 +150,8 @@ TEST_CASE("variable-size blocks: insert, look up, evict until a tag and segments
     r = c.access(load(5 * 128), cache::block_spec{4, 1});
     REQUIRE(r.evictions.size() == 1);
     CHECK(r.evictions[0].address == byte_address{128});
-    for (std::uint64_t l = 6; l <= 8; ++l) CHECK(c.access(load(l * 128), cache::block_spec{4, 1}).evictions.empty());
+    for (std::uint64_t l = 6; l <= 8; ++l)
+        CHECK(c.access(load(l * 128), cache::block_spec{4, 1}).evictions.empty());
     CHECK(c.free_segments(set_index{0}) == 0);
     CHECK(c.free_entries(set_index{0}) == 16 - 7); // lines 2,3,4 (4 segments each) + 5..8 (1 each)
 }

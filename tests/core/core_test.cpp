@@ -35,14 +35,17 @@ TEST_CASE("geometry derived values and validation") {
     CHECK(g.entries_per_set() == 16);
     CHECK(g.capacity_bytes() == 16384);
     CHECK_THROWS_AS((geometry{.sets = 3, .ways = 4}.validate()), config_error);
-    CHECK_THROWS_AS((geometry{.sets = 4, .ways = 4, .line_bytes = 64, .segment_bytes = 128}.validate()),
-                    config_error);
-    CHECK_THROWS_AS((geometry{.sets = 4, .ways = 8, .line_bytes = 64, .tags_per_set = 4}.validate()),
-                    config_error);
+    CHECK_THROWS_AS(
+        (geometry{.sets = 4, .ways = 4, .line_bytes = 64, .segment_bytes = 128}.validate()),
+        config_error);
+    CHECK_THROWS_AS(
+        (geometry{.sets = 4, .ways = 8, .line_bytes = 64, .tags_per_set = 4}.validate()),
+        config_error);
     constexpr fixed_geometry<2048, 16, 64> f;
     static_assert(f.sets == 2048 && f.entries_per_set() == 16 && f.capacity_bytes() == 2u << 20);
-    CHECK(static_cast<geometry>(f) == geometry{.sets = 2048, .ways = 16, .line_bytes = 64,
-                                               .segment_bytes = 64, .tags_per_set = 16});
+    CHECK(static_cast<geometry>(f) ==
+          geometry{
+              .sets = 2048, .ways = 16, .line_bytes = 64, .segment_bytes = 64, .tags_per_set = 16});
     static_assert(geometry_like<geometry> && geometry_like<fixed_geometry<4, 2, 64>>);
 }
 

@@ -12,7 +12,10 @@ TEST_CASE("fmt formatters") {
     CHECK(fmt::format("{}", access_kind::writeback) == "writeback");
     CHECK(fmt::format("{}", geometry{.sets = 2048, .ways = 16, .line_bytes = 64}) ==
           "2048 sets x 16 ways x 64 B (2048 KiB)");
-    CHECK(fmt::format("{}", geometry{.sets = 32, .ways = 4, .line_bytes = 128, .segment_bytes = 32,
+    CHECK(fmt::format("{}", geometry{.sets = 32,
+                                     .ways = 4,
+                                     .line_bytes = 128,
+                                     .segment_bytes = 32,
                                      .tags_per_set = 16}) ==
           "32 sets x 4 ways x 128 B (16 KiB), 32 B segments, 16 tags/set");
     cache::set_associative_cache<replacement::lru> c(geometry{.sets = 1, .ways = 1});

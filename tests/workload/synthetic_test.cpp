@@ -78,9 +78,12 @@ TEST_CASE("mixed stream is reproducible and respects its weights") {
     for (int i = 0; i < 100000; ++i) {
         const auto a = x.next();
         if (a.address != y.next().address) FAIL("streams with one seed diverged at ", i);
-        if (a.pc >= 0x403000) ++scan;
-        else if (a.pc >= 0x402000) ++loop;
-        else ++zipf;
+        if (a.pc >= 0x403000)
+            ++scan;
+        else if (a.pc >= 0x402000)
+            ++loop;
+        else
+            ++zipf;
     }
     CHECK(std::abs(zipf / 1e5 - 0.55) < 0.01);
     CHECK(std::abs(loop / 1e5 - 0.30) < 0.01);

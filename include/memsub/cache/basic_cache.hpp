@@ -36,14 +36,14 @@
 #include <vector>
 
 #include <memsub/cache/access_result.hpp>
-#include <new>
 #include <memsub/config.hpp>
-#include <memsub/core/byte_match.hpp>
 #include <memsub/core/access.hpp>
+#include <memsub/core/byte_match.hpp>
 #include <memsub/core/errors.hpp>
 #include <memsub/core/geometry.hpp>
 #include <memsub/core/types.hpp>
 #include <memsub/replacement/concept.hpp>
+#include <new>
 
 namespace memsub::cache {
 
@@ -56,9 +56,7 @@ struct cache_options {
     /// larger values enable variable-size blocks and must be at least the segments per line.
     std::uint32_t max_block_segments = 1;
 
-    [[nodiscard]] constexpr bool variable_blocks() const noexcept {
-        return max_block_segments > 1;
-    }
+    [[nodiscard]] constexpr bool variable_blocks() const noexcept { return max_block_segments > 1; }
     /// Upper bound of blocks one access can remove: blocks it supersedes (≤ its span) plus
     /// victims for room (≤ its size + 1 for the tag).
     [[nodiscard]] constexpr std::size_t max_evictions() const noexcept {
@@ -139,8 +137,7 @@ public:
     /// Performs one access inserting, on a miss, the block `spec` describes (variable-block
     /// caches only). A hit means the segment holding `a.address` is resident.
     result_type access(const memsub::access& a, block_spec spec) noexcept
-        requires(variable_blocks)
-    {
+        requires(variable_blocks) {
         MEMSUB_ASSERT(std::has_single_bit(spec.span_segments) &&
                       spec.span_segments <= segments_per_line());
         MEMSUB_ASSERT(spec.stored_segments >= 1 &&
@@ -166,8 +163,9 @@ public:
     /// metadata of the access `prefetch_distance` ahead, which hides most of the memory
     /// latency of large caches in trace-driven simulation.
     template <class Sink>
-    void access_all(std::span<const memsub::access> batch, Sink&& sink) noexcept(
-        noexcept(sink(batch[0], std::declval<const result_type&>()))) {
+    void
+    access_all(std::span<const memsub::access> batch,
+               Sink&& sink) noexcept(noexcept(sink(batch[0], std::declval<const result_type&>()))) {
         constexpr std::size_t prefetch_distance = 8;
         const std::size_t n = batch.size();
         for (std::size_t i = 0; i < n; ++i) {
@@ -237,9 +235,7 @@ public:
         else
             return free_entries(s);
     }
-    [[nodiscard]] entry_mask valid_entries(set_index s) const noexcept {
-        return state_of(s).valid;
-    }
+    [[nodiscard]] entry_mask valid_entries(set_index s) const noexcept { return state_of(s).valid; }
 
     // ---------------------------------------------------------------- maintenance
 
@@ -279,8 +275,7 @@ public:
     [[nodiscard]] std::uint64_t storage_bits(std::uint32_t address_bits = 48) const noexcept {
         const std::uint32_t index_bits = log2_exact(geometry_.sets);
         const std::uint32_t tag_bits =
-            address_bits > line_shift() + index_bits ? address_bits - line_shift() - index_bits
-                                                     : 0;
+            address_bits > line_shift() + index_bits ? address_bits - line_shift() - index_bits : 0;
         std::uint64_t per_entry = tag_bits + 3u;
         if constexpr (variable_blocks)
             per_entry += 2u * static_cast<std::uint32_t>(std::bit_width(segments_per_line()));
@@ -317,20 +312,28 @@ private:
 
     // Geometry accessors fold to constants for a fixed_geometry.
     [[nodiscard]] std::uint32_t line_shift() const noexcept {
-        if constexpr (fixed) return log2_exact(Geometry::line_bytes);
-        else return line_shift_;
+        if constexpr (fixed)
+            return log2_exact(Geometry::line_bytes);
+        else
+            return line_shift_;
     }
     [[nodiscard]] std::uint32_t segment_shift() const noexcept {
-        if constexpr (fixed) return log2_exact(Geometry::segment_bytes);
-        else return segment_shift_;
+        if constexpr (fixed)
+            return log2_exact(Geometry::segment_bytes);
+        else
+            return segment_shift_;
     }
     [[nodiscard]] std::uint64_t set_mask() const noexcept {
-        if constexpr (fixed) return Geometry::sets - 1;
-        else return set_mask_;
+        if constexpr (fixed)
+            return Geometry::sets - 1;
+        else
+            return set_mask_;
     }
     [[nodiscard]] std::uint32_t entries() const noexcept {
-        if constexpr (fixed) return Geometry::entries_per_set();
-        else return entries_;
+        if constexpr (fixed)
+            return Geometry::entries_per_set();
+        else
+            return entries_;
     }
     [[nodiscard]] std::uint32_t segments_per_line() const noexcept {
         return 1u << (line_shift() - segment_shift());
@@ -345,8 +348,10 @@ private:
     /// One byte of a multiplicative hash of the tag bits above the set index.
     [[nodiscard]] std::uint8_t fingerprint_of(std::uint64_t key) const noexcept {
         std::uint32_t shift = 0;
-        if constexpr (fixed) shift = log2_exact(Geometry::sets);
-        else shift = fingerprint_shift_;
+        if constexpr (fixed)
+            shift = log2_exact(Geometry::sets);
+        else
+            shift = fingerprint_shift_;
         return static_cast<std::uint8_t>(((key >> shift) * 0x9e3779b97f4a7c15ULL) >> 56);
     }
 
@@ -366,8 +371,10 @@ private:
         return static_cast<std::uint32_t>((bytes + 63) / 64);
     }
     [[nodiscard]] std::uint32_t blocks_per_set() const noexcept {
-        if constexpr (fixed) return header_blocks(Geometry::entries_per_set());
-        else return blocks_per_set_;
+        if constexpr (fixed)
+            return header_blocks(Geometry::entries_per_set());
+        else
+            return blocks_per_set_;
     }
     [[nodiscard]] std::byte* header(set_index s) noexcept {
         return headers_[std::size_t{s.value} * blocks_per_set()].bytes;
@@ -393,20 +400,28 @@ private:
 
     /// The tag key of an address: its line address (conventional) or segment address.
     [[nodiscard]] std::uint64_t key_of(byte_address addr) const noexcept {
-        if constexpr (variable_blocks) return addr.value >> segment_shift();
-        else return addr.value >> line_shift();
+        if constexpr (variable_blocks)
+            return addr.value >> segment_shift();
+        else
+            return addr.value >> line_shift();
     }
     [[nodiscard]] std::uint32_t span_of(std::size_t i) const noexcept {
-        if constexpr (variable_blocks) return span_[i];
-        else return 1;
+        if constexpr (variable_blocks)
+            return span_[i];
+        else
+            return 1;
     }
     [[nodiscard]] std::uint32_t stored_of(std::size_t i) const noexcept {
-        if constexpr (variable_blocks) return stored_[i];
-        else return 1;
+        if constexpr (variable_blocks)
+            return stored_[i];
+        else
+            return 1;
     }
     [[nodiscard]] byte_address block_address(std::size_t i) const noexcept {
-        if constexpr (variable_blocks) return byte_address{tags_[i] << segment_shift()};
-        else return byte_address{tags_[i] << line_shift()};
+        if constexpr (variable_blocks)
+            return byte_address{tags_[i] << segment_shift()};
+        else
+            return byte_address{tags_[i] << line_shift()};
     }
 
     /// Valid entries of set `s` whose block covers `key`.
@@ -416,8 +431,7 @@ private:
         entry_mask m = 0;
         if constexpr (variable_blocks) {
             const std::uint8_t* span = &span_[slot(s, entry_index{0})];
-            for (std::uint32_t e = 0; e < n; ++e)
-                m |= entry_mask{(key - tags[e]) < span[e]} << e;
+            for (std::uint32_t e = 0; e < n; ++e) m |= entry_mask{(key - tags[e]) < span[e]} << e;
             return m & state_of(s).valid;
         } else {
             // Swiss-table style: compare one-byte fingerprints of all entries at once, then
@@ -529,14 +543,15 @@ private:
                 while (valid != 0) {
                     const entry_index e = lowest_entry(valid);
                     valid &= valid - 1;
-                    const bool overlaps =
-                        tags[e.value] < base_key + span && base_key < tags[e.value] + spans[e.value];
+                    const bool overlaps = tags[e.value] < base_key + span &&
+                                          base_key < tags[e.value] + spans[e.value];
                     if (overlaps) r.evictions.push_back(remove(s, e, eviction_reason::superseded));
                 }
             }
             bool declined = false;
             if (!has_room(st, stored)) {
-                if constexpr (replacement::may_bypass<Policy>) declined = policy_.should_bypass(s, a);
+                if constexpr (replacement::may_bypass<Policy>)
+                    declined = policy_.should_bypass(s, a);
                 while (!declined && !has_room(st, stored)) {
                     const entry_mask eligible = st.valid;
                     MEMSUB_ASSERT(eligible != 0);

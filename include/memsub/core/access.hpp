@@ -25,11 +25,16 @@ enum class access_kind : std::uint8_t {
 
 [[nodiscard]] constexpr std::string_view to_string(access_kind k) noexcept {
     switch (k) {
-    case access_kind::load: return "load";
-    case access_kind::store: return "store";
-    case access_kind::instruction_fetch: return "ifetch";
-    case access_kind::prefetch: return "prefetch";
-    case access_kind::writeback: return "writeback";
+    case access_kind::load:
+        return "load";
+    case access_kind::store:
+        return "store";
+    case access_kind::instruction_fetch:
+        return "ifetch";
+    case access_kind::prefetch:
+        return "prefetch";
+    case access_kind::writeback:
+        return "writeback";
     }
     return "?";
 }

@@ -22,9 +22,8 @@ namespace memsub {
 }
 
 /// Reference: bit i set iff row[i] == value, for i < padded (≤ 64).
-[[nodiscard]] inline std::uint64_t byte_equal_mask_scalar(const std::uint8_t* row,
-                                                          std::uint32_t padded,
-                                                          std::uint8_t value) noexcept {
+[[nodiscard]] inline std::uint64_t
+byte_equal_mask_scalar(const std::uint8_t* row, std::uint32_t padded, std::uint8_t value) noexcept {
     std::uint64_t m = 0;
     for (std::uint32_t i = 0; i < padded; ++i) m |= std::uint64_t{row[i] == value} << i;
     return m;
@@ -40,8 +39,9 @@ namespace memsub {
     std::uint32_t i = 0;
     for (; i + 32 <= padded; i += 32) {
         const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + i));
-        m |= std::uint64_t{static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, v)))}
-             << i;
+        m |=
+            std::uint64_t{static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, v)))}
+            << i;
     }
     if (i < padded) {
         const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + i));
@@ -77,9 +77,8 @@ inline void recency_promote(std::uint8_t* row, std::uint32_t padded, std::uint32
     for (std::uint32_t i = 0; i < padded; i += 16) {
         __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + i));
         const __m128i not_below = _mm_cmpeq_epi8(_mm_max_epu8(x, bound), x); // x >= old
-        x = _mm_sub_epi8(x, _mm_andnot_si128(not_below, ones));             // x < old: +1
-        const __m128i is_lane =
-            _mm_cmpeq_epi8(index, _mm_set1_epi8(static_cast<char>(lane - i)));
+        x = _mm_sub_epi8(x, _mm_andnot_si128(not_below, ones));              // x < old: +1
+        const __m128i is_lane = _mm_cmpeq_epi8(index, _mm_set1_epi8(static_cast<char>(lane - i)));
         x = _mm_andnot_si128(is_lane, x); // the lane becomes 0
         _mm_storeu_si128(reinterpret_cast<__m128i*>(row + i), x);
     }
@@ -101,11 +100,10 @@ inline void recency_demote(std::uint8_t* row, std::uint32_t padded, std::uint32_
     const __m128i index = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     for (std::uint32_t i = 0; i < padded; i += 16) {
         __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + i));
-        const __m128i gt_old = _mm_cmpeq_epi8(_mm_max_epu8(x, above), x);  // x > old
-        const __m128i le_bottom = _mm_cmpeq_epi8(_mm_min_epu8(x, limit), x); // x <= bottom
+        const __m128i gt_old = _mm_cmpeq_epi8(_mm_max_epu8(x, above), x);           // x > old
+        const __m128i le_bottom = _mm_cmpeq_epi8(_mm_min_epu8(x, limit), x);        // x <= bottom
         x = _mm_add_epi8(x, _mm_and_si128(_mm_and_si128(gt_old, le_bottom), ones)); // −1
-        const __m128i is_lane =
-            _mm_cmpeq_epi8(index, _mm_set1_epi8(static_cast<char>(lane - i)));
+        const __m128i is_lane = _mm_cmpeq_epi8(index, _mm_set1_epi8(static_cast<char>(lane - i)));
         x = _mm_or_si128(_mm_andnot_si128(is_lane, x), _mm_and_si128(is_lane, limit));
         _mm_storeu_si128(reinterpret_cast<__m128i*>(row + i), x);
     }

@@ -75,9 +75,15 @@ private:
                               std::string_view problem) {
         std::string m{source};
         switch (kind) {
-        case position_kind::byte_offset: m += ": at byte offset "; break;
-        case position_kind::line_number: m += ": at line "; break;
-        case position_kind::bit_offset: m += ": at bit offset "; break;
+        case position_kind::byte_offset:
+            m += ": at byte offset ";
+            break;
+        case position_kind::line_number:
+            m += ": at line ";
+            break;
+        case position_kind::bit_offset:
+            m += ": at bit offset ";
+            break;
         }
         m += std::to_string(position);
         m += ": ";

@@ -58,8 +58,8 @@ struct geometry {
                 "must be in 1..64");
         require(line_bytes >= 4 && std::has_single_bit(line_bytes), component, "line_bytes",
                 line_bytes, "must be a power of two >= 4");
-        require(segment_bytes == 0 || (std::has_single_bit(segment_bytes) &&
-                                       segment_bytes <= line_bytes),
+        require(segment_bytes == 0 ||
+                    (std::has_single_bit(segment_bytes) && segment_bytes <= line_bytes),
                 component, "segment_bytes", segment_bytes,
                 "must be 0 (= line_bytes) or a power of two <= line_bytes");
         require(segments_per_line() <= 64, component, "segment_bytes", segment_size(),

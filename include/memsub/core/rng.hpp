@@ -64,14 +64,11 @@ public:
     /// Uniform integer in [0, bound) without modulo bias worth caring about (Lemire's
     /// multiply-shift; bias < bound / 2^64).
     constexpr std::uint64_t below(std::uint64_t bound) noexcept {
-        return static_cast<std::uint64_t>((static_cast<detail::uint128>((*this)()) * bound) >>
-                                          64);
+        return static_cast<std::uint64_t>((static_cast<detail::uint128>((*this)()) * bound) >> 64);
     }
 
     /// Uniform double in [0, 1).
-    constexpr double uniform() noexcept {
-        return static_cast<double>((*this)() >> 11) * 0x1.0p-53;
-    }
+    constexpr double uniform() noexcept { return static_cast<double>((*this)() >> 11) * 0x1.0p-53; }
 
 private:
     static constexpr std::uint64_t rotl(std::uint64_t x, int k) noexcept {

@@ -10,10 +10,10 @@
 //       shape `g` (already validated). It may throw `memsub::config_error`; nothing else throws.
 //   R3. `p.on_hit(set, entry, access)`    — `entry` of `set` was hit by `access`.          noexcept
 //   R4. `p.on_insert(set, entry, access)` — `access`'s block was placed in the (previously
-//       invalid) `entry`.                                                                   noexcept
+//       invalid) `entry`. noexcept
 //   R5. `p.on_evict(set, entry, info)`    — the valid `entry` leaves; `info` is an
 //       `eviction_info` (the departing block's address, size, dirty and reused flags, and the
-//       reason). Called for replacement victims and for every other invalidation.           noexcept
+//       reason). Called for replacement victims and for every other invalidation. noexcept
 //   R6. `p.victim(set, eligible, access)` -> `entry_index` — precondition: `eligible` is a
 //       non-empty mask of valid entries of `set`; returns a member of `eligible`. It may update
 //       metadata (e.g. RRIP ageing) but must not assume the entry is evicted until R5.    noexcept
@@ -80,22 +80,26 @@ struct eviction_info {
 };
 
 template <class P>
-concept replacement_policy =
-    std::default_initializable<typename P::params> &&                            // R1
-    std::constructible_from<P, const geometry&, const typename P::params&> &&     // R2
+concept replacement_policy = std::default_initializable<typename P::params> && // R1
+    std::constructible_from<P, const geometry&, const typename P::params&> &&  // R2
     requires(P& p, const P& cp, set_index s, entry_index e, entry_mask m, const access& a,
              const eviction_info& info) {
-        { p.on_hit(s, e, a) } noexcept;                                      // R3
-        { p.on_insert(s, e, a) } noexcept;                                   // R4
-        { p.on_evict(s, e, info) } noexcept;                                 // R5
-        { p.victim(s, m, a) } noexcept -> std::same_as<entry_index>;         // R6
-        { cp.name() } -> std::convertible_to<std::string_view>;              // R7
-    };
+    { p.on_hit(s, e, a) }
+    noexcept; // R3
+    { p.on_insert(s, e, a) }
+    noexcept; // R4
+    { p.on_evict(s, e, info) }
+    noexcept; // R5
+    { p.victim(s, m, a) }
+    noexcept->std::same_as<entry_index>;                    // R6
+    { cp.name() } -> std::convertible_to<std::string_view>; // R7
+};
 
 /// O1: the policy wants to hear about misses.
 template <class P>
 concept observes_misses = requires(P& p, set_index s, const access& a) {
-    { p.on_miss(s, a) } noexcept;
+    { p.on_miss(s, a) }
+    noexcept;
 };
 
 /// O2: the policy reports its hardware budget.
@@ -107,13 +111,15 @@ concept reports_storage = requires(const P& p) {
 /// O3: the policy may decline to insert into a full set.
 template <class P>
 concept may_bypass = requires(P& p, set_index s, const access& a) {
-    { p.should_bypass(s, a) } noexcept -> std::convertible_to<bool>;
+    { p.should_bypass(s, a) }
+    noexcept->std::convertible_to<bool>;
 };
 
 /// O4: the policy can prefetch a set's metadata.
 template <class P>
 concept prefetches = requires(const P& p, set_index s) {
-    { p.prefetch(s) } noexcept;
+    { p.prefetch(s) }
+    noexcept;
 };
 
 /// The hardware metadata bits of a policy (0 when it does not report them).

@@ -81,8 +81,8 @@ void drive(Cache& cache, const contract_options& o, std::vector<std::uint8_t>& o
         ++report.accesses;
         if (!r.hit) ++report.misses;
         if (r.hit != expected_hit)
-            report.violations.push_back("C4: access " + std::to_string(i) + " hit=" +
-                                        std::to_string(r.hit) + " but the mirror says " +
+            report.violations.push_back("C4: access " + std::to_string(i) +
+                                        " hit=" + std::to_string(r.hit) + " but the mirror says " +
                                         std::to_string(expected_hit));
         for (const auto& e : r.evictions)
             for (std::uint64_t b = 0; b < e.bytes / seg; ++b)
@@ -94,7 +94,8 @@ void drive(Cache& cache, const contract_options& o, std::vector<std::uint8_t>& o
         }
         outcomes.push_back(static_cast<std::uint8_t>(r.hit | (r.filled << 1) | (r.bypassed << 2)));
         outcomes.push_back(static_cast<std::uint8_t>(r.evictions.size()));
-        for (const auto& e : r.evictions) outcomes.push_back(static_cast<std::uint8_t>(e.address.value));
+        for (const auto& e : r.evictions)
+            outcomes.push_back(static_cast<std::uint8_t>(e.address.value));
         const std::uint32_t s = r.set.value;
         if (cache.free_segments(set_index{s}) > o.shape.segments_per_set())
             report.violations.push_back("C5: set " + std::to_string(s) + " exceeds its budget");
@@ -119,12 +120,16 @@ template <replacement::replacement_policy P>
 
     // Variable-size blocks: 4 segments per line, 4x the tags of a 4-way set (64 entries max).
     contract_options vo = o;
-    vo.shape = geometry{.sets = o.shape.sets, .ways = 4, .line_bytes = 128, .segment_bytes = 32,
+    vo.shape = geometry{.sets = o.shape.sets,
+                        .ways = 4,
+                        .line_bytes = 128,
+                        .segment_bytes = 32,
                         .tags_per_set = 16};
     std::vector<std::uint8_t> vfirst;
     cache::variable_block_cache<recorder, 4> vc(vo.shape, typename recorder::params{params});
     detail::drive(vc, vo, vfirst, report, 4);
-    for (const auto& v : vc.policy().violations()) report.violations.push_back("C1 (variable): " + v);
+    for (const auto& v : vc.policy().violations())
+        report.violations.push_back("C1 (variable): " + v);
     return report;
 }
 

@@ -101,9 +101,8 @@ public:
     }
 
     /// O3 is forwarded only when the wrapped policy has it.
-    [[nodiscard]] bool should_bypass(set_index s, const access& a) noexcept
-        requires replacement::may_bypass<Inner>
-    {
+    [[nodiscard]] bool
+    should_bypass(set_index s, const access& a) noexcept requires replacement::may_bypass<Inner> {
         log(hook::bypass_query, s, entry_index{}, a.address);
         check(pending_miss_[s.value], "O3: should_bypass without a preceding on_miss");
         return inner_.should_bypass(s, a);

@@ -98,9 +98,7 @@ namespace detail {
 template <class Derived>
 class stream_base {
 public:
-    explicit stream_base(const stream_params& p) : p_(p), rng_(p.seed) {
-        detail_validate(p);
-    }
+    explicit stream_base(const stream_params& p) : p_(p), rng_(p.seed) { detail_validate(p); }
     memsub::access next() noexcept {
         const std::uint64_t k = static_cast<Derived*>(this)->next_index();
         memsub::access a;
@@ -128,7 +126,8 @@ protected:
 class zipf_stream : public detail::stream_base<zipf_stream> {
 public:
     zipf_stream(const stream_params& p, double exponent)
-        : stream_base(p), zipf_(p.lines, exponent) {}
+        : stream_base(p)
+        , zipf_(p.lines, exponent) {}
     std::uint64_t next_index() noexcept { return zipf_(rng_) - 1; }
 
 private:
@@ -221,7 +220,8 @@ public:
 private:
     static const params& validated(const params& p) {
         constexpr std::string_view c = "memsub::workload::mixed_stream";
-        memsub::detail::require(p.cache_lines >= 1, c, "cache_lines", p.cache_lines, "must be >= 1");
+        memsub::detail::require(p.cache_lines >= 1, c, "cache_lines", p.cache_lines,
+                                "must be >= 1");
         if (!(p.zipf_weight >= 0 && p.loop_weight >= 0 && p.scan_weight >= 0 &&
               p.zipf_weight + p.loop_weight + p.scan_weight > 0))
             throw config_error(c, "weights", "negative or all zero",
