@@ -18,6 +18,7 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <optional>
@@ -44,7 +45,7 @@ struct options {
     std::uint64_t limit = 0; // 0 = whole trace
     std::uint64_t default_accesses = 5'000'000;
     std::uint64_t seed = 2026;
-    std::string csv, json;
+    std::string csv, json, plot;
 };
 
 [[noreturn]] void usage(int code) {
@@ -62,6 +63,7 @@ struct options {
         "  --seed N             seed of the built-in workload (default 2026)\n"
         "  --csv FILE           also write the results as CSV\n"
         "  --json FILE          also write the results as JSON\n"
+        "  --plot FILE.png|svg  also draw miss ratio per policy (needs gnuplot)\n"
         "  --quiet              no progress on stderr\n"
         "  --list               list the policies and exit\n",
         code == 0 ? stdout : stderr);
@@ -338,6 +340,60 @@ void write_json(const options& o, const std::vector<trace_result>& all) {
     fmt::print(out, "  ]\n}}\n");
 }
 
+/// Writes FILE.dat and FILE.gp (a grouped bar chart of miss ratio per policy, one group per
+/// trace, OPT's bound as the last bar) and renders FILE with gnuplot when it is installed.
+void write_plot(const options& o, const std::vector<trace_result>& all) {
+    const std::string base = o.plot.substr(0, o.plot.find_last_of('.'));
+    const bool svg = o.plot.ends_with(".svg");
+    {
+        std::ofstream dat(base + ".dat");
+        if (!dat) throw std::runtime_error("cannot write " + base + ".dat");
+        fmt::print(dat, "policy");
+        for (std::size_t i = 0; i < all.size(); ++i) fmt::print(dat, "\ttrace{}", i + 1);
+        fmt::print(dat, "\n");
+        const std::size_t rows = all.front().rows.size();
+        for (std::size_t r = 0; r <= rows; ++r) {
+            if (r == rows && !all.front().opt_misses) break;
+            fmt::print(dat, "{}", r < rows ? all.front().rows[r].policy : std::string("opt"));
+            for (const auto& t : all) {
+                const double n = static_cast<double>(t.rows.empty() ? 0 : t.rows.front().accesses);
+                const double m = static_cast<double>(r < rows ? t.rows[r].misses : *t.opt_misses);
+                fmt::print(dat, "\t{:.6f}", n > 0 ? 100.0 * m / n : 0.0);
+            }
+            fmt::print(dat, "\n");
+        }
+    }
+    {
+        std::ofstream gp(base + ".gp");
+        if (!gp) throw std::runtime_error("cannot write " + base + ".gp");
+        fmt::print(gp, "set terminal {} size 1000,520 font ',11'\n",
+                   svg ? "svg dynamic" : "pngcairo");
+        fmt::print(gp, "set output '{}'\nset termoption noenhanced\n", o.plot);
+        fmt::print(gp,
+                   "set title 'LLC miss ratio by replacement policy ({} sets x {} ways x {} B)'\n",
+                   o.shape.sets, o.shape.ways, o.shape.line_bytes);
+        fmt::print(gp, "set ylabel 'miss ratio (%)'\nset yrange [0:*]\nset grid ytics\n");
+        fmt::print(gp, "set style data histograms\nset style histogram clustered gap 1\n");
+        fmt::print(gp, "set style fill solid 0.8 border -1\nset boxwidth 0.9\n");
+        fmt::print(gp, "set key inside top right box opaque noenhanced\nset xtics rotate by -30\n");
+        fmt::print(gp, "plot ");
+        for (std::size_t i = 0; i < all.size(); ++i) {
+            std::string title = all[i].label;
+            if (title.size() > 40) title = "..." + title.substr(title.size() - 37);
+            for (auto& c : title)
+                if (c == '\'') c = ' ';
+            fmt::print(gp, "{}'{}.dat' using {}:xtic(1) title '{}'", i ? ", " : "", base, i + 2,
+                       title);
+        }
+        fmt::print(gp, "\n");
+    }
+    if (std::system("command -v gnuplot >/dev/null 2>&1") == 0 &&
+        std::system(fmt::format("gnuplot '{}.gp'", base).c_str()) == 0)
+        fmt::print("\nplot written to {} (data {}.dat, script {}.gp)\n", o.plot, base, base);
+    else
+        fmt::print(stderr, "explorer: gnuplot not found; render with: gnuplot {}.gp\n", base);
+}
+
 // ------------------------------------------------------------------ driver
 
 /// Belady's OPT over the recorded line stream (no bypass: the bound for policies that always
@@ -463,6 +519,8 @@ int main(int argc, char** argv) {
             o.csv = value();
         else if (arg == "--json")
             o.json = value();
+        else if (arg == "--plot")
+            o.plot = value();
         else if (arg == "--quiet")
             o.progress = false;
         else if (arg == "--list") {
@@ -492,6 +550,7 @@ int main(int argc, char** argv) {
         for (const auto& r : results) print_table(o, r);
         if (!o.csv.empty()) write_csv(o, results);
         if (!o.json.empty()) write_json(o, results);
+        if (!o.plot.empty()) write_plot(o, results);
     } catch (const memsub::config_error& e) {
         fmt::print(stderr, "explorer: {}\n", e.what());
         return 2;
