@@ -22,6 +22,7 @@
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string_view>
 
@@ -185,7 +186,7 @@ public:
             word = c == 4 ? x << 16 : word;            // 100 padded half
             word = (c - 1u) < 3u ? (x ^ m) - m : word; // 001/010/011 sign-extended
             word = c == 0 ? 0 : word;                  // 000 zero run
-            for (std::uint32_t k = 0; k < 8; ++k) words[i + k] = 0;
+            std::memset(words.data() + i, 0, 8 * sizeof(std::uint32_t)); // two vector stores
             words[i] = word;
             i += run;
         }
