@@ -150,30 +150,25 @@ public:
         if (v.bits > v.payload.size() * 8 || v.bits > max_payload_bits)
             return {decode_status::bad_view, 0};
         if (v.encoding != 0 || v.member != 0) return {decode_status::unknown_encoding, 0};
-        detail::bit_reader r{v.payload, v.bits};
+        detail::bit_reader r{v.payload, v.bits}; // bounds: r.size() = min(bits, 8·bytes)
         const std::uint32_t n = L / 4;
+        const std::uint32_t total = r.size();
         // Words are decoded into a local buffer with 8 words of slack, so a zero run can always
-        // store 8 zero words and no token needs a data-dependent branch. The bits are consumed
-        // from a 57-bit register window refilled every few tokens, which keeps the serial chain
-        // (prefix → length → next prefix) to a few register operations per token.
+        // store 8 zero words and no token needs a data-dependent branch. Each token is read from
+        // a fresh 64-bit window at its bit position (≥ 57 valid bits ≥ the longest token, 35),
+        // which keeps the serial chain (position → prefix → length → position) branch-free.
         std::array<std::uint32_t, 32 + 8> words{};
-        constexpr std::uint64_t payload_lut = 0x2008101010080403ull; // byte c = payload bits
-        std::uint64_t buf = r.peek(57) << 7;                         // left-aligned window
-        std::uint32_t used = 0;                                      // bits used of buf
+        constexpr std::uint64_t length_lut = 0x230B1313130B0706ull; // byte c = 3 + payload bits
+        std::uint32_t pos = 0;
         for (std::uint32_t i = 0; i < n;) {
-            if (used > 57 - 35) { // refill: the next token may need 35 bits
-                if (MEMSUB_UNLIKELY(!r.skip(used))) return {decode_status::truncated, r.position()};
-                buf = r.peek(57) << 7;
-                used = 0;
-            }
-            const auto c = static_cast<std::uint32_t>(buf >> 61);
-            const auto pb = static_cast<std::uint32_t>((payload_lut >> (8 * c)) & 0xFF);
-            const auto x = static_cast<std::uint32_t>((buf << 3) >> (64 - pb));
-            if (MEMSUB_UNLIKELY(used + 3 + pb > r.remaining()))
-                return {decode_status::truncated, r.position() + used};
-            buf <<= 3 + pb;
-            const std::uint32_t at = r.position() + used;
-            used += 3 + pb;
+            const std::uint64_t look = r.window_at(pos);
+            const auto c = static_cast<std::uint32_t>(look >> 61);
+            const auto len = static_cast<std::uint32_t>((length_lut >> (8 * c)) & 0xFF);
+            const std::uint32_t pb = len - 3;
+            if (MEMSUB_UNLIKELY(pos + len > total)) return {decode_status::truncated, pos};
+            const auto x = static_cast<std::uint32_t>((look << 3) >> (64 - pb));
+            const std::uint32_t at = pos;
+            pos += len;
             const std::uint32_t run = c == 0 ? x + 1 : 1;
             if (MEMSUB_UNLIKELY(run > n - i)) return {decode_status::invalid_code, at};
             const std::uint32_t m = std::uint32_t{1} << (pb - 1); // sign bit for SE4/8/16
@@ -190,10 +185,9 @@ public:
             words[i] = word;
             i += run;
         }
-        if (!r.skip(used)) return {decode_status::truncated, r.position()};
         for (std::uint32_t i = 0; i < n; ++i)
             detail::store_le<std::uint32_t>(out.data() + 4 * i, words[i]);
-        if (!r.at_end()) return {decode_status::trailing_bits, r.position()};
+        if (pos != total) return {decode_status::trailing_bits, pos};
         return {};
     }
 

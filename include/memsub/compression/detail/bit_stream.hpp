@@ -148,15 +148,12 @@ public:
         return true;
     }
 
-    [[nodiscard]] std::uint32_t position() const noexcept { return pos_; }
-    [[nodiscard]] std::uint32_t size() const noexcept { return size_; }
-    [[nodiscard]] std::uint32_t remaining() const noexcept { return size_ - pos_; }
-    [[nodiscard]] bool at_end() const noexcept { return pos_ == size_; }
-
-private:
-    /// 64 bits starting at `pos_`, left-aligned; at least 57 of them valid, zero past the bytes.
-    [[nodiscard]] std::uint64_t window() const noexcept {
-        const std::size_t byte = pos_ >> 3;
+    /// 64 bits starting at bit `pos` (≤ size()), left-aligned, without moving: the first
+    /// 64 − (pos mod 8) ≥ 57 are stream bits (bytes past the span read as zero; bits past
+    /// `size()` are unspecified — callers check lengths against `size()`). For decoders that
+    /// keep their own position on the hot path.
+    [[nodiscard]] std::uint64_t window_at(std::uint32_t pos) const noexcept {
+        const std::size_t byte = pos >> 3;
         std::uint64_t w = 0;
         if (MEMSUB_LIKELY(byte + 8 <= data_.size())) {
             std::memcpy(&w, data_.data() + byte, 8);
@@ -168,8 +165,17 @@ private:
             for (std::size_t i = 0; i < 8; ++i)
                 w = (w << 8) | std::to_integer<std::uint64_t>(tail[i]);
         }
-        return w << (pos_ & 7);
+        return w << (pos & 7);
     }
+
+    [[nodiscard]] std::uint32_t position() const noexcept { return pos_; }
+    [[nodiscard]] std::uint32_t size() const noexcept { return size_; }
+    [[nodiscard]] std::uint32_t remaining() const noexcept { return size_ - pos_; }
+    [[nodiscard]] bool at_end() const noexcept { return pos_ == size_; }
+
+private:
+    /// 64 bits starting at `pos_`, left-aligned; at least 57 of them valid, zero past the bytes.
+    [[nodiscard]] std::uint64_t window() const noexcept { return window_at(pos_); }
 
     std::span<const std::byte> data_;
     std::uint32_t size_;
