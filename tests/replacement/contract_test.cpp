@@ -143,7 +143,19 @@ TEST_CASE("config_error for bad params names the parameter") {
     d.leaders = {{.set = 1, .side = 0, .requester = 1}};
     CHECK(param_of_error<drrip>(d) == "leaders[].requester");
     // A single set cannot host both sides' leaders.
-    CHECK(param_of_error<drrip>({}, geometry{.sets = 1, .ways = 4, .line_bytes = 64}) == "leaders");
+    CHECK(param_of_error<drrip>({}, geometry{.sets = 1, .ways = 4, .line_bytes = 64}) ==
+          "geometry.sets");
+    CHECK(param_of_error<drrip>({}, geometry{.sets = 2, .ways = 4, .line_bytes = 64}) ==
+          "<no error>");
+    // K = 2 on 8 sets: region 4 holds 2 requesters' leaders exactly (shift 2t); a third
+    // requester's offsets (shift 4 = 0 mod 4) coincide with requester 0's.
+    d = {};
+    d.leaders_per_side = 2;
+    d.requesters = 2;
+    CHECK(param_of_error<drrip>(d, geometry{.sets = 8, .ways = 4, .line_bytes = 64}) ==
+          "<no error>");
+    d.requesters = 3;
+    CHECK(param_of_error<drrip>(d, geometry{.sets = 8, .ways = 4, .line_bytes = 64}) == "leaders");
 
     std::vector<memsub::access> s(3);
     CHECK_THROWS_AS(annotate_next_use(s, 48), config_error);

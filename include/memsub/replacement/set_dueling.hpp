@@ -252,6 +252,8 @@ private:
             }
             return;
         }
+        require(g.sets >= 2, component, "geometry.sets", g.sets,
+                "set dueling needs at least 2 sets (one leader set per side)");
         const std::uint32_t k = leaders_for(g.sets, p.leaders_per_side);
         require(k >= 1 && k <= g.sets && g.sets % k == 0, component, "leaders_per_side", k,
                 "must divide the number of sets");
