@@ -213,6 +213,10 @@ TEST_CASE("next_use annotation") {
     CHECK(b[0].hints.next_use == 1);
     CHECK(b[1].hints.next_use == never);
     CHECK(b[2].hints.next_use == never);
+    // The compact form over line addresses gives the same positions.
+    std::vector<line_address> lines;
+    for (const auto& a : s) lines.push_back(line_address{a.address.value / repl_test::line_bytes});
+    CHECK(next_use_positions(lines) == expected);
     annotate_next_use(b, 256); // all three in line 0
     CHECK(b[0].hints.next_use == 1);
     CHECK(b[1].hints.next_use == 2);
