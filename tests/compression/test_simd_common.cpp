@@ -59,6 +59,8 @@ void check_all_kernels(const std::byte* p) {
     REQUIRE(md::is_repeated<std::uint64_t>(line) == md::is_repeated_scalar<std::uint64_t>(line));
     REQUIRE(md::is_repeated<std::uint32_t>(line) == md::is_repeated_scalar<std::uint32_t>(line));
     REQUIRE(md::is_repeated<std::uint16_t>(line) == md::is_repeated_scalar<std::uint16_t>(line));
+    REQUIRE(md::is_periodic<8, L>(p) == md::is_repeated_scalar<std::uint64_t>(line));
+    REQUIRE(md::is_periodic<4, L>(p) == md::is_repeated_scalar<std::uint32_t>(line));
     check_bdi_kernel<std::uint64_t, L / 8>(p);
     check_bdi_kernel<std::uint32_t, L / 4>(p);
     check_bdi_kernel<std::uint16_t, L / 2>(p);

@@ -352,11 +352,7 @@ private:
     [[nodiscard]] MEMSUB_ALWAYS_INLINE choice choose_fast(const std::byte* p) const noexcept {
         // Zeros (1 B or 0) < Repeated 2B/4B/8B (2/4/8 B) < every base-delta size (≥ 12 B) on
         // every line size, so the special encodings are decided first (spec §1.1).
-        const std::uint64_t first = detail::load_le<std::uint64_t>(p);
-        std::uint64_t diff = 0;
-        for (std::uint32_t i = 8; i < L; i += 8)
-            diff |= detail::load_le<std::uint64_t>(p + i) ^ first;
-        if (diff == 0) return repeated_choice(first);
+        if (detail::is_periodic<8, L>(p)) return repeated_choice(detail::load_le<std::uint64_t>(p));
         const bool imm = immediates();
         choice best{bdi_encoding::uncompressed, bits_of(bdi_encoding::uncompressed)};
         auto consider = [&](bdi_encoding e) {

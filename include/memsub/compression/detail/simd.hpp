@@ -152,4 +152,29 @@ template <class T>
     return xsimd::all(eq);
 }
 
+/// SIMD: the line repeats with period `Period` bytes (line[i] == line[i + Period] for every i),
+/// i.e. all `Period`-byte elements are equal. L is the line size; compares the line with itself
+/// shifted by `Period` bytes, a register of bytes at a time.
+template <std::uint32_t Period, std::uint32_t L>
+[[nodiscard]] MEMSUB_ALWAYS_INLINE bool is_periodic(const std::byte* p) noexcept {
+    using B = simd_batch<std::uint8_t>;
+    constexpr std::size_t lanes = simd_lanes<std::uint8_t>;
+    if constexpr (!simd_enabled || lanes > L - Period) {
+        static_assert(L - Period >= 8);
+        // 8-byte chunks covering bytes [0, L − Period); the last one may overlap
+        for (std::uint32_t i = 0; i + 8 <= L - Period; i += 8)
+            if (load_le<std::uint64_t>(p + i) != load_le<std::uint64_t>(p + i + Period))
+                return false;
+        constexpr std::uint32_t tail = L - Period - 8;
+        return load_le<std::uint64_t>(p + tail) == load_le<std::uint64_t>(p + tail + Period);
+    } else {
+        const auto* b = reinterpret_cast<const std::uint8_t*>(p);
+        constexpr std::size_t last = L - Period - lanes;
+        auto eq = B::load_unaligned(b + last) == B::load_unaligned(b + last + Period);
+        for (std::size_t k = 0; k < last; k += lanes)
+            eq = eq & (B::load_unaligned(b + k) == B::load_unaligned(b + k + Period));
+        return xsimd::all(eq);
+    }
+}
+
 } // namespace memsub::compression::detail
