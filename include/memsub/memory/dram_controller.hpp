@@ -13,6 +13,12 @@
 // A bank takes a new request once the column command of its previous one is committed, so
 // row hits to one bank pipeline at tCCD while FR-FCFS still sees a full queue to reorder.
 // Idle time is skipped: `next_event_cycle` names the next cycle where anything can happen.
+// Deviations from a command-level model (DRAMSim3): see dram_channel.hpp (no command-bus
+// contention; a request's commands are fixed when it is selected).
+// Storage (hardware view): per channel read_queue + write_queue entries of (address, id,
+// requester, arrival) — a request keeps its slot until its data is transferred — one
+// open-row register and one timing state per bank, plus the scheduler's state (FR-FCFS: one
+// bypass counter per bank) and the row policy's (timeout-adaptive: one timer per bank).
 #pragma once
 
 #include <algorithm>
