@@ -35,6 +35,16 @@ enum class line_kind : int {
 
 inline constexpr int line_kind_count = static_cast<int>(line_kind::count);
 
+/// Iteration counts for the big property loops: full size in optimised builds (millions of
+/// lines in total), an eighth in unoptimised Debug builds so the suite stays quick there.
+[[nodiscard]] constexpr int scaled(int n) {
+#ifdef NDEBUG
+    return n;
+#else
+    return n / 8 > 0 ? n / 8 : 1;
+#endif
+}
+
 inline void put32(std::span<std::byte> line, std::size_t i, std::uint32_t v) {
     std::memcpy(line.data() + 4 * i, &v, 4);
 }

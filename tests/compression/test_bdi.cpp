@@ -216,7 +216,7 @@ TEST_CASE("bdi: sizes equal the naive model; SIMD equals scalar; round trips (ra
         for (const auto& cfg : configs) {
             const bdi b = make(L, cfg);
             const std::span<std::byte> line{buf.data(), L};
-            for (int i = 0; i < 12000; ++i) {
+            for (int i = 0; i < memsub_test::scaled(12000); ++i) {
                 memsub_test::make_line(
                     static_cast<memsub_test::line_kind>(i % memsub_test::line_kind_count), rng,
                     line);
@@ -242,7 +242,7 @@ TEST_CASE("bdi: SIMD kernels equal the scalar reference on 1M lines") {
         const bdi b{{.line_bytes = L, .encoding_set = mc::bdi_encoding_set::latte_cc}};
         const bdi bpd{{.line_bytes = L, .variant = mc::bdi_variant::base_plus_delta}};
         const std::span<std::byte> line{buf.data(), L};
-        for (int i = 0; i < 350000; ++i) {
+        for (int i = 0; i < memsub_test::scaled(350000); ++i) {
             memsub_test::make_line(
                 static_cast<memsub_test::line_kind>(i % memsub_test::line_kind_count), rng, line);
             REQUIRE(b.choose(line) == b.choose_reference(line));

@@ -74,7 +74,7 @@ TEST_CASE("best_of: picks the minimum over members; round trips; member ids") {
         const mc::fpc f{{.line_bytes = L}};
         const mc::cpack_z z{{.line_bytes = L}};
         const std::span<std::byte> line{buf.data(), L}, o{out.data(), L};
-        for (int i = 0; i < 60000; ++i) {
+        for (int i = 0; i < memsub_test::scaled(60000); ++i) {
             memsub_test::make_line(
                 static_cast<memsub_test::line_kind>(i % memsub_test::line_kind_count), rng, line);
             const std::array<std::uint32_t, 3> s{b.size_bits(line), f.size_bits(line),
@@ -106,7 +106,7 @@ TEST_CASE("best_of: nesting keeps member paths decodable") {
     memsub::xoshiro256ss rng{43};
     std::array<std::byte, 64> buf{}, out{};
     const nested t{};
-    for (int i = 0; i < 30000; ++i) {
+    for (int i = 0; i < memsub_test::scaled(30000); ++i) {
         memsub_test::make_line(
             static_cast<memsub_test::line_kind>(i % memsub_test::line_kind_count), rng, buf);
         const auto cl = t.compress(buf);

@@ -164,7 +164,7 @@ TEST_CASE("cpack: naive model, fast kernel = reference, round trips (random line
             const cpack c{{.line_bytes = L, .push = push}};
             const cpack_z cz{{.line_bytes = L, .push = push}};
             const std::span<std::byte> line{buf.data(), L}, o{out.data(), L};
-            const int count = push == cpack_push::all_non_zero ? 80000 : 20000;
+            const int count = memsub_test::scaled(push == cpack_push::all_non_zero ? 80000 : 20000);
             for (int i = 0; i < count; ++i) {
                 memsub_test::make_line(
                     static_cast<memsub_test::line_kind>(i % memsub_test::line_kind_count), rng,
@@ -198,7 +198,7 @@ TEST_CASE("cpack: fast size kernels equal the reference on 600k dictionary-heavy
     for (std::uint32_t L : {32u, 64u, 128u}) {
         const cpack c{{.line_bytes = L}};
         const std::span<std::byte> line{buf.data(), L};
-        for (int i = 0; i < 200000; ++i) {
+        for (int i = 0; i < memsub_test::scaled(200000); ++i) {
             // few distinct high parts, many small words: stresses matches and FIFO wrap
             const std::uint32_t highs = 1 + static_cast<std::uint32_t>(rng() % 24);
             for (std::uint32_t k = 0; k < L / 4; ++k) {

@@ -154,7 +154,7 @@ TEST_CASE("fpc: naive model, SIMD = scalar, round trips on random lines") {
     for (std::uint32_t L : {32u, 64u, 128u}) {
         const fpc c{{.line_bytes = L}};
         const std::span<std::byte> line{buf.data(), L}, o{out.data(), L};
-        for (int i = 0; i < 150000; ++i) {
+        for (int i = 0; i < memsub_test::scaled(150000); ++i) {
             memsub_test::make_line(
                 static_cast<memsub_test::line_kind>(i % memsub_test::line_kind_count), rng, line);
             // sprinkle zero runs

@@ -52,7 +52,7 @@ void round_trips(const std::vector<std::byte>& real) {
             REQUIRE(c.decompress(raw, o).ok());
             return cl;
         };
-        for (int i = 0; i < 40000; ++i) {
+        for (int i = 0; i < memsub_test::scaled(40000); ++i) {
             memsub_test::make_line(
                 static_cast<memsub_test::line_kind>(i % memsub_test::line_kind_count), rng, line);
             const auto cl = check_line(line);

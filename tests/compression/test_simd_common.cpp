@@ -91,7 +91,7 @@ TEST_CASE("simd kernels equal the scalar references on 450k random and structure
     memsub::xoshiro256ss rng{2024};
     alignas(64) std::array<std::byte, 128> buf{};
     std::size_t lines = 0;
-    for (int i = 0; i < 150000; ++i) {
+    for (int i = 0; i < memsub_test::scaled(150000); ++i) {
         const auto kind = static_cast<memsub_test::line_kind>(i % memsub_test::line_kind_count);
         memsub_test::make_line(kind, rng, std::span<std::byte>{buf.data(), 128});
         // unaligned starts too: kernels must not assume alignment
