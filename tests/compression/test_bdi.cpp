@@ -335,3 +335,26 @@ TEST_CASE("bdi: truncated, over-long and corrupted payloads fail cleanly") {
         CHECK(e.position() == 0);
     }
 }
+
+TEST_CASE("bdi: B2 segment claims (spec §2.2): the mask moves only Base8 encodings on 64B/S=8") {
+    const mc::storage_rule cpu{.line_bytes = 64, .segment_bytes = 8};
+    const bdi with{{.line_bytes = 64}}, without{{.line_bytes = 64, .mask = mc::bdi_mask::in_tag}};
+    for (auto e : {enc::base8_delta1, enc::base8_delta2, enc::base8_delta4, enc::base4_delta1,
+                   enc::base4_delta2, enc::base2_delta1}) {
+        const auto a = mc::stored_size_of(with.bits_of(e), cpu).segments;
+        const auto b = mc::stored_size_of(without.bits_of(e), cpu).segments;
+        const bool base8 =
+            e == enc::base8_delta1 || e == enc::base8_delta2 || e == enc::base8_delta4;
+        CAPTURE(static_cast<int>(e));
+        CHECK((a == b + 1) == base8);
+        CHECK((a == b) == !base8);
+    }
+    CHECK(mc::stored_size_of(with.bits_of(enc::base8_delta1), cpu).segments == 3);    // 17 B
+    CHECK(mc::stored_size_of(without.bits_of(enc::base8_delta1), cpu).segments == 2); // 16 B
+    const mc::storage_rule gpu{.line_bytes = 128, .segment_bytes = 32};
+    const bdi w128{{.line_bytes = 128}}, wo128{{.line_bytes = 128, .mask = mc::bdi_mask::in_tag}};
+    for (auto e : {enc::base8_delta1, enc::base8_delta2, enc::base8_delta4, enc::base4_delta1,
+                   enc::base4_delta2, enc::base2_delta1})
+        CHECK(mc::stored_size_of(w128.bits_of(e), gpu).segments ==
+              mc::stored_size_of(wo128.bits_of(e), gpu).segments);
+}
