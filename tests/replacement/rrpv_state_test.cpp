@@ -82,3 +82,42 @@ TEST_CASE("rrpv_state equals the naive RRIP rule (all widths, odd entry counts, 
         }
     }
 }
+
+TEST_CASE("rrpv kernels: SWAR and SSE2 agree with a byte-by-byte reference") {
+    namespace k = memsub::replacement::detail::rrpv_kernels;
+    xoshiro256ss rng(7);
+    for (std::uint32_t words : {2u, 4u, 6u, 8u}) {
+        for (std::uint32_t bits = 1; bits <= 7; ++bits) {
+            const auto d = static_cast<std::uint8_t>((1u << bits) - 1u);
+            for (int trial = 0; trial < 200; ++trial) {
+                std::vector<std::uint64_t> row(words);
+                std::vector<std::uint8_t> bytes(8 * words);
+                for (std::uint32_t i = 0; i < 8 * words; ++i) {
+                    // Bias towards distant so masks are neither always empty nor always full.
+                    bytes[i] = static_cast<std::uint8_t>(rng.below(3) == 0 ? d : rng.below(d + 1u));
+                    row[i / 8] |= std::uint64_t{bytes[i]} << (8 * (i % 8));
+                }
+                entry_mask want = 0;
+                for (std::uint32_t i = 0; i < 8 * words; ++i)
+                    if (bytes[i] == d) want |= entry_mask{1} << i;
+                CHECK(k::distant_swar(row.data(), words, d) == want);
+#if defined(__SSE2__)
+                CHECK(k::distant_sse2(row.data(), words, d) == want);
+                auto sse = row;
+                k::age_once_sse2(sse.data(), words, d);
+#endif
+                auto swar = row;
+                k::age_once_swar(swar.data(), words, d);
+                std::vector<std::uint64_t> aged(words);
+                for (std::uint32_t i = 0; i < 8 * words; ++i) {
+                    const std::uint64_t v = bytes[i] < d ? bytes[i] + 1u : bytes[i];
+                    aged[i / 8] |= v << (8 * (i % 8));
+                }
+                CHECK(swar == aged);
+#if defined(__SSE2__)
+                CHECK(sse == aged);
+#endif
+            }
+        }
+    }
+}

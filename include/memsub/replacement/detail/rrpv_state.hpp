@@ -6,14 +6,18 @@
 // search: "find the first 'distant' line from the left, else increment all RRPVs and repeat").
 // srrip, brrip, drrip, ship (and ReMAP) all use this one implementation.
 //
-// Hot path: one byte per entry, eight entries per 64-bit word, one contiguous row per set; the
-// victim search and the ageing step work on whole words (see rrpv_state).
+// Hot path: one byte per entry, eight entries per 64-bit word, one contiguous 16-byte-padded row
+// per set; the victim search and the ageing step work on whole rows (see rrpv_kernels).
 #pragma once
 
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
 #include <vector>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include <memsub/core/errors.hpp>
 #include <memsub/core/geometry.hpp>
@@ -37,23 +41,95 @@ enum class bimodal_source : std::uint8_t {
 
 namespace detail {
 
+/// Whole-row kernels of the RRPV array. A row is `words` 64-bit words, entry e = byte e mod 8 of
+/// word e / 8 counted from the least significant byte; RRPVs are ≤ 127.
+namespace rrpv_kernels {
+
+inline constexpr std::uint64_t ones = 0x0101010101010101ULL;
+inline constexpr std::uint64_t low7 = 0x7f7f7f7f7f7f7f7fULL;
+inline constexpr std::uint64_t high = 0x8080808080808080ULL;
+
+/// High bit of each byte of `w` set where the byte differs from `d` (exact zero-byte test).
+[[nodiscard]] constexpr std::uint64_t differs(std::uint64_t w, std::uint8_t d) noexcept {
+    const std::uint64_t x = w ^ (ones * d);
+    return (((x & low7) + low7) | x) & high;
+}
+
+/// SWAR (portable): bit i set iff entry i equals `d`. No byte ever carries into its neighbour.
+[[nodiscard]] constexpr entry_mask distant_swar(const std::uint64_t* row, std::uint32_t words,
+                                                std::uint8_t d) noexcept {
+    entry_mask m = 0;
+    for (std::uint32_t k = 0; k < words; ++k) {
+        const std::uint64_t eq = ~differs(row[k], d) & high;
+        m |= (((eq >> 7) * 0x0102040810204080ULL) >> 56) << (8 * k); // gather the 8 high bits
+    }
+    return m;
+}
+
+/// SWAR: +1 to every entry below `d` (one RRIP ageing step, saturating at `d`).
+constexpr void age_once_swar(std::uint64_t* row, std::uint32_t words, std::uint8_t d) noexcept {
+    for (std::uint32_t k = 0; k < words; ++k) row[k] += differs(row[k], d) >> 7;
+}
+
+#if defined(__SSE2__)
+// SSE2 (every x86-64 CPU; x86 is little-endian, so memory byte 8k + j is entry 8k + j): 16
+// entries per compare. `words` must be even.
+[[nodiscard]] inline entry_mask distant_sse2(const std::uint64_t* row, std::uint32_t words,
+                                             std::uint8_t d) noexcept {
+    const __m128i dv = _mm_set1_epi8(static_cast<char>(d));
+    entry_mask m = 0;
+    for (std::uint32_t k = 0; k < words; k += 2) {
+        const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + k));
+        m |= entry_mask{static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, dv)))}
+             << (8 * k);
+    }
+    return m;
+}
+
+inline void age_once_sse2(std::uint64_t* row, std::uint32_t words, std::uint8_t d) noexcept {
+    const __m128i dv = _mm_set1_epi8(static_cast<char>(d));
+    const __m128i all = _mm_set1_epi8(-1);
+    for (std::uint32_t k = 0; k < words; k += 2) {
+        __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + k));
+        x = _mm_sub_epi8(x, _mm_andnot_si128(_mm_cmpeq_epi8(x, dv), all)); // +1 unless == d
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(row + k), x);
+    }
+}
+#endif
+
+/// The kernels rrpv_state uses (SSE2 when the target has it, SWAR otherwise).
+[[nodiscard]] inline entry_mask distant(const std::uint64_t* row, std::uint32_t words,
+                                        std::uint8_t d) noexcept {
+#if defined(__SSE2__)
+    return distant_sse2(row, words, d);
+#else
+    return distant_swar(row, words, d);
+#endif
+}
+inline void age_once(std::uint64_t* row, std::uint32_t words, std::uint8_t d) noexcept {
+#if defined(__SSE2__)
+    age_once_sse2(row, words, d);
+#else
+    age_once_swar(row, words, d);
+#endif
+}
+
+} // namespace rrpv_kernels
+
 /// Per-entry RRPVs of every set. `bits` must be validated by the owner (1..7).
 ///
-/// Layout: each set's RRPVs are packed eight per 64-bit word (entry e = byte e mod 8 of word
-/// e / 8, counted from the least significant byte, so the layout is endian-independent). The
-/// victim search works on whole words (SWAR): one XOR + zero-byte test finds the distant entries
-/// of eight ways at once, one add ages eight ways at once. RRPVs ≤ 127, so no byte ever carries
-/// into its neighbour. A 16-way set is two words: the search is a handful of ALU operations
-/// per pass and at most 2^M − 1 ageing passes, with no per-entry branches.
+/// Layout: each set's RRPVs are packed eight per 64-bit word, rows padded to 16 bytes (padding
+/// holds distant and is masked off). The victim search and the ageing step work on whole rows
+/// (rrpv_kernels): a 16-way set is one 16-byte compare per pass with SSE2, or two words of SWAR
+/// arithmetic elsewhere, and at most 2^M − 1 ageing passes, with no per-entry branches.
 class rrpv_state {
 public:
     rrpv_state(const geometry& g, std::uint32_t bits)
         : entries_(g.entries_per_set())
-        , words_((g.entries_per_set() + 7u) / 8u)
+        , words_(2u * ((g.entries_per_set() + 15u) / 16u))
         , bits_(bits)
         , distant_(static_cast<std::uint8_t>((1u << bits) - 1u))
-        , distant_bytes_(ones * distant_)
-        , rrpv_(std::size_t{g.sets} * words_, ones * distant_) {}
+        , rrpv_(std::size_t{g.sets} * words_, rrpv_kernels::ones * distant_) {}
 
     /// Validates an RRPV width for `component`.
     static void validate_bits(std::uint32_t bits, std::string_view component) {
@@ -90,10 +166,7 @@ public:
 
     /// Mask of the entries of set `s` whose RRPV is distant.
     [[nodiscard]] entry_mask distant_entries(set_index s) const noexcept {
-        const std::uint64_t* r = row(s);
-        entry_mask m = 0;
-        for (std::uint32_t k = 0; k < words_; ++k) m |= gather(~differs(r[k]) & high) << (8 * k);
-        return m & low_bits_mask(entries_);
+        return rrpv_kernels::distant(row(s), words_, distant_) & low_bits_mask(entries_);
     }
 
     /// RRIP §4.1 ageing alone: adds 1 to every RRPV of the set that is not yet distant until an
@@ -102,9 +175,9 @@ public:
     entry_mask age(set_index s, entry_mask eligible) noexcept {
         std::uint64_t* r = row(s);
         for (;;) {
-            const entry_mask d = distant_entries(s) & eligible;
+            const entry_mask d = rrpv_kernels::distant(r, words_, distant_) & eligible;
             if (d != 0) return d;
-            for (std::uint32_t k = 0; k < words_; ++k) r[k] += (differs(r[k]) >> 7);
+            rrpv_kernels::age_once(r, words_, distant_);
         }
     }
 
@@ -120,19 +193,6 @@ public:
     }
 
 private:
-    static constexpr std::uint64_t ones = 0x0101010101010101ULL;
-    static constexpr std::uint64_t low7 = 0x7f7f7f7f7f7f7f7fULL;
-    static constexpr std::uint64_t high = 0x8080808080808080ULL;
-
-    /// High bit of each byte set where the byte differs from distant (exact zero-byte test).
-    [[nodiscard]] std::uint64_t differs(std::uint64_t w) const noexcept {
-        const std::uint64_t x = w ^ distant_bytes_;
-        return (((x & low7) + low7) | x) & high;
-    }
-    /// Packs the high bits of the eight bytes into bits 0..7.
-    [[nodiscard]] static std::uint64_t gather(std::uint64_t high_bits) noexcept {
-        return ((high_bits >> 7) * 0x0102040810204080ULL) >> 56;
-    }
     [[nodiscard]] static std::uint32_t shift(entry_index e) noexcept { return 8u * (e.value & 7u); }
     [[nodiscard]] std::uint64_t& word(set_index s, entry_index e) noexcept {
         return rrpv_[std::size_t{s.value} * words_ + (e.value >> 3)];
@@ -151,7 +211,6 @@ private:
     std::uint32_t words_;
     std::uint32_t bits_;
     std::uint8_t distant_;
-    std::uint64_t distant_bytes_;
     std::vector<std::uint64_t> rrpv_;
 };
 
