@@ -9,6 +9,7 @@
 #include <vector>
 
 #include <memsub/compression/bdi.hpp>
+#include <memsub/compression/stored_size.hpp>
 
 #include "line_generators.hpp"
 
