@@ -143,8 +143,7 @@ public:
         , psel_bits_(p.psel_bits)
         , psel_max_((validate(g, p), (std::uint32_t{1} << p.psel_bits) - 1u))
         , requesters_(p.requesters)
-        , role_(g.sets, 0)
-        , owner_(g.sets, 0)
+        , leader_(g.sets, 0)
         , psel_(p.requesters, 0) {
         if (p.leaders.empty())
             complement_select(g.sets, p);
@@ -160,9 +159,10 @@ public:
 
     void on_miss(set_index s, const access& a) noexcept {
         const std::uint32_t t = requester_of(a.requester);
-        const std::uint8_t role = role_[s.value];
+        const std::uint16_t leader = leader_[s.value];
+        const std::uint32_t role = leader & 3u;
         if constexpr (dual_observes_misses<Dual>) dual_.on_miss(s, a, side_of(s, a.requester));
-        if (role == 0 || owner_[s.value] != t) return; // followers never train PSEL
+        if (role == 0 || (leader >> 2) != t) return; // followers never train PSEL
         const std::uint64_t c = cost_of(s, a);
         std::uint32_t& psel = psel_[t];
         if (role == 1) // side-0 leader missed: evidence against side 0
@@ -191,13 +191,18 @@ public:
     /// The side (0 or 1) an access of `requester` uses in set `s` now.
     [[nodiscard]] std::uint32_t side_of(set_index s, std::uint32_t requester = 0) const noexcept {
         const std::uint32_t t = requester_of(requester);
-        const std::uint8_t role = role_[s.value];
-        if (role != 0 && owner_[s.value] == t) return role - 1u;
+        const std::uint16_t leader = leader_[s.value];
+        const std::uint32_t role = leader & 3u;
+        if (role != 0 && (leader >> 2) == t) return role - 1u;
         return psel_[t] >> (psel_bits_ - 1u);
     }
     /// 0 = follower, 1 = side-0 leader, 2 = side-1 leader (of `leader_owner(s)`).
-    [[nodiscard]] std::uint32_t leader_role(set_index s) const noexcept { return role_[s.value]; }
-    [[nodiscard]] std::uint32_t leader_owner(set_index s) const noexcept { return owner_[s.value]; }
+    [[nodiscard]] std::uint32_t leader_role(set_index s) const noexcept {
+        return leader_[s.value] & 3u;
+    }
+    [[nodiscard]] std::uint32_t leader_owner(set_index s) const noexcept {
+        return leader_[s.value] >> 2;
+    }
     [[nodiscard]] std::uint32_t psel(std::uint32_t requester = 0) const noexcept {
         return psel_[requester_of(requester)];
     }
@@ -285,11 +290,10 @@ private:
     }
 
     void assign(std::uint32_t set, std::uint32_t side, std::uint32_t requester) {
-        memsub::detail::require(role_[set] == 0, component, "leaders", set,
+        memsub::detail::require(leader_[set] == 0, component, "leaders", set,
                                 "a set may lead for one side of one requester only (leader sets "
                                 "overlap: use fewer leaders/requesters or more sets)");
-        role_[set] = static_cast<std::uint8_t>(side + 1);
-        owner_[set] = static_cast<std::uint16_t>(requester);
+        leader_[set] = static_cast<std::uint16_t>((requester << 2) | (side + 1));
     }
 
     Dual dual_;
@@ -297,8 +301,8 @@ private:
     std::uint32_t psel_bits_;
     std::uint32_t psel_max_;
     std::uint32_t requesters_;
-    std::vector<std::uint8_t> role_;
-    std::vector<std::uint16_t> owner_;
+    /// Per set: 0 = follower, else (requester << 2) | (side + 1) of the leader.
+    std::vector<std::uint16_t> leader_;
     std::vector<std::uint32_t> psel_;
 };
 
