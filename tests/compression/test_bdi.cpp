@@ -280,7 +280,7 @@ TEST_CASE("bdi: truncated, over-long and corrupted payloads fail cleanly") {
         for (std::uint32_t L : {32u, 64u, 128u}) {
             const bdi b = make(L, cfg);
             const std::span<std::byte> line{buf.data(), L}, o{out.data(), L};
-            for (int i = 0; i < 300; ++i) {
+            for (int i = 0; i < memsub_test::scaled(300); ++i) {
                 memsub_test::make_line(
                     static_cast<memsub_test::line_kind>(i % memsub_test::line_kind_count), rng,
                     line);
