@@ -203,9 +203,15 @@ public:
         std::uint32_t upper = 0; // DBP[b+1]
         const std::uint32_t pmask = (std::uint32_t{1} << position_bits_) - 1;
         int b = 32;
+        // `w` holds the stream from `pos` on; `fresh` of its bits are loaded (a symbol is at
+        // most 32 bits, so the window is reloaded when fewer remain).
+        unsigned fresh = 0;
         while (b >= 0) {
             const std::uint32_t at = pos;
-            w = detail::load_bits64(bytes, size, pos);
+            if (fresh < 32) {
+                w = detail::load_bits64(bytes, size, pos);
+                fresh = 57;
+            }
             std::uint32_t p;
             unsigned len;
             if ((w >> 63) != 0) { // 1 + raw plane
@@ -217,6 +223,8 @@ public:
                 if (r > b + 1) return fail(decode_status::invalid_code, at);
                 for (int k = 0; k < r; ++k, --b) dbp[static_cast<std::size_t>(b)] = upper;
                 pos += 7;
+                w <<= 7;
+                fresh -= 7;
                 continue;
             } else if ((w >> 61) == 1) { // 001: one zero plane
                 len = 3;
@@ -239,6 +247,8 @@ public:
             }
             if (len > bits - pos) return fail(decode_status::truncated, at);
             pos += len;
+            w <<= len;
+            fresh -= len;
             dbp[static_cast<std::size_t>(b)] = p;
             upper = p;
             --b;
