@@ -257,7 +257,10 @@ private:
             : dram(p.timing)
             , rq(p.read_queue)
             , wq(p.write_queue)
-            , sched(std::move(s)) {}
+            , sched(std::move(s)) {
+            bank_row.fill(dram_channel::no_row); // every bank starts precharged
+            bank_close.fill(never);
+        }
         dram_channel dram;
         queue rq;
         queue wq;
