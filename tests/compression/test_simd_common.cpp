@@ -48,9 +48,12 @@ namespace {
 template <class T, std::uint32_t N>
 void check_bdi_kernel(const std::byte* p) {
     for (unsigned d = 1; d < sizeof(T); d *= 2)
-        for (bool imm : {true, false})
-            REQUIRE(md::bdi_fits<T, N>(p, 8 * d, imm) ==
-                    md::bdi_fits_scalar<T>(p, N, 8 * d, imm).ok);
+        for (bool imm : {true, false}) {
+            const bool fits = md::bdi_fits_scalar<T>(p, N, 8 * d, imm).ok;
+            REQUIRE(md::bdi_fits<T, N>(p, 8 * d, imm) == fits);
+            // the quick rejection may say "maybe" but never rejects a fitting encoder
+            if (md::bdi_first_register_rejects<T, N>(p, 8 * d, imm)) REQUIRE_FALSE(fits);
+        }
 }
 template <std::uint32_t L>
 void check_all_kernels(const std::byte* p) {

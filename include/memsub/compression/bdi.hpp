@@ -355,6 +355,12 @@ private:
         if (detail::is_periodic<8, L>(p)) return repeated_choice(detail::load_le<std::uint64_t>(p));
         const bool imm = immediates();
         choice best{bdi_encoding::uncompressed, bits_of(bdi_encoding::uncompressed)};
+        // Incompressible lines: the weakest encoder of every base size fails on the first
+        // register already (monotone in d, so every encoder fails) — one combined branch.
+        if (detail::bdi_first_register_rejects<std::uint64_t, L / 8>(p, 32, imm) &
+            detail::bdi_first_register_rejects<std::uint32_t, L / 4>(p, 16, imm) &
+            detail::bdi_first_register_rejects<std::uint16_t, L / 2>(p, 8, imm))
+            return best;
         auto consider = [&](bdi_encoding e) {
             const std::uint32_t b = bits_of(e);
             if (b < best.bits || (b == best.bits && e < best.encoding)) best = {e, b};

@@ -94,6 +94,30 @@ template <class T, std::uint32_t N>
     }
 }
 
+/// Quick rejection from the first vector register only: true when the (sizeof(T), dbits/8)
+/// encoder certainly fails — element 0 is not an immediate (so it is the base B) and some element
+/// of the first register is neither an immediate nor within reach of B. False means "maybe".
+/// Used to turn away incompressible lines with one combined branch for all base sizes.
+template <class T, std::uint32_t N>
+[[nodiscard]] MEMSUB_ALWAYS_INLINE bool
+bdi_first_register_rejects(const std::byte* p, unsigned dbits, bool immediates) noexcept {
+    using B = simd_batch<T>;
+    constexpr std::size_t lanes = simd_lanes<T>;
+    if constexpr (!simd_enabled || N < lanes) {
+        return false;
+    } else {
+        const T e0 = load_le<T>(p);
+        if (immediates && fits_sext<T>(e0, dbits)) return false;
+        const B bias(static_cast<T>(T{1} << (dbits - 1)));
+        const B high(static_cast<T>(~static_cast<T>((T{1} << dbits) - 1)));
+        const B zero(T{0});
+        const B v = B::load_unaligned(reinterpret_cast<const T*>(p));
+        const auto in_reach = ((v - B(e0) + bias) & high) == zero;
+        if (immediates) return !xsimd::all(in_reach | (((v + bias) & high) == zero));
+        return !xsimd::all(in_reach);
+    }
+}
+
 /// Runtime-count wrapper of the SIMD kernel (N = 2…64 elements).
 template <class T>
 [[nodiscard]] bool bdi_fits(const std::byte* p, std::uint32_t n, unsigned dbits,
