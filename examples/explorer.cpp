@@ -12,6 +12,8 @@
 #include <memsub/trace/open.hpp>
 #include <memsub/workload/synthetic.hpp>
 
+#include "common/example_support.hpp"
+
 #include <fmt/core.h>
 #include <fmt/ostream.h>
 
@@ -31,7 +33,6 @@
 namespace {
 
 using clock_type = std::chrono::steady_clock;
-constexpr std::size_t chunk_accesses = 1 << 16;
 
 // ------------------------------------------------------------------ options
 
@@ -71,26 +72,7 @@ struct options {
 }
 
 std::uint64_t parse_number(std::string_view flag, std::string_view text) {
-    std::uint64_t v = 0;
-    if (text.empty()) usage(2);
-    for (const char c : text) {
-        if (c < '0' || c > '9' || v > (~std::uint64_t{0} - 9) / 10) {
-            fmt::print(stderr, "explorer: {} expects a number, got '{}'\n", flag, text);
-            std::exit(2);
-        }
-        v = v * 10 + static_cast<std::uint64_t>(c - '0');
-    }
-    return v;
-}
-
-std::vector<std::string> split_list(std::string_view s) {
-    std::vector<std::string> out;
-    while (!s.empty()) {
-        const auto comma = s.find(',');
-        out.emplace_back(s.substr(0, comma));
-        s = comma == std::string_view::npos ? std::string_view{} : s.substr(comma + 1);
-    }
-    return out;
+    return memsub_examples::parse_number("explorer", flag, text);
 }
 
 // ------------------------------------------------------------------ policy runners
@@ -148,59 +130,17 @@ std::vector<std::unique_ptr<runner>> make_runners(const memsub::geometry& g,
 
 // ------------------------------------------------------------------ sources
 
-/// A stream of accesses delivered in chunks: a trace file or the built-in workload.
-class source {
-public:
-    explicit source(const options& o, std::optional<std::string> file) : o_(o) {
-        if (file) {
-            reader_.emplace(o.format ? memsub::trace::open_trace(*file, *o.format)
-                                     : memsub::trace::open_trace(*file));
-            label_ = *file;
-        } else {
-            mix_.emplace(memsub::workload::mixed_stream::params{
-                .cache_lines = o.shape.capacity_bytes() / o.shape.line_bytes,
-                .line_bytes = o.shape.line_bytes,
-                .seed = o.seed});
-            label_ = fmt::format("built-in mix (zipf 55% / loop 30% / scan 15%, seed {})", o.seed);
-        }
-    }
+using source = memsub_examples::chunked_source<memsub::workload::mixed_stream>;
 
-    /// Fills `chunk` (cleared first); false when the source is exhausted.
-    bool next_chunk(std::vector<memsub::access>& chunk) {
-        chunk.clear();
-        const std::uint64_t cap = o_.limit != 0 ? o_.limit : ~std::uint64_t{0};
-        if (mix_) {
-            const std::uint64_t total = std::min(o_.default_accesses, cap);
-            while (chunk.size() < chunk_accesses && produced_ < total) {
-                chunk.push_back(mix_->next());
-                ++produced_;
-            }
-        } else {
-            memsub::access a{};
-            while (chunk.size() < chunk_accesses && produced_ < cap &&
-                   std::visit([&](auto& r) { return r.next(a); }, *reader_)) {
-                chunk.push_back(a);
-                ++produced_;
-            }
-        }
-        return !chunk.empty();
-    }
-
-    [[nodiscard]] const std::string& label() const noexcept { return label_; }
-    [[nodiscard]] std::optional<std::uint64_t> instructions() const noexcept {
-        return reader_ ? memsub::trace::instructions(*reader_) : std::nullopt;
-    }
-    [[nodiscard]] std::uint64_t expected() const noexcept {
-        return mix_ ? std::min(o_.default_accesses, o_.limit ? o_.limit : ~std::uint64_t{0}) : 0;
-    }
-
-private:
-    const options& o_;
-    std::optional<memsub::trace::any_reader> reader_;
-    std::optional<memsub::workload::mixed_stream> mix_;
-    std::string label_;
-    std::uint64_t produced_ = 0;
-};
+source make_source(const options& o, const std::optional<std::string>& file) {
+    if (file) return source(*file, o.format, o.limit);
+    return source(memsub::workload::mixed_stream(memsub::workload::mixed_stream::params{
+                      .cache_lines = o.shape.capacity_bytes() / o.shape.line_bytes,
+                      .line_bytes = o.shape.line_bytes,
+                      .seed = o.seed}),
+                  fmt::format("built-in mix (zipf 55% / loop 30% / scan 15%, seed {})", o.seed),
+                  o.default_accesses, o.limit);
+}
 
 // ------------------------------------------------------------------ results
 
@@ -411,11 +351,11 @@ std::uint64_t opt_misses(const options& o, std::span<const memsub::line_address>
 }
 
 trace_result explore(const options& o, std::optional<std::string> file) {
-    source src(o, std::move(file));
+    source src = make_source(o, file);
     auto runners =
         make_runners(o.shape, o.policies, static_cast<memsub::replacement::all_policies*>(nullptr));
     std::vector<memsub::access> chunk;
-    chunk.reserve(chunk_accesses);
+    chunk.reserve(memsub_examples::chunk_accesses);
     std::uint64_t done = 0;
     auto last_report = clock_type::now();
     const auto start = last_report;
@@ -506,7 +446,7 @@ int main(int argc, char** argv) {
         else if (arg == "--line-bytes")
             o.shape.line_bytes = static_cast<std::uint32_t>(parse_number(arg, value()));
         else if (arg == "--policies")
-            o.policies = split_list(value());
+            o.policies = memsub_examples::split_list(value());
         else if (arg == "--no-opt")
             o.opt = false;
         else if (arg == "--limit")

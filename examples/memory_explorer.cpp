@@ -24,6 +24,8 @@
 #include <memsub/replacement/lru.hpp>
 #include <memsub/trace/open.hpp>
 
+#include "common/example_support.hpp"
+
 #include <fmt/core.h>
 #include <fmt/ostream.h>
 
@@ -44,7 +46,7 @@ namespace {
 
 namespace mm = memsub::memory;
 using clock_type = std::chrono::steady_clock;
-constexpr std::size_t chunk_accesses = 1 << 16;
+using memsub_examples::chunk_accesses;
 
 // ------------------------------------------------------------------ options
 
@@ -82,36 +84,11 @@ struct options {
 }
 
 std::uint64_t parse_number(std::string_view flag, std::string_view text) {
-    std::uint64_t v = 0;
-    if (text.empty()) usage(2);
-    for (const char c : text) {
-        if (c < '0' || c > '9' || v > (~std::uint64_t{0} - 9) / 10) {
-            fmt::print(stderr, "memory_explorer: {} expects a number, got '{}'\n", flag, text);
-            std::exit(2);
-        }
-        v = v * 10 + static_cast<std::uint64_t>(c - '0');
-    }
-    return v;
+    return memsub_examples::parse_number("memory_explorer", flag, text);
 }
 
 double parse_real(std::string_view flag, const char* text) {
-    char* end = nullptr;
-    const double v = std::strtod(text, &end);
-    if (end == text || *end != '\0' || !(v > 0.0) || !std::isfinite(v)) {
-        fmt::print(stderr, "memory_explorer: {} expects a positive number, got '{}'\n", flag, text);
-        std::exit(2);
-    }
-    return v;
-}
-
-std::vector<std::string> split_list(std::string_view s) {
-    std::vector<std::string> out;
-    while (!s.empty()) {
-        const auto comma = s.find(',');
-        out.emplace_back(s.substr(0, comma));
-        s = comma == std::string_view::npos ? std::string_view{} : s.substr(comma + 1);
-    }
-    return out;
+    return memsub_examples::parse_positive_real("memory_explorer", flag, text);
 }
 
 // ------------------------------------------------------------------ memory requests
@@ -299,53 +276,16 @@ private:
     std::uint64_t n_ = 0;
 };
 
-class source {
-public:
-    explicit source(const options& o) : o_(o) {
-        if (o.trace) {
-            reader_.emplace(o.format ? memsub::trace::open_trace(*o.trace, *o.format)
-                                     : memsub::trace::open_trace(*o.trace));
-            label_ = *o.trace;
-        } else {
-            mix_.emplace(o.seed);
-            label_ = fmt::format("built-in: 16 clusters, 40% streams / 30% random / 30% hot set, "
-                                 "25% of lines written, seed {}",
-                                 o.seed);
-        }
-    }
+using source = memsub_examples::chunked_source<builtin_workload>;
 
-    bool next_chunk(std::vector<memsub::access>& chunk) {
-        chunk.clear();
-        const std::uint64_t cap = o_.limit != 0 ? o_.limit : ~std::uint64_t{0};
-        if (mix_) {
-            const std::uint64_t total = std::min(o_.accesses, cap);
-            while (chunk.size() < chunk_accesses && produced_ < total) {
-                chunk.push_back(mix_->next());
-                ++produced_;
-            }
-        } else {
-            memsub::access a{};
-            while (chunk.size() < chunk_accesses && produced_ < cap &&
-                   std::visit([&](auto& r) { return r.next(a); }, *reader_)) {
-                chunk.push_back(a);
-                ++produced_;
-            }
-        }
-        return !chunk.empty();
-    }
-
-    [[nodiscard]] const std::string& label() const noexcept { return label_; }
-    [[nodiscard]] std::uint64_t expected() const noexcept {
-        return mix_ ? std::min(o_.accesses, o_.limit ? o_.limit : ~std::uint64_t{0}) : 0;
-    }
-
-private:
-    const options& o_;
-    std::optional<memsub::trace::any_reader> reader_;
-    std::optional<builtin_workload> mix_;
-    std::string label_;
-    std::uint64_t produced_ = 0;
-};
+source make_source(const options& o) {
+    if (o.trace) return source(*o.trace, o.format, o.limit);
+    return source(builtin_workload(o.seed),
+                  fmt::format("built-in: 16 clusters, 40% streams / 30% random / 30% hot set, "
+                              "25% of lines written, seed {}",
+                              o.seed),
+                  o.accesses, o.limit);
+}
 
 // ------------------------------------------------------------------ output
 
@@ -522,7 +462,7 @@ int main(int argc, char** argv) {
         else if (arg == "--access-ns")
             o.access_ns = parse_real(arg, value());
         else if (arg == "--configs")
-            o.configs = split_list(value());
+            o.configs = memsub_examples::split_list(value());
         else if (arg == "--cdf")
             o.cdf = value();
         else if (arg == "--csv")
@@ -552,7 +492,7 @@ int main(int argc, char** argv) {
             }
 
         memsub::cache::set_associative_cache<memsub::replacement::lru> llc(o.shape);
-        source src(o);
+        source src = make_source(o);
         std::vector<memsub::access> chunk;
         chunk.reserve(chunk_accesses);
         std::vector<mem_event> events;
