@@ -25,8 +25,7 @@
 #include <cstring>
 #include <span>
 
-#include <xsimd/xsimd.hpp>
-
+#include <memsub/compression/detail/simd.hpp> // xsimd, with GCC 12's AVX-512 false positives silenced
 #include <memsub/config.hpp>
 
 namespace memsub::compression::detail {
@@ -281,8 +280,8 @@ struct bpc_kernel {
         // Maximal zero runs in scan order b = 32 → 0: a run starts at b when b+1 is not zero.
         const std::uint64_t starts = Z & ~(Z >> 1);
         const std::uint64_t singles = starts & ~(Z << 1);
-        const auto runs = static_cast<std::uint32_t>(std::popcount(starts));
-        const auto single_runs = static_cast<std::uint32_t>(std::popcount(singles));
+        const std::uint32_t runs = popcount64(starts);
+        const std::uint32_t single_runs = popcount64(singles);
         return xsimd::hadd(acc) + 7 * runs - 4 * single_runs;
     }
 
