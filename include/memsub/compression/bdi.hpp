@@ -357,9 +357,13 @@ private:
         choice best{bdi_encoding::uncompressed, bits_of(bdi_encoding::uncompressed)};
         // Incompressible lines: the weakest encoder of every base size fails on the first
         // register already (monotone in d, so every encoder fails) — one combined branch.
-        if (detail::bdi_first_register_rejects<std::uint64_t, L / 8>(p, 32, imm) &
-            detail::bdi_first_register_rejects<std::uint32_t, L / 4>(p, 16, imm) &
-            detail::bdi_first_register_rejects<std::uint16_t, L / 2>(p, 8, imm))
+        const auto r8 = static_cast<unsigned>(
+            detail::bdi_first_register_rejects<std::uint64_t, L / 8>(p, 32, imm));
+        const auto r4 = static_cast<unsigned>(
+            detail::bdi_first_register_rejects<std::uint32_t, L / 4>(p, 16, imm));
+        const auto r2 = static_cast<unsigned>(
+            detail::bdi_first_register_rejects<std::uint16_t, L / 2>(p, 8, imm));
+        if ((r8 & r4 & r2) != 0) // no short-circuit: one branch for all three
             return best;
         auto consider = [&](bdi_encoding e) {
             const std::uint32_t b = bits_of(e);
