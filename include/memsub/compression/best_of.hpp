@@ -274,7 +274,8 @@ private:
     }
     template <class F, std::size_t... I>
     void dispatch_impl(std::uint32_t idx, F& f, std::index_sequence<I...>) const noexcept {
-        const bool found = ((idx == I ? (f(std::get<I>(members_)), true) : false) || ...);
+        const bool found =
+            ((idx == I ? (static_cast<void>(f(std::get<I>(members_))), true) : false) || ...);
         static_cast<void>(found);
     }
 
