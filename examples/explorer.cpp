@@ -57,7 +57,9 @@ struct options {
         "  --sets N             sets (power of two; default 2048)\n"
         "  --ways N             ways (default 16)\n"
         "  --line-bytes N       line size (default 64)\n"
-        "  --policies A,B,...   policies to run (default: all; --list shows them)\n"
+        "  --policies A,B,...   policies to run (default: all; --list shows them). Belady's\n"
+        "                       OPT bound (opt) is added unless --no-opt; --policies opt\n"
+        "                       runs the bound alone\n"
         "  --no-opt             skip Belady's OPT bound\n"
         "  --limit N            stop each trace after N accesses\n"
         "  --accesses N         length of the built-in workload (default 5000000)\n"
@@ -66,7 +68,10 @@ struct options {
         "  --json FILE          also write the results as JSON\n"
         "  --plot FILE.png|svg  also draw miss ratio per policy (needs gnuplot)\n"
         "  --quiet              no progress on stderr\n"
-        "  --list               list the policies and exit\n",
+        "  --list               list the policies and exit\n"
+        "exit status: 0 success; 1 a trace could not be read or is malformed (the results\n"
+        "before the bad record are still printed); 2 bad usage or configuration, or a policy\n"
+        "named in --policies rejects the geometry (the others still run).\n",
         code == 0 ? stdout : stderr);
     std::exit(code);
 }
@@ -109,22 +114,84 @@ private:
     memsub::cache::set_associative_cache<Policy> cache_;
 };
 
-template <class... Policies>
-std::vector<std::string> policy_names(const memsub::geometry& g, std::tuple<Policies...>*) {
-    return {std::string(Policies(g, {}).name())...};
+/// The name each policy of all_policies reports with default params, known without building
+/// it: some policies reject some geometries (tree-PLRU needs a power-of-two way count, set
+/// dueling at least 2 sets), and choosing `lru` by name must not depend on them. A policy added
+/// to all_policies without a name here fails to compile.
+template <class P>
+constexpr std::string_view policy_name() {
+    namespace r = memsub::replacement;
+    if constexpr (std::same_as<P, r::lru>)
+        return "lru";
+    else if constexpr (std::same_as<P, r::fifo>)
+        return "fifo";
+    else if constexpr (std::same_as<P, r::random>)
+        return "random";
+    else if constexpr (std::same_as<P, r::tree_plru>)
+        return "tree_plru";
+    else if constexpr (std::same_as<P, r::nru>)
+        return "nru";
+    else if constexpr (std::same_as<P, r::srrip>)
+        return "srrip";
+    else if constexpr (std::same_as<P, r::brrip>)
+        return "brrip";
+    else if constexpr (std::same_as<P, r::drrip>)
+        return "drrip";
+    else if constexpr (std::same_as<P, r::ship>)
+        return "ship";
+    else
+        static_assert(sizeof(P) == 0, "explorer: give the new policy its name here");
+}
+
+/// Belady's OPT is not one of the runners (it needs the whole stream's next uses); its row is
+/// computed after the trace, see opt_row().
+constexpr std::string_view opt_name = "opt";
+
+struct policy_entry {
+    std::string_view name;
+    /// Builds the runner; throws memsub::config_error when the policy rejects the geometry.
+    std::unique_ptr<runner> (*make)(const memsub::geometry&);
+};
+
+template <class P>
+std::unique_ptr<runner> make_runner(const memsub::geometry& g) {
+    auto r = std::make_unique<policy_runner<P>>(g);
+    if (r->name() != policy_name<P>())
+        fmt::print(stderr, "explorer: note: {} reports its name as '{}'\n", policy_name<P>(),
+                   r->name());
+    return r;
 }
 
 template <class... Policies>
-std::vector<std::unique_ptr<runner>> make_runners(const memsub::geometry& g,
-                                                  const std::vector<std::string>& wanted,
-                                                  std::tuple<Policies...>*) {
-    std::vector<std::unique_ptr<runner>> out;
-    auto add = [&]<class P>(P*) {
-        const std::string n(P(g, {}).name());
-        if (wanted.empty() || std::find(wanted.begin(), wanted.end(), n) != wanted.end())
-            out.push_back(std::make_unique<policy_runner<P>>(g));
-    };
-    (add(static_cast<Policies*>(nullptr)), ...);
+std::vector<policy_entry> policy_table(std::tuple<Policies...>*) {
+    return {policy_entry{policy_name<Policies>(), &make_runner<Policies>}...};
+}
+
+const std::vector<policy_entry>& all_entries() {
+    static const std::vector<policy_entry> table =
+        policy_table(static_cast<memsub::replacement::all_policies*>(nullptr));
+    return table;
+}
+
+/// The policies to run: every entry (when `wanted` is empty) or the named ones, minus those that
+/// reject the geometry. Each rejection is reported on stderr with the config_error message;
+/// `requested_rejected` receives the policies the user named that were rejected.
+std::vector<policy_entry> select_policies(const options& o,
+                                          std::vector<std::string>& requested_rejected) {
+    std::vector<policy_entry> out;
+    for (const auto& e : all_entries()) {
+        const bool named =
+            std::find(o.policies.begin(), o.policies.end(), e.name) != o.policies.end();
+        if (!o.policies.empty() && !named) continue;
+        try {
+            (void)e.make(o.shape); // the same construction each trace repeats
+            out.push_back(e);
+        } catch (const memsub::config_error& err) {
+            fmt::print(stderr, "explorer: {} cannot run on this geometry: {}\n", e.name,
+                       err.what());
+            if (named) requested_rejected.emplace_back(e.name);
+        }
+    }
     return out;
 }
 
@@ -146,58 +213,76 @@ source make_source(const options& o, const std::optional<std::string>& file) {
 
 struct result_row {
     std::string policy;
-    std::uint64_t accesses = 0, misses = 0, writebacks = 0, storage_bits = 0;
+    std::uint64_t accesses = 0, misses = 0;
+    std::optional<std::uint64_t> writebacks, storage_bits; // unknown for OPT
     double seconds = 0;
+    bool bound = false; // Belady's OPT: the lower bound, not a realisable policy
 };
 
 struct trace_result {
     std::string label;
     std::optional<std::uint64_t> instructions;
     std::vector<result_row> rows;
-    std::optional<std::uint64_t> opt_misses;
+    /// The memsub::input_error message when the trace was malformed or could not be opened; the
+    /// rows then cover the accesses read before the bad record.
+    std::optional<std::string> error;
+    std::uint64_t accesses_read = 0;
+
+    [[nodiscard]] const result_row* opt() const {
+        for (const auto& r : rows)
+            if (r.bound) return &r;
+        return nullptr;
+    }
 };
+
+double miss_ratio(const result_row& r) {
+    return r.accesses ? static_cast<double>(r.misses) / static_cast<double>(r.accesses) : 0.0;
+}
+/// Misses per 1000 instructions, when the trace counts instructions.
+std::optional<double> mpki(const trace_result& t, const result_row& r) {
+    if (!t.instructions || *t.instructions == 0) return std::nullopt;
+    return 1000.0 * static_cast<double>(r.misses) / static_cast<double>(*t.instructions);
+}
+std::optional<double> accesses_per_second(const result_row& r) {
+    if (!(r.seconds > 0)) return std::nullopt;
+    return static_cast<double>(r.accesses) / r.seconds;
+}
 
 std::string percent(double x) {
     return fmt::format("{:.2f}%", 100.0 * x);
 }
 
 void print_table(const options& o, const trace_result& t) {
-    fmt::print("\n{}\n", t.label);
+    fmt::print("\n{}{}\n", t.label,
+               !t.error         ? ""
+               : t.rows.empty() ? " (not read: input error)"
+                                : " (truncated by an input error)");
     fmt::print("LLC: {} sets x {} ways x {} B = {} KiB\n", o.shape.sets, o.shape.ways,
                o.shape.line_bytes, o.shape.capacity_bytes() / 1024);
     fmt::print("{:<10} {:>12} {:>12} {:>10} {:>8} {:>10} {:>10} {:>9}\n", "policy", "accesses",
                "misses", "miss ratio", "MPKI", "vs OPT", "M acc/s", "meta KiB");
     fmt::print("{:-<88}\n", "");
-    auto mpki = [&](std::uint64_t misses) {
-        return t.instructions && *t.instructions > 0
-                   ? fmt::format("{:.2f}", 1000.0 * static_cast<double>(misses) /
-                                               static_cast<double>(*t.instructions))
-                   : std::string("-");
-    };
+    const result_row* bound = t.opt();
     for (const auto& r : t.rows) {
-        const double ratio =
-            r.accesses ? static_cast<double>(r.misses) / static_cast<double>(r.accesses) : 0.0;
-        const std::string vs_opt =
-            t.opt_misses && *t.opt_misses > 0
-                ? fmt::format(
-                      "{:+.1f}%",
-                      100.0 * (static_cast<double>(r.misses) - static_cast<double>(*t.opt_misses)) /
-                          static_cast<double>(*t.opt_misses))
-                : std::string("-");
-        const std::string rate =
-            r.seconds > 0 ? fmt::format("{:.1f}", static_cast<double>(r.accesses) / r.seconds / 1e6)
-                          : std::string("-");
-        fmt::print("{:<10} {:>12} {:>12} {:>10} {:>8} {:>10} {:>10} {:>9.1f}\n", r.policy,
-                   r.accesses, r.misses, percent(ratio), mpki(r.misses), vs_opt, rate,
-                   static_cast<double>(r.storage_bits) / 8.0 / 1024.0);
+        const auto m = mpki(t, r);
+        const auto rate = accesses_per_second(r);
+        std::string vs_opt = "-";
+        if (r.bound)
+            vs_opt = "bound";
+        else if (bound && bound->misses > 0)
+            vs_opt = fmt::format(
+                "{:+.1f}%",
+                100.0 * (static_cast<double>(r.misses) - static_cast<double>(bound->misses)) /
+                    static_cast<double>(bound->misses));
+        fmt::print("{:<10} {:>12} {:>12} {:>10} {:>8} {:>10} {:>10} {:>9}\n", r.policy, r.accesses,
+                   r.misses, percent(miss_ratio(r)),
+                   m ? fmt::format("{:.2f}", *m) : std::string("-"), vs_opt,
+                   rate ? fmt::format("{:.1f}", *rate / 1e6) : std::string("-"),
+                   r.storage_bits
+                       ? fmt::format("{:.1f}", static_cast<double>(*r.storage_bits) / 8.0 / 1024.0)
+                       : std::string("-"));
     }
-    if (t.opt_misses && !t.rows.empty()) {
-        const auto n = t.rows.front().accesses;
-        fmt::print("{:<10} {:>12} {:>12} {:>10} {:>8} {:>10} {:>10} {:>9}\n", "opt", n,
-                   *t.opt_misses,
-                   percent(n ? static_cast<double>(*t.opt_misses) / static_cast<double>(n) : 0.0),
-                   mpki(*t.opt_misses), "bound", "-", "-");
-    }
+    if (t.rows.empty()) fmt::print("(no policy ran)\n");
 }
 
 std::string json_escape(std::string_view s) {
@@ -215,7 +300,7 @@ std::string json_escape(std::string_view s) {
             break;
         default:
             if (static_cast<unsigned char>(c) < 0x20)
-                out += fmt::format("\\u{:04x}", c);
+                out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
             else
                 out += c;
         }
@@ -229,55 +314,61 @@ std::string csv_quote(std::string_view s) {
     return out + "\"";
 }
 
+/// CSV and JSON carry the same fields per row: policy, accesses, misses, miss_ratio, mpki,
+/// writebacks, accesses_per_second, storage_bits (empty in CSV / null in JSON when unknown).
 void write_csv(const options& o, const std::vector<trace_result>& all) {
     std::ofstream out(o.csv);
     if (!out) throw std::runtime_error("cannot write " + o.csv);
     fmt::print(out, "trace,sets,ways,line_bytes,policy,accesses,misses,miss_ratio,mpki,"
                     "writebacks,accesses_per_second,storage_bits\n");
-    for (const auto& t : all) {
-        auto row = [&](std::string_view policy, std::uint64_t n, std::uint64_t misses,
-                       std::uint64_t wb, double seconds, std::uint64_t bits) {
-            fmt::print(out, "{},{},{},{},{},{},{},{:.6f},{},{},{},{}\n", csv_quote(t.label),
-                       o.shape.sets, o.shape.ways, o.shape.line_bytes, policy, n, misses,
-                       n ? static_cast<double>(misses) / static_cast<double>(n) : 0.0,
-                       t.instructions && *t.instructions
-                           ? fmt::format("{:.4f}", 1000.0 * static_cast<double>(misses) /
-                                                       static_cast<double>(*t.instructions))
-                           : std::string(),
-                       wb,
-                       seconds > 0 ? fmt::format("{:.0f}", static_cast<double>(n) / seconds) : "",
-                       bits);
-        };
+    auto opt_text = [](const auto& v, std::string_view spec) {
+        return v ? fmt::format(fmt::runtime(spec), *v) : std::string();
+    };
+    for (const auto& t : all)
         for (const auto& r : t.rows)
-            row(r.policy, r.accesses, r.misses, r.writebacks, r.seconds, r.storage_bits);
-        if (t.opt_misses && !t.rows.empty())
-            row("opt", t.rows.front().accesses, *t.opt_misses, 0, 0, 0);
-    }
+            fmt::print(out, "{},{},{},{},{},{},{},{:.6f},{},{},{},{}\n", csv_quote(t.label),
+                       o.shape.sets, o.shape.ways, o.shape.line_bytes, r.policy, r.accesses,
+                       r.misses, miss_ratio(r), opt_text(mpki(t, r), "{:.4f}"),
+                       opt_text(r.writebacks, "{}"), opt_text(accesses_per_second(r), "{:.0f}"),
+                       opt_text(r.storage_bits, "{}"));
+    if (!out) throw std::runtime_error("error writing " + o.csv);
 }
 
 void write_json(const options& o, const std::vector<trace_result>& all) {
     std::ofstream out(o.json);
     if (!out) throw std::runtime_error("cannot write " + o.json);
+    auto opt_text = [](const auto& v, std::string_view spec) {
+        return v ? fmt::format(fmt::runtime(spec), *v) : std::string("null");
+    };
     fmt::print(out, "{{\n  \"geometry\": {{\"sets\": {}, \"ways\": {}, \"line_bytes\": {}}},\n",
                o.shape.sets, o.shape.ways, o.shape.line_bytes);
     fmt::print(out, "  \"traces\": [\n");
     for (std::size_t i = 0; i < all.size(); ++i) {
         const auto& t = all[i];
-        fmt::print(out, "    {{\"trace\": \"{}\", \"instructions\": {}, \"opt_misses\": {},\n",
-                   json_escape(t.label), t.instructions ? std::to_string(*t.instructions) : "null",
-                   t.opt_misses ? std::to_string(*t.opt_misses) : "null");
+        const result_row* bound = t.opt();
+        fmt::print(out,
+                   "    {{\"trace\": \"{}\", \"instructions\": {}, \"opt_misses\": {}, "
+                   "\"error\": {},\n",
+                   json_escape(t.label), opt_text(t.instructions, "{}"),
+                   bound ? std::to_string(bound->misses) : "null",
+                   t.error ? "\"" + json_escape(*t.error) + "\"" : std::string("null"));
         fmt::print(out, "     \"policies\": [\n");
         for (std::size_t j = 0; j < t.rows.size(); ++j) {
             const auto& r = t.rows[j];
-            fmt::print(out,
-                       "       {{\"policy\": \"{}\", \"accesses\": {}, \"misses\": {}, "
-                       "\"writebacks\": {}, \"seconds\": {:.6f}, \"storage_bits\": {}}}{}\n",
-                       r.policy, r.accesses, r.misses, r.writebacks, r.seconds, r.storage_bits,
-                       j + 1 < t.rows.size() ? "," : "");
+            fmt::print(
+                out,
+                "       {{\"policy\": \"{}\", \"bound\": {}, \"accesses\": {}, "
+                "\"misses\": {}, \"miss_ratio\": {:.6f}, \"mpki\": {}, \"writebacks\": {}, "
+                "\"accesses_per_second\": {}, \"seconds\": {:.9f}, \"storage_bits\": {}}}{}\n",
+                json_escape(r.policy), r.bound, r.accesses, r.misses, miss_ratio(r),
+                opt_text(mpki(t, r), "{:.4f}"), opt_text(r.writebacks, "{}"),
+                opt_text(accesses_per_second(r), "{:.0f}"), r.seconds,
+                opt_text(r.storage_bits, "{}"), j + 1 < t.rows.size() ? "," : "");
         }
         fmt::print(out, "     ]}}{}\n", i + 1 < all.size() ? "," : "");
     }
     fmt::print(out, "  ]\n}}\n");
+    if (!out) throw std::runtime_error("error writing " + o.json);
 }
 
 /// Writes FILE.dat and FILE.gp (a grouped bar chart of miss ratio per policy, one group per
@@ -286,19 +377,27 @@ void write_plot(const options& o, const std::vector<trace_result>& all) {
     const std::string base = o.plot.substr(0, o.plot.find_last_of('.'));
     const bool svg = o.plot.ends_with(".svg");
     {
+        // Every policy that has a row in some trace, in table order; '?' where a trace lacks it
+        // (a trace that could not be opened).
+        std::vector<std::string> names;
+        for (const auto& t : all)
+            for (const auto& r : t.rows)
+                if (std::find(names.begin(), names.end(), r.policy) == names.end())
+                    names.push_back(r.policy);
         std::ofstream dat(base + ".dat");
         if (!dat) throw std::runtime_error("cannot write " + base + ".dat");
         fmt::print(dat, "policy");
         for (std::size_t i = 0; i < all.size(); ++i) fmt::print(dat, "\ttrace{}", i + 1);
         fmt::print(dat, "\n");
-        const std::size_t rows = all.front().rows.size();
-        for (std::size_t r = 0; r <= rows; ++r) {
-            if (r == rows && !all.front().opt_misses) break;
-            fmt::print(dat, "{}", r < rows ? all.front().rows[r].policy : std::string("opt"));
+        for (const auto& n : names) {
+            fmt::print(dat, "{}", n);
             for (const auto& t : all) {
-                const double n = static_cast<double>(t.rows.empty() ? 0 : t.rows.front().accesses);
-                const double m = static_cast<double>(r < rows ? t.rows[r].misses : *t.opt_misses);
-                fmt::print(dat, "\t{:.6f}", n > 0 ? 100.0 * m / n : 0.0);
+                const auto it = std::find_if(t.rows.begin(), t.rows.end(),
+                                             [&](const result_row& r) { return r.policy == n; });
+                if (it == t.rows.end())
+                    fmt::print(dat, "\t?");
+                else
+                    fmt::print(dat, "\t{:.6f}", 100.0 * miss_ratio(*it));
             }
             fmt::print(dat, "\n");
         }
@@ -313,6 +412,7 @@ void write_plot(const options& o, const std::vector<trace_result>& all) {
                    "set title 'LLC miss ratio by replacement policy ({} sets x {} ways x {} B)'\n",
                    o.shape.sets, o.shape.ways, o.shape.line_bytes);
         fmt::print(gp, "set ylabel 'miss ratio (%)'\nset yrange [0:*]\nset grid ytics\n");
+        fmt::print(gp, "set datafile missing '?'\n");
         fmt::print(gp, "set style data histograms\nset style histogram clustered gap 1\n");
         fmt::print(gp, "set style fill solid 0.8 border -1\nset boxwidth 0.9\n");
         fmt::print(gp, "set key inside top right box opaque noenhanced\nset xtics rotate by -30\n");
@@ -337,30 +437,48 @@ void write_plot(const options& o, const std::vector<trace_result>& all) {
 // ------------------------------------------------------------------ driver
 
 /// Belady's OPT over the recorded line stream (no bypass: the bound for policies that always
-/// insert, as every policy in the table does).
-std::uint64_t opt_misses(const options& o, std::span<const memsub::line_address> lines) {
+/// insert, as every policy in the table does). Its time includes the next-use pass OPT needs.
+/// Writebacks are not modelled (only line addresses are kept) and OPT is an oracle, not
+/// hardware, so both are reported as unknown.
+result_row opt_row(const options& o, std::span<const memsub::line_address> lines) {
+    const auto t0 = clock_type::now();
     const auto next = memsub::replacement::next_use_positions(lines);
     memsub::cache::set_associative_cache<memsub::replacement::opt> cache(o.shape);
+    const std::uint32_t line_shift = memsub::log2_exact(o.shape.line_bytes);
     for (std::size_t i = 0; i < lines.size(); ++i) {
         memsub::access a;
-        a.address = memsub::byte_address{lines[i].value << memsub::log2_exact(o.shape.line_bytes)};
+        a.address = memsub::byte_address{lines[i].value << line_shift};
         a.hints.next_use = next[i];
         cache.access(a);
     }
-    return cache.stats().misses;
+    result_row r;
+    r.policy = std::string(opt_name);
+    r.bound = true;
+    r.accesses = cache.stats().accesses;
+    r.misses = cache.stats().misses;
+    r.seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
+    return r;
 }
 
-trace_result explore(const options& o, std::optional<std::string> file) {
-    source src = make_source(o, file);
-    auto runners =
-        make_runners(o.shape, o.policies, static_cast<memsub::replacement::all_policies*>(nullptr));
+trace_result explore(const options& o, const std::vector<policy_entry>& policies,
+                     std::optional<std::string> file) {
+    trace_result t;
+    t.label = file ? *file : std::string("built-in workload");
+    std::optional<source> src;
+    try {
+        src.emplace(make_source(o, file));
+    } catch (const memsub::input_error& e) {
+        t.error = e.what(); // could not open or detect: nothing read
+        return t;
+    }
+    t.label = src->label();
+    std::vector<std::unique_ptr<runner>> runners;
+    for (const auto& p : policies) runners.push_back(p.make(o.shape));
     std::vector<memsub::access> chunk;
     chunk.reserve(memsub_examples::chunk_accesses);
     std::uint64_t done = 0;
     auto last_report = clock_type::now();
     const auto start = last_report;
-    bool trace_error = false;
-    std::string error_text;
     // OPT needs every access's next use: keep the line address of each access (8 bytes each).
     std::vector<memsub::line_address> lines;
     const std::uint32_t line_shift = memsub::log2_exact(o.shape.line_bytes);
@@ -372,46 +490,43 @@ trace_result explore(const options& o, std::optional<std::string> file) {
         done += c.size();
     };
     try {
-        while (src.next_chunk(chunk)) {
+        while (src->next_chunk(chunk)) {
             consume(chunk);
             const auto now = clock_type::now();
             if (o.progress && now - last_report > std::chrono::seconds(1)) {
                 last_report = now;
                 const double secs = std::chrono::duration<double>(now - start).count();
-                if (src.expected())
+                if (src->expected())
                     fmt::print(stderr, "\r  {}: {:.1f} M accesses ({:.0f}%), {:.0f} s   ",
-                               src.label().substr(0, 40), static_cast<double>(done) / 1e6,
+                               src->label().substr(0, 40), static_cast<double>(done) / 1e6,
                                100.0 * static_cast<double>(done) /
-                                   static_cast<double>(src.expected()),
+                                   static_cast<double>(src->expected()),
                                secs);
                 else
                     fmt::print(stderr, "\r  {}: {:.1f} M accesses, {:.0f} s   ",
-                               src.label().substr(0, 40), static_cast<double>(done) / 1e6, secs);
+                               src->label().substr(0, 40), static_cast<double>(done) / 1e6, secs);
             }
         }
     } catch (const memsub::input_error& e) {
-        // Everything read before the bad record has been simulated: report it, say so.
-        trace_error = true;
-        error_text = e.what();
+        // Everything read before the bad record has been simulated: keep it, report the error.
+        t.error = e.what();
         consume(chunk);
     }
     if (o.progress && std::chrono::duration<double>(clock_type::now() - start).count() > 1.0)
         fmt::print(stderr, "\n");
 
-    trace_result t;
-    t.label = src.label();
-    t.instructions = src.instructions();
+    t.instructions = src->instructions();
+    t.accesses_read = done;
     for (const auto& r : runners) {
         const auto& s = r->stats();
-        t.rows.push_back(
-            {r->name(), s.accesses, s.misses, s.writebacks, r->storage_bits(), r->seconds});
+        t.rows.push_back({.policy = r->name(),
+                          .accesses = s.accesses,
+                          .misses = s.misses,
+                          .writebacks = s.writebacks,
+                          .storage_bits = r->storage_bits(),
+                          .seconds = r->seconds});
     }
-    if (o.opt) t.opt_misses = opt_misses(o, lines);
-    if (trace_error) {
-        fmt::print(stderr, "explorer: trace error: {}\n", error_text);
-        fmt::print(stderr, "explorer: results below cover the {} accesses before it\n", done);
-        t.label += " (truncated by an input error)";
-    }
+    if (o.opt) t.rows.push_back(opt_row(o, lines));
     return t;
 }
 
@@ -419,6 +534,7 @@ trace_result explore(const options& o, std::optional<std::string> file) {
 
 int main(int argc, char** argv) {
     options o;
+    bool no_opt = false;
     for (int i = 1; i < argc; ++i) {
         const std::string_view arg = argv[i];
         auto value = [&]() -> std::string_view {
@@ -448,7 +564,7 @@ int main(int argc, char** argv) {
         else if (arg == "--policies")
             o.policies = memsub_examples::split_list(value());
         else if (arg == "--no-opt")
-            o.opt = false;
+            no_opt = true;
         else if (arg == "--limit")
             o.limit = parse_number(arg, value());
         else if (arg == "--accesses")
@@ -464,10 +580,8 @@ int main(int argc, char** argv) {
         else if (arg == "--quiet")
             o.progress = false;
         else if (arg == "--list") {
-            for (const auto& n :
-                 policy_names(o.shape.sets ? o.shape : memsub::geometry{1, 1, 64},
-                              static_cast<memsub::replacement::all_policies*>(nullptr)))
-                fmt::print("{}\n", n);
+            for (const auto& e : all_entries()) fmt::print("{}\n", e.name);
+            fmt::print("{}\n", opt_name);
             return 0;
         } else if (arg.starts_with("--")) {
             fmt::print(stderr, "explorer: unknown option {}\n", arg);
@@ -475,18 +589,30 @@ int main(int argc, char** argv) {
         } else
             o.traces.emplace_back(arg);
     }
+    // OPT: on unless --no-opt; naming it in --policies asks for it (and only then may it stand
+    // alone: `--policies opt` runs nothing but the bound).
+    const bool opt_named =
+        std::find(o.policies.begin(), o.policies.end(), opt_name) != o.policies.end();
+    if (opt_named && no_opt) {
+        fmt::print(stderr, "explorer: --no-opt contradicts --policies {}\n", opt_name);
+        return 2;
+    }
+    o.opt = !no_opt;
+    for (const auto& p : o.policies) {
+        const bool known = p == opt_name || std::any_of(all_entries().begin(), all_entries().end(),
+                                                        [&](const auto& e) { return e.name == p; });
+        if (!known) {
+            fmt::print(stderr, "explorer: unknown policy '{}'; --list shows them\n", p);
+            return 2;
+        }
+    }
+    std::vector<std::string> requested_rejected;
+    std::vector<trace_result> results;
     try {
         o.shape.validate("explorer geometry");
-        const auto known =
-            policy_names(o.shape, static_cast<memsub::replacement::all_policies*>(nullptr));
-        for (const auto& p : o.policies)
-            if (p != "opt" && std::find(known.begin(), known.end(), p) == known.end()) {
-                fmt::print(stderr, "explorer: unknown policy '{}'; --list shows them\n", p);
-                return 2;
-            }
-        std::vector<trace_result> results;
-        if (o.traces.empty()) results.push_back(explore(o, std::nullopt));
-        for (const auto& t : o.traces) results.push_back(explore(o, t));
+        const auto policies = select_policies(o, requested_rejected);
+        if (o.traces.empty()) results.push_back(explore(o, policies, std::nullopt));
+        for (const auto& t : o.traces) results.push_back(explore(o, policies, t));
         for (const auto& r : results) print_table(o, r);
         if (!o.csv.empty()) write_csv(o, results);
         if (!o.json.empty()) write_json(o, results);
@@ -498,5 +624,24 @@ int main(int argc, char** argv) {
         fmt::print(stderr, "explorer: {}\n", e.what());
         return 1;
     }
+    // Input errors are reported after the tables, so they are the last thing a user sees.
+    bool input_failed = false;
+    for (const auto& r : results) {
+        if (!r.error) continue;
+        input_failed = true;
+        fmt::print(stderr, "explorer: trace error: {}\n", *r.error);
+        if (r.rows.empty())
+            fmt::print(stderr, "explorer: {} was not read\n", r.label);
+        else
+            fmt::print(stderr, "explorer: the results for {} cover the {} accesses before it\n",
+                       r.label, r.accesses_read);
+    }
+    for (const auto& p : requested_rejected)
+        fmt::print(stderr,
+                   "explorer: requested policy {} did not run (it rejects the geometry, "
+                   "see above)\n",
+                   p);
+    if (input_failed) return 1;
+    if (!requested_rejected.empty()) return 2;
     return 0;
 }
