@@ -40,8 +40,10 @@
 //       superseded by an overlapping insert) call on_evict with the matching reason, and no
 //       victim.
 //   P7. Hooks run in O(entries per set) at most, never allocate, never throw.
-// `memsub::testing::recording_policy` checks P1–P7 at run time; `memsub::testing::check_contract`
-// runs a host's policy through a fixed protocol script.
+// `memsub::testing::recording_policy` checks P1–P6 and R6 at run time (P7 is not observable at
+// run time; its noexcept part is in the concept); `memsub::testing::check_replacement_contract`
+// (testing/contract.hpp) runs a host's policy, wrapped in the recorder, through seeded streams
+// on memsub's engine and returns a report (protocol, victims, determinism, storage_bits()).
 #pragma once
 
 #include <concepts>

@@ -5,16 +5,25 @@
 //
 // The check drives the policy, wrapped in `recording_policy`, through memsub's own cache engine
 // (conventional and variable-block organisations, loads, stores, writebacks, invalidations and
-// host bypasses) over seeded random streams, and verifies:
-//   C1. the call protocol P1–P7 (recording_policy's checks);
-//   C2. every victim is a valid entry of the eligible mask;
-//   C3. determinism: two instances fed the same stream make identical decisions;
+// host bypasses) over seeded random streams, and verifies (each violation's text starts with
+// the check's label):
+//   C1. the call protocol P1–P6 (recording_policy's checks other than R6);
+//   C2. every victim is a valid entry of the eligible mask (recording_policy's R6 checks; the
+//       recorder substitutes the lowest eligible entry, so the run goes on);
+//   C3. determinism: two instances fed the same stream make identical decisions (hit, fill,
+//       bypass and the full address of every evicted block, access by access);
 //   C4. the hit/miss outcome matches an independent residency mirror (a policy can never make a
-//       non-resident line hit);
-//   C5. the cache never holds more blocks than it has entries, nor more segments than its budget.
-// It depends on no test framework; it returns a report.
+//       non-resident line hit, nor a resident one miss);
+//   C5. no set ever holds a valid entry beyond its tag entries, nor more data segments than its
+//       budget;
+//   C6. `storage_bits()` (O2) is a hardware budget fixed at construction: it reads the same
+//       before and after a run, and for two instances built alike.
+// C4 and C5 hold for any policy on memsub's engine (they guard the engine and the recorder's
+// victim substitution); `drive_contract_stream` runs them on any cache type with memsub's
+// cache interface. It depends on no test framework; it returns a report.
 #pragma once
 
+#include <bit>
 #include <cstdint>
 #include <string>
 #include <unordered_set>
@@ -42,19 +51,28 @@ struct contract_options {
     std::uint64_t footprint_lines = 256;
 };
 
-namespace detail {
-
+/// Drives `cache` (memsub's cache interface: `access`, `invalidate`, `block`, `free_segments`,
+/// `valid_entries`, `variable_blocks`, `result_type`) through the contract's seeded stream on
+/// geometry `o.shape`, appending C4 and C5 violations to `report`. Returns the outcome of every
+/// access (hit/fill/bypass bits, eviction count, each evicted block's address) for C3.
+/// `max_span_segments` bounds the block sizes drawn for variable-block caches.
 template <class Cache>
-void drive(Cache& cache, const contract_options& o, std::vector<std::uint8_t>& outcomes,
-           contract_report& report, std::uint32_t max_span_segments) {
+std::vector<std::uint64_t> drive_contract_stream(Cache& cache, const contract_options& o,
+                                                 contract_report& report,
+                                                 std::uint32_t max_span_segments = 1) {
+    std::vector<std::uint64_t> outcomes;
     xoshiro256ss rng(o.seed);
     const std::uint32_t line = o.shape.line_bytes;
     const std::uint32_t seg = o.shape.segment_size();
+    const entry_mask entries = low_bits_mask(o.shape.entries_per_set());
     std::unordered_set<std::uint64_t> resident_segments; // C4 mirror, in segment addresses
     for (std::uint64_t i = 0; i < o.accesses; ++i) {
         access a;
         const std::uint64_t l = rng.below(o.footprint_lines);
         a.address = byte_address{l * line + rng.below(line)};
+        // The request stays inside the segment holding the address, so "hit" means that segment
+        // is resident whichever way an engine treats multi-segment requests.
+        a.size = 1 + static_cast<std::uint32_t>(rng.below(seg - a.address.value % seg));
         a.pc = 0x400000 + 4 * rng.below(64);
         const std::uint64_t k = rng.below(16);
         a.kind = k < 10 ? access_kind::load
@@ -92,31 +110,64 @@ void drive(Cache& cache, const contract_options& o, std::vector<std::uint8_t>& o
             for (std::uint64_t b = 0; b < v.bytes / seg; ++b)
                 resident_segments.insert(v.address.value / seg + b);
         }
-        outcomes.push_back(static_cast<std::uint8_t>(r.hit | (r.filled << 1) | (r.bypassed << 2)));
-        outcomes.push_back(static_cast<std::uint8_t>(r.evictions.size()));
-        for (const auto& e : r.evictions)
-            outcomes.push_back(static_cast<std::uint8_t>(e.address.value));
-        const std::uint32_t s = r.set.value;
-        if (cache.free_segments(set_index{s}) > o.shape.segments_per_set())
-            report.violations.push_back("C5: set " + std::to_string(s) + " exceeds its budget");
+        outcomes.push_back(std::uint64_t{r.hit} | std::uint64_t{r.filled} << 1 |
+                           std::uint64_t{r.bypassed} << 2 | std::uint64_t{r.evictions.size()} << 3);
+        for (const auto& e : r.evictions) outcomes.push_back(e.address.value);
+        const set_index s = r.set;
+        if (cache.free_segments(s) > o.shape.segments_per_set())
+            report.violations.push_back("C5: set " + std::to_string(s.value) +
+                                        " holds more segments than its budget");
+        if ((cache.valid_entries(s) & ~entries) != 0)
+            report.violations.push_back("C5: set " + std::to_string(s.value) +
+                                        " has a valid entry beyond its tag entries");
     }
+    return outcomes;
+}
+
+namespace detail {
+
+/// Files a recorder violation under C2 (R6, the victim rules) or C1 (the rest).
+inline void file_recorder_violations(const std::vector<std::string>& found, std::string_view where,
+                                     contract_report& report) {
+    for (const auto& v : found)
+        report.violations.push_back(std::string(v.starts_with("R6") ? "C2" : "C1") +
+                                    std::string(where) + ": " + v);
 }
 
 } // namespace detail
 
-/// Runs C1–C5 for policy `P` (constructed with `params`) and returns what it found.
+/// Runs C1–C6 for policy `P` (constructed with `params`) and returns what it found.
 template <replacement::replacement_policy P>
 [[nodiscard]] contract_report check_replacement_contract(const typename P::params& params = {},
                                                          contract_options o = {}) {
     using recorder = recording_policy<P>;
     contract_report report;
-    std::vector<std::uint8_t> first, second;
+    std::vector<std::uint64_t> outcomes[2];
+    std::uint64_t storage[2][2]{}; // [round][before, after]
     for (int round = 0; round < 2; ++round) {
         cache::set_associative_cache<recorder> c(o.shape, typename recorder::params{params});
-        detail::drive(c, o, round == 0 ? first : second, report, 1);
-        for (const auto& v : c.policy().violations()) report.violations.push_back("C1: " + v);
+        storage[round][0] = c.policy().storage_bits();
+        outcomes[round] = drive_contract_stream(c, o, report, 1);
+        storage[round][1] = c.policy().storage_bits();
+        detail::file_recorder_violations(c.policy().violations(), "", report);
     }
-    if (first != second) report.violations.push_back("C3: two runs of one stream differ");
+    if (outcomes[0] != outcomes[1]) {
+        std::size_t i = 0;
+        while (i < outcomes[0].size() && i < outcomes[1].size() && outcomes[0][i] == outcomes[1][i])
+            ++i;
+        report.violations.push_back("C3: two runs of one stream differ (first at outcome word " +
+                                    std::to_string(i) + ")");
+    }
+    for (int round = 0; round < 2; ++round)
+        if (storage[round][0] != storage[round][1])
+            report.violations.push_back("C6: storage_bits() changed during a run, from " +
+                                        std::to_string(storage[round][0]) + " to " +
+                                        std::to_string(storage[round][1]));
+    if (storage[0][0] != storage[1][0])
+        report.violations.push_back("C6: two instances built alike report different "
+                                    "storage_bits(): " +
+                                    std::to_string(storage[0][0]) + " and " +
+                                    std::to_string(storage[1][0]));
 
     // Variable-size blocks: 4 segments per line, 4x the tags of a 4-way set (64 entries max).
     contract_options vo = o;
@@ -125,11 +176,9 @@ template <replacement::replacement_policy P>
                         .line_bytes = 128,
                         .segment_bytes = 32,
                         .tags_per_set = 16};
-    std::vector<std::uint8_t> vfirst;
     cache::variable_block_cache<recorder, 4> vc(vo.shape, typename recorder::params{params});
-    detail::drive(vc, vo, vfirst, report, 4);
-    for (const auto& v : vc.policy().violations())
-        report.violations.push_back("C1 (variable): " + v);
+    (void)drive_contract_stream(vc, vo, report, 4);
+    detail::file_recorder_violations(vc.policy().violations(), " (variable)", report);
     return report;
 }
 

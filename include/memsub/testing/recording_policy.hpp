@@ -1,13 +1,40 @@
 // memsub::testing — a replacement policy wrapper that records every hook and checks the call
-// protocol (replacement/concept.hpp, P1–P7) while forwarding to the wrapped policy.
+// protocol (replacement/concept.hpp) while forwarding to the wrapped policy.
 //
 // The recorder mirrors residency from the hooks alone: it knows which entries are valid because
-// on_insert makes them so and on_evict clears them. Any call that contradicts that mirror (a hit
-// on an invalid entry, an insert into a valid one, a victim outside the eligible mask, on_miss
-// followed by a hit, …) is recorded as a violation with a readable description.
+// on_insert makes them so and on_evict clears them, and it tracks, per set, the open miss (the
+// address of the last on_miss, until a hook of another access closes it). Every call that
+// contradicts that mirror is recorded as a violation whose text starts with the rule it breaks:
+//   "P1: on_hit on an entry that is not valid"
+//   "P2: on_hit after on_miss of the same access in a conventional cache"
+//   "P2: on_insert without a preceding on_miss"
+//   "P4: a victim was named but never evicted"             (on_hit / on_miss / victim before it)
+//   "P4: victim without a preceding on_miss"
+//   "P4: replacement eviction of an entry victim() did not name"
+//   "P4/P6: on_evict of an entry that is not valid"
+//   "P5: on_insert into a valid entry"
+//   "P5: insert did not use the lowest free entry"
+//   "O3: should_bypass without a preceding on_miss"
+//   "R6: victim called with an empty mask"
+//   "R6: eligible mask holds invalid entries"
+//   "R6: victim outside the eligible mask"
+//   "range: set out of range" / "range: entry out of range"
+// followed by " (set S, entry E)" and, for R6, the mask in hex. "Preceding on_miss" means the
+// open miss of the set belongs to the same access (same address). In a variable-block cache
+// (segments per line > 1) one miss may insert several blocks, and a partial miss may report the
+// resident blocks that served part of the request with on_hit after on_miss; both are accepted
+// there, and in a conventional cache they are violations.
+//
+// Out-of-range calls are recorded and not forwarded (the wrapped policy would index out of
+// bounds). An illegal victim is recorded and replaced by the lowest eligible entry before it
+// reaches the engine, so a run with a broken policy completes (no engine assertion, no UB) and
+// the host gets the whole report. P7 (no allocation, no throw) is the concept's `noexcept` plus
+// code review; it is not observable here. Recording allocates, so this is a test tool, not for
+// production hot paths.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -28,8 +55,7 @@ struct recorded_call {
     friend bool operator==(const recorded_call&, const recorded_call&) = default;
 };
 
-/// Wraps `Inner` (LRU by default) and checks the protocol. Recording allocates, so this is a test
-/// tool, not for production hot paths.
+/// Wraps `Inner` (LRU by default) and checks the protocol (see the header comment).
 template <replacement::replacement_policy Inner = replacement::lru>
 class recording_policy {
 public:
@@ -40,58 +66,88 @@ public:
     recording_policy(const geometry& g, const params& p = {})
         : inner_(g, p.inner)
         , entries_(g.entries_per_set())
+        , variable_(g.segments_per_line() > 1)
         , valid_(g.sets, 0)
-        , pending_miss_(g.sets, false) {}
+        , miss_open_(g.sets, false)
+        , miss_address_(g.sets, 0) {}
 
     [[nodiscard]] std::string_view name() const noexcept { return "recording"; }
 
     void on_hit(set_index s, entry_index e, const access& a) noexcept {
         log(hook::hit, s, e, a.address);
-        check(s.value < valid_.size(), "on_hit: set out of range");
-        check(contains(valid_[s.value], e), "P1: on_hit on an entry that is not valid");
-        check(!victim_pending_, "P4: a victim was named but never evicted");
-        pending_miss_[s.value] = false; // the previous miss in this set was bypassed (P3)
+        if (!in_range(s, e)) return;
+        check(contains(valid_[s.value], e), "P1: on_hit on an entry that is not valid", s, e);
+        check(!victim_pending_, "P4: a victim was named but never evicted", s, last_victim_);
+        victim_pending_ = false; // reported once
+        if (same_access(s, a))
+            check(variable_, "P2: on_hit after on_miss of the same access in a conventional cache",
+                  s, e);
+        else
+            miss_open_[s.value] = false; // the previous miss in this set was bypassed (P3)
         inner_.on_hit(s, e, a);
     }
 
     void on_miss(set_index s, const access& a) noexcept {
         log(hook::miss, s, entry_index{}, a.address);
-        check(!victim_pending_, "P4: a victim was named but never evicted");
-        pending_miss_[s.value] = true; // a second miss means the first was bypassed (P3)
+        if (!in_range(s)) return;
+        check(!victim_pending_, "P4: a victim was named but never evicted", s, last_victim_);
+        victim_pending_ = false;    // reported once
+        miss_open_[s.value] = true; // an open miss before means that one was bypassed (P3)
+        miss_address_[s.value] = a.address.value;
         if constexpr (replacement::observes_misses<Inner>) inner_.on_miss(s, a);
     }
 
     void on_insert(set_index s, entry_index e, const access& a) noexcept {
         log(hook::insert, s, e, a.address);
-        check(e.value < entries_, "P5: on_insert entry out of range");
-        check(!contains(valid_[s.value], e), "P5: on_insert into a valid entry");
-        check(pending_miss_[s.value], "P2: on_insert without a preceding on_miss");
+        if (!in_range(s, e)) return;
+        check(!contains(valid_[s.value], e), "P5: on_insert into a valid entry", s, e);
+        check(same_access(s, a), "P2: on_insert without a preceding on_miss", s, e);
         const entry_mask free = ~valid_[s.value] & low_bits_mask(entries_);
-        check(free != 0 && lowest_entry(free) == e, "P5: insert did not use the lowest free entry");
+        check(free != 0 && lowest_entry(free) == e, "P5: insert did not use the lowest free entry",
+              s, e);
         valid_[s.value] |= bit_of(e);
-        pending_miss_[s.value] = false;
+        if (!variable_) miss_open_[s.value] = false; // one block per miss
         inner_.on_insert(s, e, a);
     }
 
     void on_evict(set_index s, entry_index e, const replacement::eviction_info& info) noexcept {
         calls_.push_back({hook::evict, s, e, info.block_address, info.reason});
-        check(contains(valid_[s.value], e), "P4/P6: on_evict of an entry that is not valid");
+        if (!in_range(s, e)) return;
+        check(contains(valid_[s.value], e), "P4/P6: on_evict of an entry that is not valid", s, e);
         if (info.reason == replacement::eviction_reason::replacement)
-            check(last_victim_ == e && victim_pending_,
-                  "P4: replacement eviction of an entry victim() did not name");
+            check(victim_pending_ && last_victim_ == e && last_victim_set_ == s.value,
+                  "P4: replacement eviction of an entry victim() did not name", s, e);
         victim_pending_ = false;
         valid_[s.value] &= ~bit_of(e);
         inner_.on_evict(s, e, info);
     }
 
+    /// Returns the wrapped policy's victim when it is legal, else (after recording the R6
+    /// violation) the lowest eligible entry, so the engine never sees an illegal victim. A mask
+    /// that itself breaks R6 (empty, or holding entries that are not valid) is recorded and only
+    /// its valid part is passed on; with no valid part the wrapped policy is not asked.
     [[nodiscard]] entry_index victim(set_index s, entry_mask eligible, const access& a) noexcept {
-        const entry_index v = inner_.victim(s, eligible, a);
+        const entry_index fallback = eligible != 0 ? lowest_entry(eligible) : entry_index{0};
+        if (!in_range(s)) {
+            log(hook::victim, s, fallback, a.address);
+            return fallback;
+        }
+        check(eligible != 0, "R6: victim called with an empty mask", s, entry_index{});
+        check((eligible & ~valid_[s.value]) == 0, "R6: eligible mask holds invalid entries", s,
+              entry_index{}, eligible);
+        check(same_access(s, a), "P4: victim without a preceding on_miss", s, entry_index{});
+        check(!victim_pending_, "P4: a victim was named but never evicted", s, last_victim_);
+        const entry_mask asked = eligible & valid_[s.value];
+        entry_index v = fallback;
+        if (asked != 0) {
+            v = inner_.victim(s, asked, a);
+            const bool legal = v.value < max_entries_per_set && contains(asked, v);
+            check(legal, "R6: victim outside the eligible mask", s, v, asked);
+            if (!legal) v = lowest_entry(asked);
+        }
         log(hook::victim, s, v, a.address);
-        check(eligible != 0, "R6: victim called with an empty mask");
-        check((eligible & ~valid_[s.value]) == 0, "R6: eligible mask holds invalid entries");
-        check(contains(eligible, v), "R6: victim outside the eligible mask");
-        check(pending_miss_[s.value], "P4: victim without a preceding on_miss");
         last_victim_ = v;
+        last_victim_set_ = s.value;
         victim_pending_ = true;
         return v;
     }
@@ -104,7 +160,8 @@ public:
     [[nodiscard]] bool
     should_bypass(set_index s, const access& a) noexcept requires replacement::may_bypass<Inner> {
         log(hook::bypass_query, s, entry_index{}, a.address);
-        check(pending_miss_[s.value], "O3: should_bypass without a preceding on_miss");
+        if (!in_range(s)) return false;
+        check(same_access(s, a), "O3: should_bypass without a preceding on_miss", s, entry_index{});
         return inner_.should_bypass(s, a);
     }
 
@@ -119,15 +176,43 @@ private:
     void log(hook h, set_index s, entry_index e, byte_address a) noexcept {
         calls_.push_back({h, s, e, a, {}});
     }
-    void check(bool ok, std::string_view what) noexcept {
-        if (!ok) violations_.emplace_back(what);
+    /// `a` is the access of the set's open miss.
+    [[nodiscard]] bool same_access(set_index s, const access& a) const noexcept {
+        return miss_open_[s.value] && miss_address_[s.value] == a.address.value;
+    }
+    void check(bool ok, std::string_view what, set_index s, entry_index e,
+               std::optional<entry_mask> mask = std::nullopt) noexcept {
+        if (ok) return;
+        std::string text(what);
+        text += " (set " + std::to_string(s.value) + ", entry " + std::to_string(e.value);
+        if (mask) {
+            static constexpr char hex[] = "0123456789abcdef";
+            std::string m;
+            for (entry_mask v = *mask; v != 0; v >>= 4) m.insert(m.begin(), hex[v & 15u]);
+            text += ", eligible 0x" + (m.empty() ? std::string("0") : m);
+        }
+        violations_.push_back(text + ")");
+    }
+    [[nodiscard]] bool in_range(set_index s) noexcept {
+        if (s.value < valid_.size()) return true;
+        check(false, "range: set out of range", s, entry_index{});
+        return false;
+    }
+    [[nodiscard]] bool in_range(set_index s, entry_index e) noexcept {
+        if (!in_range(s)) return false;
+        if (e.value < entries_) return true;
+        check(false, "range: entry out of range", s, e);
+        return false;
     }
 
     Inner inner_;
     std::uint32_t entries_;
+    bool variable_;
     std::vector<entry_mask> valid_;
-    std::vector<bool> pending_miss_;
+    std::vector<bool> miss_open_;
+    std::vector<std::uint64_t> miss_address_;
     entry_index last_victim_{};
+    std::uint32_t last_victim_set_ = 0;
     bool victim_pending_ = false;
     std::vector<recorded_call> calls_;
     std::vector<std::string> violations_;
