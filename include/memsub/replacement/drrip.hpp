@@ -10,7 +10,24 @@
 // TA-DRRIP: set `params.requesters` to the number of cores; each core gets its own PSEL and its
 // own 32 + 32 leader sets, disjoint from the other cores' ([resolution], spec). `name()` is then
 // "ta_drrip".
-// Storage: 2 bits per entry + PSEL bits per requester + the bimodal source.
+// Deviations (the DRRIP mechanism itself follows §4.3; these settle what the paper leaves open
+// or extend it):
+//  * PSEL starts at 0, so followers begin as SRRIP; the paper gives no initial value.
+//  * Fewer than 32 leader sets per side below 1024 sets (largest power-of-two K with K² ≤ sets);
+//    complement-select needs at least 2 sets (config_error otherwise; explicit `leaders` lift
+//    this). The paper's LLCs all have ≥ 1024 sets.
+//  * BRRIP's ε = 1/32 is drawn from a seeded PRNG by default; `bimodal_source::counter` gives
+//    DIP's / ChampSim's counter. The paper says only "with low probability".
+//  * Every miss the engine reports (O1) in a leader set moves PSEL by one, whatever its kind
+//    (load, store, writeback, prefetch) and whether or not it allocates; the paper does not
+//    separate access kinds.
+//  * Victims are restricted to the engine's eligible mask (variable-block caches); when no
+//    eligible entry is distant, every entry of the set ages, as in the paper.
+//  * TA-DRRIP's leader placement (offsets shifted by 2t per requester) and requester ids ≥
+//    `requesters` counting as requester 0 are memsub's; §4.5 specifies neither.
+// Storage: 2 bits per entry + PSEL bits per requester + the bimodal source (⌈log2 period⌉-bit
+// counter, or the PRNG's 256 bits as modelled). Leader sets cost nothing with complement-select
+// (combinational); an explicit `leaders` list would need a per-set tag that is not counted.
 #pragma once
 
 #include <cstdint>

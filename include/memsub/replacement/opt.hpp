@@ -1,8 +1,11 @@
 // memsub — Belady's MIN (OPT): the miss-count bound of a set-associative cache.
 //
 // Citation: Belady, "A study of replacement algorithms for a virtual-storage computer", IBM
-// Systems Journal 5(2), 1966 (MIN); applied per set as in the spec's OPT section (sets are
-// independent under a fixed index mapping).
+// Systems Journal 5(2), 1966 (MIN); applied per set as in the spec's OPT section: under a fixed
+// index mapping the sets are independent, so MIN in every set is optimal for the whole
+// set-associative cache. See also Mattson, Gecsei, Slutz, Traiger, "Evaluation techniques for
+// storage hierarchies", IBM Systems Journal 9(2), 1970 (OPT as a stack algorithm; set-associative
+// memories evaluated set by set).
 // Needs an oracle: each access's `hints.next_use` must hold the stream position of the next
 // access to the same line (`memsub::never` if none) — see next_use.hpp. Each entry stores the
 // next use of its line, set at insertion and on every hit.
@@ -13,6 +16,16 @@
 //  * `allow_bypass` (O3): in a full set, the incoming line is not inserted when its next use is
 //    ≥ the furthest resident next use (ties prefer bypass). Misses ≤ the no-bypass count.
 // Writes are references like reads. OPT minimises misses, not memory access cost.
+// Deviations:
+//  * Belady's MIN evicts any page with the furthest next reference; ties are broken here by the
+//    lowest entry (deterministic results). Ties cannot change the miss count.
+//  * `allow_bypass` is an extension (MIN with bypass); the default is the paper's demand-fetch
+//    MIN, the bound only for policies that insert on every allocating miss.
+//  * Victims are restricted to the engine's eligible mask. In a variable-block cache each block
+//    carries its line's next use, so OPT orders blocks by line and is no proven bound there.
+//  * Optimal for the stream the cache sees only: the next uses must be computed on exactly that
+//    stream (positions are indices into it). Accesses the host marks no-allocate still count as
+//    uses, and writebacks/dirtiness do not enter the choice (miss-optimal, not traffic-optimal).
 // Storage: an oracle, not hardware; `storage_bits()` reports the model's 64-bit next-use stamp
 // per entry.
 #pragma once
