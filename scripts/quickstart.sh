@@ -3,28 +3,43 @@
 #   scripts/quickstart.sh explore [explorer options]  build (Release) and run the LLC policy explorer
 #   scripts/quickstart.sh test                         build everything and run the whole test suite
 # Missing Debian packages are installed when run as root (apt-get); otherwise the script says
-# which ones to install and stops.
+# which ones to install and stops. gnuplot is optional (only the explorer's --plot renders with
+# it): it is installed along with the rest as root, and only noted when missing otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake g++ make libboost-dev libxsimd-dev xtl-dev libbenchmark-dev doctest-dev libfmt-dev
-          gnuplot-nox)
+packages=(cmake g++ make libboost-dev libxsimd-dev xtl-dev libbenchmark-dev doctest-dev libfmt-dev)
+optional_packages=(gnuplot-nox)
+
+is_installed() {
+    dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"
+}
 
 ensure_packages() {
-    local missing=()
+    local missing=() optional=()
     for p in "${packages[@]}"; do
-        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+        is_installed "$p" || missing+=("$p")
     done
-    [ ${#missing[@]} -eq 0 ] && return 0
+    # Any gnuplot will do (gnuplot-qt, gnuplot-x11, a local build): look for the command.
+    command -v gnuplot >/dev/null 2>&1 || optional+=("${optional_packages[@]}")
+    [ ${#missing[@]} -eq 0 ] && [ ${#optional[@]} -eq 0 ] && return 0
     if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
-        echo "memsub: installing missing Debian packages: ${missing[*]}" >&2
         export DEBIAN_FRONTEND=noninteractive
+        echo "memsub: installing missing Debian packages: ${missing[*]} ${optional[*]}" >&2
         apt-get update -qq >&2
-        apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
-    else
+        if [ ${#missing[@]} -ne 0 ]; then
+            apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+        fi
+        if [ ${#optional[@]} -ne 0 ] &&
+            ! apt-get install -y -qq --no-install-recommends "${optional[@]}" >&2; then
+            echo "memsub: note: could not install ${optional[*]} (optional: --plot only)" >&2
+        fi
+    elif [ ${#missing[@]} -ne 0 ]; then
         echo "memsub: missing Debian packages: ${missing[*]}" >&2
-        echo "memsub: install them with:  sudo apt-get install ${missing[*]}" >&2
+        echo "memsub: install them with:  sudo apt-get install ${missing[*]} ${optional[*]}" >&2
         exit 1
+    else
+        echo "memsub: note: gnuplot not found (optional, for --plot): sudo apt-get install ${optional[*]}" >&2
     fi
 }
 
