@@ -116,56 +116,217 @@ TEST_CASE("fixed_geometry cache behaves like the runtime one") {
     CHECK(a.stats().misses == b.stats().misses);
 }
 
+namespace {
+/// A `size`-byte load (variable-block caches request byte ranges; 0 = the whole line).
+memsub::access load_bytes(std::uint64_t addr, std::uint32_t size) {
+    return memsub::access{.address = byte_address{addr}, .size = size};
+}
+memsub::access store_bytes(std::uint64_t addr, std::uint32_t size) {
+    return memsub::access{.address = byte_address{addr}, .kind = access_kind::store, .size = size};
+}
+// ID-Cache's L1 set (id-cache spec): 4 ways of 128B in 32B segments = 16 segments, 16 tags.
+constexpr geometry alsi_set{
+    .sets = 1, .ways = 4, .line_bytes = 128, .segment_bytes = 32, .tags_per_set = 16};
+} // namespace
+
 TEST_CASE("variable-size blocks: insert, look up, evict until a tag and segments are free") {
-    // 1 set, 4 ways of 128B in 32B segments = 16 segments, 16 tags.
-    cache::variable_block_cache<lru, 4> c(
-        geometry{.sets = 1, .ways = 4, .line_bytes = 128, .segment_bytes = 32, .tags_per_set = 16});
-    auto r = c.access(load(0x000), cache::block_spec{.span_segments = 1, .stored_segments = 1});
+    cache::variable_block_cache<lru, 4> c(alsi_set);
+    auto r =
+        c.access(load_bytes(0x000, 4), cache::block_spec{.span_segments = 1, .stored_segments = 1});
     CHECK(r.filled);
+    CHECK(r.blocks_filled == 1);
     CHECK(r.bytes_fetched == 32);
+    CHECK(r.missing_segments == 0b0001);
     CHECK(c.contains(byte_address{0x01f}));
     CHECK_FALSE(c.contains(byte_address{0x020}));
     // A 64B block in the other half of the same line.
-    r = c.access(load(0x050), cache::block_spec{.span_segments = 2, .stored_segments = 2});
+    r = c.access(load_bytes(0x050, 4), cache::block_spec{.span_segments = 2, .stored_segments = 2});
     CHECK(r.filled);
+    CHECK_FALSE(r.partial); // nothing of the request (segment 2) was resident
     CHECK(c.block(r.set, r.entry).address == byte_address{0x040});
     CHECK(c.resident_segments(line_address{0}) == 0b1101);
     CHECK(c.free_segments(set_index{0}) == 13);
-    // A 128B block of the same line supersedes both pieces.
-    r = c.access(load(0x020), cache::block_spec{.span_segments = 4, .stored_segments = 4});
+    // A 128B block of the same line supersedes both pieces; only segment 1 is fetched.
+    r = c.access(load_bytes(0x020, 4), cache::block_spec{.span_segments = 4, .stored_segments = 4});
     CHECK(r.filled);
+    CHECK(r.bytes_fetched == 32);
     REQUIRE(r.evictions.size() == 2);
     CHECK(r.evictions[0].reason == cache::eviction_reason::superseded);
+    CHECK(r.evictions[1].reason == cache::eviction_reason::superseded);
     CHECK(c.resident_segments(line_address{0}) == 0b1111);
     CHECK(c.free_segments(set_index{0}) == 12);
+    CHECK(c.stats().evictions == 0);
+    CHECK(c.stats().invalidations == 2);
     // Fill the budget with three more 128B lines, then a fifth evicts the LRU one.
     for (std::uint64_t l = 1; l <= 3; ++l)
-        CHECK(c.access(load(l * 128), cache::block_spec{4, 4}).filled);
+        CHECK(c.access(load_bytes(l * 128, 0), cache::block_spec{4, 4}).filled);
     CHECK(c.free_segments(set_index{0}) == 0);
-    r = c.access(load(4 * 128), cache::block_spec{4, 4});
+    r = c.access(load_bytes(4 * 128, 0), cache::block_spec{4, 4});
     REQUIRE(r.evictions.size() == 1);
     CHECK(r.evictions[0].address == byte_address{0});
     CHECK(r.evictions[0].bytes == 128);
+    CHECK(r.evictions[0].reason == cache::eviction_reason::replacement);
     // A compressed line: whole-line span stored in one segment; 4 of them fit where one did.
-    r = c.access(load(5 * 128), cache::block_spec{4, 1});
+    r = c.access(load_bytes(5 * 128, 0), cache::block_spec{4, 1});
     REQUIRE(r.evictions.size() == 1);
     CHECK(r.evictions[0].address == byte_address{128});
+    CHECK(r.bytes_fetched == 128); // the whole line comes from below, then is stored compressed
     for (std::uint64_t l = 6; l <= 8; ++l)
-        CHECK(c.access(load(l * 128), cache::block_spec{4, 1}).evictions.empty());
+        CHECK(c.access(load_bytes(l * 128, 0), cache::block_spec{4, 1}).evictions.empty());
     CHECK(c.free_segments(set_index{0}) == 0);
     CHECK(c.free_entries(set_index{0}) == 16 - 7); // lines 2,3,4 (4 segments each) + 5..8 (1 each)
 }
 
 TEST_CASE("variable-size blocks: tags can run out before segments") {
+    // 2 ways of 128B = 8 segments but only 4 tags.
     cache::variable_block_cache<lru, 4> c(
-        geometry{.sets = 1, .ways = 1, .line_bytes = 128, .segment_bytes = 32, .tags_per_set = 2});
-    c.access(load(0), cache::block_spec{1, 1});
-    c.access(load(128), cache::block_spec{1, 1});
+        geometry{.sets = 1, .ways = 2, .line_bytes = 128, .segment_bytes = 32, .tags_per_set = 4});
+    for (std::uint64_t l = 0; l < 4; ++l) c.access(load_bytes(l * 128, 4), cache::block_spec{1, 1});
     CHECK(c.free_entries(set_index{0}) == 0);
-    CHECK(c.free_segments(set_index{0}) == 2);
-    auto r = c.access(load(256), cache::block_spec{1, 1});
+    CHECK(c.free_segments(set_index{0}) == 4);
+    auto r = c.access(load_bytes(4 * 128, 4), cache::block_spec{1, 1});
     REQUIRE(r.evictions.size() == 1);
     CHECK(r.evictions[0].address == byte_address{0});
+    CHECK(c.free_segments(set_index{0}) == 4);
+}
+
+TEST_CASE("variable-size blocks: a partial miss fetches only the missing blocks (ALSI)") {
+    cache::variable_block_cache<lru, 4> c(alsi_set);
+    // A divergent load inserted a 32B block; a convergent one now wants the whole line at 64B.
+    c.access(load_bytes(0x00, 32), cache::block_spec{1, 1});
+    auto r = c.access(load_bytes(0x00, 0), cache::block_spec{2, 2});
+    CHECK_FALSE(r.hit);
+    CHECK(r.partial);
+    CHECK(r.missing_segments == 0b1110);
+    CHECK(r.blocks_filled == 2);  // [0,1] (merging the resident 32B block) and [2,3]
+    CHECK(r.bytes_fetched == 96); // never re-fetch what is resident
+    REQUIRE(r.evictions.size() == 1);
+    CHECK(r.evictions[0].reason == cache::eviction_reason::superseded);
+    CHECK(r.evictions[0].bytes == 32);
+    CHECK(c.resident_segments(line_address{0}) == 0b1111);
+    CHECK(c.stats().partial_misses == 1);
+    CHECK(c.stats().misses == 2);
+    CHECK(c.stats().bytes_fetched == 32 + 96);
+    // Now every byte is resident: the whole-line request hits both 64B blocks.
+    r = c.access(load_bytes(0x10, 0), cache::block_spec{2, 2});
+    CHECK(r.hit);
+    CHECK(r.bytes_fetched == 0);
+    CHECK(c.block(r.set, r.entry).address == byte_address{0x00});
+    // A request spanning segments 1..2 with 32B blocks, in a fresh line: two blocks.
+    r = c.access(load_bytes(128 + 0x30, 0x20), cache::block_spec{1, 1});
+    CHECK(r.blocks_filled == 2);
+    CHECK(r.missing_segments == 0b0110);
+    CHECK(r.bytes_fetched == 64);
+    CHECK(c.resident_segments(line_address{1}) == 0b0110);
+    CHECK(c.block(r.set, r.entry).address == byte_address{128 + 0x20}); // holds the first byte
+}
+
+TEST_CASE("variable-size blocks: bypassed reads fetch exactly the missing requested bytes") {
+    cache::variable_block_cache<lru, 4> c(alsi_set);
+    auto a = load_bytes(0x44, 8);
+    a.hints.no_allocate = true;
+    auto r = c.access(a, cache::block_spec{1, 1});
+    CHECK(r.bypassed);
+    CHECK(r.bytes_fetched == 8);
+    c.access(load_bytes(0x00, 4), cache::block_spec{1, 1}); // segment 0 resident
+    a = load_bytes(0x10, 0x60);                             // bytes 0x10..0x6f: segments 0..3
+    a.hints.no_allocate = true;
+    r = c.access(a, cache::block_spec{1, 1});
+    CHECK(r.bypassed);
+    CHECK(r.partial);
+    CHECK(r.bytes_fetched == 0x70 - 0x20); // segment 0's 16 requested bytes are resident
+    CHECK(c.resident_segments(line_address{0}) == 0b0001);
+}
+
+TEST_CASE("variable-size blocks: superseded dirty data merges into the new block") {
+    cache::variable_block_cache<lru, 4> c(alsi_set);
+    c.access(store_bytes(0x08, 4), cache::block_spec{1, 1}); // dirty 32B block
+    auto r = c.access(load_bytes(0x40, 4), cache::block_spec{4, 4});
+    REQUIRE(r.evictions.size() == 1);
+    CHECK(r.evictions[0].reason == cache::eviction_reason::superseded);
+    CHECK_FALSE(r.evictions[0].dirty); // nothing to write back: its data is in the new block
+    CHECK(r.bytes_fetched == 96);
+    CHECK(c.block(r.set, r.entry).dirty);
+    CHECK(c.block(r.set, r.entry).touched_segments == 0b0101); // segments 0 and 2 requested
+    CHECK(c.stats().writebacks == 0);
+    // Push the line out: now it is written back, whole.
+    for (std::uint64_t l = 1; l <= 4; ++l)
+        r = c.access(load_bytes(l * 128, 0), cache::block_spec{4, 4});
+    REQUIRE(r.evictions.size() == 1);
+    CHECK(r.evictions[0].dirty);
+    CHECK(r.evictions[0].bytes == 128);
+    CHECK(r.evictions[0].touched_segments == 0b0101);
+    CHECK(c.stats().writebacks == 1);
+    CHECK(c.stats().bytes_written_back == 128);
+}
+
+TEST_CASE("variable-size blocks: write-evict invalidates every touched block") {
+    cache::variable_block_cache<lru, 4, cache::write_policy::write_evict> c(alsi_set);
+    c.access(load_bytes(0x00, 4), cache::block_spec{1, 1});
+    c.access(load_bytes(0x20, 4), cache::block_spec{1, 1});
+    auto r = c.access(store_bytes(0x10, 0x20), cache::block_spec{1, 1}); // segments 0 and 1
+    CHECK(r.hit);
+    CHECK(r.bytes_written_down == 0x20);
+    REQUIRE(r.evictions.size() == 2);
+    CHECK(r.evictions[0].reason == cache::eviction_reason::write_evict);
+    CHECK(c.resident_segments(line_address{0}) == 0);
+    // A partial store miss does not allocate but still evicts what it touched.
+    c.access(load_bytes(0x00, 4), cache::block_spec{1, 1});
+    r = c.access(store_bytes(0x10, 0x20), cache::block_spec{1, 1});
+    CHECK(r.bypassed);
+    CHECK(r.partial);
+    REQUIRE(r.evictions.size() == 1);
+    CHECK(c.resident_segments(line_address{0}) == 0);
+}
+
+namespace {
+// LRU that declines every insertion into a full set (O3).
+struct lru_bypassing_when_full : lru {
+    using lru::lru;
+    bool should_bypass(set_index, const memsub::access&) noexcept { return true; }
+};
+} // namespace
+
+TEST_CASE("variable-size blocks: the bypass decision comes before superseding (P3)") {
+    using rec = testing::recording_policy<lru_bypassing_when_full>;
+    cache::variable_block_cache<rec, 4> c(alsi_set);
+    c.access(load_bytes(0x00, 4), cache::block_spec{1, 1});
+    for (std::uint64_t l = 1; l <= 3; ++l)
+        c.access(load_bytes(l * 128, 0), cache::block_spec{4, 4});
+    for (std::uint64_t l = 4; l <= 6; ++l)
+        c.access(load_bytes(l * 128, 4), cache::block_spec{1, 1});
+    REQUIRE(c.free_segments(set_index{0}) == 0);
+    c.policy().clear_calls();
+    // Merging the resident 32B block frees one segment, the 128B block needs four: no room.
+    auto r = c.access(load_bytes(0x00, 0), cache::block_spec{4, 4});
+    CHECK(r.bypassed);
+    CHECK(r.partial);
+    CHECK(r.evictions.empty());
+    CHECK(r.bytes_fetched == 96);
+    CHECK(c.resident_segments(line_address{0}) == 0b0001); // nothing was superseded
+    using testing::hook;
+    const auto& calls = c.policy().calls();
+    REQUIRE(calls.size() == 3);
+    CHECK(calls[0].what == hook::miss);
+    CHECK(calls[1].what == hook::hit); // P2a: the resident block served part of the request
+    CHECK(calls[2].what == hook::bypass_query);
+    for (const auto& v : c.policy().violations()) MESSAGE(v);
+    CHECK(c.policy().violations().empty());
+}
+
+TEST_CASE("variable-size blocks: configuration rules") {
+    using C = cache::variable_block_cache<lru, 4>;
+    // Fewer tags than segments per line: a line cut into 32B blocks would not fit.
+    CHECK_THROWS_AS(
+        C(geometry{
+            .sets = 1, .ways = 1, .line_bytes = 128, .segment_bytes = 32, .tags_per_set = 2}),
+        config_error);
+    // Blocks larger than the cache's bound.
+    CHECK_THROWS_AS(
+        C(geometry{
+            .sets = 1, .ways = 4, .line_bytes = 256, .segment_bytes = 32, .tags_per_set = 16}),
+        config_error);
+    CHECK_NOTHROW(C{alsi_set});
 }
 
 TEST_CASE("flush and invalidate report dirty blocks") {

@@ -28,6 +28,9 @@ struct evicted_block {
     /// It was hit at least once while resident.
     bool reused = false;
     eviction_reason reason = eviction_reason::replacement;
+    /// Segments of the block (bit 0 = its first) that some access requested while it was
+    /// resident: its spatial utilisation (ID-Cache Fig. 3.3). Always 1 in a conventional cache.
+    std::uint64_t touched_segments = 0;
 
     friend bool operator==(const evicted_block&, const evicted_block&) = default;
 };
@@ -40,11 +43,19 @@ struct access_result {
     bool hit = false;
     /// A miss that did not allocate (host no-allocate, write-no-allocate, policy bypass).
     bool bypassed = false;
-    /// A miss that allocated a block.
+    /// A miss that allocated at least one block.
     bool filled = false;
+    /// A miss that found part of the request resident (variable-size blocks only).
+    bool partial = false;
+    /// Blocks this access inserted (a variable-block miss may insert several).
+    std::uint32_t blocks_filled = 0;
     set_index set{};
-    /// The entry hit or filled (meaningless when bypassed).
+    /// The entry hit or filled that holds the first requested byte (meaningless when
+    /// bypassed).
     entry_index entry{};
+    /// Requested segments of the line that were not resident (bit i = segment i of the line;
+    /// 1 for any miss of a conventional cache, 0 for a hit).
+    std::uint64_t missing_segments = 0;
     /// Bytes read from the next level for this access (fill or bypassed read).
     std::uint32_t bytes_fetched = 0;
     /// Bytes this access writes to the next level itself (write-through, write-evict,
@@ -72,6 +83,8 @@ struct cache_stats {
     std::uint64_t accesses = 0;
     std::uint64_t hits = 0;
     std::uint64_t misses = 0;
+    /// Misses that found part of the request resident (variable-size blocks).
+    std::uint64_t partial_misses = 0;
     /// Misses that did not allocate.
     std::uint64_t bypasses = 0;
     std::uint64_t fills = 0;

@@ -15,20 +15,32 @@
 //    a set is assumed compacted, as in Amoeba-Cache and the compressed caches it models, so there
 //    is no fragmentation (documented deviation from Amoeba, which also charges tags to data).
 //
+// Requests (variable-size blocks). An access requests the bytes [address, address + size) of
+// one line (size 0 = the whole line; bytes past the line's end are ignored, hosts split
+// line-crossing references). It hits when every requested segment is resident. Otherwise it is
+// a miss, "partial" when some requested segments are resident (id-cache spec, ALSI
+// [resolution]): the resident blocks it touches served part of it and count as used, and only
+// the missing segments are fetched, in aligned blocks of the span the host asks for — one
+// block per span-sized piece that holds a missing requested segment. A smaller resident block
+// inside a new block is superseded: its data merges into the new block (its dirtiness moves
+// there, nothing is written back).
+//
 // Writes (cache_options::writes):
 //  * write_back    — write-allocate (a store miss fetches the line), stores mark blocks dirty,
 //                    dirty blocks are reported when they leave; a `writeback` access from the
 //                    level above allocates without fetching (it overwrites the whole block).
 //  * write_through — stores update a resident block and always go to the next level; store
 //                    misses do not allocate. Blocks are never dirty.
-//  * write_evict   — GPU L1 style (Fermi): a store hit invalidates the block, every store goes
-//                    to the next level, store misses do not allocate.
+//  * write_evict   — GPU L1 style (Fermi): a store invalidates the blocks it touches, every
+//                    store goes to the next level, store misses do not allocate.
 #pragma once
 
 #include <algorithm>
+#include <bit>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <new>
 #include <optional>
 #include <span>
 #include <type_traits>
@@ -43,7 +55,6 @@
 #include <memsub/core/geometry.hpp>
 #include <memsub/core/types.hpp>
 #include <memsub/replacement/concept.hpp>
-#include <new>
 
 namespace memsub::cache {
 
@@ -57,19 +68,21 @@ struct cache_options {
     std::uint32_t max_block_segments = 1;
 
     [[nodiscard]] constexpr bool variable_blocks() const noexcept { return max_block_segments > 1; }
-    /// Upper bound of blocks one access can remove: blocks it supersedes (≤ its span) plus
-    /// victims for room (≤ its size + 1 for the tag).
+    /// Upper bound of blocks one access can remove: the line's blocks it supersedes or
+    /// write-evicts (≤ segments per line) plus victims for room (≤ segments per line, since each
+    /// victim frees at least one tag and one segment and the new blocks need at most one of
+    /// each per segment of the line), plus one.
     [[nodiscard]] constexpr std::size_t max_evictions() const noexcept {
         return variable_blocks() ? 2 * std::size_t{max_block_segments} + 1 : 1;
     }
 };
 
-/// Shape of a variable-size block to insert on a miss.
+/// Shape of the variable-size blocks to insert on a miss.
 struct block_spec {
-    /// Address span in segments: a power of two ≤ segments per line; the block is the aligned
-    /// span that holds the accessed byte.
+    /// Address span of each block in segments: a power of two ≤ segments per line; a block is
+    /// an aligned span of the line.
     std::uint32_t span_segments = 1;
-    /// Data segments the block occupies (≤ span for a compressed block; = span otherwise).
+    /// Data segments each block occupies (≤ span for a compressed block; = span otherwise).
     std::uint32_t stored_segments = 1;
 };
 
@@ -88,7 +101,36 @@ struct block_view {
     std::uint32_t stored_segments = 0;
     bool dirty = false;
     bool reused = false;
+    /// Segments of the block (bit 0 = its first) some access requested while it was resident.
+    std::uint64_t touched_segments = 0;
 };
+
+namespace detail {
+
+/// Geometry-derived constants of a runtime-shaped cache. The engine copies them into a local at
+/// the start of an access: byte and vector stores to metadata may alias any member, so reading
+/// them through `this` would reload them after every store.
+struct runtime_layout {
+    std::uint32_t line_shift = 0;
+    std::uint32_t segment_shift = 0;
+    std::uint32_t entries = 0;
+    std::uint32_t header_blocks = 0;
+    std::uint32_t fingerprint_shift = 0;
+    std::uint64_t set_mask = 0;
+};
+
+/// The same constants for a `fixed_geometry`: all folded at compile time.
+template <class G, std::uint32_t HeaderBlocks>
+struct fixed_layout {
+    static constexpr std::uint32_t line_shift = log2_exact(G::line_bytes);
+    static constexpr std::uint32_t segment_shift = log2_exact(G::segment_bytes);
+    static constexpr std::uint32_t entries = G::entries_per_set();
+    static constexpr std::uint32_t header_blocks = HeaderBlocks;
+    static constexpr std::uint32_t fingerprint_shift = log2_exact(G::sets);
+    static constexpr std::uint64_t set_mask = G::sets - 1;
+};
+
+} // namespace detail
 
 template <replacement::replacement_policy Policy, cache_options Options = cache_options{},
           geometry_like Geometry = geometry>
@@ -105,45 +147,40 @@ public:
     explicit basic_cache(const Geometry& g = Geometry{}, const policy_params& params = {})
         : geometry_(validated(g))
         , policy_(static_cast<geometry>(g), params)
-        , line_shift_(log2_exact(g.line_bytes))
-        , segment_shift_(log2_exact(g.segment_size()))
-        , set_mask_(g.sets - 1)
-        , entries_(g.entries_per_set())
+        , layout_(make_layout(g))
         , tags_(g.total_entries(), 0)
-        , blocks_per_set_(header_blocks(g.entries_per_set()))
-        , headers_(std::size_t{g.sets} * blocks_per_set_) {
+        , headers_(std::size_t{g.sets} * header_blocks(g.entries_per_set())) {
+        const std::uint32_t blocks = header_blocks(g.entries_per_set());
         for (std::uint32_t s = 0; s < g.sets; ++s)
-            ::new (static_cast<void*>(&headers_[std::size_t{s} * blocks_per_set_])) set_state{};
-        if constexpr (!variable_blocks) {
-            fingerprint_shift_ = log2_exact(g.sets);
-        } else {
+            ::new (static_cast<void*>(&headers_[std::size_t{s} * blocks])) set_state{};
+        if constexpr (variable_blocks) {
             span_.assign(g.total_entries(), 0);
             stored_.assign(g.total_entries(), 0);
+            touched_.assign(g.total_entries(), 0);
         }
     }
 
     // ---------------------------------------------------------------- accesses
 
     /// Performs one access. In a conventional cache the block is the whole line; in a
-    /// variable-block cache this inserts a whole, uncompressed line on a miss.
+    /// variable-block cache a miss inserts the missing part of the request as whole lines.
     result_type access(const memsub::access& a) noexcept {
-        if constexpr (variable_blocks)
-            return access(a, block_spec{.span_segments = segments_per_line(),
-                                        .stored_segments = segments_per_line()});
-        else
-            return access_impl(a, 1, 1);
+        if constexpr (variable_blocks) {
+            const std::uint32_t whole = segments_per_line(layout_);
+            return access_variable(a, whole, whole);
+        } else {
+            return access_conventional(a);
+        }
     }
 
-    /// Performs one access inserting, on a miss, the block `spec` describes (variable-block
-    /// caches only). A hit means the segment holding `a.address` is resident.
+    /// Performs one access inserting, on a (partial) miss, blocks of the shape `spec` gives
+    /// (variable-block caches only). A hit means every requested segment is resident.
     result_type access(const memsub::access& a, block_spec spec) noexcept
         requires(variable_blocks) {
         MEMSUB_ASSERT(std::has_single_bit(spec.span_segments) &&
-                      spec.span_segments <= segments_per_line());
-        MEMSUB_ASSERT(spec.stored_segments >= 1 &&
-                      spec.stored_segments <= Options.max_block_segments &&
-                      spec.stored_segments <= segments_per_set());
-        return access_impl(a, spec.span_segments, spec.stored_segments);
+                      spec.span_segments <= segments_per_line(layout_));
+        MEMSUB_ASSERT(spec.stored_segments >= 1 && spec.stored_segments <= spec.span_segments);
+        return access_variable(a, spec.span_segments, spec.stored_segments);
     }
 
     /// Hints the CPU to bring the metadata a later access to `addr` will touch into its
@@ -151,10 +188,11 @@ public:
     /// `prefetch(set)` hook). Changes no state. Trace-driven hosts that know upcoming
     /// addresses call this a few accesses ahead; `access_all` does it for them.
     void prefetch(byte_address addr) const noexcept {
-        const set_index s = set_of(addr);
-        __builtin_prefetch(header(s));
-        const std::uint64_t* tags = &tags_[slot(s, entry_index{0})];
-        for (std::uint32_t e = 0; e < entries(); e += 8) __builtin_prefetch(tags + e);
+        const layout_type L = layout_;
+        const set_index s = set_of(addr, L);
+        __builtin_prefetch(header(s, L));
+        const std::uint64_t* tags = &tags_[slot(s, entry_index{0}, L)];
+        for (std::uint32_t e = 0; e < L.entries; e += 8) __builtin_prefetch(tags + e);
         if constexpr (replacement::prefetches<Policy>) policy_.prefetch(s);
     }
 
@@ -178,16 +216,17 @@ public:
     // ---------------------------------------------------------------- queries
 
     [[nodiscard]] set_index set_of(byte_address addr) const noexcept {
-        return set_index{static_cast<std::uint32_t>((addr.value >> line_shift()) & set_mask())};
+        return set_of(addr, layout_);
     }
     [[nodiscard]] line_address line_of(byte_address addr) const noexcept {
-        return line_address{addr.value >> line_shift()};
+        return line_address{addr.value >> layout_.line_shift};
     }
 
     /// The resident block holding `addr`, without touching any state.
     [[nodiscard]] std::optional<block_location> find(byte_address addr) const noexcept {
-        const set_index s = set_of(addr);
-        const entry_mask m = match(s, key_of(addr));
+        const layout_type L = layout_;
+        const set_index s = set_of(addr, L);
+        const entry_mask m = match(s, key_of(addr, L), L);
         if (m == 0) return std::nullopt;
         return block_location{s, lowest_entry(m)};
     }
@@ -195,47 +234,43 @@ public:
 
     /// Mask of the segments of `line` that are resident (bit i = segment i of the line).
     [[nodiscard]] std::uint64_t resident_segments(line_address line) const noexcept {
-        const byte_address first{line.value << line_shift()};
-        const set_index s = set_of(first);
+        const layout_type L = layout_;
+        const byte_address first{line.value << L.line_shift};
+        const set_index s = set_of(first, L);
         if constexpr (!variable_blocks) {
-            return match(s, line.value) != 0 ? 1u : 0u;
+            return match(s, line.value, L) != 0 ? 1u : 0u;
         } else {
-            const std::uint64_t line_seg = first.value >> segment_shift();
-            std::uint64_t mask = 0;
-            entry_mask valid = state_of(s).valid;
-            while (valid != 0) {
-                const entry_index e = lowest_entry(valid);
-                valid &= valid - 1;
-                const std::size_t i = slot(s, e);
-                const std::uint64_t off = tags_[i] - line_seg;
-                if (off < segments_per_line()) mask |= low_bits_mask(span_[i]) << off;
-            }
-            return mask;
+            return line_blocks(s, first.value >> L.segment_shift, L).resident;
         }
     }
 
     [[nodiscard]] block_view block(set_index s, entry_index e) const noexcept {
-        const auto& st = state_of(s);
+        const layout_type L = layout_;
+        const auto& st = state_of(s, L);
         if (!contains_entry(st.valid, e)) return {};
-        const std::size_t i = slot(s, e);
+        const std::size_t i = slot(s, e, L);
         return block_view{.valid = true,
-                          .address = block_address(i),
-                          .bytes = span_of(i) << segment_shift(),
+                          .address = block_address(i, L),
+                          .bytes = span_of(i) << L.segment_shift,
                           .stored_segments = stored_of(i),
                           .dirty = contains_entry(st.dirty, e),
-                          .reused = contains_entry(st.reused, e)};
+                          .reused = contains_entry(st.reused, e),
+                          .touched_segments = touched_of(i)};
     }
 
     [[nodiscard]] std::uint32_t free_entries(set_index s) const noexcept {
-        return static_cast<std::uint32_t>(std::popcount(~state_of(s).valid & all_entries()));
+        const layout_type L = layout_;
+        return static_cast<std::uint32_t>(std::popcount(~state_of(s, L).valid & all_entries(L)));
     }
     [[nodiscard]] std::uint32_t free_segments(set_index s) const noexcept {
         if constexpr (variable_blocks)
-            return segments_per_set() - state_of(s).used_segments;
+            return segments_per_set() - state_of(s, layout_).used_segments;
         else
             return free_entries(s);
     }
-    [[nodiscard]] entry_mask valid_entries(set_index s) const noexcept { return state_of(s).valid; }
+    [[nodiscard]] entry_mask valid_entries(set_index s) const noexcept {
+        return state_of(s, layout_).valid;
+    }
 
     // ---------------------------------------------------------------- maintenance
 
@@ -243,20 +278,21 @@ public:
     std::optional<evicted_block> invalidate(byte_address addr) noexcept {
         const auto loc = find(addr);
         if (!loc) return std::nullopt;
-        return remove(loc->set, loc->entry, eviction_reason::invalidated);
+        return remove(loc->set, loc->entry, eviction_reason::invalidated, layout_);
     }
 
     /// Removes every block, calling `sink(const evicted_block&)` for each (dirty ones must be
     /// written back by the host). Returns the number of blocks removed.
     template <std::invocable<const evicted_block&> Sink>
     std::uint64_t flush(Sink&& sink) {
+        const layout_type L = layout_;
         std::uint64_t n = 0;
         for (std::uint32_t s = 0; s < geometry_.sets; ++s) {
-            entry_mask valid = state_of(set_index{s}).valid;
+            entry_mask valid = state_of(set_index{s}, L).valid;
             while (valid != 0) {
                 const entry_index e = lowest_entry(valid);
                 valid &= valid - 1;
-                sink(remove(set_index{s}, e, eviction_reason::invalidated));
+                sink(remove(set_index{s}, e, eviction_reason::invalidated, L));
                 ++n;
             }
         }
@@ -273,12 +309,14 @@ public:
     /// Tag-store bits (tags + valid/dirty/reused + size fields) plus the policy's metadata, for
     /// a physical address of `address_bits` bits.
     [[nodiscard]] std::uint64_t storage_bits(std::uint32_t address_bits = 48) const noexcept {
+        const std::uint32_t line_shift = layout_.line_shift;
         const std::uint32_t index_bits = log2_exact(geometry_.sets);
         const std::uint32_t tag_bits =
-            address_bits > line_shift() + index_bits ? address_bits - line_shift() - index_bits : 0;
+            address_bits > line_shift + index_bits ? address_bits - line_shift - index_bits : 0;
         std::uint64_t per_entry = tag_bits + 3u;
         if constexpr (variable_blocks)
-            per_entry += 2u * static_cast<std::uint32_t>(std::bit_width(segments_per_line()));
+            per_entry +=
+                2u * static_cast<std::uint32_t>(std::bit_width(segments_per_line(layout_)));
         return per_entry * geometry_.total_entries() + replacement::storage_bits_of(policy_);
     }
 
@@ -292,74 +330,9 @@ private:
 
     static constexpr bool fixed = !std::same_as<Geometry, geometry>;
 
-    static const Geometry& validated(const Geometry& g) {
-        g.validate("memsub::cache geometry");
-        const geometry rg = static_cast<geometry>(g);
-        if constexpr (!variable_blocks) {
-            detail::require(rg.entries_per_set() == rg.ways && rg.segments_per_line() == 1,
-                            "memsub::cache", "cache_options.max_block_segments", 1,
-                            "segments smaller than a line or extra tags need "
-                            "max_block_segments >= segments per line");
-        } else {
-            detail::require(Options.max_block_segments >= rg.segments_per_line() &&
-                                Options.max_block_segments <= rg.segments_per_set(),
-                            "memsub::cache", "cache_options.max_block_segments",
-                            Options.max_block_segments,
-                            "must be in [segments per line, segments per set]");
-        }
-        return g;
-    }
-
-    // Geometry accessors fold to constants for a fixed_geometry.
-    [[nodiscard]] std::uint32_t line_shift() const noexcept {
-        if constexpr (fixed)
-            return log2_exact(Geometry::line_bytes);
-        else
-            return line_shift_;
-    }
-    [[nodiscard]] std::uint32_t segment_shift() const noexcept {
-        if constexpr (fixed)
-            return log2_exact(Geometry::segment_bytes);
-        else
-            return segment_shift_;
-    }
-    [[nodiscard]] std::uint64_t set_mask() const noexcept {
-        if constexpr (fixed)
-            return Geometry::sets - 1;
-        else
-            return set_mask_;
-    }
-    [[nodiscard]] std::uint32_t entries() const noexcept {
-        if constexpr (fixed)
-            return Geometry::entries_per_set();
-        else
-            return entries_;
-    }
-    [[nodiscard]] std::uint32_t segments_per_line() const noexcept {
-        return 1u << (line_shift() - segment_shift());
-    }
-    [[nodiscard]] std::uint32_t segments_per_set() const noexcept {
-        return geometry_.ways * segments_per_line();
-    }
-    [[nodiscard]] entry_mask all_entries() const noexcept { return low_bits_mask(entries()); }
-    [[nodiscard]] std::uint32_t fingerprint_stride() const noexcept {
-        return padded_row_bytes(entries());
-    }
-    /// One byte of a multiplicative hash of the tag bits above the set index.
-    [[nodiscard]] std::uint8_t fingerprint_of(std::uint64_t key) const noexcept {
-        std::uint32_t shift = 0;
-        if constexpr (fixed)
-            shift = log2_exact(Geometry::sets);
-        else
-            shift = fingerprint_shift_;
-        return static_cast<std::uint8_t>(((key >> shift) * 0x9e3779b97f4a7c15ULL) >> 56);
-    }
-
-    [[nodiscard]] std::size_t slot(set_index s, entry_index e) const noexcept {
-        return std::size_t{s.value} * entries() + e.value;
-    }
-    // Per-set header: the set_state followed by the entries' tag fingerprints, in one or more
-    // 64-byte blocks, so a lookup touches one cache line before the tag it verifies.
+    // Per-set header: the set_state followed by the entries' tag fingerprints (conventional
+    // caches), in one or more 64-byte blocks, so a lookup touches one cache line before the tag
+    // it verifies.
     struct alignas(64) header_block {
         std::byte bytes[64];
     };
@@ -370,40 +343,103 @@ private:
             fingerprint_offset + (variable_blocks ? 0 : padded_row_bytes(entries));
         return static_cast<std::uint32_t>((bytes + 63) / 64);
     }
-    [[nodiscard]] std::uint32_t blocks_per_set() const noexcept {
-        if constexpr (fixed)
-            return header_blocks(Geometry::entries_per_set());
-        else
-            return blocks_per_set_;
+
+    using layout_type = std::conditional_t<
+        fixed,
+        detail::fixed_layout<Geometry,
+                             header_blocks(static_cast<geometry>(Geometry{}).entries_per_set())>,
+        detail::runtime_layout>;
+
+    static layout_type make_layout(const Geometry& g) noexcept {
+        if constexpr (fixed) {
+            return {};
+        } else {
+            return detail::runtime_layout{.line_shift = log2_exact(g.line_bytes),
+                                          .segment_shift = log2_exact(g.segment_size()),
+                                          .entries = g.entries_per_set(),
+                                          .header_blocks = header_blocks(g.entries_per_set()),
+                                          .fingerprint_shift = log2_exact(g.sets),
+                                          .set_mask = g.sets - 1u};
+        }
     }
-    [[nodiscard]] std::byte* header(set_index s) noexcept {
-        return headers_[std::size_t{s.value} * blocks_per_set()].bytes;
+
+    static const Geometry& validated(const Geometry& g) {
+        g.validate("memsub::cache geometry");
+        const geometry rg = static_cast<geometry>(g);
+        if constexpr (!variable_blocks) {
+            memsub::detail::require(rg.entries_per_set() == rg.ways && rg.segments_per_line() == 1,
+                                    "memsub::cache", "cache_options.max_block_segments", 1,
+                                    "segments smaller than a line or extra tags need "
+                                    "max_block_segments >= segments per line");
+        } else {
+            memsub::detail::require(Options.max_block_segments >= rg.segments_per_line() &&
+                                        Options.max_block_segments <= 64,
+                                    "memsub::cache", "cache_options.max_block_segments",
+                                    Options.max_block_segments,
+                                    "must be in [segments per line, 64]");
+            // One access may cut a whole line into its smallest blocks; they must fit a set.
+            memsub::detail::require(rg.entries_per_set() >= rg.segments_per_line(),
+                                    "memsub::cache geometry", "tags_per_set", rg.entries_per_set(),
+                                    "a variable-block cache needs at least one tag per segment "
+                                    "of a line");
+        }
+        return g;
     }
-    [[nodiscard]] const std::byte* header(set_index s) const noexcept {
-        return headers_[std::size_t{s.value} * blocks_per_set()].bytes;
+
+    // ------------------------------------------------------------ layout helpers
+    // Each takes the layout by value: for a fixed geometry it is empty and folds away.
+
+    [[nodiscard]] static std::uint32_t segments_per_line(const layout_type& L) noexcept {
+        return 1u << (L.line_shift - L.segment_shift);
     }
-    [[nodiscard]] set_state& state_of(set_index s) noexcept {
-        return *std::launder(reinterpret_cast<set_state*>(header(s)));
+    [[nodiscard]] std::uint32_t segments_per_set() const noexcept {
+        return geometry_.ways * segments_per_line(layout_);
     }
-    [[nodiscard]] const set_state& state_of(set_index s) const noexcept {
-        return *std::launder(reinterpret_cast<const set_state*>(header(s)));
+    [[nodiscard]] static entry_mask all_entries(const layout_type& L) noexcept {
+        return low_bits_mask(L.entries);
     }
-    [[nodiscard]] std::uint8_t* fingerprint_row(set_index s) noexcept {
-        return reinterpret_cast<std::uint8_t*>(header(s) + fingerprint_offset);
+    [[nodiscard]] static set_index set_of(byte_address addr, const layout_type& L) noexcept {
+        return set_index{static_cast<std::uint32_t>((addr.value >> L.line_shift) & L.set_mask)};
     }
-    [[nodiscard]] const std::uint8_t* fingerprint_row(set_index s) const noexcept {
-        return reinterpret_cast<const std::uint8_t*>(header(s) + fingerprint_offset);
+    /// One byte of a multiplicative hash of the tag bits above the set index.
+    [[nodiscard]] static std::uint8_t fingerprint_of(std::uint64_t key,
+                                                     const layout_type& L) noexcept {
+        return static_cast<std::uint8_t>(((key >> L.fingerprint_shift) * 0x9e3779b97f4a7c15ULL) >>
+                                         56);
+    }
+    [[nodiscard]] static std::size_t slot(set_index s, entry_index e,
+                                          const layout_type& L) noexcept {
+        return std::size_t{s.value} * L.entries + e.value;
+    }
+    [[nodiscard]] std::byte* header(set_index s, const layout_type& L) noexcept {
+        return headers_[std::size_t{s.value} * L.header_blocks].bytes;
+    }
+    [[nodiscard]] const std::byte* header(set_index s, const layout_type& L) const noexcept {
+        return headers_[std::size_t{s.value} * L.header_blocks].bytes;
+    }
+    [[nodiscard]] set_state& state_of(set_index s, const layout_type& L) noexcept {
+        return *std::launder(reinterpret_cast<set_state*>(header(s, L)));
+    }
+    [[nodiscard]] const set_state& state_of(set_index s, const layout_type& L) const noexcept {
+        return *std::launder(reinterpret_cast<const set_state*>(header(s, L)));
+    }
+    [[nodiscard]] std::uint8_t* fingerprint_row(set_index s, const layout_type& L) noexcept {
+        return reinterpret_cast<std::uint8_t*>(header(s, L) + fingerprint_offset);
+    }
+    [[nodiscard]] const std::uint8_t* fingerprint_row(set_index s,
+                                                      const layout_type& L) const noexcept {
+        return reinterpret_cast<const std::uint8_t*>(header(s, L) + fingerprint_offset);
     }
     static constexpr bool contains_entry(entry_mask m, entry_index e) noexcept {
         return memsub::contains(m, e);
     }
 
     /// The tag key of an address: its line address (conventional) or segment address.
-    [[nodiscard]] std::uint64_t key_of(byte_address addr) const noexcept {
+    [[nodiscard]] static std::uint64_t key_of(byte_address addr, const layout_type& L) noexcept {
         if constexpr (variable_blocks)
-            return addr.value >> segment_shift();
+            return addr.value >> L.segment_shift;
         else
-            return addr.value >> line_shift();
+            return addr.value >> L.line_shift;
     }
     [[nodiscard]] std::uint32_t span_of(std::size_t i) const noexcept {
         if constexpr (variable_blocks)
@@ -417,48 +453,63 @@ private:
         else
             return 1;
     }
-    [[nodiscard]] byte_address block_address(std::size_t i) const noexcept {
+    [[nodiscard]] std::uint64_t touched_of(std::size_t i) const noexcept {
         if constexpr (variable_blocks)
-            return byte_address{tags_[i] << segment_shift()};
+            return touched_[i];
         else
-            return byte_address{tags_[i] << line_shift()};
+            return 1;
+    }
+    [[nodiscard]] byte_address block_address(std::size_t i, const layout_type& L) const noexcept {
+        if constexpr (variable_blocks)
+            return byte_address{tags_[i] << L.segment_shift};
+        else
+            return byte_address{tags_[i] << L.line_shift};
     }
 
     /// Valid entries of set `s` whose block covers `key`.
-    [[nodiscard]] entry_mask match(set_index s, std::uint64_t key) const noexcept {
-        const std::uint64_t* tags = &tags_[slot(s, entry_index{0})];
-        const std::uint32_t n = entries();
+    [[nodiscard]] entry_mask match(set_index s, std::uint64_t key,
+                                   const layout_type& L) const noexcept {
+        const std::uint64_t* tags = &tags_[slot(s, entry_index{0}, L)];
         entry_mask m = 0;
         if constexpr (variable_blocks) {
-            const std::uint8_t* span = &span_[slot(s, entry_index{0})];
-            for (std::uint32_t e = 0; e < n; ++e) m |= entry_mask{(key - tags[e]) < span[e]} << e;
-            return m & state_of(s).valid;
+            const std::uint8_t* span = &span_[slot(s, entry_index{0}, L)];
+            for (std::uint32_t e = 0; e < L.entries; ++e)
+                m |= entry_mask{(key - tags[e]) < span[e]} << e;
+            return m & state_of(s, L).valid;
         } else {
             // Swiss-table style: compare one-byte fingerprints of all entries at once, then
             // verify the (usually single) candidate's full tag.
-            (void)n;
             entry_mask candidates =
-                byte_equal_mask(fingerprint_row(s), fingerprint_stride(), fingerprint_of(key)) &
-                state_of(s).valid;
-            while (candidates != 0) {
+                byte_equal_mask(fingerprint_row(s, L), padded_row_bytes(L.entries),
+                                fingerprint_of(key, L)) &
+                state_of(s, L).valid;
+            if (candidates == 0) return 0;
+            do { // a false fingerprint match is rare: this loop nearly always runs once
                 const entry_index e = lowest_entry(candidates);
-                if (tags[e.value] == key) return bit_of(e);
+                if (MEMSUB_LIKELY(tags[e.value] == key)) return bit_of(e);
                 candidates &= candidates - 1;
-            }
-            return 0;
+            } while (candidates != 0);
+            return m;
         }
     }
 
-    evicted_block remove(set_index s, entry_index e, eviction_reason reason) noexcept {
-        set_state& st = state_of(s);
-        const std::size_t i = slot(s, e);
+    /// Removes entry `e` of set `s`. A `superseded` block is merged into the block that
+    /// replaces it, so the host is told it needs no write-back (`dirty = false`); the policy
+    /// still hears whether it was written.
+    evicted_block remove(set_index s, entry_index e, eviction_reason reason,
+                         const layout_type& L) noexcept {
+        set_state& st = state_of(s, L);
+        const std::size_t i = slot(s, e, L);
         const entry_mask bit = bit_of(e);
-        const evicted_block out{.address = block_address(i),
-                                .bytes = span_of(i) << segment_shift(),
+        const bool was_dirty = (st.dirty & bit) != 0;
+        const bool write_back_needed = was_dirty && reason != eviction_reason::superseded;
+        const evicted_block out{.address = block_address(i, L),
+                                .bytes = span_of(i) << L.segment_shift,
                                 .stored_segments = stored_of(i),
-                                .dirty = (st.dirty & bit) != 0,
+                                .dirty = write_back_needed,
                                 .reused = (st.reused & bit) != 0,
-                                .reason = reason};
+                                .reason = reason,
+                                .touched_segments = touched_of(i)};
         st.valid &= ~bit;
         st.dirty &= ~bit;
         st.reused &= ~bit;
@@ -468,145 +519,357 @@ private:
         else
             ++stats_.invalidations;
         // Branch-free: dirtiness is data-dependent and would mispredict.
-        stats_.writebacks += out.dirty;
-        stats_.bytes_written_back += out.dirty ? out.bytes : 0u;
-        policy_.on_evict(s, e,
-                         replacement::eviction_info{.line = line_of(out.address),
-                                                    .block_address = out.address,
-                                                    .block_bytes = out.bytes,
-                                                    .stored_segments = out.stored_segments,
-                                                    .dirty = out.dirty,
-                                                    .reused = out.reused,
-                                                    .reason = reason});
+        stats_.writebacks += write_back_needed;
+        stats_.bytes_written_back += out.bytes & (0u - std::uint32_t{write_back_needed});
+        policy_.on_evict(
+            s, e,
+            replacement::eviction_info{.line = line_address{out.address.value >> L.line_shift},
+                                       .block_address = out.address,
+                                       .block_bytes = out.bytes,
+                                       .stored_segments = out.stored_segments,
+                                       .dirty = was_dirty,
+                                       .reused = out.reused,
+                                       .reason = reason});
         return out;
     }
 
-    [[nodiscard]] std::uint32_t request_bytes(const memsub::access& a) const noexcept {
-        const std::uint32_t line = 1u << line_shift();
-        return a.size == 0 ? line : std::min(a.size, line);
+    /// Bytes of the request that lie in its line (a size of 0 asks for the whole line).
+    [[nodiscard]] static std::uint32_t request_bytes(const memsub::access& a,
+                                                     const layout_type& L) noexcept {
+        const std::uint32_t line = 1u << L.line_shift;
+        const auto offset = static_cast<std::uint32_t>(a.address.value & (line - 1));
+        return a.size == 0 ? line : std::min(a.size, line - offset);
     }
 
-    [[nodiscard]] bool has_room(const set_state& st, std::uint32_t stored) const noexcept {
-        const bool free_tag = (~st.valid & all_entries()) != 0;
-        if constexpr (variable_blocks)
-            return free_tag && st.used_segments + stored <= segments_per_set();
-        else
-            return free_tag;
+    void count_access(access_kind k) noexcept {
+        ++stats_.accesses;
+        ++stats_.by_kind[static_cast<std::size_t>(k)].accesses;
+    }
+    void count_miss(access_kind k) noexcept {
+        ++stats_.misses;
+        ++stats_.by_kind[static_cast<std::size_t>(k)].misses;
     }
 
-    result_type access_impl(const memsub::access& a, std::uint32_t span,
-                            std::uint32_t stored) noexcept {
+    // ------------------------------------------------------------ conventional caches
+
+    result_type access_conventional(const memsub::access& a) noexcept {
+        const layout_type L = layout_;
         result_type r;
-        const set_index s = set_of(a.address);
+        const set_index s = set_of(a.address, L);
         r.set = s;
         const bool write = is_write(a.kind);
-        auto& kind = stats_.by_kind[static_cast<std::size_t>(a.kind)];
-        ++stats_.accesses;
-        ++kind.accesses;
+        count_access(a.kind);
 
-        const entry_mask hit = match(s, key_of(a.address));
+        const std::uint64_t key = key_of(a.address, L);
+        const entry_mask hit = match(s, key, L);
+        set_state& st = state_of(s, L);
         if (hit != 0) {
             const entry_index e = lowest_entry(hit);
             r.hit = true;
             r.entry = e;
             ++stats_.hits;
-            set_state& st = state_of(s);
             st.reused |= bit_of(e);
             policy_.on_hit(s, e, a);
             if constexpr (Options.writes == write_policy::write_back) {
                 st.dirty |= bit_of(e) & (entry_mask{0} - entry_mask{write}); // branch-free
             } else if (write) {
-                r.bytes_written_down = request_bytes(a);
+                r.bytes_written_down = request_bytes(a, L);
                 stats_.bytes_written_down += r.bytes_written_down;
                 if constexpr (Options.writes == write_policy::write_evict)
-                    r.evictions.push_back(remove(s, e, eviction_reason::write_evict));
+                    r.evictions.push_back(remove(s, e, eviction_reason::write_evict, L));
             }
             return r;
         }
 
-        ++stats_.misses;
-        ++kind.misses;
+        count_miss(a.kind);
+        r.missing_segments = 1;
         if constexpr (replacement::observes_misses<Policy>) policy_.on_miss(s, a);
 
         const bool allocate =
             !a.hints.no_allocate && !(write && Options.writes != write_policy::write_back);
-        set_state& st = state_of(s);
-        std::uint64_t base_key = key_of(a.address);
-        if constexpr (variable_blocks) base_key &= ~std::uint64_t{span - 1};
-
         if (allocate) {
-            if constexpr (variable_blocks) {
-                // Blocks of the same line overlapping the new block are superseded first.
-                entry_mask valid = st.valid;
-                const std::uint8_t* spans = &span_[slot(s, entry_index{0})];
-                const std::uint64_t* tags = &tags_[slot(s, entry_index{0})];
-                while (valid != 0) {
-                    const entry_index e = lowest_entry(valid);
-                    valid &= valid - 1;
-                    const bool overlaps = tags[e.value] < base_key + span &&
-                                          base_key < tags[e.value] + spans[e.value];
-                    if (overlaps) r.evictions.push_back(remove(s, e, eviction_reason::superseded));
-                }
-            }
             bool declined = false;
-            if (!has_room(st, stored)) {
+            if (st.valid == all_entries(L)) {
                 if constexpr (replacement::may_bypass<Policy>)
                     declined = policy_.should_bypass(s, a);
-                while (!declined && !has_room(st, stored)) {
-                    const entry_mask eligible = st.valid;
-                    MEMSUB_ASSERT(eligible != 0);
-                    const entry_index v = policy_.victim(s, eligible, a);
-                    MEMSUB_ASSERT(contains_entry(eligible, v));
-                    r.evictions.push_back(remove(s, v, eviction_reason::replacement));
+                if (!declined) {
+                    const entry_index v = policy_.victim(s, st.valid, a);
+                    MEMSUB_ASSERT(contains_entry(st.valid, v));
+                    r.evictions.push_back(remove(s, v, eviction_reason::replacement, L));
                 }
             }
             if (!declined) {
-                const entry_index e = lowest_entry(~st.valid & all_entries());
-                const std::size_t i = slot(s, e);
-                tags_[i] = base_key;
-                if constexpr (!variable_blocks) {
-                    fingerprint_row(s)[e.value] = fingerprint_of(base_key);
-                } else {
-                    span_[i] = static_cast<std::uint8_t>(span);
-                    stored_[i] = static_cast<std::uint8_t>(stored);
-                    st.used_segments += stored;
-                }
+                const entry_index e = lowest_entry(~st.valid & all_entries(L));
+                tags_[slot(s, e, L)] = key;
+                fingerprint_row(s, L)[e.value] = fingerprint_of(key, L);
                 st.valid |= bit_of(e);
                 st.dirty |= bit_of(e) & (entry_mask{0} - entry_mask{write}); // branch-free
                 r.filled = true;
+                r.blocks_filled = 1;
                 r.entry = e;
                 ++stats_.fills;
                 // A writeback from above overwrites the whole block: nothing is fetched.
-                r.bytes_fetched = a.kind == access_kind::writeback ? 0u : span << segment_shift();
+                r.bytes_fetched = a.kind == access_kind::writeback ? 0u : (1u << L.line_shift);
                 stats_.bytes_fetched += r.bytes_fetched;
                 policy_.on_insert(s, e, a);
                 return r;
             }
         }
+        bypass(a, r, write, request_bytes(a, L));
+        return r;
+    }
 
+    /// A miss that allocates nothing: reads fetch `read_bytes`, writes go down.
+    void bypass(const memsub::access& a, result_type& r, bool write,
+                std::uint32_t read_bytes) noexcept {
         r.bypassed = true;
         ++stats_.bypasses;
         if (write) {
-            r.bytes_written_down = request_bytes(a);
+            r.bytes_written_down = request_bytes(a, layout_);
             stats_.bytes_written_down += r.bytes_written_down;
         } else {
-            r.bytes_fetched = request_bytes(a);
+            r.bytes_fetched = read_bytes;
             stats_.bytes_fetched += r.bytes_fetched;
         }
+    }
+
+    // ------------------------------------------------------------ variable-size blocks
+
+    struct line_view {
+        entry_mask blocks = 0;      ///< valid entries holding blocks of the line
+        std::uint64_t resident = 0; ///< resident segments of the line
+    };
+
+    /// The blocks of the line whose first segment key is `line_key`, in set `s`.
+    [[nodiscard]] line_view line_blocks(set_index s, std::uint64_t line_key,
+                                        const layout_type& L) const noexcept {
+        line_view v;
+        const std::size_t base = slot(s, entry_index{0}, L);
+        const std::uint32_t spl = segments_per_line(L);
+        entry_mask valid = state_of(s, L).valid;
+        while (valid != 0) {
+            const entry_index e = lowest_entry(valid);
+            valid &= valid - 1;
+            const std::uint64_t off = tags_[base + e.value] - line_key;
+            if (off < spl) {
+                v.blocks |= bit_of(e);
+                v.resident |= low_bits_mask(span_[base + e.value]) << off;
+            }
+        }
+        return v;
+    }
+
+    /// Segments of the line covered by entry `i` (a block of the line at `line_key`).
+    [[nodiscard]] std::uint64_t segments_of(std::size_t i, std::uint64_t line_key) const noexcept {
+        return low_bits_mask(span_[i]) << (tags_[i] - line_key);
+    }
+
+    /// Marks entry `e` as used by the request (reused, touched, dirty on a write-back store)
+    /// and tells the policy (P1, or P2a for a partial miss).
+    void touch(set_index s, entry_index e, std::uint64_t requested, std::uint64_t line_key,
+               bool write, const memsub::access& a, const layout_type& L) noexcept {
+        set_state& st = state_of(s, L);
+        const std::size_t i = slot(s, e, L);
+        st.reused |= bit_of(e);
+        touched_[i] |= (requested >> (tags_[i] - line_key)) & low_bits_mask(span_[i]);
+        if constexpr (Options.writes == write_policy::write_back)
+            st.dirty |= bit_of(e) & (entry_mask{0} - entry_mask{write});
+        policy_.on_hit(s, e, a);
+    }
+
+    result_type access_variable(const memsub::access& a, std::uint32_t span,
+                                std::uint32_t stored) noexcept {
+        const layout_type L = layout_;
+        result_type r;
+        const set_index s = set_of(a.address, L);
+        r.set = s;
+        const bool write = is_write(a.kind);
+        count_access(a.kind);
+
+        // The request as the byte range [lo, hi) of its line and as a mask of its segments.
+        const std::uint32_t spl = segments_per_line(L);
+        const std::uint32_t seg_bytes = 1u << L.segment_shift;
+        const std::uint32_t line_bytes = 1u << L.line_shift;
+        const std::uint64_t line_key = (a.address.value >> L.line_shift) * spl;
+        const auto offset = static_cast<std::uint32_t>(a.address.value & (line_bytes - 1));
+        const std::uint32_t lo = a.size == 0 ? 0u : offset;
+        const std::uint32_t hi = a.size == 0 ? line_bytes : offset + request_bytes(a, L);
+        const std::uint32_t first_seg = lo >> L.segment_shift;
+        const std::uint32_t last_seg = (hi - 1) >> L.segment_shift;
+        const std::uint32_t req_bytes = hi - lo;
+        const std::uint32_t home_seg = offset >> L.segment_shift; // holds a.address
+        const std::uint64_t requested = low_bits_mask(last_seg - first_seg + 1) << first_seg;
+
+        const line_view line = line_blocks(s, line_key, L);
+        entry_mask touched = 0;
+        entry_mask held = line.blocks;
+        const std::size_t base = slot(s, entry_index{0}, L);
+        while (held != 0) {
+            const entry_index e = lowest_entry(held);
+            held &= held - 1;
+            if ((segments_of(base + e.value, line_key) & requested) != 0) touched |= bit_of(e);
+        }
+        // The entry reported in the result: the block holding the first requested segment.
+        const auto holder = [&](entry_mask m) {
+            entry_mask c = m;
+            while (c != 0) {
+                const entry_index e = lowest_entry(c);
+                c &= c - 1;
+                if (((segments_of(base + e.value, line_key) >> home_seg) & 1u) != 0) return e;
+            }
+            return lowest_entry(m);
+        };
+
+        const std::uint64_t missing = requested & ~line.resident;
+        if (missing == 0) {
+            r.hit = true;
+            r.entry = holder(touched);
+            ++stats_.hits;
+            for (entry_mask m = touched; m != 0; m &= m - 1)
+                touch(s, lowest_entry(m), requested, line_key, write, a, L);
+            if constexpr (Options.writes != write_policy::write_back) {
+                if (write) {
+                    r.bytes_written_down = req_bytes;
+                    stats_.bytes_written_down += req_bytes;
+                    if constexpr (Options.writes == write_policy::write_evict)
+                        for (entry_mask m = touched; m != 0; m &= m - 1)
+                            r.evictions.push_back(
+                                remove(s, lowest_entry(m), eviction_reason::write_evict, L));
+                }
+            }
+            return r;
+        }
+
+        count_miss(a.kind);
+        r.missing_segments = missing;
+        r.partial = (requested & line.resident) != 0;
+        stats_.partial_misses += r.partial;
+        if constexpr (replacement::observes_misses<Policy>) policy_.on_miss(s, a);
+        // P2a: the resident blocks the request touches served part of it.
+        for (entry_mask m = touched; m != 0; m &= m - 1)
+            touch(s, lowest_entry(m), requested, line_key, write, a, L);
+
+        // Requested bytes that are not resident (what a bypassed read fetches).
+        std::uint32_t missing_bytes =
+            static_cast<std::uint32_t>(std::popcount(missing)) * seg_bytes;
+        if ((missing >> first_seg) & 1u) missing_bytes -= lo - first_seg * seg_bytes;
+        if ((missing >> last_seg) & 1u) missing_bytes -= (last_seg + 1) * seg_bytes - hi;
+
+        const bool allocate =
+            !a.hints.no_allocate && !(write && Options.writes != write_policy::write_back);
+        if (!allocate) {
+            if constexpr (Options.writes == write_policy::write_evict) {
+                if (write)
+                    for (entry_mask m = touched; m != 0; m &= m - 1)
+                        r.evictions.push_back(
+                            remove(s, lowest_entry(m), eviction_reason::write_evict, L));
+            }
+            bypass(a, r, write, missing_bytes);
+            return r;
+        }
+
+        // The aligned span-sized pieces holding missing segments, and the resident blocks of
+        // the line inside them (superseded: they merge into the new blocks).
+        const std::uint64_t piece = low_bits_mask(span);
+        std::uint64_t new_segments = 0;
+        std::uint32_t new_blocks = 0;
+        for (std::uint32_t off = 0; off < spl; off += span)
+            if ((missing & (piece << off)) != 0) {
+                new_segments |= piece << off;
+                ++new_blocks;
+            }
+        entry_mask superseded = 0;
+        std::uint32_t superseded_segments = 0;
+        for (entry_mask m = line.blocks; m != 0; m &= m - 1) {
+            const std::size_t i = base + std::countr_zero(m);
+            if ((segments_of(i, line_key) & new_segments) != 0) {
+                superseded |= m & (~m + 1);
+                superseded_segments += stored_[i];
+            }
+        }
+
+        // O3 is asked before anything changes (P3): only when the set lacks room for the new
+        // blocks even after the superseded ones merge into them.
+        if constexpr (replacement::may_bypass<Policy>) {
+            const set_state& st = state_of(s, L);
+            const auto free_tags = static_cast<std::uint32_t>(
+                std::popcount(~st.valid & all_entries(L)) + std::popcount(superseded));
+            const std::uint32_t free_segs =
+                segments_per_set() - st.used_segments + superseded_segments;
+            if ((new_blocks > free_tags || new_blocks * stored > free_segs) &&
+                policy_.should_bypass(s, a)) {
+                bypass(a, r, write, missing_bytes);
+                return r;
+            }
+        }
+
+        // P6: the superseded blocks leave first (before any victim is chosen, so none can be
+        // named twice); their state merges into the new block that covers them, kept here as
+        // masks of the line's segments.
+        std::uint64_t merged_dirty = 0, merged_reused = 0, merged_touched = 0;
+        for (entry_mask m = superseded; m != 0; m &= m - 1) {
+            const entry_index e = lowest_entry(m);
+            const std::size_t i = base + e.value;
+            const std::uint64_t segs = segments_of(i, line_key);
+            const set_state& st = state_of(s, L);
+            merged_dirty |= contains_entry(st.dirty, e) ? segs : 0u;
+            merged_reused |= contains_entry(st.reused, e) ? segs : 0u;
+            merged_touched |= touched_[i] << (tags_[i] - line_key);
+            r.evictions.push_back(remove(s, e, eviction_reason::superseded, L));
+        }
+        entry_mask inserted = 0;
+        for (std::uint32_t off = 0; off < spl; off += span) {
+            const std::uint64_t region = piece << off;
+            if ((missing & region) == 0) continue;
+            // P4: victims (never a block this access inserted) until a tag and the segments
+            // are free.
+            set_state& st = state_of(s, L);
+            while ((~st.valid & all_entries(L)) == 0 ||
+                   st.used_segments + stored > segments_per_set()) {
+                const entry_mask eligible = st.valid & ~inserted;
+                MEMSUB_ASSERT(eligible != 0);
+                const entry_index v = policy_.victim(s, eligible, a);
+                MEMSUB_ASSERT(contains_entry(eligible, v));
+                r.evictions.push_back(remove(s, v, eviction_reason::replacement, L));
+            }
+            // P5: fill the lowest free entry.
+            const entry_index e = lowest_entry(~st.valid & all_entries(L));
+            const std::size_t i = base + e.value;
+            tags_[i] = line_key + off;
+            span_[i] = static_cast<std::uint8_t>(span);
+            stored_[i] = static_cast<std::uint8_t>(stored);
+            touched_[i] = ((merged_touched | requested) & region) >> off;
+            st.used_segments += stored;
+            st.valid |= bit_of(e);
+            const bool dirty = (merged_dirty & region) != 0 ||
+                               (write && Options.writes == write_policy::write_back);
+            st.dirty |= bit_of(e) & (entry_mask{0} - entry_mask{dirty});
+            st.reused |= bit_of(e) & (entry_mask{0} - entry_mask{(merged_reused & region) != 0});
+            inserted |= bit_of(e);
+            ++stats_.fills;
+            ++r.blocks_filled;
+            // Only the segments not already resident come from the next level; a writeback
+            // from above overwrites the whole block, so nothing is fetched for it.
+            if (a.kind != access_kind::writeback) {
+                const auto fetched =
+                    static_cast<std::uint32_t>(std::popcount(region & ~line.resident)) * seg_bytes;
+                r.bytes_fetched += fetched;
+                stats_.bytes_fetched += fetched;
+            }
+            policy_.on_insert(s, e, a);
+        }
+        r.filled = true;
+        r.entry = holder(inserted | (touched & state_of(s, L).valid));
         return r;
     }
 
     [[no_unique_address]] Geometry geometry_;
     [[no_unique_address]] Policy policy_;
-    std::uint32_t line_shift_;
-    std::uint32_t segment_shift_;
-    std::uint64_t set_mask_;
-    std::uint32_t entries_;
-    std::uint32_t fingerprint_shift_ = 0;
+    [[no_unique_address]] layout_type layout_;
     std::vector<std::uint64_t> tags_;
     std::vector<std::uint8_t> span_;
     std::vector<std::uint8_t> stored_;
-    std::uint32_t blocks_per_set_;
+    std::vector<std::uint64_t> touched_;
     std::vector<header_block> headers_;
     cache_stats stats_{};
 };

@@ -21,6 +21,25 @@ namespace memsub {
     return (entries + 15u) & ~15u;
 }
 
+#if defined(__SSE2__)
+namespace detail {
+/// Every byte = `v` in three instructions (SSE2's `_mm_set1_epi8` takes four).
+[[nodiscard]] inline __m128i broadcast_byte(std::uint8_t v) noexcept {
+    return _mm_set1_epi32(static_cast<int>(std::uint32_t{v} * 0x01010101u));
+}
+/// 0xff at index 64, zero elsewhere: the 16 bytes at `lane_window + 64 - k` have 0xff exactly
+/// in byte k when 0 ≤ k < 16 and none otherwise (−48 ≤ k ≤ 64), so one load builds the mask
+/// of one lane of a 16-byte chunk.
+alignas(64) inline constexpr std::uint8_t lane_window[128] = {
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,   0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,   0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff};
+[[nodiscard]] inline __m128i lane_mask(std::int32_t k) noexcept {
+    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(lane_window + 64 - k));
+}
+} // namespace detail
+#endif
+
 /// Reference: bit i set iff row[i] == value, for i < padded (≤ 64).
 [[nodiscard]] inline std::uint64_t
 byte_equal_mask_scalar(const std::uint8_t* row, std::uint32_t padded, std::uint8_t value) noexcept {
@@ -51,9 +70,11 @@ byte_equal_mask_scalar(const std::uint8_t* row, std::uint32_t padded, std::uint8
     }
     return m;
 #elif defined(__SSE2__)
-    const __m128i v = _mm_set1_epi8(static_cast<char>(value));
-    std::uint64_t m = 0;
-    for (std::uint32_t i = 0; i < padded; i += 16) {
+    const __m128i v = detail::broadcast_byte(value);
+    // Rows of ≤ 16 entries (the common case) take one compare and no loop.
+    std::uint64_t m = static_cast<std::uint32_t>(_mm_movemask_epi8(
+        _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row)), v)));
+    for (std::uint32_t i = 16; i < padded; i += 16) {
         const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + i));
         m |= std::uint64_t{static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, v)))}
              << i;
@@ -71,17 +92,17 @@ byte_equal_mask_scalar(const std::uint8_t* row, std::uint32_t padded, std::uint8
 inline void recency_promote(std::uint8_t* row, std::uint32_t padded, std::uint32_t lane) noexcept {
     const std::uint8_t old = row[lane];
 #if defined(__SSE2__)
-    const __m128i bound = _mm_set1_epi8(static_cast<char>(old));
-    const __m128i ones = _mm_set1_epi8(-1);
-    const __m128i index = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    for (std::uint32_t i = 0; i < padded; i += 16) {
+    const __m128i bound = detail::broadcast_byte(old);
+    const __m128i one = _mm_set1_epi8(1);
+    std::uint32_t i = 0;
+    do { // padded ≥ 16: one pass for rows of ≤ 16 entries
         __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + i));
-        const __m128i not_below = _mm_cmpeq_epi8(_mm_max_epu8(x, bound), x); // x >= old
-        x = _mm_sub_epi8(x, _mm_andnot_si128(not_below, ones));              // x < old: +1
-        const __m128i is_lane = _mm_cmpeq_epi8(index, _mm_set1_epi8(static_cast<char>(lane - i)));
-        x = _mm_andnot_si128(is_lane, x); // the lane becomes 0
+        // old − x saturates to 0 unless x < old, so min(old − x, 1) is the increment.
+        x = _mm_add_epi8(x, _mm_min_epu8(_mm_subs_epu8(bound, x), one));
+        x = _mm_andnot_si128(detail::lane_mask(static_cast<std::int32_t>(lane - i)), x); // → 0
         _mm_storeu_si128(reinterpret_cast<__m128i*>(row + i), x);
-    }
+        i += 16;
+    } while (i < padded);
 #else
     for (std::uint32_t i = 0; i < padded; ++i) row[i] += static_cast<std::uint8_t>(row[i] < old);
     row[lane] = 0;
@@ -94,19 +115,19 @@ inline void recency_demote(std::uint8_t* row, std::uint32_t padded, std::uint32_
                            std::uint8_t bottom) noexcept {
     const std::uint8_t old = row[lane];
 #if defined(__SSE2__)
-    const __m128i above = _mm_set1_epi8(static_cast<char>(old + 1));
-    const __m128i limit = _mm_set1_epi8(static_cast<char>(bottom));
-    const __m128i ones = _mm_set1_epi8(-1);
-    const __m128i index = _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
-    for (std::uint32_t i = 0; i < padded; i += 16) {
+    const __m128i above = detail::broadcast_byte(static_cast<std::uint8_t>(old + 1));
+    const __m128i limit = detail::broadcast_byte(bottom);
+    std::uint32_t i = 0;
+    do {
         __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + i));
-        const __m128i gt_old = _mm_cmpeq_epi8(_mm_max_epu8(x, above), x);           // x > old
-        const __m128i le_bottom = _mm_cmpeq_epi8(_mm_min_epu8(x, limit), x);        // x <= bottom
-        x = _mm_add_epi8(x, _mm_and_si128(_mm_and_si128(gt_old, le_bottom), ones)); // −1
-        const __m128i is_lane = _mm_cmpeq_epi8(index, _mm_set1_epi8(static_cast<char>(lane - i)));
+        const __m128i gt_old = _mm_cmpeq_epi8(_mm_max_epu8(x, above), x);    // x > old
+        const __m128i le_bottom = _mm_cmpeq_epi8(_mm_min_epu8(x, limit), x); // x <= bottom
+        x = _mm_add_epi8(x, _mm_and_si128(gt_old, le_bottom));               // −1 (0xff)
+        const __m128i is_lane = detail::lane_mask(static_cast<std::int32_t>(lane - i));
         x = _mm_or_si128(_mm_andnot_si128(is_lane, x), _mm_and_si128(is_lane, limit));
         _mm_storeu_si128(reinterpret_cast<__m128i*>(row + i), x);
-    }
+        i += 16;
+    } while (i < padded);
 #else
     for (std::uint32_t i = 0; i < padded; ++i)
         row[i] -= static_cast<std::uint8_t>(row[i] > old && row[i] <= bottom);

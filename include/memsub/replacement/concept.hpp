@@ -27,18 +27,26 @@
 //       the engine's `prefetch`, a few accesses ahead, when the host knows upcoming addresses).
 //
 // Call protocol, per access, as the engine (memsub::cache) performs it:
-//   P1. Hit in entry e of set s: on_hit(s, e, a). Nothing else.
+//   P1. Hit in set s: on_hit(s, e, a) for the entry e holding the request — in a
+//       variable-block cache, for each block the request touches, lowest entry first. Nothing
+//       else (except a write-evict store, P6).
 //   P2. Miss in set s: on_miss(s, a) (O1) exactly once, before any other hook of this access.
+//   P2a. A partial miss (variable-block caches: some requested segments resident, some not):
+//       after on_miss, on_hit(s, e, a) for each resident block the request touches (it served
+//       part of the request).
 //   P3. If the access will not allocate (write-no-allocate, host `no_allocate`, a bypass
-//       predictor, or O3 answering true) no further hook is called.
+//       predictor, or O3 answering true) no further hook is called, but for the write-evict of
+//       touched blocks (P6). O3 is asked before anything leaves the set.
 //   P4. Otherwise, while the set lacks a free entry or free data segments: victim(s, m, a) → e;
 //       then on_evict(s, e, info{reason = replacement}). Entries chosen earlier in this loop are
-//       no longer in m.
+//       no longer in m, nor is any block this access inserted.
 //   P5. on_insert(s, e', a) with e' an entry that is invalid at that moment; the lowest invalid
-//       entry is used when several are.
+//       entry is used when several are. A variable-block miss inserts one block per aligned
+//       span-sized piece of the line that holds a missing requested segment, in address order,
+//       each preceded by its own P4 loop.
 //   P6. Invalidations outside replacement (write-evict, explicit invalidate/flush, a block
 //       superseded by an overlapping insert) call on_evict with the matching reason, and no
-//       victim.
+//       victim. Superseded blocks leave right after O3, before the first victim.
 //   P7. Hooks run in O(entries per set) at most, never allocate, never throw.
 // `memsub::testing::recording_policy` checks P1–P6 and R6 at run time (P7 is not observable at
 // run time; its noexcept part is in the concept); `memsub::testing::check_replacement_contract`

@@ -34,7 +34,10 @@ public:
 
     void on_hit(set_index s, entry_index e, const access&) noexcept { promote(s, e); }
     void on_insert(set_index s, entry_index e, const access&) noexcept { promote(s, e); }
-    void on_evict(set_index s, entry_index e, const eviction_info&) noexcept { demote(s, e); }
+    void on_evict(set_index s, entry_index e, const eviction_info&) noexcept {
+        // A replacement victim is already at the bottom of the stack (victim() picks it).
+        if (row(s)[e.value] != entries_ - 1) demote(s, e);
+    }
 
     [[nodiscard]] entry_index victim(set_index s, entry_mask eligible, const access&) noexcept {
         const std::uint8_t* pos = row(s);

@@ -70,9 +70,9 @@ std::vector<std::uint64_t> drive_contract_stream(Cache& cache, const contract_op
         access a;
         const std::uint64_t l = rng.below(o.footprint_lines);
         a.address = byte_address{l * line + rng.below(line)};
-        // The request stays inside the segment holding the address, so "hit" means that segment
-        // is resident whichever way an engine treats multi-segment requests.
-        a.size = 1 + static_cast<std::uint32_t>(rng.below(seg - a.address.value % seg));
+        // A byte range of the line (0 = the whole line), often spanning several segments.
+        const std::uint64_t offset = a.address.value % line;
+        a.size = rng.below(4) == 0 ? 0u : 1 + static_cast<std::uint32_t>(rng.below(line - offset));
         a.pc = 0x400000 + 4 * rng.below(64);
         const std::uint64_t k = rng.below(16);
         a.kind = k < 10 ? access_kind::load
@@ -87,13 +87,23 @@ std::vector<std::uint64_t> drive_contract_stream(Cache& cache, const contract_op
             }
             continue;
         }
-        const bool expected_hit = resident_segments.count(a.address.value / seg) != 0;
+        // The requested segments (addresses), and the hit rule: every one of them resident.
+        const std::uint64_t line_first = l * line / seg;
+        const std::uint64_t lo = a.size == 0 ? line_first : a.address.value / seg;
+        const std::uint64_t hi =
+            a.size == 0 ? line_first + line / seg - 1 : (a.address.value + a.size - 1) / seg;
+        std::uint64_t missing = 0; // bit g - line_first: requested and not resident
+        for (std::uint64_t g = lo; g <= hi; ++g)
+            if (resident_segments.count(g) == 0) missing |= std::uint64_t{1} << (g - line_first);
+        const bool expected_hit = missing == 0;
         typename Cache::result_type r;
+        std::uint64_t span = 1; // segments per inserted block
         if constexpr (Cache::variable_blocks) {
-            const std::uint32_t span = 1u << rng.below(std::bit_width(max_span_segments));
-            const std::uint32_t stored = 1 + static_cast<std::uint32_t>(rng.below(span));
-            r = cache.access(a, cache::block_spec{span, stored});
+            span = 1u << rng.below(std::bit_width(max_span_segments));
+            const auto stored = 1 + static_cast<std::uint32_t>(rng.below(span));
+            r = cache.access(a, cache::block_spec{static_cast<std::uint32_t>(span), stored});
         } else {
+            span = line / seg;
             r = cache.access(a);
         }
         ++report.accesses;
@@ -106,9 +116,20 @@ std::vector<std::uint64_t> drive_contract_stream(Cache& cache, const contract_op
             for (std::uint64_t b = 0; b < e.bytes / seg; ++b)
                 resident_segments.erase(e.address.value / seg + b);
         if (r.filled) {
-            const auto v = cache.block(r.set, r.entry);
-            for (std::uint64_t b = 0; b < v.bytes / seg; ++b)
-                resident_segments.insert(v.address.value / seg + b);
+            // Every aligned span-sized piece holding a missing requested segment is resident now.
+            std::uint64_t pieces = 0;
+            for (std::uint64_t first = 0; first < line / seg; first += span) {
+                if (((missing >> first) & low_bits_mask(static_cast<std::uint32_t>(span))) == 0)
+                    continue;
+                for (std::uint64_t b = 0; b < span; ++b)
+                    resident_segments.insert(line_first + first + b);
+                ++pieces;
+            }
+            if (pieces != r.blocks_filled)
+                report.violations.push_back("C4: access " + std::to_string(i) + " filled " +
+                                            std::to_string(r.blocks_filled) +
+                                            " blocks but the mirror expects " +
+                                            std::to_string(pieces));
         }
         outcomes.push_back(std::uint64_t{r.hit} | std::uint64_t{r.filled} << 1 |
                            std::uint64_t{r.bypassed} << 2 | std::uint64_t{r.evictions.size()} << 3);

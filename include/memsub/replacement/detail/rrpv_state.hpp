@@ -77,8 +77,10 @@ constexpr void age_once_swar(std::uint64_t* row, std::uint32_t words, std::uint8
 [[nodiscard]] inline entry_mask distant_sse2(const std::uint64_t* row, std::uint32_t words,
                                              std::uint8_t d) noexcept {
     const __m128i dv = _mm_set1_epi8(static_cast<char>(d));
-    entry_mask m = 0;
-    for (std::uint32_t k = 0; k < words; k += 2) {
+    // words ≥ 2: the first 16 entries need no loop (all of a ≤ 16-entry set).
+    entry_mask m = static_cast<std::uint32_t>(_mm_movemask_epi8(
+        _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row)), dv)));
+    for (std::uint32_t k = 2; k < words; k += 2) {
         const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + k));
         m |= entry_mask{static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, dv)))}
              << (8 * k);
@@ -89,11 +91,13 @@ constexpr void age_once_swar(std::uint64_t* row, std::uint32_t words, std::uint8
 inline void age_once_sse2(std::uint64_t* row, std::uint32_t words, std::uint8_t d) noexcept {
     const __m128i dv = _mm_set1_epi8(static_cast<char>(d));
     const __m128i all = _mm_set1_epi8(-1);
-    for (std::uint32_t k = 0; k < words; k += 2) {
+    std::uint32_t k = 0;
+    do { // words ≥ 2
         __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + k));
         x = _mm_sub_epi8(x, _mm_andnot_si128(_mm_cmpeq_epi8(x, dv), all)); // +1 unless == d
         _mm_storeu_si128(reinterpret_cast<__m128i*>(row + k), x);
-    }
+        k += 2;
+    } while (k < words);
 }
 #endif
 
