@@ -7,6 +7,9 @@
 // simple array-of-structs LRU cache, so `vs_naive` = memsub accesses/s ÷ naive accesses/s shows
 // the engine's cost (or gain) as a ratio measured in the same run.
 //
+// `policy_fixed_geometry/*` runs the same cache with `fixed_geometry<2048, 16, 64>`, the
+// compile-time shape a host that knows its LLC at build time can use.
+//
 // Throughput is timed over repeated passes of the stream on one warm cache. `miss_ratio` is
 // not taken from those passes (a warm cache would make it depend on the iteration count): it
 // is the miss ratio of exactly one pass of the stream on a fresh cache, measured once per
@@ -21,6 +24,7 @@
 #include <span>
 #include <string>
 #include <tuple>
+#include <type_traits>
 #include <unordered_map>
 #include <vector>
 
@@ -155,16 +159,33 @@ void bm_naive_reference_lru(benchmark::State& state) {
         benchmark::Counter(static_cast<double>(total), benchmark::Counter::kIsRate);
 }
 
-template <class Policy>
+/// The same shape as a compile-time geometry: every index mask and loop bound of the engine
+/// folds to a constant (the policies keep their runtime shape).
+using bench_fixed_geometry = memsub::fixed_geometry<2048, 16, 64>;
+static_assert(bench_fixed_geometry::sets == bench_geometry.sets &&
+              bench_fixed_geometry::ways == bench_geometry.ways &&
+              bench_fixed_geometry::line_bytes == bench_geometry.line_bytes);
+
+template <class Geometry>
+Geometry bench_shape() {
+    if constexpr (std::is_same_v<Geometry, memsub::geometry>)
+        return bench_geometry;
+    else
+        return Geometry{};
+}
+
+template <class Policy, class Geometry = memsub::geometry>
 void bm_policy(benchmark::State& state) {
-    using cache_type = memsub::cache::set_associative_cache<Policy>;
+    using cache_type =
+        memsub::cache::set_associative_cache<Policy, memsub::cache::write_policy::write_back,
+                                             Geometry>;
     const auto& s = stream();
     static const double miss_ratio = [&] { // untimed, once: one pass on a fresh cache
-        cache_type fresh(bench_geometry);
+        cache_type fresh(bench_shape<Geometry>());
         one_pass(fresh, s);
         return fresh.stats().miss_ratio();
     }();
-    cache_type cache(bench_geometry);
+    cache_type cache(bench_shape<Geometry>());
     std::uint64_t total = 0;
     for (auto _ : state) {
         one_pass(cache, s);
@@ -203,6 +224,12 @@ void register_all(std::tuple<Policies...>*) {
     (benchmark::RegisterBenchmark(
          ("policy/" + std::string(Policies(bench_geometry, {}).name())).c_str(),
          bm_policy<Policies>)
+         ->Unit(benchmark::kMillisecond)
+         ->MinTime(1.0),
+     ...);
+    (benchmark::RegisterBenchmark(
+         ("policy_fixed_geometry/" + std::string(Policies(bench_geometry, {}).name())).c_str(),
+         bm_policy<Policies, bench_fixed_geometry>)
          ->Unit(benchmark::kMillisecond)
          ->MinTime(1.0),
      ...);
