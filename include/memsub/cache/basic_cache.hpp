@@ -114,9 +114,10 @@ struct runtime_layout {
     std::uint32_t line_shift = 0;
     std::uint32_t segment_shift = 0;
     std::uint32_t entries = 0;
-    std::uint32_t header_blocks = 0;
-    std::uint32_t fingerprint_shift = 0;
+    std::uint32_t header_shift = 0; ///< log2 of the 64-byte header blocks per set (1 or 2)
+    std::uint32_t fingerprint_stride = 0;
     std::uint64_t set_mask = 0;
+    entry_mask all_entries = 0;
 };
 
 /// The same constants for a `fixed_geometry`: all folded at compile time.
@@ -125,9 +126,10 @@ struct fixed_layout {
     static constexpr std::uint32_t line_shift = log2_exact(G::line_bytes);
     static constexpr std::uint32_t segment_shift = log2_exact(G::segment_bytes);
     static constexpr std::uint32_t entries = G::entries_per_set();
-    static constexpr std::uint32_t header_blocks = HeaderBlocks;
-    static constexpr std::uint32_t fingerprint_shift = log2_exact(G::sets);
+    static constexpr std::uint32_t header_shift = log2_exact(HeaderBlocks);
+    static constexpr std::uint32_t fingerprint_stride = padded_row_bytes(entries);
     static constexpr std::uint64_t set_mask = G::sets - 1;
+    static constexpr entry_mask all_entries = low_bits_mask(entries);
 };
 
 } // namespace detail
@@ -354,12 +356,14 @@ private:
         if constexpr (fixed) {
             return {};
         } else {
-            return detail::runtime_layout{.line_shift = log2_exact(g.line_bytes),
-                                          .segment_shift = log2_exact(g.segment_size()),
-                                          .entries = g.entries_per_set(),
-                                          .header_blocks = header_blocks(g.entries_per_set()),
-                                          .fingerprint_shift = log2_exact(g.sets),
-                                          .set_mask = g.sets - 1u};
+            return detail::runtime_layout{
+                .line_shift = log2_exact(g.line_bytes),
+                .segment_shift = log2_exact(g.segment_size()),
+                .entries = g.entries_per_set(),
+                .header_shift = log2_exact(header_blocks(g.entries_per_set())),
+                .fingerprint_stride = padded_row_bytes(g.entries_per_set()),
+                .set_mask = g.sets - 1u,
+                .all_entries = low_bits_mask(g.entries_per_set())};
         }
     }
 
@@ -396,26 +400,25 @@ private:
         return geometry_.ways * segments_per_line(layout_);
     }
     [[nodiscard]] static entry_mask all_entries(const layout_type& L) noexcept {
-        return low_bits_mask(L.entries);
+        return L.all_entries;
     }
     [[nodiscard]] static set_index set_of(byte_address addr, const layout_type& L) noexcept {
         return set_index{static_cast<std::uint32_t>((addr.value >> L.line_shift) & L.set_mask)};
     }
-    /// One byte of a multiplicative hash of the tag bits above the set index.
-    [[nodiscard]] static std::uint8_t fingerprint_of(std::uint64_t key,
-                                                     const layout_type& L) noexcept {
-        return static_cast<std::uint8_t>(((key >> L.fingerprint_shift) * 0x9e3779b97f4a7c15ULL) >>
-                                         56);
+    /// One byte of a multiplicative hash of the key (the top byte of key × 2^64/φ). Every key of
+    /// a set has the same index bits, so the byte discriminates their tags; no shift needed.
+    [[nodiscard]] static std::uint8_t fingerprint_of(std::uint64_t key) noexcept {
+        return static_cast<std::uint8_t>((key * 0x9e3779b97f4a7c15ULL) >> 56);
     }
     [[nodiscard]] static std::size_t slot(set_index s, entry_index e,
                                           const layout_type& L) noexcept {
         return std::size_t{s.value} * L.entries + e.value;
     }
     [[nodiscard]] std::byte* header(set_index s, const layout_type& L) noexcept {
-        return headers_[std::size_t{s.value} * L.header_blocks].bytes;
+        return headers_[std::size_t{s.value} << L.header_shift].bytes;
     }
     [[nodiscard]] const std::byte* header(set_index s, const layout_type& L) const noexcept {
-        return headers_[std::size_t{s.value} * L.header_blocks].bytes;
+        return headers_[std::size_t{s.value} << L.header_shift].bytes;
     }
     [[nodiscard]] set_state& state_of(set_index s, const layout_type& L) noexcept {
         return *std::launder(reinterpret_cast<set_state*>(header(s, L)));
@@ -480,8 +483,7 @@ private:
             // Swiss-table style: compare one-byte fingerprints of all entries at once, then
             // verify the (usually single) candidate's full tag.
             entry_mask candidates =
-                byte_equal_mask(fingerprint_row(s, L), padded_row_bytes(L.entries),
-                                fingerprint_of(key, L)) &
+                byte_equal_mask(fingerprint_row(s, L), L.fingerprint_stride, fingerprint_of(key)) &
                 state_of(s, L).valid;
             if (candidates == 0) return 0;
             do { // a false fingerprint match is rare: this loop nearly always runs once
@@ -601,7 +603,7 @@ private:
             if (!declined) {
                 const entry_index e = lowest_entry(~st.valid & all_entries(L));
                 tags_[slot(s, e, L)] = key;
-                fingerprint_row(s, L)[e.value] = fingerprint_of(key, L);
+                fingerprint_row(s, L)[e.value] = fingerprint_of(key);
                 st.valid |= bit_of(e);
                 st.dirty |= bit_of(e) & (entry_mask{0} - entry_mask{write}); // branch-free
                 r.filled = true;
