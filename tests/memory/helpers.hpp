@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <stdexcept>
 #include <vector>
 
 #include <memsub/memory/concept.hpp>
@@ -13,8 +14,8 @@ namespace memtest {
 using namespace memsub::memory;
 
 /// Feeds `reqs` (sorted by arrival) into `c`; a refused request is retried every cycle (keeping
-/// its original arrival cycle, so back-pressure counts as queueing), in order per requester.
-/// Returns all completions in drain order.
+/// its original arrival cycle, so back-pressure counts as queueing), in order per requester; a
+/// rejected one is dropped. Returns all completions in drain order.
 template <class Controller>
 std::vector<completion> run(Controller& c, std::vector<mem_request> reqs) {
     std::vector<completion> out;
@@ -23,8 +24,9 @@ std::vector<completion> run(Controller& c, std::vector<mem_request> reqs) {
     std::vector<bool> in(reqs.size(), false);
     std::uint64_t floor = 0; // the next cycle not yet advanced to
     bool blocked = false;
+    std::size_t rejected = 0; // never acceptable (C2): not retried, no completion
     auto sink = [&](const completion& x) { out.push_back(x); };
-    while (out.size() < reqs.size()) {
+    while (out.size() + rejected < reqs.size()) {
         // The next cycle anything happens: a controller event or the next arrival (a refused
         // request retries every cycle).
         std::uint64_t t = c.next_event_cycle();
@@ -37,8 +39,12 @@ std::vector<completion> run(Controller& c, std::vector<mem_request> reqs) {
         for (std::size_t i = first; i < reqs.size() && reqs[i].arrival_cycle <= t; ++i) {
             if (in[i]) continue;
             if (std::find(stuck.begin(), stuck.end(), reqs[i].requester) != stuck.end()) continue;
-            if (c.enqueue(reqs[i]) == enqueue_result::accepted) {
+            const enqueue_result e = c.enqueue(reqs[i]);
+            if (e == enqueue_result::accepted) {
                 in[i] = true;
+            } else if (e == enqueue_result::rejected) {
+                in[i] = true;
+                ++rejected;
             } else {
                 stuck.push_back(reqs[i].requester);
                 blocked = true;
@@ -48,6 +54,36 @@ std::vector<completion> run(Controller& c, std::vector<mem_request> reqs) {
         c.advance_to(t);
         c.drain(sink);
         floor = t + 1;
+    }
+    return out;
+}
+
+/// A saturating host: keeps the controller's queues full with requests `addr(k)` (k = 0, 1, …;
+/// writes where `write(k)`), each arriving at the cycle it is offered, until `n` have completed;
+/// jumps from event to event. Returns the completions in drain order.
+template <class Controller, class Address, class Write>
+std::vector<completion> saturate(Controller& c, std::uint64_t n, Address&& addr, Write&& write) {
+    std::vector<completion> out;
+    out.reserve(n);
+    std::uint64_t now = 0, k = 0;
+    auto sink = [&](const completion& x) { out.push_back(x); };
+    while (out.size() < n) {
+        while (k < n) {
+            const mem_request r{.id = k,
+                                .address = addr(k),
+                                .is_write = write(k),
+                                .requester = 0,
+                                .arrival_cycle = now};
+            const enqueue_result e = c.enqueue(r);
+            if (e == enqueue_result::rejected)
+                throw std::logic_error("memtest::saturate: rejected");
+            if (e != enqueue_result::accepted) break;
+            ++k;
+        }
+        const std::uint64_t next = c.next_event_cycle();
+        now = next != memsub::never && next > now ? next : now + 1;
+        c.advance_to(now);
+        c.drain(sink);
     }
     return out;
 }

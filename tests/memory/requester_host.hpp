@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdint>
 #include <functional>
+#include <stdexcept>
 #include <vector>
 
 #include <memsub/core/rng.hpp>
@@ -98,7 +99,11 @@ host_result run_requesters(Controller& c, const std::vector<requester_spec>& spe
                 ++s.issued;
                 ++s.outstanding;
             }
-            if (s.has_pending && c.enqueue(s.pending) == enqueue_result::accepted) {
+            const enqueue_result e =
+                s.has_pending ? c.enqueue(s.pending) : enqueue_result::queue_full;
+            if (e == enqueue_result::rejected)
+                throw std::logic_error("run_requesters: request rejected by the controller");
+            if (e == enqueue_result::accepted) {
                 s.has_pending = false;
                 s.next_issue = t + gap(s.rng, specs[r].mean_gap);
             }

@@ -19,6 +19,7 @@
 // Hardware cost: wiring plus one XOR gate per hashed bit.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cctype>
@@ -28,6 +29,7 @@
 
 #include <boost/container/static_vector.hpp>
 
+#include <memsub/config.hpp>
 #include <memsub/core/errors.hpp>
 #include <memsub/core/types.hpp>
 #include <memsub/memory/concept.hpp>
@@ -105,6 +107,15 @@ public:
             pos += f.bits;
         }
         bits_ = filled;
+        std::array<std::uint32_t, field_kind_count> pieces_of{};
+        for (const piece& pc : pieces_) {
+            const auto k = static_cast<std::size_t>(pc.kind);
+            ++pieces_of[k];
+            field_shift_[k] = pc.addr_shift;
+            field_mask_[k] = pc.mask;
+        }
+        single_piece_ =
+            std::all_of(pieces_of.begin(), pieces_of.end(), [](std::uint32_t n) { return n <= 1; });
         require(bits_[static_cast<std::size_t>(field_kind::row)] <= 32, component, "row bits",
                 bits_[static_cast<std::size_t>(field_kind::row)], "must be <= 32");
         for (std::size_t k = 0; k < field_kind_count; ++k)
@@ -222,9 +233,15 @@ public:
 
     [[nodiscard]] dram_address map(byte_address a) const noexcept {
         std::array<std::uint32_t, field_kind_count> v{};
-        for (const piece& pc : pieces_)
-            v[static_cast<std::size_t>(pc.kind)] |=
-                static_cast<std::uint32_t>(((a.value >> pc.addr_shift) & pc.mask) << pc.dest_shift);
+        if (MEMSUB_LIKELY(single_piece_)) {
+            // Every kind is one contiguous field (or absent: mask 0).
+            for (std::size_t k = 0; k < field_kind_count; ++k)
+                v[k] = static_cast<std::uint32_t>((a.value >> field_shift_[k]) & field_mask_[k]);
+        } else {
+            for (const piece& pc : pieces_)
+                v[static_cast<std::size_t>(pc.kind)] |= static_cast<std::uint32_t>(
+                    ((a.value >> pc.addr_shift) & pc.mask) << pc.dest_shift);
+        }
         dram_address d{.channel = v[0],
                        .rank = v[1],
                        .bank_group = v[2],
@@ -292,6 +309,10 @@ private:
     params p_;
     boost::container::static_vector<piece, max_fields> pieces_;
     std::array<std::uint32_t, field_kind_count> bits_{};
+    /// Fast path of `map` when every kind is a single field: its shift and mask (0 if absent).
+    bool single_piece_ = false;
+    std::array<std::uint32_t, field_kind_count> field_shift_{};
+    std::array<std::uint64_t, field_kind_count> field_mask_{};
     dram_organisation org_{};
 };
 

@@ -15,14 +15,19 @@
 // memory_controller — a type C models it when:
 //   C1. `typename C::params` is a default-constructible aggregate of its knobs; construction
 //       validates it (and the timing preset) and throws `memsub::config_error`.
-//   C2. `c.enqueue(const mem_request&)` noexcept -> `enqueue_result` (accepted / queue_full).
-//       A refused request leaves no trace; the host retries later (back-pressure).
+//   C2. `c.enqueue(const mem_request&)` noexcept -> `enqueue_result`: accepted; queue_full (a
+//       refused request leaves no trace; the host retries later: back-pressure); or rejected:
+//       the request can never be accepted (an input error, e.g. a requester id ≥ the
+//       partitioned controller's `requesters`); it is counted in stats().rejected and the host
+//       must not retry it.
 //   C3. `c.can_accept(const mem_request&)` const noexcept -> bool: would enqueue accept it now.
 //   C4. `c.advance_to(cycle)` noexcept: performs every decision and state change with cycle
 //       ≤ `cycle`.
 //   C5. `c.next_event_cycle()` const noexcept -> std::uint64_t: the earliest cycle at which
 //       advancing changes anything (a request selected, a request completing), or
-//       `memsub::never` when nothing is outstanding. A host may jump straight to it.
+//       `memsub::never` when nothing is outstanding. A host may jump straight to it. It is
+//       never earlier than the last advanced cycle, and completions that are already
+//       drainable are not events: a host that does not drain still moves forward.
 //   C6. `c.drain(sink)` with sink invocable as `sink(const completion&)`: hands every completed,
 //       not yet drained request to `sink` in completion-cycle order and returns their count;
 //       `c.drain(std::span<completion>)` fills a caller buffer and returns how many it wrote
@@ -155,7 +160,11 @@ struct completion {
     }
 };
 
-enum class enqueue_result : std::uint8_t { accepted, queue_full };
+enum class enqueue_result : std::uint8_t {
+    accepted,
+    queue_full, ///< back-pressure: retry later
+    rejected,   ///< never acceptable (bad request): do not retry
+};
 
 template <class M>
 concept address_mapping = requires(const M& m, byte_address a, const dram_address& d) {

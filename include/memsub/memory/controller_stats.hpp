@@ -1,8 +1,9 @@
 // memsub — statistics every memory controller keeps (memory/concept.hpp, C7).
 //
 // Per request: latency (arrival → last data beat), queueing delay (arrival → selected by the
-// scheduler) and row class. Aggregates: row-hit rate, data-bus utilisation (busy data-bus
-// cycles over the elapsed cycles of all channels), latency mean and percentiles.
+// scheduler) and row class. Aggregates: row-hit rate, bandwidth utilisation (bytes moved over
+// what the channels' peak bandwidth could move in the elapsed cycles), latency mean and
+// percentiles.
 #pragma once
 
 #include <algorithm>
@@ -25,6 +26,8 @@ struct controller_stats {
     std::array<std::uint64_t, 3> by_class{};
     /// Enqueue attempts refused with queue_full.
     std::uint64_t refused = 0;
+    /// Requests rejected as invalid (enqueue_result::rejected).
+    std::uint64_t rejected = 0;
     std::uint64_t refreshes = 0;
     std::uint64_t bytes = 0;
     /// Sum over channels of cycles their data bus carried data.
@@ -34,6 +37,8 @@ struct controller_stats {
     std::uint64_t last_done = 0;
     /// Channels of the memory (for utilisation).
     std::uint32_t channels = 1;
+    /// Peak bytes per cycle of one channel (DRAM: 2 · bus bytes; flat memory: its pipe).
+    double peak_bytes_per_cycle = 16.0;
 
     latency_histogram latency;
     latency_histogram queueing;
@@ -69,12 +74,15 @@ struct controller_stats {
     [[nodiscard]] std::uint64_t elapsed_cycles() const noexcept {
         return completed() == 0 || last_done < first_arrival ? 0 : last_done - first_arrival;
     }
-    /// Fraction of the peak data-bus bandwidth of all channels used over the measured window.
+    /// Fraction of the peak bandwidth of all channels used over the measured window: bytes
+    /// moved / (elapsed cycles · channels · peak bytes per cycle). For a DRAM channel this is
+    /// its busy data-bus cycles over the elapsed cycles.
     [[nodiscard]] double bandwidth_utilisation() const noexcept {
         const std::uint64_t e = elapsed_cycles();
         return e == 0 ? 0.0
-                      : static_cast<double>(data_bus_cycles) /
-                            (static_cast<double>(e) * static_cast<double>(channels));
+                      : static_cast<double>(bytes) /
+                            (static_cast<double>(e) * static_cast<double>(channels) *
+                             peak_bytes_per_cycle);
     }
     /// Bytes per cycle delivered over the measured window.
     [[nodiscard]] double bytes_per_cycle() const noexcept {

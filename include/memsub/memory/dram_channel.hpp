@@ -1,21 +1,40 @@
-// memsub — the timing state of one DRAM channel: banks, ranks and the data bus.
+// memsub — the timing state of one DRAM channel: banks, ranks, the column commands and the
+// data bus.
 //
-// The controller selects one request at a time and commits the DRAM commands it needs (PRE if
-// another row is open, ACT if no row is open, then the column command RD/WR) at the earliest
-// cycles the timing allows; the channel records them. Constraints honoured:
-//   bank:  ACT→column tRCD; ACT→PRE tRAS; PRE→ACT tRP; RD→PRE tRTP; write data end→PRE tWR;
-//   rank:  ACT→ACT tRRD_S / tRRD_L (other / same bank group); ≤ 4 ACTs per tFAW window;
-//          write data end→RD tWTR_S / tWTR_L; refresh every tREFI taking tRFC with all banks
-//          precharged (postponed past commands already committed, as JEDEC allows);
-//   channel: column→column tCCD_S / tCCD_L; bursts of BL/2 cycles never overlap on the data
-//          bus, with tRTRS turnaround between reads and writes and between ranks.
-// Commands are committed in selection order, so per rank the ACTs, and per channel the column
-// commands and the bursts, are in that order. Simplifications (documented deviations from a
-// command-level simulator such as DRAMSim3): the command bus is not a shared resource (several
-// commands may be committed for the same cycle on different banks), and a request's commands
-// are fixed when it is selected. Row-buffer policies close rows lazily: a bank records the
-// cycle from which its row is to be closed and the precharge is resolved when the bank is next
-// used or refreshed, at the first legal cycle.
+// The controller selects one request at a time (at cycle t). The channel places the DRAM
+// commands the request needs (PRE if another row is open, ACT if no row is open, then the
+// column command RD/WR), each at the earliest cycle ≥ t that every constraint allows. The
+// constraints are checked against the whole relevant command history of the channel: the
+// commands already placed, in the past and ahead of t. Placement is a reservation. A
+// later-selected request never moves the commands of an earlier one, but it may take an earlier
+// free slot. For example, a row hit selected one cycle after a row conflict to another bank
+// issues and moves its data first, as in DRAMSim3 or Ramulator. Banks work in parallel.
+//
+// Constraints honoured:
+//   bank:    ACT→column tRCD; ACT→PRE tRAS; PRE→ACT tRP; RD→PRE tRTP; write data end→PRE tWR.
+//            A bank takes its next request once the column command of its previous one has
+//            issued, so each bank's commands are in order.
+//   rank:    ACT↔ACT at least tRRD_S (other bank group) / tRRD_L (same group) from every
+//            other ACT of the rank; at most four ACTs in any tFAW window.
+//   column commands, checked pairwise against every column command of the channel:
+//            same rank, same direction:  max(burst, tCCD_S / tCCD_L (same bank group));
+//            same rank, write→read:      write data end + tWTR_S / tWTR_L → the RD;
+//            same rank, read→write:      the write data starts tRTRS after the read data ends;
+//            other rank (either order):  the two bursts are at least tRTRS apart on the bus;
+//            at most one column command per cycle.
+//            Together these keep data bursts apart on the bus, with turnarounds.
+//   refresh: `dram_timing::refresh` (dram_timing.hpp). all_bank issues one REF per rank; it
+//            waits for the commands already placed in that rank (postponed, as JEDEC allows),
+//            precharges every bank and blocks them for tRFC. per_bank issues one REFSB per
+//            bank in turn and blocks only that bank, for tRFCsb.
+// Deviations from a command-level simulator (DRAMSim3):
+//   * The command bus is modelled only as one column command per cycle. ACT/PRE may share a
+//     cycle with other commands, as on HBM's separate row and column command buses.
+//   * A request's commands are fixed when it is selected. Later requests fill the gaps but never
+//     delay them, so the oldest selected work has priority.
+//   * Row-buffer policies close rows lazily. A bank records the cycle from which its row is to
+//     be closed, and the PRE is resolved at the first legal cycle when the bank is next used or
+//     refreshed.
 #pragma once
 
 #include <algorithm>
@@ -26,6 +45,8 @@
 #include <memsub/config.hpp>
 #include <memsub/core/types.hpp>
 #include <memsub/memory/concept.hpp>
+#include <memsub/memory/detail/command_window.hpp>
+#include <memsub/memory/detail/reservation_calendar.hpp>
 #include <memsub/memory/dram_timing.hpp>
 
 namespace memsub::memory {
@@ -33,11 +54,12 @@ namespace memsub::memory {
 /// The command cycles of one selected request.
 struct command_plan {
     row_class kind = row_class::hit;
-    std::uint64_t pre = never; ///< PRE cycle (conflicts only)
-    std::uint64_t act = never; ///< ACT cycle (empty and conflict)
-    std::uint64_t column = 0;  ///< RD / WR cycle
-    std::uint64_t data = 0;    ///< first data-bus cycle
-    std::uint64_t done = 0;    ///< cycle after the last data beat (completion)
+    std::uint64_t selected = 0; ///< the selection cycle the plan was made for
+    std::uint64_t pre = never;  ///< PRE cycle (conflicts only)
+    std::uint64_t act = never;  ///< ACT cycle (empty and conflict)
+    std::uint64_t column = 0;   ///< RD / WR cycle
+    std::uint64_t data = 0;     ///< first data-bus cycle
+    std::uint64_t done = 0;     ///< cycle after the last data beat (completion)
     /// The bank had been closed by the row policy while holding the wanted row.
     bool premature_close = false;
 };
@@ -48,12 +70,11 @@ public:
 
     struct bank_state {
         std::uint32_t open_row = no_row;
-        /// Row that a pending policy close will close (for premature-close detection).
         std::uint64_t close_at = never; ///< policy close time of the open row
         std::uint64_t act_ready = 0;    ///< earliest next ACT (tRP after PRE, tRFC after REF)
         std::uint64_t pre_ready = 0;    ///< earliest PRE (tRAS, tRTP, tWR)
         std::uint64_t col_ready = 0;    ///< earliest column command (tRCD after ACT)
-        /// The bank takes a new request from this cycle (the last committed column command).
+        /// The bank takes a new request from this cycle (its last placed column command).
         std::uint64_t accept_at = 0;
         std::uint32_t closed_row = no_row; ///< the row most recently closed by the policy
     };
@@ -64,44 +85,118 @@ public:
         , banks_(t.banks_per_channel())
         , ranks_(t.ranks)
         , burst_(t.burst_cycles()) {
-        for (auto& r : ranks_) r.next_refresh = t.tREFI == 0 ? never : t.tREFI;
+        // Column-to-column gaps, indexed by gap_index (see column_gap below).
+        const std::int64_t burst = burst_;
+        for (std::uint32_t i = 0; i < 16; ++i) {
+            const bool same_rank = (i & 8u) != 0, same_group = (i & 4u) != 0;
+            const bool first_write = (i & 2u) != 0, second_write = (i & 1u) != 0;
+            const std::int64_t first_lat = first_write ? t.tCWL : t.tCL;
+            const std::int64_t second_lat = second_write ? t.tCWL : t.tCL;
+            std::int64_t g = 0;
+            if (!same_rank) {
+                // Rank switch: the second burst starts tRTRS after the first ends.
+                g = first_lat + burst + t.tRTRS - second_lat;
+            } else if (first_write == second_write) {
+                g = std::max<std::int64_t>(burst, same_group ? t.tCCD_L : t.tCCD_S);
+            } else if (first_write) {
+                g = t.tCWL + burst + (same_group ? t.tWTR_L : t.tWTR_S); // write → read: tWTR
+            } else {
+                g = t.tCL + burst + t.tRTRS - t.tCWL; // read → write: bus turnaround
+            }
+            gap_[i] = g;
+            max_gap_ = std::max(max_gap_, g);
+        }
+        // The span a column command of direction w forbids to commands of direction w2:
+        // [at − back, at + ahead) with back = gap(w2 → w) − 1, ahead = gap(w → w2).
+        for (std::uint32_t w = 0; w < 2; ++w)
+            for (std::uint32_t w2 = 0; w2 < 2; ++w2) {
+                auto make = [&](bool same_rank, bool same_group) {
+                    return span{gap_[gap_index(w2 != 0, w != 0, same_rank, same_group)] - 1,
+                                gap_[gap_index(w != 0, w2 != 0, same_rank, same_group)]};
+                };
+                long_span_[w][w2] = make(true, true);
+                short_span_[w][w2] = make(true, false);
+                rank_span_[w][w2] = make(false, false);
+            }
+        max_gap_ = std::max<std::int64_t>(max_gap_, 1);
+        groups_ = t.bank_groups;
+        group_shift_ = log2_exact(t.banks_per_group); // all organisation counts are powers of 2
+        rank_shift_ = log2_exact(t.banks_per_rank());
+        // How far ahead of its selection cycle a command can be placed: each of the ≤ banks
+        // outstanding requests adds at most one row cycle, ACT spacing, column gap and (per-bank
+        // refresh) one REFSB beyond the commands before it; all-bank refresh adds tRFC once or
+        // twice. The calendars span twice that (checked in Debug builds at every commit).
+        const bool per_bank = t.refresh == refresh_mode::per_bank && t.tREFI != 0;
+        const std::uint64_t per_request = std::uint64_t{t.tRP} + t.tRAS + t.tRCD +
+                                          std::max({t.tFAW, t.tRRD_L, t.tRRD_S}) +
+                                          static_cast<std::uint64_t>(max_gap_) + t.tCL + t.tCWL +
+                                          burst_ + t.tWR + t.tRTP + 16 + (per_bank ? t.tRFCsb : 0);
+        horizon_ = std::uint64_t{t.banks_per_channel()} * per_request +
+                   2 * std::uint64_t{t.tREFI == 0 ? 0 : t.tRFC} + 256;
+        // Rows: per rank and direction the spans every column command forbids ("short": the
+        // _S gaps, rank switches, one command per cycle), then per (rank, group, direction) the
+        // longer same-group spans (_L ⊇ _S). ACTs likewise: per rank tRRD_S and tFAW, per
+        // (rank, group) tRRD_L. A kind's free cycles are those free in its two rows.
+        const std::uint32_t rg = t.ranks * t.bank_groups;
+        cols_ = detail::reservation_calendar(2 * t.ranks + 2 * rg, 2 * horizon_ + 256);
+        acts_ = detail::reservation_calendar(t.ranks + rg, 2 * horizon_ + 256);
+        // FAW needs the ACTs of the last tFAW cycles and those ahead (≤ one per bank).
+        if (t.tFAW != 0)
+            for (auto& r : ranks_)
+                r.acts = detail::command_window<act_cmd>(std::size_t{t.tFAW} + 8 +
+                                                         t.banks_per_channel());
+        slots_ = t.refresh == refresh_mode::per_bank ? t.banks_per_rank() : 1;
+        for (std::uint32_t r = 0; r < ranks_.size(); ++r)
+            ranks_[r].next_refresh = refresh_due(r, 0);
         next_refresh_ = next_refresh();
     }
 
     [[nodiscard]] std::uint32_t bank_group_of(std::uint32_t bank) const noexcept {
-        return (bank / t_.banks_per_group) % t_.bank_groups;
+        return (bank >> group_shift_) & (groups_ - 1);
     }
     [[nodiscard]] std::uint32_t rank_of(std::uint32_t bank) const noexcept {
-        return bank / t_.banks_per_rank();
+        return bank >> rank_shift_;
+    }
+    /// rank · bank_groups + bank group of a flat bank.
+    [[nodiscard]] std::uint32_t rank_group_of(std::uint32_t bank) const noexcept {
+        return bank >> group_shift_;
     }
     [[nodiscard]] const bank_state& bank(std::uint32_t b) const noexcept { return banks_[b]; }
 
+    /// The earliest cycle ≥ `t` at which a column command (read or `write`) to bank `b` could be
+    /// placed, for a row hit selected at `t` (what a first-ready scheduler compares).
+    [[nodiscard]] std::uint64_t column_ready(std::uint32_t b, bool write,
+                                             std::uint64_t t) const noexcept {
+        const std::uint32_t r = rank_of(b), g = bank_group_of(b);
+        return cols_.first_free(col_short(r, write), col_long(r, g, write),
+                                std::max(t, banks_[b].col_ready));
+    }
+    /// The earliest cycle ≥ `t` free for a column command of rank·groups + group `rg`.
+    [[nodiscard]] std::uint64_t column_slot(std::uint32_t rg, bool write,
+                                            std::uint64_t t) const noexcept {
+        const std::uint32_t r = rg / groups_, g = rg % groups_;
+        return cols_.first_free(col_short(r, write), col_long(r, g, write), t);
+    }
+    /// Banks per channel and rank-groups (ranks · bank groups).
+    [[nodiscard]] std::uint32_t rank_groups() const noexcept { return ranks() * groups_; }
+
     /// Performs every refresh due at or before `t` (call before deciding at cycle t).
-    /// Returns the number of refreshes performed.
+    /// Returns the number of refresh commands (REF or REFSB) performed.
     std::uint32_t refresh_until(std::uint64_t t) noexcept {
         if (MEMSUB_LIKELY(t < next_refresh_)) return 0;
         std::uint32_t n = 0;
         for (std::uint32_t r = 0; r < ranks_.size(); ++r) {
             rank_state& rs = ranks_[r];
             while (rs.next_refresh <= t) {
-                std::uint64_t start = rs.next_refresh;
+                const std::uint64_t due = rs.next_refresh;
                 const std::uint32_t first = r * t_.banks_per_rank();
-                for (std::uint32_t b = first; b < first + t_.banks_per_rank(); ++b) {
-                    settle(b, rs.next_refresh);
-                    const bank_state& bs = banks_[b];
-                    if (bs.open_row != no_row)
-                        start = std::max(start, std::max(rs.next_refresh, bs.pre_ready) + t_.tRP);
-                    else
-                        start = std::max(start, bs.act_ready);
-                }
-                for (std::uint32_t b = first; b < first + t_.banks_per_rank(); ++b) {
-                    bank_state& bs = banks_[b];
-                    bs.open_row = no_row;
-                    bs.close_at = never;
-                    bs.closed_row = no_row;
-                    bs.act_ready = start + t_.tRFC;
-                }
-                rs.next_refresh += t_.tREFI;
+                if (t_.refresh == refresh_mode::per_bank)
+                    refresh_banks(first + static_cast<std::uint32_t>(rs.refreshes % slots_), 1, due,
+                                  t_.tRFCsb);
+                else
+                    refresh_banks(first, t_.banks_per_rank(), due, t_.tRFC);
+                ++rs.refreshes;
+                rs.next_refresh = refresh_due(r, rs.refreshes);
                 ++n;
             }
         }
@@ -138,14 +233,15 @@ public:
         return bs.open_row == row ? row_class::hit : row_class::conflict;
     }
 
-    /// The earliest commands for a request selected at `t` (the bank must be settled at t).
+    /// The earliest commands for a request selected at `t` (the bank must be settled at t and
+    /// take a request: t ≥ bank(b).accept_at).
     [[nodiscard]] command_plan plan(std::uint32_t b, std::uint32_t row, bool write,
                                     std::uint64_t t) const noexcept {
         const bank_state& bs = banks_[b];
         const std::uint32_t r = rank_of(b);
         const std::uint32_t bg = bank_group_of(b);
-        const rank_state& rs = ranks_[r];
         command_plan p;
+        p.selected = t;
         p.kind = classify(b, row, t);
         p.premature_close = p.kind == row_class::empty && bs.closed_row == row;
         std::uint64_t col_min = std::max(t, bs.col_ready);
@@ -155,32 +251,11 @@ public:
                 p.pre = std::max(t, bs.pre_ready);
                 act = std::max(act, p.pre + t_.tRP);
             }
-            if (rs.acts > 0) {
-                const std::uint32_t rrd = rs.last_act_group == bg ? t_.tRRD_L : t_.tRRD_S;
-                act = std::max(act, rs.last_act + rrd);
-            }
-            if (t_.tFAW != 0 && rs.acts >= 4)
-                act = std::max(act, rs.act_window[rs.acts % 4] + t_.tFAW);
-            p.act = act;
-            col_min = std::max(t, act + t_.tRCD);
+            p.act = acts_.first_free(r, ranks() + r * groups_ + bg, act);
+            col_min = std::max(t, p.act + t_.tRCD);
         }
-        // Column-to-column spacing (channel), write-to-read turnaround (rank).
-        if (columns_ > 0) {
-            const bool same_group = last_col_rank_ == r && last_col_group_ == bg;
-            col_min = std::max(col_min, last_col_ + (same_group ? t_.tCCD_L : t_.tCCD_S));
-        }
-        if (!write && rs.last_write_end != 0) {
-            const std::uint32_t wtr = rs.last_write_group == bg ? t_.tWTR_L : t_.tWTR_S;
-            col_min = std::max(col_min, rs.last_write_end + wtr);
-        }
-        // Data bus: bursts in order, turnaround on direction or rank change.
-        const std::uint32_t lat = write ? t_.tCWL : t_.tCL;
-        std::uint64_t bus_ready = bus_free_;
-        if (bursts_ > 0 && (last_burst_write_ != write || last_burst_rank_ != r))
-            bus_ready += t_.tRTRS;
-        if (col_min + lat < bus_ready) col_min = bus_ready - lat;
-        p.column = col_min;
-        p.data = col_min + lat;
+        p.column = cols_.first_free(col_short(r, write), col_long(r, bg, write), col_min);
+        p.data = p.column + (write ? t_.tCWL : t_.tCL);
         p.done = p.data + burst_;
         return p;
     }
@@ -193,11 +268,9 @@ public:
         const std::uint32_t r = rank_of(b);
         const std::uint32_t bg = bank_group_of(b);
         rank_state& rs = ranks_[r];
+        MEMSUB_ASSERT(p.column < p.selected + horizon_);
+        if (p.kind != row_class::hit) record_act(rs, r, bg, p.act, p.selected);
         if (p.kind != row_class::hit) {
-            rs.act_window[rs.acts % 4] = p.act;
-            ++rs.acts;
-            rs.last_act = p.act;
-            rs.last_act_group = bg;
             bs.open_row = row;
             bs.col_ready = p.act + t_.tRCD;
             bs.pre_ready = p.act + t_.tRAS;
@@ -209,50 +282,166 @@ public:
         bs.close_at = close_at <= p.column ? p.column : close_at;
         if (close_at <= p.column) {
             // Auto-precharge: resolve now so classify sees the bank closed from this cycle on.
-            const std::uint64_t pre = bs.pre_ready;
-            bs.act_ready = std::max(bs.act_ready, pre + t_.tRP);
+            bs.act_ready = std::max(bs.act_ready, bs.pre_ready + t_.tRP);
             bs.open_row = no_row;
             bs.close_at = never;
         }
-        last_col_ = p.column;
-        last_col_group_ = bg;
-        last_col_rank_ = r;
-        ++columns_;
-        if (write) {
-            rs.last_write_end = p.done;
-            rs.last_write_group = bg;
-        }
-        bus_free_ = p.done;
-        last_burst_write_ = write;
-        last_burst_rank_ = r;
-        ++bursts_;
+        record_column(r, bg, write, p.column, p.selected);
     }
 
     [[nodiscard]] const dram_timing& timing() const noexcept { return t_; }
 
+    /// The least column-to-column distance when a column command (`first_write`) is followed by
+    /// another (`second_write`) of the same/other rank and bank group; may be ≤ 0 across ranks
+    /// when the second's data latency is longer. Exposed for tests.
+    [[nodiscard]] std::int64_t column_gap(bool first_write, bool second_write, bool same_rank,
+                                          bool same_group) const noexcept {
+        return gap_[gap_index(first_write, second_write, same_rank, same_group)];
+    }
+
 private:
+    struct act_cmd {
+        std::uint64_t at;
+        std::uint32_t group;
+    };
     struct rank_state {
-        std::array<std::uint64_t, 4> act_window{};
-        std::uint64_t acts = 0;
-        std::uint64_t last_act = 0;
-        std::uint32_t last_act_group = 0;
-        std::uint64_t last_write_end = 0;
-        std::uint32_t last_write_group = 0;
+        detail::command_window<act_cmd> acts;
+        std::uint64_t refreshes = 0; ///< refresh commands performed
         std::uint64_t next_refresh = never;
     };
+
+    [[nodiscard]] static constexpr std::uint32_t
+    gap_index(bool first_write, bool second_write, bool same_rank, bool same_group) noexcept {
+        return (same_rank ? 8u : 0u) | (same_rank && same_group ? 4u : 0u) |
+               (first_write ? 2u : 0u) | (second_write ? 1u : 0u);
+    }
+
+    /// Due cycle of refresh number `k` of rank `r`: the refresh slots (one per tREFI for
+    /// all-bank, one per bank for per-bank) of all ranks are spread evenly over tREFI.
+    [[nodiscard]] std::uint64_t refresh_due(std::uint32_t r, std::uint64_t k) const noexcept {
+        if (t_.tREFI == 0) return never;
+        const std::uint64_t ranks = ranks_.size();
+        return ((k * ranks + r + 1) * t_.tREFI) / (std::uint64_t{slots_} * ranks);
+    }
+
+    /// Refreshes banks [first, first + n) due at `due`: waits for the commands already placed
+    /// there, precharges open rows, blocks the banks for `trfc`.
+    void refresh_banks(std::uint32_t first, std::uint32_t n, std::uint64_t due,
+                       std::uint32_t trfc) noexcept {
+        std::uint64_t start = due;
+        for (std::uint32_t b = first; b < first + n; ++b) {
+            settle(b, due);
+            const bank_state& bs = banks_[b];
+            if (bs.open_row != no_row)
+                start = std::max(start, std::max(due, bs.pre_ready) + t_.tRP);
+            else
+                start = std::max(start, bs.act_ready);
+        }
+        for (std::uint32_t b = first; b < first + n; ++b) {
+            bank_state& bs = banks_[b];
+            bs.open_row = no_row;
+            bs.close_at = never;
+            bs.closed_row = no_row;
+            bs.act_ready = start + trfc;
+        }
+    }
+
+    [[nodiscard]] std::uint32_t ranks() const noexcept {
+        return static_cast<std::uint32_t>(ranks_.size());
+    }
+    [[nodiscard]] static std::uint32_t col_short(std::uint32_t r, bool write) noexcept {
+        return r * 2 + (write ? 1u : 0u);
+    }
+    [[nodiscard]] std::uint32_t col_long(std::uint32_t r, std::uint32_t g,
+                                         bool write) const noexcept {
+        return 2 * ranks() + (r * groups_ + g) * 2 + (write ? 1u : 0u);
+    }
+
+    /// Marks the cycles the column command `e` (rank r, group g, `write`, at `at`) forbids to
+    /// the other column commands: a command X at cycle x before `e` needs at − x ≥ gap(X → e),
+    /// one after it x − at ≥ gap(e → X), and none shares its cycle. Cycles before `from` (the
+    /// selection cycle: nothing is placed earlier any more) are skipped.
+    void record_column(std::uint32_t r, std::uint32_t g, bool write, std::uint64_t at,
+                       std::uint64_t from) noexcept {
+        const auto a = static_cast<std::int64_t>(at);
+        const auto floor = static_cast<std::int64_t>(from);
+        const std::uint32_t w = write ? 1u : 0u;
+        for (std::uint32_t w2 = 0; w2 < 2; ++w2) {
+            const span& l = long_span_[w][w2];
+            cols_.forbid(col_long(r, g, w2 != 0),
+                         static_cast<std::uint64_t>(std::max(floor, a - l.back)),
+                         static_cast<std::uint64_t>(a + l.ahead));
+            if (groups_ > 1) { // the other groups of the rank (with one group, all are in it)
+                const span& sh = short_span_[w][w2];
+                cols_.forbid(col_short(r, w2 != 0),
+                             static_cast<std::uint64_t>(std::max(floor, a - sh.back)),
+                             static_cast<std::uint64_t>(a + sh.ahead));
+            }
+            if (ranks() > 1) {
+                const span& o = rank_span_[w][w2];
+                for (std::uint32_t r2 = 0; r2 < ranks(); ++r2) {
+                    if (r2 == r) continue;
+                    const std::uint32_t row = col_short(r2, w2 != 0);
+                    const std::int64_t lo = std::max(floor, a - o.back);
+                    if (lo < a + o.ahead)
+                        cols_.forbid(row, static_cast<std::uint64_t>(lo),
+                                     static_cast<std::uint64_t>(a + o.ahead));
+                    if (o.back < 0 || o.ahead < 1) cols_.forbid(row, at, at + 1); // one per cycle
+                }
+            }
+        }
+    }
+
+    /// Marks the cycles an ACT of rank r, group g at `x` forbids to other ACTs of the rank:
+    /// (x − tRRD, x + tRRD) with tRRD_L in its group and tRRD_S in the others; and for every run
+    /// of four consecutive ACTs y1 ≤ … ≤ y4 (the new one among them) spanning < tFAW, the
+    /// cycles (y4 − tFAW, y1 + tFAW), where a fifth ACT would put five in a tFAW window.
+    /// (Spans only grow: an ACT placed later between y1 and y4 leaves them forbidden.)
+    void record_act(rank_state& rs, std::uint32_t r, std::uint32_t g, std::uint64_t x,
+                    std::uint64_t from) noexcept {
+        // [x − back, hi) clipped to ≥ from (x ≥ from: the ACT is placed after its selection).
+        const auto clip = [from, x](std::uint64_t back) { return x - std::min(x - from, back); };
+        // With one bank group every ACT is in the same group: tRRD_L throughout.
+        const std::uint64_t rrd_short = groups_ > 1 ? t_.tRRD_S : t_.tRRD_L;
+        if (rrd_short != 0) acts_.forbid(r, clip(rrd_short - 1), x + rrd_short);
+        if (groups_ > 1 && t_.tRRD_L > t_.tRRD_S)
+            acts_.forbid(ranks() + r * groups_ + g, clip(t_.tRRD_L - 1), x + t_.tRRD_L);
+        if (t_.tFAW == 0) return;
+        if (from > t_.tFAW) rs.acts.drop_before(from - t_.tFAW + 1);
+        const std::size_t k = rs.acts.insert(act_cmd{.at = x, .group = g});
+        const auto acts = rs.acts.entries();
+        for (std::size_t j = k >= 3 ? k - 3 : 0; j <= k && j + 3 < acts.size(); ++j) {
+            const std::uint64_t y1 = acts[j].at, y4 = acts[j + 3].at;
+            if (y4 - y1 >= t_.tFAW) continue;
+            // (y4 − tFAW, y1 + tFAW), clipped to ≥ from
+            const std::uint64_t lo =
+                std::max(from, y4 + 1 - std::min(y4 + 1, std::uint64_t{t_.tFAW}));
+            acts_.forbid(r, lo, y1 + t_.tFAW);
+        }
+    }
 
     dram_timing t_{};
     std::vector<bank_state> banks_;
     std::vector<rank_state> ranks_;
+    detail::reservation_calendar cols_; ///< forbidden column-command cycles (rows: see ctor)
+    detail::reservation_calendar acts_; ///< forbidden ACT cycles (rows: see ctor)
+    std::uint32_t groups_ = 1;
+    std::uint32_t group_shift_ = 0; ///< log2 banks per group
+    std::uint32_t rank_shift_ = 0;  ///< log2 banks per rank
+    std::uint64_t horizon_ = 0;     ///< commands are placed < selection cycle + horizon_
+    std::array<std::int64_t, 16> gap_{};
+    /// Cycles [at − back, at + ahead) a column command forbids, by [its direction][the other's]:
+    /// same rank and group, same rank other group, other rank.
+    struct span {
+        std::int64_t back = 0;
+        std::int64_t ahead = 0;
+    };
+    span long_span_[2][2]{};
+    span short_span_[2][2]{};
+    span rank_span_[2][2]{};
+    std::int64_t max_gap_ = 1;
     std::uint32_t burst_ = 4;
-    std::uint64_t last_col_ = 0;
-    std::uint32_t last_col_group_ = 0;
-    std::uint32_t last_col_rank_ = 0;
-    std::uint64_t columns_ = 0;
-    std::uint64_t bus_free_ = 0;
-    bool last_burst_write_ = false;
-    std::uint32_t last_burst_rank_ = 0;
-    std::uint64_t bursts_ = 0;
+    std::uint32_t slots_ = 1;            ///< refresh commands per rank per tREFI
     std::uint64_t next_refresh_ = never; ///< earliest refresh due over the ranks
 };
 

@@ -79,13 +79,17 @@ inline void check_mapping(const dram_organisation& o, const dram_timing& t,
             "must be <= the bursts per row (" + std::to_string(t.columns()) + ")");
 }
 
-/// Min-heap of completions by done cycle (then id). The heap orders 16-byte keys; the
-/// completions sit in a slot pool. All storage is reserved at construction.
-class completion_heap {
+/// Completions ordered by done cycle (ties in insertion order). A ring of 16-byte keys sorted
+/// by done cycle (a new completion almost always lands at or near the young end, so insertion
+/// scans from there); the completions sit in a slot pool. All storage is reserved at
+/// construction.
+class completion_queue {
 public:
-    completion_heap() = default;
-    explicit completion_heap(std::size_t capacity) : slots_(capacity) {
-        heap_.reserve(capacity);
+    completion_queue() = default;
+    explicit completion_queue(std::size_t capacity)
+        : slots_(capacity)
+        , keys_(std::bit_ceil(capacity == 0 ? std::size_t{1} : capacity))
+        , mask_(keys_.size() - 1) {
         free_.reserve(capacity);
         for (std::size_t i = capacity; i-- > 0;) free_.push_back(static_cast<std::uint32_t>(i));
     }
@@ -94,17 +98,35 @@ public:
         const std::uint32_t slot = free_.back();
         free_.pop_back();
         slots_[slot] = c;
-        heap_.push_back(entry{c.done_cycle, slot});
-        std::push_heap(heap_.begin(), heap_.end(), later);
+        std::size_t i = n_;
+        while (i > 0 && key(i - 1).done > c.done_cycle) {
+            key(i) = key(i - 1);
+            --i;
+        }
+        key(i) = entry{c.done_cycle, slot};
+        ++n_;
     }
-    [[nodiscard]] bool empty() const noexcept { return heap_.empty(); }
-    [[nodiscard]] std::size_t size() const noexcept { return heap_.size(); }
-    [[nodiscard]] std::uint64_t top_cycle() const noexcept { return heap_.front().done; }
-    [[nodiscard]] const completion& top() const noexcept { return slots_[heap_.front().slot]; }
+    [[nodiscard]] bool empty() const noexcept { return n_ == 0; }
+    [[nodiscard]] std::size_t size() const noexcept { return n_; }
+    [[nodiscard]] std::uint64_t top_cycle() const noexcept { return key(0).done; }
+    [[nodiscard]] const completion& top() const noexcept { return slots_[key(0).slot]; }
+    /// The earliest done cycle > t (never if none).
+    [[nodiscard]] std::uint64_t first_after(std::uint64_t t) const noexcept {
+        std::size_t lo = 0, hi = n_;
+        while (lo < hi) {
+            const std::size_t mid = (lo + hi) / 2;
+            if (key(mid).done <= t)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        return lo < n_ ? key(lo).done : never;
+    }
     completion pop() noexcept {
-        std::pop_heap(heap_.begin(), heap_.end(), later);
-        const std::uint32_t slot = heap_.back().slot;
-        heap_.pop_back();
+        MEMSUB_ASSERT(n_ > 0);
+        const std::uint32_t slot = key(0).slot;
+        head_ = (head_ + 1) & mask_;
+        --n_;
         free_.push_back(slot);
         return slots_[slot];
     }
@@ -114,12 +136,15 @@ private:
         std::uint64_t done;
         std::uint32_t slot;
     };
-    // Ties by slot keep the order deterministic.
-    static bool later(const entry& a, const entry& b) noexcept {
-        return a.done != b.done ? a.done > b.done : a.slot > b.slot;
+    [[nodiscard]] entry& key(std::size_t i) noexcept { return keys_[(head_ + i) & mask_]; }
+    [[nodiscard]] const entry& key(std::size_t i) const noexcept {
+        return keys_[(head_ + i) & mask_];
     }
     std::vector<completion> slots_;
-    std::vector<entry> heap_;
+    std::vector<entry> keys_;
+    std::size_t mask_ = 0;
+    std::size_t head_ = 0;
+    std::size_t n_ = 0;
     std::vector<std::uint32_t> free_;
 };
 
@@ -156,6 +181,7 @@ public:
         high_ = std::max<std::uint32_t>(1, (p.write_queue * p.write_high_watermark_pct + 99) / 100);
         low_ = p.write_queue * p.write_low_watermark_pct / 100;
         stats_.channels = p.timing.channels;
+        stats_.peak_bytes_per_cycle = p.timing.peak_bytes_per_cycle();
     }
 
     [[nodiscard]] std::string_view name() const noexcept { return scheduler_name_; }
@@ -183,7 +209,9 @@ public:
         auto& kind_mask = r.is_write ? ch.queued_w : ch.queued_r;
         if (kind[bank]++ == 0) kind_mask |= std::uint64_t{1} << bank;
         ++ch.held;
-        ch.next_decision = std::min(ch.next_decision, std::max(visible, ch.min_decision));
+        // It cannot be selected before its bank takes a request (accept cycles only grow).
+        ch.next_decision =
+            std::min(ch.next_decision, std::max({visible, ch.min_decision, ch.bank_ready[bank]}));
         return enqueue_result::accepted;
     }
 
@@ -197,7 +225,9 @@ public:
     [[nodiscard]] std::uint64_t next_event_cycle() const noexcept {
         std::uint64_t t = never;
         for (const channel& ch : channels_) t = std::min(t, ch.next_decision);
-        if (!heap_.empty()) t = std::min(t, std::max(heap_.top_cycle(), now_ + 0));
+        // Completions already drainable are not events (C5): the next one still ahead.
+        if (!heap_.empty())
+            t = std::min(t, heap_.top_cycle() > now_ ? heap_.top_cycle() : heap_.first_after(now_));
         return t;
     }
 
@@ -290,10 +320,12 @@ private:
     /// `all_visible`: every entry's visibility cycle has passed (visibility is non-decreasing
     /// along the queue, so the youngest entry decides), and readiness is the bank's alone.
     struct view {
-        const queue* q;
-        const channel* ch;
-        std::uint64_t t;
-        bool all_visible;
+        view(const queue* qq, const channel* c, std::uint64_t now, bool visible, bool w) noexcept
+            : q(qq)
+            , ch(c)
+            , t(now)
+            , all_visible(visible)
+            , write(w) {}
         [[nodiscard]] std::uint32_t bank(std::size_t i) const noexcept { return q->key_at(i).bank; }
         [[nodiscard]] bool hit(std::size_t i) const noexcept {
             const auto& k = q->key_at(i);
@@ -307,11 +339,37 @@ private:
             if (all_visible) return ((ch->ready_banks >> q->key_at(i).bank) & 1u) != 0;
             return ready_at(i) <= t;
         }
+        /// For a row hit: the earliest cycle its column command could issue if selected now
+        /// (tCCD, tWTR, turnarounds against the placed commands). Cached per (rank, group)
+        /// for banks whose tRCD has passed: the answer is then the same for all of them.
+        [[nodiscard]] std::uint64_t now() const noexcept { return t; }
+        [[nodiscard]] std::uint64_t issue_at(std::size_t i) const noexcept {
+            const std::uint32_t b = q->key_at(i).bank;
+            const auto& d = ch->dram;
+            if (d.bank(b).col_ready > t) return d.column_ready(b, write, t);
+            return slot(d.rank_group_of(b));
+        }
+        [[nodiscard]] std::uint64_t slot(std::uint32_t rg) const noexcept {
+            if (((cached >> rg) & 1u) == 0) {
+                cache[rg] = ch->dram.column_slot(rg, write, t);
+                cached |= std::uint64_t{1} << rg;
+            }
+            return cache[rg];
+        }
+
+        const queue* q;
+        const channel* ch;
+        std::uint64_t t;
+        bool all_visible;
+        bool write; ///< the queue holds writes
+        mutable std::uint64_t cached = 0;
+        mutable std::array<std::uint64_t, 64> cache;
     };
 
-    [[nodiscard]] static view make_view(const queue& q, const channel& ch,
-                                        std::uint64_t t) noexcept {
-        return view{&q, &ch, t, q.empty() || q.key_at(q.size() - 1).visible_at <= t};
+    [[nodiscard]] static view make_view(const queue& q, const channel& ch, std::uint64_t t,
+                                        bool write) noexcept {
+        view v{&q, &ch, t, q.empty() || q.key_at(q.size() - 1).visible_at <= t, write};
+        return v;
     }
 
     static const params& validated(const params& p) {
@@ -377,14 +435,15 @@ private:
             queue* from = &first;
             std::uint64_t wake = never;
             if ((first_mask & ready_banks) != 0) {
-                s = ch.sched.select(first.size(), make_view(first, ch, t));
+                s = ch.sched.select(first.size(), make_view(first, ch, t, ch.draining));
                 wake = s.wake;
             } else {
                 wake = bank_min(first_mask);
             }
             if (s.index == selection::none) {
                 if ((second_mask & ready_banks) != 0) {
-                    const selection s2 = ch.sched.select(second.size(), make_view(second, ch, t));
+                    const selection s2 =
+                        ch.sched.select(second.size(), make_view(second, ch, t, !ch.draining));
                     wake = std::min(wake, s2.wake);
                     if (s2.index != selection::none) {
                         s = s2;
@@ -398,7 +457,7 @@ private:
                 ch.next_decision = std::max(wake, t + 1);
                 continue;
             }
-            ch.sched.on_selected(make_view(*from, ch, t), s.index);
+            ch.sched.on_selected(make_view(*from, ch, t, from == &ch.wq), s.index);
             const std::uint32_t bank = from->key_at(s.index).bank;
             const bool write = from->request(s.index).is_write;
             issue(c, ch, from->key_at(s.index), from->request(s.index), t);
@@ -476,7 +535,7 @@ private:
     params p_;
     RowPolicy rows_;
     std::vector<channel> channels_;
-    detail::completion_heap heap_;
+    detail::completion_queue heap_;
     std::uint32_t high_ = 1;
     std::uint32_t low_ = 0;
     std::uint64_t now_ = 0;

@@ -16,6 +16,9 @@
 //   * hbm2_4gb_x128 — DRAMSim3 `HBM2_4Gb_x128.ini` (spec §4.6) [X]: 8 channels × 128 bit,
 //     4 bank groups × 4 banks, 16384 rows, 64 columns of 16 B (1 KB rows), BL4, tCK = 1 ns.
 //     The seed (HTA, 004) cites only "4GB HBM2 [DRAMSim3]"; this preset is labelled assumed.
+//     Refresh is all-bank (DRAMSim3's default): it stops a channel for tRFC = 260 of every
+//     3900 cycles (6.7 %). Per-bank refresh (HBM2 REFSB, refresh_mode::per_bank, tRFCsb =
+//     tRFC [X, pessimistic]) lets the other 15 banks keep the data bus busy.
 //   * hmc_vault — Kim et al. (seed 002) §3.6: tCK 1.25 ns, tRP 11, tCCD 4, tRCD 11, tCL 11,
 //     tWR 12, tRAS 22 [S]; 16 banks per vault, 16 vaults × 4 HMCs × 4 clusters = 256 vault
 //     channels for the 4GPU-16HMC system; 256 B rows and closed page (G2.4) [X]; 32-bit vault
@@ -31,6 +34,17 @@
 #include <memsub/core/errors.hpp>
 
 namespace memsub::memory {
+
+/// How refresh is issued (the `refresh` field of `dram_timing`).
+enum class refresh_mode : std::uint8_t {
+    /// One REF per rank every tREFI; all banks of the rank are precharged and blocked for tRFC.
+    /// Ranks are staggered: rank r's refreshes fall at tREFI·(r+1)/ranks + k·tREFI.
+    all_bank,
+    /// Per-bank refresh (HBM2 REFSB, JESD235; LPDDR4 REFpb): every bank is refreshed once per
+    /// tREFI, the banks of a rank in turn, one every tREFI / banks_per_rank cycles; only the
+    /// refreshed bank is precharged and blocked, for tRFCsb. The other banks keep working.
+    per_bank,
+};
 
 /// Organisation and timing of one DRAM type. Timing fields are in controller cycles (tCK);
 /// 0 disables a constraint (tREFI = 0 disables refresh).
@@ -69,7 +83,10 @@ struct dram_timing {
     std::uint32_t tWTR_L = 6;   ///< end of write data → read column command, same bank group
     std::uint32_t tRTRS = 2;    ///< data-bus turnaround between reads and writes / ranks
     std::uint32_t tREFI = 6240; ///< refresh interval (0 = no refresh)
-    std::uint32_t tRFC = 208;   ///< refresh cycle time
+    std::uint32_t tRFC = 208;   ///< refresh cycle time (all-bank REF)
+    /// Refresh command the controller uses.
+    refresh_mode refresh = refresh_mode::all_bank;
+    std::uint32_t tRFCsb = 0; ///< per-bank refresh cycle time (refresh_mode::per_bank)
 
     /// Cycles one burst occupies the data bus.
     [[nodiscard]] constexpr std::uint32_t burst_cycles() const noexcept {
@@ -125,6 +142,12 @@ struct dram_timing {
         require(tRRD_L >= tRRD_S, component, "tRRD_L", tRRD_L, "must be >= tRRD_S");
         require(tWTR_L >= tWTR_S, component, "tWTR_L", tWTR_L, "must be >= tWTR_S");
         require(tREFI == 0 || tRFC < tREFI, component, "tRFC", tRFC, "must be < tREFI");
+        if (tREFI != 0 && refresh == refresh_mode::per_bank) {
+            require(tRFCsb >= 1 && tRFCsb < tREFI, component, "tRFCsb", tRFCsb,
+                    "per-bank refresh needs 1 <= tRFCsb < tREFI");
+            require(tREFI >= banks_per_rank(), component, "tREFI", tREFI,
+                    "per-bank refresh needs tREFI >= banks per rank (one REFSB per cycle at most)");
+        }
         require(tck_ns > 0.0, component, "tck_ns", 0, "must be > 0");
     }
 
@@ -227,6 +250,12 @@ inline constexpr dram_timing hbm2_4gb_x128{
     .tRTRS = 2,
     .tREFI = 3900,
     .tRFC = 260,
+    // All-bank refresh, as DRAMSim3 does by default. JEDEC HBM2 also offers single-bank
+    // refresh (REFSB, JESD235): set `.refresh = refresh_mode::per_bank`. DRAMSim3's file gives
+    // its interval (tREFIb) but no duration, so tRFCsb takes the all-bank tRFC, as Ramulator's
+    // HBM model does for REFSB [X] — pessimistic (JEDEC's tRFCSB is shorter).
+    .refresh = refresh_mode::all_bank,
+    .tRFCsb = 260,
 };
 
 /// HMC vault of Kim et al. (seed 002, §3.6): one channel per vault; `channels` = 256 covers

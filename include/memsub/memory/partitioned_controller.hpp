@@ -60,7 +60,8 @@ public:
 
     struct params {
         dram_timing timing = presets::hbm2_4gb_x128;
-        /// Requesters (core clusters); `mem_request::requester` must be below it.
+        /// Requesters (core clusters); `mem_request::requester` must be below it (a request
+        /// from another requester is rejected: enqueue_result::rejected).
         std::uint32_t requesters = 16;
         /// Entries of each (requester, channel) read FIFO and write FIFO; 0 = iso-storage.
         std::uint32_t queue_depth = 0;
@@ -99,6 +100,7 @@ public:
         high_ = std::max<std::uint32_t>(1, (wslots * p.write_high_watermark_pct + 99) / 100);
         low_ = wslots * p.write_low_watermark_pct / 100;
         stats_.channels = p.timing.channels;
+        stats_.peak_bytes_per_cycle = p.timing.peak_bytes_per_cycle();
     }
 
     [[nodiscard]] std::string_view name() const noexcept {
@@ -121,6 +123,11 @@ public:
     }
 
     enqueue_result enqueue(const mem_request& r) noexcept {
+        if (r.requester >= p_.requesters) {
+            // An input error, not back-pressure: this request can never be accepted (C2).
+            ++stats_.rejected;
+            return enqueue_result::rejected;
+        }
         if (!can_accept(r)) {
             ++stats_.refused;
             return enqueue_result::queue_full;
@@ -149,7 +156,9 @@ public:
     [[nodiscard]] std::uint64_t next_event_cycle() const noexcept {
         std::uint64_t t = never;
         for (const channel& ch : channels_) t = std::min(t, ch.next_decision);
-        if (!heap_.empty()) t = std::min(t, heap_.top_cycle());
+        // Completions already drainable are not events (C5): the next one still ahead.
+        if (!heap_.empty())
+            t = std::min(t, heap_.top_cycle() > now_ ? heap_.top_cycle() : heap_.first_after(now_));
         return t;
     }
 
@@ -365,7 +374,7 @@ private:
     std::uint32_t depth_;
     RowPolicy rows_;
     std::vector<channel> channels_;
-    detail::completion_heap heap_;
+    detail::completion_queue heap_;
     std::uint32_t high_ = 1;
     std::uint32_t low_ = 0;
     std::uint64_t now_ = 0;

@@ -6,8 +6,12 @@
 //   S2. `s.select(n, view)` noexcept -> `selection`: choose among the `n` queued requests of one
 //       queue, oldest first (index 0 = oldest). `view.bank(i)`, `view.hit(i)` (the request's row
 //       is open in its bank now) and `view.ready(i)` (its bank takes a request now) describe
-//       them. Returns the chosen index, or `selection::none` with `wake` = the earliest cycle
-//       at which a choice may become possible (a lower bound; `view.ready_at(i)` gives it).
+//       them. Readiness is monotone in age within a bank: when entry i is ready, so is every
+//       older entry of its bank (requests become visible in arrival order). Returns the chosen
+//       index, or `selection::none` with `wake` = the earliest cycle at which a choice may
+//       become possible (a lower bound; `view.ready_at(i)` gives it). A view may also offer
+//       `view.issue_at(i)`: for a row hit, the earliest cycle its column command could issue
+//       (first-ready schedulers compare it; detected with `requires`).
 //   S3. `s.on_selected(view, index)` noexcept — the request the last `select` chose leaves
 //       the queue (called before it is removed, so the view still describes it).
 //   S4. `s.name()` -> std::string_view.
