@@ -88,6 +88,15 @@ std::vector<completion> saturate(Controller& c, std::uint64_t n, Address&& addr,
     return out;
 }
 
+/// Loop sizes of the property tests: full in optimised builds, a quarter in Debug.
+constexpr std::uint64_t scaled(std::uint64_t n) {
+#ifdef NDEBUG
+    return n;
+#else
+    return n / 4;
+#endif
+}
+
 inline mem_request read_at(std::uint64_t id, memsub::byte_address a, std::uint64_t t,
                            std::uint32_t requester = 0) {
     return mem_request{

@@ -48,7 +48,8 @@ TEST_CASE("MAC table: the pending count is approximated from the last Q referenc
     CHECK(m.approximate_pending(1) == 4);
     CHECK(m.estimate(2, 9) == 0);
     CHECK(m.estimate(2, 8) == 2);
-    CHECK(m.storage_bits() == 4 * (2 * 16 + 6) + 4 * 2);
+    // Per bank two 16-bit rows and a counter of 0..4 (3 bits); a 4-entry history of 2-bit ids.
+    CHECK(m.storage_bits() == 4 * (2 * 16 + 3) + 4 * 2);
 }
 
 TEST_CASE("MAC table with a controller: pending = requests queued at the bank") {
@@ -92,7 +93,40 @@ TEST_CASE("flat memory: constant latency, bandwidth-limited pipe") {
     const auto one = memtest::run(g, {memtest::read_at(7, byte_address{0}, 1234)});
     CHECK(one[0].latency() == 100);
     CHECK_THROWS_AS(flat_memory(flat_memory::params{.bytes_per_cycle = 0.0}), memsub::config_error);
+    // The latency includes the transfer: 64 B at 1 B/cycle cannot finish in 10 cycles.
+    CHECK_THROWS_AS(flat_memory(flat_memory::params{.latency_cycles = 10, .bytes_per_cycle = 1.0}),
+                    memsub::config_error);
     static_assert(memory_controller<flat_memory>);
+}
+
+TEST_CASE("flat memory: fractional pipe occupancy (64 B at 24 B/cycle = 2.67 cycles, not 3)") {
+    flat_memory f(flat_memory::params{
+        .latency_cycles = 50, .bytes_per_cycle = 24.0, .request_bytes = 64, .capacity = 1024});
+    std::vector<mem_request> reqs;
+    for (std::uint64_t i = 0; i < 900; ++i)
+        reqs.push_back(memtest::read_at(i, byte_address{i * 64}, 0));
+    const auto out = memtest::run(f, reqs);
+    // 900 requests take 900 · 8/3 = 2400 cycles of pipe (whole-cycle rounding would take 2700).
+    const std::uint64_t last_start = out.back().selected_cycle;
+    CHECK(last_start >= 899 * 8 / 3);
+    CHECK(last_start <= 899 * 8 / 3 + 1);
+    CHECK(f.stats().bandwidth_utilisation() <= 1.0);
+    CHECK(f.stats().bandwidth_utilisation() > 0.97);
+    CHECK(f.stats().data_bus_cycles == 2400);
+}
+
+TEST_CASE("flat memory: a retried request with an old arrival never completes in the past") {
+    flat_memory f(flat_memory::params{.latency_cycles = 100, .bytes_per_cycle = 64.0});
+    f.advance_to(5000);
+    REQUIRE(f.enqueue(memtest::read_at(1, byte_address{0}, 10)) == enqueue_result::accepted);
+    CHECK(f.next_event_cycle() == 5100);
+    f.advance_to(5100);
+    std::vector<completion> got;
+    f.drain([&](const completion& c) { got.push_back(c); });
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].selected_cycle == 5000);
+    CHECK(got[0].done_cycle == 5100);
+    CHECK(got[0].queueing_delay() == 4990); // the wait before the retry counts as queueing
 }
 
 TEST_CASE("latency histogram: percentiles within the bucket resolution of exact order statistics") {

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <map>
 #include <vector>
 
@@ -480,43 +481,114 @@ TEST_CASE("all-bank refresh: the long-run streaming bound is 1 - tRFC/tREFI, and
     }
 }
 
-TEST_CASE("no pattern exceeds 100% of the data bus; bursts never overlap (property)") {
+namespace {
+
+/// Random mix for the bus properties: random channels/ranks/banks, few rows (many hits),
+/// a third writes, four requesters, arriving faster than any channel serves them.
+std::vector<mem_request> bus_mix(const dram_timing& t, const bit_field_mapping& m,
+                                 std::uint64_t seed, std::uint64_t n) {
+    memsub::xoshiro256ss rng(seed);
+    std::vector<mem_request> reqs;
+    std::uint64_t at = 0;
+    for (std::uint64_t i = 0; i < n; ++i) {
+        at += rng() % 3;
+        const dram_address d{.channel = static_cast<std::uint32_t>(rng() % t.channels),
+                             .rank = static_cast<std::uint32_t>(rng() % t.ranks),
+                             .bank_group = static_cast<std::uint32_t>(rng() % t.bank_groups),
+                             .bank = static_cast<std::uint32_t>(rng() % t.banks_per_group),
+                             .row = static_cast<std::uint32_t>(rng() % (seed + 1)),
+                             .column = static_cast<std::uint32_t>(rng() % t.columns())};
+        reqs.push_back(mem_request{.id = i,
+                                   .address = m.unmap(d),
+                                   .is_write = rng() % 3 == 0,
+                                   .requester = static_cast<std::uint32_t>(i % 4),
+                                   .arrival_cycle = at});
+    }
+    return reqs;
+}
+
+/// Bursts of one channel never overlap, and consecutive bursts keep the turnarounds: tRTRS on
+/// a read→write switch and between ranks, tWTR_S (+ tCL) on a write→read switch in a rank.
+void check_bus(std::vector<completion> out, const dram_timing& t, const bit_field_mapping& m) {
+    std::sort(out.begin(), out.end(), [](const completion& a, const completion& b) {
+        return a.channel != b.channel ? a.channel < b.channel : a.data_cycle < b.data_cycle;
+    });
+    std::size_t turnarounds = 0;
+    for (std::size_t i = 0; i < out.size(); ++i) {
+        const completion& cur = out[i];
+        CHECK(cur.done_cycle - cur.data_cycle == t.burst_cycles());
+        CHECK(cur.selected_cycle >= cur.arrival_cycle);
+        if (i == 0 || out[i - 1].channel != cur.channel) continue;
+        const completion& prev = out[i - 1];
+        CHECK(cur.data_cycle >= prev.done_cycle);
+        const bool same_rank = m.map(prev.address).rank == m.map(cur.address).rank;
+        if (!same_rank || (!prev.is_write && cur.is_write)) {
+            CHECK(cur.data_cycle >= prev.done_cycle + t.tRTRS);
+            ++turnarounds;
+        } else if (prev.is_write && !cur.is_write) {
+            CHECK(cur.data_cycle - t.tCL >= prev.done_cycle + t.tWTR_S);
+            ++turnarounds;
+        }
+    }
+    CHECK(turnarounds > 0);
+}
+
+} // namespace
+
+TEST_CASE("no pattern exceeds 100% of the bandwidth; bursts never overlap and keep their "
+          "turnarounds (property; FR-FCFS, FCFS, partitioned, flat)") {
+    dram_timing ddr4_2r = presets::ddr4_2400;
+    ddr4_2r.ranks = 2;
+    ddr4_2r.name = "DDR4-2400, 2 ranks";
+    dram_timing hbm_pb = presets::hbm2_4gb_x128;
+    hbm_pb.refresh = refresh_mode::per_bank;
+    hbm_pb.name = "HBM2, per-bank refresh";
     for (const dram_timing* tp :
-         {&presets::ddr3_1600_remap, &presets::ddr4_2400, &presets::hbm2_4gb_x128}) {
+         std::initializer_list<const dram_timing*>{&presets::ddr3_1600_remap, &presets::ddr4_2400,
+                                                   &ddr4_2r, &presets::hbm2_4gb_x128, &hbm_pb}) {
         const dram_timing& t = *tp;
         CAPTURE(t.name);
-        const auto m = bit_field_mapping::from_order(order_for(t), t);
-        for (std::uint64_t seed = 1; seed <= 4; ++seed) {
-            memsub::xoshiro256ss rng(seed);
-            std::vector<mem_request> reqs;
-            std::uint64_t at = 0;
-            for (std::uint64_t i = 0; i < 5000; ++i) {
-                at += rng() % 3;
-                // Mix: random banks, few rows (many hits), some writes.
-                const dram_address d{.channel = static_cast<std::uint32_t>(rng() % t.channels),
-                                     .bank_group =
-                                         static_cast<std::uint32_t>(rng() % t.bank_groups),
-                                     .bank = static_cast<std::uint32_t>(rng() % t.banks_per_group),
-                                     .row = static_cast<std::uint32_t>(rng() % (seed + 1)),
-                                     .column = static_cast<std::uint32_t>(rng() % t.columns())};
-                reqs.push_back(mem_request{.id = i,
-                                           .address = m.unmap(d),
-                                           .is_write = rng() % 3 == 0,
-                                           .arrival_cycle = at});
+        const auto m =
+            bit_field_mapping::from_order(t.ranks > 1 ? "rorabgbachco" : order_for(t), t);
+        for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+            CAPTURE(seed);
+            const auto reqs = bus_mix(t, m, seed, memtest::scaled(4000));
+            {
+                fr_fcfs_controller<timeout_adaptive> c(m, {.timing = t});
+                auto out = memtest::run(c, reqs);
+                REQUIRE(out.size() == reqs.size());
+                CHECK(c.stats().bandwidth_utilisation() <= 1.0);
+                check_bus(out, t, m);
             }
-            fr_fcfs_controller<timeout_adaptive> c(m, {.timing = t});
-            auto out = memtest::run(c, reqs);
-            REQUIRE(out.size() == reqs.size());
-            CHECK(c.stats().bandwidth_utilisation() <= 1.0);
-            std::sort(out.begin(), out.end(), [](const completion& a, const completion& b) {
-                return a.channel != b.channel ? a.channel < b.channel : a.data_cycle < b.data_cycle;
-            });
-            for (std::size_t i = 0; i < out.size(); ++i) {
-                CHECK(out[i].done_cycle - out[i].data_cycle == t.burst_cycles());
-                CHECK(out[i].selected_cycle >= out[i].arrival_cycle);
-                if (i > 0 && out[i].channel == out[i - 1].channel)
-                    CHECK(out[i].data_cycle >= out[i - 1].done_cycle);
+            {
+                fcfs_controller<closed_page> c(m, {.timing = t});
+                auto out = memtest::run(c, reqs);
+                REQUIRE(out.size() == reqs.size());
+                CHECK(c.stats().bandwidth_utilisation() <= 1.0);
+                check_bus(out, t, m);
+            }
+            {
+                partitioned_controller<> c(m, {.timing = t, .requesters = 4});
+                auto out = memtest::run(c, reqs);
+                REQUIRE(out.size() == reqs.size());
+                CHECK(c.stats().bandwidth_utilisation() <= 1.0);
+                check_bus(out, t, m);
             }
         }
+    }
+    // The flat memory at a bandwidth that is not a whole number of bytes per cycle per request
+    // (64 B at 24 B/cycle = 2.67 cycles): saturated, it reaches but never exceeds 100 %.
+    for (const double bpc : {24.0, 16.0, 7.3, 64.0}) {
+        CAPTURE(bpc);
+        flat_memory f(flat_memory::params{
+            .latency_cycles = 40, .bytes_per_cycle = bpc, .request_bytes = 64, .capacity = 64});
+        std::vector<mem_request> reqs;
+        for (std::uint64_t i = 0; i < 3000; ++i)
+            reqs.push_back(read_at(i, byte_address{i * 64}, i / 8));
+        const auto out = memtest::run(f, reqs);
+        REQUIRE(out.size() == reqs.size());
+        const double u = f.stats().bandwidth_utilisation();
+        CHECK(u <= 1.0);
+        CHECK(u >= 0.95);
     }
 }

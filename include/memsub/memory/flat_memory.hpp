@@ -3,7 +3,11 @@
 //
 // Every request costs the same latency; requests share one pipe whose bandwidth is
 // `bytes_per_cycle`, so a request starts when the pipe is free (its queueing delay) and
-// completes `latency_cycles` later. Completions are in arrival order. MCM-GPU (seed 001,
+// completes `latency_cycles` later. The pipe is tracked in 1/65536 cycles, so a request takes
+// exactly request_bytes / bytes_per_cycle of it (rounded up to 1/65536 cycle: 64 B at 24 B per
+// cycle occupy 2.67 cycles, not 3), and the bandwidth is never exceeded. A request starts no
+// earlier than its arrival and the last `advance_to` cycle (a retried request keeps its old
+// arrival, but never completes in the past). Completions are in arrival order. MCM-GPU (seed 001,
 // Ch. 5) models its DRAM partitions this way (100 ns flat latency, 768 GB/s per partition), and
 // HTA's multi-GPU study sets MGPUSim's flat DRAM latency to a measured average (seed 004).
 // Every request is reported as `row_class::empty` (the flat model has no row buffers).
@@ -15,6 +19,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <string_view>
 
 #include <memsub/core/errors.hpp>
@@ -30,7 +35,8 @@ public:
     static constexpr std::string_view component = "memsub::memory::flat_memory";
 
     struct params {
-        /// Cycles from the start of service to completion (includes the transfer).
+        /// Cycles from the start of service to completion (includes the transfer, so it is at
+        /// least request_bytes / bytes_per_cycle).
         std::uint32_t latency_cycles = 100;
         /// Pipe bandwidth in bytes per cycle (> 0).
         double bytes_per_cycle = 64.0;
@@ -49,11 +55,16 @@ public:
                 static_cast<std::uint64_t>(p.bytes_per_cycle), "must be in (0, 1e9]");
         require(p.request_bytes >= 1, component, "request_bytes", p.request_bytes, "must be >= 1");
         require(p.capacity >= 1, component, "capacity", p.capacity, "must be >= 1");
-        // Occupancy of the pipe per request, in 1/65536 cycles (fixed point).
+        // Occupancy of the pipe per request, in 1/65536 cycles (fixed point), rounded up.
         occupancy_ = static_cast<std::uint64_t>(
-            std::llround(static_cast<double>(p.request_bytes) / p.bytes_per_cycle * 65536.0));
+            std::ceil(static_cast<double>(p.request_bytes) / p.bytes_per_cycle * 65536.0));
         if (occupancy_ == 0) occupancy_ = 1;
+        require(std::uint64_t{p.latency_cycles} << 16 >= occupancy_, component, "latency_cycles",
+                p.latency_cycles,
+                "must cover the transfer: >= request_bytes / bytes_per_cycle (" +
+                    std::to_string((occupancy_ + 0xffff) >> 16) + ")");
         stats_.channels = 1;
+        stats_.peak_bytes_per_cycle = p.bytes_per_cycle;
     }
 
     [[nodiscard]] std::string_view name() const noexcept { return "flat"; }
@@ -65,8 +76,8 @@ public:
             ++stats_.refused;
             return enqueue_result::queue_full;
         }
-        // Start = max(arrival, pipe free), in fixed point.
-        const std::uint64_t arrival_fp = r.arrival_cycle << 16;
+        // Start = max(arrival, last advance_to cycle, pipe free), in fixed point.
+        const std::uint64_t arrival_fp = std::max(r.arrival_cycle, now_) << 16;
         const std::uint64_t start_fp = std::max(arrival_fp, pipe_free_fp_);
         pipe_free_fp_ = start_fp + occupancy_;
         const std::uint64_t start = (start_fp + 0xffff) >> 16;
@@ -88,7 +99,8 @@ public:
     void advance_to(std::uint64_t cycle) noexcept { now_ = std::max(now_, cycle); }
 
     [[nodiscard]] std::uint64_t next_event_cycle() const noexcept {
-        return undrained_ready() < ring_.size() ? ring_[undrained_ready()].done_cycle : never;
+        const std::size_t i = undrained_ready();
+        return i < ring_.size() ? ring_[i].done_cycle : never;
     }
 
     template <std::invocable<const completion&> Sink>
@@ -127,15 +139,17 @@ private:
         return i;
     }
     void record(const completion& c) noexcept {
-        // The pipe's busy time per request (rounded) stands for the data-bus occupancy.
-        const auto busy = static_cast<std::uint32_t>((occupancy_ + 0xffff) >> 16);
-        stats_.record(c, busy, p_.request_bytes);
+        // The pipe's busy time stands for the data-bus occupancy (whole cycles, rounded down).
+        stats_.record(c, 0, p_.request_bytes);
+        busy_fp_ += occupancy_;
+        stats_.data_bus_cycles = busy_fp_ >> 16;
     }
 
     params p_;
     detail::ring_buffer<completion> ring_;
     std::uint64_t occupancy_ = 1;
     std::uint64_t pipe_free_fp_ = 0;
+    std::uint64_t busy_fp_ = 0; ///< pipe occupancy of the drained requests, fixed point
     std::uint64_t now_ = 0;
     controller_stats stats_{};
 };

@@ -3,18 +3,19 @@
 // Per DRAM bank: the row addresses of the two references preceding the current one, and the
 // number of requests waiting at the bank. When the LLC inserts a missing line, its bank and row
 // (from the address mapping) give a cost class 0–3:
-//   0 lowest  — no bank conflict, row-buffer hit:  pending == 0 and row == previous row
-//   1 lower   — bank conflict, row-buffer hit:     pending > 0 and row == previous == the one
-//   before 2 higher  — no bank conflict, row-buffer miss: pending == 0 and row != previous row 3
-//   highest — bank conflict, some row miss:      pending > 0 and any of the three rows differ
+//   0 lowest:  no bank conflict, row-buffer hit   — pending == 0 and row == previous row
+//   1 lower:   bank conflict, row-buffer hit      — pending > 0 and row == previous == the one
+//              before
+//   2 higher:  no bank conflict, row-buffer miss  — pending == 0 and row != previous row
+//   3 highest: bank conflict, some row miss       — pending > 0 and any of the three rows differ
 // (The "rule used" column of spec/remap.md; the dissertation's table is coarser.)
 // [resolution, spec] The table is updated by every reference the LLC sends to memory (misses
 // and writebacks) through `record`. The pending count comes from a memory controller
 // (`estimate(bank, row, pending)`, e.g. with `controller.queued_at(address)`), or from the host;
 // without either it is approximated: each bank's count is its references among the last Q
 // references recorded (Q = `params::window`, 16 by default).
-// Storage: per bank two row addresses and a pending counter (`storage_bits`), plus the Q-entry
-// history of bank ids when the approximation is used.
+// Storage (`storage_bits`): per bank two row addresses; with the approximation, per bank a
+// counter of 0..Q and the Q-entry history of bank ids.
 #pragma once
 
 #include <algorithm>
@@ -108,11 +109,11 @@ public:
         return entries_[bank].prev2;
     }
 
-    /// Per bank: two row addresses and a pending counter wide enough for the window; plus the
-    /// history of bank ids when the approximation is on.
+    /// Per bank: two row addresses and, when the approximation is on, a counter of its
+    /// references among the last Q (0..Q: bit_width(Q) bits); plus the Q-entry history of bank
+    /// ids. Without the approximation the pending count comes from outside (no counter).
     [[nodiscard]] std::uint64_t storage_bits() const noexcept {
-        const std::uint64_t counter =
-            static_cast<std::uint64_t>(std::bit_width(std::max<std::uint32_t>(p_.window, 63)));
+        const auto counter = static_cast<std::uint64_t>(std::bit_width(p_.window));
         const std::uint64_t bank_bits = static_cast<std::uint64_t>(
             std::bit_width(static_cast<std::uint32_t>(entries_.size() - 1)));
         return entries_.size() * (2ull * p_.row_bits + counter) + p_.window * bank_bits;
