@@ -194,6 +194,39 @@ TEST_CASE("bad mapping configuration throws a clear config_error") {
         p.fields = {{field_kind::row, 10}, {field_kind::bank, 5}, {field_kind::rank, 2}};
         CHECK_THROWS_AS(bit_field_mapping{p}, config_error);
     }
+    SUBCASE("byte offset of 32 bits or more (the burst size would overflow)") {
+        for (const std::uint32_t off : {31u, 32u, 40u, 63u}) {
+            CAPTURE(off);
+            bit_field_mapping::params p;
+            p.offset_bits = off;
+            p.address_bits = 64;
+            p.fields = {{field_kind::row, 1}};
+            if (off <= 31) {
+                CHECK(bit_field_mapping{p}.organisation().burst_bytes == 1u << 31);
+                continue;
+            }
+            try {
+                (void)bit_field_mapping{p};
+                FAIL("no throw");
+            } catch (const config_error& e) {
+                CHECK(e.parameter() == "offset_bits");
+            }
+        }
+    }
+    SUBCASE("more than 16 fields is a config_error, not bad_alloc") {
+        bit_field_mapping::params p;
+        p.offset_bits = 2;
+        for (int i = 0; i < 17; ++i) p.fields.push_back({field_kind::column, 1});
+        try {
+            (void)bit_field_mapping{p};
+            FAIL("no throw");
+        } catch (const config_error& e) {
+            CHECK(e.parameter() == "fields");
+            CHECK(e.value() == "17");
+        }
+        p.fields.resize(16); // 16 single-bit pieces of one column field are fine
+        CHECK(bit_field_mapping{p}.organisation().columns == 1u << 16);
+    }
 }
 
 TEST_CASE("timing presets validate and carry the seed values") {

@@ -109,9 +109,96 @@ TEST_CASE("the bypass cap bounds an old request's wait (no starvation)") {
     CHECK(capped <= 22 + 4 * 4 + 4);
     // Without a cap it waits for the whole hit stream (2000 hits, one per 4 cycles).
     CHECK(uncapped >= 7000);
-    // Counter behaviour: the cap is reached exactly.
+}
+
+namespace {
+/// A scheduler view over a hand-made queue (index 0 oldest). With `timed`, it also reports
+/// when each row hit's column command could issue (`issue_at`), as dram_controller's does.
+struct fake_queue {
+    struct entry {
+        std::uint32_t bank;
+        bool hit;
+        std::uint64_t issue_at = 0;
+    };
+    std::vector<entry> q;
+    std::uint64_t t = 100;
+    void erase(std::size_t i) { q.erase(q.begin() + static_cast<std::ptrdiff_t>(i)); }
+};
+struct plain_view {
+    const fake_queue* f;
+    std::uint32_t bank(std::size_t i) const noexcept { return f->q[i].bank; }
+    bool hit(std::size_t i) const noexcept { return f->q[i].hit; }
+    bool ready(std::size_t) const noexcept { return true; }
+    std::uint64_t ready_at(std::size_t) const noexcept { return f->t; }
+};
+struct timed_view : plain_view {
+    std::uint64_t now() const noexcept { return f->t; }
+    std::uint64_t issue_at(std::size_t i) const noexcept { return f->q[i].issue_at; }
+};
+/// Selects, removes and returns the chosen entry's index (or selection::none).
+template <class View>
+std::size_t step(fr_fcfs& s, fake_queue& f) {
+    const View v{{&f}};
+    const selection sel = s.select(f.q.size(), v);
+    if (sel.index == selection::none) return sel.index;
+    s.on_selected(v, sel.index);
+    f.erase(sel.index);
+    return sel.index;
+}
+} // namespace
+
+TEST_CASE("the bypass counter reaches the cap exactly, then the oldest request goes") {
+    // Bank 0: an old miss (index 0) followed by five row hits; cap 2.
     fr_fcfs s(fr_fcfs::params{.max_row_hit_bypasses = 2}, 4);
+    fake_queue f;
+    f.q = {{0, false}, {0, true}, {0, true}, {0, true}, {0, true}, {0, true}};
+    CHECK(step<plain_view>(s, f) == 1); // a hit bypasses the miss
+    CHECK(s.bypasses(0) == 1);
+    CHECK(step<plain_view>(s, f) == 1);
+    CHECK(s.bypasses(0) == 2);          // the cap
+    CHECK(step<plain_view>(s, f) == 0); // the miss, although hits are queued
+    CHECK(s.bypasses(0) == 0);          // reset
+    CHECK(f.q.size() == 3);
+    // With the miss gone, the remaining hits have no older request: no bypass counted.
+    CHECK(step<plain_view>(s, f) == 0);
     CHECK(s.bypasses(0) == 0);
+    // Cap 0 is plain FCFS per bank: the miss goes first.
+    fr_fcfs fc(fr_fcfs::params{.max_row_hit_bypasses = 0}, 4);
+    fake_queue g;
+    g.q = {{1, false}, {1, true}};
+    CHECK(step<plain_view>(fc, g) == 0);
+    // Other banks are unaffected by bank 0's counter: a hit to bank 2 never counts.
+    fake_queue h;
+    h.q = {{0, false}, {2, true}};
+    fr_fcfs s2(fr_fcfs::params{.max_row_hit_bypasses = 1}, 4);
+    CHECK(step<plain_view>(s2, h) == 1);
+    CHECK(s2.bypasses(2) == 0);
+    CHECK(s2.bypasses(0) == 0);
+}
+
+TEST_CASE("first-ready FR-FCFS: a hit issuing now goes first; a waiting hit holds its bank's "
+          "precharge until the cap") {
+    fr_fcfs s(fr_fcfs::params{.max_row_hit_bypasses = 2, .hit_lookahead_cycles = 0}, 4);
+    fake_queue f;
+    // Bank 0 has an old miss and hits that cannot issue before 104; bank 1 a hit issuing now.
+    f.q = {{0, false}, {0, true, 104}, {1, true, 100}, {0, true, 104}};
+    CHECK(step<timed_view>(s, f) == 2); // the hit that issues now, though younger
+    // Bank 0's miss would close the row its hits wait for: nothing is selected until 104.
+    const timed_view v{{&f}};
+    const selection none = s.select(f.q.size(), v);
+    CHECK(none.index == selection::none);
+    CHECK(none.wake == 104);
+    f.t = 104;
+    CHECK(step<timed_view>(s, f) == 1); // bypass 1
+    CHECK(step<timed_view>(s, f) == 1); // bypass 2 = cap
+    f.q.push_back({0, true, 104});
+    CHECK(step<timed_view>(s, f) == 0); // the cap lets the miss precharge
+    // Within the look-ahead a hit may be placed ahead of the bus.
+    fr_fcfs la(fr_fcfs::params{.max_row_hit_bypasses = 2, .hit_lookahead_cycles = 8}, 4);
+    fake_queue g;
+    g.t = 100;
+    g.q = {{3, true, 107}, {2, false}};
+    CHECK(step<timed_view>(la, g) == 0);
 }
 
 TEST_CASE("writes drain between the watermarks; reads go first otherwise") {

@@ -26,6 +26,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include <boost/container/static_vector.hpp>
 
@@ -68,7 +69,9 @@ class bit_field_mapping {
 public:
     static constexpr std::string_view component = "memsub::memory::bit_field_mapping";
     static constexpr std::size_t max_fields = 16;
-    using field_list = boost::container::static_vector<address_field, max_fields>;
+    /// Configuration only (copied into a fixed-size table at construction); more than
+    /// max_fields entries are a config_error.
+    using field_list = std::vector<address_field>;
 
     struct params {
         /// Fields MSB → LSB (above the byte offset).
@@ -87,6 +90,13 @@ public:
         using memsub::detail::require;
         require(p.address_bits >= 1 && p.address_bits <= 64, component, "address_bits",
                 p.address_bits, "must be in 1..64");
+        require(p.offset_bits <= 31, component, "offset_bits", p.offset_bits,
+                "must be <= 31 (a burst of at most 2^31 bytes)");
+        require(p.fields.size() <= max_fields, component, "fields", p.fields.size(),
+                "at most " + std::to_string(max_fields) + " fields");
+        for (const auto& f : p.fields)
+            require(f.bits <= 31, component, to_string(f.kind), f.bits,
+                    "a field may have at most 31 bits");
         std::uint32_t total = p.offset_bits;
         for (const auto& f : p.fields) total += f.bits;
         require(total <= p.address_bits, component, "fields", total,
