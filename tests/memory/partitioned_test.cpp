@@ -67,8 +67,28 @@ TEST_CASE("back-pressure stays with the requester whose queue is full") {
     CHECK(c.enqueue(read_at(3, at(0, 3), 0, 1)) == enqueue_result::accepted);
     CHECK_FALSE(c.queue_full(0, at(0, 3, 0, 1), false));
     CHECK_FALSE(c.queue_full(0, at(0, 3), true));
-    // Unknown requesters are refused, not UB.
+    // Unknown requesters are an input error: rejected (not queue_full, which a host retries).
     CHECK_FALSE(c.can_accept(read_at(9, at(0, 3), 0, 7)));
+    CHECK(c.enqueue(read_at(9, at(0, 3), 0, 7)) == enqueue_result::rejected);
+    CHECK(c.stats().rejected == 1);
+    CHECK(c.stats().refused == 1);
+}
+
+TEST_CASE("next_event_cycle never goes below the last advanced cycle, drained or not") {
+    pmc c(hbm_map(), {.timing = hbm(), .requesters = 4});
+    for (std::uint64_t i = 0; i < 6; ++i)
+        REQUIRE(c.enqueue(read_at(i,
+                                  at(static_cast<std::uint32_t>(i % 3), 1 + i % 2, 0,
+                                     static_cast<std::uint32_t>(i % 8)),
+                                  5 * i, static_cast<std::uint32_t>(i % 4))) ==
+                enqueue_result::accepted);
+    int steps = 0;
+    for (std::uint64_t t; (t = c.next_event_cycle()) != memsub::never; ++steps) {
+        REQUIRE(steps < 100);
+        CHECK(t >= c.now());
+        c.advance_to(t + 3); // a host that jumps past events and never drains
+    }
+    CHECK(c.pending() == 6);
 }
 
 TEST_CASE("head-only FR-FCFS: a hit behind a requester's own head waits; another's hit goes") {

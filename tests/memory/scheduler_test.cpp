@@ -289,6 +289,53 @@ TEST_CASE("back-pressure, idle skipping and draining into a caller buffer") {
     CHECK(c.now() >= 3 * (11 + 11 + 11) + 11);
 }
 
+TEST_CASE("a host that does not drain still moves forward: drainable completions are not "
+          "events") {
+    fr_fcfs_controller<> c(ddr3_map(), {.timing = ddr3()});
+    for (std::uint64_t i = 0; i < 3; ++i)
+        REQUIRE(c.enqueue(read_at(i, at(static_cast<std::uint32_t>(i), 1), 10 * i)) ==
+                enqueue_result::accepted);
+    std::uint64_t prev = 0;
+    int steps = 0;
+    for (std::uint64_t t; (t = c.next_event_cycle()) != memsub::never; ++steps) {
+        REQUIRE(steps < 50);
+        CHECK(t >= c.now());
+        if (steps > 0) CHECK(t > prev); // strictly forward although nothing is drained
+        c.advance_to(t);
+        prev = t;
+    }
+    CHECK(c.pending() == 3); // all completed, none drained
+    std::array<completion, 4> buf{};
+    CHECK(c.drain(std::span<completion>(buf)) == 3);
+}
+
+TEST_CASE("HMC vault controller (Kim et al.): FR-FCFS, closed page, one 16-entry queue") {
+    const dram_timing t = presets::hmc_vault;
+    const auto m = bit_field_mapping::kim_multi_gpu(t);
+    hmc_vault_controller<> c(m, hmc_vault_params());
+    // Sixteen requests to one vault fill its queue, reads and writes together.
+    const dram_address v0{.channel = 0, .bank = 0, .row = 1};
+    std::uint64_t accepted = 0;
+    for (std::uint64_t i = 0; i < 20; ++i) {
+        dram_address d = v0;
+        d.bank = static_cast<std::uint32_t>(i % 16);
+        const mem_request r{.id = i, .address = m.unmap(d), .is_write = i % 2 == 1};
+        accepted += c.enqueue(r) == enqueue_result::accepted;
+    }
+    CHECK(accepted == 16);
+    // Closed page: a second access to the same row finds the bank precharged.
+    hmc_vault_controller<> d(m, hmc_vault_params());
+    const byte_address a = m.unmap({.channel = 3, .bank = 5, .row = 9});
+    const auto out = memtest::run(d, {read_at(1, a, 100), read_at(2, a, 400)});
+    for (const auto& x : out) {
+        CHECK(x.kind == row_class::empty);
+        CHECK(x.latency() == t.tRCD + t.tCL + t.burst_cycles());
+    }
+    CHECK_THROWS_AS(hmc_vault_controller<>(
+                        m, {.timing = t, .read_queue = 4, .write_queue = 4, .queue_entries = 9}),
+                    memsub::config_error);
+}
+
 TEST_CASE("bad controller configuration throws config_error") {
     CHECK_THROWS_AS(fr_fcfs_controller<>(ddr3_map(), {.timing = ddr3(), .read_queue = 0}),
                     memsub::config_error);

@@ -5,18 +5,25 @@
 // Composition: `dram_controller<Scheduler, RowPolicy, Mapping>`; aliases `fcfs_controller` and
 // `fr_fcfs_controller`. This is the baseline of HTA (seed 004 §4.1: "one read queue and one
 // write queue shared by all requesters … FR-FCFS"), the HMC vault controller of Kim et al.
-// (seed 002: FR-FCFS, 16-entry queue) and ReMAP's FCFS DDR3 controller (seed 001, Table 2.3).
+// (seed 002: FR-FCFS, closed page, 16-entry queue: `hmc_vault_controller` and
+// `hmc_vault_params` below) and ReMAP's FCFS DDR3 controller (seed 001, Table 2.3).
 //
 // Per channel and per cycle the controller selects at most one request (spec G4.8). Reads go
 // first; writes are served when no read can be selected, and exclusively while the write
 // queue drains from the high watermark down to the low one (spec G4.5 resolution: 80 % / 20 %).
-// A bank takes a new request once the column command of its previous one is committed, so
-// row hits to one bank pipeline at tCCD while FR-FCFS still sees a full queue to reorder.
-// Idle time is skipped: `next_event_cycle` names the next cycle where anything can happen.
-// Deviations from a command-level model (DRAMSim3): see dram_channel.hpp (no command-bus
-// contention; a request's commands are fixed when it is selected).
-// Storage (hardware view): per channel read_queue + write_queue entries of (address, id,
-// requester, arrival) — a request keeps its slot until its data is transferred — one
+// A bank takes a new request once the column command of its previous one has issued, so
+// row hits to one bank pipeline at tCCD while FR-FCFS still sees a full queue to reorder; the
+// commands of a selected request are placed against the whole command history of the channel
+// (dram_channel.hpp), so banks work in parallel and a later row hit may use an earlier idle
+// bus slot. The view offered to the scheduler reports when a row hit's column command could
+// issue (`issue_at`), which FR-FCFS uses to be first-ready. Idle time is skipped:
+// `next_event_cycle` names the next cycle where anything can happen (already drainable
+// completions are not events). Deviations from a command-level model (DRAMSim3): see
+// dram_channel.hpp (command bus modelled only for column commands; a request's commands are
+// fixed when it is selected).
+// Storage (hardware view): per channel read_queue + write_queue entries (or `queue_entries`
+// shared) of (address, id, requester, arrival) — a request keeps its slot until its data is
+// transferred — one
 // open-row register and one timing state per bank, plus the scheduler's state (FR-FCFS: one
 // bypass counter per bank) and the row policy's (timeout-adaptive: one timer per bank).
 #pragma once
@@ -37,6 +44,7 @@
 #include <memsub/core/errors.hpp>
 #include <memsub/core/types.hpp>
 #include <memsub/memory/bit_field_mapping.hpp>
+#include <memsub/memory/closed_page.hpp>
 #include <memsub/memory/concept.hpp>
 #include <memsub/memory/controller_stats.hpp>
 #include <memsub/memory/detail/request_queue.hpp>
@@ -167,6 +175,9 @@ public:
         std::uint32_t write_low_watermark_pct = 20;
         typename Scheduler::params scheduler{};
         typename RowPolicy::params row{};
+        /// Requests a channel holds at once, reads and writes together (a single request
+        /// queue of this size, such as an HMC vault's 16 entries); 0 = read_queue + write_queue.
+        std::uint32_t queue_entries = 0;
     };
 
     dram_controller(const Mapping& mapping, const params& p)
@@ -384,11 +395,13 @@ private:
         require(p.write_low_watermark_pct < p.write_high_watermark_pct, component,
                 "write_low_watermark_pct", p.write_low_watermark_pct,
                 "must be < write_high_watermark_pct");
+        require(p.queue_entries <= p.read_queue + p.write_queue, component, "queue_entries",
+                p.queue_entries, "must be <= read_queue + write_queue (0 = their sum)");
         return p;
     }
 
     [[nodiscard]] std::uint32_t capacity_per_channel() const noexcept {
-        return p_.read_queue + p_.write_queue;
+        return p_.queue_entries != 0 ? p_.queue_entries : p_.read_queue + p_.write_queue;
     }
 
     void retire(const completion& c) noexcept {
@@ -548,6 +561,17 @@ using fcfs_controller = dram_controller<fcfs, RowPolicy, Mapping>;
 
 template <row_policy RowPolicy = open_page, address_mapping Mapping = bit_field_mapping>
 using fr_fcfs_controller = dram_controller<fr_fcfs, RowPolicy, Mapping>;
+
+/// Kim et al.'s HMC vault controller (seed 002; spec §3.6 and G2.4): FR-FCFS, closed page,
+/// one 16-entry request queue per vault (reads and writes share its 16 entries).
+template <address_mapping Mapping = bit_field_mapping>
+using hmc_vault_controller = dram_controller<fr_fcfs, closed_page, Mapping>;
+
+/// The parameters of `hmc_vault_controller` for a vault timing (default: presets::hmc_vault).
+[[nodiscard]] inline hmc_vault_controller<>::params
+hmc_vault_params(const dram_timing& timing = presets::hmc_vault) {
+    return {.timing = timing, .read_queue = 16, .write_queue = 16, .queue_entries = 16};
+}
 
 static_assert(memory_controller<fcfs_controller<>>);
 static_assert(memory_controller<fr_fcfs_controller<>>);
