@@ -46,9 +46,34 @@ std::uint64_t elem(std::span<const std::byte> l, unsigned k, std::size_t i) {
 }
 struct naive_cfg {
     bool latte = false, mask_in_payload = true, immediates = true, zero_in_tag = false;
+    std::uint32_t stored_segment = 0; ///< 0: select by exact bits; S: by stored size (§2 G3/G4)
 };
-// Returns {bits, enc} by evaluating every encoding and taking min (bits, enc).
+std::pair<std::uint32_t, int> naive_bdi_exact(std::span<const std::byte> l, naive_cfg c);
+std::pair<std::uint32_t, int> naive_bdi_exact(std::span<const std::byte> l, naive_cfg c, int only);
+// Returns {bits, enc}: every encoding evaluated, the minimum (size, enc) taken, size = exact bits
+// or, when selecting by stored size, ceil(bytes / S)·S with encodings saving nothing excluded.
 std::pair<std::uint32_t, int> naive_bdi(std::span<const std::byte> l, naive_cfg c) {
+    if (c.stored_segment == 0) return naive_bdi_exact(l, c);
+    const auto L = static_cast<std::uint32_t>(l.size());
+    std::pair<std::uint32_t, int> best{L, 15}; // (stored bytes, enc): uncompressed
+    std::uint32_t best_bits = 8 * L;
+    for (int e = 0; e < 15; ++e) {
+        // the exact model restricted to one encoding: ask it with every other one excluded
+        const auto r = naive_bdi_exact(l, c, e);
+        if (r.second != e) continue; // does not fit
+        const std::uint32_t bytes = (r.first + 7) / 8;
+        const std::uint32_t stored =
+            (bytes + c.stored_segment - 1) / c.stored_segment * c.stored_segment;
+        if (stored >= L) continue; // G4: saves nothing, stored raw
+        if (std::pair<std::uint32_t, int>{stored, e} < best) {
+            best = {stored, e};
+            best_bits = r.first;
+        }
+    }
+    return {best_bits, best.second};
+}
+// Exact-size model; with `only` ≥ 0 the encodings other than `only` are not considered.
+std::pair<std::uint32_t, int> naive_bdi_exact(std::span<const std::byte> l, naive_cfg c, int only) {
     const std::size_t L = l.size();
     std::vector<std::pair<std::uint32_t, int>> cands;
     cands.push_back({static_cast<std::uint32_t>(8 * L), 15});
@@ -84,7 +109,13 @@ std::pair<std::uint32_t, int> naive_bdi(std::span<const std::byte> l, naive_cfg 
                                  8 * k + n * 8 * d + (c.immediates && c.mask_in_payload ? n : 0)),
                              static_cast<int>(e)});
     }
+    if (only >= 0)
+        for (auto& x : cands)
+            if (x.second != only) x.first = ~0u;
     return *std::min_element(cands.begin(), cands.end());
+}
+std::pair<std::uint32_t, int> naive_bdi_exact(std::span<const std::byte> l, naive_cfg c) {
+    return naive_bdi_exact(l, c, -1);
 }
 
 bdi make(std::uint32_t L, naive_cfg c) {
@@ -94,15 +125,21 @@ bdi make(std::uint32_t L, naive_cfg c) {
          .mask = c.mask_in_payload ? mc::bdi_mask::in_payload : mc::bdi_mask::in_tag,
          .variant = c.immediates ? mc::bdi_variant::base_delta_immediate
                                  : mc::bdi_variant::base_plus_delta,
-         .zero_in_tag = c.zero_in_tag}};
+         .zero_in_tag = c.zero_in_tag,
+         .selection =
+             c.stored_segment != 0 ? mc::bdi_selection::stored_size : mc::bdi_selection::exact_bits,
+         .selection_segment_bytes = c.stored_segment}};
 }
 
-const std::array<naive_cfg, 6> configs{{{false, true, true, false},
-                                        {true, true, true, false},
-                                        {false, false, true, false},
-                                        {true, false, true, true},
-                                        {false, true, false, false},
-                                        {true, true, false, true}}};
+const std::array<naive_cfg, 9> configs{{{false, true, true, false, 0},
+                                        {true, true, true, false, 0},
+                                        {false, false, true, false, 0},
+                                        {true, false, true, true, 0},
+                                        {false, true, false, false, 0},
+                                        {true, true, false, true, 0},
+                                        {false, true, true, false, 8},
+                                        {true, true, true, true, 32},
+                                        {true, false, false, false, 16}}};
 
 } // namespace
 
@@ -358,4 +395,90 @@ TEST_CASE("bdi: B2 segment claims (spec §2.2): the mask moves only Base8 encodi
                    enc::base4_delta2, enc::base2_delta1})
         CHECK(mc::stored_size_of(w128.bits_of(e), gpu).segments ==
               mc::stored_size_of(wo128.bits_of(e), gpu).segments);
+}
+
+TEST_CASE("bdi: selection by stored size (spec §1.1 'after the segment rounding of §2')") {
+    // 16 × u64 = 2^32 + s, s alternating −127 / +127: in the 4-byte view every element is an
+    // immediate (Base4-Δ1 fits, 40 B on 128B lines); the 8-byte deltas reach ±254 (Base8-Δ2
+    // fits, 42 B; Base8-Δ1 does not). Exact bits pick Base4-Δ1; with the G3 default of 32-byte
+    // segments both take 64 B and the tie goes to the lower enc, Base8-Δ2.
+    std::vector<std::byte> l(128);
+    for (int i = 0; i < 16; ++i)
+        memsub_test::put64(
+            l, i, (std::uint64_t{1} << 32) + static_cast<std::uint64_t>(i % 2 ? 127 : -127));
+    const bdi exact{{.line_bytes = 128}};
+    CHECK(exact.parameters().selection == mc::bdi_selection::exact_bits); // the default
+    CHECK(exact.choose(l) == bdi::choice{enc::base4_delta1, 40 * 8});
+    CHECK_FALSE(exact.encoder_fits(enc::base8_delta1, l));
+    const bdi stored{{.line_bytes = 128, .selection = mc::bdi_selection::stored_size}};
+    CHECK(stored.choose(l) == bdi::choice{enc::base8_delta2, 42 * 8});
+    CHECK(stored.choose_reference(l) == stored.choose(l));
+    CHECK(mc::stored_size_of(stored.size_bits(l), mc::default_storage_rule(128)).stored_bytes ==
+          mc::stored_size_of(exact.size_bits(l), mc::default_storage_rule(128)).stored_bytes);
+    // round trip under stored selection
+    const auto cl = stored.compress(l);
+    CHECK(cl.encoding == 3);
+    std::vector<std::byte> out(128);
+    REQUIRE(stored.decompress(cl, out).ok());
+    CHECK(out == l);
+    // explicit segments: 8-byte segments keep the exact order here (40 B < 48 B)
+    const bdi s8{{.line_bytes = 128,
+                  .selection = mc::bdi_selection::stored_size,
+                  .selection_segment_bytes = 8}};
+    CHECK(s8.choose(l).encoding == enc::base4_delta1);
+    // segments as large as the line: nothing saves a segment, every line is uncompressed
+    // (G4) except a zero line whose Zeros payload is tag-only
+    const bdi whole{{.line_bytes = 32,
+                     .zero_in_tag = true,
+                     .selection = mc::bdi_selection::stored_size,
+                     .selection_segment_bytes = 32}};
+    std::vector<std::byte> z(32), rep(32);
+    for (int i = 0; i < 4; ++i) memsub_test::put64(rep, i, 0x0102030405060708ull);
+    CHECK(whole.choose(z).encoding == enc::zeros);
+    CHECK(whole.choose(rep).encoding == enc::uncompressed);
+    CHECK(whole.choose_reference(rep).encoding == enc::uncompressed);
+    CHECK_THROWS_AS((bdi{{.line_bytes = 64, .selection_segment_bytes = 3}}), memsub::config_error);
+    CHECK_THROWS_AS((bdi{{.line_bytes = 64, .selection_segment_bytes = 128}}),
+                    memsub::config_error);
+}
+
+TEST_CASE("bdi: the LATTE-CC Repeated 4B/2B codes are a switch ([UNVERIFIED] 1000/1001 default)") {
+    std::vector<std::byte> v6(64), r4(64);
+    for (int i = 0; i < 32; ++i) memsub_test::put16(v6, i, 0xABCD);
+    for (int i = 0; i < 16; ++i) memsub_test::put32(r4, i, 0x12345678u);
+    const bdi def{{.encoding_set = mc::bdi_encoding_set::latte_cc}};
+    CHECK(def.code_of(enc::repeated4) == 0b1000);
+    CHECK(def.code_of(enc::repeated2) == 0b1001);
+    CHECK(def.compress(r4).encoding == 0b1000);
+    CHECK(def.compress(v6).encoding == 0b1001);
+    const bdi alt{{.encoding_set = mc::bdi_encoding_set::latte_cc,
+                   .repeated4_code = 0b1100,
+                   .repeated2_code = 0b1011}};
+    CHECK(alt.code_of(enc::repeated4) == 0b1100);
+    CHECK(alt.code_of(enc::base8_delta1) == 2); // the paper's codes are fixed
+    std::vector<std::byte> out(64);
+    for (const auto* l : {&v6, &r4}) {
+        const auto cl = alt.compress(*l);
+        CHECK(cl.encoding == (l == &v6 ? 0b1011 : 0b1100));
+        REQUIRE(alt.decompress(cl, out).ok());
+        CHECK(out == *l);
+        mc::compressed_line moved = cl;
+        moved.encoding = l == &v6 ? 0b1001 : 0b1000; // the default codes mean nothing here
+        CHECK(alt.decompress(moved, out).status == mc::decode_status::unknown_encoding);
+    }
+    // Pact12 knows neither code
+    mc::compressed_line cl = def.compress(v6);
+    CHECK(bdi{}.decompress(cl, out).status == mc::decode_status::unknown_encoding);
+    // the codes must be free 4-bit codes (8…14) and distinct
+    for (const std::uint8_t bad :
+         {std::uint8_t{2}, std::uint8_t{7}, std::uint8_t{15}, std::uint8_t{16}})
+        CHECK_THROWS_AS(
+            (bdi{{.encoding_set = mc::bdi_encoding_set::latte_cc, .repeated4_code = bad}}),
+            memsub::config_error);
+    CHECK_THROWS_AS((bdi{{.encoding_set = mc::bdi_encoding_set::latte_cc,
+                          .repeated4_code = 10,
+                          .repeated2_code = 10}}),
+                    memsub::config_error);
+    // ignored (not validated) under Pact12, which has no such encodings
+    CHECK_NOTHROW(bdi{{.repeated4_code = 3}});
 }

@@ -29,8 +29,14 @@ TEST_CASE("best_of: name, metadata, latencies, energies") {
     const trio t{};
     CHECK(t.name() == "best_of(bdi,fpc,cpack_z)");
     CHECK(t.metadata_bits() == 2 + 4); // 2 bits member id + BDI's 4-bit enc
+    // spec §3 (gem5 Multi): +1 to select the winner, +1 to decompress by default
+    CHECK(t.parameters().select_compress_cycles == 1);
+    CHECK(t.parameters().select_decompress_cycles == 1);
     CHECK(t.compress_latency_cycles() == 13 + 1);
-    CHECK(t.decompress_latency_cycles() == 8);
+    CHECK(t.decompress_latency_cycles() == 8 + 1);
+    // the switch: a member id read with the tag costs nothing (gem5's BDI configuration)
+    const trio tag_id{{.select_decompress_cycles = 0}};
+    CHECK(tag_id.decompress_latency_cycles() == 8);
     CHECK(t.compress_energy_nj() == doctest::Approx(0.192));
     CHECK(t.decompress_energy_nj() == doctest::Approx(0.056));
     CHECK(mc::best_of<mc::smallest_bits, mc::bdi>{}.metadata_bits() == 4);
@@ -46,7 +52,7 @@ TEST_CASE("best_of: name, metadata, latencies, energies") {
     std::get<1>(p.members).decompress_latency_cycles = 9;
     const trio custom{p};
     CHECK(custom.member<0>().parameters().encoding_set == mc::bdi_encoding_set::latte_cc);
-    CHECK(custom.decompress_latency_cycles() == 9);
+    CHECK(custom.decompress_latency_cycles() == 9 + 1);
 }
 
 TEST_CASE("best_of: selectors on candidate lists") {
@@ -62,6 +68,14 @@ TEST_CASE("best_of: selectors on candidate lists") {
     CHECK(mc::smallest_stored{{.line_bytes = 128, .segment_bytes = 32}}(c) == 2);
     const std::array<mc::candidate, 2> e{{{136, 1, 0}, {110, 9, 0}}};
     CHECK(mc::smallest_stored{{.line_bytes = 128, .segment_bytes = 32}}(e) == 1);
+    // inside best_of the selector's rule takes the combinator's line size (and its G3 segment)
+    using stored_trio = mc::best_of<mc::smallest_stored, mc::bdi, mc::fpc, mc::cpack_z>;
+    const stored_trio s128{{.line_bytes = 128}};
+    CHECK(s128.parameters().selector.rule.line_bytes == 128);
+    CHECK(s128.parameters().selector.rule.segment() == 32);
+    CHECK(s128.parameters().selector.rule == mc::default_storage_rule(128));
+    CHECK_THROWS_AS((stored_trio{{.line_bytes = 64, .selector = {{.segment_bytes = 3}}}}),
+                    memsub::config_error);
 }
 
 TEST_CASE("best_of: picks the minimum over members; round trips; member ids") {
@@ -91,7 +105,9 @@ TEST_CASE("best_of: picks the minimum over members; round trips; member ids") {
             REQUIRE(cl.bits == s[expect]);
             REQUIRE(cl.member == expect);
             REQUIRE(t.decompress_latency_cycles(cl) ==
-                    std::array<std::uint32_t, 3>{2, 5, 8}[expect]);
+                    t.member<0>().decompress_latency_cycles() * (expect == 0) +
+                        t.member<1>().decompress_latency_cycles() * (expect == 1) +
+                        t.member<2>().decompress_latency_cycles() * (expect == 2) + 1);
             REQUIRE(t.decompress(cl, o).ok());
             REQUIRE(std::memcmp(out.data(), buf.data(), L) == 0);
         }

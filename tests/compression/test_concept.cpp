@@ -7,9 +7,12 @@
 #include <cstdint>
 #include <vector>
 
+#include <memsub/compression/bdi.hpp>
 #include <memsub/compression/concept.hpp>
 #include <memsub/compression/detail/bit_stream.hpp>
+#include <memsub/compression/fpc.hpp>
 #include <memsub/compression/none.hpp>
+#include <memsub/compression/sc2.hpp>
 #include <memsub/compression/stored_size.hpp>
 #include <memsub/core/rng.hpp>
 
@@ -197,6 +200,51 @@ TEST_CASE("storage_rule::validate and ratio_accumulator") {
     acc.add(64, 64);
     CHECK(acc.ratio() == doctest::Approx(192.0 / 88.0)); // G6: Σ/Σ, not a mean of ratios
     CHECK(mc::ratio_accumulator{}.ratio() == 1.0);
+}
+
+TEST_CASE("stored size: G3 defaults per line size, G7 floor of one segment") {
+    // G3: 8-byte segments for 64-byte CPU lines (and 32-byte ones), 32 B for 128-byte GPU lines
+    CHECK(mc::default_segment_bytes(32) == 8);
+    CHECK(mc::default_segment_bytes(64) == 8);
+    CHECK(mc::default_segment_bytes(128) == 32);
+    CHECK(mc::default_storage_rule(128).segment_bytes == 32);
+    CHECK(mc::default_storage_rule(64) == mc::storage_rule{});
+    // a rule left at segment_bytes = 0 uses the G3 default of its line size
+    const mc::storage_rule gpu{.line_bytes = 128};
+    CHECK(gpu.segment() == 32);
+    CHECK(gpu.segments_per_line() == 4);
+    CHECK(gpu == mc::default_storage_rule(128));
+    CHECK(mc::stored_size_of(40 * 8, gpu).stored_bytes == 64); // not 40 (8-byte segments)
+    CHECK(mc::size_field_bits(gpu) == 3);
+    CHECK_NOTHROW(gpu.validate());
+    // SC² is byte-aligned; everything else takes the G3 default of its line size
+    const mc::sc2 sc{{.line_bytes = 128}};
+    CHECK(mc::default_storage_rule(sc).segment() == 1);
+    CHECK(mc::default_storage_rule(mc::fpc{{.line_bytes = 128}}).segment() == 32);
+    CHECK(mc::default_storage_rule(mc::bdi{}) == mc::default_storage_rule(64));
+    CHECK(mc::byte_aligned_storage_rule(32).segment() == 1);
+
+    // G7: a tag-only (0-byte) line counts as one segment of the rule it is stored under — for
+    // add(s, rule) the rule's, not the accumulator's
+    mc::ratio_accumulator acc; // default: one 8-byte segment
+    acc.add(mc::stored_size_of(0, gpu), gpu);
+    CHECK(acc.stored_bytes() == 32);
+    CHECK(acc.original_bytes() == 128);
+    acc.add(mc::stored_size_of(0, mc::byte_aligned_storage_rule(64)),
+            mc::byte_aligned_storage_rule(64));
+    CHECK(acc.stored_bytes() == 32 + 1);
+    acc.add(64, 0); // no rule: the accumulator's floor, one 8-byte segment
+    CHECK(acc.stored_bytes() == 32 + 1 + 8);
+    mc::ratio_accumulator by_rule{gpu}; // floor = one segment of the rule
+    by_rule.add(128, 0);
+    CHECK(by_rule.ratio() == doctest::Approx(128.0 / 32.0));
+    mc::ratio_accumulator zero_floor{0}; // 0 counts as 1 byte
+    zero_floor.add(64, 0);
+    CHECK(zero_floor.ratio() == doctest::Approx(64.0));
+    // non-tag-only lines are counted as stored
+    mc::ratio_accumulator plain;
+    plain.add(mc::stored_size_of(110, mc::storage_rule{}), mc::storage_rule{});
+    CHECK(plain.stored_bytes() == 16);
 }
 
 TEST_CASE("none: identity compressor round trip and errors") {

@@ -133,7 +133,15 @@ TEST_CASE("cpack: zero lines, C-PACK+Z, metadata and parameters") {
     CHECK(cpack{}.metadata_bits() == 0);
     CHECK(cpack{}.name() == "cpack");
     CHECK(cpack_z{}.name() == "cpack_z");
+    // spec §3: gem5's (L/4)/2 + 5 compression (13 at 64B); decompression 8 [UNVERIFIED], the
+    // spec's only figure, for every line size
+    CHECK(cpack{}.compress_latency_cycles() == 13);
     CHECK(cpack{}.decompress_latency_cycles() == 8);
+    CHECK(cpack{{.line_bytes = 32}}.compress_latency_cycles() == 9);
+    CHECK(cpack_z{{.line_bytes = 128}}.compress_latency_cycles() == 21);
+    CHECK(cpack_z{{.line_bytes = 128}}.decompress_latency_cycles() == 8);
+    CHECK(cpack{{.line_bytes = 128, .compress_latency_cycles = 13}}.compress_latency_cycles() ==
+          13);
     // a non-zero line under C-PACK+Z is plain C-PACK with encoding 0
     const auto c2 = words({0x12345678, 0x1234AAAA, 0x1234AAAA, 0x0000ABCD});
     CHECK(cpack_z{}.compress(c2).encoding == 0);

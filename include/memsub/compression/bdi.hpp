@@ -14,10 +14,14 @@
 //   `compressed_line::tag_data`. [UNVERIFIED where the paper keeps it.]
 // - Zeros costs 1 byte (paper) unless `zero_in_tag` (then 0 bits, ZCA/gem5 style).
 // - `bdi_encoding_set::latte_cc` adds Repeated 4B (enc 1000) and Repeated 2B (enc 1001); the
-//   numeric codes are the spec's suggestion [UNVERIFIED — the dissertation gives none].
+//   numeric codes are the spec's suggestion [UNVERIFIED — the dissertation gives none] and are
+//   configurable (`params::repeated4_code`, `repeated2_code`).
 // - `bdi_variant::base_plus_delta` is the paper's single-base B+Δ (no immediates, no mask).
 // - Decompression latency defaults to the project's 2 cycles (the paper's 1-adder decode is 1).
-// Selection: the smallest exact size wins; ties go to the lower `enc` (spec §1.1).
+// Selection (spec §1.1): the smallest exact size wins (`bdi_selection::exact_bits`, default), or
+// the smallest stored size after the §2 segment rounding (`bdi_selection::stored_size`, segments
+// of `selection_segment_bytes`, G3 default per line size; an encoding that saves no segment
+// counts as uncompressed, G4); ties go to the lower `enc` code.
 // Payload layout (reference layout, each field MSB-first): Base-Δ: B (8k bits), the n mask bits
 // (element 0 first; not under `in_tag` or B+Δ), then n deltas of 8d bits (element 0 first; the
 // base element's delta is 0). Repeated kB: the k-byte value. Zeros: 8 zero bits (or nothing).
@@ -28,6 +32,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -38,6 +43,7 @@
 #include <memsub/compression/detail/bdi_kernels.hpp>
 #include <memsub/compression/detail/bit_stream.hpp>
 #include <memsub/compression/detail/simd.hpp>
+#include <memsub/compression/stored_size.hpp>
 #include <memsub/config.hpp>
 
 namespace memsub::compression {
@@ -51,8 +57,15 @@ enum class bdi_encoding_set : std::uint8_t {
 enum class bdi_mask : std::uint8_t { in_payload, in_tag };
 /// BΔI (two bases, one implicit zero) or the single-base B+Δ of the paper.
 enum class bdi_variant : std::uint8_t { base_delta_immediate, base_plus_delta };
+/// What `choose` minimises (spec §1.1 Selection).
+enum class bdi_selection : std::uint8_t {
+    exact_bits,  ///< the exact payload bits (default: the caller did not ask for stored size)
+    stored_size, ///< the stored size after the segment rounding of §2 (G2–G4)
+};
 
-/// The 4-bit `enc` values (spec §1.1 table).
+/// The encodings of spec §1.1. The enumerator values are the table's 4-bit `enc` codes; the
+/// two LATTE-CC codes are [UNVERIFIED] and configurable (`bdi::params::repeated4_code`,
+/// `repeated2_code`): the code written to `compressed_line::encoding` is `bdi::code_of(e)`.
 enum class bdi_encoding : std::uint8_t {
     zeros = 0,
     repeated8 = 1,
@@ -62,8 +75,8 @@ enum class bdi_encoding : std::uint8_t {
     base4_delta1 = 5,
     base4_delta2 = 6,
     base2_delta1 = 7,
-    repeated4 = 8, ///< latte_cc only [UNVERIFIED code]
-    repeated2 = 9, ///< latte_cc only [UNVERIFIED code]
+    repeated4 = 8, ///< latte_cc only; default code 1000 [UNVERIFIED]
+    repeated2 = 9, ///< latte_cc only; default code 1001 [UNVERIFIED]
     uncompressed = 15,
 };
 
@@ -76,6 +89,16 @@ public:
         bdi_variant variant = bdi_variant::base_delta_immediate;
         /// Zeros encoding costs 0 payload bits (flag in tag) instead of 1 byte.
         bool zero_in_tag = false;
+        /// Spec §1.1: choose by exact bits (default) or by stored size after §2 rounding.
+        bdi_selection selection = bdi_selection::exact_bits;
+        /// Segment S of `bdi_selection::stored_size` (0 = the §2 G3 default for the line size,
+        /// `compression::default_segment_bytes`); a power of two <= line_bytes.
+        std::uint32_t selection_segment_bytes = 0;
+        /// 4-bit `enc` codes of the two LATTE-CC encodings [UNVERIFIED: the dissertation gives
+        /// no numeric codes; spec §1.1 suggests 1000 and 1001]. Distinct, in 8…14 (the codes
+        /// the paper's set leaves free).
+        std::uint8_t repeated4_code = 0b1000;
+        std::uint8_t repeated2_code = 0b1001;
         std::uint32_t compress_latency_cycles = 2;   ///< dissertation §4.3.3 (HyComp)
         std::uint32_t decompress_latency_cycles = 2; ///< project canonical (paper: 1)
         double compress_energy_nj = 0.192;           ///< dissertation §4.3.3 (HyComp)
@@ -92,21 +115,39 @@ public:
     bdi() : bdi(params{}) {}
     explicit bdi(const params& p) : p_(p) {
         constexpr std::string_view component = "memsub::compression::bdi";
+        using memsub::detail::require;
         detail::require_line_bytes(p.line_bytes, component);
-        memsub::detail::require(p.encoding_set == bdi_encoding_set::pact12 ||
-                                    p.encoding_set == bdi_encoding_set::latte_cc,
-                                component, "encoding_set",
-                                static_cast<std::uint64_t>(p.encoding_set), "pact12 or latte_cc");
-        memsub::detail::require(p.mask == bdi_mask::in_payload || p.mask == bdi_mask::in_tag,
-                                component, "mask", static_cast<std::uint64_t>(p.mask),
-                                "in_payload or in_tag");
-        memsub::detail::require(p.variant == bdi_variant::base_delta_immediate ||
-                                    p.variant == bdi_variant::base_plus_delta,
-                                component, "variant", static_cast<std::uint64_t>(p.variant),
-                                "base_delta_immediate or base_plus_delta");
+        require(p.encoding_set == bdi_encoding_set::pact12 ||
+                    p.encoding_set == bdi_encoding_set::latte_cc,
+                component, "encoding_set", static_cast<std::uint64_t>(p.encoding_set),
+                "pact12 or latte_cc");
+        require(p.mask == bdi_mask::in_payload || p.mask == bdi_mask::in_tag, component, "mask",
+                static_cast<std::uint64_t>(p.mask), "in_payload or in_tag");
+        require(p.variant == bdi_variant::base_delta_immediate ||
+                    p.variant == bdi_variant::base_plus_delta,
+                component, "variant", static_cast<std::uint64_t>(p.variant),
+                "base_delta_immediate or base_plus_delta");
+        require(p.selection == bdi_selection::exact_bits ||
+                    p.selection == bdi_selection::stored_size,
+                component, "selection", static_cast<std::uint64_t>(p.selection),
+                "exact_bits or stored_size");
+        require(p.selection_segment_bytes == 0 || (std::has_single_bit(p.selection_segment_bytes) &&
+                                                   p.selection_segment_bytes <= p.line_bytes),
+                component, "selection_segment_bytes", p.selection_segment_bytes,
+                "must be 0 (G3 default) or a power of two <= line_bytes");
+        if (p.encoding_set == bdi_encoding_set::latte_cc) {
+            require(p.repeated4_code >= 8 && p.repeated4_code <= 14, component, "repeated4_code",
+                    p.repeated4_code, "must be a free 4-bit code, 8..14");
+            require(p.repeated2_code >= 8 && p.repeated2_code <= 14 &&
+                        p.repeated2_code != p.repeated4_code,
+                    component, "repeated2_code", p.repeated2_code,
+                    "must be a free 4-bit code, 8..14, other than repeated4_code");
+        }
         const std::uint32_t L = p.line_bytes;
         bits_.fill(0);
         valid_.fill(false);
+        for (std::size_t e = 0; e < 16; ++e) code_[e] = static_cast<std::uint8_t>(e);
+        from_code_.fill(invalid);
         auto set = [&](bdi_encoding e, std::uint32_t b) {
             bits_[static_cast<std::size_t>(e)] = b;
             valid_[static_cast<std::size_t>(e)] = true;
@@ -116,6 +157,8 @@ public:
         if (p.encoding_set == bdi_encoding_set::latte_cc) {
             set(bdi_encoding::repeated4, 32);
             set(bdi_encoding::repeated2, 16);
+            code_[static_cast<std::size_t>(bdi_encoding::repeated4)] = p.repeated4_code;
+            code_[static_cast<std::size_t>(bdi_encoding::repeated2)] = p.repeated2_code;
         }
         set(bdi_encoding::uncompressed, 8 * L);
         for (std::uint8_t e = 2; e <= 7; ++e) {
@@ -124,19 +167,32 @@ public:
             set(static_cast<bdi_encoding>(e), 8 * k + n * 8 * d + (carries_mask() ? n : 0)); // B2
             order_[e - 2] = static_cast<bdi_encoding>(e);
         }
-        // Try base-delta encoders smallest first; ties → lower enc (spec §1.1).
-        std::sort(order_.begin(), order_.end(), [&](bdi_encoding a, bdi_encoding b) {
-            const auto ba = bits_of(a), bb = bits_of(b);
-            return ba != bb ? ba < bb : a < b;
-        });
+        for (std::size_t e = 0; e < 16; ++e)
+            if (valid_[e]) from_code_[code_[e]] = static_cast<std::uint8_t>(e);
+        // Selection keys (spec §1.1): (size, enc code); sizes after §2 rounding if asked for.
+        const storage_rule rule{.line_bytes = L, .segment_bytes = p.selection_segment_bytes};
+        for (std::size_t e = 0; e < 16; ++e) {
+            if (!valid_[e]) {
+                key_[e] = ~std::uint32_t{0};
+                continue;
+            }
+            std::uint32_t size = bits_[e];
+            if (p.selection == bdi_selection::stored_size) {
+                // G4: an encoding that saves no segment is stored raw, i.e. it *is* the
+                // uncompressed encoding for this purpose.
+                const stored_size st = stored_size_of(bits_[e], rule);
+                size = e == static_cast<std::size_t>(bdi_encoding::uncompressed) ? L
+                       : st.raw                                                  ? no_candidate
+                                                                                 : st.stored_bytes;
+            }
+            key_[e] = size == no_candidate ? ~std::uint32_t{0} : (size << 4) | code_[e];
+        }
         std::sort(k_order_.begin(), k_order_.end(), [&](std::uint32_t a, std::uint32_t b) {
-            auto smallest = [](std::uint32_t k) {
-                return k == 8   ? bdi_encoding::base8_delta1
-                       : k == 4 ? bdi_encoding::base4_delta1
-                                : bdi_encoding::base2_delta1;
-            };
-            const auto ea = smallest(a), eb = smallest(b);
-            return bits_of(ea) != bits_of(eb) ? bits_of(ea) < bits_of(eb) : ea < eb;
+            return key_[smallest_[a]] < key_[smallest_[b]];
+        });
+        // The scalar reference tries base-delta encoders in key order (spec §1.1).
+        std::sort(order_.begin(), order_.end(), [&](bdi_encoding a, bdi_encoding b) {
+            return key_[static_cast<std::size_t>(a)] < key_[static_cast<std::size_t>(b)];
         });
     }
 
@@ -162,6 +218,11 @@ public:
     /// Whether encoding `e` belongs to the configured set.
     [[nodiscard]] bool supports(bdi_encoding e) const noexcept {
         return static_cast<std::size_t>(e) < valid_.size() && valid_[static_cast<std::size_t>(e)];
+    }
+    /// The 4-bit code of encoding `e` in `compressed_line::encoding` (the enumerator value,
+    /// except for the configurable LATTE-CC codes).
+    [[nodiscard]] std::uint8_t code_of(bdi_encoding e) const noexcept {
+        return code_[static_cast<std::size_t>(e) & 15];
     }
     /// Exact payload bits of encoding `e` at this line size (0 for an unsupported encoding).
     [[nodiscard]] std::uint32_t bits_of(bdi_encoding e) const noexcept {
@@ -199,23 +260,48 @@ public:
         return fits<true>(e, line);
     }
 
-    /// The encoding chosen for `line` (xsimd kernels).
+    /// The encoding chosen for `line` (xsimd kernels of the build's architecture).
     [[nodiscard]] choice choose(std::span<const std::byte> line) const noexcept {
-        return choose_impl<true>(line);
+        return choose_with<detail::simd_arch>(line);
+    }
+    /// The same choice with the kernels instantiated for the xsimd architecture `Arch` (the
+    /// differential tests run the wide paths this way; the CPU must support `Arch`).
+    template <class Arch>
+    [[nodiscard]] choice choose_with(std::span<const std::byte> line) const noexcept {
+        MEMSUB_ASSERT(line.size() == p_.line_bytes);
+        if constexpr (!detail::simd_enabled) {
+            return choose_reference(line);
+        } else {
+            switch (p_.line_bytes) {
+            case 32:
+                return choose_fast<32, Arch>(line.data());
+            case 64:
+                return choose_fast<64, Arch>(line.data());
+            default:
+                return choose_fast<128, Arch>(line.data());
+            }
+        }
     }
     /// The same choice computed by the scalar reference code (for differential tests).
     [[nodiscard]] choice choose_reference(std::span<const std::byte> line) const noexcept {
-        return choose_impl<false>(line);
+        MEMSUB_ASSERT(line.size() == p_.line_bytes);
+        // Scalar reference: the encoders in ascending (size, enc) order, first fit wins.
+        if (detail::is_repeated_scalar<std::uint64_t>(line))
+            return repeated_choice(detail::load_le<std::uint64_t>(line.data()));
+        for (bdi_encoding e : order_)
+            if (key_[static_cast<std::size_t>(e)] != ~std::uint32_t{0} && fits<false>(e, line))
+                return {e, bits_of(e)};
+        return {bdi_encoding::uncompressed, bits_of(bdi_encoding::uncompressed)};
     }
 
     [[nodiscard]] std::uint32_t size_bits(std::span<const std::byte> line) const noexcept {
-        return choose_impl<true>(line).bits;
+        return choose(line).bits;
     }
 
     [[nodiscard]] compressed_line compress(std::span<const std::byte> line) const noexcept {
-        const choice c = choose_impl<true>(line);
+        const choice c = choose(line);
         compressed_line out;
-        out.encoding = static_cast<std::uint8_t>(c.encoding);
+        out.encoding = code_of(c.encoding);
         detail::bit_writer w{out.payload};
         const std::byte* p = line.data();
         switch (c.encoding) {
@@ -261,9 +347,9 @@ public:
         if (out.size() != L) return {decode_status::wrong_output_size, 0};
         if (v.bits > v.payload.size() * 8 || v.bits > max_payload_bits)
             return {decode_status::bad_view, 0};
-        if (v.member != 0) return {decode_status::unknown_encoding, 0};
-        const auto e = static_cast<bdi_encoding>(v.encoding);
-        if (!supports(e)) return {decode_status::unknown_encoding, 0};
+        if (v.member != 0 || v.encoding >= 16 || from_code_[v.encoding] == invalid)
+            return {decode_status::unknown_encoding, 0};
+        const auto e = static_cast<bdi_encoding>(from_code_[v.encoding]);
         detail::bit_reader r{v.payload, v.bits};
         std::uint64_t x = 0;
         std::byte* o = out.data();
@@ -346,86 +432,87 @@ private:
         }
     }
 
-    /// The SIMD path: zero/repeat detection, then per base size k the smallest fitting delta
-    /// (bdi_min_delta, monotone in d), then the smallest size with ties to the lower enc.
-    template <std::uint32_t L>
+    /// The SIMD path (spec §1.1 selection, exact): zero/repeat detection; a first-register test
+    /// per base size that turns most incompressible base sizes away (one combined branch when
+    /// all three are); then per remaining base size the smallest fitting delta (largest d
+    /// first, monotone), skipping base sizes that cannot beat the best key so far.
+    template <std::uint32_t L, class Arch>
     [[nodiscard]] MEMSUB_ALWAYS_INLINE choice choose_fast(const std::byte* p) const noexcept {
-        // Zeros (1 B or 0) < Repeated 2B/4B/8B (2/4/8 B) < every base-delta size (≥ 12 B) on
-        // every line size, so the special encodings are decided first (spec §1.1).
-        if (detail::is_periodic<8, L>(p)) return repeated_choice(detail::load_le<std::uint64_t>(p));
-        const bool imm = immediates();
-        choice best{bdi_encoding::uncompressed, bits_of(bdi_encoding::uncompressed)};
-        // Incompressible lines: the weakest encoder of every base size fails on the first
-        // register already (monotone in d, so every encoder fails) — one combined branch.
-        const auto r8 = static_cast<unsigned>(
-            detail::bdi_first_register_rejects<std::uint64_t, L / 8>(p, 32, imm));
-        const auto r4 = static_cast<unsigned>(
-            detail::bdi_first_register_rejects<std::uint32_t, L / 4>(p, 16, imm));
-        const auto r2 = static_cast<unsigned>(
-            detail::bdi_first_register_rejects<std::uint16_t, L / 2>(p, 8, imm));
-        if ((r8 & r4 & r2) != 0) // no short-circuit: one branch for all three
-            return best;
-        auto consider = [&](bdi_encoding e) {
-            const std::uint32_t b = bits_of(e);
-            if (b < best.bits || (b == best.bits && e < best.encoding)) best = {e, b};
-        };
-        // A base size k whose smallest encoding (d = 1) cannot beat the best so far is skipped
-        // (k_order_ lists k by that smallest size, so the first success often ends the search).
-        for (const std::uint32_t k : k_order_) {
-            const bdi_encoding smallest = k == 8   ? bdi_encoding::base8_delta1
-                                          : k == 4 ? bdi_encoding::base4_delta1
-                                                   : bdi_encoding::base2_delta1;
-            const std::uint32_t lower = bits_of(smallest);
-            if (lower > best.bits || (lower == best.bits && smallest > best.encoding)) continue;
-            if (k == 8) {
-                const std::uint32_t d = detail::bdi_min_delta<std::uint64_t, L / 8>(p, imm);
-                if (d != 0)
-                    consider(d == 1   ? bdi_encoding::base8_delta1
-                             : d == 2 ? bdi_encoding::base8_delta2
-                                      : bdi_encoding::base8_delta4);
-            } else if (k == 4) {
-                const std::uint32_t d = detail::bdi_min_delta<std::uint32_t, L / 4>(p, imm);
-                if (d != 0)
-                    consider(d == 1 ? bdi_encoding::base4_delta1 : bdi_encoding::base4_delta2);
-            } else {
-                if (detail::bdi_min_delta<std::uint16_t, L / 2>(p, imm) != 0)
-                    consider(bdi_encoding::base2_delta1);
-            }
-        }
-        return best;
+        using A = detail::arch_for_bytes_t<Arch, L>;
+        // Zeros (1 B or 0) and Repeated 2B/4B/8B (≤ 8 B) are never larger than a base-delta
+        // encoding (≥ 12 B), rounded or not, and Repeated 8B (enc 1) wins every tie with
+        // one: the special encodings are decided first.
+        if (detail::is_periodic<8, L, A>(p))
+            return repeated_choice(detail::load_le<std::uint64_t>(p));
+        return immediates() ? choose_base_delta<L, true, A>(p) : choose_base_delta<L, false, A>(p);
     }
 
-    [[nodiscard]] choice repeated_choice(std::uint64_t v) const noexcept {
-        if (v == 0) return {bdi_encoding::zeros, bits_of(bdi_encoding::zeros)};
-        if (p_.encoding_set == bdi_encoding_set::latte_cc &&
-            static_cast<std::uint32_t>(v) == static_cast<std::uint32_t>(v >> 32)) {
-            if (static_cast<std::uint16_t>(v) == static_cast<std::uint16_t>(v >> 16))
-                return {bdi_encoding::repeated2, 16};
-            return {bdi_encoding::repeated4, 32};
-        }
-        return {bdi_encoding::repeated8, 64};
-    }
-
-    template <bool Simd>
-    [[nodiscard]] choice choose_impl(std::span<const std::byte> line) const noexcept {
-        MEMSUB_ASSERT(line.size() == p_.line_bytes);
-        if constexpr (Simd) {
-            switch (p_.line_bytes) {
-            case 32:
-                return choose_fast<32>(line.data());
-            case 64:
-                return choose_fast<64>(line.data());
-            default:
-                return choose_fast<128>(line.data());
+    template <std::uint32_t L, bool Imm, class A>
+    [[nodiscard]] MEMSUB_ALWAYS_INLINE choice choose_base_delta(const std::byte* p) const noexcept {
+        // The weakest encoder of a base size failing on the first register already means every
+        // encoder of that size fails (monotone in d).
+        const bool r8 = detail::bdi_first_register_rejects<std::uint64_t, L / 8, A>(p, 32, Imm);
+        const bool r4 = detail::bdi_first_register_rejects<std::uint32_t, L / 4, A>(p, 16, Imm);
+        const bool r2 = detail::bdi_first_register_rejects<std::uint16_t, L / 2, A>(p, 8, Imm);
+        std::uint32_t best = key_[static_cast<std::size_t>(bdi_encoding::uncompressed)];
+        if ((static_cast<unsigned>(r8) & static_cast<unsigned>(r4) & static_cast<unsigned>(r2)) !=
+            0) // no short-circuit: one branch for all three
+            return {bdi_encoding::uncompressed, bits_of(bdi_encoding::uncompressed)};
+        // Mostly-zero lines (the rest): which encoders fit is data-dependent in every way
+        // (short-circuit searches mispredict); decide all six without a branch.
+        if (detail::load_le<std::uint64_t>(p) == 0) {
+            // Mostly-zero lines: many encoders have at most one non-immediate (they fit without
+            // a reach test); the rest are tested in key order up to the first fit.
+            detail::bdi_line<L, A> line;
+            line.template load<Imm>(p);
+            const unsigned trivial = Imm ? detail::bdi_trivially_fitting<L, A>(line) : 0u;
+            for (const bdi_encoding e : order_) {
+                const auto i = static_cast<unsigned>(e) - 2;
+                if (key_[static_cast<std::size_t>(e)] == no_candidate) break;
+                if (((trivial >> i) & 1u) != 0 || detail::bdi_encoder_fits<L, Imm, A>(i, p, line))
+                    return {e, bits_of(e)};
             }
-        } else {
-            // Scalar reference: the encoders in ascending (size, enc) order, first fit wins.
-            if (detail::is_repeated_scalar<std::uint64_t>(line))
-                return repeated_choice(detail::load_le<std::uint64_t>(line.data()));
-            for (bdi_encoding e : order_)
-                if (fits<false>(e, line)) return {e, bits_of(e)};
             return {bdi_encoding::uncompressed, bits_of(bdi_encoding::uncompressed)};
         }
+        const std::array<bool, 3> rejected{r8, r4, r2};
+        // k_order_: base sizes by the key of their smallest encoding (d = 1); a base size whose
+        // smallest key cannot beat the best so far is skipped.
+        for (const std::uint32_t ki : k_order_) {
+            if (rejected[ki] || key_[smallest_[ki]] >= best) continue;
+            std::uint32_t e;
+            if (ki == 0) {
+                const std::uint32_t d = detail::bdi_smallest_delta<std::uint64_t, L / 8, Imm, A>(p);
+                e = d == 0 ? 15 : (d == 1 ? 2 : (d == 2 ? 3 : 4));
+            } else if (ki == 1) {
+                const std::uint32_t d = detail::bdi_smallest_delta<std::uint32_t, L / 4, Imm, A>(p);
+                e = d == 0 ? 15 : (d == 1 ? 5 : 6);
+            } else {
+                e = detail::bdi_smallest_delta<std::uint16_t, L / 2, Imm, A>(p) != 0 ? 7 : 15;
+            }
+            best = key_[e] < best ? key_[e] : best;
+        }
+        const auto e = static_cast<bdi_encoding>(best & 15u); // base-delta codes are the enum
+        return {e, bits_of(e)};
+    }
+
+    /// A line whose 8-byte elements are all equal (v): the smallest key among Zeros and the
+    /// Repeated encodings that apply (spec §1.1; ties → lower enc code).
+    [[nodiscard]] choice repeated_choice(std::uint64_t v) const noexcept {
+        auto key = [&](bdi_encoding e) { return key_[static_cast<std::size_t>(e)]; };
+        bdi_encoding best = bdi_encoding::repeated8;
+        auto consider = [&](bdi_encoding e) {
+            if (key(e) < key(best)) best = e;
+        };
+        if (v == 0) consider(bdi_encoding::zeros);
+        if (p_.encoding_set == bdi_encoding_set::latte_cc &&
+            static_cast<std::uint32_t>(v) == static_cast<std::uint32_t>(v >> 32)) {
+            consider(bdi_encoding::repeated4);
+            if (static_cast<std::uint16_t>(v) == static_cast<std::uint16_t>(v >> 16))
+                consider(bdi_encoding::repeated2);
+        }
+        if (key(best) == no_candidate) // stored-size selection with segments as large as the line
+            return {bdi_encoding::uncompressed, bits_of(bdi_encoding::uncompressed)};
+        return {best, bits_of(best)};
     }
 
     template <class T>
@@ -484,11 +571,18 @@ private:
         return {};
     }
 
+    static constexpr std::uint8_t invalid = 0xFF;
+    static constexpr std::uint32_t no_candidate = ~std::uint32_t{0};
+
     params p_;
     std::array<std::uint32_t, 16> bits_{};
     std::array<bool, 16> valid_{};
+    std::array<std::uint8_t, 16> code_{};      ///< encoding → 4-bit code
+    std::array<std::uint8_t, 16> from_code_{}; ///< 4-bit code → encoding (`invalid` if none)
+    std::array<std::uint32_t, 16> key_{};      ///< selection key (size << 4 | code), ~0 = never
     std::array<bdi_encoding, 6> order_{};
-    std::array<std::uint32_t, 3> k_order_{8, 4, 2};
+    std::array<std::uint32_t, 3> k_order_{0, 1, 2};                 ///< base sizes 8, 4, 2 by key
+    static constexpr std::array<std::size_t, 3> smallest_{2, 5, 7}; ///< their d = 1 encodings
 };
 
 static_assert(invertible_compressor<bdi>);

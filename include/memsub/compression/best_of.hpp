@@ -11,13 +11,15 @@
 //   (list members in your preferred order). gem5 instead compares power-of-two-rounded sizes
 //   and breaks ties by decompression latency (P-G10): use `smallest_bits_then_fastest` for its
 //   tie-break or `smallest_stored` to compare §2 stored sizes.
-// - Latency: compression = slowest member + `select_compress_cycles` (gem5 Multi: +1);
-//   decompression = the chosen member's + `select_decompress_cycles` (gem5 Multi: +1, 0 when the
-//   member id is read with the tag). The concept-level `decompress_latency_cycles()` reports
+// - Latency (spec §3, gem5 Multi): compression = slowest member + `select_compress_cycles`
+//   (default +1, select the winner); decompression = the chosen member's +
+//   `select_decompress_cycles` (default +1; 0 models a member id read together with the tag,
+//   gem5's BDI configuration). The concept-level `decompress_latency_cycles()` reports
 //   the worst member (a bound); `decompress_latency_cycles(line)` the actual one.
 // - Energy: compression = Σ members (all run); decompression = the chosen member's (bound:
 //   the largest).
-// - Every member is constructed with `params::line_bytes` (the members' own field is replaced).
+// - Every member is constructed with `params::line_bytes` (the members' own field is replaced);
+//   so is a selector's storage rule (`smallest_stored::rule.line_bytes`).
 // Member path: `compressed_line::member` = child.member · N + index, so best_of nests.
 // Hardware budget: the members' own, plus a comparator tree over N sizes.
 #pragma once
@@ -79,7 +81,8 @@ struct smallest_bits_then_fastest {
 };
 
 /// Smallest §2 stored size under `rule`; ties → fewer bits, then faster decompression, then
-/// lowest index.
+/// lowest index. Inside `best_of` the rule's line size is the combinator's; its segment defaults
+/// to the §2 G3 one for that line size.
 struct smallest_stored {
     storage_rule rule{};
     [[nodiscard]] std::size_t operator()(std::span<const candidate> c) const noexcept {
@@ -131,7 +134,7 @@ public:
         std::tuple<typename Cs::params...> members{};
         Selector selector{};
         std::uint32_t select_compress_cycles = 1;   ///< gem5 Multi: +1 to pick the winner
-        std::uint32_t select_decompress_cycles = 0; ///< member id read with the tag
+        std::uint32_t select_decompress_cycles = 1; ///< gem5 Multi: +1 (0: id read with the tag)
     };
 
     /// Distinct `compressed_line::member` values this combinator may produce.
@@ -143,6 +146,10 @@ public:
         : p_(p)
         , members_(make_members(p, std::index_sequence_for<Cs...>{})) {
         detail::require_line_bytes(p.line_bytes, "memsub::compression::best_of");
+        if constexpr (requires { p_.selector.rule.line_bytes; }) {
+            p_.selector.rule.line_bytes = p.line_bytes;
+            p_.selector.rule.validate("memsub::compression::best_of selector");
+        }
         // name: "best_of(a,b,…)"
         std::size_t k = 0;
         auto append = [&](std::string_view s) {

@@ -214,6 +214,12 @@ void decompress_or_throw(const C& c, compressed_view v, std::span<std::byte> out
                           r.message());
 }
 
+/// A latency field (`compress_latency_cycles`, `decompress_latency_cycles`) left at this value
+/// takes the spec §3 figure for the configured line size: where §3's source is gem5's latency
+/// model, extra + (L/4 32-bit chunks) / (chunks per cycle), scaled with the line size (FPC both
+/// ways, C-PACK compression); the compressors' `params` default to it there.
+inline constexpr std::uint32_t latency_for_line_size = ~std::uint32_t{0};
+
 namespace detail {
 /// Throws `config_error` unless `bytes` is 32, 64 or 128 (C1/C2 helper for every compressor).
 inline void require_line_bytes(std::uint32_t bytes, std::string_view component) {

@@ -16,8 +16,9 @@
 // - Best match: full > 3-byte prefix > 2-byte prefix, ties → lowest index; partial matches
 //   compare the high-order bytes of the little-endian word (P-E1).
 // - Words are processed serially (the paper's 2-words/cycle hardware gives the same result).
-// - Latency: decompression 8 cycles [UNVERIFIED, the dissertation's row is OCR-damaged];
-//   compression 13 cycles = gem5's 64B figure (16 words / 2 per cycle + 5); no energy source.
+// - Latency: decompression 8 cycles [UNVERIFIED, the dissertation's row is OCR-damaged] for
+//   every line size (the spec gives no formula for it); compression by gem5's model (spec §3),
+//   words / 2 per cycle + 5: 9 / 13 / 21 cycles for 32 / 64 / 128 B; no energy source.
 // Payload: one code per word in order, each prefix then its index/literal bits, MSB-first.
 // C-PACK+Z: an all-zero line has encoding 1 (the 1-bit zero flag, tag metadata) and 0 payload
 // bits; any other line has encoding 0 and the plain C-PACK payload.
@@ -25,8 +26,10 @@
 #pragma once
 
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <span>
 #include <string_view>
 
@@ -44,6 +47,43 @@ enum class cpack_push : std::uint8_t {
     only_unmatched, ///< only xxxx words (BPC authors' / MPC code)
 };
 
+namespace detail {
+/// A C-PACK code by its first 4 bits (spec §1.3 table): total length (0: the unused 1111), the
+/// literal field (right-aligned after shifting the left-aligned 64-bit window), the dictionary
+/// bits kept, whether it carries an index (bits 56 + index_shift … 59 + index_shift of the
+/// window: after a 4-bit code, or after mmmm's 2-bit code) and which push policies push it (bit 0
+/// all_non_zero, bit 1 only_unmatched).
+struct cpack_head {
+    std::uint8_t length;
+    std::uint8_t field_shift;
+    std::uint8_t index_shift;
+    bool indexed;
+    std::uint8_t pushes;
+    std::uint32_t field_mask;
+    std::uint32_t keep;
+};
+inline constexpr std::array<cpack_head, 16> cpack_heads = [] {
+    std::array<cpack_head, 16> t{};
+    for (std::size_t h = 0; h < 16; ++h) {
+        if (h < 4) // 00 zzzz
+            t[h] = {2, 0, 0, false, 0, 0, 0};
+        else if (h < 8) // 01 xxxx + 32-bit word
+            t[h] = {34, 30, 0, false, 3, 0xFFFFFFFFu, 0};
+        else if (h < 12) // 10 mmmm + index (bits 58…61)
+            t[h] = {6, 0, 2, true, 1, 0, 0xFFFFFFFFu};
+        else if (h == 12) // 1100 mmxx + index + 2 bytes
+            t[h] = {24, 40, 0, true, 1, 0xFFFFu, 0xFFFF0000u};
+        else if (h == 13) // 1101 zzzx + byte
+            t[h] = {12, 52, 0, false, 0, 0xFFu, 0};
+        else if (h == 14) // 1110 mmmx + index + byte
+            t[h] = {16, 48, 0, true, 1, 0xFFu, 0xFFFFFF00u};
+        else // 1111 unused
+            t[h] = {0, 0, 0, false, 0, 0, 0};
+    }
+    return t;
+}();
+} // namespace detail
+
 /// C-PACK; `ZeroBlock` = true gives C-PACK+Z (use the aliases `cpack` and `cpack_z`).
 template <bool ZeroBlock>
 class basic_cpack {
@@ -51,9 +91,13 @@ public:
     struct params {
         std::uint32_t line_bytes = 64;
         cpack_push push = cpack_push::all_non_zero;
-        std::uint32_t compress_latency_cycles = 13;  ///< gem5, 64B line (spec §3)
-        std::uint32_t decompress_latency_cycles = 8; ///< [UNVERIFIED] (spec §3)
-        double compress_energy_nj = 0.0;             ///< no source gives a figure
+        /// Spec §3: gem5's model, (L/4)/2 + 5 (2 words per cycle): 9 / 13 / 21 cycles for
+        /// 32 / 64 / 128 B. `latency_for_line_size` = that formula.
+        std::uint32_t compress_latency_cycles = latency_for_line_size;
+        /// Spec §3: 8 cycles [UNVERIFIED, the dissertation's row is OCR-damaged]; no per-line-
+        /// size figure exists, so it is 8 for every line size.
+        std::uint32_t decompress_latency_cycles = 8;
+        double compress_energy_nj = 0.0; ///< no source gives a figure
         double decompress_energy_nj = 0.0;
     };
 
@@ -71,6 +115,10 @@ public:
         memsub::detail::require(
             p.push == cpack_push::all_non_zero || p.push == cpack_push::only_unmatched, component,
             "push", static_cast<std::uint64_t>(p.push), "all_non_zero or only_unmatched");
+        if (p_.compress_latency_cycles == latency_for_line_size)
+            p_.compress_latency_cycles = p.line_bytes / 4 / 2 + 5; // gem5 (spec §3)
+        if (p_.decompress_latency_cycles == latency_for_line_size)
+            p_.decompress_latency_cycles = 8; // no formula: the spec's one figure
     }
 
     [[nodiscard]] static constexpr std::string_view name() noexcept {
@@ -171,67 +219,63 @@ public:
             return {};
         }
         if (v.encoding != encoding_plain) return {decode_status::unknown_encoding, 0};
-        detail::bit_reader r{v.payload, v.bits};
-        detail::cpack_dictionary d;
-        const bool only_unmatched = p_.push == cpack_push::only_unmatched;
+        // One 64-bit window per code (≥ 57 valid bits ≥ the longest code, 34); the head's class
+        // is a branch (well predicted on real data: it lets the next code start early), a run
+        // of zzzz codes is consumed at once (count leading zeros) into the zeroed output.
+        const std::uint32_t total = v.bits;
         const std::uint32_t n = L / 4;
-        std::uint64_t x = 0;
-        for (std::uint32_t i = 0; i < n; ++i) {
-            const std::uint32_t at = r.position();
-            if (!r.read(2, x)) return {decode_status::truncated, at};
-            detail::cpack_code c;
-            if (x == 0b00)
-                c = detail::cpack_code::zzzz;
-            else if (x == 0b01)
-                c = detail::cpack_code::xxxx;
-            else if (x == 0b10)
-                c = detail::cpack_code::mmmm;
-            else {
-                if (!r.read(2, x)) return {decode_status::truncated, at};
-                if (x == 0b00)
-                    c = detail::cpack_code::mmxx;
-                else if (x == 0b01)
-                    c = detail::cpack_code::zzzx;
-                else if (x == 0b10)
-                    c = detail::cpack_code::mmmx;
-                else
-                    return {decode_status::invalid_code, at}; // 1111 is unused
+        const unsigned push_bit = p_.push == cpack_push::only_unmatched ? 1u : 0u;
+        std::memset(out.data(), 0, L);
+        std::array<std::uint32_t, 16> dict{};
+        std::uint32_t valid = 0, next = 0, pos = 0;
+        const detail::bit_reader r{v.payload, v.bits};
+        for (std::uint32_t i = 0; i < n;) {
+            const std::uint64_t look = r.window_at(pos);
+            if ((look >> 62) == 0) { // zzzz, possibly several
+                const auto zeros = static_cast<std::uint32_t>(std::countl_zero(look | 1));
+                std::uint32_t run = zeros / 2;
+                run = run < n - i ? run : n - i;
+                run = run < (total - pos) / 2 ? run : (total - pos) / 2;
+                if (MEMSUB_UNLIKELY(run == 0)) return {decode_status::truncated, pos};
+                i += run;
+                pos += 2 * run;
+                continue;
             }
-            std::uint32_t word = 0, idx = 0;
-            const bool indexed = c == detail::cpack_code::mmmm || c == detail::cpack_code::mmxx ||
-                                 c == detail::cpack_code::mmmx;
-            if (indexed) {
-                if (!r.read(4, x)) return {decode_status::truncated, at};
-                idx = static_cast<std::uint32_t>(x);
-                if (idx >= d.valid) return {decode_status::invalid_code, at}; // unwritten slot
+            if ((look >> 62) == 1) { // xxxx: a constant step (the predicted branch lets the next
+                                     // code start at once)
+                if (MEMSUB_UNLIKELY(34 > total - pos)) return {decode_status::truncated, pos};
+                const auto word = static_cast<std::uint32_t>(look >> 30);
+                detail::store_le<std::uint32_t>(out.data() + 4 * i, word);
+                dict[next] = word; // pushed under both policies
+                next = (next + 1) & 15u;
+                valid += static_cast<unsigned>(valid < 16);
+                pos += 34;
+                ++i;
+                continue;
             }
-            switch (c) {
-            case detail::cpack_code::zzzz:
-                break;
-            case detail::cpack_code::xxxx:
-                if (!r.read(32, x)) return {decode_status::truncated, at};
-                word = static_cast<std::uint32_t>(x);
-                break;
-            case detail::cpack_code::mmmm:
-                word = d.entry[idx];
-                break;
-            case detail::cpack_code::mmxx:
-                if (!r.read(16, x)) return {decode_status::truncated, at};
-                word = (d.entry[idx] & 0xFFFF0000u) | static_cast<std::uint32_t>(x);
-                break;
-            case detail::cpack_code::zzzx:
-                if (!r.read(8, x)) return {decode_status::truncated, at};
-                word = static_cast<std::uint32_t>(x);
-                break;
-            case detail::cpack_code::mmmx:
-                if (!r.read(8, x)) return {decode_status::truncated, at};
-                word = (d.entry[idx] & 0xFFFFFF00u) | static_cast<std::uint32_t>(x);
-                break;
+            const detail::cpack_head h = detail::cpack_heads[static_cast<std::size_t>(look >> 60)];
+            const auto idx = static_cast<std::uint32_t>(look >> (56 + h.index_shift)) & 15u;
+            if (MEMSUB_UNLIKELY(h.length == 0 || h.length > total - pos ||
+                                (h.indexed && idx >= valid))) {
+                if (h.length == 0) // 1111 is unused (unless the stream ends inside it)
+                    return {total - pos < 4 ? decode_status::truncated
+                                            : decode_status::invalid_code,
+                            pos};
+                if (h.length > total - pos) return {decode_status::truncated, pos};
+                return {decode_status::invalid_code, pos}; // index of an unwritten slot
             }
+            const std::uint32_t word =
+                (dict[idx] & h.keep) |
+                (static_cast<std::uint32_t>(look >> h.field_shift) & h.field_mask);
             detail::store_le<std::uint32_t>(out.data() + 4 * i, word);
-            if (detail::cpack_pushes(c, only_unmatched)) d.push(word);
+            const unsigned push = (h.pushes >> push_bit) & 1u;
+            dict[next] = push != 0 ? word : dict[next];
+            next = (next + push) & 15u;
+            valid += push & static_cast<unsigned>(valid < 16);
+            pos += h.length;
+            ++i;
         }
-        if (!r.at_end()) return {decode_status::trailing_bits, r.position()};
+        if (pos != total) return {decode_status::trailing_bits, pos};
         return {};
     }
 

@@ -24,7 +24,8 @@
 // value lies within 4 slots of its home maps a value to its (code, length) with a branch-free
 // 4-slot scan; a value not in it is coded as ESC + 32 raw bits.
 // Decoding (hot path): a direct table indexed by the next min(max, 10) bits resolves short codes in
-// one step (the line decoder's version of it resolves two short codes at once when both fit);
+// one step (the line decoder's version of it resolves two short codes at once when both fit in
+// the index, the second possibly ESC with its raw word);
 // longer codes use the FCW/CNT/OFF comparison of §1.5 ("exactly one ℓ matches").
 //
 // Sharing: the book is immutable after construction; compressors hold it through a
@@ -230,8 +231,9 @@ public:
                 direct_[first + e] = (c.length << 24) | static_cast<std::uint32_t>(k);
         }
 
-        // Line-decoder table: the same index, resolving up to two short non-escape codes per
-        // lookup (the second when it ends within the indexed bits), values stored inline.
+        // Line-decoder table: the same index, resolving up to two short codes per lookup (the
+        // second when it ends within the indexed bits; it may be ESC, whose 32 raw bits then
+        // follow inside the decoder's 57-bit window), values stored inline.
         fast_.assign(direct_.size(), fast_entry{});
         const std::uint32_t kmask = (std::uint32_t{1} << direct_bits_) - 1;
         for (std::uint32_t x = 0; x < direct_.size(); ++x) {
@@ -243,15 +245,17 @@ public:
             f.count = 1;
             f.esc = i1 == esc_index_ ? 1 : 0;
             f.v1 = f.esc ? 0 : de_lut_[i1];
-            f.total = static_cast<std::uint8_t>(l1);
+            f.total = static_cast<std::uint8_t>(l1 + (f.esc ? 32 : 0));
             if (f.esc || l1 >= direct_bits_) continue;
             const std::uint32_t e2 = direct_[(x << l1) & kmask];
             if (e2 == 0) continue;
             const std::uint32_t l2 = e2 >> 24, i2 = e2 & 0xFFFFFFu;
-            if (l1 + l2 > direct_bits_ || i2 == esc_index_) continue;
+            if (l1 + l2 > direct_bits_) continue;
             f.count = 2;
-            f.v2 = de_lut_[i2];
-            f.total = static_cast<std::uint8_t>(l1 + l2);
+            f.esc2 = i2 == esc_index_ ? 1 : 0;
+            f.v2 = f.esc2 ? 0 : de_lut_[i2];
+            f.len12 = static_cast<std::uint8_t>(l1 + l2);
+            f.total = static_cast<std::uint8_t>(l1 + l2 + (f.esc2 ? 32 : 0));
         }
 
         // Version: explicit, or a digest of (value, length) in canonical order.
@@ -362,14 +366,27 @@ public:
         const std::size_t size = payload.size();
         const std::uint32_t max_len = p_.max_code_length_bits;
         const unsigned shift = 64 - direct_bits_;
+        // ESC is decoded straight from the window when its raw word is inside the window too (57
+        // bits); a longer ESC goes through the tables.
+        const bool esc_inline = esc_.length <= 25;
+        const unsigned esc_shift = esc_inline ? 64 - esc_.length : 63;
+        const std::uint32_t esc_total = esc_.length + 32;
         std::uint32_t pos = 0;
         for (std::uint32_t i = 0; i < n; ++i) {
             // ≥ 57 bits of the stream (or all that is left, then zeros).
             const std::uint64_t w = detail::load_bits64(p, size, pos);
+            // ESC and its raw word: tested on the window itself, so that the next position is a
+            // constant step (the prediction of this branch lets the next word start at once).
+            if (esc_inline && (w >> esc_shift) == esc_.bits) {
+                if (MEMSUB_UNLIKELY(esc_total > bits - pos)) return {decode_status::truncated, pos};
+                out[i] = static_cast<std::uint32_t>((w << esc_.length) >> 32);
+                pos += esc_total;
+                continue;
+            }
             const fast_entry& f = fast_[static_cast<std::size_t>(w >> shift)];
             if (f.count == 2 && i + 1 < n && f.total <= bits - pos) { // two short codes
                 out[i] = f.v1;
-                out[++i] = f.v2;
+                out[++i] = f.esc2 ? static_cast<std::uint32_t>((w << f.len12) >> 32) : f.v2;
                 pos += f.total;
                 continue;
             }
@@ -541,10 +558,11 @@ private:
     std::uint32_t hash_shift_ = 28;
     std::vector<std::uint32_t> direct_;
     std::uint32_t direct_bits_ = 10;
-    /// One or two decoded short codes for a `direct_bits_`-bit prefix (count 0 = long code).
+    /// One or two decoded short codes for a `direct_bits_`-bit prefix (count 0 = long code);
+    /// `total` = bits of the whole entry (codes + the raw word of an escaped one).
     struct fast_entry {
         std::uint32_t v1 = 0, v2 = 0;
-        std::uint8_t len1 = 0, total = 0, count = 0, esc = 0;
+        std::uint8_t len1 = 0, len12 = 0, total = 0, count = 0, esc = 0, esc2 = 0;
     };
     std::vector<fast_entry> fast_;
     std::uint32_t id_ = 1;

@@ -186,6 +186,8 @@ public:
     };
 
     static constexpr std::string_view component = "memsub::compression::sc2";
+    /// SC² stores lines byte-aligned (spec §2.1 G3, §2.2): `default_storage_rule(c)` has S = 1.
+    static constexpr bool byte_aligned_storage = true;
 
     sc2() : sc2(params{}) {}
     explicit sc2(const params& p) : p_(p) {
@@ -241,7 +243,7 @@ public:
             return {decode_status::bad_view, 0};
         if (v.encoding != 0 || v.member != 0) return {decode_status::unknown_encoding, 0};
         if (v.codebook != book_->id()) return {decode_status::codebook_mismatch, 0};
-        std::array<std::uint32_t, max_line_bytes / 4> words;
+        std::array<std::uint32_t, max_line_bytes / 4 + 1> words; // + 1: decode_words scratch
         std::uint32_t consumed = 0;
         const decode_result r =
             book_->decode_words(v.payload, v.bits, words.data(), words_, consumed);

@@ -7,10 +7,14 @@
 // way G6/G7 ask (Σ original / Σ stored, never dividing by zero).
 //
 // Defaults (G3): CPU 64B lines with S = 8 B (BDI paper; Alameldeen & Wood); GPU 128B L1D lines
-// with S = 32 B (LATTE-CC sub-blocks); S = 1 for byte-aligned storage (SC²).
+// with S = 32 B (LATTE-CC sub-blocks); S = 1 for byte-aligned storage (SC²). The spec names no
+// segment for 32-byte lines; memsub uses the CPU 8 B there. `default_segment_bytes(L)` gives
+// these, a `storage_rule` with `segment_bytes = 0` (its default) uses them, and
+// `default_storage_rule(c)` also honours a compressor's own byte alignment (SC²).
 #pragma once
 
 #include <bit>
+#include <concepts>
 #include <cstdint>
 #include <string_view>
 
@@ -19,12 +23,19 @@
 
 namespace memsub::compression {
 
+/// §2 G3 default segment for lines of `line_bytes`: 32 B for 128-byte (GPU L1D) lines, 8 B for
+/// 64-byte (CPU) lines and for 32-byte lines (spec silent: the CPU granularity).
+[[nodiscard]] constexpr std::uint32_t default_segment_bytes(std::uint32_t line_bytes) noexcept {
+    return line_bytes >= 128 ? 32 : 8;
+}
+
 /// How a cache stores compressed lines.
 struct storage_rule {
     /// Line size L in bytes (32, 64 or 128).
     std::uint32_t line_bytes = 64;
-    /// Segment (allocation unit) S in bytes: a power of two dividing L; 1 = byte-aligned.
-    std::uint32_t segment_bytes = 8;
+    /// Segment (allocation unit) S in bytes: a power of two dividing L; 1 = byte-aligned;
+    /// 0 = the G3 default for `line_bytes` (`default_segment_bytes`).
+    std::uint32_t segment_bytes = 0;
     /// G5: a line whose compressed bytes exceed threshold·L/100 is stored raw. 100 = no threshold
     /// (memsub's default); gem5 uses 50 (99 for BDI sub-compressors).
     std::uint32_t threshold_percent = 100;
@@ -36,16 +47,52 @@ struct storage_rule {
         using memsub::detail::require;
         require(is_supported_line_size(line_bytes), component, "line_bytes", line_bytes,
                 "must be 32, 64 or 128");
-        require(std::has_single_bit(segment_bytes) && segment_bytes <= line_bytes, component,
-                "segment_bytes", segment_bytes, "must be a power of two <= line_bytes");
+        require(segment_bytes == 0 ||
+                    (std::has_single_bit(segment_bytes) && segment_bytes <= line_bytes),
+                component, "segment_bytes", segment_bytes,
+                "must be 0 (G3 default) or a power of two <= line_bytes");
         require(threshold_percent >= 1 && threshold_percent <= 100, component, "threshold_percent",
                 threshold_percent, "must be in 1..100");
     }
-    [[nodiscard]] constexpr std::uint32_t segments_per_line() const noexcept {
-        return line_bytes / segment_bytes;
+    /// The segment S in effect (`segment_bytes`, or the G3 default when it is 0).
+    [[nodiscard]] constexpr std::uint32_t segment() const noexcept {
+        return segment_bytes != 0 ? segment_bytes : default_segment_bytes(line_bytes);
     }
-    friend constexpr bool operator==(const storage_rule&, const storage_rule&) noexcept = default;
+    [[nodiscard]] constexpr std::uint32_t segments_per_line() const noexcept {
+        return line_bytes / segment();
+    }
+    /// Equal when they store lines the same way (a 0 segment equals its G3 default).
+    friend constexpr bool operator==(const storage_rule& a, const storage_rule& b) noexcept {
+        return a.line_bytes == b.line_bytes && a.segment() == b.segment() &&
+               a.threshold_percent == b.threshold_percent &&
+               a.zero_payload_is_tag_only == b.zero_payload_is_tag_only;
+    }
 };
+
+/// The §2 G3 defaults for lines of `line_bytes` (8 B segments for 32/64-byte lines, 32 B for
+/// 128-byte lines; no threshold, a 0-bit payload tag-only).
+[[nodiscard]] constexpr storage_rule default_storage_rule(std::uint32_t line_bytes) noexcept {
+    return storage_rule{.line_bytes = line_bytes,
+                        .segment_bytes = default_segment_bytes(line_bytes)};
+}
+
+/// Byte-aligned storage (S = 1), how SC² stores its lines (§2.1 G3, §2.2).
+[[nodiscard]] constexpr storage_rule byte_aligned_storage_rule(std::uint32_t line_bytes) noexcept {
+    return storage_rule{.line_bytes = line_bytes, .segment_bytes = 1};
+}
+
+/// The storage rule a compressor's lines default to: byte-aligned for a compressor that says so
+/// (`C::byte_aligned_storage`, SC²), the G3 default for its line size otherwise.
+template <class C>
+[[nodiscard]] constexpr storage_rule default_storage_rule(const C& c) noexcept requires requires {
+    c.line_bytes();
+}
+{
+    if constexpr (requires { requires C::byte_aligned_storage; })
+        return byte_aligned_storage_rule(c.line_bytes());
+    else
+        return default_storage_rule(c.line_bytes());
+}
 
 /// The outcome of §2 for one line.
 struct stored_size {
@@ -68,7 +115,7 @@ struct stored_size {
     stored_size s;
     s.payload_bits = bits;
     s.payload_bytes = bytes_for_bits(bits);
-    const std::uint32_t L = rule.line_bytes, S = rule.segment_bytes;
+    const std::uint32_t L = rule.line_bytes, S = rule.segment();
     const std::uint32_t segs = s.payload_bytes / S + (s.payload_bytes % S != 0 ? 1u : 0u);
     const bool beyond_line = bits > 8 * L;    // G4
     const bool saves_nothing = segs * S >= L; // G4
@@ -94,20 +141,26 @@ struct stored_size {
 }
 
 /// G6/G7: aggregate compression ratio = Σ original bytes / Σ stored bytes over all lines, with a
-/// tag-only (0-byte) line counted as `floor_bytes` (default: one segment) so that a stream of zero
-/// lines has a finite ratio.
+/// tag-only (0-byte) line counted as one segment (G7), so that a stream of zero lines has a
+/// finite ratio.
 class ratio_accumulator {
 public:
-    constexpr explicit ratio_accumulator(std::uint32_t floor_bytes = 1) noexcept
+    /// `add(original, stored)` floors at one G3 segment of a 64-byte line (8 B).
+    constexpr ratio_accumulator() noexcept = default;
+    /// `add(original, stored)` floors at `floor_bytes` (0 counts as 1).
+    constexpr explicit ratio_accumulator(std::uint32_t floor_bytes) noexcept
         : floor_(floor_bytes == 0 ? 1 : floor_bytes) {}
+    /// `add(original, stored)` floors at one segment of `rule`.
+    constexpr explicit ratio_accumulator(const storage_rule& rule) noexcept
+        : floor_(rule.segment()) {}
 
     constexpr void add(std::uint32_t original_bytes, std::uint32_t stored_bytes) noexcept {
-        original_ += original_bytes;
-        stored_ += stored_bytes < floor_ ? floor_ : stored_bytes;
-        ++lines_;
+        add_floored(original_bytes, stored_bytes, floor_);
     }
+    /// A line stored under `rule`: L original bytes, the stored bytes floored at one of the
+    /// rule's segments.
     constexpr void add(const stored_size& s, const storage_rule& rule) noexcept {
-        add(rule.line_bytes, s.stored_bytes);
+        add_floored(rule.line_bytes, s.stored_bytes, rule.segment());
     }
     [[nodiscard]] constexpr double ratio() const noexcept {
         return stored_ == 0 ? 1.0 : static_cast<double>(original_) / static_cast<double>(stored_);
@@ -117,7 +170,14 @@ public:
     [[nodiscard]] constexpr std::uint64_t lines() const noexcept { return lines_; }
 
 private:
-    std::uint32_t floor_;
+    constexpr void add_floored(std::uint32_t original, std::uint32_t stored,
+                               std::uint32_t floor) noexcept {
+        original_ += original;
+        stored_ += stored < floor ? floor : stored;
+        ++lines_;
+    }
+
+    std::uint32_t floor_ = default_segment_bytes(64);
     std::uint64_t original_ = 0, stored_ = 0, lines_ = 0;
 };
 

@@ -19,6 +19,65 @@
 
 namespace memsub::compression::detail {
 
+/// The 8 bytes at byte offset `at` of `p[0 … size)` as a big-endian (MSB-first) 64-bit word;
+/// bytes past the end read as zero. One unaligned load while 8 bytes remain, one load of the
+/// last 8 bytes (shifted) near the end; never reads outside the bytes.
+[[nodiscard]] MEMSUB_ALWAYS_INLINE std::uint64_t load_be64(const std::byte* p, std::size_t size,
+                                                           std::size_t at) noexcept {
+    std::uint64_t w = 0;
+    if (MEMSUB_LIKELY(at + 8 <= size)) {
+        std::memcpy(&w, p + at, 8);
+        if constexpr (std::endian::native == std::endian::little) w = __builtin_bswap64(w);
+    } else if (size >= 8) {
+        std::memcpy(&w, p + size - 8, 8);
+        if constexpr (std::endian::native == std::endian::little) w = __builtin_bswap64(w);
+        w = at >= size ? 0 : w << (8 * (at - (size - 8)));
+    } else {
+        for (std::size_t k = 0; k < 8; ++k) {
+            w <<= 8;
+            if (at + k < size) w |= std::to_integer<std::uint64_t>(p[at + k]);
+        }
+    }
+    return w;
+}
+
+/// A streaming MSB-first reader for decoders: a 64-bit register window refilled without a
+/// branch (F. Giesen's "variant 4": whole bytes are OR-ed in below the valid bits), at least 56
+/// valid bits after `refill()`, so a decoder reads any field of ≤ 56 bits from `peek()`. It never
+/// reads outside the byte span (bytes past it read as zero); the decoder checks its fields
+/// against the declared bit length itself (`consumed()`).
+class bit_window {
+public:
+    explicit bit_window(std::span<const std::byte> bytes) noexcept
+        : p_(bytes.data())
+        , size_(bytes.size()) {}
+
+    /// Tops the window up to at least 56 valid bits.
+    MEMSUB_ALWAYS_INLINE void refill() noexcept {
+        buf_ |= load_be64(p_, size_, next_) >> count_;
+        next_ += (63 - count_) >> 3;
+        count_ |= 56;
+    }
+    /// The window, left-aligned: its first `refill`ed 56 bits are the next stream bits.
+    [[nodiscard]] MEMSUB_ALWAYS_INLINE std::uint64_t peek() const noexcept { return buf_; }
+    /// Drops `n` ≤ 56 bits (at most the valid ones).
+    MEMSUB_ALWAYS_INLINE void consume(unsigned n) noexcept {
+        buf_ <<= n;
+        count_ -= n;
+        consumed_ += n;
+    }
+    /// Bits consumed so far (the bit offset of the next field).
+    [[nodiscard]] std::uint32_t consumed() const noexcept { return consumed_; }
+
+private:
+    const std::byte* p_;
+    std::size_t size_;
+    std::size_t next_ = 0;  ///< next byte to OR into the window
+    std::uint64_t buf_ = 0; ///< left-aligned window
+    unsigned count_ = 0;    ///< valid bits in the window
+    std::uint32_t consumed_ = 0;
+};
+
 /// Writes fields MSB-first. Writing past the buffer is a precondition violation (encoders size
 /// their output exactly); it is caught by MEMSUB_ASSERT and, with asserts off, the excess bits
 /// are dropped (never written out of bounds) and `overflowed()` turns true.
@@ -153,19 +212,7 @@ public:
     /// `size()` are unspecified — callers check lengths against `size()`). For decoders that
     /// keep their own position on the hot path.
     [[nodiscard]] std::uint64_t window_at(std::uint32_t pos) const noexcept {
-        const std::size_t byte = pos >> 3;
-        std::uint64_t w = 0;
-        if (MEMSUB_LIKELY(byte + 8 <= data_.size())) {
-            std::memcpy(&w, data_.data() + byte, 8);
-            if constexpr (std::endian::native == std::endian::little) w = __builtin_bswap64(w);
-        } else {
-            std::array<std::byte, 8> tail{};
-            if (byte < data_.size())
-                std::memcpy(tail.data(), data_.data() + byte, data_.size() - byte);
-            for (std::size_t i = 0; i < 8; ++i)
-                w = (w << 8) | std::to_integer<std::uint64_t>(tail[i]);
-        }
-        return w << (pos & 7);
+        return load_be64(data_.data(), data_.size(), pos >> 3) << (pos & 7);
     }
 
     [[nodiscard]] std::uint32_t position() const noexcept { return pos_; }

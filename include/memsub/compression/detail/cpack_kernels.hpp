@@ -201,11 +201,11 @@ template <std::uint32_t N>
 /// SIMD size kernel for AllNonZero (shifted-load formulation, see the file comment). Used when
 /// the batch holds at least 8 lanes of 32 bits (AVX2, AVX-512); with narrower batches the scalar
 /// min-XOR kernel is faster (SSE2 has no unsigned 32-bit minimum) and is used instead.
-template <std::uint32_t N>
+template <std::uint32_t N, class Arch = simd_arch>
 [[nodiscard]] MEMSUB_ALWAYS_INLINE std::uint32_t cpack_size(const std::byte* p) noexcept {
     using T = std::uint32_t;
-    using B = simd_batch<T>;
-    constexpr std::size_t lanes = simd_lanes<T>;
+    using B = simd_batch<T, Arch>;
+    constexpr std::size_t lanes = simd_lanes<T, Arch>;
 #if defined(__SSE2__)
     if constexpr (simd_enabled && lanes == 4 && (N == 8 || N == 16))
         return cpack_size_planes_sse2<N>(p);

@@ -106,11 +106,11 @@ template <class B>
 
 /// SIMD kernel: the prefix of each of the N words at `p` into `out` (N a multiple of the lane
 /// count; otherwise the scalar reference is used).
-template <std::uint32_t N>
+template <std::uint32_t N, class Arch = simd_arch>
 MEMSUB_ALWAYS_INLINE void fpc_classify(const std::byte* p, std::uint32_t* out) noexcept {
     using T = std::uint32_t;
-    using B = simd_batch<T>;
-    constexpr std::size_t lanes = simd_lanes<T>;
+    using B = simd_batch<T, Arch>;
+    constexpr std::size_t lanes = simd_lanes<T, Arch>;
     if constexpr (!simd_enabled || N < lanes || N % lanes != 0) {
         for (std::uint32_t i = 0; i < N; ++i)
             out[i] = static_cast<T>(fpc_classify_scalar(load_le<T>(p + 4 * i)));
@@ -134,16 +134,16 @@ MEMSUB_ALWAYS_INLINE void fpc_classify(const std::byte* p, std::uint32_t* out) n
 }
 
 /// SIMD kernel: exact FPC bits of the N words at `p`.
-template <std::uint32_t N>
+template <std::uint32_t N, class Arch = simd_arch>
 [[nodiscard]] MEMSUB_ALWAYS_INLINE std::uint32_t fpc_size(const std::byte* p) noexcept {
     using T = std::uint32_t;
-    using B = simd_batch<T>;
-    constexpr std::size_t lanes = simd_lanes<T>;
+    using B = simd_batch<T, Arch>;
+    constexpr std::size_t lanes = simd_lanes<T, Arch>;
     if constexpr (!simd_enabled || N < lanes || N % lanes != 0) {
         return fpc_size_scalar(p, N);
     } else {
         static_assert(N <= 32);
-        using S = simd_batch<std::int32_t>;
+        using S = simd_batch<std::int32_t, Arch>;
         const auto* e = reinterpret_cast<const T*>(p);
         alignas(64) static constexpr std::array<T, 32> lane_bit = [] {
             std::array<T, 32> a{};

@@ -2,14 +2,18 @@
 //
 // Every SIMD kernel in compression/detail has a scalar reference beside it; the differential
 // tests (tests/compression/test_simd_common.cpp and the per-algorithm tests) assert that both
-// agree bit for bit. The SIMD path uses xsimd's default architecture: SSE2 in the portable build,
-// AVX2/AVX-512 with -march=native. It is used only on little-endian hosts (the spec reads words
-// little-endian, so a lane load is then exactly the spec's word); elsewhere the scalar code runs.
+// agree bit for bit. Every kernel takes the xsimd architecture as a template parameter (`Arch`,
+// default `simd_arch` = xsimd's default architecture: SSE2 in the portable build, AVX2/AVX-512
+// with -march=native), so the differential tests can also instantiate the wide paths explicitly
+// (tests/compression/zz_simd_wide_*.cpp) and run them when the CPU has them. The SIMD path is
+// used only on little-endian hosts (the spec reads words little-endian, so a lane load is then
+// exactly the spec's word); elsewhere the scalar code runs.
 //
 // Lane loads go through xsimd's unaligned load on the line's bytes: the pointer is only handed
 // to the load intrinsic (which may alias anything), never dereferenced as T.
 #pragma once
 
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -29,6 +33,10 @@
 #include <xsimd/xsimd.hpp>
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
+#endif
+
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
 #endif
 
 #include <memsub/config.hpp>
@@ -51,11 +59,72 @@ namespace memsub::compression::detail {
 /// True when the xsimd kernels may be used (little-endian host).
 inline constexpr bool simd_enabled = std::endian::native == std::endian::little;
 
+/// The architecture the compressors use (the build's best).
 using simd_arch = xsimd::default_arch;
-template <class T>
-using simd_batch = xsimd::batch<T, simd_arch>;
-template <class T>
-inline constexpr std::size_t simd_lanes = simd_batch<T>::size;
+template <class T, class Arch = simd_arch>
+using simd_batch = xsimd::batch<T, Arch>;
+template <class T, class Arch = simd_arch>
+inline constexpr std::size_t simd_lanes = simd_batch<T, Arch>::size;
+
+/// Bit i = lane i of a comparison result (xsimd 8.1 has no mask extraction): one movemask on
+/// x86 (a mask register is already one on AVX-512), a store and a loop elsewhere.
+template <class T, class Arch>
+[[nodiscard]] MEMSUB_ALWAYS_INLINE std::uint64_t
+lane_mask(const xsimd::batch_bool<T, Arch>& b) noexcept {
+    constexpr std::size_t lanes = xsimd::batch_bool<T, Arch>::size;
+    constexpr std::uint64_t all = lanes >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << lanes) - 1;
+#if defined(__x86_64__) || defined(__i386__)
+    if constexpr (std::is_base_of_v<xsimd::avx512f, Arch>) {
+        using R = typename xsimd::batch_bool<T, Arch>::register_type;
+        return static_cast<std::uint64_t>(static_cast<R>(b)) & all;
+    } else if constexpr (std::is_base_of_v<xsimd::avx, Arch> && std::is_integral_v<T>) {
+        const __m256i r = b;
+        const __m128i lo = _mm256_castsi256_si128(r), hi = _mm256_extractf128_si256(r, 1);
+        if constexpr (sizeof(T) == 8)
+            return static_cast<std::uint32_t>(_mm256_movemask_pd(_mm256_castsi256_pd(r)));
+        else if constexpr (sizeof(T) == 4)
+            return static_cast<std::uint32_t>(_mm256_movemask_ps(_mm256_castsi256_ps(r)));
+        else if constexpr (sizeof(T) == 2)
+            return static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_packs_epi16(lo, hi)));
+        else
+            return static_cast<std::uint32_t>(_mm_movemask_epi8(lo)) |
+                   (std::uint64_t{static_cast<std::uint32_t>(_mm_movemask_epi8(hi))} << 16);
+    } else if constexpr (std::is_base_of_v<xsimd::sse2, Arch> && std::is_integral_v<T>) {
+        const __m128i r = b;
+        if constexpr (sizeof(T) == 8)
+            return static_cast<std::uint32_t>(_mm_movemask_pd(_mm_castsi128_pd(r)));
+        else if constexpr (sizeof(T) == 4)
+            return static_cast<std::uint32_t>(_mm_movemask_ps(_mm_castsi128_ps(r)));
+        else if constexpr (sizeof(T) == 2)
+            return static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_packs_epi16(r, r))) & 0xFFu;
+        else
+            return static_cast<std::uint32_t>(_mm_movemask_epi8(r));
+    } else
+#endif
+    {
+        alignas(64) std::array<bool, lanes> t{};
+        b.store_aligned(t.data());
+        std::uint64_t m = 0;
+        for (std::size_t i = 0; i < lanes; ++i) m |= std::uint64_t{t[i]} << i;
+        return m;
+    }
+}
+
+/// `Arch`, or a narrower x86 architecture (SSE2) when a register of `Arch` is wider than
+/// `Bytes` (an AVX-512 register holds 64 bytes, a 32-byte line half of one).
+template <class Arch, std::size_t Bytes, class = void>
+struct arch_for_bytes {
+    using type = Arch;
+};
+#if defined(__x86_64__) || defined(__i386__)
+template <class Arch, std::size_t Bytes>
+struct arch_for_bytes<Arch, Bytes,
+                      std::enable_if_t<(xsimd::batch<std::uint8_t, Arch>::size > Bytes)>> {
+    using type = xsimd::sse2;
+};
+#endif
+template <class Arch, std::size_t Bytes>
+using arch_for_bytes_t = typename arch_for_bytes<Arch, Bytes>::type;
 
 /// Element i of width sizeof(T) of a line, read little-endian (spec Notation).
 template <class T>
@@ -125,9 +194,10 @@ template <class T>
 }
 
 /// SIMD: all bytes zero. Line size a multiple of 8.
-[[nodiscard]] inline bool is_zero_line(std::span<const std::byte> line) noexcept {
-    using B = simd_batch<std::uint64_t>;
-    constexpr std::size_t lanes = simd_lanes<std::uint64_t>;
+template <class Arch = simd_arch>
+[[nodiscard]] MEMSUB_ALWAYS_INLINE bool is_zero_line(std::span<const std::byte> line) noexcept {
+    using B = simd_batch<std::uint64_t, Arch>;
+    constexpr std::size_t lanes = simd_lanes<std::uint64_t, Arch>;
     const std::size_t n = line.size() / 8;
     if constexpr (!simd_enabled) return is_zero_line_scalar(line);
     if (n < lanes || n % lanes != 0) return is_zero_line_scalar(line);
@@ -138,10 +208,10 @@ template <class T>
 }
 
 /// SIMD: all elements of width sizeof(T) equal.
-template <class T>
+template <class T, class Arch = simd_arch>
 [[nodiscard]] bool is_repeated(std::span<const std::byte> line) noexcept {
-    using B = simd_batch<T>;
-    constexpr std::size_t lanes = simd_lanes<T>;
+    using B = simd_batch<T, Arch>;
+    constexpr std::size_t lanes = simd_lanes<T, Arch>;
     const std::size_t n = line.size() / sizeof(T);
     if constexpr (!simd_enabled) return is_repeated_scalar<T>(line);
     if (n < lanes || n % lanes != 0) return is_repeated_scalar<T>(line);
@@ -155,10 +225,10 @@ template <class T>
 /// SIMD: the line repeats with period `Period` bytes (line[i] == line[i + Period] for every i),
 /// i.e. all `Period`-byte elements are equal. L is the line size; compares the line with itself
 /// shifted by `Period` bytes, a register of bytes at a time.
-template <std::uint32_t Period, std::uint32_t L>
+template <std::uint32_t Period, std::uint32_t L, class Arch = simd_arch>
 [[nodiscard]] MEMSUB_ALWAYS_INLINE bool is_periodic(const std::byte* p) noexcept {
-    using B = simd_batch<std::uint8_t>;
-    constexpr std::size_t lanes = simd_lanes<std::uint8_t>;
+    using B = simd_batch<std::uint8_t, Arch>;
+    constexpr std::size_t lanes = simd_lanes<std::uint8_t, Arch>;
     if constexpr (!simd_enabled || lanes > L - Period) {
         static_assert(L - Period >= 8);
         // 8-byte chunks covering bytes [0, L − Period); the last one may overlap
