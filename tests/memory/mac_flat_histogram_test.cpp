@@ -215,3 +215,23 @@ TEST_CASE("concepts accept memsub's types and reject incomplete ones") {
     static_assert(request_scheduler<fcfs> && request_scheduler<fr_fcfs>);
     static_assert(!row_policy<fcfs>);
 }
+
+TEST_CASE("latency histogram: no overflow - huge latencies keep their percentiles") {
+    // An unstable queue's latencies grow without bound; percentiles must follow them rather
+    // than stop at some histogram maximum.
+    latency_histogram h;
+    for (std::uint64_t i = 1; i <= 1000; ++i) h.record(i << 40); // up to ~2^50
+    h.record(std::uint64_t{1} << 62);
+    const auto within = [](std::uint64_t got, std::uint64_t want) {
+        const double rel = std::abs(static_cast<double>(got) - static_cast<double>(want)) /
+                           static_cast<double>(want);
+        return rel <= 1.0 / 32;
+    };
+    CHECK(within(h.percentile(0.50), std::uint64_t{500} << 40));
+    CHECK(within(h.percentile(0.95), std::uint64_t{951} << 40));
+    CHECK(within(h.percentile(0.99), std::uint64_t{991} << 40));
+    CHECK(h.percentile(0.95) < h.percentile(0.99));
+    CHECK(h.percentile(1.0) == std::uint64_t{1} << 62);
+    CHECK(h.max() == std::uint64_t{1} << 62);
+    CHECK(latency_histogram::bucket_of(~std::uint64_t{0}) == latency_histogram::bucket_count - 1);
+}

@@ -2,7 +2,9 @@
 //
 // Values below 2^linear_bits are counted exactly; every power-of-two range above is split into
 // 2^sub_bits equal buckets, so a recorded value is known to within a relative error of
-// 2^-sub_bits (3.1 % with the default 5 sub-bucket bits) at any magnitude. Percentiles are
+// 2^-sub_bits (3.1 % with the default 5 sub-bucket bits) at any magnitude. The buckets cover
+// every 64-bit value: there is no overflow bucket and no value is clamped (a percentile is
+// only capped at the exact recorded maximum, which it cannot exceed anyway). Percentiles are
 // answered from the buckets (the bucket midpoint, clamped to the exact min/max), mean exactly
 // from a running sum. Recording is O(1), noexcept, and never allocates.
 #pragma once
