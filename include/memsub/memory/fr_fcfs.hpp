@@ -173,7 +173,12 @@ private:
         }
         // A miss: the oldest whose bank has no row hit waiting (or has reached the cap).
         if (first_miss != selection::none) {
-            for (std::size_t i = first_miss; i < n; ++i) {
+            const std::uint32_t b0 = v.bank(first_miss);
+            if (((hit_waiting >> b0) & 1u) == 0 || bypasses_[b0] >= cap_) {
+                chosen_has_older_ = false; // the usual case: the oldest ready miss
+                return {.index = first_miss, .wake = 0};
+            }
+            for (std::size_t i = first_miss + 1; i < n; ++i) {
                 const std::uint32_t b = v.bank(i);
                 const std::uint64_t bit = std::uint64_t{1} << b;
                 if ((miss_banks & bit) == 0 || !v.ready(i) || v.hit(i)) continue;
