@@ -349,3 +349,26 @@ TEST_CASE("bad controller configuration throws config_error") {
     CHECK_THROWS_AS(timeout_adaptive(timeout_adaptive::params{.initial_timeout_cycles = 2}, 4),
                     memsub::config_error);
 }
+
+TEST_CASE("request_queue keeps each bank's entry positions through pushes and erases") {
+    memsub::xoshiro256ss rng(5);
+    detail::request_queue q(48);
+    REQUIRE(q.tracks_positions());
+    for (int step = 0; step < 20000; ++step) {
+        if (!q.full() && (q.empty() || rng() % 2 == 0)) {
+            const auto b = static_cast<std::uint32_t>(rng() % 20);
+            q.push_back({.visible_at = 0, .row = 0, .bank = b}, mem_request{});
+        } else {
+            q.erase(static_cast<std::size_t>(rng() % q.size()));
+        }
+        std::array<std::uint64_t, 64> want{};
+        std::uint64_t banks = 0;
+        for (std::size_t i = 0; i < q.size(); ++i) {
+            want[q.key_at(i).bank] |= std::uint64_t{1} << i;
+            banks |= std::uint64_t{1} << q.key_at(i).bank;
+        }
+        REQUIRE(q.banks() == banks);
+        for (std::uint32_t b = 0; b < 20; ++b) REQUIRE(q.positions_of(b) == want[b]);
+    }
+    CHECK_FALSE(detail::request_queue(65).tracks_positions());
+}

@@ -354,6 +354,20 @@ private:
         /// (tCCD, tWTR, turnarounds against the placed commands). Cached per (rank, group)
         /// for banks whose tRCD has passed: the answer is then the same for all of them.
         [[nodiscard]] std::uint64_t now() const noexcept { return t; }
+        /// Bit i set when entry i is ready (queues of up to 64 entries), without a scan: the
+        /// entries of the ready banks, less the youngest ones not yet visible.
+        [[nodiscard]] std::uint64_t ready_entries() const noexcept {
+            std::uint64_t m = 0;
+            for (std::uint64_t b = ch->ready_banks & q->banks(); b != 0; b &= b - 1)
+                m |= q->positions_of(static_cast<std::uint32_t>(std::countr_zero(b)));
+            if (!all_visible) {
+                std::size_t visible = q->size(); // visibility is non-decreasing along the queue
+                while (visible > 0 && q->key_at(visible - 1).visible_at > t) --visible;
+                m &= visible >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << visible) - 1;
+            }
+            return m;
+        }
+        [[nodiscard]] bool ready_entries_known() const noexcept { return q->tracks_positions(); }
         [[nodiscard]] std::uint64_t issue_at(std::size_t i) const noexcept {
             const std::uint32_t b = q->key_at(i).bank;
             const auto& d = ch->dram;

@@ -157,9 +157,18 @@ private:
         };
         std::uint64_t not_ready = 0; // entries (n ≤ 64) whose bank does not take a request
         if (n <= 64) {
-            // Readiness of all entries first (branch-free), then only the ready ones.
+            // Readiness of all entries first (from the view's per-bank positions, or
+            // branch-free), then only the ready ones.
             std::uint64_t ready = 0;
-            for (std::size_t i = 0; i < n; ++i) ready |= std::uint64_t{v.ready(i)} << i;
+            bool known = false;
+            if constexpr (requires { v.ready_entries(); }) {
+                if (v.ready_entries_known()) {
+                    ready = v.ready_entries();
+                    known = true;
+                }
+            }
+            if (!known)
+                for (std::size_t i = 0; i < n; ++i) ready |= std::uint64_t{v.ready(i)} << i;
             not_ready = ~ready & (n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1);
             for (; ready != 0; ready &= ready - 1)
                 if (consider(static_cast<std::size_t>(std::countr_zero(ready)))) break;

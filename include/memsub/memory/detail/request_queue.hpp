@@ -3,9 +3,12 @@
 // Index 0 is the oldest entry. The scheduling keys (bank, row, visibility) are kept apart from
 // the requests in a compact array, so a scheduler scanning the queue touches 16 bytes per
 // entry. Storage is a ring (allocated once): removing entry i shifts whichever side of it is
-// shorter, so FCFS-like removal of old entries is O(1).
+// shorter, so FCFS-like removal of old entries is O(1). Queues of up to 64 entries also keep,
+// per bank, the bitmask of the positions holding it (`positions_of`), so the entries of a set
+// of banks are found without a scan.
 #pragma once
 
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -41,8 +44,21 @@ public:
         const std::size_t s = (head_ + n_) & mask_;
         keys_[s] = k;
         reqs_[s] = r;
+        if (tracks_positions()) {
+            MEMSUB_ASSERT(k.bank < 64);
+            positions_[k.bank] |= std::uint64_t{1} << n_;
+            banks_ |= std::uint64_t{1} << k.bank;
+        }
         ++n_;
     }
+    /// Whether `positions_of` is kept (capacity ≤ 64).
+    [[nodiscard]] bool tracks_positions() const noexcept { return cap_ <= 64; }
+    /// Positions (bit i = entry i) of the entries of `bank` (capacity ≤ 64).
+    [[nodiscard]] std::uint64_t positions_of(std::uint32_t bank) const noexcept {
+        return positions_[bank];
+    }
+    /// Banks with at least one entry (capacity ≤ 64).
+    [[nodiscard]] std::uint64_t banks() const noexcept { return banks_; }
     [[nodiscard]] const key& key_at(std::size_t i) const noexcept {
         return keys_[(head_ + i) & mask_];
     }
@@ -51,6 +67,17 @@ public:
     }
     void erase(std::size_t i) noexcept {
         MEMSUB_ASSERT(i < n_);
+        if (tracks_positions()) {
+            // Entry i leaves; every later entry moves one position down.
+            const std::uint32_t gone = key_at(i).bank;
+            positions_[gone] &= ~(std::uint64_t{1} << i);
+            if (positions_[gone] == 0) banks_ &= ~(std::uint64_t{1} << gone);
+            const std::uint64_t low = (std::uint64_t{1} << i) - 1;
+            for (std::uint64_t m = banks_; m != 0; m &= m - 1) {
+                std::uint64_t& p = positions_[static_cast<std::size_t>(std::countr_zero(m))];
+                p = (p & low) | ((p >> 1) & ~low);
+            }
+        }
         if (i < n_ / 2) {
             // Shift the older entries one place towards the young end, then drop the head.
             for (std::size_t k = i; k > 0; --k) {
@@ -76,6 +103,8 @@ private:
     std::vector<mem_request> reqs_;
     std::size_t head_ = 0;
     std::size_t n_ = 0;
+    std::array<std::uint64_t, 64> positions_{}; ///< per bank: positions of its entries
+    std::uint64_t banks_ = 0;                   ///< banks with entries
 };
 
 } // namespace memsub::memory::detail
