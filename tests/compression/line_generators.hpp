@@ -2,7 +2,9 @@
 // Shared by the compression tests (and usable by fuzz seeds / benchmarks).
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -10,6 +12,10 @@
 #include <span>
 #include <string>
 #include <vector>
+
+#if defined(__linux__)
+#include <link.h>
+#endif
 
 #include <memsub/core/rng.hpp>
 
@@ -35,15 +41,19 @@ enum class line_kind : int {
 
 inline constexpr int line_kind_count = static_cast<int>(line_kind::count);
 
-/// Iteration counts for the big property loops: full size in optimised builds (millions of
-/// lines in total), an eighth in unoptimised Debug builds so the suite stays quick there.
+/// Iteration counts for the big property loops: full size in every optimised build — Release
+/// and the CI presets `dev` and `sanitize`, which are Debug builds compiled with -O1 (so
+/// __OPTIMIZE__ is defined) — and an eighth in unoptimised (-O0) builds only, so that a plain
+/// Debug build stays quick. Test names state the full counts, which CI runs.
 [[nodiscard]] constexpr int scaled(int n) {
-#ifdef NDEBUG
+#if defined(NDEBUG) || defined(__OPTIMIZE__)
     return n;
 #else
     return n / 8 > 0 ? n / 8 : 1;
 #endif
 }
+/// Whether `scaled` runs the full counts in this build.
+inline constexpr bool full_scale = scaled(8) == 8;
 
 inline void put32(std::span<std::byte> line, std::size_t i, std::uint32_t v) {
     std::memcpy(line.data() + 4 * i, &v, 4);
@@ -188,22 +198,125 @@ inline void make_line(line_kind kind, memsub::xoshiro256ss& rng, std::span<std::
     }
 }
 
-/// Up to `max_bytes` bytes of real binary data from shared libraries on this machine (empty if
-/// none is readable). Deterministic: fixed files, fixed offsets.
+/// A named buffer of test data, a whole number of 128-byte lines.
+struct data_set {
+    std::string name;
+    std::vector<std::byte> bytes;
+};
+
+/// Up to `max_bytes` of the file at `path` (fewer if it is shorter or unreadable), cut to whole
+/// 128-byte lines.
+inline std::vector<std::byte> read_prefix(const std::string& path, std::size_t max_bytes) {
+    std::vector<std::byte> out;
+    std::ifstream f(path, std::ios::binary);
+    if (!f) return out;
+    out.resize(max_bytes);
+    f.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(max_bytes));
+    out.resize(static_cast<std::size_t>(f.gcount()) / 128 * 128);
+    return out;
+}
+
+/// Real binary files that exist wherever this test runs, found deterministically: the test
+/// executable itself (/proc/self/exe) and the shared objects loaded into this process (the C and
+/// C++ runtime libraries the executable links, as the dynamic loader reports them, in path
+/// order). Up to `max_bytes_per_file` of each; files that cannot be read are left out, so callers
+/// REQUIRE a minimum amount of data.
+inline std::vector<data_set> real_files(std::size_t max_bytes_per_file) {
+    std::vector<std::string> paths;
+#if defined(__linux__)
+    dl_iterate_phdr(
+        [](dl_phdr_info* info, std::size_t, void* v) {
+            auto& out = *static_cast<std::vector<std::string>*>(v);
+            if (info->dlpi_name != nullptr && info->dlpi_name[0] == '/')
+                out.emplace_back(info->dlpi_name);
+            return 0;
+        },
+        &paths);
+    std::sort(paths.begin(), paths.end());
+    paths.erase(std::unique(paths.begin(), paths.end()), paths.end());
+    paths.insert(paths.begin(), "/proc/self/exe");
+#endif
+    std::vector<data_set> out;
+    for (const auto& path : paths) {
+        auto bytes = read_prefix(path, max_bytes_per_file);
+        if (!bytes.empty()) out.push_back({path, std::move(bytes)});
+    }
+    return out;
+}
+
+/// The real files of `real_files` concatenated, at most `max_bytes` in total (whole lines).
 inline std::vector<std::byte> real_data(std::size_t max_bytes) {
     std::vector<std::byte> out;
-    for (const char* path :
-         {"/usr/lib/x86_64-linux-gnu/libstdc++.so.6", "/usr/lib/x86_64-linux-gnu/libLLVM-15.so.1",
-          "/usr/lib/x86_64-linux-gnu/libc.so.6", "/usr/lib/libstdc++.so.6", "/lib64/libc.so.6"}) {
-        std::ifstream f(path, std::ios::binary);
-        if (!f) continue;
-        std::vector<char> buf(max_bytes - out.size());
-        f.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-        const auto got = static_cast<std::size_t>(f.gcount());
-        for (std::size_t i = 0; i < got; ++i) out.push_back(static_cast<std::byte>(buf[i]));
+    for (const auto& f : real_files(max_bytes)) {
+        const std::size_t take = std::min(f.bytes.size(), max_bytes - out.size());
+        out.insert(out.end(), f.bytes.begin(), f.bytes.begin() + static_cast<std::ptrdiff_t>(take));
         if (out.size() >= max_bytes) break;
     }
     out.resize(out.size() / 128 * 128);
+    return out;
+}
+
+/// Generated arrays as a program would hold them, each one array laid out over consecutive
+/// lines (not line-by-line random data): a sorted 32-bit index array, 64-bit running totals, a
+/// pointer array into one heap region, a float and a double array of smooth functions, and a
+/// mostly-zero 32-bit matrix. `bytes` per array (a multiple of 128); deterministic.
+inline std::vector<data_set> generated_arrays(std::size_t bytes) {
+    bytes = bytes / 128 * 128;
+    memsub::xoshiro256ss rng{20240611};
+    std::vector<data_set> out;
+    auto make = [&](const char* name) -> std::vector<std::byte>& {
+        out.push_back({name, std::vector<std::byte>(bytes)});
+        return out.back().bytes;
+    };
+    { // sorted 32-bit indices (a CSR column array, a sorted key list): small random gaps
+        auto& b = make("sorted int32");
+        std::uint32_t v = static_cast<std::uint32_t>(rng() % 1000);
+        for (std::size_t i = 0; i < bytes / 4; ++i) {
+            v += static_cast<std::uint32_t>(rng() % 48);
+            put32(b, i, v);
+        }
+    }
+    { // 64-bit running totals (prefix sums of small counts)
+        auto& b = make("int64 prefix sums");
+        std::uint64_t v = 0;
+        for (std::size_t i = 0; i < bytes / 8; ++i) {
+            v += rng() % 300;
+            put64(b, i, v);
+        }
+    }
+    { // pointers to 32-byte objects in one 4 MiB heap region, mostly in allocation order
+        auto& b = make("pointers");
+        const std::uint64_t base = 0x00007F3A12400000ull;
+        std::uint64_t next = 0;
+        for (std::size_t i = 0; i < bytes / 8; ++i) {
+            const bool jump = rng() % 8 == 0;
+            next = jump ? (rng() % (std::uint64_t{1} << 17)) : next + 1;
+            put64(b, i, rng() % 16 == 0 ? 0 : base + 32 * (next % (std::uint64_t{1} << 17)));
+        }
+    }
+    { // floats of a smooth function
+        auto& b = make("float sin");
+        for (std::size_t i = 0; i < bytes / 4; ++i) {
+            const float f = 100.0f * std::sin(static_cast<float>(i) * 0.001f) + 3.0f;
+            std::uint32_t u;
+            std::memcpy(&u, &f, 4);
+            put32(b, i, u);
+        }
+    }
+    { // doubles of a smooth function
+        auto& b = make("double exp decay");
+        for (std::size_t i = 0; i < bytes / 8; ++i) {
+            const double f = 1e6 * std::exp(-static_cast<double>(i) * 1e-5) + 0.25;
+            std::uint64_t u;
+            std::memcpy(&u, &f, 8);
+            put64(b, i, u);
+        }
+    }
+    { // mostly-zero 32-bit matrix (one non-zero in ten, small values)
+        auto& b = make("zero-heavy int32 matrix");
+        for (std::size_t i = 0; i < bytes / 4; ++i)
+            put32(b, i, rng() % 10 == 0 ? static_cast<std::uint32_t>(1 + rng() % 5000) : 0u);
+    }
     return out;
 }
 

@@ -26,9 +26,13 @@ std::vector<std::byte> words(std::initializer_list<std::uint32_t> w, std::size_t
 }
 
 // Naive model: bytes compared MSB→LSB, FIFO as an explicit slot array; returns total bits.
-std::uint32_t naive_cpack(std::span<const std::byte> l, bool only_unmatched) {
+// `zero_prefilled` models the public-code shortcut the spec rejects (P-B2): the dictionary starts
+// as 16 valid zero-valued entries instead of empty.
+std::uint32_t naive_cpack(std::span<const std::byte> l, bool only_unmatched,
+                          bool zero_prefilled = false) {
     std::array<std::uint32_t, 16> slot{};
     std::array<bool, 16> used{};
+    if (zero_prefilled) used.fill(true);
     int ptr = 0;
     std::uint32_t bits = 0;
     for (std::size_t i = 0; i < l.size() / 4; ++i) {
@@ -118,6 +122,28 @@ TEST_CASE("cpack: vector C2 pins the push policy (122 vs 140 bits)") {
     CHECK(naive_cpack(c2, true) == 140);
 }
 
+TEST_CASE("cpack: vector C2 negative case (spec §4.2): a zero-prefilled dictionary gives 130 bits") {
+    // An implementation that pre-fills the dictionary with zero words and pushes only xxxx
+    // codes 0x0000ABCD as mmxx against a zero entry: 34 + 24 + 24 + 24 + 24 = 130 bits. The
+    // spec's empty dictionary must not: 140 (push only xxxx) and 122 (default).
+    const auto c2 = words({0x12345678, 0x1234AAAA, 0x1234AAAA, 0x0000ABCD});
+    CHECK(naive_cpack(c2, true, true) == 130);
+    const cpack only{{.push = cpack_push::only_unmatched}};
+    CHECK(only.size_bits(c2) == 140);
+    CHECK(only.size_bits(c2) != naive_cpack(c2, true, true));
+    CHECK(only.size_bits_reference(c2) == 140);
+    CHECK(cpack{}.size_bits(c2) == 122);
+    // and the payload: word 3 is coded xxxx (prefix 01 + the raw word), not mmxx
+    const auto cl = only.compress(c2);
+    mc::detail::bit_reader r{cl.data(), cl.bits};
+    std::uint64_t v = 0;
+    REQUIRE(r.skip(34 + 24 + 24));
+    REQUIRE(r.read(2, v));
+    CHECK(v == 0b01);
+    REQUIRE(r.read(32, v));
+    CHECK(v == 0x0000ABCD);
+}
+
 TEST_CASE("cpack: zero lines, C-PACK+Z, metadata and parameters") {
     std::vector<std::byte> z(64);
     CHECK(cpack{}.size_bits(z) == 32);
@@ -161,6 +187,29 @@ TEST_CASE("cpack: 128-byte lines wrap the 16-entry FIFO (P-G6)") {
     CHECK(c.size_bits(l) == naive_cpack(l, false));
     // word 17 = word 0 but word 0 was evicted by the 17th push → not mmmm
     CHECK(c.size_bits(l) == 17 * 34 + 34 + 14 * 2);
+}
+
+TEST_CASE("cpack: long zzzz runs decode across window boundaries (128B lines)") {
+    // zzzx (12 bits) puts the run at an odd byte offset; 30 zzzz codes (60 bits) then fill the
+    // decoder's window to its last stream bit and an xxxx code follows right after it
+    std::vector<std::byte> l(128);
+    memsub_test::put32(l, 0, 0xAB);
+    memsub_test::put32(l, 31, 0x12345678);
+    for (auto push : {cpack_push::all_non_zero, cpack_push::only_unmatched})
+        for (std::uint32_t first : {0x00u, 0xABu, 0x1234u, 0xCAFEBABEu}) {
+            memsub_test::put32(l, 0, first);
+            for (std::uint32_t last = 1; last < 32; ++last) { // run lengths 0 … 30
+                std::fill(l.begin() + 4, l.end(), std::byte{0});
+                memsub_test::put32(l, last, 0x12345678);
+                const cpack c{{.line_bytes = 128, .push = push}};
+                const auto cl = c.compress(l);
+                std::vector<std::byte> out(128);
+                CAPTURE(first);
+                CAPTURE(last);
+                REQUIRE(c.decompress(cl, out).ok());
+                CHECK(out == l);
+            }
+        }
 }
 
 TEST_CASE("cpack: naive model, fast kernel = reference, round trips (random lines)") {
@@ -227,23 +276,40 @@ TEST_CASE("cpack: fast size kernels equal the reference on 600k dictionary-heavy
     }
 }
 
-TEST_CASE("cpack: real data round trip") {
-    const auto data = memsub_test::real_data(4 << 20);
-    if (data.empty()) return;
-    const cpack c{};
-    std::array<std::byte, 64> out{};
-    std::uint64_t bits = 0;
-    for (std::size_t off = 0; off + 64 <= data.size(); off += 64) {
-        const std::span<const std::byte> line{data.data() + off, 64};
-        const auto cl = c.compress(line);
-        REQUIRE(cl.bits == c.size_bits(line));
-        REQUIRE(cl.bits == c.size_bits_reference(line));
-        REQUIRE(c.decompress(cl, out).ok());
-        REQUIRE(std::memcmp(out.data(), line.data(), 64) == 0);
-        bits += cl.bits;
-    }
-    MESSAGE("cpack exact ratio on shared-library bytes: " << static_cast<double>(data.size() * 8) /
-                                                                 static_cast<double>(bits));
+TEST_CASE("cpack: real files and generated arrays round trip") {
+    const auto files = memsub_test::real_files(2 << 20);
+    std::size_t real_bytes = 0;
+    for (const auto& f : files) real_bytes += f.bytes.size();
+    REQUIRE(real_bytes >= (1u << 20)); // the test executable and its runtime libraries
+    auto sets = files;
+    for (auto& a : memsub_test::generated_arrays(256 << 10)) sets.push_back(std::move(a));
+    std::array<std::byte, 128> out{};
+    for (std::uint32_t L : {32u, 64u, 128u})
+        for (auto push : {cpack_push::all_non_zero, cpack_push::only_unmatched}) {
+            const cpack c{{.line_bytes = L, .push = push}};
+            const cpack_z cz{{.line_bytes = L, .push = push}};
+            std::uint64_t bits = 0, bytes = 0;
+            for (const auto& set : sets) {
+                CAPTURE(set.name);
+                for (std::size_t off = 0; off + L <= set.bytes.size(); off += L) {
+                    const std::span<const std::byte> line{set.bytes.data() + off, L};
+                    const auto cl = c.compress(line);
+                    REQUIRE(cl.bits == c.size_bits(line));
+                    REQUIRE(cl.bits == c.size_bits_reference(line));
+                    REQUIRE(c.decompress(cl, std::span<std::byte>{out.data(), L}).ok());
+                    REQUIRE(std::memcmp(out.data(), line.data(), L) == 0);
+                    const auto clz = cz.compress(line);
+                    REQUIRE(clz.bits == cz.size_bits(line));
+                    REQUIRE(cz.decompress(clz, std::span<std::byte>{out.data(), L}).ok());
+                    REQUIRE(std::memcmp(out.data(), line.data(), L) == 0);
+                    bits += cl.bits;
+                    bytes += L;
+                }
+            }
+            if (L == 64 && push == cpack_push::all_non_zero)
+                MESSAGE("cpack exact ratio on real files + arrays: "
+                        << static_cast<double>(bytes * 8) / static_cast<double>(bits));
+        }
 }
 
 TEST_CASE("cpack: truncated, over-long and corrupted payloads fail cleanly") {

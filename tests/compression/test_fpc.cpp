@@ -216,23 +216,35 @@ TEST_CASE("fpc: SIMD classification equals scalar on every 16-bit-pattern-struct
         }
 }
 
-TEST_CASE("fpc: real data round trip") {
-    const auto data = memsub_test::real_data(4 << 20);
-    if (data.empty()) return;
-    const fpc c{};
-    std::array<std::byte, 64> out{};
-    std::uint64_t bits = 0;
-    for (std::size_t off = 0; off + 64 <= data.size(); off += 64) {
-        const std::span<const std::byte> line{data.data() + off, 64};
-        const auto cl = c.compress(line);
-        REQUIRE(cl.bits == c.size_bits(line));
-        REQUIRE(cl.bits == c.size_bits_reference(line));
-        REQUIRE(c.decompress(cl, out).ok());
-        REQUIRE(std::memcmp(out.data(), line.data(), 64) == 0);
-        bits += cl.bits;
+TEST_CASE("fpc: real files and generated arrays round trip") {
+    const auto files = memsub_test::real_files(2 << 20);
+    std::size_t real_bytes = 0;
+    for (const auto& f : files) real_bytes += f.bytes.size();
+    REQUIRE(real_bytes >= (1u << 20)); // the test executable and its runtime libraries
+    auto sets = files;
+    for (auto& a : memsub_test::generated_arrays(256 << 10)) sets.push_back(std::move(a));
+    std::array<std::byte, 128> out{};
+    for (std::uint32_t L : {32u, 64u, 128u}) {
+        const fpc c{{.line_bytes = L}};
+        std::uint64_t bits = 0, bytes = 0;
+        for (const auto& set : sets) {
+            CAPTURE(set.name);
+            for (std::size_t off = 0; off + L <= set.bytes.size(); off += L) {
+                const std::span<const std::byte> line{set.bytes.data() + off, L};
+                const auto cl = c.compress(line);
+                REQUIRE(cl.bits == c.size_bits(line));
+                REQUIRE(cl.bits == c.size_bits_reference(line));
+                REQUIRE(cl.bits == naive_size(line));
+                REQUIRE(c.decompress(cl, std::span<std::byte>{out.data(), L}).ok());
+                REQUIRE(std::memcmp(out.data(), line.data(), L) == 0);
+                bits += cl.bits;
+                bytes += L;
+            }
+        }
+        if (L == 64)
+            MESSAGE("fpc exact ratio on real files + arrays: " << static_cast<double>(bytes * 8) /
+                                                                      static_cast<double>(bits));
     }
-    MESSAGE("fpc exact ratio on shared-library bytes: " << static_cast<double>(data.size() * 8) /
-                                                               static_cast<double>(bits));
 }
 
 TEST_CASE("fpc: truncated, over-long and corrupted payloads fail cleanly") {

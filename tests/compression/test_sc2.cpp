@@ -8,7 +8,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <filesystem>
 #include <fstream>
 #include <functional>
 #include <memory>
@@ -18,6 +17,8 @@
 
 #include <memsub/compression/sc2.hpp>
 #include <memsub/core/rng.hpp>
+
+#include "line_generators.hpp"
 
 namespace mc = memsub::compression;
 using book_t = mc::huffman_code_book;
@@ -185,7 +186,7 @@ TEST_CASE("sc2: value-frequency table sampling") {
                     memsub::config_error);
 }
 
-TEST_CASE("sc2: VFT-trained book compresses skewed data; round trips on millions of lines") {
+TEST_CASE("sc2: VFT-trained book compresses skewed data; round trips on 1 320 000 lines") {
     memsub::xoshiro256ss rng(2718);
     std::vector<std::uint32_t> popular;
     for (int i = 0; i < 3000; ++i) popular.push_back(static_cast<std::uint32_t>(rng()) >> (i % 24));
@@ -201,7 +202,7 @@ TEST_CASE("sc2: VFT-trained book compresses skewed data; round trips on millions
             CHECK(c.code_book().symbol_count() > 100);
             std::uint64_t in_bits = 0, out_bits = 0;
             std::array<std::byte, 128> back{};
-            const int count = max_len == 16 ? 400000 : 40000;
+            const int count = memsub_test::scaled(max_len == 16 ? 400000 : 40000);
             for (int it = 0; it < count; ++it) {
                 const auto line = to_line(generate(rng, L / 4, static_cast<unsigned>(it), popular));
                 const mc::compressed_line z = c.compress(line);
@@ -219,48 +220,46 @@ TEST_CASE("sc2: VFT-trained book compresses skewed data; round trips on millions
             CHECK(static_cast<double>(in_bits) / static_cast<double>(out_bits) > 1.5);
         }
     }
-    CHECK(lines == 3 * 440000);
+    CHECK(lines ==
+          3 * static_cast<std::uint64_t>(memsub_test::scaled(400000) + memsub_test::scaled(40000)));
+    if (memsub_test::full_scale) CHECK(lines == 1320000);
 }
 
-TEST_CASE("sc2: real data (shared libraries of this machine)") {
-    namespace fs = std::filesystem;
-    std::vector<std::pair<std::uintmax_t, fs::path>> files;
-    std::error_code ec;
-    for (const auto& e : fs::directory_iterator("/usr/lib/x86_64-linux-gnu", ec)) {
-        const std::string name = e.path().filename().string();
-        if (e.is_regular_file(ec) && name.find(".so") != std::string::npos)
-            files.emplace_back(e.file_size(ec), e.path());
-    }
-    std::sort(files.begin(), files.end(), std::greater<>());
-    if (files.empty()) {
-        MESSAGE("no shared libraries found; real-data round trip skipped");
-        return;
-    }
-    std::ifstream in(files.front().second, std::ios::binary);
-    std::vector<char> buf(8u << 20);
-    in.read(buf.data(), static_cast<std::streamsize>(buf.size()));
-    const auto got = static_cast<std::size_t>(in.gcount()) / 128 * 128;
-    const std::span<const std::byte> data(reinterpret_cast<const std::byte*>(buf.data()), got);
-    // Train on the first 10 % of lines (sampling), then compress everything.
-    mc::value_frequency_table vft;
-    for (std::size_t off = 0; off < got / 10; off += 64) vft.on_insert(data.subspan(off, 64));
-    const auto book = vft.build_code_book();
-    std::uint64_t lines = 0, bits = 0;
-    for (const std::uint32_t L : {32u, 64u, 128u}) {
-        const mc::sc2 c(mc::sc2::params{.line_bytes = L, .code_book = book});
-        std::array<std::byte, 128> back{};
-        for (std::size_t off = 0; off + L <= got; off += L) {
-            const auto line = data.subspan(off, L);
-            const mc::compressed_line z = c.compress(line);
-            REQUIRE(z.bits == c.size_bits(line));
-            REQUIRE(c.decompress(z, std::span<std::byte>(back.data(), L)).ok());
-            REQUIRE(std::equal(line.begin(), line.end(), back.begin()));
-            if (L == 64) bits += z.bits;
-            ++lines;
+TEST_CASE("sc2: real files and generated arrays (book sampled from the first 10 % of each)") {
+    const auto files = memsub_test::real_files(4 << 20);
+    std::size_t real_bytes = 0;
+    for (const auto& f : files) real_bytes += f.bytes.size();
+    REQUIRE(real_bytes >= (1u << 20)); // the test executable and its runtime libraries
+    auto sets = files;
+    for (auto& a : memsub_test::generated_arrays(256 << 10)) sets.push_back(std::move(a));
+    std::uint64_t lines = 0, bits = 0, bytes = 0;
+    for (const auto& set : sets) {
+        CAPTURE(set.name);
+        const std::span<const std::byte> data(set.bytes);
+        // Train on the first 10 % of lines (sampling), then compress everything.
+        mc::value_frequency_table vft;
+        for (std::size_t off = 0; off < data.size() / 10; off += 64)
+            vft.on_insert(data.subspan(off, 64));
+        const auto book = vft.build_code_book();
+        for (const std::uint32_t L : {32u, 64u, 128u}) {
+            const mc::sc2 c(mc::sc2::params{.line_bytes = L, .code_book = book});
+            std::array<std::byte, 128> back{};
+            for (std::size_t off = 0; off + L <= data.size(); off += L) {
+                const auto line = data.subspan(off, L);
+                const mc::compressed_line z = c.compress(line);
+                REQUIRE(z.bits == c.size_bits(line));
+                REQUIRE(c.decompress(z, std::span<std::byte>(back.data(), L)).ok());
+                REQUIRE(std::equal(line.begin(), line.end(), back.begin()));
+                if (L == 64) {
+                    bits += z.bits;
+                    bytes += L;
+                }
+                ++lines;
+            }
         }
     }
-    MESSAGE("real data: ", files.front().second.string(), ", ", lines, " lines, SC² 64B ratio ",
-            static_cast<double>(got * 8) / static_cast<double>(bits));
+    MESSAGE("real files + arrays: ", lines, " lines, SC² 64B exact ratio ",
+            static_cast<double>(bytes * 8) / static_cast<double>(bits));
     CHECK(lines > 0);
 }
 

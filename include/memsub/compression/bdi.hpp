@@ -497,7 +497,7 @@ private:
 
     /// A line whose 8-byte elements are all equal (v): the smallest key among Zeros and the
     /// Repeated encodings that apply (spec §1.1; ties → lower enc code).
-    [[nodiscard]] choice repeated_choice(std::uint64_t v) const noexcept {
+    [[nodiscard]] MEMSUB_ALWAYS_INLINE choice repeated_choice(std::uint64_t v) const noexcept {
         auto key = [&](bdi_encoding e) { return key_[static_cast<std::size_t>(e)]; };
         bdi_encoding best = bdi_encoding::repeated8;
         auto consider = [&](bdi_encoding e) {

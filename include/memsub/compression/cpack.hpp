@@ -232,8 +232,9 @@ public:
         for (std::uint32_t i = 0; i < n;) {
             const std::uint64_t look = r.window_at(pos);
             if ((look >> 62) == 0) { // zzzz, possibly several
+                // at most 28 from one window: only its first 57 bits are stream bits
                 const auto zeros = static_cast<std::uint32_t>(std::countl_zero(look | 1));
-                std::uint32_t run = zeros / 2;
+                std::uint32_t run = zeros < 56 ? zeros / 2 : 28;
                 run = run < n - i ? run : n - i;
                 run = run < (total - pos) / 2 ? run : (total - pos) / 2;
                 if (MEMSUB_UNLIKELY(run == 0)) return {decode_status::truncated, pos};

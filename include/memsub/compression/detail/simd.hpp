@@ -5,7 +5,7 @@
 // agree bit for bit. Every kernel takes the xsimd architecture as a template parameter (`Arch`,
 // default `simd_arch` = xsimd's default architecture: SSE2 in the portable build, AVX2/AVX-512
 // with -march=native), so the differential tests can also instantiate the wide paths explicitly
-// (tests/compression/zz_simd_wide_*.cpp) and run them when the CPU has them. The SIMD path is
+// (tests/compression/simd_wide_*.cpp) and run them when the CPU has them. The SIMD path is
 // used only on little-endian hosts (the spec reads words little-endian, so a lane load is then
 // exactly the spec's word); elsewhere the scalar code runs.
 //
