@@ -192,7 +192,7 @@ struct bdi_delta_constants {
 /// True when the (sizeof(T), D) encoder certainly fails, judged from the first register of
 /// elements: the first non-immediate in it is the line's base, and some element of the register
 /// is neither an immediate nor within its reach. False means "maybe" (also when the register
-/// holds only immediates). Branch-free.
+/// holds only immediates).
 template <class T, std::uint32_t N, unsigned D, bool Imm, class Arch>
 [[nodiscard]] MEMSUB_ALWAYS_INLINE bool bdi_first_register_fails(const std::byte* p) noexcept {
     using B = simd_batch<T, Arch>;
@@ -204,8 +204,12 @@ template <class T, std::uint32_t N, unsigned D, bool Imm, class Arch>
     xsimd::batch_bool<T, Arch> imm{};
     if constexpr (Imm) {
         imm = bdi_is_zero<T, Arch>((v + B(K::bias)) & B(K::high));
-        j = static_cast<std::uint32_t>(
-            std::countr_zero(~lane_mask(imm) | (std::uint64_t{1} << (lanes - 1))));
+        // element 0 not an immediate (dense data): it is the base, known before the mask
+        if (!fits_sext<T>(load_le<T>(p), 8 * D))
+            j = 0;
+        else
+            j = static_cast<std::uint32_t>(
+                std::countr_zero(~lane_mask(imm) | (std::uint64_t{1} << (lanes - 1))));
     }
     const B base(static_cast<T>(load_le<T>(p + std::size_t{j} * sizeof(T)) - K::bias));
     auto ok = bdi_is_zero<T, Arch>((v - base) & B(K::high));
@@ -214,8 +218,8 @@ template <class T, std::uint32_t N, unsigned D, bool Imm, class Arch>
 }
 
 /// Same answer as `bdi_fits_scalar(p, N, 8·D, Imm).ok`: immediates as a lane mask, the base
-/// found with one count-trailing-zeros, then "immediate or within reach" for every lane; no
-/// data-dependent branch.
+/// found with one count-trailing-zeros (element 0 directly when it is no immediate, a branch that
+/// follows the data's density), then "immediate or within reach" for every lane.
 template <class T, std::uint32_t N, unsigned D, bool Imm, class Arch>
 [[nodiscard]] MEMSUB_ALWAYS_INLINE bool bdi_test(const std::byte* p) noexcept {
     using B = simd_batch<T, Arch>;
@@ -235,7 +239,11 @@ template <class T, std::uint32_t N, unsigned D, bool Imm, class Arch>
             m |= lane_mask(imm[r]) << (r * lanes);
         }
         // the first non-immediate is the base; none: every lane is an immediate (any base)
-        j = static_cast<std::uint32_t>(std::countr_zero(~m | (std::uint64_t{1} << (N - 1))));
+        // element 0 not an immediate (dense data): it is the base, known before the mask
+        if (!fits_sext<T>(load_le<T>(p), 8 * D))
+            j = 0;
+        else
+            j = static_cast<std::uint32_t>(std::countr_zero(~m | (std::uint64_t{1} << (N - 1))));
     }
     const B base(static_cast<T>(load_le<T>(p + std::size_t{j} * sizeof(T)) - K::bias));
     auto ok = bdi_is_zero<T, Arch>((v[0] - base) & B(K::high));
