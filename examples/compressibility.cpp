@@ -199,12 +199,12 @@ result analyse(const input& in, const options& opt, const mc::storage_rule& rule
         mc::cpack_z(mc::cpack_z::params{.line_bytes = L}),
         mc::bpc(mc::bpc::params{.line_bytes = L}),
         mc::sc2(mc::sc2::params{.line_bytes = L, .code_book = book}), mc::best_of_all(bp));
-    const mc::storage_rule exact_rule{.line_bytes = L, .segment_bytes = 1};
+    const mc::storage_rule exact_rule = mc::byte_aligned_storage_rule(L); // SC²'s own (G3)
 
     result r;
     r.name = in.name;
     for (auto& h : r.histogram) h.assign(rule.segments_per_line() + 1, 0);
-    for (auto& a : r.stored) a = mc::ratio_accumulator(rule.segment_bytes);
+    for (auto& a : r.stored) a = mc::ratio_accumulator(rule); // G7: floor of one segment
     const std::size_t lines = in.bytes.size() / L;
     const bool long_input = lines >= (std::size_t{1} << 18);
     for (std::size_t i = 0; i < lines; ++i) {
@@ -253,7 +253,7 @@ void print_report(const std::vector<result>& results, const mc::storage_rule& ru
     }
     fmt::print("{:<34} {:>9}", "average (of the ratios)", "");
     for (double m : mean) fmt::print(" {:>8.3f}", m);
-    fmt::print("\n\nExact (byte-granular, S = 1) ratios:\n");
+    fmt::print("\n\nExact (byte-granular, S = 1, how SC² stores its lines) ratios:\n");
     for (const auto& r : results) {
         fmt::print("{:<34} {:>9}", r.name.substr(0, 34), "");
         for (std::size_t a = 0; a < algorithms; ++a) fmt::print(" {:>8.3f}", r.exact[a].ratio());
@@ -284,6 +284,19 @@ void print_report(const std::vector<result>& results, const mc::storage_rule& ru
 std::string quoted(std::string s) {
     std::replace(s.begin(), s.end(), '"', '\'');
     return "\"" + s + "\"";
+}
+
+/// `s` as one POSIX shell word: single-quoted, with each ' written as '\'' — nothing inside
+/// ($, `, \, ", spaces) is expanded or split.
+std::string shell_quoted(const std::string& s) {
+    std::string q = "'";
+    for (const char c : s) {
+        if (c == '\'')
+            q += "'\\''";
+        else
+            q += c;
+    }
+    return q + "'";
 }
 
 void write_plot(const std::vector<result>& results, const options& opt) {
@@ -349,8 +362,8 @@ void write_plot(const std::vector<result>& results, const options& opt) {
                    opt.output_dir.string());
         return;
     }
-    const std::string cmd =
-        fmt::format("cd {} && gnuplot compressibility.gp", quoted(opt.output_dir.string()));
+    const std::string cmd = fmt::format("cd -- {} && gnuplot compressibility.gp",
+                                        shell_quoted(opt.output_dir.string()));
     if (std::system(cmd.c_str()) == 0)
         fmt::print("plot: {}\n", png.string());
     else
@@ -393,7 +406,7 @@ options parse(int argc, char** argv) {
         fmt::print(stderr, "--line-bytes must be 32, 64 or 128\n");
         usage(2);
     }
-    if (o.segment_bytes == 0) o.segment_bytes = o.line_bytes == 128 ? 32 : 8; // §2 G3
+    if (o.segment_bytes == 0) o.segment_bytes = mc::default_segment_bytes(o.line_bytes); // §2 G3
     return o;
 }
 
