@@ -350,16 +350,11 @@ private:
             if (all_visible) return ((ch->ready_banks >> q->key_at(i).bank) & 1u) != 0;
             return ready_at(i) <= t;
         }
-        /// For a row hit: the earliest cycle its column command could issue if selected now
-        /// (tCCD, tWTR, turnarounds against the placed commands). Cached per (rank, group)
-        /// for banks whose tRCD has passed: the answer is then the same for all of them.
         [[nodiscard]] std::uint64_t now() const noexcept { return t; }
         /// Bit i set when entry i is ready (queues of up to 64 entries), without a scan: the
         /// entries of the ready banks, less the youngest ones not yet visible.
         [[nodiscard]] std::uint64_t ready_entries() const noexcept {
-            std::uint64_t m = 0;
-            for (std::uint64_t b = ch->ready_banks & q->banks(); b != 0; b &= b - 1)
-                m |= q->positions_of(static_cast<std::uint32_t>(std::countr_zero(b)));
+            std::uint64_t m = q->positions_of_banks(ch->ready_banks & q->banks());
             if (!all_visible) {
                 std::size_t visible = q->size(); // visibility is non-decreasing along the queue
                 while (visible > 0 && q->key_at(visible - 1).visible_at > t) --visible;
@@ -368,6 +363,26 @@ private:
             return m;
         }
         [[nodiscard]] bool ready_entries_known() const noexcept { return q->tracks_positions(); }
+        /// The earliest `ready_at` of the entries not in `ready_entries()` (never if none).
+        /// With every entry visible those are the entries of the busy banks, each ready when
+        /// its bank is: one value per bank instead of one per entry.
+        [[nodiscard]] std::uint64_t not_ready_wake() const noexcept {
+            std::uint64_t w = never;
+            if (all_visible) {
+                for (std::uint64_t b = q->banks() & ~ch->ready_banks; b != 0; b &= b - 1)
+                    w = std::min(w, ch->bank_ready[static_cast<std::size_t>(std::countr_zero(b))]);
+                return w;
+            }
+            const std::size_t n = q->size();
+            std::uint64_t rest =
+                ~ready_entries() & (n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1);
+            for (; rest != 0; rest &= rest - 1)
+                w = std::min(w, ready_at(static_cast<std::size_t>(std::countr_zero(rest))));
+            return w;
+        }
+        /// For a row hit: the earliest cycle its column command could issue if selected now
+        /// (tCCD, tWTR, turnarounds against the placed commands). Cached per (rank, group)
+        /// for banks whose tRCD has passed: the answer is then the same for all of them.
         [[nodiscard]] std::uint64_t issue_at(std::size_t i) const noexcept {
             const std::uint32_t b = q->key_at(i).bank;
             const auto& d = ch->dram;
@@ -504,17 +519,27 @@ private:
     /// Banks with queued requests that take a request at `t` (t never decreases per channel);
     /// when there are none, `wake` = the earliest cycle one does. The busy set (banks whose
     /// ready cycle is still ahead) is only rescanned when its earliest member becomes ready.
-    [[nodiscard]] static std::uint64_t ready_mask(channel& ch, std::uint64_t t,
-                                                  std::uint64_t& wake) noexcept {
+    [[nodiscard]] std::uint64_t ready_mask(channel& ch, std::uint64_t t,
+                                           std::uint64_t& wake) const noexcept {
         if (t >= ch.busy_min) {
             std::uint64_t busy = 0;
             std::uint64_t first = never;
-            for (std::uint64_t m = ch.busy_mask; m != 0; m &= m - 1) {
-                const auto b = static_cast<std::size_t>(std::countr_zero(m));
-                if (ch.bank_ready[b] > t) {
-                    busy |= std::uint64_t{1} << b;
-                    first = std::min(first, ch.bank_ready[b]);
-                }
+            auto visit = [&](std::size_t b) {
+                const std::uint64_t r = ch.bank_ready[b];
+                const bool ahead = r > t; // no bank-dependent jump
+                busy |= std::uint64_t{ahead} << b;
+                first = std::min(first, ahead ? r : never);
+            };
+            std::uint64_t m = ch.busy_mask;
+            const std::uint64_t m2 = m & (m - 1), m3 = m2 & (m2 - 1);
+            if ((m3 & (m3 - 1)) == 0) {
+                // Up to three busy banks (streams): visit them.
+                for (; m != 0; m &= m - 1) visit(static_cast<std::size_t>(std::countr_zero(m)));
+            } else {
+                // Many (scattered traffic): every bank, a fixed trip count. Banks outside the
+                // busy set take a request at every later cycle, so the result is the same.
+                const std::uint32_t banks = p_.timing.banks_per_channel();
+                for (std::uint32_t b = 0; b < banks; ++b) visit(b);
             }
             ch.busy_mask = busy;
             ch.busy_min = first;

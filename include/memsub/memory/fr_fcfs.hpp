@@ -34,7 +34,9 @@ namespace memsub::memory {
 /// [memsub; the seeds' FR-FCFS has none]: per bank, a row hit may bypass an older request of
 /// the same bank at most `max_row_hit_bypasses` times in a row; then the oldest request of
 /// that bank goes first, so every request waits a bounded time. Storage: one bypass counter
-/// per bank (⌈log2(cap+1)⌉ bits).
+/// per bank (⌈log2(cap+1)⌉ bits). A view of up to 64 entries may also give
+/// `ready_entries()` (bit i: entry i ready) and `not_ready_wake()` (the earliest `ready_at`
+/// of the others), which spare per-entry scans (dram_controller's view does).
 class fr_fcfs {
 public:
     static constexpr std::string_view component = "memsub::memory::fr_fcfs";
@@ -156,11 +158,11 @@ private:
             return false;
         };
         std::uint64_t not_ready = 0; // entries (n ≤ 64) whose bank does not take a request
+        bool known = false;          // the view gave the ready entries
         if (n <= 64) {
             // Readiness of all entries first (from the view's per-bank positions, or
             // branch-free), then only the ready ones.
             std::uint64_t ready = 0;
-            bool known = false;
             if constexpr (requires { v.ready_entries(); }) {
                 if (v.ready_entries_known()) {
                     ready = v.ready_entries();
@@ -197,6 +199,11 @@ private:
             }
         }
         if (n <= 64) {
+            if constexpr (requires { v.not_ready_wake(); }) {
+                if (known)
+                    return {.index = selection::none,
+                            .wake = std::min(hit_wake, v.not_ready_wake())};
+            }
             for (; not_ready != 0; not_ready &= not_ready - 1)
                 hit_wake = std::min(
                     hit_wake, v.ready_at(static_cast<std::size_t>(std::countr_zero(not_ready))));
