@@ -39,9 +39,11 @@
 //       and `out` a `std::span<std::byte>`. On success it writes exactly `line_bytes()` bytes and
 //       reports `decode_status::ok`; `decompress(compress(x)) == x` for every line x. On a
 //       corrupt, truncated or over-long payload it returns an error status and the bit offset
-//       where decoding failed. It never reads outside `view.payload`, never reads more than
-//       `view.bits` bits, never writes outside `out`, never throws, never crashes; on error the
-//       content of `out` is unspecified (but written only inside its bounds).
+//       where decoding failed. It never reads outside `view.payload`, never decodes more than
+//       `view.bits` bits (it may load whole words that extend past them, inside the span: a
+//       host passes the line's zero-padded slot or segment run, not just ceil(bits/8) bytes),
+//       never writes outside `out`, never throws, never crashes; on error the content of `out`
+//       is unspecified (but written only inside its bounds).
 //   I3. `decompress_or_throw(c, view, out)` (free function below) is the throwing convenience for
 //       cold paths: it throws `memsub::input_error(c.name(), bit_offset, problem)`.
 //
@@ -83,7 +85,9 @@ inline constexpr std::uint32_t max_payload_bits = max_payload_bytes * 8;
 /// A borrowed compressed line: what `decompress` reads. Build it from a `compressed_line` or, for
 /// payloads from outside (fuzzers, files), from raw bytes; nothing in it is trusted.
 struct compressed_view {
-    /// The payload bytes; bit 0 of the stream is the most significant bit of byte 0.
+    /// The payload bytes; bit 0 of the stream is the most significant bit of byte 0. It may be
+    /// longer than ceil(bits/8) (the slot a host keeps the line in); decoders may load any of
+    /// its bytes but decode only the first `bits` bits.
     std::span<const std::byte> payload{};
     /// Exact payload length in bits; must not exceed `payload.size() * 8`.
     std::uint32_t bits = 0;
