@@ -449,20 +449,10 @@ private:
 
     template <std::uint32_t L, bool Imm, class A>
     [[nodiscard]] MEMSUB_ALWAYS_INLINE choice choose_base_delta(const std::byte* p) const noexcept {
-        // The weakest encoder of a base size failing on the first register already means every
-        // encoder of that size fails (monotone in d).
-        const bool r8 = detail::bdi_first_register_rejects<std::uint64_t, L / 8, A>(p, 32, Imm);
-        const bool r4 = detail::bdi_first_register_rejects<std::uint32_t, L / 4, A>(p, 16, Imm);
-        const bool r2 = detail::bdi_first_register_rejects<std::uint16_t, L / 2, A>(p, 8, Imm);
-        std::uint32_t best = key_[static_cast<std::size_t>(bdi_encoding::uncompressed)];
-        if ((static_cast<unsigned>(r8) & static_cast<unsigned>(r4) & static_cast<unsigned>(r2)) !=
-            0) // no short-circuit: one branch for all three
-            return {bdi_encoding::uncompressed, bits_of(bdi_encoding::uncompressed)};
-        // Mostly-zero lines (the rest): which encoders fit is data-dependent in every way
-        // (short-circuit searches mispredict); decide all six without a branch.
         if (detail::load_le<std::uint64_t>(p) == 0) {
-            // Mostly-zero lines: many encoders have at most one non-immediate (they fit without
-            // a reach test); the rest are tested in key order up to the first fit.
+            // Lines that start with zeros (mostly-zero data): many encoders have at most one
+            // non-immediate and fit without a reach test (from per-byte sign-extension flags);
+            // the rest are tested in key order up to the first fit.
             detail::bdi_line<L, A> line;
             line.template load<Imm>(p);
             const unsigned trivial = Imm ? detail::bdi_trivially_fitting<L, A>(line) : 0u;
@@ -474,6 +464,15 @@ private:
             }
             return {bdi_encoding::uncompressed, bits_of(bdi_encoding::uncompressed)};
         }
+        // Dense lines. The weakest encoder of a base size failing on the first register already
+        // means every encoder of that size fails (monotone in d).
+        const bool r8 = detail::bdi_first_register_rejects<std::uint64_t, L / 8, A>(p, 32, Imm);
+        const bool r4 = detail::bdi_first_register_rejects<std::uint32_t, L / 4, A>(p, 16, Imm);
+        const bool r2 = detail::bdi_first_register_rejects<std::uint16_t, L / 2, A>(p, 8, Imm);
+        std::uint32_t best = key_[static_cast<std::size_t>(bdi_encoding::uncompressed)];
+        if ((static_cast<unsigned>(r8) & static_cast<unsigned>(r4) & static_cast<unsigned>(r2)) !=
+            0) // no short-circuit: one branch for all three
+            return {bdi_encoding::uncompressed, bits_of(bdi_encoding::uncompressed)};
         const std::array<bool, 3> rejected{r8, r4, r2};
         // k_order_: base sizes by the key of their smallest encoding (d = 1); a base size whose
         // smallest key cannot beat the best so far is skipped.
