@@ -48,7 +48,8 @@ struct controller_stats {
 
     void record(const completion& c, std::uint32_t burst_cycles,
                 std::uint32_t burst_bytes) noexcept {
-        (c.is_write ? writes : reads) += 1;
+        writes += c.is_write ? 1u : 0u; // no branch on the kind
+        reads += c.is_write ? 0u : 1u;
         by_class[static_cast<std::size_t>(c.kind)] += 1;
         bytes += burst_bytes;
         data_bus_cycles += burst_cycles;

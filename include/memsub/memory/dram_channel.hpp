@@ -119,6 +119,22 @@ public:
                 rank_span_[w][w2] = make(false, false);
             }
         max_gap_ = std::max<std::int64_t>(max_gap_, 1);
+        // Same-rank spans (gaps ≥ one burst: back ≥ 0, ahead ≥ 1) of up to 64 cycles are marked
+        // as one batch per column command; so are the ACT spans when tFAW and tRRD allow.
+        col_batch_ = true;
+        for (std::uint32_t w = 0; w < 2; ++w) {
+            col_reach_[w] = 1;
+            for (const auto* sp : {long_span_[w], short_span_[w]})
+                for (std::uint32_t w2 = 0; w2 < 2; ++w2) {
+                    col_batch_ = col_batch_ && sp[w2].back >= 0 && sp[w2].ahead >= 1 &&
+                                 sp[w2].back + sp[w2].ahead <= 64;
+                    col_reach_[w] = std::max(
+                        col_reach_[w],
+                        static_cast<std::uint64_t>(std::max<std::int64_t>(sp[w2].ahead, 1)));
+                }
+        }
+        act_reach_ = std::max<std::uint64_t>({1, t.tFAW, t.tRRD_L, t.tRRD_S});
+        act_batch_ = 2 * act_reach_ - 1 <= 64;
         groups_ = t.bank_groups;
         group_shift_ = log2_exact(t.banks_per_group); // all organisation counts are powers of 2
         rank_shift_ = log2_exact(t.banks_per_rank());
@@ -366,25 +382,45 @@ private:
         const auto a = static_cast<std::int64_t>(at);
         const auto floor = static_cast<std::int64_t>(from);
         const std::uint32_t w = write ? 1u : 0u;
-        for (std::uint32_t w2 = 0; w2 < 2; ++w2) {
-            const span& l = long_span_[w][w2];
-            cols_.forbid(col_long(r, g, w2 != 0),
-                         static_cast<std::uint64_t>(std::max(floor, a - l.back)),
-                         static_cast<std::uint64_t>(a + l.ahead));
-            if (groups_ > 1) { // the other groups of the rank (with one group, all are in it)
-                const span& sh = short_span_[w][w2];
-                cols_.forbid(col_short(r, w2 != 0),
-                             static_cast<std::uint64_t>(std::max(floor, a - sh.back)),
-                             static_cast<std::uint64_t>(a + sh.ahead));
+        const auto lo = [a, floor](std::int64_t back) {
+            return static_cast<std::uint64_t>(std::max(floor, a - back));
+        };
+        // Rows w2 = read, write of: this rank and group; this rank (the other groups, when
+        // there are any; with one group, all are in it).
+        const std::uint32_t long_row = col_long(r, g, false), short_row = col_short(r, false);
+        // Copies: the bitmap stores below could otherwise alias the (64-bit) spans.
+        const span l[2] = {long_span_[w][0], long_span_[w][1]};
+        const span sh[2] = {short_span_[w][0], short_span_[w][1]};
+        if (MEMSUB_LIKELY(col_batch_)) {
+            const std::uint64_t lo0 = lo(l[0].back), lo1 = lo(l[1].back);
+            const std::uint64_t lo2 = lo(sh[0].back), lo3 = lo(sh[1].back);
+            const bool groups = groups_ > 1;
+            cols_.prepare(at + col_reach_[w]);
+            cols_.forbid_short(long_row, lo0, at + static_cast<std::uint64_t>(l[0].ahead));
+            cols_.forbid_short(long_row + 1, lo1, at + static_cast<std::uint64_t>(l[1].ahead));
+            if (groups) {
+                cols_.forbid_short(short_row, lo2, at + static_cast<std::uint64_t>(sh[0].ahead));
+                cols_.forbid_short(short_row + 1, lo3,
+                                   at + static_cast<std::uint64_t>(sh[1].ahead));
             }
-            if (ranks() > 1) {
+        } else {
+            for (std::uint32_t w2 = 0; w2 < 2; ++w2) {
+                cols_.forbid(long_row + w2, lo(l[w2].back),
+                             static_cast<std::uint64_t>(a + l[w2].ahead));
+                if (groups_ > 1)
+                    cols_.forbid(short_row + w2, lo(sh[w2].back),
+                                 static_cast<std::uint64_t>(a + sh[w2].ahead));
+            }
+        }
+        if (ranks() > 1) {
+            for (std::uint32_t w2 = 0; w2 < 2; ++w2) {
                 const span& o = rank_span_[w][w2];
                 for (std::uint32_t r2 = 0; r2 < ranks(); ++r2) {
                     if (r2 == r) continue;
                     const std::uint32_t row = col_short(r2, w2 != 0);
-                    const std::int64_t lo = std::max(floor, a - o.back);
-                    if (lo < a + o.ahead)
-                        cols_.forbid(row, static_cast<std::uint64_t>(lo),
+                    const std::int64_t lo2 = std::max(floor, a - o.back);
+                    if (lo2 < a + o.ahead)
+                        cols_.forbid(row, static_cast<std::uint64_t>(lo2),
                                      static_cast<std::uint64_t>(a + o.ahead));
                     if (o.back < 0 || o.ahead < 1) cols_.forbid(row, at, at + 1); // one per cycle
                 }
@@ -401,11 +437,19 @@ private:
                     std::uint64_t from) noexcept {
         // [x − back, hi) clipped to ≥ from (x ≥ from: the ACT is placed after its selection).
         const auto clip = [from, x](std::uint64_t back) { return x - std::min(x - from, back); };
+        // Every span ends by x + act_reach_ (tRRD after x, or y1 + tFAW with y1 ≤ x).
+        if (act_batch_) acts_.prepare(x + act_reach_);
+        const auto mark = [this](std::uint32_t row, std::uint64_t lo, std::uint64_t hi) {
+            if (act_batch_)
+                acts_.forbid_short(row, lo, hi);
+            else
+                acts_.forbid(row, lo, hi);
+        };
         // With one bank group every ACT is in the same group: tRRD_L throughout.
         const std::uint64_t rrd_short = groups_ > 1 ? t_.tRRD_S : t_.tRRD_L;
-        if (rrd_short != 0) acts_.forbid(r, clip(rrd_short - 1), x + rrd_short);
+        if (rrd_short != 0) mark(r, clip(rrd_short - 1), x + rrd_short);
         if (groups_ > 1 && t_.tRRD_L > t_.tRRD_S)
-            acts_.forbid(ranks() + r * groups_ + g, clip(t_.tRRD_L - 1), x + t_.tRRD_L);
+            mark(ranks() + r * groups_ + g, clip(t_.tRRD_L - 1), x + t_.tRRD_L);
         if (t_.tFAW == 0) return;
         if (from > t_.tFAW) rs.acts.drop_before(from - t_.tFAW + 1);
         const std::size_t k = rs.acts.insert(act_cmd{.at = x, .group = g});
@@ -416,7 +460,7 @@ private:
             // (y4 − tFAW, y1 + tFAW), clipped to ≥ from
             const std::uint64_t lo =
                 std::max(from, y4 + 1 - std::min(y4 + 1, std::uint64_t{t_.tFAW}));
-            acts_.forbid(r, lo, y1 + t_.tFAW);
+            if (lo < y1 + t_.tFAW) mark(r, lo, y1 + t_.tFAW);
         }
     }
 
@@ -440,6 +484,10 @@ private:
     span short_span_[2][2]{};
     span rank_span_[2][2]{};
     std::int64_t max_gap_ = 1;
+    bool col_batch_ = false;                   ///< same-rank column spans fit forbid_short
+    std::array<std::uint64_t, 2> col_reach_{}; ///< by direction: the longest span `ahead`
+    bool act_batch_ = false;                   ///< ACT spans fit forbid_short
+    std::uint64_t act_reach_ = 1;              ///< ACT spans end by x + act_reach_
     std::uint32_t burst_ = 4;
     std::uint32_t slots_ = 1;            ///< refresh commands per rank per tREFI
     std::uint64_t next_refresh_ = never; ///< earliest refresh due over the ranks

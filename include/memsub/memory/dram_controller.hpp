@@ -156,6 +156,86 @@ private:
     std::vector<std::uint32_t> free_;
 };
 
+/// The banks of a channel whose ready cycle (the cycle from which they take a request) is
+/// ahead of the last decision: a mask, and a list of (ready cycle, bank) sorted by cycle, so a
+/// controller finds the banks that became ready, and the first of a set to become ready,
+/// without visiting every bank. A bank's ready cycle never decreases. An entry superseded by
+/// a later ready cycle of its bank stays until its cycle passes and is skipped (entries are
+/// checked against the banks' ready cycles, `ready_of`). Fixed storage.
+class busy_banks {
+public:
+    using ready_array = std::array<std::uint64_t, 64>;
+
+    [[nodiscard]] std::uint64_t mask() const noexcept { return mask_; }
+
+    /// Bank `b`'s ready cycle was `old` and is now `ready_of[b]`, seen at decision cycle `t`.
+    void update(std::uint32_t b, std::uint64_t old, std::uint64_t t,
+                const ready_array& ready_of) noexcept {
+        const std::uint64_t at = ready_of[b];
+        const std::uint64_t bit = std::uint64_t{1} << b;
+        // A bank ready by t is not busy (and was not: ready cycles never decrease).
+        if (at <= t || ((mask_ & bit) != 0 && old == at)) return;
+        mask_ |= bit;
+        if (n_ == capacity) {
+            rebuild(ready_of); // lists `b` too
+            return;
+        }
+        insert(at, b);
+    }
+
+    /// Removes the banks whose ready cycle is ≤ t (t never decreases).
+    void advance(std::uint64_t t, const ready_array& ready_of) noexcept {
+        while (n_ != 0 && list_[head_].at <= t) {
+            const entry& e = list_[head_];
+            if (ready_of[e.bank] == e.at) mask_ &= ~(std::uint64_t{1} << e.bank);
+            head_ = (head_ + 1) & (capacity - 1);
+            --n_;
+        }
+    }
+
+    /// The earliest ready cycle among `banks` (all busy); never if `banks` is empty.
+    [[nodiscard]] std::uint64_t first_of(std::uint64_t banks,
+                                         const ready_array& ready_of) const noexcept {
+        MEMSUB_ASSERT((banks & ~mask_) == 0);
+        for (std::uint32_t k = 0; banks != 0 && k < n_; ++k) {
+            const entry& e = list_[(head_ + k) & (capacity - 1)];
+            if (((banks >> e.bank) & 1u) != 0 && ready_of[e.bank] == e.at) return e.at;
+        }
+        return never;
+    }
+
+private:
+    struct entry {
+        std::uint64_t at;
+        std::uint32_t bank;
+    };
+    static constexpr std::uint32_t capacity = 128; ///< ≥ 64 banks + superseded entries
+
+    void insert(std::uint64_t at, std::uint32_t bank) noexcept {
+        // New ready cycles are mostly the latest: search from the young end.
+        std::uint32_t i = n_;
+        while (i > 0 && list_[(head_ + i - 1) & (capacity - 1)].at > at) {
+            list_[(head_ + i) & (capacity - 1)] = list_[(head_ + i - 1) & (capacity - 1)];
+            --i;
+        }
+        list_[(head_ + i) & (capacity - 1)] = entry{at, bank};
+        ++n_;
+    }
+    /// Drops the superseded entries: lists every busy bank once.
+    void rebuild(const ready_array& ready_of) noexcept {
+        head_ = n_ = 0;
+        for (std::uint64_t m = mask_; m != 0; m &= m - 1) {
+            const auto b = static_cast<std::uint32_t>(std::countr_zero(m));
+            insert(ready_of[b], b);
+        }
+    }
+
+    std::array<entry, capacity> list_{};
+    std::uint32_t head_ = 0;
+    std::uint32_t n_ = 0;
+    std::uint64_t mask_ = 0;
+};
+
 } // namespace detail
 
 template <request_scheduler Scheduler, row_policy RowPolicy = open_page,
@@ -198,27 +278,31 @@ public:
     [[nodiscard]] std::string_view name() const noexcept { return scheduler_name_; }
 
     [[nodiscard]] bool can_accept(const mem_request& r) const noexcept {
-        const channel& ch = channels_[map_.map(r.address).channel];
-        return r.is_write ? !ch.wq.full() && ch.held < capacity_per_channel()
-                          : !ch.rq.full() && ch.held < capacity_per_channel();
+        return has_room(channels_[map_.map(r.address).channel], r.is_write);
     }
 
     enqueue_result enqueue(const mem_request& r) noexcept {
+        // With one channel a full queue refuses without decoding the address (hosts retry
+        // refused requests).
+        if (channels_.size() == 1 && !has_room(channels_[0], r.is_write)) {
+            ++stats_.refused;
+            return enqueue_result::queue_full;
+        }
         const dram_address a = map_.map(r.address);
         channel& ch = channels_[a.channel];
         auto& q = r.is_write ? ch.wq : ch.rq;
-        if (q.full() || ch.held >= capacity_per_channel()) {
+        if (!has_room(ch, r.is_write)) {
             ++stats_.refused;
             return enqueue_result::queue_full;
         }
         const std::uint64_t visible = std::max(r.arrival_cycle, now_);
         const std::uint32_t bank = flat_bank(a, map_.organisation());
         q.push_back({.visible_at = visible, .row = a.row, .bank = bank}, r);
-        ch.queued_banks |= std::uint64_t{1} << bank;
+        const std::uint64_t bit = std::uint64_t{1} << bank;
+        ch.queued_banks |= bit;
         ++ch.per_bank[bank];
-        auto& kind = r.is_write ? ch.per_bank_w : ch.per_bank_r;
-        auto& kind_mask = r.is_write ? ch.queued_w : ch.queued_r;
-        if (kind[bank]++ == 0) kind_mask |= std::uint64_t{1} << bank;
+        ++(r.is_write ? ch.per_bank_w : ch.per_bank_r)[bank];
+        (r.is_write ? ch.queued_w : ch.queued_r) |= bit;
         ++ch.held;
         // It cannot be selected before its bank takes a request (accept cycles only grow).
         ch.next_decision =
@@ -316,11 +400,10 @@ private:
         std::array<std::uint16_t, 64> per_bank_r{};
         std::array<std::uint16_t, 64> per_bank_w{};
         std::uint64_t queued_banks = 0;
-        std::uint64_t queued_r = 0;     ///< banks with queued reads
-        std::uint64_t queued_w = 0;     ///< banks with queued writes
-        std::uint64_t ready_banks = 0;  ///< snapshot: banks taking a request at t
-        std::uint64_t busy_mask = 0;    ///< banks whose ready cycle may still be ahead
-        std::uint64_t busy_min = never; ///< earliest ready cycle among them
+        std::uint64_t queued_r = 0;    ///< banks with queued reads
+        std::uint64_t queued_w = 0;    ///< banks with queued writes
+        std::uint64_t ready_banks = 0; ///< snapshot: banks taking a request at t
+        detail::busy_banks busy;       ///< banks whose ready cycle is ahead
         std::uint64_t next_decision = never;
         std::uint64_t min_decision = 0; ///< one selection per cycle: next ≥ last + 1
         std::uint32_t held = 0;
@@ -367,12 +450,9 @@ private:
         /// With every entry visible those are the entries of the busy banks, each ready when
         /// its bank is: one value per bank instead of one per entry.
         [[nodiscard]] std::uint64_t not_ready_wake() const noexcept {
+            if (all_visible)
+                return ch->busy.first_of(q->banks() & ~ch->ready_banks, ch->bank_ready);
             std::uint64_t w = never;
-            if (all_visible) {
-                for (std::uint64_t b = q->banks() & ~ch->ready_banks; b != 0; b &= b - 1)
-                    w = std::min(w, ch->bank_ready[static_cast<std::size_t>(std::countr_zero(b))]);
-                return w;
-            }
             const std::size_t n = q->size();
             std::uint64_t rest =
                 ~ready_entries() & (n >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1);
@@ -432,6 +512,9 @@ private:
     [[nodiscard]] std::uint32_t capacity_per_channel() const noexcept {
         return p_.queue_entries != 0 ? p_.queue_entries : p_.read_queue + p_.write_queue;
     }
+    [[nodiscard]] bool has_room(const channel& ch, bool write) const noexcept {
+        return !(write ? ch.wq : ch.rq).full() && ch.held < capacity_per_channel();
+    }
 
     void retire(const completion& c) noexcept {
         --channels_[c.channel].held;
@@ -465,13 +548,9 @@ private:
             const std::uint64_t second_mask = ch.draining ? ch.queued_r : ch.queued_w;
             // A queue with no request at a ready bank cannot yield a selection: skip its scan.
             // The wake-up of a queue is its scheduler's answer when scanned, otherwise the
-            // first cycle one of its banks takes a request (a lower bound).
+            // first cycle one of its banks (all busy) takes a request (a lower bound).
             auto bank_min = [&](std::uint64_t mask) {
-                std::uint64_t w = never;
-                for (; mask != 0; mask &= mask - 1)
-                    w = std::min(w,
-                                 ch.bank_ready[static_cast<std::size_t>(std::countr_zero(mask))]);
-                return w;
+                return ch.busy.first_of(mask, ch.bank_ready);
             };
             selection s{};
             queue* from = &first;
@@ -504,10 +583,11 @@ private:
             const bool write = from->request(s.index).is_write;
             issue(c, ch, from->key_at(s.index), from->request(s.index), t);
             from->erase(s.index);
-            const std::uint64_t bit = std::uint64_t{1} << bank;
-            if (--ch.per_bank[bank] == 0) ch.queued_banks &= ~bit;
-            if (--(write ? ch.per_bank_w : ch.per_bank_r)[bank] == 0)
-                (write ? ch.queued_w : ch.queued_r) &= ~bit;
+            // The bank leaves the masks when its last request of a kind leaves (no branch).
+            const bool none_left = --ch.per_bank[bank] == 0;
+            const bool none_of_kind = --(write ? ch.per_bank_w : ch.per_bank_r)[bank] == 0;
+            ch.queued_banks &= ~(std::uint64_t{none_left} << bank);
+            (write ? ch.queued_w : ch.queued_r) &= ~(std::uint64_t{none_of_kind} << bank);
             ch.min_decision = t + 1;
             // The next decision: next cycle if a bank with queued requests is ready then,
             // otherwise when the first becomes ready (saves the host an idle round trip).
@@ -517,49 +597,22 @@ private:
     }
 
     /// Banks with queued requests that take a request at `t` (t never decreases per channel);
-    /// when there are none, `wake` = the earliest cycle one does. The busy set (banks whose
-    /// ready cycle is still ahead) is only rescanned when its earliest member becomes ready.
-    [[nodiscard]] std::uint64_t ready_mask(channel& ch, std::uint64_t t,
-                                           std::uint64_t& wake) const noexcept {
-        if (t >= ch.busy_min) {
-            std::uint64_t busy = 0;
-            std::uint64_t first = never;
-            auto visit = [&](std::size_t b) {
-                const std::uint64_t r = ch.bank_ready[b];
-                const bool ahead = r > t; // no bank-dependent jump
-                busy |= std::uint64_t{ahead} << b;
-                first = std::min(first, ahead ? r : never);
-            };
-            std::uint64_t m = ch.busy_mask;
-            const std::uint64_t m2 = m & (m - 1), m3 = m2 & (m2 - 1);
-            if ((m3 & (m3 - 1)) == 0) {
-                // Up to three busy banks (streams): visit them.
-                for (; m != 0; m &= m - 1) visit(static_cast<std::size_t>(std::countr_zero(m)));
-            } else {
-                // Many (scattered traffic): every bank, a fixed trip count. Banks outside the
-                // busy set take a request at every later cycle, so the result is the same.
-                const std::uint32_t banks = p_.timing.banks_per_channel();
-                for (std::uint32_t b = 0; b < banks; ++b) visit(b);
-            }
-            ch.busy_mask = busy;
-            ch.busy_min = first;
-        }
-        const std::uint64_t ready = ch.queued_banks & ~ch.busy_mask;
-        if (ready == 0)
-            for (std::uint64_t m = ch.queued_banks; m != 0; m &= m - 1)
-                wake = std::min(wake, ch.bank_ready[static_cast<std::size_t>(std::countr_zero(m))]);
+    /// when there are none, `wake` = the earliest cycle one does.
+    [[nodiscard]] static std::uint64_t ready_mask(channel& ch, std::uint64_t t,
+                                                  std::uint64_t& wake) noexcept {
+        ch.busy.advance(t, ch.bank_ready);
+        const std::uint64_t ready = ch.queued_banks & ~ch.busy.mask();
+        if (ready == 0) wake = std::min(wake, ch.busy.first_of(ch.queued_banks, ch.bank_ready));
         return ready;
     }
 
     static void sync_bank(channel& ch, std::uint32_t b, std::uint64_t t) noexcept {
         const auto& bs = ch.dram.bank(b);
+        const std::uint64_t old = ch.bank_ready[b];
         ch.bank_ready[b] = bs.accept_at;
         ch.bank_row[b] = bs.open_row;
         ch.bank_close[b] = bs.close_at;
-        if (bs.accept_at > t) {
-            ch.busy_mask |= std::uint64_t{1} << b;
-            ch.busy_min = std::min(ch.busy_min, bs.accept_at);
-        }
+        ch.busy.update(b, old, t, ch.bank_ready);
     }
 
     void issue(std::uint32_t c, channel& ch, const detail::request_queue::key& k,

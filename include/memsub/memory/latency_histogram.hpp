@@ -31,10 +31,13 @@ public:
 
     /// Bucket of a value.
     [[nodiscard]] static constexpr std::size_t bucket_of(std::uint64_t v) noexcept {
-        if (v < linear_limit) return static_cast<std::size_t>(v);
-        const auto k = static_cast<std::uint32_t>(std::bit_width(v)) - 1; // ≥ linear_bits
-        const std::uint64_t sub = (v >> (k - sub_bits)) & ((std::uint64_t{1} << sub_bits) - 1);
-        return linear_limit + std::size_t{k - linear_bits} * (std::size_t{1} << sub_bits) + sub;
+        // A value of bit width w > linear_bits is in range k = w − 1 at sub-bucket
+        // (v >> (k − sub_bits)) − 2^sub_bits: with s = k − sub_bits, bucket
+        // linear_limit + (k − linear_bits)·2^sub_bits + (v >> s) − 2^sub_bits = s·2^sub_bits + (v
+        // >> s). With s = 0 that is v itself: the linear buckets. No branch.
+        const auto w = static_cast<std::uint32_t>(std::bit_width(v));
+        const std::uint32_t s = std::max(w, linear_bits) - linear_bits;
+        return (std::size_t{s} << sub_bits) + static_cast<std::size_t>(v >> s);
     }
     /// Smallest value of a bucket.
     [[nodiscard]] static constexpr std::uint64_t bucket_low(std::size_t b) noexcept {

@@ -11,8 +11,8 @@
 // guarantees that it never marks a cycle ≥ (the earliest cycle it will still query) +
 // `window()` − 128 (a short span is written to the two words from its first one, the second
 // possibly unchanged). Spans of up to 64 cycles and searches that end within two words take
-// no data-dependent branch. Storage: rows × window bits, slot-major (the rows of one word are
-// adjacent); allocated once.
+// no data-dependent branch. Storage: rows × window bits, row-major (a row's words are
+// adjacent: the two words of a span or a search are neighbours); allocated once.
 #pragma once
 
 #include <algorithm>
@@ -31,7 +31,8 @@ public:
     /// `rows` bitmaps over a window of at least `min_window` cycles.
     reservation_calendar(std::uint32_t rows, std::uint64_t min_window)
         : words_(std::bit_ceil((min_window + 63) / 64 + 2))
-        , mask_(words_ - 1)
+        , mask_(static_cast<std::uint32_t>(words_ - 1))
+        , shift_(static_cast<std::uint32_t>(std::countr_zero(words_)))
         , rows_(rows)
         , top_(words_ - 1)
         , bits_(static_cast<std::size_t>(words_) * rows, 0) {}
@@ -39,27 +40,42 @@ public:
     /// Cycles the window spans.
     [[nodiscard]] std::uint64_t window() const noexcept { return words_ * 64; }
 
-    /// Forbids cycles [lo, hi) in `row`.
+    /// Forbids cycles [lo, hi) in `row`. A span of up to 64 cycles, 1..64 bits from bit o of
+    /// its first word, spills into the next word when o + length > 64 (that word is or-ed
+    /// with 0 otherwise).
     MEMSUB_ALWAYS_INLINE void forbid(std::uint32_t row, std::uint64_t lo,
                                      std::uint64_t hi) noexcept {
         MEMSUB_ASSERT(row < rows_);
         if (lo >= hi) return;
         const std::uint64_t first = lo >> 6;
         if (MEMSUB_LIKELY(hi - lo <= 64)) {
-            // The span's bits, 1..64 of them from bit o of word `first`, spill into the next
-            // word when o + length > 64 (that word is or-ed with 0 otherwise).
-            const auto o = static_cast<unsigned>(lo & 63);
-            const std::uint64_t bits = ~std::uint64_t{0} >> (64 - (hi - lo));
-            reach(first + 1);
-            word(first)[row] |= bits << o;
-            word(first + 1)[row] |= (bits >> 1) >> (63 - o);
+            prepare(hi);
+            forbid_short(row, lo, hi);
             return;
         }
         const std::uint64_t last = (hi - 1) >> 6;
         reach(last);
-        word(first)[row] |= ~std::uint64_t{0} << (lo & 63);
-        for (std::uint64_t w = first + 1; w < last; ++w) word(w)[row] = ~std::uint64_t{0};
-        word(last)[row] |= ~std::uint64_t{0} >> (63 - ((hi - 1) & 63));
+        word(row, first) |= ~std::uint64_t{0} << (lo & 63);
+        for (std::uint64_t w = first + 1; w < last; ++w) word(row, w) = ~std::uint64_t{0};
+        word(row, last) |= ~std::uint64_t{0} >> (63 - ((hi - 1) & 63));
+    }
+
+    /// Readies the words of a batch of `forbid_short` calls whose spans end by cycle `end`.
+    MEMSUB_ALWAYS_INLINE void prepare(std::uint64_t end) noexcept {
+        MEMSUB_ASSERT(end > 0);
+        reach(((end - 1) >> 6) + 1);
+        prepared_ = end;
+    }
+    /// Forbids cycles [lo, hi) in `row`, where 1 ≤ hi − lo ≤ 64 and hi ≤ the `end` of the
+    /// last `prepare` (no check of the window: the words are ready).
+    MEMSUB_ALWAYS_INLINE void forbid_short(std::uint32_t row, std::uint64_t lo,
+                                           std::uint64_t hi) noexcept {
+        MEMSUB_ASSERT(row < rows_ && lo < hi && hi - lo <= 64 && hi <= prepared_);
+        const std::uint64_t first = lo >> 6;
+        const auto o = static_cast<unsigned>(lo & 63);
+        const std::uint64_t bits = ~std::uint64_t{0} >> (64 - (hi - lo));
+        word(row, first) |= bits << o;
+        word(row, first + 1) |= (bits >> 1) >> (63 - o);
     }
 
     /// The least cycle ≥ `c` that is free in both `row_a` and `row_b`.
@@ -88,8 +104,9 @@ private:
     /// The taken bits of absolute word `w` in rows a and b (none above the highest word).
     [[nodiscard]] MEMSUB_ALWAYS_INLINE std::uint64_t taken_in(std::uint32_t a, std::uint32_t b,
                                                               std::uint64_t w) const noexcept {
-        const std::uint64_t* s = &bits_[static_cast<std::size_t>(w & mask_) * rows_];
-        const std::uint64_t t = s[a] | s[b];
+        const std::size_t i = static_cast<std::size_t>(w) & mask_;
+        const std::uint64_t t =
+            bits_[(std::size_t{a} << shift_) | i] | bits_[(std::size_t{b} << shift_) | i];
         return w <= top_ ? t : 0;
     }
     /// Makes the words up to `w` valid: the ring slots of the words above the highest one so
@@ -99,24 +116,26 @@ private:
     }
     void extend(std::uint64_t w) noexcept {
         const std::uint64_t from = std::max(top_ + 1, w + 1 - std::min(w + 1, words_));
-        for (std::uint64_t x = from; x <= w; ++x) {
-            std::uint64_t* s = &bits_[static_cast<std::size_t>(x & mask_) * rows_];
-            std::fill(s, s + rows_, std::uint64_t{0});
-        }
+        for (std::uint64_t x = from; x <= w; ++x)
+            for (std::uint32_t r = 0; r < rows_; ++r)
+                bits_[(std::size_t{r} << shift_) | (static_cast<std::size_t>(x) & mask_)] = 0;
         top_ = w;
     }
-    /// The rows of absolute word `w` (valid: w ≤ the highest word).
-    [[nodiscard]] MEMSUB_ALWAYS_INLINE std::uint64_t* word(std::uint64_t w) noexcept {
+    /// Absolute word `w` of `row` (valid: w ≤ the highest word).
+    [[nodiscard]] MEMSUB_ALWAYS_INLINE std::uint64_t& word(std::uint32_t row,
+                                                           std::uint64_t w) noexcept {
         MEMSUB_ASSERT(w <= top_ && w + words_ > top_);
-        return &bits_[static_cast<std::size_t>(w & mask_) * rows_];
+        return bits_[(std::size_t{row} << shift_) | (static_cast<std::size_t>(w) & mask_)];
     }
 
     std::uint64_t words_ = 0;
-    std::uint64_t mask_ = 0;
+    std::uint32_t mask_ = 0;  ///< words − 1 (32-bit: stores to the bitmaps cannot alias it)
+    std::uint32_t shift_ = 0; ///< log2 words
     std::uint32_t rows_ = 0;
+    std::uint64_t prepared_ = 0;      ///< end of the last `prepare` (checked in Debug)
     std::uint64_t top_ = 0;           ///< the highest valid word (its slot and those below hold
                                       ///< the last `words_` words)
-    std::vector<std::uint64_t> bits_; ///< slot-major: bits_[slot * rows_ + row]
+    std::vector<std::uint64_t> bits_; ///< row-major: bits_[row << shift_ | slot]
 };
 
 } // namespace memsub::memory::detail
