@@ -119,21 +119,34 @@ public:
                 rank_span_[w][w2] = make(false, false);
             }
         max_gap_ = std::max<std::int64_t>(max_gap_, 1);
-        // Same-rank spans (gaps ≥ one burst: back ≥ 0, ahead ≥ 1) of up to 64 cycles are marked
-        // as one batch per column command; so are the ACT spans when tFAW and tRRD allow.
-        col_batch_ = true;
+        // The same-rank spans of a column command (gaps ≥ one burst: back ≥ 0, ahead ≥ 1) as
+        // one 64-cycle pattern per row from at − col_back_, when they fit; likewise the tRRD
+        // spans of an ACT, and the tFAW spans (at most 2·tFAW − 1 cycles) as short spans.
         for (std::uint32_t w = 0; w < 2; ++w) {
-            col_reach_[w] = 1;
-            for (const auto* sp : {long_span_[w], short_span_[w]})
-                for (std::uint32_t w2 = 0; w2 < 2; ++w2) {
-                    col_batch_ = col_batch_ && sp[w2].back >= 0 && sp[w2].ahead >= 1 &&
-                                 sp[w2].back + sp[w2].ahead <= 64;
-                    col_reach_[w] = std::max(
-                        col_reach_[w],
-                        static_cast<std::uint64_t>(std::max<std::int64_t>(sp[w2].ahead, 1)));
-                }
+            const span rows[4] = {long_span_[w][0], long_span_[w][1], short_span_[w][0],
+                                  short_span_[w][1]};
+            std::int64_t back = 0, ahead = 1;
+            bool ok = true;
+            for (const span& sp : rows) {
+                ok = ok && sp.back >= 0 && sp.ahead >= 1;
+                back = std::max(back, sp.back);
+                ahead = std::max(ahead, sp.ahead);
+            }
+            col_fits_ = (w == 0 || col_fits_) && ok && back + ahead <= 64;
+            col_back_[w] = static_cast<std::uint64_t>(back);
+            if (ok && back + ahead <= 64)
+                for (std::uint32_t k = 0; k < 4; ++k)
+                    col_pattern_[w][k] =
+                        bits_between(static_cast<std::uint64_t>(back - rows[k].back),
+                                     static_cast<std::uint64_t>(back + rows[k].ahead));
         }
-        act_reach_ = std::max<std::uint64_t>({1, t.tFAW, t.tRRD_L, t.tRRD_S});
+        const std::uint64_t rrd_short = t.bank_groups > 1 ? t.tRRD_S : t.tRRD_L;
+        act_back_ = t.tRRD_L == 0 ? 0 : t.tRRD_L - 1; // tRRD_L ≥ tRRD_S
+        act_fits_ = 2 * act_back_ + 1 <= 64;
+        if (act_fits_ && rrd_short != 0)
+            act_pattern_[0] = bits_between(act_back_ - (rrd_short - 1), act_back_ + rrd_short);
+        if (act_fits_ && t.tRRD_L != 0) act_pattern_[1] = bits_between(0, 2 * act_back_ + 1);
+        act_reach_ = std::max<std::uint64_t>({1, t.tFAW, t.tRRD_L});
         act_batch_ = 2 * act_reach_ - 1 <= 64;
         groups_ = t.bank_groups;
         group_shift_ = log2_exact(t.banks_per_group); // all organisation counts are powers of 2
@@ -362,6 +375,12 @@ private:
         }
     }
 
+    /// Bits [lo, hi) of a word (0 ≤ lo < hi ≤ 64).
+    [[nodiscard]] static constexpr std::uint64_t bits_between(std::uint64_t lo,
+                                                              std::uint64_t hi) noexcept {
+        return (~std::uint64_t{0} >> (64 - (hi - lo))) << lo;
+    }
+
     [[nodiscard]] std::uint32_t ranks() const noexcept {
         return static_cast<std::uint32_t>(ranks_.size());
     }
@@ -376,40 +395,38 @@ private:
     /// Marks the cycles the column command `e` (rank r, group g, `write`, at `at`) forbids to
     /// the other column commands: a command X at cycle x before `e` needs at − x ≥ gap(X → e),
     /// one after it x − at ≥ gap(e → X), and none shares its cycle. Cycles before `from` (the
-    /// selection cycle: nothing is placed earlier any more) are skipped.
+    /// selection cycle: nothing is placed or queried earlier any more) may be marked or not.
     void record_column(std::uint32_t r, std::uint32_t g, bool write, std::uint64_t at,
                        std::uint64_t from) noexcept {
         const auto a = static_cast<std::int64_t>(at);
         const auto floor = static_cast<std::int64_t>(from);
         const std::uint32_t w = write ? 1u : 0u;
-        const auto lo = [a, floor](std::int64_t back) {
-            return static_cast<std::uint64_t>(std::max(floor, a - back));
-        };
         // Rows w2 = read, write of: this rank and group; this rank (the other groups, when
         // there are any; with one group, all are in it).
         const std::uint32_t long_row = col_long(r, g, false), short_row = col_short(r, false);
-        // Copies: the bitmap stores below could otherwise alias the (64-bit) spans.
-        const span l[2] = {long_span_[w][0], long_span_[w][1]};
-        const span sh[2] = {short_span_[w][0], short_span_[w][1]};
-        if (MEMSUB_LIKELY(col_batch_)) {
-            const std::uint64_t lo0 = lo(l[0].back), lo1 = lo(l[1].back);
-            const std::uint64_t lo2 = lo(sh[0].back), lo3 = lo(sh[1].back);
+        if (MEMSUB_LIKELY(col_fits_ && at >= col_back_[w])) {
+            // One pattern per row from `base`. It also marks cycles before `from`; nothing
+            // queries those any more, so that is the same as skipping them.
+            const std::uint64_t base = at - col_back_[w];
+            const std::array<std::uint64_t, 4> pat = col_pattern_[w]; // a copy: no aliasing
             const bool groups = groups_ > 1;
-            cols_.prepare(at + col_reach_[w]);
-            cols_.forbid_short(long_row, lo0, at + static_cast<std::uint64_t>(l[0].ahead));
-            cols_.forbid_short(long_row + 1, lo1, at + static_cast<std::uint64_t>(l[1].ahead));
+            cols_.prepare(base + 64);
+            cols_.forbid_pattern(long_row, base, pat[0]);
+            cols_.forbid_pattern(long_row + 1, base, pat[1]);
             if (groups) {
-                cols_.forbid_short(short_row, lo2, at + static_cast<std::uint64_t>(sh[0].ahead));
-                cols_.forbid_short(short_row + 1, lo3,
-                                   at + static_cast<std::uint64_t>(sh[1].ahead));
+                cols_.forbid_pattern(short_row, base, pat[2]);
+                cols_.forbid_pattern(short_row + 1, base, pat[3]);
             }
         } else {
+            const auto lo = [a, floor](std::int64_t back) {
+                return static_cast<std::uint64_t>(std::max(floor, a - back));
+            };
             for (std::uint32_t w2 = 0; w2 < 2; ++w2) {
-                cols_.forbid(long_row + w2, lo(l[w2].back),
-                             static_cast<std::uint64_t>(a + l[w2].ahead));
+                const span l = long_span_[w][w2], sh = short_span_[w][w2];
+                cols_.forbid(long_row + w2, lo(l.back), static_cast<std::uint64_t>(a + l.ahead));
                 if (groups_ > 1)
-                    cols_.forbid(short_row + w2, lo(sh[w2].back),
-                                 static_cast<std::uint64_t>(a + sh[w2].ahead));
+                    cols_.forbid(short_row + w2, lo(sh.back),
+                                 static_cast<std::uint64_t>(a + sh.ahead));
             }
         }
         if (ranks() > 1) {
@@ -438,7 +455,9 @@ private:
         // [x − back, hi) clipped to ≥ from (x ≥ from: the ACT is placed after its selection).
         const auto clip = [from, x](std::uint64_t back) { return x - std::min(x - from, back); };
         // Every span ends by x + act_reach_ (tRRD after x, or y1 + tFAW with y1 ≤ x).
-        if (act_batch_) acts_.prepare(x + act_reach_);
+        const bool patterns = act_fits_ && x >= act_back_;
+        if (act_batch_ || patterns)
+            acts_.prepare(std::max(x + act_reach_, x - std::min(x, act_back_) + 64));
         const auto mark = [this](std::uint32_t row, std::uint64_t lo, std::uint64_t hi) {
             if (act_batch_)
                 acts_.forbid_short(row, lo, hi);
@@ -447,9 +466,18 @@ private:
         };
         // With one bank group every ACT is in the same group: tRRD_L throughout.
         const std::uint64_t rrd_short = groups_ > 1 ? t_.tRRD_S : t_.tRRD_L;
-        if (rrd_short != 0) mark(r, clip(rrd_short - 1), x + rrd_short);
-        if (groups_ > 1 && t_.tRRD_L > t_.tRRD_S)
-            mark(ranks() + r * groups_ + g, clip(t_.tRRD_L - 1), x + t_.tRRD_L);
+        const bool rrd_long = groups_ > 1 && t_.tRRD_L > t_.tRRD_S;
+        const std::uint32_t long_row = ranks() + r * groups_ + g;
+        if (MEMSUB_LIKELY(patterns)) {
+            // Patterns from x − (tRRD_L − 1); cycles before `from` are never queried again.
+            const std::uint64_t base = x - act_back_;
+            const std::uint64_t pat_short = act_pattern_[0], pat_long = act_pattern_[1];
+            if (rrd_short != 0) acts_.forbid_pattern(r, base, pat_short);
+            if (rrd_long) acts_.forbid_pattern(long_row, base, pat_long);
+        } else {
+            if (rrd_short != 0) acts_.forbid(r, clip(rrd_short - 1), x + rrd_short);
+            if (rrd_long) acts_.forbid(long_row, clip(t_.tRRD_L - 1), x + t_.tRRD_L);
+        }
         if (t_.tFAW == 0) return;
         if (from > t_.tFAW) rs.acts.drop_before(from - t_.tFAW + 1);
         const std::size_t k = rs.acts.insert(act_cmd{.at = x, .group = g});
@@ -484,10 +512,17 @@ private:
     span short_span_[2][2]{};
     span rank_span_[2][2]{};
     std::int64_t max_gap_ = 1;
-    bool col_batch_ = false;                   ///< same-rank column spans fit forbid_short
-    std::array<std::uint64_t, 2> col_reach_{}; ///< by direction: the longest span `ahead`
-    bool act_batch_ = false;                   ///< ACT spans fit forbid_short
-    std::uint64_t act_reach_ = 1;              ///< ACT spans end by x + act_reach_
+    /// Same-rank column spans as patterns: by direction, the first cycle's distance before
+    /// the command and the bits of rows long read, long write, short read, short write.
+    bool col_fits_ = false;
+    std::array<std::uint64_t, 2> col_back_{};
+    std::array<std::array<std::uint64_t, 4>, 2> col_pattern_{};
+    /// ACT tRRD spans as patterns from x − act_back_ (rank row, rank-group row).
+    bool act_fits_ = false;
+    std::uint64_t act_back_ = 0;
+    std::array<std::uint64_t, 2> act_pattern_{};
+    bool act_batch_ = false;      ///< ACT spans fit forbid_short
+    std::uint64_t act_reach_ = 1; ///< ACT spans end by x + act_reach_
     std::uint32_t burst_ = 4;
     std::uint32_t slots_ = 1;            ///< refresh commands per rank per tREFI
     std::uint64_t next_refresh_ = never; ///< earliest refresh due over the ranks

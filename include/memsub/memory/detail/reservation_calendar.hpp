@@ -78,6 +78,17 @@ public:
         word(row, first + 1) |= (bits >> 1) >> (63 - o);
     }
 
+    /// Forbids the cycles base + i for the bits i of `pattern` in `row`, where base + 64 ≤ the
+    /// `end` of the last `prepare` (no check of the window: the words are ready).
+    MEMSUB_ALWAYS_INLINE void forbid_pattern(std::uint32_t row, std::uint64_t base,
+                                             std::uint64_t pattern) noexcept {
+        MEMSUB_ASSERT(row < rows_ && base + 64 <= prepared_);
+        const std::uint64_t first = base >> 6;
+        const auto o = static_cast<unsigned>(base & 63);
+        word(row, first) |= pattern << o;
+        word(row, first + 1) |= (pattern >> 1) >> (63 - o);
+    }
+
     /// The least cycle ≥ `c` that is free in both `row_a` and `row_b`.
     [[nodiscard]] MEMSUB_ALWAYS_INLINE std::uint64_t
     first_free(std::uint32_t row_a, std::uint32_t row_b, std::uint64_t c) const noexcept {
