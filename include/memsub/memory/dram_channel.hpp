@@ -149,6 +149,11 @@ public:
         act_reach_ = std::max<std::uint64_t>({1, t.tFAW, t.tRRD_L});
         act_batch_ = 2 * act_reach_ - 1 <= 64;
         groups_ = t.bank_groups;
+        ranks_n_ = t.ranks;
+        data_latency_ = {t.tCL, t.tCWL};
+        pre_gap_ = {t.tRTP,
+                    std::uint64_t{t.tCWL} + burst_ + t.tWR}; // read: tRTP; write: data + tWR
+        group_bits_ = log2_exact(t.bank_groups);
         group_shift_ = log2_exact(t.banks_per_group); // all organisation counts are powers of 2
         rank_shift_ = log2_exact(t.banks_per_rank());
         // How far ahead of its selection cycle a command can be placed: each of the ≤ banks
@@ -196,23 +201,33 @@ public:
     /// placed, for a row hit selected at `t` (what a first-ready scheduler compares).
     [[nodiscard]] std::uint64_t column_ready(std::uint32_t b, bool write,
                                              std::uint64_t t) const noexcept {
-        const std::uint32_t r = rank_of(b), g = bank_group_of(b);
-        return cols_.first_free(col_short(r, write), col_long(r, g, write),
+        return cols_.first_free(col_short(rank_of(b), write), col_long(rank_group_of(b), write),
                                 std::max(t, banks_[b].col_ready));
     }
     /// The earliest cycle ≥ `t` free for a column command of rank·groups + group `rg`.
     [[nodiscard]] std::uint64_t column_slot(std::uint32_t rg, bool write,
                                             std::uint64_t t) const noexcept {
-        const std::uint32_t r = rg / groups_, g = rg % groups_;
-        return cols_.first_free(col_short(r, write), col_long(r, g, write), t);
+        return cols_.first_free(col_short(rg >> group_bits_, write), col_long(rg, write), t);
     }
     /// Banks per channel and rank-groups (ranks · bank groups).
     [[nodiscard]] std::uint32_t rank_groups() const noexcept { return ranks() * groups_; }
 
     /// Performs every refresh due at or before `t` (call before deciding at cycle t).
     /// Returns the number of refresh commands (REF or REFSB) performed.
-    std::uint32_t refresh_until(std::uint64_t t) noexcept {
-        if (MEMSUB_LIKELY(t < next_refresh_)) return 0;
+    MEMSUB_ALWAYS_INLINE std::uint32_t refresh_until(std::uint64_t t) noexcept {
+        if (MEMSUB_LIKELY(t < next_refresh_)) return 0; // the usual case, inline
+        return refresh_due_by(t);
+    }
+
+    /// The earliest refresh due over the ranks (never without refresh).
+    [[nodiscard]] std::uint64_t next_refresh() const noexcept {
+        std::uint64_t m = never;
+        for (const auto& r : ranks_) m = std::min(m, r.next_refresh);
+        return m;
+    }
+
+private:
+    std::uint32_t refresh_due_by(std::uint64_t t) noexcept {
         std::uint32_t n = 0;
         for (std::uint32_t r = 0; r < ranks_.size(); ++r) {
             rank_state& rs = ranks_[r];
@@ -233,13 +248,7 @@ public:
         return n;
     }
 
-    /// The earliest refresh due over the ranks (never without refresh).
-    [[nodiscard]] std::uint64_t next_refresh() const noexcept {
-        std::uint64_t m = never;
-        for (const auto& r : ranks_) m = std::min(m, r.next_refresh);
-        return m;
-    }
-
+public:
     /// Resolves a policy close that is due by cycle `t` (the bank's row is then closed, with
     /// its PRE at the first legal cycle ≥ the close time).
     void settle(std::uint32_t b, std::uint64_t t) noexcept {
@@ -268,7 +277,7 @@ public:
                                     std::uint64_t t) const noexcept {
         const bank_state& bs = banks_[b];
         const std::uint32_t r = rank_of(b);
-        const std::uint32_t bg = bank_group_of(b);
+        const std::uint32_t rg = rank_group_of(b);
         command_plan p;
         p.selected = t;
         p.kind = classify(b, row, t);
@@ -280,11 +289,11 @@ public:
                 p.pre = std::max(t, bs.pre_ready);
                 act = std::max(act, p.pre + t_.tRP);
             }
-            p.act = acts_.first_free(r, ranks() + r * groups_ + bg, act);
+            p.act = acts_.first_free(r, act_long(rg), act);
             col_min = std::max(t, p.act + t_.tRCD);
         }
-        p.column = cols_.first_free(col_short(r, write), col_long(r, bg, write), col_min);
-        p.data = p.column + (write ? t_.tCWL : t_.tCL);
+        p.column = cols_.first_free(col_short(r, write), col_long(rg, write), col_min);
+        p.data = p.column + data_latency_[write ? 1 : 0];
         p.done = p.data + burst_;
         return p;
     }
@@ -295,16 +304,16 @@ public:
                 std::uint64_t close_at) noexcept {
         bank_state& bs = banks_[b];
         const std::uint32_t r = rank_of(b);
-        const std::uint32_t bg = bank_group_of(b);
+        const std::uint32_t rg = rank_group_of(b);
         rank_state& rs = ranks_[r];
         MEMSUB_ASSERT(p.column < p.selected + horizon_);
-        if (p.kind != row_class::hit) record_act(rs, r, bg, p.act, p.selected);
+        if (p.kind != row_class::hit) record_act(rs, r, rg, p.act, p.selected);
         if (p.kind != row_class::hit) {
             bs.open_row = row;
             bs.col_ready = p.act + t_.tRCD;
             bs.pre_ready = p.act + t_.tRAS;
         }
-        const std::uint64_t pre_after = write ? p.done + t_.tWR : p.column + t_.tRTP;
+        const std::uint64_t pre_after = p.column + pre_gap_[write ? 1 : 0]; // tWR / tRTP
         bs.pre_ready = std::max(bs.pre_ready, pre_after);
         bs.accept_at = p.column;
         bs.closed_row = no_row;
@@ -315,7 +324,7 @@ public:
             bs.open_row = no_row;
             bs.close_at = never;
         }
-        record_column(r, bg, write, p.column, p.selected);
+        record_column(r, rg, write, p.column, p.selected);
     }
 
     [[nodiscard]] const dram_timing& timing() const noexcept { return t_; }
@@ -381,29 +390,28 @@ private:
         return (~std::uint64_t{0} >> (64 - (hi - lo))) << lo;
     }
 
-    [[nodiscard]] std::uint32_t ranks() const noexcept {
-        return static_cast<std::uint32_t>(ranks_.size());
-    }
+    [[nodiscard]] std::uint32_t ranks() const noexcept { return ranks_n_; }
     [[nodiscard]] static std::uint32_t col_short(std::uint32_t r, bool write) noexcept {
         return r * 2 + (write ? 1u : 0u);
     }
-    [[nodiscard]] std::uint32_t col_long(std::uint32_t r, std::uint32_t g,
-                                         bool write) const noexcept {
-        return 2 * ranks() + (r * groups_ + g) * 2 + (write ? 1u : 0u);
+    /// Rows of rank-group rg = rank · groups + group: its column row, its ACT row.
+    [[nodiscard]] std::uint32_t col_long(std::uint32_t rg, bool write) const noexcept {
+        return 2 * ranks_n_ + rg * 2 + (write ? 1u : 0u);
     }
+    [[nodiscard]] std::uint32_t act_long(std::uint32_t rg) const noexcept { return ranks_n_ + rg; }
 
     /// Marks the cycles the column command `e` (rank r, group g, `write`, at `at`) forbids to
     /// the other column commands: a command X at cycle x before `e` needs at − x ≥ gap(X → e),
     /// one after it x − at ≥ gap(e → X), and none shares its cycle. Cycles before `from` (the
     /// selection cycle: nothing is placed or queried earlier any more) may be marked or not.
-    void record_column(std::uint32_t r, std::uint32_t g, bool write, std::uint64_t at,
+    void record_column(std::uint32_t r, std::uint32_t rg, bool write, std::uint64_t at,
                        std::uint64_t from) noexcept {
         const auto a = static_cast<std::int64_t>(at);
         const auto floor = static_cast<std::int64_t>(from);
         const std::uint32_t w = write ? 1u : 0u;
         // Rows w2 = read, write of: this rank and group; this rank (the other groups, when
         // there are any; with one group, all are in it).
-        const std::uint32_t long_row = col_long(r, g, false), short_row = col_short(r, false);
+        const std::uint32_t long_row = col_long(rg, false), short_row = col_short(r, false);
         if (MEMSUB_LIKELY(col_fits_ && at >= col_back_[w])) {
             // One pattern per row from `base`. It also marks cycles before `from`; nothing
             // queries those any more, so that is the same as skipping them.
@@ -450,7 +458,7 @@ private:
     /// of four consecutive ACTs y1 ≤ … ≤ y4 (the new one among them) spanning < tFAW, the
     /// cycles (y4 − tFAW, y1 + tFAW), where a fifth ACT would put five in a tFAW window.
     /// (Spans only grow: an ACT placed later between y1 and y4 leaves them forbidden.)
-    void record_act(rank_state& rs, std::uint32_t r, std::uint32_t g, std::uint64_t x,
+    void record_act(rank_state& rs, std::uint32_t r, std::uint32_t rg, std::uint64_t x,
                     std::uint64_t from) noexcept {
         // [x − back, hi) clipped to ≥ from (x ≥ from: the ACT is placed after its selection).
         const auto clip = [from, x](std::uint64_t back) { return x - std::min(x - from, back); };
@@ -467,7 +475,7 @@ private:
         // With one bank group every ACT is in the same group: tRRD_L throughout.
         const std::uint64_t rrd_short = groups_ > 1 ? t_.tRRD_S : t_.tRRD_L;
         const bool rrd_long = groups_ > 1 && t_.tRRD_L > t_.tRRD_S;
-        const std::uint32_t long_row = ranks() + r * groups_ + g;
+        const std::uint32_t long_row = act_long(rg);
         if (MEMSUB_LIKELY(patterns)) {
             // Patterns from x − (tRRD_L − 1); cycles before `from` are never queried again.
             const std::uint64_t base = x - act_back_;
@@ -480,7 +488,7 @@ private:
         }
         if (t_.tFAW == 0) return;
         if (from > t_.tFAW) rs.acts.drop_before(from - t_.tFAW + 1);
-        const std::size_t k = rs.acts.insert(act_cmd{.at = x, .group = g});
+        const std::size_t k = rs.acts.insert(act_cmd{.at = x, .group = rg & (groups_ - 1)});
         const auto acts = rs.acts.entries();
         for (std::size_t j = k >= 3 ? k - 3 : 0; j <= k && j + 3 < acts.size(); ++j) {
             const std::uint64_t y1 = acts[j].at, y4 = acts[j + 3].at;
@@ -499,8 +507,12 @@ private:
     detail::reservation_calendar acts_; ///< forbidden ACT cycles (rows: see ctor)
     std::uint32_t groups_ = 1;
     std::uint32_t group_shift_ = 0; ///< log2 banks per group
-    std::uint32_t rank_shift_ = 0;  ///< log2 banks per rank
-    std::uint64_t horizon_ = 0;     ///< commands are placed < selection cycle + horizon_
+    std::uint32_t group_bits_ = 0;  ///< log2 bank groups
+    std::uint32_t ranks_n_ = 1;
+    std::array<std::uint64_t, 2> data_latency_{}; ///< column → data: tCL, tCWL
+    std::array<std::uint64_t, 2> pre_gap_{};      ///< column → PRE allowed: read, write
+    std::uint32_t rank_shift_ = 0;                ///< log2 banks per rank
+    std::uint64_t horizon_ = 0; ///< commands are placed < selection cycle + horizon_
     std::array<std::int64_t, 16> gap_{};
     /// Cycles [at − back, at + ahead) a column command forbids, by [its direction][the other's]:
     /// same rank and group, same rank other group, other rank.

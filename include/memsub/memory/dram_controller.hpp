@@ -98,13 +98,14 @@ public:
         : slots_(capacity)
         , keys_(std::bit_ceil(capacity == 0 ? std::size_t{1} : capacity))
         , mask_(keys_.size() - 1) {
-        free_.reserve(capacity);
-        for (std::size_t i = capacity; i-- > 0;) free_.push_back(static_cast<std::uint32_t>(i));
+        free_.resize(capacity);
+        for (std::size_t i = 0; i < capacity; ++i)
+            free_[i] = static_cast<std::uint32_t>(capacity - 1 - i);
+        free_n_ = capacity;
     }
     void push(const completion& c) noexcept {
-        MEMSUB_ASSERT(!free_.empty());
-        const std::uint32_t slot = free_.back();
-        free_.pop_back();
+        MEMSUB_ASSERT(free_n_ != 0);
+        const std::uint32_t slot = free_[--free_n_];
         slots_[slot] = c;
         std::size_t i = n_;
         while (i > 0 && key(i - 1).done > c.done_cycle) {
@@ -135,7 +136,7 @@ public:
         const std::uint32_t slot = key(0).slot;
         head_ = (head_ + 1) & mask_;
         --n_;
-        free_.push_back(slot);
+        free_[free_n_++] = slot;
         return slots_[slot];
     }
 
@@ -153,7 +154,8 @@ private:
     std::size_t mask_ = 0;
     std::size_t head_ = 0;
     std::size_t n_ = 0;
-    std::vector<std::uint32_t> free_;
+    std::vector<std::uint32_t> free_; ///< a stack of free slots: [0, free_n_)
+    std::size_t free_n_ = 0;
 };
 
 /// The banks of a channel whose ready cycle (the cycle from which they take a request) is
@@ -271,6 +273,7 @@ public:
             channels_.emplace_back(p_, Scheduler(p.scheduler, p.timing.banks_per_channel()));
         high_ = std::max<std::uint32_t>(1, (p.write_queue * p.write_high_watermark_pct + 99) / 100);
         low_ = p.write_queue * p.write_low_watermark_pct / 100;
+        capacity_ = p.queue_entries != 0 ? p.queue_entries : p.read_queue + p.write_queue;
         stats_.channels = p.timing.channels;
         stats_.peak_bytes_per_cycle = p.timing.peak_bytes_per_cycle();
     }
@@ -463,17 +466,17 @@ private:
         /// For a row hit: the earliest cycle its column command could issue if selected now
         /// (tCCD, tWTR, turnarounds against the placed commands). Cached per (rank, group)
         /// for banks whose tRCD has passed: the answer is then the same for all of them.
-        [[nodiscard]] std::uint64_t issue_at(std::size_t i) const noexcept {
+        [[nodiscard]] MEMSUB_ALWAYS_INLINE std::uint64_t issue_at(std::size_t i) const noexcept {
             const std::uint32_t b = q->key_at(i).bank;
             const auto& d = ch->dram;
             if (d.bank(b).col_ready > t) return d.column_ready(b, write, t);
-            return slot(d.rank_group_of(b));
+            const std::uint32_t rg = d.rank_group_of(b);
+            return ((cached >> rg) & 1u) != 0 ? cache[rg] : slot(rg);
         }
+        /// The column slot of rank-group `rg` at t, computed once per view.
         [[nodiscard]] std::uint64_t slot(std::uint32_t rg) const noexcept {
-            if (((cached >> rg) & 1u) == 0) {
-                cache[rg] = ch->dram.column_slot(rg, write, t);
-                cached |= std::uint64_t{1} << rg;
-            }
+            cache[rg] = ch->dram.column_slot(rg, write, t);
+            cached |= std::uint64_t{1} << rg;
             return cache[rg];
         }
 
@@ -509,9 +512,7 @@ private:
         return p;
     }
 
-    [[nodiscard]] std::uint32_t capacity_per_channel() const noexcept {
-        return p_.queue_entries != 0 ? p_.queue_entries : p_.read_queue + p_.write_queue;
-    }
+    [[nodiscard]] std::uint32_t capacity_per_channel() const noexcept { return capacity_; }
     [[nodiscard]] bool has_room(const channel& ch, bool write) const noexcept {
         return !(write ? ch.wq : ch.rq).full() && ch.held < capacity_per_channel();
     }
@@ -643,6 +644,7 @@ private:
     detail::completion_queue heap_;
     std::uint32_t high_ = 1;
     std::uint32_t low_ = 0;
+    std::uint32_t capacity_ = 1; ///< requests a channel holds (queue_entries or both queues)
     std::uint64_t now_ = 0;
     controller_stats stats_{};
     std::string_view scheduler_name_ = Scheduler{typename Scheduler::params{}, 1}.name();

@@ -35,7 +35,7 @@ public:
         // (v >> (k − sub_bits)) − 2^sub_bits: with s = k − sub_bits, bucket
         // linear_limit + (k − linear_bits)·2^sub_bits + (v >> s) − 2^sub_bits = s·2^sub_bits + (v
         // >> s). With s = 0 that is v itself: the linear buckets. No branch.
-        const auto w = static_cast<std::uint32_t>(std::bit_width(v));
+        const auto w = static_cast<std::uint32_t>(std::bit_width(v | 1)); // same for v ≥ 1
         const std::uint32_t s = std::max(w, linear_bits) - linear_bits;
         return (std::size_t{s} << sub_bits) + static_cast<std::size_t>(v >> s);
     }

@@ -101,9 +101,9 @@ public:
         if (MEMSUB_LIKELY((free0 | free1) != 0)) {
             // The lowest free bit of the 128: in word w when it has one, else in w + 1 (the
             // top bit keeps the scanned value non-zero without changing its lowest set bit).
-            const bool in0 = free0 != 0;
-            const std::uint64_t x = (in0 ? free0 : free1) | (std::uint64_t{1} << 63);
-            return (w << 6) + (in0 ? 0 : 64) + static_cast<std::uint64_t>(std::countr_zero(x));
+            const std::uint64_t in1 = free0 == 0 ? ~std::uint64_t{0} : 0; // all ones or none
+            const std::uint64_t x = (free0 & ~in1) | (free1 & in1) | (std::uint64_t{1} << 63);
+            return (w << 6) + (in1 & 64) + static_cast<std::uint64_t>(std::countr_zero(x));
         }
         w += 2;
         std::uint64_t taken = taken_in(row_a, row_b, w);
