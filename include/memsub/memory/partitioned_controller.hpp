@@ -135,6 +135,8 @@ public:
         const dram_address a = map_.map(r.address);
         channel& ch = channels_[a.channel];
         queue& q = r.is_write ? ch.wq[r.requester] : ch.rq[r.requester];
+        if (r.requester < 64)
+            (r.is_write ? ch.busy_w : ch.busy_r) |= std::uint64_t{1} << r.requester;
         const std::uint64_t visible = std::max(r.arrival_cycle, now_) + p_.link_latency_cycles;
         q.push_back(detail::queued_request{.req = r,
                                            .visible_at = visible,
@@ -224,6 +226,10 @@ private:
         std::vector<queue> rq;
         std::vector<queue> wq;
         std::vector<std::uint64_t> reserved_until; ///< MMC broadcast: bank busy until
+        /// Requesters (below 64) with a non-empty read / write queue: with up to 64 requesters
+        /// the arbiter visits only those.
+        std::uint64_t busy_r = 0;
+        std::uint64_t busy_w = 0;
         std::uint32_t rr = 0;
         std::uint32_t bypasses = 0; ///< consecutive hit wins over the round-robin choice
         std::uint32_t reads = 0;
@@ -272,27 +278,25 @@ private:
         std::uint64_t wake = never;
     };
 
-    /// One MMC decision over the heads of one queue kind.
+    /// One MMC decision over the heads of one queue kind (`nonempty`: the requesters whose
+    /// queue of that kind holds requests, when there are at most 64 requesters).
     [[nodiscard]] pick choose(const channel& ch, const std::vector<queue>& qs,
-                              std::uint64_t t) const noexcept {
+                              std::uint64_t nonempty, std::uint64_t t) const noexcept {
         pick best;
         const std::uint32_t n = p_.requesters;
-        for (std::uint32_t k = 0; k < n; ++k) {
-            std::uint32_t r = ch.rr + k;
-            if (r >= n) r -= n;
-            const queue& q = qs[r];
-            if (q.empty()) continue;
-            const detail::queued_request& h = q.front();
+        // Visits requester r's head; true when the choice is made.
+        auto visit = [&](std::uint32_t r) {
+            const detail::queued_request& h = qs[r].front();
             const std::uint64_t ready = ready_at(ch, h);
             if (ready > t) {
                 best.wake = std::min(best.wake, ready);
-                continue;
+                return false;
             }
             if (p_.arbitration == pmc_arbitration::rr_then_frfcfs) {
                 // The next requester in round-robin order with an issuable head.
                 best.requester = r;
                 best.found = true;
-                return best;
+                return true;
             }
             // First-ready, then round-robin distance (iteration order); ages of different
             // requesters' heads only break ties of equal distance, which cannot occur.
@@ -301,14 +305,28 @@ private:
                 best.found = true;
             }
             if (ch.dram.classify(h.bank, h.row, t) == row_class::hit) {
-                if (r == best.requester) return best; // the round-robin choice is a hit
+                if (r == best.requester) return true; // the round-robin choice is a hit
                 if (ch.bypasses < p_.max_row_hit_bypasses) {
                     best.requester = r;
                     best.bypass = true;
-                    return best;
                 }
-                return best; // cap reached: the round-robin choice goes first
+                return true; // else the cap is reached: the round-robin choice goes first
             }
+            return false;
+        };
+        if (n <= 64) {
+            // Round-robin order from the pointer over the non-empty queues only.
+            const std::uint64_t from_rr = nonempty & (~std::uint64_t{0} << ch.rr);
+            for (std::uint64_t m = from_rr; m != 0; m &= m - 1)
+                if (visit(static_cast<std::uint32_t>(std::countr_zero(m)))) return best;
+            for (std::uint64_t m = nonempty & ~from_rr; m != 0; m &= m - 1)
+                if (visit(static_cast<std::uint32_t>(std::countr_zero(m)))) return best;
+            return best;
+        }
+        for (std::uint32_t k = 0; k < n; ++k) {
+            std::uint32_t r = ch.rr + k;
+            if (r >= n) r -= n;
+            if (!qs[r].empty() && visit(r)) return best;
         }
         return best;
     }
@@ -322,11 +340,13 @@ private:
             if (ch.draining && ch.writes <= low_) ch.draining = false;
             std::vector<queue>& first = ch.draining ? ch.wq : ch.rq;
             std::vector<queue>& second = ch.draining ? ch.rq : ch.wq;
-            pick pk = choose(ch, first, t);
+            const std::uint64_t first_busy = ch.draining ? ch.busy_w : ch.busy_r;
+            const std::uint64_t second_busy = ch.draining ? ch.busy_r : ch.busy_w;
+            pick pk = choose(ch, first, first_busy, t);
             std::vector<queue>* from = &first;
             std::uint64_t wake = pk.wake;
             if (!pk.found) {
-                const pick p2 = choose(ch, second, t);
+                const pick p2 = choose(ch, second, second_busy, t);
                 wake = std::min(wake, p2.wake);
                 if (p2.found) {
                     pk = p2;
@@ -340,8 +360,11 @@ private:
             queue& q = (*from)[pk.requester];
             ch.bypasses = pk.bypass ? ch.bypasses + 1 : 0;
             issue(c, ch, q.front(), t);
-            (q.front().req.is_write ? ch.writes : ch.reads) -= 1;
+            const bool write = q.front().req.is_write;
+            (write ? ch.writes : ch.reads) -= 1;
             q.pop_front();
+            if (q.empty() && pk.requester < 64)
+                (write ? ch.busy_w : ch.busy_r) &= ~(std::uint64_t{1} << pk.requester);
             ch.rr = pk.requester + 1 == p_.requesters ? 0 : pk.requester + 1;
             ch.min_decision = t + 1;
             ch.next_decision = (ch.reads + ch.writes == 0) ? never : t + 1;
