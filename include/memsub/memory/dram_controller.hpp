@@ -304,8 +304,9 @@ public:
         const std::uint64_t bit = std::uint64_t{1} << bank;
         ch.queued_banks |= bit;
         ++ch.per_bank[bank];
-        ++(r.is_write ? ch.per_bank_w : ch.per_bank_r)[bank];
-        (r.is_write ? ch.queued_w : ch.queued_r) |= bit;
+        const std::size_t kind = r.is_write ? 1 : 0; // an index, not a branch
+        ++ch.per_bank_kind[kind][bank];
+        ch.queued_kind[kind] |= bit;
         ++ch.held;
         // It cannot be selected before its bank takes a request (accept cycles only grow).
         ch.next_decision =
@@ -398,13 +399,12 @@ private:
         std::array<std::uint64_t, 64> bank_ready{};
         std::array<std::uint32_t, 64> bank_row{};
         std::array<std::uint64_t, 64> bank_close{};
-        /// Queued requests per bank (both queues) and the mask of banks with any.
+        /// Queued requests per bank, in both queues and by kind (index 0 reads, 1 writes),
+        /// and the masks of the banks with any.
         std::array<std::uint32_t, 64> per_bank{};
-        std::array<std::uint16_t, 64> per_bank_r{};
-        std::array<std::uint16_t, 64> per_bank_w{};
+        std::array<std::array<std::uint16_t, 64>, 2> per_bank_kind{};
         std::uint64_t queued_banks = 0;
-        std::uint64_t queued_r = 0;    ///< banks with queued reads
-        std::uint64_t queued_w = 0;    ///< banks with queued writes
+        std::array<std::uint64_t, 2> queued_kind{};
         std::uint64_t ready_banks = 0; ///< snapshot: banks taking a request at t
         detail::busy_banks busy;       ///< banks whose ready cycle is ahead
         std::uint64_t next_decision = never;
@@ -545,8 +545,8 @@ private:
             if (ch.draining && ch.wq.size() <= low_) ch.draining = false;
             queue& first = ch.draining ? ch.wq : ch.rq;
             queue& second = ch.draining ? ch.rq : ch.wq;
-            const std::uint64_t first_mask = ch.draining ? ch.queued_w : ch.queued_r;
-            const std::uint64_t second_mask = ch.draining ? ch.queued_r : ch.queued_w;
+            const std::uint64_t first_mask = ch.queued_kind[ch.draining ? 1 : 0];
+            const std::uint64_t second_mask = ch.queued_kind[ch.draining ? 0 : 1];
             // A queue with no request at a ready bank cannot yield a selection: skip its scan.
             // The wake-up of a queue is its scheduler's answer when scanned, otherwise the
             // first cycle one of its banks (all busy) takes a request (a lower bound).
@@ -586,9 +586,10 @@ private:
             from->erase(s.index);
             // The bank leaves the masks when its last request of a kind leaves (no branch).
             const bool none_left = --ch.per_bank[bank] == 0;
-            const bool none_of_kind = --(write ? ch.per_bank_w : ch.per_bank_r)[bank] == 0;
+            const std::size_t kind = write ? 1 : 0;
+            const bool none_of_kind = --ch.per_bank_kind[kind][bank] == 0;
             ch.queued_banks &= ~(std::uint64_t{none_left} << bank);
-            (write ? ch.queued_w : ch.queued_r) &= ~(std::uint64_t{none_of_kind} << bank);
+            ch.queued_kind[kind] &= ~(std::uint64_t{none_of_kind} << bank);
             ch.min_decision = t + 1;
             // The next decision: next cycle if a bank with queued requests is ready then,
             // otherwise when the first becomes ready (saves the host an idle round trip).
