@@ -299,7 +299,8 @@ public:
     }
 
     /// Records the commands of `p` (from `plan` at the same state) for bank `b`; the row then
-    /// closes from `close_at` on (`never` = stays open; ≤ column = auto-precharge).
+    /// closes from `close_at` on (`never` = stays open; ≤ column = auto-precharge). Selection
+    /// cycles never decrease from one request to the next (a controller decides in time order).
     void commit(std::uint32_t b, std::uint32_t row, bool write, const command_plan& p,
                 std::uint64_t close_at) noexcept {
         bank_state& bs = banks_[b];
@@ -307,6 +308,9 @@ public:
         const std::uint32_t rg = rank_group_of(b);
         rank_state& rs = ranks_[r];
         MEMSUB_ASSERT(p.column < p.selected + horizon_);
+        // Selection cycles never decrease: nothing before this one is placed or queried again.
+        cols_.set_floor(p.selected);
+        acts_.set_floor(p.selected);
         if (p.kind != row_class::hit) record_act(rs, r, rg, p.act, p.selected);
         if (p.kind != row_class::hit) {
             bs.open_row = row;

@@ -7,12 +7,14 @@
 // free in two rows at once (a command kind is usually constrained by a shared row and one of
 // its own) with a bit scan. The window is a ring of 64-cycle words, valid up to the highest
 // word marked so far: marking a later word first clears the ring slots it moves into (they
-// held words that left the window), and a query above it reads an empty word. The caller
-// guarantees that it never marks a cycle ≥ (the earliest cycle it will still query) +
-// `window()` − 128 (a short span is written to the two words from its first one, the second
-// possibly unchanged). Spans of up to 64 cycles and searches that end within two words take
-// no data-dependent branch. Storage: rows × window bits, row-major (a row's words are
-// adjacent: the two words of a span or a search are neighbours); allocated once.
+// held words that left the window), and a query above it reads an empty word. `set_floor`
+// tells the calendar that nothing below a cycle is queried any more, so after an idle stretch
+// only the words from there on are cleared, not every word skipped. The caller guarantees
+// that it never marks a cycle ≥ (the earliest cycle it will still query) + `window()` − 128.
+// A span of up to 64 cycles is or-ed into the two words from its first one without a branch
+// (the second with 0 when the span does not reach it). Storage: (rows rounded up to a power
+// of two) × window bits, slot-major (the rows of one word are adjacent, so clearing a word is
+// one short fill); allocated once.
 #pragma once
 
 #include <algorithm>
@@ -32,10 +34,10 @@ public:
     reservation_calendar(std::uint32_t rows, std::uint64_t min_window)
         : words_(std::bit_ceil((min_window + 63) / 64 + 2))
         , mask_(static_cast<std::uint32_t>(words_ - 1))
-        , shift_(static_cast<std::uint32_t>(std::countr_zero(words_)))
+        , shift_(static_cast<std::uint32_t>(std::countr_zero(std::bit_ceil(rows))))
         , rows_(rows)
         , top_(words_ - 1)
-        , bits_(static_cast<std::size_t>(words_) * rows, 0) {}
+        , bits_(static_cast<std::size_t>(words_) << shift_, 0) {}
 
     /// Cycles the window spans.
     [[nodiscard]] std::uint64_t window() const noexcept { return words_ * 64; }
@@ -60,10 +62,16 @@ public:
         word(row, last) |= ~std::uint64_t{0} >> (63 - ((hi - 1) & 63));
     }
 
+    /// No cycle below `cycle` is queried from now on (marks may reach 64 cycles below it, and
+    /// are never read); the floor never drops.
+    MEMSUB_ALWAYS_INLINE void set_floor(std::uint64_t cycle) noexcept {
+        floor_word_ = std::max(floor_word_, cycle >> 6);
+    }
+
     /// Readies the words of a batch of `forbid_short` calls whose spans end by cycle `end`.
     MEMSUB_ALWAYS_INLINE void prepare(std::uint64_t end) noexcept {
         MEMSUB_ASSERT(end > 0);
-        reach(((end - 1) >> 6) + 1);
+        reach((end - 1) >> 6);
         prepared_ = end;
     }
     /// Forbids cycles [lo, hi) in `row`, where 1 ≤ hi − lo ≤ 64 and hi ≤ the `end` of the
@@ -75,7 +83,7 @@ public:
         const auto o = static_cast<unsigned>(lo & 63);
         const std::uint64_t bits = ~std::uint64_t{0} >> (64 - (hi - lo));
         word(row, first) |= bits << o;
-        word(row, first + 1) |= (bits >> 1) >> (63 - o);
+        spill(row, first + 1, (bits >> 1) >> (63 - o));
     }
 
     /// Forbids the cycles base + i for the bits i of `pattern` in `row`, where base + 64 ≤ the
@@ -86,7 +94,7 @@ public:
         const std::uint64_t first = base >> 6;
         const auto o = static_cast<unsigned>(base & 63);
         word(row, first) |= pattern << o;
-        word(row, first + 1) |= (pattern >> 1) >> (63 - o);
+        spill(row, first + 1, (pattern >> 1) >> (63 - o));
     }
 
     /// The least cycle ≥ `c` that is free in both `row_a` and `row_b`.
@@ -94,17 +102,13 @@ public:
     first_free(std::uint32_t row_a, std::uint32_t row_b, std::uint64_t c) const noexcept {
         MEMSUB_ASSERT(row_a < rows_ && row_b < rows_);
         std::uint64_t w = c >> 6;
-        // Bits below c in its word count as taken. The first two words are searched together.
+        // Bits below c in its word count as taken.
         const std::uint64_t free0 =
             ~(taken_in(row_a, row_b, w) | ((std::uint64_t{1} << (c & 63)) - 1));
+        if (MEMSUB_LIKELY(free0 != 0))
+            return (w << 6) + static_cast<std::uint64_t>(std::countr_zero(free0));
         const std::uint64_t free1 = ~taken_in(row_a, row_b, w + 1);
-        if (MEMSUB_LIKELY((free0 | free1) != 0)) {
-            // The lowest free bit of the 128: in word w when it has one, else in w + 1 (the
-            // top bit keeps the scanned value non-zero without changing its lowest set bit).
-            const std::uint64_t in1 = free0 == 0 ? ~std::uint64_t{0} : 0; // all ones or none
-            const std::uint64_t x = (free0 & ~in1) | (free1 & in1) | (std::uint64_t{1} << 63);
-            return (w << 6) + (in1 & 64) + static_cast<std::uint64_t>(std::countr_zero(x));
-        }
+        if (free1 != 0) return ((w + 1) << 6) + static_cast<std::uint64_t>(std::countr_zero(free1));
         w += 2;
         std::uint64_t taken = taken_in(row_a, row_b, w);
         while (taken == ~std::uint64_t{0}) taken = taken_in(row_a, row_b, ++w);
@@ -115,9 +119,8 @@ private:
     /// The taken bits of absolute word `w` in rows a and b (none above the highest word).
     [[nodiscard]] MEMSUB_ALWAYS_INLINE std::uint64_t taken_in(std::uint32_t a, std::uint32_t b,
                                                               std::uint64_t w) const noexcept {
-        const std::size_t i = static_cast<std::size_t>(w) & mask_;
-        const std::uint64_t t =
-            bits_[(std::size_t{a} << shift_) | i] | bits_[(std::size_t{b} << shift_) | i];
+        const std::size_t i = (static_cast<std::size_t>(w) & mask_) << shift_;
+        const std::uint64_t t = bits_[i | a] | bits_[i | b];
         return w <= top_ ? t : 0;
     }
     /// Makes the words up to `w` valid: the ring slots of the words above the highest one so
@@ -126,27 +129,48 @@ private:
         if (MEMSUB_UNLIKELY(w > top_)) extend(w);
     }
     void extend(std::uint64_t w) noexcept {
-        const std::uint64_t from = std::max(top_ + 1, w + 1 - std::min(w + 1, words_));
-        for (std::uint64_t x = from; x <= w; ++x)
-            for (std::uint32_t r = 0; r < rows_; ++r)
-                bits_[(std::size_t{r} << shift_) | (static_cast<std::size_t>(x) & mask_)] = 0;
+        // Words below the floor's word are never queried again: they may keep stale bits (a
+        // mark just below the floor may land there; nothing reads it).
+        const std::uint64_t from =
+            std::max({top_ + 1, w + 1 - std::min(w + 1, words_), floor_word_});
+        if (from <= w) {
+            // The slots of words from..w: one run of the ring, or two when it wraps.
+            const std::size_t first = static_cast<std::size_t>(from) & mask_;
+            const std::size_t last = static_cast<std::size_t>(w) & mask_;
+            std::uint64_t* const base = bits_.data();
+            if (first <= last) {
+                std::fill(base + (first << shift_), base + ((last + 1) << shift_), 0);
+            } else {
+                std::fill(base + (first << shift_), base + bits_.size(), 0);
+                std::fill(base, base + ((last + 1) << shift_), 0);
+            }
+        }
         top_ = w;
+    }
+    /// Ors `bits` into word `w` of `row`: the word after a span's first, written without a
+    /// branch. When it is above the highest valid word `bits` is 0 (the span ends in the first
+    /// word), and or-ing 0 into the slot changes nothing.
+    MEMSUB_ALWAYS_INLINE void spill(std::uint32_t row, std::uint64_t w,
+                                    std::uint64_t bits) noexcept {
+        MEMSUB_ASSERT(bits == 0 || (w <= top_ && w + words_ > top_));
+        bits_[((static_cast<std::size_t>(w) & mask_) << shift_) | row] |= bits;
     }
     /// Absolute word `w` of `row` (valid: w ≤ the highest word).
     [[nodiscard]] MEMSUB_ALWAYS_INLINE std::uint64_t& word(std::uint32_t row,
                                                            std::uint64_t w) noexcept {
         MEMSUB_ASSERT(w <= top_ && w + words_ > top_);
-        return bits_[(std::size_t{row} << shift_) | (static_cast<std::size_t>(w) & mask_)];
+        return bits_[((static_cast<std::size_t>(w) & mask_) << shift_) | row];
     }
 
     std::uint64_t words_ = 0;
     std::uint32_t mask_ = 0;  ///< words − 1 (32-bit: stores to the bitmaps cannot alias it)
-    std::uint32_t shift_ = 0; ///< log2 words
+    std::uint32_t shift_ = 0; ///< log2 of the rows rounded up to a power of two
     std::uint32_t rows_ = 0;
     std::uint64_t prepared_ = 0;      ///< end of the last `prepare` (checked in Debug)
+    std::uint64_t floor_word_ = 0;    ///< words below it are never queried again
     std::uint64_t top_ = 0;           ///< the highest valid word (its slot and those below hold
                                       ///< the last `words_` words)
-    std::vector<std::uint64_t> bits_; ///< row-major: bits_[row << shift_ | slot]
+    std::vector<std::uint64_t> bits_; ///< slot-major: bits_[slot << shift_ | row]
 };
 
 } // namespace memsub::memory::detail
