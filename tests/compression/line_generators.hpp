@@ -320,4 +320,19 @@ inline std::vector<data_set> generated_arrays(std::size_t bytes) {
     return out;
 }
 
+/// The property tests' data: the real files of `real_files(max_bytes_per_file)` first (the
+/// first `real_count` sets, `real_bytes` in all), then `generated_arrays(256 KiB)`.
+struct real_and_generated {
+    std::vector<data_set> sets;
+    std::size_t real_count = 0;
+    std::size_t real_bytes = 0;
+
+    explicit real_and_generated(std::size_t max_bytes_per_file)
+        : sets(real_files(max_bytes_per_file))
+        , real_count(sets.size()) {
+        for (const auto& f : sets) real_bytes += f.bytes.size();
+        for (auto& a : generated_arrays(256 << 10)) sets.push_back(std::move(a));
+    }
+};
+
 } // namespace memsub_test

@@ -290,12 +290,10 @@ TEST_CASE("bdi: SIMD choice equals the scalar reference on 1 050 000 lines (+ 26
 }
 
 TEST_CASE("bdi: real files and generated arrays round trip; a sanity ratio band on real data") {
-    const auto files = memsub_test::real_files(2 << 20);
-    std::size_t real_bytes = 0;
-    for (const auto& f : files) real_bytes += f.bytes.size();
+    const memsub_test::real_and_generated corpus(2 << 20);
+    const auto& sets = corpus.sets;
+    const std::size_t real_bytes = corpus.real_bytes;
     REQUIRE(real_bytes >= (1u << 20)); // the test executable and its runtime libraries
-    auto sets = files;
-    for (auto& a : memsub_test::generated_arrays(256 << 10)) sets.push_back(std::move(a));
     std::array<std::byte, 128> out{};
     std::uint64_t real_bits = 0;
     for (std::uint32_t L : {32u, 64u, 128u}) {
@@ -310,7 +308,7 @@ TEST_CASE("bdi: real files and generated arrays round trip; a sanity ratio band 
                 REQUIRE(b.choose(line) == b.choose_reference(line));
                 REQUIRE(b.decompress(cl, std::span<std::byte>{out.data(), L}).ok());
                 REQUIRE(std::memcmp(out.data(), line.data(), L) == 0);
-                if (L == 64 && s < files.size()) real_bits += cl.bits;
+                if (L == 64 && s < corpus.real_count) real_bits += cl.bits;
             }
         }
     }

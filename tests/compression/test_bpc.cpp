@@ -329,12 +329,9 @@ TEST_CASE("bpc: both symbol-code assignments give identical sizes, different bit
 }
 
 TEST_CASE("bpc: real files and generated arrays round trip (all line sizes)") {
-    const auto files = memsub_test::real_files(4 << 20);
-    std::size_t real_bytes = 0;
-    for (const auto& f : files) real_bytes += f.bytes.size();
-    REQUIRE(real_bytes >= (1u << 20)); // the test executable and its runtime libraries
-    auto sets = files;
-    for (auto& a : memsub_test::generated_arrays(256 << 10)) sets.push_back(std::move(a));
+    const memsub_test::real_and_generated corpus(4 << 20);
+    const auto& sets = corpus.sets;
+    REQUIRE(corpus.real_bytes >= (1u << 20)); // the test executable and its runtime libraries
     const mc::bpc c32(mc::bpc::params{.line_bytes = 32}), c64(mc::bpc::params{.line_bytes = 64}),
         c128(mc::bpc::params{.line_bytes = 128});
     std::uint64_t lines = 0, bits128 = 0;

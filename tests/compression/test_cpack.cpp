@@ -122,7 +122,8 @@ TEST_CASE("cpack: vector C2 pins the push policy (122 vs 140 bits)") {
     CHECK(naive_cpack(c2, true) == 140);
 }
 
-TEST_CASE("cpack: vector C2 negative case (spec §4.2): a zero-prefilled dictionary gives 130 bits") {
+TEST_CASE(
+    "cpack: vector C2 negative case (spec §4.2): a zero-prefilled dictionary gives 130 bits") {
     // An implementation that pre-fills the dictionary with zero words and pushes only xxxx
     // codes 0x0000ABCD as mmxx against a zero entry: 34 + 24 + 24 + 24 + 24 = 130 bits. The
     // spec's empty dictionary must not: 140 (push only xxxx) and 122 (default).
@@ -277,12 +278,9 @@ TEST_CASE("cpack: fast size kernels equal the reference on 600k dictionary-heavy
 }
 
 TEST_CASE("cpack: real files and generated arrays round trip") {
-    const auto files = memsub_test::real_files(2 << 20);
-    std::size_t real_bytes = 0;
-    for (const auto& f : files) real_bytes += f.bytes.size();
-    REQUIRE(real_bytes >= (1u << 20)); // the test executable and its runtime libraries
-    auto sets = files;
-    for (auto& a : memsub_test::generated_arrays(256 << 10)) sets.push_back(std::move(a));
+    const memsub_test::real_and_generated corpus(2 << 20);
+    const auto& sets = corpus.sets;
+    REQUIRE(corpus.real_bytes >= (1u << 20)); // the test executable and its runtime libraries
     std::array<std::byte, 128> out{};
     for (std::uint32_t L : {32u, 64u, 128u})
         for (auto push : {cpack_push::all_non_zero, cpack_push::only_unmatched}) {

@@ -217,12 +217,9 @@ TEST_CASE("fpc: SIMD classification equals scalar on every 16-bit-pattern-struct
 }
 
 TEST_CASE("fpc: real files and generated arrays round trip") {
-    const auto files = memsub_test::real_files(2 << 20);
-    std::size_t real_bytes = 0;
-    for (const auto& f : files) real_bytes += f.bytes.size();
-    REQUIRE(real_bytes >= (1u << 20)); // the test executable and its runtime libraries
-    auto sets = files;
-    for (auto& a : memsub_test::generated_arrays(256 << 10)) sets.push_back(std::move(a));
+    const memsub_test::real_and_generated corpus(2 << 20);
+    const auto& sets = corpus.sets;
+    REQUIRE(corpus.real_bytes >= (1u << 20)); // the test executable and its runtime libraries
     std::array<std::byte, 128> out{};
     for (std::uint32_t L : {32u, 64u, 128u}) {
         const fpc c{{.line_bytes = L}};

@@ -226,12 +226,9 @@ TEST_CASE("sc2: VFT-trained book compresses skewed data; round trips on 1 320 00
 }
 
 TEST_CASE("sc2: real files and generated arrays (book sampled from the first 10 % of each)") {
-    const auto files = memsub_test::real_files(4 << 20);
-    std::size_t real_bytes = 0;
-    for (const auto& f : files) real_bytes += f.bytes.size();
-    REQUIRE(real_bytes >= (1u << 20)); // the test executable and its runtime libraries
-    auto sets = files;
-    for (auto& a : memsub_test::generated_arrays(256 << 10)) sets.push_back(std::move(a));
+    const memsub_test::real_and_generated corpus(4 << 20);
+    const auto& sets = corpus.sets;
+    REQUIRE(corpus.real_bytes >= (1u << 20)); // the test executable and its runtime libraries
     std::uint64_t lines = 0, bits = 0, bytes = 0;
     for (const auto& set : sets) {
         CAPTURE(set.name);
