@@ -4,7 +4,8 @@
 # build; the crashing input is kept in the fuzzer's artifact directory and its log is printed.
 #
 # Environment: FUZZ_SECONDS (per target, default 20), FUZZ_BUILD_DIR (default build-fuzz),
-#              CXX (default clang++-14), FUZZ_JOBS (build parallelism, default 2).
+#              CXX (default clang++-14), FUZZ_JOBS (build parallelism, default 2),
+#              FUZZ_PARALLEL (fuzzers run at once, default 2).
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -22,25 +23,39 @@ fuzz_dir="$build/tests/fuzz"
 work="$build/fuzz-runs"
 mkdir -p "$work"
 failed=()
-for src in "$root"/tests/fuzz/fuzz_*.cpp; do
-    name="$(basename "$src" .cpp)"
-    exe="$fuzz_dir/$name"
-    corpus="$work/$name/corpus"
-    artifacts="$work/$name/artifacts/"
+# One fuzzer per core at a time (FUZZ_PARALLEL, default 2): each run is bounded by its own time.
+parallel="${FUZZ_PARALLEL:-2}"
+run_one() { # name -> exit status of the fuzzer; its log is in $work/<name>/log.txt
+    local name="$1"
+    local corpus="$work/$name/corpus" artifacts="$work/$name/artifacts/"
     mkdir -p "$corpus" "$artifacts"
-    log="$work/$name/log.txt"
-    echo "== $name: ${seconds}s"
-    set +e
-    "$exe" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -print_final_stats=1 \
-        -artifact_prefix="$artifacts" "$corpus" >"$log" 2>&1
-    status=$?
-    set -e
-    grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb)" "$log" || true
-    if [[ $status -ne 0 ]]; then
-        echo "!! $name exited with status $status; log follows" >&2
-        tail -n 60 "$log" >&2
-        failed+=("$name")
-    fi
+    "$fuzz_dir/$name" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
+        -print_final_stats=1 -artifact_prefix="$artifacts" "$corpus" >"$work/$name/log.txt" 2>&1
+}
+names=()
+for src in "$root"/tests/fuzz/fuzz_*.cpp; do names+=("$(basename "$src" .cpp)"); done
+for ((i = 0; i < ${#names[@]}; i += parallel)); do
+    batch=("${names[@]:i:parallel}")
+    pids=()
+    for name in "${batch[@]}"; do
+        echo "== $name: ${seconds}s"
+        mkdir -p "$work/$name"
+        run_one "$name" &
+        pids+=($!)
+    done
+    for k in "${!batch[@]}"; do
+        name="${batch[$k]}"
+        status=0
+        wait "${pids[$k]}" || status=$?
+        log="$work/$name/log.txt"
+        echo "-- $name:"
+        grep -E "^(stat::number_of_executed_units|stat::peak_rss_mb)" "$log" || true
+        if [[ $status -ne 0 ]]; then
+            echo "!! $name exited with status $status; log follows" >&2
+            tail -n 60 "$log" >&2
+            failed+=("$name")
+        fi
+    done
 done
 
 if [[ ${#failed[@]} -ne 0 ]]; then
