@@ -60,7 +60,9 @@ TEST_CASE("rrpv_state equals the naive RRIP rule (all widths, odd entry counts, 
                     if (r.v[e.value] > 0) --r.v[e.value];
                     break;
                 default: {
-                    entry_mask m = rng() & low_bits_mask(entries);
+                    // Half the searches offer the whole set (the one-step ageing path).
+                    entry_mask m =
+                        rng.below(2) == 0 ? low_bits_mask(entries) : rng() & low_bits_mask(entries);
                     if (m == 0) m = bit_of(e);
                     const entry_index got = st.find_victim(s, m);
                     const std::uint32_t want = r.victim(m);

@@ -88,6 +88,29 @@ constexpr void age_once_swar(std::uint64_t* row, std::uint32_t words, std::uint8
     return m;
 }
 
+/// RRIP §4.1 ageing of a whole ≤ 16-entry row in one step, without a loop or a data-dependent
+/// branch: repeating "+1 to every RRPV below d" until some entry of the row is distant is the
+/// same as adding k = d − max(row) to every entry, saturating at d. Lanes from `entries` on are
+/// padding. Returns the distant entries afterwards (never empty).
+inline entry_mask age_row_to_distant_sse2(std::uint64_t* row, std::uint32_t entries,
+                                          std::uint8_t d) noexcept {
+    __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row));
+    const __m128i live =
+        _mm_cmplt_epi8(_mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                       _mm_set1_epi8(static_cast<char>(entries)));
+    __m128i top = _mm_and_si128(x, live); // padding lanes count as 0
+    top = _mm_max_epu8(top, _mm_srli_si128(top, 8));
+    top = _mm_max_epu8(top, _mm_srli_si128(top, 4));
+    top = _mm_max_epu8(top, _mm_srli_si128(top, 2));
+    top = _mm_max_epu8(top, _mm_srli_si128(top, 1));
+    const auto k = static_cast<std::uint8_t>(d - static_cast<std::uint8_t>(_mm_cvtsi128_si32(top)));
+    const __m128i dv = _mm_set1_epi8(static_cast<char>(d));
+    x = _mm_min_epu8(_mm_adds_epu8(x, _mm_set1_epi8(static_cast<char>(k))), dv);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(row), x);
+    return static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, dv))) &
+           low_bits_mask(entries);
+}
+
 inline void age_once_sse2(std::uint64_t* row, std::uint32_t words, std::uint8_t d) noexcept {
     const __m128i dv = _mm_set1_epi8(static_cast<char>(d));
     const __m128i all = _mm_set1_epi8(-1);
@@ -178,10 +201,18 @@ public:
     /// distant entries. `eligible` must be non-empty.
     entry_mask age(set_index s, entry_mask eligible) noexcept {
         std::uint64_t* r = row(s);
+        const entry_mask first = rrpv_kernels::distant(r, words_, distant_) & eligible;
+        if (first != 0) return first;
+#if defined(__SSE2__)
+        // A full conventional set offers every entry: age the row in one step instead of one
+        // pass per missing RRPV level.
+        if (words_ == 2 && eligible == low_bits_mask(entries_))
+            return rrpv_kernels::age_row_to_distant_sse2(r, entries_, distant_);
+#endif
         for (;;) {
+            rrpv_kernels::age_once(r, words_, distant_);
             const entry_mask d = rrpv_kernels::distant(r, words_, distant_) & eligible;
             if (d != 0) return d;
-            rrpv_kernels::age_once(r, words_, distant_);
         }
     }
 
@@ -197,7 +228,9 @@ public:
     }
 
 private:
-    [[nodiscard]] static std::uint32_t shift(entry_index e) noexcept { return 8u * (e.value & 7u); }
+    [[nodiscard]] static std::uint32_t shift(entry_index e) noexcept {
+        return 8u * (e.value & 7u);
+    }
     [[nodiscard]] std::uint64_t& word(set_index s, entry_index e) noexcept {
         return rrpv_[std::size_t{s.value} * words_ + (e.value >> 3)];
     }
