@@ -21,6 +21,7 @@
 #include <memsub/workload/synthetic.hpp>
 
 #include <cstdint>
+#include <map>
 #include <span>
 #include <string>
 #include <tuple>
@@ -56,7 +57,9 @@ inline memsub::access to_access(std::uint64_t x) noexcept {
     return a;
 }
 
-double naive_rate = 0; // accesses/s of the naive reference, measured first
+// accesses/s of the naive reference, measured first; keyed by aggregate name ("" for a plain run,
+// "mean"/"median" with --benchmark_repetitions) so each ratio divides like by like.
+std::map<std::string, double> naive_rate;
 
 /// The naive reference: per line a tag, a valid bit and a last-use stamp; linear search.
 class naive_reference_lru {
@@ -248,15 +251,22 @@ public:
     void ReportRuns(const std::vector<Run>& runs) override {
         ConsoleReporter::ReportRuns(runs);
         for (const auto& r : runs) {
+            // A ratio of spreads (stddev, cv) means nothing: only plain runs, means and medians.
+            if (r.run_type == Run::RT_Aggregate && r.aggregate_name != "mean" &&
+                r.aggregate_name != "median")
+                continue;
             const auto it = r.counters.find("accesses/s");
             if (it == r.counters.end()) continue;
             const double rate = it->second.value;
-            if (r.benchmark_name().find("naive_reference") != std::string::npos)
-                naive_rate = rate;
-            else if (naive_rate > 0)
-                rows_.push_back(r.benchmark_name() + "  " + std::to_string(rate / 1e6) +
-                                " M accesses/s  = " + std::to_string(rate / naive_rate) +
-                                " x naive reference LRU");
+            if (r.benchmark_name().find("naive_reference") != std::string::npos) {
+                naive_rate[r.aggregate_name] = rate;
+                continue;
+            }
+            const auto base = naive_rate.find(r.aggregate_name);
+            if (base == naive_rate.end() || base->second <= 0) continue;
+            rows_.push_back(r.benchmark_name() + "  " + std::to_string(rate / 1e6) +
+                            " M accesses/s  = " + std::to_string(rate / base->second) +
+                            " x naive reference LRU");
         }
     }
     void Finalize() override {
