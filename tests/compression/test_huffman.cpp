@@ -15,7 +15,6 @@
 #include <vector>
 
 #include <memsub/compression/detail/bit_stream.hpp>
-#include <memsub/compression/detail/bpc_sc2_bit_io.hpp>
 #include <memsub/compression/huffman_code_book.hpp>
 #include <memsub/core/rng.hpp>
 
@@ -282,7 +281,7 @@ TEST_CASE("huffman: random books are optimal, canonical, limited and decodable")
 
         // Encode a random word sequence (book values and escapes) and decode it back.
         std::array<std::byte, 4096> buf{};
-        mc::detail::fast_bit_writer wr(buf);
+        mc::detail::bit_writer wr(buf);
         std::vector<std::uint32_t> words;
         for (int k = 0; k < 64; ++k) {
             const std::uint32_t v = rng.below(4) == 0 ? static_cast<std::uint32_t>(rng())
@@ -383,29 +382,42 @@ TEST_CASE("huffman: validation and versions") {
     CHECK(bb.storage_bits() == 1025u * (32 + 16 + 5) + 1025u * 32 + 16u * (16 + 2 * 11));
 }
 
-TEST_CASE("bit io: the fast writer/reader use the bit_stream format") {
+TEST_CASE("bit io: writer, reader and window reader against a naive bit list") {
     memsub::xoshiro256ss rng(8);
     for (int it = 0; it < 2000; ++it) {
         std::array<std::byte, 256> a{}, b{};
-        mc::detail::bit_writer ref(a);
-        mc::detail::fast_bit_writer fast(b);
+        mc::detail::bit_writer wide(a);  // put: any width ≤ 64, high bits ignored
+        mc::detail::bit_writer small(b); // put_small: ≤ 32-bit pieces with clean high bits
         std::vector<std::pair<std::uint64_t, unsigned>> fields;
+        std::vector<bool> naive; // the stream, one bool a bit, MSB-first
         unsigned total = 0;
         while (true) {
             const auto n = static_cast<unsigned>(rng.below(65));
             if (total + n > 2048) break;
             const std::uint64_t v = n == 0 ? 0 : (rng() >> (64 - n));
             fields.emplace_back(v, n);
-            ref.put(v, n);
-            fast.put_wide(v, n);
+            wide.put(v | (n < 64 ? rng() << n : 0), n); // garbage above the field
+            if (n > 32) {
+                small.put_small(static_cast<std::uint32_t>(v >> 32), n - 32);
+                small.put_small(static_cast<std::uint32_t>(v), 32);
+            } else {
+                small.put_small(static_cast<std::uint32_t>(v), n);
+            }
+            for (unsigned k = n; k-- > 0;) naive.push_back(((v >> k) & 1) != 0);
             total += n;
         }
-        REQUIRE(ref.finish() == total);
-        REQUIRE(fast.finish() == total);
-        REQUIRE_FALSE(fast.overflowed());
+        REQUIRE(wide.finish() == total);
+        REQUIRE(small.finish() == total);
+        REQUIRE_FALSE(small.overflowed());
         REQUIRE(a == b);
-        // Read back with the fast reader in pieces of at most 32 bits.
+        for (std::size_t i = 0; i < a.size() * 8; ++i) {
+            const bool bit = ((std::to_integer<unsigned>(a[i / 8]) >> (7 - i % 8)) & 1) != 0;
+            REQUIRE(bit == (i < naive.size() && naive[i])); // zero padding after the stream
+        }
+        // Read back with the window reader in pieces of at most 32 bits ...
         mc::detail::fast_bit_reader rd(b, total);
+        // ... and with the checked reader, whole fields.
+        mc::detail::bit_reader checked(a, total);
         for (const auto& [v, n] : fields) {
             std::uint64_t got = 0;
             unsigned left = n;
@@ -417,15 +429,19 @@ TEST_CASE("bit io: the fast writer/reader use the bit_stream format") {
                 left -= k;
             }
             REQUIRE(got == v);
+            std::uint64_t whole = 0;
+            REQUIRE(checked.read_wide(n, whole));
+            REQUIRE(whole == v);
         }
         REQUIRE(rd.at_end());
         REQUIRE_FALSE(rd.consume(1));
         REQUIRE(rd.window() == 0); // zeros past the end
+        REQUIRE(checked.at_end());
     }
     // Exactly filling a buffer is not an overflow, and nothing past it is touched.
     std::array<std::byte, 12> buf{};
-    mc::detail::fast_bit_writer w(std::span<std::byte>(buf.data(), 8));
-    for (int i = 0; i < 2; ++i) w.put(0xFFFFFFFFu, 32);
+    mc::detail::bit_writer w(std::span<std::byte>(buf.data(), 8));
+    for (int i = 0; i < 2; ++i) w.put_small(0xFFFFFFFFu, 32);
     CHECK(w.finish() == 64);
     CHECK_FALSE(w.overflowed());
     CHECK(buf[7] == std::byte{0xFF});
@@ -452,7 +468,7 @@ TEST_CASE("huffman: decode_words handles long codes and long escapes bit-exactly
         CHECK(b.escape_code().length > 10); // beyond the direct decode table
         for (int it = 0; it < 2000; ++it) {
             std::array<std::byte, 256> buf{};
-            mc::detail::fast_bit_writer wr(buf);
+            mc::detail::bit_writer wr(buf);
             std::array<std::uint32_t, 32> words{}, back{};
             const std::uint32_t n = 1 + static_cast<std::uint32_t>(rng.below(32));
             for (std::uint32_t k = 0; k < n; ++k) {

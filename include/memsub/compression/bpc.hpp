@@ -42,7 +42,7 @@
 #include <string_view>
 
 #include <memsub/compression/concept.hpp>
-#include <memsub/compression/detail/bpc_sc2_bit_io.hpp>
+#include <memsub/compression/detail/bit_stream.hpp>
 #include <memsub/compression/detail/bpc_transform.hpp>
 #include <memsub/config.hpp>
 
@@ -148,7 +148,7 @@ public:
         detail::bpc_planes pl;
         std::array<std::uint32_t, 32> w;
         transform(line, w, pl);
-        detail::fast_bit_writer bw(out.payload);
+        detail::bit_writer bw(out.payload);
         put_base(bw, w[0]);
         std::uint32_t run = 0;
         for (int b = 32; b >= 0; --b) {
@@ -294,46 +294,45 @@ private:
         return (c == plane_class::all_ones || c == plane_class::zero_dbp) ? 5 : 5 + position_bits_;
     }
 
-    static void put_run(detail::fast_bit_writer& bw, std::uint32_t run) noexcept {
+    static void put_run(detail::bit_writer& bw, std::uint32_t run) noexcept {
         if (run == 1)
-            bw.put(0b001, 3);
+            bw.put_small(0b001, 3);
         else if (run >= 2)
-            bw.put((0b01u << 5) | (run - 2), 7);
+            bw.put_small((0b01u << 5) | (run - 2), 7);
     }
-    static void put_base(detail::fast_bit_writer& bw, std::uint32_t base) noexcept {
+    static void put_base(detail::bit_writer& bw, std::uint32_t base) noexcept {
         switch (base_bits(base)) {
         case 3:
-            bw.put(0b000, 3);
+            bw.put_small(0b000, 3);
             break;
         case 7:
-            bw.put((0b001u << 4) | (base & 0xFu), 7);
+            bw.put_small((0b001u << 4) | (base & 0xFu), 7);
             break;
         case 11:
-            bw.put((0b010u << 8) | (base & 0xFFu), 11);
+            bw.put_small((0b010u << 8) | (base & 0xFFu), 11);
             break;
         case 19:
-            bw.put((0b011u << 16) | (base & 0xFFFFu), 19);
+            bw.put_small((0b011u << 16) | (base & 0xFFFFu), 19);
             break;
         default:
-            bw.put(1, 1);
-            bw.put(base, 32);
+            bw.put_small(1, 1);
+            bw.put_small(base, 32);
             break;
         }
     }
-    void put_symbol(detail::fast_bit_writer& bw, std::uint32_t x,
-                    std::uint32_t dbp) const noexcept {
+    void put_symbol(detail::bit_writer& bw, std::uint32_t x, std::uint32_t dbp) const noexcept {
         bool raw;
         const plane_class c = classify(x, dbp, raw);
         if (raw) {
-            bw.put((std::uint32_t{1} << plane_bits_) | x, 1 + plane_bits_);
+            bw.put_small((std::uint32_t{1} << plane_bits_) | x, 1 + plane_bits_);
             return;
         }
         const std::uint32_t code = class_code_[static_cast<std::size_t>(c)];
         if (c == plane_class::two_adjacent || c == plane_class::single_one)
-            bw.put((code << position_bits_) | static_cast<std::uint32_t>(std::countr_zero(x)),
-                   5 + position_bits_); // 000 + 2-bit class code + position
+            bw.put_small((code << position_bits_) | static_cast<std::uint32_t>(std::countr_zero(x)),
+                         5 + position_bits_); // 000 + 2-bit class code + position
         else
-            bw.put(code, 5);
+            bw.put_small(code, 5);
     }
 
     void transform(std::span<const std::byte> line, std::array<std::uint32_t, 32>& w,

@@ -53,7 +53,7 @@
 #include <vector>
 
 #include <memsub/compression/concept.hpp>
-#include <memsub/compression/detail/bpc_sc2_bit_io.hpp>
+#include <memsub/compression/detail/bit_stream.hpp>
 #include <memsub/config.hpp>
 #include <memsub/core/errors.hpp>
 #include <memsub/core/rng.hpp>
@@ -295,7 +295,7 @@ public:
     }
 
     /// Appends the code of `v` (or ESC + v) to `w`.
-    MEMSUB_ALWAYS_INLINE void encode(detail::fast_bit_writer& w, std::uint32_t v) const noexcept {
+    MEMSUB_ALWAYS_INLINE void encode(detail::bit_writer& w, std::uint32_t v) const noexcept {
         const std::size_t h = hash(v);
         const std::uint64_t* e = entry_.data() + h;
         const std::uint64_t key = std::uint64_t{v} << 8;
@@ -303,10 +303,10 @@ public:
         for (unsigned i = 0; i < probes; ++i)
             at = (e[i] ^ key) - 1 < max_supported_code_length ? h + i : at;
         if (at != ~std::size_t{0}) {
-            w.put(code_bits_[at], static_cast<unsigned>(entry_[at] & 0xFF));
+            w.put_small(code_bits_[at], static_cast<unsigned>(entry_[at] & 0xFF));
         } else {
-            w.put(esc_.bits, esc_.length);
-            w.put(v, 32);
+            w.put_small(esc_.bits, esc_.length);
+            w.put_small(v, 32);
         }
     }
 

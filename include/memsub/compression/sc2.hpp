@@ -44,7 +44,7 @@
 #include <vector>
 
 #include <memsub/compression/concept.hpp>
-#include <memsub/compression/detail/bpc_sc2_bit_io.hpp>
+#include <memsub/compression/detail/bit_stream.hpp>
 #include <memsub/compression/huffman_code_book.hpp>
 #include <memsub/config.hpp>
 #include <memsub/core/errors.hpp>
@@ -230,7 +230,7 @@ public:
         MEMSUB_ASSERT(line.size() == p_.line_bytes);
         compressed_line out;
         out.codebook = book_->id();
-        detail::fast_bit_writer w(out.payload);
+        detail::bit_writer w(out.payload);
         for (std::uint32_t i = 0; i < words_; ++i) book_->encode(w, detail::sc2_load_word(line, i));
         out.bits = w.finish();
         return out;

@@ -41,6 +41,14 @@ namespace memsub::compression::detail {
     return w;
 }
 
+/// The 64 stream bits starting at bit `pos` of `p[0 … size)`, left-aligned: at least
+/// 64 − (pos mod 8) ≥ 57 of them are stream bits, and bits past the end of the bytes read as
+/// zero. Never reads outside the bytes.
+[[nodiscard]] MEMSUB_ALWAYS_INLINE std::uint64_t load_bits64(const std::byte* p, std::size_t size,
+                                                             std::uint32_t pos) noexcept {
+    return load_be64(p, size, pos >> 3) << (pos & 7);
+}
+
 /// A streaming MSB-first reader for decoders: a 64-bit register window refilled without a
 /// branch (F. Giesen's "variant 4": whole bytes are OR-ed in below the valid bits), at least 56
 /// valid bits after `refill()`, so a decoder reads any field of ≤ 56 bits from `peek()`. It never
@@ -87,7 +95,7 @@ public:
 
     /// Appends the low `n` bits of `value` (0 ≤ n ≤ 64), MSB first. Higher bits of `value` are
     /// ignored.
-    void put(std::uint64_t value, unsigned n) noexcept {
+    MEMSUB_ALWAYS_INLINE void put(std::uint64_t value, unsigned n) noexcept {
         MEMSUB_ASSERT(n <= 64);
         if (n > 32) {
             put32(static_cast<std::uint32_t>(value >> 32) & low_mask32(n - 32), n - 32);
@@ -95,6 +103,13 @@ public:
         } else {
             put32(static_cast<std::uint32_t>(value) & low_mask32(n), n);
         }
+    }
+
+    /// Appends the low `n` ≤ 32 bits of `value`, whose higher bits must be zero — the
+    /// one-short-symbol-per-step path of the BPC and SC² encoders (no masking).
+    MEMSUB_ALWAYS_INLINE void put_small(std::uint32_t value, unsigned n) noexcept {
+        MEMSUB_ASSERT(n <= 32 && (n == 32 || (value >> n) == 0));
+        put32(value, n);
     }
 
     /// Appends `n` zero bits.
@@ -126,9 +141,8 @@ private:
         return n >= 32 ? ~std::uint32_t{0} : (std::uint32_t{1} << n) - 1;
     }
     // acc_ holds nacc_ < 32 pending bits (right-aligned); whole 32-bit groups are stored at once.
-    void put32(std::uint32_t v, unsigned n) noexcept {
-        if (n == 0) return;
-        acc_ = (acc_ << n) | v;
+    MEMSUB_ALWAYS_INLINE void put32(std::uint32_t v, unsigned n) noexcept {
+        acc_ = (acc_ << n) | v; // nacc_ < 32 before, so at most 63 live bits; n = 0 is a no-op
         nacc_ += n;
         bits_ += n;
         if (nacc_ >= 32) {
@@ -212,7 +226,7 @@ public:
     /// `size()` are unspecified — callers check lengths against `size()`). For decoders that
     /// keep their own position on the hot path.
     [[nodiscard]] std::uint64_t window_at(std::uint32_t pos) const noexcept {
-        return load_be64(data_.data(), data_.size(), pos >> 3) << (pos & 7);
+        return load_bits64(data_.data(), data_.size(), pos);
     }
 
     [[nodiscard]] std::uint32_t position() const noexcept { return pos_; }
@@ -227,6 +241,62 @@ private:
     std::span<const std::byte> data_;
     std::uint32_t size_;
     std::uint32_t pos_ = 0;
+};
+
+/// A bounds-checked window reader for decoders that consume one short symbol per step (BPC,
+/// SC²): a 64-bit window refilled only when fewer than 48 valid bits remain, so a symbol costs a
+/// few register operations. It never reads outside its byte span, sees zeros past the declared
+/// bit length and refuses to consume bits that do not exist.
+class fast_bit_reader {
+public:
+    /// Reads at most min(bits, 8·payload.size()) bits.
+    fast_bit_reader(std::span<const std::byte> payload, std::uint32_t bits) noexcept
+        : data_(payload)
+        , size_(payload.size() * 8 < bits ? static_cast<std::uint32_t>(payload.size() * 8) : bits) {
+        refill();
+    }
+
+    /// The next 64 bits, left-aligned; at least min(48, remaining()) of them are valid and the
+    /// bits past the end of the stream read as zero.
+    [[nodiscard]] MEMSUB_ALWAYS_INLINE std::uint64_t window() noexcept {
+        if (have_ < 48 && have_ < size_ - pos_) refill();
+        return win_;
+    }
+    /// Consumes `n` ≤ 48 bits (the first `n` bits of `window()`). False (and no move) if fewer than
+    /// `n` remain.
+    [[nodiscard]] MEMSUB_ALWAYS_INLINE bool consume(unsigned n) noexcept {
+        MEMSUB_ASSERT(n <= 48);
+        if (MEMSUB_UNLIKELY(n > have_)) {
+            refill();
+            if (n > have_) return false;
+        }
+        win_ <<= n;
+        have_ -= n;
+        pos_ += n;
+        return true;
+    }
+    [[nodiscard]] std::uint32_t position() const noexcept { return pos_; }
+    [[nodiscard]] std::uint32_t remaining() const noexcept { return size_ - pos_; }
+    [[nodiscard]] bool at_end() const noexcept { return pos_ == size_; }
+
+private:
+    void refill() noexcept {
+        std::uint64_t w = load_bits64(data_.data(), data_.size(), pos_);
+        unsigned valid = 64 - (pos_ & 7);
+        const std::uint32_t left = size_ - pos_;
+        if (left < valid) {
+            valid = left;
+            w = valid == 0 ? 0 : (w & ~(~std::uint64_t{0} >> valid));
+        }
+        win_ = w;
+        have_ = valid;
+    }
+
+    std::span<const std::byte> data_;
+    std::uint32_t size_;
+    std::uint32_t pos_ = 0;
+    std::uint64_t win_ = 0;
+    unsigned have_ = 0;
 };
 
 } // namespace memsub::compression::detail
