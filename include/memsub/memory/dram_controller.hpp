@@ -140,6 +140,40 @@ public:
         return slots_[slot];
     }
 
+    // The drain side of the host protocol (memory/concept.hpp C4, C5), shared by the
+    // controllers that keep their completions here; `retire` is the controller's bookkeeping
+    // for a completion leaving (held counts, statistics), called before the host sees it.
+
+    /// Pops every completion done by `now`, in done order, into `sink`.
+    template <class Retire, class Sink>
+    std::size_t drain(std::uint64_t now, Retire&& retire, Sink&& sink) {
+        std::size_t n = 0;
+        while (!empty() && top_cycle() <= now) {
+            const completion c = pop();
+            retire(c);
+            sink(c);
+            ++n;
+        }
+        return n;
+    }
+    /// Pops up to `out.size()` completions done by `now`, in done order, into `out`.
+    template <class Retire>
+    std::size_t drain(std::uint64_t now, std::span<completion> out, Retire&& retire) noexcept {
+        std::size_t n = 0;
+        while (n < out.size() && !empty() && top_cycle() <= now) {
+            out[n] = pop();
+            retire(out[n]);
+            ++n;
+        }
+        return n;
+    }
+    /// The next completion event after `now` (never if none): completions already drainable
+    /// are not events (C5), the next one still ahead is.
+    [[nodiscard]] std::uint64_t next_event_after(std::uint64_t now) const noexcept {
+        if (empty()) return never;
+        return top_cycle() > now ? top_cycle() : first_after(now);
+    }
+
 private:
     struct entry {
         std::uint64_t done;
@@ -324,32 +358,16 @@ public:
     [[nodiscard]] std::uint64_t next_event_cycle() const noexcept {
         std::uint64_t t = never;
         for (const channel& ch : channels_) t = std::min(t, ch.next_decision);
-        // Completions already drainable are not events (C5): the next one still ahead.
-        if (!heap_.empty())
-            t = std::min(t, heap_.top_cycle() > now_ ? heap_.top_cycle() : heap_.first_after(now_));
-        return t;
+        return std::min(t, heap_.next_event_after(now_));
     }
 
     template <std::invocable<const completion&> Sink>
     std::size_t drain(Sink&& sink) {
-        std::size_t n = 0;
-        while (!heap_.empty() && heap_.top_cycle() <= now_) {
-            const completion c = heap_.pop();
-            retire(c);
-            sink(c);
-            ++n;
-        }
-        return n;
+        return heap_.drain(
+            now_, [this](const completion& c) { retire(c); }, sink);
     }
-
     std::size_t drain(std::span<completion> out) noexcept {
-        std::size_t n = 0;
-        while (n < out.size() && !heap_.empty() && heap_.top_cycle() <= now_) {
-            out[n] = heap_.pop();
-            retire(out[n]);
-            ++n;
-        }
-        return n;
+        return heap_.drain(now_, out, [this](const completion& c) { retire(c); });
     }
 
     /// Requests accepted and not yet drained.

@@ -158,32 +158,16 @@ public:
     [[nodiscard]] std::uint64_t next_event_cycle() const noexcept {
         std::uint64_t t = never;
         for (const channel& ch : channels_) t = std::min(t, ch.next_decision);
-        // Completions already drainable are not events (C5): the next one still ahead.
-        if (!heap_.empty())
-            t = std::min(t, heap_.top_cycle() > now_ ? heap_.top_cycle() : heap_.first_after(now_));
-        return t;
+        return std::min(t, heap_.next_event_after(now_));
     }
 
     template <std::invocable<const completion&> Sink>
     std::size_t drain(Sink&& sink) {
-        std::size_t n = 0;
-        while (!heap_.empty() && heap_.top_cycle() <= now_) {
-            const completion c = heap_.pop();
-            retire(c);
-            sink(c);
-            ++n;
-        }
-        return n;
+        return heap_.drain(
+            now_, [this](const completion& c) { retire(c); }, sink);
     }
-
     std::size_t drain(std::span<completion> out) noexcept {
-        std::size_t n = 0;
-        while (n < out.size() && !heap_.empty() && heap_.top_cycle() <= now_) {
-            out[n] = heap_.pop();
-            retire(out[n]);
-            ++n;
-        }
-        return n;
+        return heap_.drain(now_, out, [this](const completion& c) { retire(c); });
     }
 
     [[nodiscard]] std::size_t pending() const noexcept {
