@@ -145,21 +145,23 @@ struct cpu_clock {
     [[nodiscard]] double seconds() const { return now() - t0; }
 };
 
-// memcpy of the whole buffer, median of 7 copies, in lines per second. Measured again after
-// every benchmark so that the ratio compares like with like (same run, same machine load).
+// memcpy of the whole buffer in lines per second, for a filtered run that has no BM_memcpy:
+// the median copy time of at least 31 copies and 0.25 s of CPU time (a few copies of an 8 MiB
+// buffer vary by 2x on a shared machine; the median of many does not).
 double measure_memcpy(const std::vector<std::byte>& src) {
     std::vector<std::byte> dst(src.size());
     std::memcpy(dst.data(), src.data(), src.size()); // fault the pages in
-    std::array<double, 7> t{};
-    for (double& x : t) {
+    std::vector<double> t;
+    const cpu_clock total;
+    while (t.size() < 31 || total.seconds() < 0.25) {
         const cpu_clock clock;
         std::memcpy(dst.data(), src.data(), src.size());
         benchmark::DoNotOptimize(dst.data());
         benchmark::ClobberMemory();
-        x = clock.seconds();
+        t.push_back(clock.seconds());
     }
-    std::sort(t.begin(), t.end());
-    return static_cast<double>(src.size() / line_bytes) / t[3];
+    std::nth_element(t.begin(), t.begin() + static_cast<std::ptrdiff_t>(t.size() / 2), t.end());
+    return static_cast<double>(src.size() / line_bytes) / t[t.size() / 2];
 }
 
 const dataset& get_dataset(int id) {
