@@ -21,7 +21,7 @@
 #include <memsub/core/errors.hpp>
 #include <memsub/trace/concept.hpp>
 #include <memsub/trace/detail/little_endian.hpp>
-#include <memsub/trace/detail/stream_source.hpp>
+#include <memsub/trace/detail/reader_base.hpp>
 
 namespace memsub::trace {
 
@@ -29,23 +29,13 @@ struct binary_u64_reader_params {
     std::size_t buffer_bytes = std::size_t{1} << 20;
 };
 
-class binary_u64_reader {
+class binary_u64_reader : public detail::reader_base<binary_u64_reader, binary_u64_reader_params> {
 public:
-    using params = binary_u64_reader_params;
     static constexpr std::string_view format_name = "u64";
     static constexpr std::string_view component = "memsub::trace::binary_u64_reader";
+    static constexpr auto position_kind = input_error::position_kind::byte_offset;
     static constexpr std::size_t record_bytes = 8;
-
-    explicit binary_u64_reader(const std::filesystem::path& file)
-        : binary_u64_reader(file, params{}) {}
-    binary_u64_reader(const std::filesystem::path& file, const params& p)
-        : p_(validated(p))
-        , src_(file, p.buffer_bytes) {}
-    binary_u64_reader(std::istream& in, std::string name)
-        : binary_u64_reader(in, std::move(name), params{}) {}
-    binary_u64_reader(std::istream& in, std::string name, const params& p)
-        : p_(validated(p))
-        , src_(in, std::move(name), p.buffer_bytes) {}
+    using reader_base::reader_base;
 
     bool next(memsub::access& out) {
         error_.check();
@@ -54,32 +44,12 @@ public:
         const std::size_t got = src_.read(rec.data(), rec.size());
         if (got == 0) return false;
         if (got < rec.size())
-            error_.raise(src_.name(), input_error::position_kind::byte_offset, start,
-                         "truncated record: " + std::to_string(got) + " of 8 bytes");
+            fail_at(start, "truncated record: " + std::to_string(got) + " of 8 bytes");
         out = memsub::access{};
         out.address = byte_address{detail::load_le<8>(rec.data())};
         ++records_;
         return true;
     }
-
-    [[nodiscard]] std::uint64_t records() const noexcept { return records_; }
-    /// Bytes consumed: the offset of the next record.
-    [[nodiscard]] trace_position position() const noexcept {
-        return {input_error::position_kind::byte_offset, src_.byte_offset()};
-    }
-    [[nodiscard]] const std::string& name() const noexcept { return src_.name(); }
-    [[nodiscard]] const params& parameters() const noexcept { return p_; }
-
-private:
-    static params validated(const params& p) {
-        detail::validate_binary_buffer(component, p.buffer_bytes);
-        return p;
-    }
-
-    params p_;
-    detail::stream_source src_;
-    detail::sticky_error error_;
-    std::uint64_t records_ = 0;
 };
 
 static_assert(trace_reader<binary_u64_reader>);

@@ -34,7 +34,7 @@
 #include <memsub/core/errors.hpp>
 #include <memsub/trace/concept.hpp>
 #include <memsub/trace/detail/parse.hpp>
-#include <memsub/trace/detail/stream_source.hpp>
+#include <memsub/trace/detail/reader_base.hpp>
 
 namespace memsub::trace {
 
@@ -49,55 +49,25 @@ struct dinero_reader_params {
     std::size_t max_line_bytes = 4096;
 };
 
-class dinero_reader {
+class dinero_reader : public detail::reader_base<dinero_reader, dinero_reader_params> {
 public:
-    using params = dinero_reader_params;
     static constexpr std::string_view format_name = "din";
     static constexpr std::string_view component = "memsub::trace::dinero_reader";
-
-    explicit dinero_reader(const std::filesystem::path& file) : dinero_reader(file, params{}) {}
-    dinero_reader(const std::filesystem::path& file, const params& p)
-        : p_(validated(p))
-        , src_(file, p.buffer_bytes) {}
-    dinero_reader(std::istream& in, std::string name)
-        : dinero_reader(in, std::move(name), params{}) {}
-    dinero_reader(std::istream& in, std::string name, const params& p)
-        : p_(validated(p))
-        , src_(in, std::move(name), p.buffer_bytes) {}
+    static constexpr auto position_kind = input_error::position_kind::line_number;
+    using reader_base::reader_base;
 
     bool next(memsub::access& out) {
         error_.check();
-        std::string_view line;
-        while (src_.next_line(line, p_.max_line_bytes)) {
-            if (parse(line, out)) {
-                ++records_;
-                return true;
-            }
-        }
-        return false;
+        return next_parsed_line(out);
     }
 
-    [[nodiscard]] std::uint64_t records() const noexcept { return records_; }
     /// Label-2 records seen so far (whether or not they were delivered).
     [[nodiscard]] std::uint64_t instructions() const noexcept { return instructions_; }
     /// Records read but not delivered (labels 4 and 5, label 3 unless `misc_as_load`).
     [[nodiscard]] std::uint64_t skipped() const noexcept { return skipped_; }
-    [[nodiscard]] trace_position position() const noexcept {
-        return {input_error::position_kind::line_number, src_.line_number()};
-    }
-    [[nodiscard]] const std::string& name() const noexcept { return src_.name(); }
-    [[nodiscard]] const params& parameters() const noexcept { return p_; }
 
 private:
-    static params validated(const params& p) {
-        detail::validate_buffers(component, p.buffer_bytes, p.max_line_bytes);
-        return p;
-    }
-
-    [[noreturn]] void fail(const std::string& problem) {
-        error_.raise(src_.name(), input_error::position_kind::line_number, src_.line_number(),
-                     problem);
-    }
+    friend reader_base;
 
     bool parse(std::string_view line, memsub::access& out) {
         std::string_view rest = line;
@@ -155,10 +125,6 @@ private:
         }
     }
 
-    params p_;
-    detail::stream_source src_;
-    detail::sticky_error error_;
-    std::uint64_t records_ = 0;
     std::uint64_t instructions_ = 0;
     std::uint64_t skipped_ = 0;
 };

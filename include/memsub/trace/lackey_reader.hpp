@@ -34,7 +34,7 @@
 #include <memsub/core/errors.hpp>
 #include <memsub/trace/concept.hpp>
 #include <memsub/trace/detail/parse.hpp>
-#include <memsub/trace/detail/stream_source.hpp>
+#include <memsub/trace/detail/reader_base.hpp>
 
 namespace memsub::trace {
 
@@ -49,21 +49,12 @@ struct lackey_reader_params {
     std::size_t max_line_bytes = 4096;
 };
 
-class lackey_reader {
+class lackey_reader : public detail::reader_base<lackey_reader, lackey_reader_params> {
 public:
-    using params = lackey_reader_params;
     static constexpr std::string_view format_name = "lackey";
     static constexpr std::string_view component = "memsub::trace::lackey_reader";
-
-    explicit lackey_reader(const std::filesystem::path& file) : lackey_reader(file, params{}) {}
-    lackey_reader(const std::filesystem::path& file, const params& p)
-        : p_(validated(p))
-        , src_(file, p.buffer_bytes) {}
-    lackey_reader(std::istream& in, std::string name)
-        : lackey_reader(in, std::move(name), params{}) {}
-    lackey_reader(std::istream& in, std::string name, const params& p)
-        : p_(validated(p))
-        , src_(in, std::move(name), p.buffer_bytes) {}
+    static constexpr auto position_kind = input_error::position_kind::line_number;
+    using reader_base::reader_base;
 
     bool next(memsub::access& out) {
         error_.check();
@@ -73,35 +64,14 @@ public:
             ++records_;
             return true;
         }
-        std::string_view line;
-        while (src_.next_line(line, p_.max_line_bytes)) {
-            if (parse(line, out)) {
-                ++records_;
-                return true;
-            }
-        }
-        return false;
+        return next_parsed_line(out);
     }
 
-    [[nodiscard]] std::uint64_t records() const noexcept { return records_; }
     /// I records seen so far (whether or not they were delivered).
     [[nodiscard]] std::uint64_t instructions() const noexcept { return instructions_; }
-    [[nodiscard]] trace_position position() const noexcept {
-        return {input_error::position_kind::line_number, src_.line_number()};
-    }
-    [[nodiscard]] const std::string& name() const noexcept { return src_.name(); }
-    [[nodiscard]] const params& parameters() const noexcept { return p_; }
 
 private:
-    static params validated(const params& p) {
-        detail::validate_buffers(component, p.buffer_bytes, p.max_line_bytes);
-        return p;
-    }
-
-    [[noreturn]] void fail(const std::string& problem) {
-        error_.raise(src_.name(), input_error::position_kind::line_number, src_.line_number(),
-                     problem);
-    }
+    friend reader_base;
 
     /// The exact layout Valgrind prints ("I  hex,dec" / " X hex,dec"), parsed in one pass;
     /// false when the line is anything else (then `parse` decides, with a precise message).
@@ -190,13 +160,9 @@ private:
         return true;
     }
 
-    params p_;
-    detail::stream_source src_;
-    detail::sticky_error error_;
     memsub::access pending_{};
     bool pending_store_ = false;
     std::uint64_t last_pc_ = 0;
-    std::uint64_t records_ = 0;
     std::uint64_t instructions_ = 0;
 };
 

@@ -36,7 +36,7 @@
 #include <memsub/core/types.hpp>
 #include <memsub/trace/concept.hpp>
 #include <memsub/trace/detail/little_endian.hpp>
-#include <memsub/trace/detail/stream_source.hpp>
+#include <memsub/trace/detail/reader_base.hpp>
 
 namespace memsub::trace {
 
@@ -48,23 +48,14 @@ struct oracle_general_reader_params {
     std::size_t buffer_bytes = std::size_t{1} << 20;
 };
 
-class oracle_general_reader {
+class oracle_general_reader
+    : public detail::reader_base<oracle_general_reader, oracle_general_reader_params> {
 public:
-    using params = oracle_general_reader_params;
     static constexpr std::string_view format_name = "oracleGeneral";
     static constexpr std::string_view component = "memsub::trace::oracle_general_reader";
+    static constexpr auto position_kind = input_error::position_kind::byte_offset;
     static constexpr std::size_t record_bytes = 24;
-
-    explicit oracle_general_reader(const std::filesystem::path& file)
-        : oracle_general_reader(file, params{}) {}
-    oracle_general_reader(const std::filesystem::path& file, const params& p)
-        : p_(validated(p))
-        , src_(file, p.buffer_bytes) {}
-    oracle_general_reader(std::istream& in, std::string name)
-        : oracle_general_reader(in, std::move(name), params{}) {}
-    oracle_general_reader(std::istream& in, std::string name, const params& p)
-        : p_(validated(p))
-        , src_(in, std::move(name), p.buffer_bytes) {}
+    using reader_base::reader_base;
 
     bool next(memsub::access& out) {
         error_.check();
@@ -74,7 +65,7 @@ public:
             const std::size_t got = src_.read(rec.data(), rec.size());
             if (got == 0) return false;
             if (got < rec.size())
-                fail(start, "truncated record: " + std::to_string(got) + " of 24 bytes");
+                fail_at(start, "truncated record: " + std::to_string(got) + " of 24 bytes");
             const auto clock = detail::load_le<4>(rec.data());
             const auto obj_id = detail::load_le<8>(rec.data() + 4);
             const auto size = detail::load_le<4>(rec.data() + 12);
@@ -84,17 +75,17 @@ public:
                 continue;
             }
             if (obj_id > std::numeric_limits<std::uint64_t>::max() / p_.address_scale_bytes)
-                fail(start, "obj_id " + std::to_string(obj_id) + " times address_scale_bytes " +
-                                std::to_string(p_.address_scale_bytes) +
-                                " does not fit in 64 bits");
+                fail_at(start, "obj_id " + std::to_string(obj_id) + " times address_scale_bytes " +
+                                   std::to_string(p_.address_scale_bytes) +
+                                   " does not fit in 64 bits");
             // Two's-complement reinterpretation, well defined since C++20.
             const auto next_vtime = static_cast<std::int64_t>(next_raw);
             std::uint64_t next_use = never;
             if (next_vtime >= 0 && next_vtime != std::numeric_limits<std::int64_t>::max())
                 next_use = static_cast<std::uint64_t>(next_vtime);
             else if (next_vtime != -1 && next_vtime != std::numeric_limits<std::int64_t>::max())
-                fail(start, "negative next_access_vtime " + std::to_string(next_vtime) +
-                                " (only -1 means never)");
+                fail_at(start, "negative next_access_vtime " + std::to_string(next_vtime) +
+                                   " (only -1 means never)");
 
             out = memsub::access{};
             out.address = byte_address{obj_id * p_.address_scale_bytes};
@@ -106,31 +97,17 @@ public:
         }
     }
 
-    [[nodiscard]] std::uint64_t records() const noexcept { return records_; }
     /// Records of size 0 skipped so far.
     [[nodiscard]] std::uint64_t skipped() const noexcept { return skipped_; }
-    [[nodiscard]] trace_position position() const noexcept {
-        return {input_error::position_kind::byte_offset, src_.byte_offset()};
-    }
-    [[nodiscard]] const std::string& name() const noexcept { return src_.name(); }
-    [[nodiscard]] const params& parameters() const noexcept { return p_; }
 
 private:
-    static params validated(const params& p) {
-        detail::validate_binary_buffer(component, p.buffer_bytes);
+    friend reader_base;
+
+    static void validate(const params& p) {
         memsub::detail::require(p.address_scale_bytes >= 1, component, "address_scale_bytes",
                                 p.address_scale_bytes, "must be at least 1");
-        return p;
     }
 
-    [[noreturn]] void fail(std::uint64_t offset, const std::string& problem) {
-        error_.raise(src_.name(), input_error::position_kind::byte_offset, offset, problem);
-    }
-
-    params p_;
-    detail::stream_source src_;
-    detail::sticky_error error_;
-    std::uint64_t records_ = 0;
     std::uint64_t skipped_ = 0;
 };
 

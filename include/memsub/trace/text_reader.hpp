@@ -27,7 +27,7 @@
 #include <memsub/core/errors.hpp>
 #include <memsub/trace/concept.hpp>
 #include <memsub/trace/detail/parse.hpp>
-#include <memsub/trace/detail/stream_source.hpp>
+#include <memsub/trace/detail/reader_base.hpp>
 
 namespace memsub::trace {
 
@@ -39,53 +39,26 @@ struct text_reader_params {
     std::size_t max_line_bytes = 4096;
 };
 
-class text_reader {
+class text_reader : public detail::reader_base<text_reader, text_reader_params> {
 public:
-    using params = text_reader_params;
     static constexpr std::string_view format_name = "text";
     static constexpr std::string_view component = "memsub::trace::text_reader";
-
-    explicit text_reader(const std::filesystem::path& file) : text_reader(file, params{}) {}
-    text_reader(const std::filesystem::path& file, const params& p)
-        : p_(validated(p))
-        , src_(file, p.buffer_bytes) {}
-    text_reader(std::istream& in, std::string name) : text_reader(in, std::move(name), params{}) {}
-    text_reader(std::istream& in, std::string name, const params& p)
-        : p_(validated(p))
-        , src_(in, std::move(name), p.buffer_bytes) {}
+    static constexpr auto position_kind = input_error::position_kind::line_number;
+    using reader_base::reader_base;
 
     bool next(memsub::access& out) {
         error_.check();
-        std::string_view line;
-        while (src_.next_line(line, p_.max_line_bytes)) {
-            if (parse(line, out)) {
-                ++records_;
-                return true;
-            }
-        }
-        return false;
+        return next_parsed_line(out);
     }
-
-    [[nodiscard]] std::uint64_t records() const noexcept { return records_; }
-    [[nodiscard]] trace_position position() const noexcept {
-        return {input_error::position_kind::line_number, src_.line_number()};
-    }
-    [[nodiscard]] const std::string& name() const noexcept { return src_.name(); }
-    [[nodiscard]] const params& parameters() const noexcept { return p_; }
 
 private:
-    static params validated(const params& p) {
-        detail::validate_buffers(component, p.buffer_bytes, p.max_line_bytes);
+    friend reader_base;
+
+    static void validate(const params& p) {
         memsub::detail::require(p.base == number_base::automatic || p.base == number_base::hex ||
                                     p.base == number_base::decimal,
                                 component, "base", static_cast<std::uint64_t>(p.base),
                                 "must be automatic, hex or decimal");
-        return p;
-    }
-
-    [[noreturn]] void fail(const std::string& problem) {
-        error_.raise(src_.name(), input_error::position_kind::line_number, src_.line_number(),
-                     problem);
     }
 
     bool parse(std::string_view line, memsub::access& out) {
@@ -136,11 +109,6 @@ private:
         }
         fail("bad access kind '" + std::string(kind_tok) + "' (expected R, W or I)");
     }
-
-    params p_;
-    detail::stream_source src_;
-    detail::sticky_error error_;
-    std::uint64_t records_ = 0;
 };
 
 static_assert(trace_reader<text_reader>);
