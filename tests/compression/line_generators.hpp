@@ -1,5 +1,6 @@
-// Test helpers for the compression family: structured line generators and real-data loading.
-// Shared by the compression tests (and usable by fuzz seeds / benchmarks).
+// Test helpers for the compression family: structured line generators, real-data loading, bit
+// strings of payloads for golden tests, and the truncation check every decompressor must pass.
+// Shared by the compression tests (and usable by fuzz seeds / benchmarks); no doctest here.
 #pragma once
 
 #include <algorithm>
@@ -9,6 +10,7 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <span>
 #include <string>
 #include <vector>
@@ -17,9 +19,52 @@
 #include <link.h>
 #endif
 
+#include <memsub/compression/concept.hpp>
 #include <memsub/core/rng.hpp>
 
 namespace memsub_test {
+
+/// A line of 32-bit words stored little-endian (word i at bytes 4i..4i+3).
+inline std::vector<std::byte> to_line(const std::vector<std::uint32_t>& words) {
+    std::vector<std::byte> line(words.size() * 4);
+    for (std::size_t i = 0; i < words.size(); ++i)
+        for (std::size_t k = 0; k < 4; ++k)
+            line[4 * i + k] = static_cast<std::byte>(words[i] >> (8 * k));
+    return line;
+}
+
+/// The payload's bits as '0'/'1', stream order (spec compressors.md, Notation: MSB of byte 0
+/// first) — golden encodings are written this way.
+inline std::string bits_of(const memsub::compression::compressed_line& c) {
+    std::string s;
+    for (std::uint32_t i = 0; i < c.bits; ++i)
+        s += ((std::to_integer<unsigned>(c.payload[i / 8]) >> (7 - i % 8)) & 1u) ? '1' : '0';
+    return s;
+}
+
+/// The low `n` bits of `v`, MSB first.
+inline std::string bin(std::uint64_t v, unsigned n) {
+    std::string s;
+    for (unsigned i = n; i-- > 0;) s += ((v >> i) & 1u) ? '1' : '0';
+    return s;
+}
+
+/// Exhaustive truncation: the first length t < cl.bits at which `c` accepts `cl` cut to t bits
+/// (payload bytes cut to match), or reports its error beyond bit t; nullopt when every shorter
+/// payload fails at or before its end, as every decompressor must.
+template <class Compressor>
+std::optional<std::uint32_t> accepted_truncation(const Compressor& c,
+                                                 const memsub::compression::compressed_line& cl,
+                                                 std::span<std::byte> out) {
+    for (std::uint32_t t = 0; t < cl.bits; ++t) {
+        memsub::compression::compressed_view v = cl.view();
+        v.bits = t;
+        v.payload = v.payload.first((t + 7) / 8);
+        const auto r = c.decompress(v, out);
+        if (r.ok() || r.bit_offset > t) return t;
+    }
+    return std::nullopt;
+}
 
 enum class line_kind : int {
     zero,          ///< all zero

@@ -60,3 +60,13 @@ bool avx512_compiled() noexcept;
 void avx512_evaluate(const std::byte* buf, const bdi_configs& cfg, results& out) noexcept;
 
 } // namespace memsub_test::simd_wide
+
+/// The entry points of a wide unit that could not be compiled for its instruction set (or is
+/// left empty under AddressSanitizer): `<Name>_compiled()` is false and nothing is evaluated.
+#define MEMSUB_TEST_SIMD_WIDE_ABSENT(Name)                                                         \
+    namespace memsub_test::simd_wide {                                                             \
+    bool Name##_compiled() noexcept {                                                              \
+        return false;                                                                              \
+    }                                                                                              \
+    void Name##_evaluate(const std::byte*, const bdi_configs&, results&) noexcept {}               \
+    }

@@ -18,36 +18,9 @@
 #if defined(__AVX2__) && !defined(__SANITIZE_ADDRESS__)
 #include "simd_wide_kernels.hpp"
 
-namespace memsub_test::simd_wide {
-namespace {
-// Each part is flattened on its own (every call inlined; see simd_wide.hpp).
-template <std::uint32_t L, std::size_t Li, part P>
-[[gnu::flatten, gnu::noinline]] void run_part(const std::byte* buf, const bdi_configs& cfg,
-                                              results& out) noexcept {
-    evaluate_part<L, Li, P, xsimd::avx2>(buf, cfg, out);
-}
-[[gnu::flatten, gnu::noinline, gnu::no_sanitize("address", "undefined")]] void
-run_transpose(const std::byte* buf, results& out) noexcept {
-    evaluate_transpose<xsimd::avx2>(buf, out);
-}
-} // namespace
-
-bool avx2_compiled() noexcept {
-    return true;
-}
-void avx2_evaluate(const std::byte* buf, const bdi_configs& cfg, results& out) noexcept {
-    for_each_part(
-        [&]<std::uint32_t L, std::size_t Li, part P>() { run_part<L, Li, P>(buf, cfg, out); });
-    run_transpose(buf, out);
-}
-} // namespace memsub_test::simd_wide
+MEMSUB_TEST_SIMD_WIDE_UNIT(avx2, xsimd::avx2)
 #else
 #include "simd_wide.hpp"
 
-namespace memsub_test::simd_wide {
-bool avx2_compiled() noexcept {
-    return false;
-}
-void avx2_evaluate(const std::byte*, const bdi_configs&, results&) noexcept {}
-} // namespace memsub_test::simd_wide
+MEMSUB_TEST_SIMD_WIDE_ABSENT(avx2)
 #endif

@@ -144,3 +144,30 @@ void evaluate(const std::byte* buf, const bdi_configs& cfg, results& r) {
 }
 
 } // namespace memsub_test::simd_wide
+
+/// Defines the entry points `<Name>_compiled()` (true) and `<Name>_evaluate()` of one wide unit
+/// for the xsimd architecture `Arch`: each part is flattened on its own (every call inlined,
+/// see simd_wide.hpp), in an anonymous namespace so no wide code is shared with another unit.
+#define MEMSUB_TEST_SIMD_WIDE_UNIT(Name, Arch)                                                     \
+    namespace memsub_test::simd_wide {                                                             \
+    namespace {                                                                                    \
+    template <std::uint32_t L, std::size_t Li, part P>                                             \
+    [[gnu::flatten, gnu::noinline]] void run_part(const std::byte* buf, const bdi_configs& cfg,    \
+                                                  results& out) noexcept {                         \
+        evaluate_part<L, Li, P, Arch>(buf, cfg, out);                                              \
+    }                                                                                              \
+    [[gnu::flatten, gnu::noinline, gnu::no_sanitize("address", "undefined")]] void                 \
+    run_transpose(const std::byte* buf, results& out) noexcept {                                   \
+        evaluate_transpose<Arch>(buf, out);                                                        \
+    }                                                                                              \
+    }                                                                                              \
+    bool Name##_compiled() noexcept {                                                              \
+        return true;                                                                               \
+    }                                                                                              \
+    void Name##_evaluate(const std::byte* buf, const bdi_configs& cfg, results& out) noexcept {    \
+        for_each_part([&]<std::uint32_t L, std::size_t Li, part P>() {                             \
+            run_part<L, Li, P>(buf, cfg, out);                                                     \
+        });                                                                                        \
+        run_transpose(buf, out);                                                                   \
+    }                                                                                              \
+    }

@@ -331,14 +331,7 @@ TEST_CASE("bdi: truncated, over-long and corrupted payloads fail cleanly") {
                     line);
                 const auto cl = b.compress(line);
                 // every shorter bit length is an error (exhaustive truncation)
-                for (std::uint32_t t = 0; t < cl.bits; ++t) {
-                    mc::compressed_view v = cl.view();
-                    v.bits = t;
-                    v.payload = v.payload.first((t + 7) / 8);
-                    const auto r = b.decompress(v, o);
-                    REQUIRE_FALSE(r.ok());
-                    REQUIRE(r.bit_offset <= t);
-                }
+                REQUIRE_FALSE(memsub_test::accepted_truncation(b, cl, o));
                 // one bit too long
                 {
                     mc::compressed_line longer = cl;

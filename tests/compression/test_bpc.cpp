@@ -26,26 +26,9 @@ namespace {
 
 using words_t = std::vector<std::uint32_t>;
 
-std::vector<std::byte> to_line(const words_t& w) {
-    std::vector<std::byte> line(w.size() * 4);
-    for (std::size_t i = 0; i < w.size(); ++i)
-        for (int k = 0; k < 4; ++k)
-            line[4 * i + static_cast<std::size_t>(k)] = static_cast<std::byte>(w[i] >> (8 * k));
-    return line;
-}
-
-std::string bits_of(const mc::compressed_line& c) {
-    std::string s;
-    for (std::uint32_t i = 0; i < c.bits; ++i)
-        s += ((std::to_integer<unsigned>(c.payload[i / 8]) >> (7 - i % 8)) & 1u) ? '1' : '0';
-    return s;
-}
-
-std::string bin(std::uint64_t v, unsigned n) {
-    std::string s;
-    for (unsigned i = n; i-- > 0;) s += ((v >> i) & 1u) ? '1' : '0';
-    return s;
-}
+using memsub_test::bin;
+using memsub_test::bits_of;
+using memsub_test::to_line;
 
 // Independent reference encoder, written from spec §1.4 as plainly as possible. With
 // `one_bit_first` it tests the two one-bit classes before zero-DBP (the Compresso order the spec

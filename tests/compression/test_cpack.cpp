@@ -322,14 +322,7 @@ TEST_CASE("cpack: truncated, over-long and corrupted payloads fail cleanly") {
                     static_cast<memsub_test::line_kind>(i % memsub_test::line_kind_count), rng,
                     line);
                 const auto cl = c.compress(line);
-                for (std::uint32_t t = 0; t < cl.bits; ++t) {
-                    mc::compressed_view v = cl.view();
-                    v.bits = t;
-                    v.payload = v.payload.first((t + 7) / 8);
-                    const auto r = c.decompress(v, o);
-                    REQUIRE_FALSE(r.ok());
-                    REQUIRE(r.bit_offset <= t);
-                }
+                REQUIRE_FALSE(memsub_test::accepted_truncation(c, cl, o));
                 mc::compressed_line longer = cl;
                 longer.bits += 2;
                 REQUIRE(c.decompress(longer, o).status == mc::decode_status::trailing_bits);

@@ -25,26 +25,9 @@ using book_t = mc::huffman_code_book;
 
 namespace {
 
-std::vector<std::byte> to_line(const std::vector<std::uint32_t>& w) {
-    std::vector<std::byte> line(w.size() * 4);
-    for (std::size_t i = 0; i < w.size(); ++i)
-        for (int k = 0; k < 4; ++k)
-            line[4 * i + static_cast<std::size_t>(k)] = static_cast<std::byte>(w[i] >> (8 * k));
-    return line;
-}
-
-std::string bits_of(const mc::compressed_line& c) {
-    std::string s;
-    for (std::uint32_t i = 0; i < c.bits; ++i)
-        s += ((std::to_integer<unsigned>(c.payload[i / 8]) >> (7 - i % 8)) & 1u) ? '1' : '0';
-    return s;
-}
-
-std::string bin(std::uint64_t v, unsigned n) {
-    std::string s;
-    for (unsigned i = n; i-- > 0;) s += ((v >> i) & 1u) ? '1' : '0';
-    return s;
-}
+using memsub_test::bin;
+using memsub_test::bits_of;
+using memsub_test::to_line;
 
 // Lines whose words come from a skewed value population (what SC² exploits), plus random and
 // zero-heavy lines.
