@@ -42,6 +42,7 @@
 #include <memsub/compression/concept.hpp>
 #include <memsub/compression/detail/bdi_kernels.hpp>
 #include <memsub/compression/detail/bit_stream.hpp>
+#include <memsub/compression/detail/params_accessors.hpp>
 #include <memsub/compression/detail/simd.hpp>
 #include <memsub/compression/stored_size.hpp>
 #include <memsub/config.hpp>
@@ -80,7 +81,7 @@ enum class bdi_encoding : std::uint8_t {
     uncompressed = 15,
 };
 
-class bdi {
+class bdi : public detail::params_accessors<bdi> {
 public:
     struct params {
         std::uint32_t line_bytes = 64;
@@ -197,8 +198,6 @@ public:
     }
 
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "bdi"; }
-    [[nodiscard]] std::uint32_t line_bytes() const noexcept { return p_.line_bytes; }
-    [[nodiscard]] const params& parameters() const noexcept { return p_; }
 
     /// 4-bit `enc`, plus the n-bit mask (n = L/2 at most) when it is kept in the tag.
     [[nodiscard]] std::uint32_t metadata_bits() const noexcept {
@@ -206,14 +205,6 @@ public:
                         ? p_.line_bytes / 2
                         : 0);
     }
-    [[nodiscard]] std::uint32_t compress_latency_cycles() const noexcept {
-        return p_.compress_latency_cycles;
-    }
-    [[nodiscard]] std::uint32_t decompress_latency_cycles() const noexcept {
-        return p_.decompress_latency_cycles;
-    }
-    [[nodiscard]] double compress_energy_nj() const noexcept { return p_.compress_energy_nj; }
-    [[nodiscard]] double decompress_energy_nj() const noexcept { return p_.decompress_energy_nj; }
 
     /// Whether encoding `e` belongs to the configured set.
     [[nodiscard]] bool supports(bdi_encoding e) const noexcept {
@@ -573,6 +564,7 @@ private:
     static constexpr std::uint8_t invalid = 0xFF;
     static constexpr std::uint32_t no_candidate = ~std::uint32_t{0};
 
+    friend detail::params_accessors<bdi>;
     params p_;
     std::array<std::uint32_t, 16> bits_{};
     std::array<bool, 16> valid_{};

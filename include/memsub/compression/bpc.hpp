@@ -44,11 +44,12 @@
 #include <memsub/compression/concept.hpp>
 #include <memsub/compression/detail/bit_stream.hpp>
 #include <memsub/compression/detail/bpc_transform.hpp>
+#include <memsub/compression/detail/params_accessors.hpp>
 #include <memsub/config.hpp>
 
 namespace memsub::compression {
 
-class bpc {
+class bpc : public detail::params_accessors<bpc> {
 public:
     /// The assignment of the four 5-bit plane-class codes ([UNVERIFIED], spec §1.4).
     enum class symbol_codes : std::uint8_t {
@@ -90,17 +91,7 @@ public:
     }
 
     [[nodiscard]] std::string_view name() const noexcept { return "bpc"; }
-    [[nodiscard]] std::uint32_t line_bytes() const noexcept { return p_.line_bytes; }
     [[nodiscard]] std::uint32_t metadata_bits() const noexcept { return 0; }
-    [[nodiscard]] std::uint32_t compress_latency_cycles() const noexcept {
-        return p_.compress_latency_cycles;
-    }
-    [[nodiscard]] std::uint32_t decompress_latency_cycles() const noexcept {
-        return p_.decompress_latency_cycles;
-    }
-    [[nodiscard]] double compress_energy_nj() const noexcept { return p_.compress_energy_nj; }
-    [[nodiscard]] double decompress_energy_nj() const noexcept { return p_.decompress_energy_nj; }
-    [[nodiscard]] const params& parameters() const noexcept { return p_; }
 
     /// Width of the position field p: ⌈log2(n−1)⌉ (5 for 128B, 4 for 64B, 3 for 32B lines).
     [[nodiscard]] std::uint32_t position_bits() const noexcept { return position_bits_; }
@@ -344,6 +335,7 @@ private:
             detail::bpc_transform_reference(std::span<const std::uint32_t>(w.data(), n_), pl);
     }
 
+    friend detail::params_accessors<bpc>;
     params p_;
     std::uint32_t n_ = 16, plane_bits_ = 15, position_bits_ = 4, full_ = 0x7FFF;
     std::array<std::uint8_t, 4> class_code_{}; ///< class → 2-bit code

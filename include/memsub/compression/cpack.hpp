@@ -36,6 +36,7 @@
 #include <memsub/compression/concept.hpp>
 #include <memsub/compression/detail/bit_stream.hpp>
 #include <memsub/compression/detail/cpack_kernels.hpp>
+#include <memsub/compression/detail/params_accessors.hpp>
 #include <memsub/compression/detail/simd.hpp>
 #include <memsub/config.hpp>
 
@@ -86,7 +87,7 @@ inline constexpr std::array<cpack_head, 16> cpack_heads = [] {
 
 /// C-PACK; `ZeroBlock` = true gives C-PACK+Z (use the aliases `cpack` and `cpack_z`).
 template <bool ZeroBlock>
-class basic_cpack {
+class basic_cpack : public detail::params_accessors<basic_cpack<ZeroBlock>> {
 public:
     struct params {
         std::uint32_t line_bytes = 64;
@@ -124,20 +125,10 @@ public:
     [[nodiscard]] static constexpr std::string_view name() noexcept {
         return ZeroBlock ? "cpack_z" : "cpack";
     }
-    [[nodiscard]] std::uint32_t line_bytes() const noexcept { return p_.line_bytes; }
-    [[nodiscard]] const params& parameters() const noexcept { return p_; }
     /// C-PACK+Z keeps the 1-bit zero-block flag in the tag.
     [[nodiscard]] static constexpr std::uint32_t metadata_bits() noexcept {
         return ZeroBlock ? 1 : 0;
     }
-    [[nodiscard]] std::uint32_t compress_latency_cycles() const noexcept {
-        return p_.compress_latency_cycles;
-    }
-    [[nodiscard]] std::uint32_t decompress_latency_cycles() const noexcept {
-        return p_.decompress_latency_cycles;
-    }
-    [[nodiscard]] double compress_energy_nj() const noexcept { return p_.compress_energy_nj; }
-    [[nodiscard]] double decompress_energy_nj() const noexcept { return p_.decompress_energy_nj; }
 
     [[nodiscard]] std::uint32_t size_bits(std::span<const std::byte> line) const noexcept {
         MEMSUB_ASSERT(line.size() == p_.line_bytes);
@@ -281,6 +272,7 @@ public:
     }
 
 private:
+    friend detail::params_accessors<basic_cpack>;
     params p_;
 };
 

@@ -32,12 +32,13 @@
 #include <memsub/compression/concept.hpp>
 #include <memsub/compression/detail/bit_stream.hpp>
 #include <memsub/compression/detail/fpc_kernels.hpp>
+#include <memsub/compression/detail/params_accessors.hpp>
 #include <memsub/compression/detail/simd.hpp>
 #include <memsub/config.hpp>
 
 namespace memsub::compression {
 
-class fpc {
+class fpc : public detail::params_accessors<fpc> {
 public:
     struct params {
         std::uint32_t line_bytes = 64;
@@ -63,17 +64,7 @@ public:
     }
 
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "fpc"; }
-    [[nodiscard]] std::uint32_t line_bytes() const noexcept { return p_.line_bytes; }
-    [[nodiscard]] const params& parameters() const noexcept { return p_; }
     [[nodiscard]] static constexpr std::uint32_t metadata_bits() noexcept { return 0; }
-    [[nodiscard]] std::uint32_t compress_latency_cycles() const noexcept {
-        return p_.compress_latency_cycles;
-    }
-    [[nodiscard]] std::uint32_t decompress_latency_cycles() const noexcept {
-        return p_.decompress_latency_cycles;
-    }
-    [[nodiscard]] double compress_energy_nj() const noexcept { return p_.compress_energy_nj; }
-    [[nodiscard]] double decompress_energy_nj() const noexcept { return p_.decompress_energy_nj; }
 
     /// Exact payload bits (xsimd kernel).
     [[nodiscard]] std::uint32_t size_bits(std::span<const std::byte> line) const noexcept {
@@ -211,6 +202,7 @@ public:
     }
 
 private:
+    friend detail::params_accessors<fpc>;
     params p_;
 };
 

@@ -12,11 +12,12 @@
 #include <string_view>
 
 #include <memsub/compression/concept.hpp>
+#include <memsub/compression/detail/params_accessors.hpp>
 #include <memsub/config.hpp>
 
 namespace memsub::compression {
 
-class none {
+class none : public detail::params_accessors<none> {
 public:
     struct params {
         std::uint32_t line_bytes = 64;
@@ -32,22 +33,12 @@ public:
     }
 
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "none"; }
-    [[nodiscard]] std::uint32_t line_bytes() const noexcept { return p_.line_bytes; }
-    [[nodiscard]] const params& parameters() const noexcept { return p_; }
 
     [[nodiscard]] std::uint32_t size_bits(std::span<const std::byte> line) const noexcept {
         MEMSUB_ASSERT(line.size() == p_.line_bytes);
         return static_cast<std::uint32_t>(line.size() * 8);
     }
     [[nodiscard]] static constexpr std::uint32_t metadata_bits() noexcept { return 0; }
-    [[nodiscard]] std::uint32_t compress_latency_cycles() const noexcept {
-        return p_.compress_latency_cycles;
-    }
-    [[nodiscard]] std::uint32_t decompress_latency_cycles() const noexcept {
-        return p_.decompress_latency_cycles;
-    }
-    [[nodiscard]] double compress_energy_nj() const noexcept { return p_.compress_energy_nj; }
-    [[nodiscard]] double decompress_energy_nj() const noexcept { return p_.decompress_energy_nj; }
 
     [[nodiscard]] compressed_line compress(std::span<const std::byte> line) const noexcept {
         MEMSUB_ASSERT(line.size() == p_.line_bytes);
@@ -71,6 +62,7 @@ public:
     }
 
 private:
+    friend detail::params_accessors<none>;
     params p_;
 };
 

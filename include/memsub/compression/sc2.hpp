@@ -45,6 +45,7 @@
 
 #include <memsub/compression/concept.hpp>
 #include <memsub/compression/detail/bit_stream.hpp>
+#include <memsub/compression/detail/params_accessors.hpp>
 #include <memsub/compression/huffman_code_book.hpp>
 #include <memsub/config.hpp>
 #include <memsub/core/errors.hpp>
@@ -172,7 +173,7 @@ private:
 };
 
 /// The SC² compressor (see the file comment).
-class sc2 {
+class sc2 : public detail::params_accessors<sc2> {
 public:
     struct params {
         std::uint32_t line_bytes = 64;
@@ -200,17 +201,7 @@ public:
     }
 
     [[nodiscard]] std::string_view name() const noexcept { return "sc2"; }
-    [[nodiscard]] std::uint32_t line_bytes() const noexcept { return p_.line_bytes; }
     [[nodiscard]] std::uint32_t metadata_bits() const noexcept { return 1; }
-    [[nodiscard]] std::uint32_t compress_latency_cycles() const noexcept {
-        return p_.compress_latency_cycles;
-    }
-    [[nodiscard]] std::uint32_t decompress_latency_cycles() const noexcept {
-        return p_.decompress_latency_cycles;
-    }
-    [[nodiscard]] double compress_energy_nj() const noexcept { return p_.compress_energy_nj; }
-    [[nodiscard]] double decompress_energy_nj() const noexcept { return p_.decompress_energy_nj; }
-    [[nodiscard]] const params& parameters() const noexcept { return p_; }
     [[nodiscard]] const huffman_code_book& code_book() const noexcept { return *book_; }
     [[nodiscard]] const std::shared_ptr<const huffman_code_book>&
     shared_code_book() const noexcept {
@@ -258,6 +249,7 @@ public:
     }
 
 private:
+    friend detail::params_accessors<sc2>;
     params p_;
     const huffman_code_book* book_ = nullptr;
     std::uint32_t words_ = 16;

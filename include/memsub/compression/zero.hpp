@@ -17,12 +17,13 @@
 #include <string_view>
 
 #include <memsub/compression/concept.hpp>
+#include <memsub/compression/detail/params_accessors.hpp>
 #include <memsub/compression/detail/simd.hpp>
 #include <memsub/config.hpp>
 
 namespace memsub::compression {
 
-class zero {
+class zero : public detail::params_accessors<zero> {
 public:
     struct params {
         std::uint32_t line_bytes = 64;
@@ -45,17 +46,7 @@ public:
     }
 
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "zero"; }
-    [[nodiscard]] std::uint32_t line_bytes() const noexcept { return p_.line_bytes; }
-    [[nodiscard]] const params& parameters() const noexcept { return p_; }
     [[nodiscard]] static constexpr std::uint32_t metadata_bits() noexcept { return 1; }
-    [[nodiscard]] std::uint32_t compress_latency_cycles() const noexcept {
-        return p_.compress_latency_cycles;
-    }
-    [[nodiscard]] std::uint32_t decompress_latency_cycles() const noexcept {
-        return p_.decompress_latency_cycles;
-    }
-    [[nodiscard]] double compress_energy_nj() const noexcept { return p_.compress_energy_nj; }
-    [[nodiscard]] double decompress_energy_nj() const noexcept { return p_.decompress_energy_nj; }
 
     [[nodiscard]] std::uint32_t size_bits(std::span<const std::byte> line) const noexcept {
         MEMSUB_ASSERT(line.size() == p_.line_bytes);
@@ -101,6 +92,7 @@ public:
     }
 
 private:
+    friend detail::params_accessors<zero>;
     params p_;
 };
 
