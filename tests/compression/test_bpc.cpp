@@ -87,11 +87,11 @@ std::string reference_encode(const words_t& w, bool one_bit_first = false) {
         else if (zero_dbp)
             out += "00001";
         else if (adjacent)
-            out += "00010" + bin(static_cast<unsigned>(low), pw);
+            out.append("00010").append(bin(static_cast<unsigned>(low), pw));
         else if (ones == 1)
-            out += "00011" + bin(static_cast<unsigned>(low), pw);
+            out.append("00011").append(bin(static_cast<unsigned>(low), pw));
         else
-            out += "1" + bin(x, static_cast<unsigned>(n - 1));
+            out.append("1").append(bin(x, static_cast<unsigned>(n - 1)));
     }
     flush(run);
     return out;

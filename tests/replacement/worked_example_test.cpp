@@ -43,7 +43,7 @@ std::string name_of(std::uint64_t line) {
     case b4:
         return "b4";
     default:
-        return "x" + std::to_string(line);
+        return std::string("x").append(std::to_string(line));
     }
 }
 
@@ -60,7 +60,7 @@ std::string state_of(const Cache& c, Rrpv rrpv) {
         }
         s += name_of(b.address.value / repl_test::line_bytes);
         if constexpr (!std::is_same_v<Rrpv, std::nullptr_t>)
-            s += ":" + std::to_string(rrpv(c, entry_index{w}));
+            s.append(":").append(std::to_string(rrpv(c, entry_index{w})));
     }
     return s;
 }
