@@ -152,8 +152,8 @@ void evaluate(const std::byte* buf, const bdi_configs& cfg, results& r) {
     namespace memsub_test::simd_wide {                                                             \
     namespace {                                                                                    \
     template <std::uint32_t L, std::size_t Li, part P>                                             \
-    [[gnu::flatten, gnu::noinline]] void run_part(const std::byte* buf, const bdi_configs& cfg,    \
-                                                  results& out) noexcept {                         \
+    [[gnu::flatten, gnu::noinline, gnu::noclone]] void                                             \
+    run_part(const std::byte* buf, const bdi_configs& cfg, results& out) noexcept {                \
         evaluate_part<L, Li, P, Arch>(buf, cfg, out);                                              \
     }                                                                                              \
     [[gnu::flatten, gnu::noinline, gnu::no_sanitize("address", "undefined")]] void                 \
