@@ -345,10 +345,11 @@ void write_plot(const std::vector<result>& results, const options& opt) {
                "set yrange [0:*]\n"
                "set grid ytics\n"
                "set key top left\n"
-               "set xtics rotate by -15 scale 0\n"
+               // input names are file names: no enhanced-text markup (a '_' would subscript)
+               "set xtics rotate by -15 scale 0 noenhanced\n"
             << "plot " << quoted(dat.filename().string())
             << " using 2:xtic(1) title 'BDI', '' using 3 title 'FPC', '' using 5 title "
-               "'CPACK-Z', '' using 6 title 'BPC', '' using 7 title 'SC'\n";
+               "'C-PACK+Z', '' using 6 title 'BPC', '' using 7 title 'SC^2'\n";
     }
     fmt::print("\nwrote {} and {}\n", dat.string(), gp.string());
     if (!opt.plot) {
