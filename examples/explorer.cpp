@@ -415,7 +415,9 @@ void write_plot(const options& o, const std::vector<trace_result>& all) {
         fmt::print(gp, "set datafile missing '?'\n");
         fmt::print(gp, "set style data histograms\nset style histogram clustered gap 1\n");
         fmt::print(gp, "set style fill solid 0.8 border -1\nset boxwidth 0.9\n");
-        fmt::print(gp, "set key inside top right box opaque noenhanced\nset xtics rotate by -30\n");
+        fmt::print(
+            gp,
+            "set key outside bottom center horizontal box noenhanced\nset xtics rotate by -30\n");
         fmt::print(gp, "plot ");
         for (std::size_t i = 0; i < all.size(); ++i) {
             std::string title = all[i].label;
