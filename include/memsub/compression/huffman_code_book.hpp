@@ -328,16 +328,7 @@ public:
             out = esc ? raw : de_lut_[index];
             return decode_status::ok;
         }
-        std::uint32_t len = 0, index = 0;
-        for (std::uint32_t l = direct_bits_ + 1; l <= max_len; ++l) {
-            if (cnt_[l] == 0) continue;
-            const auto c = static_cast<std::uint32_t>(window >> (max_len - l));
-            if (c >= fcw_[l] && c - fcw_[l] < cnt_[l]) {
-                len = l;
-                index = off_[l] + (c - fcw_[l]);
-                break;
-            }
-        }
+        const auto [len, index] = long_code(window);
         if (len == 0)
             return r.remaining() < max_len ? decode_status::truncated : decode_status::invalid_code;
         if (index != esc_index_) {
@@ -398,18 +389,9 @@ public:
                 pos += total;
                 continue;
             }
-            // Long code: the FCW/CNT/OFF comparators of §1.5 on the next max_len bits.
+            // Long code, from the next max_len bits.
             const std::uint64_t window = w >> (64 - max_len);
-            std::uint32_t len = 0, index = 0;
-            for (std::uint32_t l = direct_bits_ + 1; l <= max_len; ++l) {
-                if (cnt_[l] == 0) continue;
-                const auto c = static_cast<std::uint32_t>(window >> (max_len - l));
-                if (c >= fcw_[l] && c - fcw_[l] < cnt_[l]) {
-                    len = l;
-                    index = off_[l] + (c - fcw_[l]);
-                    break;
-                }
-            }
+            const auto [len, index] = long_code(window);
             if (len == 0)
                 return {bits - pos < max_len ? decode_status::truncated
                                              : decode_status::invalid_code,
@@ -536,6 +518,23 @@ public:
     }
 
 private:
+    /// The code longer than the direct table that starts `window` (the next max_len bits,
+    /// right-aligned): the FCW/CNT/OFF comparators of §1.5. {length, symbol index}, or a length
+    /// of 0 when no code matches.
+    struct long_match {
+        std::uint32_t length;
+        std::uint32_t index;
+    };
+    [[nodiscard]] long_match long_code(std::uint64_t window) const noexcept {
+        const std::uint32_t max_len = p_.max_code_length_bits;
+        for (std::uint32_t l = direct_bits_ + 1; l <= max_len; ++l) {
+            if (cnt_[l] == 0) continue;
+            const auto c = static_cast<std::uint32_t>(window >> (max_len - l));
+            if (c >= fcw_[l] && c - fcw_[l] < cnt_[l]) return {l, off_[l] + (c - fcw_[l])};
+        }
+        return {0, 0};
+    }
+
     /// Slots a value may be displaced from its home in the encoder table.
     static constexpr unsigned probes = 4;
 

@@ -5,7 +5,7 @@
 //     offset 0  uint32 clock_time          (real time of the request, seconds in libCacheSim)
 //     offset 4  uint64 obj_id
 //     offset 12 uint32 obj_size            (bytes)
-//     offset 16 int64  next_access_vtime   (virtual time — request number — of the next request
+//     offset 16 int64  next_access_vtime   (logical time — request number — of the next request
 //                                            to the same object; -1 = never requested again)
 // Mapping to `memsub::access` (a load; the format has no operation field):
 //   * address ← obj_id × `params::address_scale` (default 64: each object is one 64-byte cache

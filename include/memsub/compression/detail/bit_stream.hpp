@@ -5,7 +5,8 @@
 // `bit_writer` fills a caller-provided byte buffer (a `compressed_line`'s array); `bit_reader`
 // reads an untrusted payload: every read is bounds-checked against the declared bit length and
 // the byte span, and a failed read reports truncation without moving (its position is then the
-// bit offset of the error). Neither allocates; both are noexcept.
+// bit offset of the error); `fast_bit_reader` is the same with a refilled 64-bit window, for
+// decoders that consume one short symbol per step. None allocates; all are noexcept.
 #pragma once
 
 #include <array>
@@ -48,43 +49,6 @@ namespace memsub::compression::detail {
                                                              std::uint32_t pos) noexcept {
     return load_be64(p, size, pos >> 3) << (pos & 7);
 }
-
-/// A streaming MSB-first reader for decoders: a 64-bit register window refilled without a
-/// branch (F. Giesen's "variant 4": whole bytes are OR-ed in below the valid bits), at least 56
-/// valid bits after `refill()`, so a decoder reads any field of ≤ 56 bits from `peek()`. It never
-/// reads outside the byte span (bytes past it read as zero); the decoder checks its fields
-/// against the declared bit length itself (`consumed()`).
-class bit_window {
-public:
-    explicit bit_window(std::span<const std::byte> bytes) noexcept
-        : p_(bytes.data())
-        , size_(bytes.size()) {}
-
-    /// Tops the window up to at least 56 valid bits.
-    MEMSUB_ALWAYS_INLINE void refill() noexcept {
-        buf_ |= load_be64(p_, size_, next_) >> count_;
-        next_ += (63 - count_) >> 3;
-        count_ |= 56;
-    }
-    /// The window, left-aligned: its first `refill`ed 56 bits are the next stream bits.
-    [[nodiscard]] MEMSUB_ALWAYS_INLINE std::uint64_t peek() const noexcept { return buf_; }
-    /// Drops `n` ≤ 56 bits (at most the valid ones).
-    MEMSUB_ALWAYS_INLINE void consume(unsigned n) noexcept {
-        buf_ <<= n;
-        count_ -= n;
-        consumed_ += n;
-    }
-    /// Bits consumed so far (the bit offset of the next field).
-    [[nodiscard]] std::uint32_t consumed() const noexcept { return consumed_; }
-
-private:
-    const std::byte* p_;
-    std::size_t size_;
-    std::size_t next_ = 0;  ///< next byte to OR into the window
-    std::uint64_t buf_ = 0; ///< left-aligned window
-    unsigned count_ = 0;    ///< valid bits in the window
-    std::uint32_t consumed_ = 0;
-};
 
 /// Writes fields MSB-first. Writing past the buffer is a precondition violation (encoders size
 /// their output exactly); it is caught by MEMSUB_ASSERT and, with asserts off, the excess bits
