@@ -456,8 +456,8 @@ result_row opt_row(const options& o, std::span<const memsub::line_address> lines
     result_row r;
     r.policy = std::string(opt_name);
     r.bound = true;
-    r.accesses = cache.stats().accesses;
-    r.misses = cache.stats().misses;
+    r.accesses = cache.stats().accesses();
+    r.misses = cache.stats().misses();
     r.seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
     return r;
 }
@@ -522,8 +522,8 @@ trace_result explore(const options& o, const std::vector<policy_entry>& policies
     for (const auto& r : runners) {
         const auto& s = r->stats();
         t.rows.push_back({.policy = r->name(),
-                          .accesses = s.accesses,
-                          .misses = s.misses,
+                          .accesses = s.accesses(),
+                          .misses = s.misses(),
                           .writebacks = s.writebacks,
                           .storage_bits = r->storage_bits(),
                           .seconds = r->seconds});

@@ -636,7 +636,7 @@ int main(int argc, char** argv) {
         fmt::print("workload: {}\n", src.label());
         fmt::print("LLC {} KB {}-way {} B lines (LRU): {} accesses, miss ratio {:.3f}, {} "
                    "writebacks; one access every {} ns\n\n",
-                   o.shape.capacity_bytes() / 1024, o.shape.ways, o.shape.line_bytes, cs.accesses,
+                   o.shape.capacity_bytes() / 1024, o.shape.ways, o.shape.line_bytes, cs.accesses(),
                    cs.miss_ratio(), cs.writebacks, o.access_ns);
         fmt::print("{:<13} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>6} {:>7} {:>9}\n", "config",
                    "requests", "mean ns", "p50 ns", "p95 ns", "p99 ns", "q95 ns", "row hits",

@@ -58,7 +58,8 @@ struct fmt::formatter<memsub::cache::cache_stats> {
         return fmt::format_to(ctx.out(),
                               "{} accesses, {} hits, {} misses ({:.2f}% miss), {} bypasses, "
                               "{} evictions, {} writebacks, {} B fetched, {} B written back",
-                              s.accesses, s.hits, s.misses, 100.0 * s.miss_ratio(), s.bypasses,
-                              s.evictions, s.writebacks, s.bytes_fetched, s.bytes_written_back);
+                              s.accesses(), s.hits(), s.misses(), 100.0 * s.miss_ratio(),
+                              s.bypasses(), s.evictions, s.writebacks, s.bytes_fetched,
+                              s.bytes_written_back);
     }
 };

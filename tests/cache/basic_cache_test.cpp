@@ -37,8 +37,8 @@ TEST_CASE("geometry validation names component, parameter, value and rule") {
 
 TEST_CASE("conventional LRU cache: hits, misses, victims, write-back traffic") {
     set_associative_cache<lru> c(geometry{.sets = 1, .ways = 2, .line_bytes = 64});
-    CHECK(c.access(load(0)).filled);
-    CHECK(c.access(load(64)).filled);
+    CHECK(c.access(load(0)).filled());
+    CHECK(c.access(load(64)).filled());
     CHECK(c.access(load(0)).hit);
     auto r = c.access(store(128)); // evicts line 64 (LRU), allocates dirty
     REQUIRE(r.evictions.size() == 1);
@@ -54,9 +54,9 @@ TEST_CASE("conventional LRU cache: hits, misses, victims, write-back traffic") {
     CHECK(r.evictions[0].address == byte_address{128});
     CHECK(r.evictions[0].dirty);
     CHECK(r.writeback_bytes() == 64);
-    CHECK(c.stats().accesses == 6);
-    CHECK(c.stats().hits == 1);
-    CHECK(c.stats().misses == 5);
+    CHECK(c.stats().accesses() == 6);
+    CHECK(c.stats().hits() == 1);
+    CHECK(c.stats().misses() == 5);
     CHECK(c.stats().writebacks == 1);
     CHECK(c.stats().bytes_written_back == 64);
 }
@@ -65,7 +65,7 @@ TEST_CASE("writeback from above allocates without fetching") {
     set_associative_cache<lru> c(geometry{.sets = 4, .ways = 2});
     auto r =
         c.access(memsub::access{.address = byte_address{0x1000}, .kind = access_kind::writeback});
-    CHECK(r.filled);
+    CHECK(r.filled());
     CHECK(r.bytes_fetched == 0);
     CHECK(c.block(r.set, r.entry).dirty);
 }
@@ -74,7 +74,7 @@ TEST_CASE("write-through and write-evict do not allocate on store misses") {
     set_associative_cache<lru, cache::write_policy::write_through> wt(
         geometry{.sets = 4, .ways = 2});
     auto r = wt.access(store(0));
-    CHECK(r.bypassed);
+    CHECK(r.bypassed());
     CHECK(r.bytes_written_down == 64);
     wt.access(load(0));
     r = wt.access(store(0));
@@ -98,10 +98,10 @@ TEST_CASE("host no_allocate hint bypasses") {
     memsub::access a = load(0);
     a.hints.no_allocate = true;
     auto r = c.access(a);
-    CHECK(r.bypassed);
+    CHECK(r.bypassed());
     CHECK(r.bytes_fetched == 64);
     CHECK_FALSE(c.contains(byte_address{0}));
-    CHECK(c.stats().bypasses == 1);
+    CHECK(c.stats().bypasses() == 1);
 }
 
 TEST_CASE("fixed_geometry cache behaves like the runtime one") {
@@ -113,7 +113,7 @@ TEST_CASE("fixed_geometry cache behaves like the runtime one") {
         const auto addr = rng.below(1 << 16);
         CHECK(a.access(load(addr)).hit == b.access(load(addr)).hit);
     }
-    CHECK(a.stats().misses == b.stats().misses);
+    CHECK(a.stats().misses() == b.stats().misses());
 }
 
 namespace {
@@ -133,7 +133,7 @@ TEST_CASE("variable-size blocks: insert, look up, evict until a tag and segments
     cache::variable_block_cache<lru, 4> c(alsi_set);
     auto r =
         c.access(load_bytes(0x000, 4), cache::block_spec{.span_segments = 1, .stored_segments = 1});
-    CHECK(r.filled);
+    CHECK(r.filled());
     CHECK(r.blocks_filled == 1);
     CHECK(r.bytes_fetched == 32);
     CHECK(r.missing_segments == 0b0001);
@@ -141,14 +141,14 @@ TEST_CASE("variable-size blocks: insert, look up, evict until a tag and segments
     CHECK_FALSE(c.contains(byte_address{0x020}));
     // A 64B block in the other half of the same line.
     r = c.access(load_bytes(0x050, 4), cache::block_spec{.span_segments = 2, .stored_segments = 2});
-    CHECK(r.filled);
+    CHECK(r.filled());
     CHECK_FALSE(r.partial); // nothing of the request (segment 2) was resident
     CHECK(c.block(r.set, r.entry).address == byte_address{0x040});
     CHECK(c.resident_segments(line_address{0}) == 0b1101);
     CHECK(c.free_segments(set_index{0}) == 13);
     // A 128B block of the same line supersedes both pieces; only segment 1 is fetched.
     r = c.access(load_bytes(0x020, 4), cache::block_spec{.span_segments = 4, .stored_segments = 4});
-    CHECK(r.filled);
+    CHECK(r.filled());
     CHECK(r.bytes_fetched == 32);
     REQUIRE(r.evictions.size() == 2);
     CHECK(r.evictions[0].reason == cache::eviction_reason::superseded);
@@ -159,7 +159,7 @@ TEST_CASE("variable-size blocks: insert, look up, evict until a tag and segments
     CHECK(c.stats().invalidations == 2);
     // Fill the budget with three more 128B lines, then a fifth evicts the LRU one.
     for (std::uint64_t l = 1; l <= 3; ++l)
-        CHECK(c.access(load_bytes(l * 128, 0), cache::block_spec{4, 4}).filled);
+        CHECK(c.access(load_bytes(l * 128, 0), cache::block_spec{4, 4}).filled());
     CHECK(c.free_segments(set_index{0}) == 0);
     r = c.access(load_bytes(4 * 128, 0), cache::block_spec{4, 4});
     REQUIRE(r.evictions.size() == 1);
@@ -205,7 +205,7 @@ TEST_CASE("variable-size blocks: a partial miss fetches only the missing blocks 
     CHECK(r.evictions[0].bytes == 32);
     CHECK(c.resident_segments(line_address{0}) == 0b1111);
     CHECK(c.stats().partial_misses == 1);
-    CHECK(c.stats().misses == 2);
+    CHECK(c.stats().misses() == 2);
     CHECK(c.stats().bytes_fetched == 32 + 96);
     // Now every byte is resident: the whole-line request hits both 64B blocks.
     r = c.access(load_bytes(0x10, 0), cache::block_spec{2, 2});
@@ -226,13 +226,13 @@ TEST_CASE("variable-size blocks: bypassed reads fetch exactly the missing reques
     auto a = load_bytes(0x44, 8);
     a.hints.no_allocate = true;
     auto r = c.access(a, cache::block_spec{1, 1});
-    CHECK(r.bypassed);
+    CHECK(r.bypassed());
     CHECK(r.bytes_fetched == 8);
     c.access(load_bytes(0x00, 4), cache::block_spec{1, 1}); // segment 0 resident
     a = load_bytes(0x10, 0x60);                             // bytes 0x10..0x6f: segments 0..3
     a.hints.no_allocate = true;
     r = c.access(a, cache::block_spec{1, 1});
-    CHECK(r.bypassed);
+    CHECK(r.bypassed());
     CHECK(r.partial);
     CHECK(r.bytes_fetched == 0x70 - 0x20); // segment 0's 16 requested bytes are resident
     CHECK(c.resident_segments(line_address{0}) == 0b0001);
@@ -273,7 +273,7 @@ TEST_CASE("variable-size blocks: write-evict invalidates every touched block") {
     // A partial store miss does not allocate but still evicts what it touched.
     c.access(load_bytes(0x00, 4), cache::block_spec{1, 1});
     r = c.access(store_bytes(0x10, 0x20), cache::block_spec{1, 1});
-    CHECK(r.bypassed);
+    CHECK(r.bypassed());
     CHECK(r.partial);
     REQUIRE(r.evictions.size() == 1);
     CHECK(c.resident_segments(line_address{0}) == 0);
@@ -299,7 +299,7 @@ TEST_CASE("variable-size blocks: the bypass decision comes before superseding (P
     c.policy().clear_calls();
     // Merging the resident 32B block frees one segment, the 128B block needs four: no room.
     auto r = c.access(load_bytes(0x00, 0), cache::block_spec{4, 4});
-    CHECK(r.bypassed);
+    CHECK(r.bypassed());
     CHECK(r.partial);
     CHECK(r.evictions.empty());
     CHECK(r.bytes_fetched == 96);
@@ -352,7 +352,7 @@ TEST_CASE("replacement concept: archetype satisfies it, broken policies do not")
     CHECK_FALSE(replacement::replacement_policy<testing::broken_policy_no_evict>);
     set_associative_cache<testing::replacement_archetype> c(geometry{.sets = 2, .ways = 2});
     c.access(load(0));
-    CHECK(c.stats().misses == 1);
+    CHECK(c.stats().misses() == 1);
 }
 
 TEST_CASE("contract check passes for LRU and the archetype") {

@@ -11,8 +11,8 @@ int main() {
             llc.access(memsub::access{.address = memsub::byte_address{line * 64}});
     const auto& s = llc.stats();
     std::printf("consumer: %s, %llu accesses, %llu misses\n", memsub::version_string,
-                static_cast<unsigned long long>(s.accesses),
-                static_cast<unsigned long long>(s.misses));
+                static_cast<unsigned long long>(s.accesses()),
+                static_cast<unsigned long long>(s.misses()));
     // 512 lines fit in 1024 lines of capacity: only the first pass misses.
-    return s.misses == 512 && s.hits == 3 * 512 ? 0 : 1;
+    return s.misses() == 512 && s.hits() == 3 * 512 ? 0 : 1;
 }

@@ -44,7 +44,7 @@ std::vector<outcome> run(Cache& c, const std::vector<memsub::access>& stream) {
     out.reserve(stream.size());
     for (const auto& a : stream) {
         const auto r = c.access(a);
-        outcome o{.hit = r.hit, .filled = r.filled};
+        outcome o{.hit = r.hit, .filled = r.filled()};
         if (!r.evictions.empty()) {
             o.evicted = true;
             o.evicted_line = r.evictions[0].address.value / line_bytes;

@@ -342,7 +342,7 @@ std::array<std::uint64_t, 4> differential(rule r, const typename P::params& p, c
         std::size_t mismatches = 0;
         for (std::size_t i = 0; i < s.size(); ++i) {
             const auto res = lib.access(s[i]);
-            outcome got{.hit = res.hit, .filled = res.filled};
+            outcome got{.hit = res.hit, .filled = res.filled()};
             if (!res.evictions.empty()) {
                 got.evicted = true;
                 got.evicted_line = res.evictions[0].address.value / repl_test::line_bytes;
@@ -356,7 +356,7 @@ std::array<std::uint64_t, 4> differential(rule r, const typename P::params& p, c
             }
         }
         CHECK(mismatches == 0);
-        miss[k] = lib.stats().misses;
+        miss[k] = lib.stats().misses();
     }
     return miss;
 }
@@ -403,7 +403,7 @@ TEST_CASE("sanity of the golden streams: the expected policy orderings") {
         using P = typename decltype(policy_tag)::type;
         set_associative_cache<P> c(g);
         for (const auto& a : streams()[k]) c.access(a);
-        return c.stats().misses;
+        return c.stats().misses();
     };
     CHECK(misses(std::type_identity<brrip>{}, 1) < misses(std::type_identity<lru>{}, 1) / 2);
     // Scans: SRRIP beats LRU (scan resistance, RRIP §3.1).

@@ -98,7 +98,7 @@ TEST_CASE("BRRIP bimodal source: counter mode and PRNG rate") {
                                    {.source = bimodal_source::counter});
     for (std::uint64_t n = 1; n <= 200; ++n) {
         const auto r = c.access(line_access(n * 7));
-        REQUIRE(r.filled);
+        REQUIRE(r.filled());
         CHECK(c.policy().rrpv(r.set, r.entry) == (n % 32 == 0 ? 2u : 3u));
     }
     set_associative_cache<brrip> p(geometry{.sets = 64, .ways = 1, .line_bytes = 64});
@@ -126,7 +126,7 @@ std::uint64_t misses_of(const std::vector<memsub::access>& s, const geometry& g,
                         const typename P::params& p = {}) {
     set_associative_cache<P> c(g, p);
     for (const auto& a : s) c.access(a);
-    return c.stats().misses;
+    return c.stats().misses();
 }
 
 /// Exhaustive minimum misses of one W-way set over lines < 16 (memoised over positions and

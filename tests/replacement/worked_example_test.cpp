@@ -83,7 +83,7 @@ std::vector<outcome> run_example(const typename P::params& p,
     std::vector<outcome> out;
     for (const auto& a : stream) {
         const auto r = c.access(a);
-        outcome o{.hit = r.hit, .filled = r.filled};
+        outcome o{.hit = r.hit, .filled = r.filled()};
         if (!r.evictions.empty()) {
             o.evicted = true;
             o.evicted_line = r.evictions[0].address.value / repl_test::line_bytes;

@@ -1,9 +1,13 @@
 // memsub — what a cache access returns, and the counters a cache keeps.
+//
+// Nothing here is stored twice: whether a miss filled or bypassed follows from `blocks_filled`
+// and `bypass`, and the totals of the stats follow from the per-kind counters.
 #pragma once
 
 #include <array>
 #include <cstddef>
 #include <cstdint>
+#include <string_view>
 
 #include <boost/container/static_vector.hpp>
 
@@ -13,27 +17,35 @@
 
 namespace memsub::cache {
 
+using replacement::evicted_block;
 using replacement::eviction_reason;
 
-/// A block that left the cache during an access (or an invalidation).
-struct evicted_block {
-    /// First byte of the block.
-    byte_address address{};
-    /// Bytes of address space the block covered (the line size for whole-line blocks).
-    std::uint32_t bytes = 0;
-    /// Data segments it occupied (its compressed size in a compressed cache).
-    std::uint32_t stored_segments = 0;
-    /// It must be written back to the next level.
-    bool dirty = false;
-    /// It was hit at least once while resident.
-    bool reused = false;
-    eviction_reason reason = eviction_reason::replacement;
-    /// Segments of the block (bit 0 = its first) that some access requested while it was
-    /// resident: its spatial utilisation (ID-Cache Fig. 3.3). Always 1 in a conventional cache.
-    std::uint64_t touched_segments = 0;
-
-    friend bool operator==(const evicted_block&, const evicted_block&) = default;
+/// Who declined to allocate on a miss, in the order the decision is taken (bypass/concept.hpp,
+/// Q1); `none` on a hit and on a miss that allocated.
+enum class bypass_reason : std::uint8_t {
+    none,              ///< not bypassed
+    host_no_allocate,  ///< the host's `hints.no_allocate`
+    write_no_allocate, ///< a store miss of a write-through or write-evict cache
+    predictor,         ///< the cache's bypass predictor
+    policy,            ///< the replacement policy's O3 (`should_bypass`)
 };
+inline constexpr std::size_t bypass_reason_count = 5;
+
+[[nodiscard]] constexpr std::string_view to_string(bypass_reason r) noexcept {
+    switch (r) {
+    case bypass_reason::none:
+        return "none";
+    case bypass_reason::host_no_allocate:
+        return "host_no_allocate";
+    case bypass_reason::write_no_allocate:
+        return "write_no_allocate";
+    case bypass_reason::predictor:
+        return "predictor";
+    case bypass_reason::policy:
+        return "policy";
+    }
+    return "?";
+}
 
 /// The outcome of one access. `MaxEvictions` is fixed by the cache's options (1 for a
 /// conventional cache), so the result lives on the stack with no allocation.
@@ -41,18 +53,19 @@ template <std::size_t MaxEvictions>
 struct access_result {
     /// The access found its bytes resident.
     bool hit = false;
-    /// A miss that did not allocate (host no-allocate, write-no-allocate, policy bypass).
-    bool bypassed = false;
-    /// A miss that allocated at least one block.
-    bool filled = false;
     /// A miss that found part of the request resident (variable-size blocks only).
     bool partial = false;
+    /// Who declined to allocate (a miss that inserted nothing), or `none`.
+    bypass_reason bypass = bypass_reason::none;
     /// Blocks this access inserted (a variable-block miss may insert several).
     std::uint32_t blocks_filled = 0;
     set_index set{};
-    /// The entry hit or filled that holds the first requested byte (meaningless when
-    /// bypassed).
+    /// The entry hit or filled that holds the first requested byte: on a hit, the block that
+    /// served it (meaningless when bypassed).
     entry_index entry{};
+    /// The payload of the block at `entry` (`block_spec::payload`, e.g. the compression mode a
+    /// hit must be decompressed with); 0 in a conventional cache and when bypassed.
+    std::uint32_t payload = 0;
     /// Requested segments of the line that were not resident (bit i = segment i of the line;
     /// 1 for any miss of a conventional cache, 0 for a hit).
     std::uint64_t missing_segments = 0;
@@ -63,6 +76,12 @@ struct access_result {
     std::uint32_t bytes_written_down = 0;
     /// Every block that left the cache because of this access, in eviction order.
     boost::container::static_vector<evicted_block, MaxEvictions> evictions;
+
+    /// A miss that allocated at least one block.
+    [[nodiscard]] bool filled() const noexcept { return blocks_filled != 0; }
+    /// A miss that did not allocate (host no-allocate, write-no-allocate, a bypass predictor,
+    /// or the replacement policy's bypass).
+    [[nodiscard]] bool bypassed() const noexcept { return bypass != bypass_reason::none; }
 
     /// Bytes of dirty evicted blocks (the writeback traffic this access causes).
     [[nodiscard]] std::uint32_t writeback_bytes() const noexcept {
@@ -80,13 +99,12 @@ struct kind_counters {
 
 /// Running totals a cache keeps. All counts are events, all byte totals are next-level traffic.
 struct cache_stats {
-    std::uint64_t accesses = 0;
-    std::uint64_t hits = 0;
-    std::uint64_t misses = 0;
+    /// Per access kind (index = `static_cast<size_t>(access_kind)`); the totals below sum them.
+    std::array<kind_counters, access_kind_count> by_kind{};
     /// Misses that found part of the request resident (variable-size blocks).
     std::uint64_t partial_misses = 0;
-    /// Misses that did not allocate.
-    std::uint64_t bypasses = 0;
+    /// Misses that did not allocate, by who declined (index = `bypass_reason`; [0] stays 0).
+    std::array<std::uint64_t, bypass_reason_count> bypasses_by_reason{};
     std::uint64_t fills = 0;
     /// Blocks removed to make room (replacement victims).
     std::uint64_t evictions = 0;
@@ -94,17 +112,38 @@ struct cache_stats {
     std::uint64_t writebacks = 0;
     /// Blocks removed for any other reason (write-evict, invalidate, superseded).
     std::uint64_t invalidations = 0;
+    /// Store hits that changed a block's stored size (compressed blocks).
+    std::uint64_t resizes = 0;
     std::uint64_t bytes_fetched = 0;
     std::uint64_t bytes_written_back = 0;
     std::uint64_t bytes_written_down = 0;
-    /// Per access kind (index = `static_cast<size_t>(access_kind)`).
-    std::array<kind_counters, 5> by_kind{};
 
+    [[nodiscard]] constexpr std::uint64_t accesses() const noexcept {
+        std::uint64_t n = 0;
+        for (const auto& k : by_kind) n += k.accesses;
+        return n;
+    }
+    [[nodiscard]] constexpr std::uint64_t misses() const noexcept {
+        std::uint64_t n = 0;
+        for (const auto& k : by_kind) n += k.misses;
+        return n;
+    }
+    [[nodiscard]] constexpr std::uint64_t hits() const noexcept { return accesses() - misses(); }
+    [[nodiscard]] constexpr std::uint64_t bypasses() const noexcept {
+        std::uint64_t n = 0;
+        for (const auto b : bypasses_by_reason) n += b;
+        return n;
+    }
+    [[nodiscard]] constexpr std::uint64_t bypasses(bypass_reason r) const noexcept {
+        return bypasses_by_reason[static_cast<std::size_t>(r)];
+    }
     [[nodiscard]] double miss_ratio() const noexcept {
-        return accesses == 0 ? 0.0 : static_cast<double>(misses) / static_cast<double>(accesses);
+        const std::uint64_t n = accesses();
+        return n == 0 ? 0.0 : static_cast<double>(misses()) / static_cast<double>(n);
     }
     [[nodiscard]] double hit_ratio() const noexcept {
-        return accesses == 0 ? 0.0 : static_cast<double>(hits) / static_cast<double>(accesses);
+        const std::uint64_t n = accesses();
+        return n == 0 ? 0.0 : static_cast<double>(hits()) / static_cast<double>(n);
     }
     [[nodiscard]] const kind_counters& of(access_kind k) const noexcept {
         return by_kind[static_cast<std::size_t>(k)];

@@ -25,6 +25,19 @@
 // inside a new block is superseded: its data merges into the new block (its dirtiness moves
 // there, nothing is written back).
 //
+// Allocation (bypass/concept.hpp, Q1): on a miss the host's `no_allocate`, the write policy's
+// no-allocate rule, the cache's bypass predictor (the `Bypass` policy, `bypass::never` by
+// default, asked on every allocating miss, partial ones included) and the replacement policy's
+// optional O3 decide in that order; `access_result::bypass` names who declined.
+//
+// Compressed blocks. `access(a, spec)` stores each new block in `spec.stored_segments` segments
+// with the user's `spec.payload` (a compression mode and encoding, a code-book generation…),
+// returned with the block view, the hit result and the evicted block. A store hit with a spec
+// (write-back and write-through caches) gives every touched block of the spec's span the spec's
+// stored size and payload: a block that grows takes room from other blocks, chosen by the
+// replacement policy (P8; the growing block itself may be chosen, and then leaves dirty), a
+// block that shrinks frees segments. Without a spec a store hit keeps the block's size.
+//
 // Writes (cache_options::writes):
 //  * write_back    — write-allocate (a store miss fetches the line), stores mark blocks dirty,
 //                    dirty blocks are reported when they leave; a `writeback` access from the
@@ -47,6 +60,8 @@
 #include <utility>
 #include <vector>
 
+#include <memsub/bypass/concept.hpp>
+#include <memsub/bypass/never.hpp>
 #include <memsub/cache/access_result.hpp>
 #include <memsub/config.hpp>
 #include <memsub/core/access.hpp>
@@ -84,6 +99,9 @@ struct block_spec {
     std::uint32_t span_segments = 1;
     /// Data segments each block occupies (≤ span for a compressed block; = span otherwise).
     std::uint32_t stored_segments = 1;
+    /// The user's payload for each block (e.g. compression mode and encoding bits, or the
+    /// code-book generation the line was compressed with); returned with the block.
+    std::uint32_t payload = 0;
 };
 
 /// Where a resident block lives.
@@ -103,6 +121,8 @@ struct block_view {
     bool reused = false;
     /// Segments of the block (bit 0 = its first) some access requested while it was resident.
     std::uint64_t touched_segments = 0;
+    /// The user's payload (`block_spec::payload`); 0 in a conventional cache.
+    std::uint32_t payload = 0;
 };
 
 namespace detail {
@@ -135,20 +155,24 @@ struct fixed_layout {
 } // namespace detail
 
 template <replacement::replacement_policy Policy, cache_options Options = cache_options{},
-          geometry_like Geometry = geometry>
+          geometry_like Geometry = geometry, bypass::bypass_predictor Bypass = bypass::never>
 class basic_cache {
 public:
     using policy_type = Policy;
     using policy_params = typename Policy::params;
+    using bypass_type = Bypass;
+    using bypass_params = typename Bypass::params;
     using geometry_type = Geometry;
     using result_type = access_result<Options.max_evictions()>;
     static constexpr cache_options options = Options;
     static constexpr bool variable_blocks = Options.variable_blocks();
 
     /// Builds an empty cache; throws `config_error` for a bad geometry or params.
-    explicit basic_cache(const Geometry& g = Geometry{}, const policy_params& params = {})
+    explicit basic_cache(const Geometry& g = Geometry{}, const policy_params& params = {},
+                         const bypass_params& bypass = {})
         : geometry_(validated(g))
         , policy_(static_cast<geometry>(g), params)
+        , bypass_(static_cast<geometry>(g), bypass)
         , layout_(make_layout(g))
         , tags_(g.total_entries(), 0)
         , headers_(std::size_t{g.sets} * header_blocks(g.entries_per_set())) {
@@ -159,6 +183,7 @@ public:
             span_.assign(g.total_entries(), 0);
             stored_.assign(g.total_entries(), 0);
             touched_.assign(g.total_entries(), 0);
+            payload_.assign(g.total_entries(), 0);
         }
     }
 
@@ -169,20 +194,22 @@ public:
     result_type access(const memsub::access& a) noexcept {
         if constexpr (variable_blocks) {
             const std::uint32_t whole = segments_per_line(layout_);
-            return access_variable(a, whole, whole);
+            return access_variable(a, block_spec{whole, whole, 0}, false);
         } else {
             return access_conventional(a);
         }
     }
 
     /// Performs one access inserting, on a (partial) miss, blocks of the shape `spec` gives
-    /// (variable-block caches only). A hit means every requested segment is resident.
+    /// (variable-block caches only). A hit means every requested segment is resident; a store
+    /// hit resizes the touched blocks of the spec's span to its stored size and payload (see
+    /// "Compressed blocks" above).
     result_type access(const memsub::access& a, block_spec spec) noexcept
         requires(variable_blocks) {
         MEMSUB_ASSERT(std::has_single_bit(spec.span_segments) &&
                       spec.span_segments <= segments_per_line(layout_));
         MEMSUB_ASSERT(spec.stored_segments >= 1 && spec.stored_segments <= spec.span_segments);
-        return access_variable(a, spec.span_segments, spec.stored_segments);
+        return access_variable(a, spec, true);
     }
 
     /// Hints the CPU to bring the metadata a later access to `addr` will touch into its
@@ -257,7 +284,8 @@ public:
                           .stored_segments = stored_of(i),
                           .dirty = contains_entry(st.dirty, e),
                           .reused = contains_entry(st.reused, e),
-                          .touched_segments = touched_of(i)};
+                          .touched_segments = touched_of(i),
+                          .payload = payload_of(i)};
     }
 
     [[nodiscard]] std::uint32_t free_entries(set_index s) const noexcept {
@@ -283,6 +311,45 @@ public:
         return remove(loc->set, loc->entry, eviction_reason::invalidated, layout_);
     }
 
+    /// Removes every block of `line` (reason `invalidated`), calling `sink(const evicted_block&)`
+    /// for each, lowest entry first: what an inclusive lower level's back-invalidation does to
+    /// an upper level. Returns the number of blocks removed.
+    template <std::invocable<const evicted_block&> Sink>
+    std::uint32_t invalidate_line(line_address line, Sink&& sink) {
+        const layout_type L = layout_;
+        const byte_address first{line.value << L.line_shift};
+        const set_index s = set_of(first, L);
+        entry_mask blocks = 0;
+        if constexpr (variable_blocks)
+            blocks = line_blocks(s, first.value >> L.segment_shift, L).blocks;
+        else
+            blocks = match(s, line.value, L);
+        std::uint32_t n = 0;
+        for (; blocks != 0; blocks &= blocks - 1, ++n)
+            sink(remove(s, lowest_entry(blocks), eviction_reason::invalidated, L));
+        return n;
+    }
+
+    /// Removes every block whose `block_view` satisfies `pred` (reason `invalidated`), calling
+    /// `sink(const evicted_block&)` for each, set by set, lowest entry first — e.g. the lines a
+    /// compression selector compressed with a retired code book (their payload says which).
+    /// Returns the number of blocks removed. A full scan: a cold path.
+    template <std::predicate<const block_view&> Pred, std::invocable<const evicted_block&> Sink>
+    std::uint64_t invalidate_if(Pred&& pred, Sink&& sink) {
+        const layout_type L = layout_;
+        std::uint64_t n = 0;
+        for (std::uint32_t s = 0; s < geometry_.sets; ++s) {
+            for (entry_mask valid = state_of(set_index{s}, L).valid; valid != 0;
+                 valid &= valid - 1) {
+                const entry_index e = lowest_entry(valid);
+                if (!pred(block(set_index{s}, e))) continue;
+                sink(remove(set_index{s}, e, eviction_reason::invalidated, L));
+                ++n;
+            }
+        }
+        return n;
+    }
+
     /// Removes every block, calling `sink(const evicted_block&)` for each (dirty ones must be
     /// written back by the host). Returns the number of blocks removed.
     template <std::invocable<const evicted_block&> Sink>
@@ -306,10 +373,13 @@ public:
 
     [[nodiscard]] Policy& policy() noexcept { return policy_; }
     [[nodiscard]] const Policy& policy() const noexcept { return policy_; }
+    [[nodiscard]] Bypass& bypass_predictor() noexcept { return bypass_; }
+    [[nodiscard]] const Bypass& bypass_predictor() const noexcept { return bypass_; }
     [[nodiscard]] const Geometry& shape() const noexcept { return geometry_; }
 
-    /// Tag-store bits (tags + valid/dirty/reused + size fields) plus the policy's metadata, for
-    /// a physical address of `address_bits` bits.
+    /// Tag-store bits (tags + valid/dirty/reused + size fields) plus the replacement policy's
+    /// and the bypass predictor's metadata, for a physical address of `address_bits` bits. The
+    /// user's block payload is not counted (its width is the user's: count it there).
     [[nodiscard]] std::uint64_t storage_bits(std::uint32_t address_bits = 48) const noexcept {
         const std::uint32_t line_shift = layout_.line_shift;
         const std::uint32_t index_bits = log2_exact(geometry_.sets);
@@ -319,7 +389,8 @@ public:
         if constexpr (variable_blocks)
             per_entry +=
                 2u * static_cast<std::uint32_t>(std::bit_width(segments_per_line(layout_)));
-        return per_entry * geometry_.total_entries() + replacement::storage_bits_of(policy_);
+        return per_entry * geometry_.total_entries() + replacement::storage_bits_of(policy_) +
+               bypass::storage_bits_of(bypass_);
     }
 
 private:
@@ -462,6 +533,12 @@ private:
         else
             return 1;
     }
+    [[nodiscard]] std::uint32_t payload_of(std::size_t i) const noexcept {
+        if constexpr (variable_blocks)
+            return payload_[i];
+        else
+            return 0;
+    }
     [[nodiscard]] byte_address block_address(std::size_t i, const layout_type& L) const noexcept {
         if constexpr (variable_blocks)
             return byte_address{tags_[i] << L.segment_shift};
@@ -495,23 +572,28 @@ private:
         }
     }
 
-    /// Removes entry `e` of set `s`. A `superseded` block is merged into the block that
-    /// replaces it, so the host is told it needs no write-back (`dirty = false`); the policy
-    /// still hears whether it was written.
+    /// Removes entry `e` of set `s` and tells the policy and the bypass predictor. A
+    /// `superseded` block merges into the block that replaces it, so it is never dirty (its
+    /// dirtiness moved to the new block; evicted_block's one meaning).
     evicted_block remove(set_index s, entry_index e, eviction_reason reason,
                          const layout_type& L) noexcept {
         set_state& st = state_of(s, L);
         const std::size_t i = slot(s, e, L);
         const entry_mask bit = bit_of(e);
-        const bool was_dirty = (st.dirty & bit) != 0;
-        const bool write_back_needed = was_dirty && reason != eviction_reason::superseded;
-        const evicted_block out{.address = block_address(i, L),
+        const bool write_back_needed =
+            (st.dirty & bit) != 0 && reason != eviction_reason::superseded;
+        const byte_address address = block_address(i, L);
+        const evicted_block out{.line = line_address{address.value >> L.line_shift},
+                                .address = address,
                                 .bytes = span_of(i) << L.segment_shift,
                                 .stored_segments = stored_of(i),
+                                .set = s,
+                                .entry = e,
                                 .dirty = write_back_needed,
                                 .reused = (st.reused & bit) != 0,
                                 .reason = reason,
-                                .touched_segments = touched_of(i)};
+                                .touched_segments = touched_of(i),
+                                .payload = payload_of(i)};
         st.valid &= ~bit;
         st.dirty &= ~bit;
         st.reused &= ~bit;
@@ -523,15 +605,8 @@ private:
         // Branch-free: dirtiness is data-dependent and would mispredict.
         stats_.writebacks += write_back_needed;
         stats_.bytes_written_back += out.bytes & (0u - std::uint32_t{write_back_needed});
-        policy_.on_evict(
-            s, e,
-            replacement::eviction_info{.line = line_address{out.address.value >> L.line_shift},
-                                       .block_address = out.address,
-                                       .block_bytes = out.bytes,
-                                       .stored_segments = out.stored_segments,
-                                       .dirty = was_dirty,
-                                       .reused = out.reused,
-                                       .reason = reason});
+        policy_.on_evict(s, e, out);
+        bypass::notify_evict(bypass_, s, e, out);
         return out;
     }
 
@@ -544,12 +619,35 @@ private:
     }
 
     void count_access(access_kind k) noexcept {
-        ++stats_.accesses;
         ++stats_.by_kind[static_cast<std::size_t>(k)].accesses;
     }
     void count_miss(access_kind k) noexcept {
-        ++stats_.misses;
         ++stats_.by_kind[static_cast<std::size_t>(k)].misses;
+    }
+
+    /// The allocation decision of a miss before the set's room is looked at (Q1): the host's
+    /// no-allocate, the write policy's no-allocate rule, then the bypass predictor (asked only
+    /// when the first two allow allocation).
+    [[nodiscard]] bypass_reason admit(set_index s, const memsub::access& a, bool write) noexcept {
+        if (a.hints.no_allocate) return bypass_reason::host_no_allocate;
+        if (write && Options.writes != write_policy::write_back)
+            return bypass_reason::write_no_allocate;
+        if (bypass_.should_bypass(s, a)) return bypass_reason::predictor;
+        return bypass_reason::none;
+    }
+
+    /// A hit on entry `e` (or the resident part of a partial miss): the policy, then the
+    /// predictor that admitted the block (Q3).
+    void notify_hit(set_index s, entry_index e, const memsub::access& a) noexcept {
+        policy_.on_hit(s, e, a);
+        bypass::notify_hit(bypass_, s, e, a);
+    }
+
+    /// A block was placed in `e`: the policy (its richest R4 form), then the predictor.
+    void notify_insert(set_index s, entry_index e, const memsub::access& a,
+                       const replacement::insert_info& info) noexcept {
+        replacement::notify_insert(policy_, s, e, a, info);
+        bypass::notify_insert(bypass_, s, e, a);
     }
 
     // ------------------------------------------------------------ conventional caches
@@ -569,9 +667,8 @@ private:
             const entry_index e = lowest_entry(hit);
             r.hit = true;
             r.entry = e;
-            ++stats_.hits;
             st.reused |= bit_of(e);
-            policy_.on_hit(s, e, a);
+            notify_hit(s, e, a);
             if constexpr (Options.writes == write_policy::write_back) {
                 st.dirty |= bit_of(e) & (entry_mask{0} - entry_mask{write}); // branch-free
             } else if (write) {
@@ -587,45 +684,49 @@ private:
         r.missing_segments = 1;
         if constexpr (replacement::observes_misses<Policy>) policy_.on_miss(s, a);
 
-        const bool allocate =
-            !a.hints.no_allocate && !(write && Options.writes != write_policy::write_back);
-        if (allocate) {
-            bool declined = false;
-            if (st.valid == all_entries(L)) {
-                if constexpr (replacement::may_bypass<Policy>)
-                    declined = policy_.should_bypass(s, a);
-                if (!declined) {
-                    const entry_index v = policy_.victim(s, st.valid, a);
-                    MEMSUB_ASSERT(contains_entry(st.valid, v));
-                    r.evictions.push_back(remove(s, v, eviction_reason::replacement, L));
-                }
-            }
-            if (!declined) {
-                const entry_index e = lowest_entry(~st.valid & all_entries(L));
-                tags_[slot(s, e, L)] = key;
-                fingerprint_row(s, L)[e.value] = fingerprint_of(key);
-                st.valid |= bit_of(e);
-                st.dirty |= bit_of(e) & (entry_mask{0} - entry_mask{write}); // branch-free
-                r.filled = true;
-                r.blocks_filled = 1;
-                r.entry = e;
-                ++stats_.fills;
-                // A writeback from above overwrites the whole block: nothing is fetched.
-                r.bytes_fetched = a.kind == access_kind::writeback ? 0u : (1u << L.line_shift);
-                stats_.bytes_fetched += r.bytes_fetched;
-                policy_.on_insert(s, e, a);
-                return r;
+        bypass_reason declined = admit(s, a, write);
+        if (declined == bypass_reason::none && st.valid == all_entries(L)) {
+            if constexpr (replacement::may_bypass<Policy>)
+                if (policy_.should_bypass(s, a)) declined = bypass_reason::policy;
+            if (declined == bypass_reason::none) {
+                const entry_index v = replacement::choose_victim(
+                    policy_, s, st.valid, a,
+                    replacement::room_request{.entries_needed = 1,
+                                              .segments_needed = 0,
+                                              .incoming_bytes = 1u << L.line_shift,
+                                              .incoming_segments = 1});
+                MEMSUB_ASSERT(contains_entry(st.valid, v));
+                r.evictions.push_back(remove(s, v, eviction_reason::replacement, L));
             }
         }
-        bypass(a, r, write, request_bytes(a, L));
+        if (declined != bypass_reason::none) {
+            serve_unallocated(a, r, declined, write, request_bytes(a, L));
+            return r;
+        }
+        const entry_index e = lowest_entry(~st.valid & all_entries(L));
+        tags_[slot(s, e, L)] = key;
+        fingerprint_row(s, L)[e.value] = fingerprint_of(key);
+        st.valid |= bit_of(e);
+        st.dirty |= bit_of(e) & (entry_mask{0} - entry_mask{write}); // branch-free
+        r.blocks_filled = 1;
+        r.entry = e;
+        ++stats_.fills;
+        // A writeback from above overwrites the whole block: nothing is fetched.
+        r.bytes_fetched = a.kind == access_kind::writeback ? 0u : (1u << L.line_shift);
+        stats_.bytes_fetched += r.bytes_fetched;
+        notify_insert(s, e, a,
+                      replacement::insert_info{.address = byte_address{key << L.line_shift},
+                                               .bytes = 1u << L.line_shift,
+                                               .stored_segments = 1,
+                                               .payload = 0});
         return r;
     }
 
     /// A miss that allocates nothing: reads fetch `read_bytes`, writes go down.
-    void bypass(const memsub::access& a, result_type& r, bool write,
-                std::uint32_t read_bytes) noexcept {
-        r.bypassed = true;
-        ++stats_.bypasses;
+    void serve_unallocated(const memsub::access& a, result_type& r, bypass_reason why, bool write,
+                           std::uint32_t read_bytes) noexcept {
+        r.bypass = why;
+        ++stats_.bypasses_by_reason[static_cast<std::size_t>(why)];
         if (write) {
             r.bytes_written_down = request_bytes(a, layout_);
             stats_.bytes_written_down += r.bytes_written_down;
@@ -667,7 +768,7 @@ private:
     }
 
     /// Marks entry `e` as used by the request (reused, touched, dirty on a write-back store)
-    /// and tells the policy (P1, or P2a for a partial miss).
+    /// and tells the policy and the predictor (P1, or P2a for a partial miss).
     void touch(set_index s, entry_index e, std::uint64_t requested, std::uint64_t line_key,
                bool write, const memsub::access& a, const layout_type& L) noexcept {
         set_state& st = state_of(s, L);
@@ -676,12 +777,57 @@ private:
         touched_[i] |= (requested >> (tags_[i] - line_key)) & low_bits_mask(span_[i]);
         if constexpr (Options.writes == write_policy::write_back)
             st.dirty |= bit_of(e) & (entry_mask{0} - entry_mask{write});
-        policy_.on_hit(s, e, a);
+        notify_hit(s, e, a);
     }
 
-    result_type access_variable(const memsub::access& a, std::uint32_t span,
-                                std::uint32_t stored) noexcept {
+    /// P8: a store hit gives the touched blocks of the spec's span its stored size and payload.
+    /// Growth takes segments from victims the policy names among the valid entries not yet
+    /// chosen (the growing block included: chosen, it leaves, dirty, and nothing more grows).
+    void resize_touched(set_index s, entry_mask touched, const block_spec& spec,
+                        const memsub::access& a, result_type& r, const layout_type& L) noexcept {
+        const std::size_t base = slot(s, entry_index{0}, L);
+        for (entry_mask m = touched; m != 0; m &= m - 1) {
+            const entry_index e = lowest_entry(m);
+            const std::size_t i = base + e.value;
+            if (span_[i] != spec.span_segments) continue;
+            payload_[i] = spec.payload;
+            const std::uint32_t old_size = stored_[i];
+            if (old_size == spec.stored_segments) continue;
+            ++stats_.resizes;
+            set_state& st = state_of(s, L);
+            if (spec.stored_segments < old_size) {
+                st.used_segments -= old_size - spec.stored_segments;
+                stored_[i] = static_cast<std::uint8_t>(spec.stored_segments);
+                continue;
+            }
+            const std::uint32_t growth = spec.stored_segments - old_size;
+            bool gone = false;
+            while (st.used_segments + growth > segments_per_set()) {
+                const entry_index v = replacement::choose_victim(
+                    policy_, s, st.valid, a,
+                    replacement::room_request{
+                        .entries_needed = 0,
+                        .segments_needed = st.used_segments + growth - segments_per_set(),
+                        .incoming_bytes = spec.span_segments << L.segment_shift,
+                        .incoming_segments = spec.stored_segments});
+                MEMSUB_ASSERT(contains_entry(st.valid, v));
+                r.evictions.push_back(remove(s, v, eviction_reason::replacement, L));
+                if (v == e) {
+                    gone = true;
+                    break;
+                }
+            }
+            if (gone) return;
+            st.used_segments += growth;
+            stored_[i] = static_cast<std::uint8_t>(spec.stored_segments);
+        }
+    }
+
+    result_type access_variable(const memsub::access& a, const block_spec spec,
+                                const bool resize) noexcept {
         const layout_type L = layout_;
+        const std::uint32_t span = spec.span_segments;
+        const std::uint32_t stored = spec.stored_segments;
         result_type r;
         const set_index s = set_of(a.address, L);
         r.set = s;
@@ -726,7 +872,7 @@ private:
         if (missing == 0) {
             r.hit = true;
             r.entry = holder(touched);
-            ++stats_.hits;
+            r.payload = payload_[base + r.entry.value];
             for (entry_mask m = touched; m != 0; m &= m - 1)
                 touch(s, lowest_entry(m), requested, line_key, write, a, L);
             if constexpr (Options.writes != write_policy::write_back) {
@@ -737,6 +883,12 @@ private:
                         for (entry_mask m = touched; m != 0; m &= m - 1)
                             r.evictions.push_back(
                                 remove(s, lowest_entry(m), eviction_reason::write_evict, L));
+                }
+            }
+            if constexpr (Options.writes != write_policy::write_evict) {
+                if (resize && write) {
+                    resize_touched(s, touched, spec, a, r, L);
+                    r.payload = payload_[base + r.entry.value];
                 }
             }
             return r;
@@ -757,16 +909,17 @@ private:
         if ((missing >> first_seg) & 1u) missing_bytes -= lo - first_seg * seg_bytes;
         if ((missing >> last_seg) & 1u) missing_bytes -= (last_seg + 1) * seg_bytes - hi;
 
-        const bool allocate =
-            !a.hints.no_allocate && !(write && Options.writes != write_policy::write_back);
-        if (!allocate) {
+        const auto decline = [&](bypass_reason why) {
             if constexpr (Options.writes == write_policy::write_evict) {
                 if (write)
                     for (entry_mask m = touched; m != 0; m &= m - 1)
                         r.evictions.push_back(
                             remove(s, lowest_entry(m), eviction_reason::write_evict, L));
             }
-            bypass(a, r, write, missing_bytes);
+            serve_unallocated(a, r, why, write, missing_bytes);
+        };
+        if (const bypass_reason why = admit(s, a, write); why != bypass_reason::none) {
+            decline(why);
             return r;
         }
 
@@ -800,7 +953,7 @@ private:
                 segments_per_set() - st.used_segments + superseded_segments;
             if ((new_blocks > free_tags || new_blocks * stored > free_segs) &&
                 policy_.should_bypass(s, a)) {
-                bypass(a, r, write, missing_bytes);
+                decline(bypass_reason::policy);
                 return r;
             }
         }
@@ -830,7 +983,17 @@ private:
                    st.used_segments + stored > segments_per_set()) {
                 const entry_mask eligible = st.valid & ~inserted;
                 MEMSUB_ASSERT(eligible != 0);
-                const entry_index v = policy_.victim(s, eligible, a);
+                const std::uint32_t short_segments =
+                    st.used_segments + stored > segments_per_set()
+                        ? st.used_segments + stored - segments_per_set()
+                        : 0u;
+                const entry_index v = replacement::choose_victim(
+                    policy_, s, eligible, a,
+                    replacement::room_request{.entries_needed =
+                                                  (~st.valid & all_entries(L)) == 0 ? 1u : 0u,
+                                              .segments_needed = short_segments,
+                                              .incoming_bytes = span << L.segment_shift,
+                                              .incoming_segments = stored});
                 MEMSUB_ASSERT(contains_entry(eligible, v));
                 r.evictions.push_back(remove(s, v, eviction_reason::replacement, L));
             }
@@ -840,6 +1003,7 @@ private:
             tags_[i] = line_key + off;
             span_[i] = static_cast<std::uint8_t>(span);
             stored_[i] = static_cast<std::uint8_t>(stored);
+            payload_[i] = spec.payload;
             touched_[i] = ((merged_touched | requested) & region) >> off;
             st.used_segments += stored;
             st.valid |= bit_of(e);
@@ -858,36 +1022,44 @@ private:
                 r.bytes_fetched += fetched;
                 stats_.bytes_fetched += fetched;
             }
-            policy_.on_insert(s, e, a);
+            notify_insert(s, e, a,
+                          replacement::insert_info{
+                              .address = byte_address{(line_key + off) << L.segment_shift},
+                              .bytes = span << L.segment_shift,
+                              .stored_segments = stored,
+                              .payload = spec.payload});
         }
-        r.filled = true;
         r.entry = holder(inserted | (touched & state_of(s, L).valid));
+        r.payload = payload_[base + r.entry.value];
         return r;
     }
 
     [[no_unique_address]] Geometry geometry_;
     [[no_unique_address]] Policy policy_;
+    [[no_unique_address]] Bypass bypass_;
     [[no_unique_address]] layout_type layout_;
     std::vector<std::uint64_t> tags_;
     std::vector<std::uint8_t> span_;
     std::vector<std::uint8_t> stored_;
     std::vector<std::uint64_t> touched_;
+    std::vector<std::uint32_t> payload_;
     std::vector<header_block> headers_;
     cache_stats stats_{};
 };
 
 /// A conventional set-associative cache (one block = one line).
 template <replacement::replacement_policy Policy, write_policy Writes = write_policy::write_back,
-          geometry_like Geometry = geometry>
+          geometry_like Geometry = geometry, bypass::bypass_predictor Bypass = bypass::never>
 using set_associative_cache =
-    basic_cache<Policy, cache_options{.writes = Writes, .max_block_segments = 1}, Geometry>;
+    basic_cache<Policy, cache_options{.writes = Writes, .max_block_segments = 1}, Geometry, Bypass>;
 
 /// A cache whose blocks have variable size: `MaxBlockSegments` is the largest block in data
 /// segments (ID-Cache ALSI: 4 for 128B lines of 32B segments; compressed caches likewise).
 template <replacement::replacement_policy Policy, std::uint32_t MaxBlockSegments,
-          write_policy Writes = write_policy::write_back, geometry_like Geometry = geometry>
+          write_policy Writes = write_policy::write_back, geometry_like Geometry = geometry,
+          bypass::bypass_predictor Bypass = bypass::never>
 using variable_block_cache =
     basic_cache<Policy, cache_options{.writes = Writes, .max_block_segments = MaxBlockSegments},
-                Geometry>;
+                Geometry, Bypass>;
 
 } // namespace memsub::cache

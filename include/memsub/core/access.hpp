@@ -18,6 +18,7 @@ enum class access_kind : std::uint8_t {
     prefetch,          ///< prefetch read (fills like a load, counted apart)
     writeback,         ///< a dirty line written back from the level above (full-line write)
 };
+inline constexpr std::size_t access_kind_count = 5;
 
 [[nodiscard]] constexpr bool is_write(access_kind k) noexcept {
     return k == access_kind::store || k == access_kind::writeback;

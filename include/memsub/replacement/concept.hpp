@@ -4,52 +4,70 @@
 // needs room. It never sees tags or data: the engine owns residency, the policy owns only its
 // per-entry / per-set metadata (design.md, principle 3: memsub decides, the host keeps time).
 //
-// Requirements (a type P models `replacement_policy` when all hold):
+// Requirements (a type P models `replacement_policy` when all hold; each is also a concept of
+// its own below, `r1_params` … `r7_name`, so a compiler diagnostic names the one that failed):
 //   R1. `typename P::params` is a default-constructible aggregate of the policy's knobs.
 //   R2. `P(const geometry& g, const typename P::params& p)` constructs the policy for a cache of
 //       shape `g` (already validated). It may throw `memsub::config_error`; nothing else throws.
+//       Per-set state is sized by `g.entries_per_set()` (tag entries), not `g.ways`: a
+//       variable-block or compressed cache has more entries than ways.
 //   R3. `p.on_hit(set, entry, access)`    — `entry` of `set` was hit by `access`.          noexcept
 //   R4. `p.on_insert(set, entry, access)` — `access`'s block was placed in the (previously
-//       invalid) `entry`. noexcept
-//   R5. `p.on_evict(set, entry, info)`    — the valid `entry` leaves; `info` is an
-//       `eviction_info` (the departing block's address, size, dirty and reused flags, and the
-//       reason). Called for replacement victims and for every other invalidation. noexcept
-//   R6. `p.victim(set, eligible, access)` -> `entry_index` — precondition: `eligible` is a
-//       non-empty mask of valid entries of `set`; returns a member of `eligible`. It may update
-//       metadata (e.g. RRIP ageing) but must not assume the entry is evicted until R5.    noexcept
+//       invalid) `entry`; or the size-aware form `p.on_insert(set, entry, access, insert_info)`
+//       (the block's address, span, stored segments and payload). The engine calls the
+//       size-aware form when the policy has it. noexcept
+//   R5. `p.on_evict(set, entry, block)`   — the valid `entry` leaves; `block` is the
+//       `evicted_block` the engine also hands the host (address, size, dirty, reused, reason,
+//       …). Called for replacement victims and for every other invalidation. noexcept
+//   R6. `p.victim(set, eligible, access)` -> `entry_index`, or the size-aware form
+//       `p.victim(set, eligible, access, room_request)` (what the set still lacks: entries and
+//       segments, and the incoming block's size) — precondition: `eligible` is a non-empty mask
+//       of valid entries of `set`; returns a member of `eligible`. It may update metadata (e.g.
+//       RRIP ageing) but must not assume the entry is evicted until R5.                    noexcept
 //   R7. `p.name()` -> `std::string_view`, a short stable identifier ("lru", "srrip", …).
 // Optional hooks, detected with `requires` (a policy pays only for what it declares):
 //   O1. `p.on_miss(set, access)` noexcept — a demand miss in `set`, before any victim/insert.
 //   O2. `p.storage_bits()` -> `std::uint64_t` — total hardware metadata bits of the policy.
-//   O3. `p.should_bypass(set, access)` noexcept -> bool — asked only when the set is full, before
+//   O3. `p.should_bypass(set, access)` noexcept -> bool — asked only when the set lacks room,
+//       after the cache's bypass predictor admitted the block (bypass/concept.hpp), before
 //       `victim`; `true` means the incoming block is not inserted (e.g. OPT with bypass).
 //   O4. `p.prefetch(set)` const noexcept — hint the CPU to load the set's metadata (called by
 //       the engine's `prefetch`, a few accesses ahead, when the host knows upcoming addresses).
+// A policy author's helpers: core/types.hpp (entry masks: `lowest_entry`, `bit_of`,
+// `low_bits_mask`), core/byte_match.hpp (recency rows: `recency_promote`, `recency_demote`,
+// `byte_equal_mask`), replacement/detail/rrpv_state.hpp (RRPV rows with ageing).
 //
 // Call protocol, per access, as the engine (memsub::cache) performs it:
 //   P1. Hit in set s: on_hit(s, e, a) for the entry e holding the request — in a
 //       variable-block cache, for each block the request touches, lowest entry first. Nothing
-//       else (except a write-evict store, P6).
+//       else (except a write-evict store, P6, and a resizing store, P8).
 //   P2. Miss in set s: on_miss(s, a) (O1) exactly once, before any other hook of this access.
 //   P2a. A partial miss (variable-block caches: some requested segments resident, some not):
 //       after on_miss, on_hit(s, e, a) for each resident block the request touches (it served
 //       part of the request).
-//   P3. If the access will not allocate (write-no-allocate, host `no_allocate`, a bypass
-//       predictor, or O3 answering true) no further hook is called, but for the write-evict of
-//       touched blocks (P6). O3 is asked before anything leaves the set.
+//   P3. The decision to allocate is taken once, in this order: the host's `no_allocate`, the
+//       write-no-allocate rule of the cache's write policy, the cache's bypass predictor, then
+//       O3 (asked only when the set lacks room). If the access will not allocate no further
+//       hook is called, but for the write-evict of touched blocks (P6). Nothing leaves the set
+//       before the decision.
 //   P4. Otherwise, while the set lacks a free entry or free data segments: victim(s, m, a) → e;
-//       then on_evict(s, e, info{reason = replacement}). Entries chosen earlier in this loop are
-//       no longer in m, nor is any block this access inserted.
+//       then on_evict(s, e, block{reason = replacement}). Entries chosen earlier in this loop
+//       are no longer in m, nor is any block this access inserted.
 //   P5. on_insert(s, e', a) with e' an entry that is invalid at that moment; the lowest invalid
 //       entry is used when several are. A variable-block miss inserts one block per aligned
 //       span-sized piece of the line that holds a missing requested segment, in address order,
 //       each preceded by its own P4 loop.
 //   P6. Invalidations outside replacement (write-evict, explicit invalidate/flush, a block
 //       superseded by an overlapping insert) call on_evict with the matching reason, and no
-//       victim. Superseded blocks leave right after O3, before the first victim.
+//       victim. Superseded blocks leave right after the decision (P3), before the first victim.
 //   P7. Hooks run in O(entries per set) at most, never allocate, never throw.
-// `memsub::testing::recording_policy` checks P1–P6 and R6 at run time (P7 is not observable at
-// run time; its noexcept part is in the concept); `memsub::testing::check_replacement_contract`
+//   P8. A store hit that grows a compressed block (variable-block caches, `access(a, spec)`
+//       with a larger stored size): after its P1 on_hit calls, while the set lacks segments,
+//       victim(s, m, a) → e then on_evict(s, e, block{reason = replacement}), with m every valid
+//       entry not yet chosen — the growing block included: if it is chosen it leaves, dirty,
+//       and the loop ends. A shrinking store frees segments and calls nothing more.
+// `memsub::testing::recording_policy` checks P1–P6, P8 and R6 at run time (P7 is not observable
+// at run time; its noexcept part is in the concept); `memsub::testing::check_replacement_contract`
 // (testing/contract.hpp) runs a host's policy, wrapped in the recorder, through seeded streams
 // on memsub's engine and returns a report (protocol, victims, determinism, storage_bits()).
 #pragma once
@@ -72,38 +90,124 @@ enum class eviction_reason : std::uint8_t {
     superseded,  ///< an overlapping block was inserted (variable-size blocks)
 };
 
-/// What the engine tells a policy about a departing block (R5).
-struct eviction_info {
+/// A block that left the cache: what the engine tells the policy (R5), the bypass predictor and
+/// the host (in `access_result::evictions`, `invalidate`, `flush`) — one record, one meaning.
+struct evicted_block {
     /// The line holding the block.
     line_address line{};
     /// First byte of the block (the line's first byte for whole-line blocks).
-    byte_address block_address{};
-    /// Bytes of address space the block covered.
-    std::uint32_t block_bytes = 0;
-    /// Data segments the block occupied (its compressed size in a compressed cache).
+    byte_address address{};
+    /// Bytes of address space the block covered (the line size for whole-line blocks).
+    std::uint32_t bytes = 0;
+    /// Data segments it occupied (its compressed size in a compressed cache).
     std::uint32_t stored_segments = 0;
-    /// The block was written since it was filled.
+    /// Where it was resident.
+    set_index set{};
+    entry_index entry{};
+    /// Its data must be written back to the next level: it was written since it was filled
+    /// and its bytes go nowhere else. A superseded block is never dirty — its data, dirty or
+    /// not, merged into the block that replaced it, which is dirty in its stead.
     bool dirty = false;
-    /// The block was hit at least once since it was filled.
+    /// It was hit at least once while resident.
     bool reused = false;
     eviction_reason reason = eviction_reason::replacement;
+    /// Segments of the block (bit 0 = its first) that some access requested while it was
+    /// resident: its spatial utilisation (ID-Cache Fig. 3.3). Always 1 in a conventional cache.
+    std::uint64_t touched_segments = 0;
+    /// The cache user's per-block payload (`block_spec::payload`: e.g. a compression mode and
+    /// encoding, or a code-book generation); 0 in a conventional cache.
+    std::uint32_t payload = 0;
+
+    friend bool operator==(const evicted_block&, const evicted_block&) = default;
+};
+
+/// The name hooks used before the engine's and the policy's records became one.
+using eviction_info = evicted_block;
+
+/// What the size-aware `on_insert` (R4) is told about the block just placed.
+struct insert_info {
+    /// First byte of the block.
+    byte_address address{};
+    /// Bytes of address space it covers.
+    std::uint32_t bytes = 0;
+    /// Data segments it occupies (≤ bytes / segment size; fewer when compressed).
+    std::uint32_t stored_segments = 0;
+    /// The cache user's payload for it (`block_spec::payload`).
+    std::uint32_t payload = 0;
+};
+
+/// What the size-aware `victim` (R6) is told: what the set still lacks, and what is coming in.
+struct room_request {
+    /// Tag entries still needed (0 or 1).
+    std::uint32_t entries_needed = 0;
+    /// Data segments still needed beyond the free ones (0 when only a tag is missing).
+    std::uint32_t segments_needed = 0;
+    /// The incoming block's address span in bytes and stored size in segments (the growing
+    /// block's new size on a resizing store, P8).
+    std::uint32_t incoming_bytes = 0;
+    std::uint32_t incoming_segments = 0;
+};
+
+// ------------------------------------------------------------ one concept per requirement
+
+template <class P>
+concept r1_params = std::default_initializable<typename P::params>;
+
+template <class P>
+concept r2_constructible = std::constructible_from<P, const geometry&, const typename P::params&>;
+
+template <class P>
+concept r3_on_hit = requires(P& p, set_index s, entry_index e, const access& a) {
+    { p.on_hit(s, e, a) }
+    noexcept;
+};
+
+/// R4, the minimal form.
+template <class P>
+concept plain_on_insert = requires(P& p, set_index s, entry_index e, const access& a) {
+    { p.on_insert(s, e, a) }
+    noexcept;
+};
+/// R4, the size-aware form.
+template <class P>
+concept sized_on_insert = requires(P& p, set_index s, entry_index e, const access& a,
+                                   const insert_info& i) {
+    { p.on_insert(s, e, a, i) }
+    noexcept;
+};
+template <class P>
+concept r4_on_insert = plain_on_insert<P> || sized_on_insert<P>;
+
+template <class P>
+concept r5_on_evict = requires(P& p, set_index s, entry_index e, const evicted_block& b) {
+    { p.on_evict(s, e, b) }
+    noexcept;
+};
+
+/// R6, the minimal form.
+template <class P>
+concept plain_victim = requires(P& p, set_index s, entry_mask m, const access& a) {
+    { p.victim(s, m, a) }
+    noexcept->std::same_as<entry_index>;
+};
+/// R6, the size-aware form.
+template <class P>
+concept sized_victim = requires(P& p, set_index s, entry_mask m, const access& a,
+                                const room_request& r) {
+    { p.victim(s, m, a, r) }
+    noexcept->std::same_as<entry_index>;
+};
+template <class P>
+concept r6_victim = plain_victim<P> || sized_victim<P>;
+
+template <class P>
+concept r7_name = requires(const P& cp) {
+    { cp.name() } -> std::convertible_to<std::string_view>;
 };
 
 template <class P>
-concept replacement_policy = std::default_initializable<typename P::params> && // R1
-    std::constructible_from<P, const geometry&, const typename P::params&> &&  // R2
-    requires(P& p, const P& cp, set_index s, entry_index e, entry_mask m, const access& a,
-             const eviction_info& info) {
-    { p.on_hit(s, e, a) }
-    noexcept; // R3
-    { p.on_insert(s, e, a) }
-    noexcept; // R4
-    { p.on_evict(s, e, info) }
-    noexcept; // R5
-    { p.victim(s, m, a) }
-    noexcept->std::same_as<entry_index>;                    // R6
-    { cp.name() } -> std::convertible_to<std::string_view>; // R7
-};
+concept replacement_policy = r1_params<P> && r2_constructible<P> && r3_on_hit<P> &&
+    r4_on_insert<P> && r5_on_evict<P> && r6_victim<P> && r7_name<P>;
 
 /// O1: the policy wants to hear about misses.
 template <class P>
@@ -132,6 +236,26 @@ concept prefetches = requires(const P& p, set_index s) {
     noexcept;
 };
 
+/// Calls R4 in the richest form `P` has (the engine and every wrapping policy use this).
+template <class P>
+void notify_insert(P& p, set_index s, entry_index e, const access& a,
+                   const insert_info& info) noexcept {
+    if constexpr (sized_on_insert<P>)
+        p.on_insert(s, e, a, info);
+    else
+        p.on_insert(s, e, a);
+}
+
+/// Calls R6 in the richest form `P` has.
+template <class P>
+[[nodiscard]] entry_index choose_victim(P& p, set_index s, entry_mask eligible, const access& a,
+                                        const room_request& need) noexcept {
+    if constexpr (sized_victim<P>)
+        return p.victim(s, eligible, a, need);
+    else
+        return p.victim(s, eligible, a);
+}
+
 /// The hardware metadata bits of a policy (0 when it does not report them).
 template <class P>
 [[nodiscard]] std::uint64_t storage_bits_of(const P& p) noexcept {
@@ -139,6 +263,27 @@ template <class P>
         return p.storage_bits();
     else
         return 0;
+}
+
+/// Fails to compile with one message per broken requirement (R1–R7), for a policy author who
+/// wants the rule named rather than the concept's expansion: `static_assert(diagnose<my_p>())`.
+template <class P>
+consteval bool diagnose() {
+    static_assert(r1_params<P>, "R1: P::params must be a default-constructible aggregate");
+    static_assert(r2_constructible<P>,
+                  "R2: P must be constructible from (const geometry&, const P::params&)");
+    static_assert(r3_on_hit<P>, "R3: p.on_hit(set_index, entry_index, const access&) must "
+                                "exist and be noexcept");
+    static_assert(r4_on_insert<P>, "R4: p.on_insert(set_index, entry_index, const access&"
+                                   "[, const insert_info&]) must exist and be noexcept");
+    static_assert(r5_on_evict<P>, "R5: p.on_evict(set_index, entry_index, const evicted_block&) "
+                                  "must exist and be noexcept");
+    static_assert(r6_victim<P>,
+                  "R6: p.victim(set_index, entry_mask, const access&[, const room_request&]) "
+                  "must exist, be noexcept and return entry_index");
+    static_assert(r7_name<P>, "R7: p.name() const must return something convertible to "
+                              "std::string_view");
+    return replacement_policy<P>;
 }
 
 } // namespace memsub::replacement

@@ -115,7 +115,7 @@ std::vector<std::uint64_t> drive_contract_stream(Cache& cache, const contract_op
         for (const auto& e : r.evictions)
             for (std::uint64_t b = 0; b < e.bytes / seg; ++b)
                 resident_segments.erase(e.address.value / seg + b);
-        if (r.filled) {
+        if (r.filled()) {
             // Every aligned span-sized piece holding a missing requested segment is resident now.
             std::uint64_t pieces = 0;
             for (std::uint64_t first = 0; first < line / seg; first += span) {
@@ -131,8 +131,9 @@ std::vector<std::uint64_t> drive_contract_stream(Cache& cache, const contract_op
                                             " blocks but the mirror expects " +
                                             std::to_string(pieces));
         }
-        outcomes.push_back(std::uint64_t{r.hit} | std::uint64_t{r.filled} << 1 |
-                           std::uint64_t{r.bypassed} << 2 | std::uint64_t{r.evictions.size()} << 3);
+        outcomes.push_back(std::uint64_t{r.hit} | std::uint64_t{r.filled()} << 1 |
+                           std::uint64_t{r.bypassed()} << 2 |
+                           std::uint64_t{r.evictions.size()} << 3);
         for (const auto& e : r.evictions) outcomes.push_back(e.address.value);
         const set_index s = r.set;
         if (cache.free_segments(s) > o.shape.segments_per_set())

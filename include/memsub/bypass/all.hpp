@@ -1,0 +1,17 @@
+// memsub — every bypass predictor, and the list tests iterate over.
+#pragma once
+
+#include <tuple>
+
+#include <memsub/bypass/all_of.hpp>
+#include <memsub/bypass/always.hpp>
+#include <memsub/bypass/any_of.hpp>
+#include <memsub/bypass/concept.hpp>
+#include <memsub/bypass/never.hpp>
+
+namespace memsub::bypass {
+
+/// Every shipped predictor that is default-constructible from a geometry with default params.
+using all_predictors = std::tuple<never, always, all_of<never, always>, any_of<never, always>>;
+
+} // namespace memsub::bypass

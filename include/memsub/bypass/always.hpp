@@ -1,0 +1,24 @@
+// memsub — `bypass::always`: admit nothing (the cache level is switched off: every miss reads
+// or writes the next level directly, as GPGPU-Sim's "L1D off" configuration in ID-Cache §3.3).
+// Storage: 0 bits.
+#pragma once
+
+#include <string_view>
+
+#include <memsub/bypass/concept.hpp>
+
+namespace memsub::bypass {
+
+struct always {
+    struct params {};
+    constexpr always() noexcept = default;
+    constexpr always(const geometry&, const params&) noexcept {}
+    [[nodiscard]] static constexpr bool should_bypass(set_index, const access&) noexcept {
+        return true;
+    }
+    [[nodiscard]] static constexpr std::string_view name() noexcept { return "always"; }
+};
+
+static_assert(bypass_predictor<always>);
+
+} // namespace memsub::bypass
