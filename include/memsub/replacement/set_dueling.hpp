@@ -11,13 +11,16 @@
 // the set; it decides what the side changes (insertion only for RRIP). `dual_of<A, B>`
 // (dual_of.hpp) turns any two independent replacement policies into a dual one.
 //
-// Rules (spec, RRIP family):
+// Rules (spec, RRIP family); the leader sets and the PSEL live in core/set_sampler.hpp
+// (`set_sampler<psel_rule>` with 2 candidates, the sides), this class adds the dual policy and
+// the cost of a miss:
 //  * Leader sets: side-0 leaders always use side 0, side-1 leaders side 1; followers use the
 //    MSB of PSEL (0 → side 0, 1 → side 1). PSEL starts at 0 and saturates at 0 and 2^bits − 1.
 //  * A miss (O1) in a side-0 leader adds its cost to PSEL, in a side-1 leader subtracts it.
 //    Hits never move PSEL. The cost is the `Cost` functor's: 1 per miss for DRRIP
 //    (`unit_miss_cost`); a memory access cost for ReMAP (`hinted_miss_cost` or a functor that
-//    reads the dual policy's own estimate).
+//    reads the dual policy's own estimate, computed only for leader-set misses, after the dual
+//    policy's on_miss).
 //  * Leader choice: DIP's complement-select by default — N sets, K leaders per side, region
 //    r = N/K, constituency c = s / r, offset o = s mod r; s leads side 0 iff o == c and side 1 iff
 //    o == r − 1 − c (needs N ≥ K²). Or an explicit leader list (small caches, tests).
@@ -31,17 +34,18 @@
 //    only t's accesses are forced to the leader's side and only t's misses move PSEL_t;
 //    everywhere else an access follows its own requester's PSEL. Requester ids ≥ `requesters`
 //    are treated as requester 0.
+// Config errors name this class's params (`leaders_per_side`, `leaders[].side`, `psel_bits`, …).
 // Storage: the dual policy's bits plus `requesters` × PSEL width (leader identification is
-// combinational in DIP's complement-select, so it costs no state).
+// combinational in DIP's complement-select, so it costs no state; an explicit list's per-set tag
+// is not counted, see set_sampler.hpp).
 #pragma once
 
 #include <concepts>
-#include <cstddef>
 #include <cstdint>
 #include <string_view>
 #include <vector>
 
-#include <memsub/core/errors.hpp>
+#include <memsub/core/set_sampler.hpp>
 #include <memsub/replacement/concept.hpp>
 
 namespace memsub::replacement {
@@ -121,11 +125,12 @@ struct dueling_leader {
 template <dueling_candidate Dual, miss_cost_for<Dual> Cost = unit_miss_cost>
 class set_dueling {
 public:
-    static constexpr std::uint32_t auto_leaders = 0;
+    static constexpr std::uint32_t auto_leaders = leader_sets::auto_leaders;
+    using sampler_type = set_sampler<psel_rule>;
 
     struct params {
         typename Dual::params policy{};
-        /// K leader sets per side (per requester); 0 = automatic (see the header comment).
+        /// K leader sets per side (per requester); 0 = automatic (see set_sampler.hpp).
         std::uint32_t leaders_per_side = auto_leaders;
         /// PSEL width, 1..31 (10 in DRRIP).
         std::uint32_t psel_bits = 10;
@@ -140,16 +145,7 @@ public:
     set_dueling(const geometry& g, const params& p)
         : dual_(g, p.policy)
         , cost_(p.cost)
-        , psel_bits_(p.psel_bits)
-        , psel_max_((validate(g, p), (std::uint32_t{1} << p.psel_bits) - 1u))
-        , requesters_(p.requesters)
-        , leader_(g.sets, 0)
-        , psel_(p.requesters, 0) {
-        if (p.leaders.empty())
-            complement_select(g.sets, p);
-        else
-            for (const auto& l : p.leaders) assign(l.set, l.side, l.requester);
-    }
+        , sampler_(g.sets, placement(p), psel_rule::params{.psel_bits = p.psel_bits}, names) {}
 
     [[nodiscard]] std::string_view name() const noexcept { return dual_.name(); }
 
@@ -158,17 +154,9 @@ public:
     }
 
     void on_miss(set_index s, const access& a) noexcept {
-        const std::uint32_t t = requester_of(a.requester);
-        const std::uint16_t leader = leader_[s.value];
-        const std::uint32_t role = leader & 3u;
         if constexpr (dual_observes_misses<Dual>) dual_.on_miss(s, a, side_of(s, a.requester));
-        if (role == 0 || (leader >> 2) != t) return; // followers never train PSEL
-        const std::uint64_t c = cost_of(s, a);
-        std::uint32_t& psel = psel_[t];
-        if (role == 1) // side-0 leader missed: evidence against side 0
-            psel = static_cast<std::uint32_t>(psel + c < psel_max_ ? psel + c : psel_max_);
-        else
-            psel = static_cast<std::uint32_t>(psel > c ? psel - c : 0);
+        // After the dual's on_miss, so a cost functor may read what it computed (ReMAP's MAC).
+        sampler_.on_miss(s, a.requester, [&]() noexcept { return cost_of(s, a); });
     }
 
     void on_insert(set_index s, entry_index e, const access& a) noexcept {
@@ -190,33 +178,52 @@ public:
 
     /// The side (0 or 1) an access of `requester` uses in set `s` now.
     [[nodiscard]] std::uint32_t side_of(set_index s, std::uint32_t requester = 0) const noexcept {
-        const std::uint32_t t = requester_of(requester);
-        const std::uint16_t leader = leader_[s.value];
-        const std::uint32_t role = leader & 3u;
-        if (role != 0 && (leader >> 2) == t) return role - 1u;
-        return psel_[t] >> (psel_bits_ - 1u);
+        return sampler_.candidate_of(s, requester);
     }
     /// 0 = follower, 1 = side-0 leader, 2 = side-1 leader (of `leader_owner(s)`).
     [[nodiscard]] std::uint32_t leader_role(set_index s) const noexcept {
-        return leader_[s.value] & 3u;
+        const set_role r = sampler_.role(s);
+        return r.is_leader() ? r.candidate + 1u : 0u;
     }
     [[nodiscard]] std::uint32_t leader_owner(set_index s) const noexcept {
-        return leader_[s.value] >> 2;
+        return sampler_.role(s).requester;
     }
     [[nodiscard]] std::uint32_t psel(std::uint32_t requester = 0) const noexcept {
-        return psel_[requester_of(requester)];
+        return sampler_.rule().psel(sampler_.leaders().requester_of(requester));
     }
-    [[nodiscard]] std::uint32_t psel_max() const noexcept { return psel_max_; }
-    [[nodiscard]] std::uint32_t requesters() const noexcept { return requesters_; }
+    [[nodiscard]] std::uint32_t psel_max() const noexcept { return sampler_.rule().psel_max(); }
+    [[nodiscard]] std::uint32_t requesters() const noexcept { return sampler_.requesters(); }
     [[nodiscard]] Dual& dual() noexcept { return dual_; }
     [[nodiscard]] const Dual& dual() const noexcept { return dual_; }
+    /// The leader sets and PSELs (core/set_sampler.hpp).
+    [[nodiscard]] const sampler_type& sampler() const noexcept { return sampler_; }
 
     [[nodiscard]] std::uint64_t storage_bits() const noexcept {
-        return storage_bits_of_dual() + std::uint64_t{requesters_} * psel_bits_;
+        return storage_bits_of_dual() + sampler_.storage_bits();
     }
 
 private:
-    static constexpr std::string_view component = "memsub::replacement::set_dueling";
+    // Config errors name set_dueling's own params.
+    static constexpr sampler_names names{.component = "memsub::replacement::set_dueling",
+                                         .sets = "geometry.sets",
+                                         .candidates = "candidates",
+                                         .leaders_per_candidate = "leaders_per_side",
+                                         .requesters = "requesters",
+                                         .leaders = "leaders",
+                                         .leader_set = "leaders[].set",
+                                         .leader_candidate = "leaders[].side",
+                                         .leader_requester = "leaders[].requester"};
+
+    static leader_placement placement(const params& p) {
+        leader_placement lp{.candidates = 2,
+                            .leaders_per_candidate = p.leaders_per_side,
+                            .requesters = p.requesters,
+                            .leaders = {}};
+        lp.leaders.reserve(p.leaders.size());
+        for (const auto& l : p.leaders)
+            lp.leaders.push_back({.set = l.set, .candidate = l.side, .requester = l.requester});
+        return lp;
+    }
 
     [[nodiscard]] std::uint64_t storage_bits_of_dual() const noexcept {
         if constexpr (requires(const Dual& d) {
@@ -225,10 +232,6 @@ private:
             return dual_.storage_bits();
         else
             return 0;
-    }
-
-    [[nodiscard]] std::uint32_t requester_of(std::uint32_t r) const noexcept {
-        return r < requesters_ ? r : 0u;
     }
 
     [[nodiscard]] std::uint64_t cost_of(set_index s, const access& a) const noexcept {
@@ -241,69 +244,9 @@ private:
             return cost_(a);
     }
 
-    static void validate(const geometry& g, const params& p) {
-        using memsub::detail::require;
-        require(p.psel_bits >= 1 && p.psel_bits <= 31, component, "psel_bits", p.psel_bits,
-                "must be in 1..31");
-        require(p.requesters >= 1 && p.requesters <= 1024, component, "requesters", p.requesters,
-                "must be in 1..1024");
-        if (!p.leaders.empty()) {
-            for (const auto& l : p.leaders) {
-                require(l.set < g.sets, component, "leaders[].set", l.set,
-                        "must be less than the number of sets");
-                require(l.side <= 1, component, "leaders[].side", l.side, "must be 0 or 1");
-                require(l.requester < p.requesters, component, "leaders[].requester", l.requester,
-                        "must be less than requesters");
-            }
-            return;
-        }
-        require(g.sets >= 2, component, "geometry.sets", g.sets,
-                "set dueling needs at least 2 sets (one leader set per side)");
-        const std::uint32_t k = leaders_for(g.sets, p.leaders_per_side);
-        require(k >= 1 && k <= g.sets && g.sets % k == 0, component, "leaders_per_side", k,
-                "must divide the number of sets");
-        require(std::uint64_t{k} * k <= g.sets, component, "leaders_per_side", k,
-                "complement-select needs sets >= leaders_per_side^2 (else pass explicit leaders)");
-    }
-
-    static std::uint32_t leaders_for(std::uint32_t sets, std::uint32_t requested) noexcept {
-        if (requested != auto_leaders) return requested;
-        if (sets >= 1024) return 32;
-        std::uint32_t k = 1;
-        while (std::uint64_t{2 * k} * (2 * k) <= sets) k *= 2;
-        return k;
-    }
-
-    void complement_select(std::uint32_t sets, const params& p) {
-        const std::uint32_t k = leaders_for(sets, p.leaders_per_side);
-        const std::uint32_t region = sets / k;
-        for (std::uint32_t t = 0; t < p.requesters; ++t) {
-            const std::uint64_t shift = 2ull * t;
-            for (std::uint32_t c = 0; c < k; ++c) {
-                const auto o0 = static_cast<std::uint32_t>((c + shift) % region);
-                const auto o1 = static_cast<std::uint32_t>(
-                    (std::uint64_t{region} - 1 - c + region - shift % region) % region);
-                assign(c * region + o0, 0, t);
-                assign(c * region + o1, 1, t);
-            }
-        }
-    }
-
-    void assign(std::uint32_t set, std::uint32_t side, std::uint32_t requester) {
-        memsub::detail::require(leader_[set] == 0, component, "leaders", set,
-                                "a set may lead for one side of one requester only (leader sets "
-                                "overlap: use fewer leaders/requesters or more sets)");
-        leader_[set] = static_cast<std::uint16_t>((requester << 2) | (side + 1));
-    }
-
     Dual dual_;
     [[no_unique_address]] Cost cost_;
-    std::uint32_t psel_bits_;
-    std::uint32_t psel_max_;
-    std::uint32_t requesters_;
-    /// Per set: 0 = follower, else (requester << 2) | (side + 1) of the leader.
-    std::vector<std::uint16_t> leader_;
-    std::vector<std::uint32_t> psel_;
+    sampler_type sampler_;
 };
 
 } // namespace memsub::replacement
