@@ -9,6 +9,7 @@
 #include <memsub/core/rng.hpp>
 #include <memsub/core/types.hpp>
 #include <memsub/cache/basic_cache.hpp>
+#include <memsub/cache/hierarchy.hpp>
 #include <memsub/compression/all.hpp>
 #include <memsub/memory/all.hpp>
 #include <memsub/replacement/all.hpp>

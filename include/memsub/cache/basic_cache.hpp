@@ -304,6 +304,18 @@ public:
 
     // ---------------------------------------------------------------- maintenance
 
+    /// Sets or clears the dirty bit of the resident block at `loc`, and nothing else (no policy
+    /// hook, no counter). For a host that moves a block between caches with its dirtiness: an
+    /// exclusive hierarchy's promotions and clean victim insertions (cache/hierarchy.hpp). Does
+    /// nothing in a write-through or write-evict cache, whose blocks are never dirty.
+    void set_dirty(block_location loc, bool dirty) noexcept {
+        if constexpr (Options.writes == write_policy::write_back) {
+            set_state& st = state_of(loc.set, layout_);
+            MEMSUB_ASSERT(contains_entry(st.valid, loc.entry));
+            st.dirty = dirty ? st.dirty | bit_of(loc.entry) : st.dirty & ~bit_of(loc.entry);
+        }
+    }
+
     /// Removes the block holding `addr` (reason `invalidated`); returns it if there was one.
     std::optional<evicted_block> invalidate(byte_address addr) noexcept {
         const auto loc = find(addr);
