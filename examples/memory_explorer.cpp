@@ -155,7 +155,7 @@ public:
         const auto t0 = clock_type::now();
         for (const mem_event& e : events) {
             const auto arrival = static_cast<std::uint64_t>(std::ceil(e.t_ns / tck_));
-            // Everything strictly before the arrival happens first (protocol P2).
+            // Everything strictly before the arrival happens first (protocol MP2).
             if (arrival > now_ + 1) advance(arrival - 1);
             const mm::mem_request r{.id = id_++,
                                     .address = e.address,

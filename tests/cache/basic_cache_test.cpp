@@ -310,7 +310,7 @@ TEST_CASE("variable-size blocks: the bypass decision comes before superseding (P
     CHECK(calls[0].what == hook::miss);
     CHECK(calls[1].what == hook::hit); // P2a: the resident block served part of the request
     CHECK(calls[2].what == hook::bypass_query);
-    for (const auto& v : c.policy().violations()) MESSAGE(v);
+    for (const auto& v : c.policy().violations()) MESSAGE(v.text());
     CHECK(c.policy().violations().empty());
 }
 
@@ -357,7 +357,7 @@ TEST_CASE("replacement concept: archetype satisfies it, broken policies do not")
 
 TEST_CASE("contract check passes for LRU and the archetype") {
     auto rep = testing::check_replacement_contract<lru>();
-    for (const auto& v : rep.violations) MESSAGE(v);
+    for (const auto& v : rep.violations) MESSAGE(v.text());
     CHECK(rep.ok());
     CHECK(rep.accesses > 10000);
     auto rep2 = testing::check_replacement_contract<testing::replacement_archetype>();

@@ -158,7 +158,7 @@ TEST_CASE("bdi: paper table sizes (mask in tag) for 32/64/128B lines, spec §1.1
     for (std::size_t li = 0; li < 3; ++li) {
         const bdi c{{.line_bytes = Ls[li], .mask = mc::bdi_mask::in_tag}};
         for (auto row : table) CHECK(c.bits_of(static_cast<enc>(row[0])) == 8 * row[li + 1]);
-        // B2: mask in payload adds n bits to Base-k encodings
+        // spec §2.2 B2: mask in payload adds n bits to Base-k encodings
         const bdi m{{.line_bytes = Ls[li]}};
         CHECK(m.bits_of(enc::base8_delta1) == 8 * table[2][li + 1] + Ls[li] / 8);
         CHECK(m.bits_of(enc::base2_delta1) == 8 * table[7][li + 1] + Ls[li] / 2);

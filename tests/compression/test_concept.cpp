@@ -33,12 +33,16 @@ struct no_params_c {
     double decompress_energy_nj() const noexcept { return 0; }
 };
 struct throwing_size_c : no_params_c {
-    struct params {};
+    struct params {
+        std::uint32_t line_bytes = 64;
+    };
     explicit throwing_size_c(const params&) {}
     std::uint32_t size_bits(std::span<const std::byte>) const { return 0; } // not noexcept
 };
 struct size_only_c : no_params_c {
-    struct params {};
+    struct params {
+        std::uint32_t line_bytes = 64;
+    };
     explicit size_only_c(const params&) {}
 };
 } // namespace
@@ -136,7 +140,7 @@ TEST_CASE("stored_size_of: §2 G2-G5, G7") {
     // G2 ceil, never floor (P-G1)
     CHECK(mc::bytes_for_bits(129) == 17);
     CHECK(mc::bytes_for_bits(0) == 0);
-    // B2: Base8-Δ1 17 B -> 3 segments
+    // spec §2.2 B2: Base8-Δ1 17 B -> 3 segments
     CHECK(mc::stored_size_of(17 * 8, cpu).segments == 3);
     // G4: 57 B -> 8 segments = L -> raw
     s = mc::stored_size_of(57 * 8, cpu);

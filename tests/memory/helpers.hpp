@@ -24,7 +24,7 @@ std::vector<completion> run(Controller& c, std::vector<mem_request> reqs) {
     std::vector<bool> in(reqs.size(), false);
     std::uint64_t floor = 0; // the next cycle not yet advanced to
     bool blocked = false;
-    std::size_t rejected = 0; // never acceptable (C2): not retried, no completion
+    std::size_t rejected = 0; // never acceptable (MC2): not retried, no completion
     auto sink = [&](const completion& x) { out.push_back(x); };
     while (out.size() + rejected < reqs.size()) {
         // The next cycle anything happens: a controller event or the next arrival (a refused
@@ -32,7 +32,7 @@ std::vector<completion> run(Controller& c, std::vector<mem_request> reqs) {
         std::uint64_t t = c.next_event_cycle();
         if (first < reqs.size()) t = std::min(t, blocked ? floor : reqs[first].arrival_cycle);
         t = std::max(t, floor);
-        // Protocol P2: requests arriving by t are enqueued before advance_to(t). Each
+        // Protocol MP2: requests arriving by t are enqueued before advance_to(t). Each
         // requester's requests go in order; a refused requester does not block the others.
         blocked = false;
         std::vector<std::uint32_t> stuck;

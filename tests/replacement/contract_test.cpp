@@ -25,8 +25,9 @@ void check_contract(const typename P::params& p = {}, std::uint64_t seed = 1) {
     o.seed = seed;
     const auto report = testing::check_replacement_contract<P>(p, o);
     INFO(std::string(P(geometry{.sets = 16, .ways = 4, .line_bytes = 64}, p).name()));
-    for (const auto& v : report.violations) INFO(v);
+    INFO(report.text());
     CHECK(report.ok());
+    CHECK(report.passes.size() == 2); // conventional and variable-block
     CHECK(report.misses > 0);
     CHECK(report.misses < report.accesses);
 }

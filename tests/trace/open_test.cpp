@@ -38,9 +38,9 @@ struct archetype {
 };
 } // namespace
 static_assert(trace_reader<archetype<true, true, true>>);
-static_assert(!trace_reader<archetype<false, true, true>>); // T3
-static_assert(!trace_reader<archetype<true, false, true>>); // T6
-static_assert(!trace_reader<archetype<true, true, false>>); // T5 (noexcept)
+static_assert(!trace_reader<archetype<false, true, true>>); // TR3
+static_assert(!trace_reader<archetype<true, false, true>>); // TR6
+static_assert(!trace_reader<archetype<true, true, false>>); // TR5 (noexcept)
 static_assert(!std::copy_constructible<lackey_reader>);
 
 TEST_CASE("format names") {

@@ -80,7 +80,7 @@ std::vector<memsub::access> expect_error(R& r, memsub::input_error::position_kin
     INFO("problem: " << err.problem());
     CHECK(err.problem().find(problem_part) != std::string::npos);
     memsub::access a{};
-    CHECK_THROWS_AS(r.next(a), memsub::input_error); // sticky (T4)
+    CHECK_THROWS_AS(r.next(a), memsub::input_error); // sticky (TR4)
     return v;
 }
 

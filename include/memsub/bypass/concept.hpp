@@ -40,6 +40,9 @@
 //   Q4. A bypassed miss inserts nothing and reports the bytes it reads (`bytes_fetched`) or
 //       writes down (`bytes_written_down`), with `access_result::bypass` naming who declined.
 //   Q5. Hooks run in O(entries per set) at most, never allocate, never throw.
+// `memsub::testing::recording_predictor` checks Q1–Q3 and T1–T3 at run time;
+// `memsub::testing::check_bypass_contract` (testing/contract.hpp) runs a host's predictor through
+// seeded streams on memsub's engine, conventional and variable-block, and reports K1–K7.
 #pragma once
 
 #include <concepts>

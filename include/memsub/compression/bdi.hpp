@@ -153,7 +153,7 @@ public:
             bits_[static_cast<std::size_t>(e)] = b;
             valid_[static_cast<std::size_t>(e)] = true;
         };
-        set(bdi_encoding::zeros, p.zero_in_tag ? 0 : 8); // B1
+        set(bdi_encoding::zeros, p.zero_in_tag ? 0 : 8); // spec §2.2 B1
         set(bdi_encoding::repeated8, 64);
         if (p.encoding_set == bdi_encoding_set::latte_cc) {
             set(bdi_encoding::repeated4, 32);
@@ -165,7 +165,8 @@ public:
         for (std::uint8_t e = 2; e <= 7; ++e) {
             const auto [k, d] = shape(static_cast<bdi_encoding>(e));
             const std::uint32_t n = L / k;
-            set(static_cast<bdi_encoding>(e), 8 * k + n * 8 * d + (carries_mask() ? n : 0)); // B2
+            // spec §2.2 B2
+            set(static_cast<bdi_encoding>(e), 8 * k + n * 8 * d + (carries_mask() ? n : 0));
             order_[e - 2] = static_cast<bdi_encoding>(e);
         }
         for (std::size_t e = 0; e < 16; ++e)

@@ -8,7 +8,9 @@
 // that move real data can do so. Stored sizes (segment rounding, raw storage of lines that save
 // nothing, thresholds) are the cache organisation's business: see `stored_size.hpp` (§2).
 //
-// Requirements (a type C models `compressor` when all hold):
+// Requirements (a type C models `compressor` when all hold; each is a concept of its own below,
+// `c1_params` … `c7_costs`, `i1_compress`, `i2_decompress`, and `diagnose<C>()` /
+// `diagnose_invertible<C>()` name the broken ones; labels: testing/contract.hpp):
 //   C1. `typename C::params` is a default-constructible aggregate of knobs with unit-suffixed
 //       fields and in-class defaults; it has a `line_bytes` field (32, 64 or 128; default 64).
 //   C2. `C(const typename C::params&)` validates the params once and throws
@@ -48,13 +50,14 @@
 //       cold paths: it throws `memsub::input_error(c.name(), bit_offset, problem)`.
 //
 // Call protocol (what a host does):
-//   P1. Construct once per configuration (cold path; may throw C2).
-//   P2. Per line: `size_bits(line)` for sizing, or `compress(line)` when the payload is needed.
-//       Both are reentrant and const: one compressor may serve many threads.
-//   P3. Apply §2 with `stored_size_of(bits, storage_rule{...})` to get bytes, segments and the
-//       raw-storage decision (G2–G5); account `metadata_bits()` per tag.
-//   P4. To read a line back: `decompress(compressed, out)`; check the result (`if (!r)`).
-//   P5. Latencies/energies are reported, not applied: memsub keeps no clock (design principle 3).
+//   CP1. Construct once per configuration (cold path; may throw C2).
+//   CP2. Per line: `size_bits(line)` for sizing, or `compress(line)` when the payload is needed.
+//        Both are reentrant and const: one compressor may serve many threads.
+//   CP3. Apply §2 with `stored_size_of(bits, storage_rule{...})` to get bytes, segments and the
+//        raw-storage decision (spec G2–G5); account `metadata_bits()` per tag.
+//   CP4. To read a line back: `decompress(compressed, out)`; check the result (`if (!r)`).
+//   CP5. Latencies/energies are reported, not applied: memsub keeps no clock (design principle
+//        3).
 #pragma once
 
 #include <algorithm>
@@ -177,18 +180,43 @@ struct decode_result {
     friend constexpr bool operator==(decode_result, decode_result) noexcept = default;
 };
 
+// ------------------------------------------------------------ one concept per requirement
+
 template <class C>
-concept compressor = std::default_initializable<typename C::params> && // C1
-    std::constructible_from<C, const typename C::params&> &&           // C2
-    requires(const C& c, std::span<const std::byte> line) {
-    { c.name() } -> std::convertible_to<std::string_view>;    // C3
-    { c.line_bytes() } -> std::convertible_to<std::uint32_t>; // C4
+concept c1_params = std::default_initializable<typename C::params> &&
+    requires(typename C::params& p) {
+    { p.line_bytes } -> std::convertible_to<std::uint32_t>;
+};
+
+template <class C>
+concept c2_constructible = std::constructible_from<C, const typename C::params&>;
+
+template <class C>
+concept c3_name = requires(const C& c) {
+    { c.name() } -> std::convertible_to<std::string_view>;
+};
+
+template <class C>
+concept c4_line_bytes = requires(const C& c) {
+    { c.line_bytes() } -> std::convertible_to<std::uint32_t>;
+};
+
+template <class C>
+concept c5_size_bits = requires(const C& c, std::span<const std::byte> line) {
     { c.size_bits(line) }
-    noexcept->std::same_as<std::uint32_t>; // C5
+    noexcept->std::same_as<std::uint32_t>;
+};
+
+template <class C>
+concept c6_metadata_bits = requires(const C& c) {
     { c.metadata_bits() }
-    noexcept->std::convertible_to<std::uint32_t>; // C6
+    noexcept->std::convertible_to<std::uint32_t>;
+};
+
+template <class C>
+concept c7_costs = requires(const C& c) {
     { c.compress_latency_cycles() }
-    noexcept->std::convertible_to<std::uint32_t>; // C7
+    noexcept->std::convertible_to<std::uint32_t>;
     { c.decompress_latency_cycles() }
     noexcept->std::convertible_to<std::uint32_t>;
     { c.compress_energy_nj() }
@@ -198,16 +226,58 @@ concept compressor = std::default_initializable<typename C::params> && // C1
 };
 
 template <class C>
-concept invertible_compressor = compressor<C> &&
-    requires(const C& c, std::span<const std::byte> line, const compressed_line& cl,
-             compressed_view v, std::span<std::byte> out) {
+concept compressor = c1_params<C> && c2_constructible<C> && c3_name<C> && c4_line_bytes<C> &&
+    c5_size_bits<C> && c6_metadata_bits<C> && c7_costs<C>;
+
+template <class C>
+concept i1_compress = requires(const C& c, std::span<const std::byte> line) {
     { c.compress(line) }
-    noexcept->std::same_as<compressed_line>; // I1
+    noexcept->std::same_as<compressed_line>;
+};
+
+template <class C>
+concept i2_decompress = requires(const C& c, const compressed_line& cl, compressed_view v,
+                                 std::span<std::byte> out) {
     { c.decompress(v, out) }
-    noexcept->std::same_as<decode_result>; // I2
+    noexcept->std::same_as<decode_result>;
     { c.decompress(cl, out) }
     noexcept->std::same_as<decode_result>;
 };
+
+template <class C>
+concept invertible_compressor = compressor<C> && i1_compress<C> && i2_decompress<C>;
+
+/// Fails to compile with one message per broken requirement (C1–C7):
+/// `static_assert(memsub::compression::diagnose<my_compressor>())`.
+template <class C>
+consteval bool diagnose() {
+    static_assert(c1_params<C>, "C1: C::params must be a default-constructible aggregate with a "
+                                "`line_bytes` field");
+    static_assert(c2_constructible<C>, "C2: C must be constructible from (const C::params&)");
+    static_assert(c3_name<C>, "C3: c.name() const must return something convertible to "
+                              "std::string_view");
+    static_assert(c4_line_bytes<C>, "C4: c.line_bytes() const must return std::uint32_t");
+    static_assert(c5_size_bits<C>, "C5: c.size_bits(std::span<const std::byte>) const must be "
+                                   "noexcept and return std::uint32_t");
+    static_assert(c6_metadata_bits<C>, "C6: c.metadata_bits() const must be noexcept and return "
+                                       "std::uint32_t");
+    static_assert(c7_costs<C>, "C7: c.compress_latency_cycles(), c.decompress_latency_cycles() "
+                               "(std::uint32_t), c.compress_energy_nj(), "
+                               "c.decompress_energy_nj() (double) must be const noexcept");
+    return compressor<C>;
+}
+
+/// `diagnose<C>()` and then I1–I2.
+template <class C>
+consteval bool diagnose_invertible() {
+    static_assert(diagnose<C>());
+    static_assert(i1_compress<C>, "I1: c.compress(std::span<const std::byte>) const must be "
+                                  "noexcept and return compressed_line");
+    static_assert(i2_decompress<C>, "I2: c.decompress(compressed_view or compressed_line, "
+                                    "std::span<std::byte>) const must be noexcept and return "
+                                    "decode_result");
+    return invertible_compressor<C>;
+}
 
 /// I3: decode or throw `memsub::input_error` naming the compressor and the bit offset (cold path).
 template <invertible_compressor C>

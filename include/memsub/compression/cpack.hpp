@@ -4,7 +4,7 @@
 // Microprocessor Cache Compression Algorithm", IEEE TVLSI 18(8), 2010, §III (patterns, 16-entry
 // dictionary, 2 words/cycle); zero-block detection after Dusser et al., "Zero-Content Augmented
 // Caches", ICS 2009, as used by the LATTE-CC dissertation (Table 4.1, "CPACK-Z").
-// Normative rules: memsub spec compressors.md §1.3, §2.2, §3, §4.2 (C1, C2).
+// Normative rules: memsub spec compressors.md §1.3, §2.2, §3, §4.2 (vectors C1, C2).
 //
 // Deviations / resolutions:
 // - The dictionary starts EMPTY for every line (not 16 zero words, not carried over; P-B2/P-B3).

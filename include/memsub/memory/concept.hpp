@@ -4,6 +4,10 @@
 // memsub decides and models state; the host owns the clock (design.md, principle 3). A
 // controller is advanced to a cycle the host gives and hands back the requests that completed.
 //
+// Each requirement below is also a concept of its own (`m1_map` … `m3_organisation`,
+// `mc1_params` … `mc7_observers`), and `diagnose_mapping<M>()` / `diagnose_controller<C>()` name
+// the broken ones (labels: testing/contract.hpp).
+//
 // address_mapping — a type M models it when:
 //   M1. `m.map(byte_address)` noexcept -> `dram_address` (channel, rank, bank group, bank, row,
 //       column). Total: every address maps; bits above the mapping are ignored.
@@ -13,45 +17,44 @@
 //       bank groups, banks per group, rows, columns), so controllers size themselves.
 //
 // memory_controller — a type C models it when:
-//   C1. `typename C::params` is a default-constructible aggregate of its knobs; construction
-//       validates it (and the timing preset) and throws `memsub::config_error`.
-//   C2. `c.enqueue(const mem_request&)` noexcept -> `enqueue_result`: accepted; queue_full (a
-//       refused request leaves no trace; the host retries later: back-pressure); or rejected:
-//       the request can never be accepted (an input error, e.g. a requester id ≥ the
-//       partitioned controller's `requesters`); it is counted in stats().rejected and the host
-//       must not retry it.
-//   C3. `c.can_accept(const mem_request&)` const noexcept -> bool: would enqueue accept it now.
-//   C4. `c.advance_to(cycle)` noexcept: performs every decision and state change with cycle
-//       ≤ `cycle`.
-//   C5. `c.next_event_cycle()` const noexcept -> std::uint64_t: the earliest cycle at which
-//       advancing changes anything (a request selected, a request completing), or
-//       `memsub::never` when nothing is outstanding. A host may jump straight to it. It is
-//       never earlier than the last advanced cycle, and completions that are already
-//       drainable are not events: a host that does not drain still moves forward.
-//   C6. `c.drain(sink)` with sink invocable as `sink(const completion&)`: hands every completed,
-//       not yet drained request to `sink` in completion-cycle order and returns their count;
-//       `c.drain(std::span<completion>)` fills a caller buffer and returns how many it wrote
-//       (the rest stay for the next call). Neither allocates.
-//   C7. `c.stats()` -> `const controller_stats&` (memory/controller_stats.hpp); `c.pending()` ->
-//   requests accepted and not
-//       yet drained; `c.name()` -> std::string_view.
+//   MC1. `typename C::params` is a default-constructible aggregate of its knobs; construction
+//        validates it (and the timing preset) and throws `memsub::config_error`.
+//   MC2. `c.enqueue(const mem_request&)` noexcept -> `enqueue_result`: accepted; queue_full (a
+//        refused request leaves no trace; the host retries later: back-pressure); or rejected:
+//        the request can never be accepted (an input error, e.g. a requester id ≥ the
+//        partitioned controller's `requesters`); it is counted in stats().rejected and the host
+//        must not retry it.
+//   MC3. `c.can_accept(const mem_request&)` const noexcept -> bool: would enqueue accept it now.
+//   MC4. `c.advance_to(cycle)` noexcept: performs every decision and state change with cycle
+//        ≤ `cycle`.
+//   MC5. `c.next_event_cycle()` const noexcept -> std::uint64_t: the earliest cycle at which
+//        advancing changes anything (a request selected, a request completing), or
+//        `memsub::never` when nothing is outstanding. A host may jump straight to it. It is
+//        never earlier than the last advanced cycle, and completions that are already
+//        drainable are not events: a host that does not drain still moves forward.
+//   MC6. `c.drain(sink)` with sink invocable as `sink(const completion&)`: hands every completed,
+//        not yet drained request to `sink` in completion-cycle order and returns their count;
+//        `c.drain(std::span<completion>)` fills a caller buffer and returns how many it wrote
+//        (the rest stay for the next call). Neither allocates.
+//   MC7. `c.stats()` -> `const controller_stats&` (memory/controller_stats.hpp); `c.pending()`
+//        -> requests accepted and not yet drained; `c.name()` -> std::string_view.
 //
 // Call protocol:
-//   P1. Request ids are chosen by the host and returned unchanged in the completion.
-//   P2. `request.arrival_cycle` is the cycle the request reaches the controller; arrivals are
-//       non-decreasing across enqueues. A request is considered from max(arrival, last
-//       `advance_to` cycle) on, so a request arriving at t is enqueued before `advance_to(t)`
-//       to take part in the decision of cycle t. A host may keep the original (earlier)
-//       arrival of a request it retries after `queue_full`, so the wait counts as queueing.
-//   P3. Calls to `advance_to` use non-decreasing cycles. A completion with `done_cycle` ≤ the
-//       last advanced cycle is drainable.
-//   P4. A completed request keeps its slot until drained; a host that never drains eventually
-//       sees queue_full (capacity = queues + in-flight limit).
-//   P5. Per request the path is: enqueue (arrival) → selected by the scheduler (queueing delay
-//       = selected − arrival) → DRAM commands → data transfer ends (done). Latency = done −
-//       arrival. The class (row hit / empty / conflict) is the bank state found when the
-//       scheduler selected it.
-//   P6. enqueue, advance_to, next_event_cycle and drain never allocate and never throw.
+//   MP1. Request ids are chosen by the host and returned unchanged in the completion.
+//   MP2. `request.arrival_cycle` is the cycle the request reaches the controller; arrivals are
+//        non-decreasing across enqueues. A request is considered from max(arrival, last
+//        `advance_to` cycle) on, so a request arriving at t is enqueued before `advance_to(t)`
+//        to take part in the decision of cycle t. A host may keep the original (earlier)
+//        arrival of a request it retries after `queue_full`, so the wait counts as queueing.
+//   MP3. Calls to `advance_to` use non-decreasing cycles. A completion with `done_cycle` ≤ the
+//        last advanced cycle is drainable.
+//   MP4. A completed request keeps its slot until drained; a host that never drains eventually
+//        sees queue_full (capacity = queues + in-flight limit).
+//   MP5. Per request the path is: enqueue (arrival) → selected by the scheduler (queueing delay
+//        = selected − arrival) → DRAM commands → data transfer ends (done). Latency = done −
+//        arrival. The class (row hit / empty / conflict) is the bank state found when the
+//        scheduler selected it.
+//   MP6. enqueue, advance_to, next_event_cycle and drain never allocate and never throw.
 #pragma once
 
 #include <concepts>
@@ -124,13 +127,13 @@ enum class row_class : std::uint8_t {
 
 /// One memory request (one burst) as the host sends it.
 struct mem_request {
-    /// Chosen by the host, returned in the completion (P1).
+    /// Chosen by the host, returned in the completion (MP1).
     std::uint64_t id = 0;
     byte_address address{};
     bool is_write = false;
     /// Which requester (core cluster, SM, core) sent it; partitioned controllers queue by it.
     std::uint32_t requester = 0;
-    /// The host's cycle when the request reaches the controller (P2).
+    /// The host's cycle when the request reaches the controller (MP2).
     std::uint64_t arrival_cycle = 0;
 };
 
@@ -166,14 +169,27 @@ enum class enqueue_result : std::uint8_t {
     rejected,   ///< never acceptable (bad request): do not retry
 };
 
+// ------------------------------------------------------------ one concept per requirement
+
 template <class M>
-concept address_mapping = requires(const M& m, byte_address a, const dram_address& d) {
+concept m1_map = requires(const M& m, byte_address a) {
     { m.map(a) }
-    noexcept->std::same_as<dram_address>; // M1
-    { m.unmap(d) }
-    noexcept->std::same_as<byte_address>;                                  // M2
-    { m.organisation() } -> std::convertible_to<const dram_organisation&>; // M3
+    noexcept->std::same_as<dram_address>;
 };
+
+template <class M>
+concept m2_unmap = requires(const M& m, const dram_address& d) {
+    { m.unmap(d) }
+    noexcept->std::same_as<byte_address>;
+};
+
+template <class M>
+concept m3_organisation = requires(const M& m) {
+    { m.organisation() } -> std::convertible_to<const dram_organisation&>;
+};
+
+template <class M>
+concept address_mapping = m1_map<M> && m2_unmap<M> && m3_organisation<M>;
 
 namespace detail {
 struct completion_sink_archetype {
@@ -182,24 +198,80 @@ struct completion_sink_archetype {
 } // namespace detail
 
 template <class C>
-concept memory_controller = std::default_initializable<typename C::params> && // C1
-    requires(C& c, const C& cc, const mem_request& r, std::uint64_t t, std::span<completion> buf,
-             detail::completion_sink_archetype sink) {
+concept mc1_params = std::default_initializable<typename C::params>;
+
+template <class C>
+concept mc2_enqueue = requires(C& c, const mem_request& r) {
     { c.enqueue(r) }
-    noexcept->std::same_as<enqueue_result>; // C2
-    { cc.can_accept(r) }
-    noexcept->std::same_as<bool>; // C3
-    { c.advance_to(t) }
-    noexcept; // C4
-    { cc.next_event_cycle() }
-    noexcept->std::same_as<std::uint64_t>;                 // C5
-    { c.drain(sink) } -> std::convertible_to<std::size_t>; // C6
-    { c.drain(buf) }
-    noexcept->std::convertible_to<std::size_t>;                       // C6
-    { cc.stats().completed() } -> std::convertible_to<std::uint64_t>; // C7
-    { cc.pending() }
-    noexcept->std::convertible_to<std::size_t>;             // C7
-    { cc.name() } -> std::convertible_to<std::string_view>; // C7
+    noexcept->std::same_as<enqueue_result>;
 };
+
+template <class C>
+concept mc3_can_accept = requires(const C& c, const mem_request& r) {
+    { c.can_accept(r) }
+    noexcept->std::same_as<bool>;
+};
+
+template <class C>
+concept mc4_advance_to = requires(C& c, std::uint64_t t) {
+    { c.advance_to(t) }
+    noexcept;
+};
+
+template <class C>
+concept mc5_next_event_cycle = requires(const C& c) {
+    { c.next_event_cycle() }
+    noexcept->std::same_as<std::uint64_t>;
+};
+
+template <class C>
+concept mc6_drain = requires(C& c, std::span<completion> buf,
+                             detail::completion_sink_archetype sink) {
+    { c.drain(sink) } -> std::convertible_to<std::size_t>;
+    { c.drain(buf) }
+    noexcept->std::convertible_to<std::size_t>;
+};
+
+template <class C>
+concept mc7_observers = requires(const C& c) {
+    { c.stats().completed() } -> std::convertible_to<std::uint64_t>;
+    { c.pending() }
+    noexcept->std::convertible_to<std::size_t>;
+    { c.name() } -> std::convertible_to<std::string_view>;
+};
+
+template <class C>
+concept memory_controller = mc1_params<C> && mc2_enqueue<C> && mc3_can_accept<C> &&
+    mc4_advance_to<C> && mc5_next_event_cycle<C> && mc6_drain<C> && mc7_observers<C>;
+
+/// Fails to compile with one message per broken requirement (M1–M3).
+template <class M>
+consteval bool diagnose_mapping() {
+    static_assert(m1_map<M>, "M1: m.map(byte_address) const must be noexcept and return "
+                             "dram_address");
+    static_assert(m2_unmap<M>, "M2: m.unmap(const dram_address&) const must be noexcept and "
+                               "return byte_address");
+    static_assert(m3_organisation<M>, "M3: m.organisation() const must return "
+                                      "const dram_organisation&");
+    return address_mapping<M>;
+}
+
+/// Fails to compile with one message per broken requirement (MC1–MC7).
+template <class C>
+consteval bool diagnose_controller() {
+    static_assert(mc1_params<C>, "MC1: C::params must be a default-constructible aggregate");
+    static_assert(mc2_enqueue<C>, "MC2: c.enqueue(const mem_request&) must be noexcept and "
+                                  "return enqueue_result");
+    static_assert(mc3_can_accept<C>, "MC3: c.can_accept(const mem_request&) const must be "
+                                     "noexcept and return bool");
+    static_assert(mc4_advance_to<C>, "MC4: c.advance_to(std::uint64_t) must be noexcept");
+    static_assert(mc5_next_event_cycle<C>, "MC5: c.next_event_cycle() const must be noexcept "
+                                           "and return std::uint64_t");
+    static_assert(mc6_drain<C>, "MC6: c.drain(sink) and c.drain(std::span<completion>) "
+                                "(noexcept) must return the count drained");
+    static_assert(mc7_observers<C>, "MC7: c.stats() (controller_stats), c.pending() (noexcept) "
+                                    "and c.name() const must exist");
+    return memory_controller<C>;
+}
 
 } // namespace memsub::memory

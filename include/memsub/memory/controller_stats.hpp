@@ -1,4 +1,4 @@
-// memsub — statistics every memory controller keeps (memory/concept.hpp, C7).
+// memsub — statistics every memory controller keeps (memory/concept.hpp, MC7).
 //
 // Per request: latency (arrival → last data beat), queueing delay (arrival → selected by the
 // scheduler) and row class. Aggregates: row-hit rate, bandwidth utilisation (bytes moved over

@@ -140,7 +140,7 @@ public:
         return slots_[slot];
     }
 
-    // The drain side of the host protocol (memory/concept.hpp C4, C5), shared by the
+    // The drain side of the host protocol (memory/concept.hpp MC4, MC5), shared by the
     // controllers that keep their completions here; `retire` is the controller's bookkeeping
     // for a completion leaving (held counts, statistics), called before the host sees it.
 
@@ -168,7 +168,7 @@ public:
         return n;
     }
     /// The next completion event after `now` (never if none): completions already drainable
-    /// are not events (C5), the next one still ahead is.
+    /// are not events (MC5), the next one still ahead is.
     [[nodiscard]] std::uint64_t next_event_after(std::uint64_t now) const noexcept {
         if (empty()) return never;
         return top_cycle() > now ? top_cycle() : first_after(now);

@@ -124,7 +124,7 @@ public:
 
     enqueue_result enqueue(const mem_request& r) noexcept {
         if (r.requester >= p_.requesters) {
-            // An input error, not back-pressure: this request can never be accepted (C2).
+            // An input error, not back-pressure: this request can never be accepted (MC2).
             ++stats_.rejected;
             return enqueue_result::rejected;
         }

@@ -34,8 +34,8 @@
 //   O4. `p.prefetch(set)` const noexcept — hint the CPU to load the set's metadata (called by
 //       the engine's `prefetch`, a few accesses ahead, when the host knows upcoming addresses).
 // A policy author's helpers: core/types.hpp (entry masks: `lowest_entry`, `bit_of`,
-// `low_bits_mask`), core/byte_match.hpp (recency rows: `recency_promote`, `recency_demote`,
-// `byte_equal_mask`), replacement/detail/rrpv_state.hpp (RRPV rows with ageing).
+// `low_bits_mask`, `contains`), core/byte_match.hpp (recency rows: `recency_promote`,
+// `recency_demote`, `byte_equal_mask`), replacement/detail/rrpv_state.hpp (RRPV rows with ageing).
 //
 // Call protocol, per access, as the engine (memsub::cache) performs it:
 //   P1. Hit in set s: on_hit(s, e, a) for the entry e holding the request — in a
@@ -69,7 +69,9 @@
 // `memsub::testing::recording_policy` checks P1–P6, P8 and R6 at run time (P7 is not observable
 // at run time; its noexcept part is in the concept); `memsub::testing::check_replacement_contract`
 // (testing/contract.hpp) runs a host's policy, wrapped in the recorder, through seeded streams
-// on memsub's engine and returns a report (protocol, victims, determinism, storage_bits()).
+// on memsub's engine, conventional and variable-block, and returns a report whose lines carry
+// the contract labels K1–K7 (protocol, victims, determinism, residency, set bounds,
+// storage_bits(), crashes). Every label family of memsub is listed in testing/contract.hpp.
 #pragma once
 
 #include <concepts>

@@ -1,16 +1,20 @@
-// memsub::testing — minimal archetypes of each concept family.
+// memsub::testing — minimal archetypes of the cache policy families.
 //
 // An archetype is the smallest type that models a concept: if a generic component compiles with
-// it, the component asks no more than the concept promises. `broken_*` types each violate exactly
-// one numbered requirement, so tests can show the concept rejects them.
+// it, the component asks no more than the concept promises. Each `broken_*` type violates
+// exactly one numbered requirement, so tests can show that the concept rejects it and that the
+// sub-concept of that requirement (`r5_on_evict`, `b3_should_bypass`, …) is the one that fails.
 #pragma once
 
 #include <cstdint>
 #include <string_view>
 
+#include <memsub/bypass/concept.hpp>
 #include <memsub/replacement/concept.hpp>
 
 namespace memsub::testing {
+
+// ------------------------------------------------------------------ replacement policies (R)
 
 /// Models `replacement_policy` with nothing but R1–R7: always evicts the lowest eligible entry.
 struct replacement_archetype {
@@ -18,7 +22,7 @@ struct replacement_archetype {
     replacement_archetype(const geometry&, const params&) {}
     void on_hit(set_index, entry_index, const access&) noexcept {}
     void on_insert(set_index, entry_index, const access&) noexcept {}
-    void on_evict(set_index, entry_index, const replacement::eviction_info&) noexcept {}
+    void on_evict(set_index, entry_index, const replacement::evicted_block&) noexcept {}
     entry_index victim(set_index, entry_mask eligible, const access&) noexcept {
         return lowest_entry(eligible);
     }
@@ -30,7 +34,18 @@ struct broken_policy_no_params {
     broken_policy_no_params(const geometry&) {}
     void on_hit(set_index, entry_index, const access&) noexcept {}
     void on_insert(set_index, entry_index, const access&) noexcept {}
-    void on_evict(set_index, entry_index, const replacement::eviction_info&) noexcept {}
+    void on_evict(set_index, entry_index, const replacement::evicted_block&) noexcept {}
+    entry_index victim(set_index, entry_mask m, const access&) noexcept { return lowest_entry(m); }
+    std::string_view name() const noexcept { return "broken"; }
+};
+
+/// Violates R2: constructible from a geometry alone, not from (geometry, params).
+struct broken_policy_no_constructor {
+    struct params {};
+    explicit broken_policy_no_constructor(const geometry&) {}
+    void on_hit(set_index, entry_index, const access&) noexcept {}
+    void on_insert(set_index, entry_index, const access&) noexcept {}
+    void on_evict(set_index, entry_index, const replacement::evicted_block&) noexcept {}
     entry_index victim(set_index, entry_mask m, const access&) noexcept { return lowest_entry(m); }
     std::string_view name() const noexcept { return "broken"; }
 };
@@ -41,19 +56,19 @@ struct broken_policy_throwing_hit {
     broken_policy_throwing_hit(const geometry&, const params&) {}
     void on_hit(set_index, entry_index, const access&) {}
     void on_insert(set_index, entry_index, const access&) noexcept {}
-    void on_evict(set_index, entry_index, const replacement::eviction_info&) noexcept {}
+    void on_evict(set_index, entry_index, const replacement::evicted_block&) noexcept {}
     entry_index victim(set_index, entry_mask m, const access&) noexcept { return lowest_entry(m); }
     std::string_view name() const noexcept { return "broken"; }
 };
 
-/// Violates R6: `victim` returns a raw integer instead of an `entry_index`.
-struct broken_policy_raw_victim {
+/// Violates R4: `on_insert` takes the entry as a raw integer (neither R4 form matches).
+struct broken_policy_raw_insert {
     struct params {};
-    broken_policy_raw_victim(const geometry&, const params&) {}
+    broken_policy_raw_insert(const geometry&, const params&) {}
     void on_hit(set_index, entry_index, const access&) noexcept {}
-    void on_insert(set_index, entry_index, const access&) noexcept {}
-    void on_evict(set_index, entry_index, const replacement::eviction_info&) noexcept {}
-    std::uint32_t victim(set_index, entry_mask, const access&) noexcept { return 0; }
+    void on_insert(set_index, std::uint32_t, const access&) noexcept {}
+    void on_evict(set_index, entry_index, const replacement::evicted_block&) noexcept {}
+    entry_index victim(set_index, entry_mask m, const access&) noexcept { return lowest_entry(m); }
     std::string_view name() const noexcept { return "broken"; }
 };
 
@@ -67,10 +82,80 @@ struct broken_policy_no_evict {
     std::string_view name() const noexcept { return "broken"; }
 };
 
+/// Violates R6: `victim` returns a raw integer instead of an `entry_index`.
+struct broken_policy_raw_victim {
+    struct params {};
+    broken_policy_raw_victim(const geometry&, const params&) {}
+    void on_hit(set_index, entry_index, const access&) noexcept {}
+    void on_insert(set_index, entry_index, const access&) noexcept {}
+    void on_evict(set_index, entry_index, const replacement::evicted_block&) noexcept {}
+    std::uint32_t victim(set_index, entry_mask, const access&) noexcept { return 0; }
+    std::string_view name() const noexcept { return "broken"; }
+};
+
+/// Violates R7: `name()` returns a number.
+struct broken_policy_unnamed {
+    struct params {};
+    broken_policy_unnamed(const geometry&, const params&) {}
+    void on_hit(set_index, entry_index, const access&) noexcept {}
+    void on_insert(set_index, entry_index, const access&) noexcept {}
+    void on_evict(set_index, entry_index, const replacement::evicted_block&) noexcept {}
+    entry_index victim(set_index, entry_mask m, const access&) noexcept { return lowest_entry(m); }
+    int name() const noexcept { return 0; }
+};
+
 static_assert(replacement::replacement_policy<replacement_archetype>);
-static_assert(!replacement::replacement_policy<broken_policy_no_params>);
-static_assert(!replacement::replacement_policy<broken_policy_throwing_hit>);
-static_assert(!replacement::replacement_policy<broken_policy_raw_victim>);
-static_assert(!replacement::replacement_policy<broken_policy_no_evict>);
+static_assert(!replacement::r1_params<broken_policy_no_params>);
+static_assert(!replacement::r2_constructible<broken_policy_no_constructor>);
+static_assert(!replacement::r3_on_hit<broken_policy_throwing_hit>);
+static_assert(!replacement::r4_on_insert<broken_policy_raw_insert>);
+static_assert(!replacement::r5_on_evict<broken_policy_no_evict>);
+static_assert(!replacement::r6_victim<broken_policy_raw_victim>);
+static_assert(!replacement::r7_name<broken_policy_unnamed>);
+
+// ---------------------------------------------------------------------- bypass predictors (B)
+
+/// Models `bypass_predictor` with nothing but B1–B4: admits everything, trains on nothing.
+struct bypass_archetype {
+    struct params {};
+    bypass_archetype(const geometry&, const params&) {}
+    bool should_bypass(set_index, const access&) noexcept { return false; }
+    std::string_view name() const noexcept { return "archetype"; }
+};
+
+/// Violates B1: no `params`.
+struct broken_predictor_no_params {
+    explicit broken_predictor_no_params(const geometry&) {}
+    bool should_bypass(set_index, const access&) noexcept { return false; }
+    std::string_view name() const noexcept { return "broken"; }
+};
+
+/// Violates B2: default-constructible only, it cannot be built for a geometry.
+struct broken_predictor_no_constructor {
+    struct params {};
+    bool should_bypass(set_index, const access&) noexcept { return false; }
+    std::string_view name() const noexcept { return "broken"; }
+};
+
+/// Violates B3: `should_bypass` may throw.
+struct broken_predictor_throwing {
+    struct params {};
+    broken_predictor_throwing(const geometry&, const params&) {}
+    bool should_bypass(set_index, const access&) { return false; }
+    std::string_view name() const noexcept { return "broken"; }
+};
+
+/// Violates B4: no `name()`.
+struct broken_predictor_unnamed {
+    struct params {};
+    broken_predictor_unnamed(const geometry&, const params&) {}
+    bool should_bypass(set_index, const access&) noexcept { return false; }
+};
+
+static_assert(bypass::bypass_predictor<bypass_archetype>);
+static_assert(!bypass::b1_params<broken_predictor_no_params>);
+static_assert(!bypass::b2_constructible<broken_predictor_no_constructor>);
+static_assert(!bypass::b3_should_bypass<broken_predictor_throwing>);
+static_assert(!bypass::b4_name<broken_predictor_unnamed>);
 
 } // namespace memsub::testing

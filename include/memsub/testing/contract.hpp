@@ -1,71 +1,141 @@
-// memsub::testing — reusable contract checks a host can run on its own replacement policy.
+// memsub::testing — reusable contract checks a host can run on its own replacement policy or
+// bypass predictor.
 //
 //   auto report = memsub::testing::check_replacement_contract<my_policy>();
-//   if (!report.ok()) for (auto& v : report.violations) std::puts(v.c_str());
+//   if (!report.ok()) std::fputs(report.text().c_str(), stderr);
+//   auto bypass = memsub::testing::check_bypass_contract<my_predictor>();
 //
-// The check drives the policy, wrapped in `recording_policy`, through memsub's own cache engine
-// (conventional and variable-block organisations, loads, stores, writebacks, invalidations and
-// host bypasses) over seeded random streams, and verifies (each violation's text starts with
-// the check's label):
-//   C1. the call protocol P1–P6 (recording_policy's checks other than R6);
-//   C2. every victim is a valid entry of the eligible mask (recording_policy's R6 checks; the
-//       recorder substitutes the lowest eligible entry, so the run goes on);
-//   C3. determinism: two instances fed the same stream make identical decisions (hit, fill,
-//       bypass and the full address of every evicted block, access by access);
-//   C4. the hit/miss outcome matches an independent residency mirror (a policy can never make a
+// A check drives the subject, wrapped in its recorder (`recording_policy`, or
+// `recording_predictor` beside a recorded LRU), through memsub's own cache engine over seeded
+// random streams (loads, stores, writebacks, prefetches, invalidations and host bypasses), in
+// passes, one per cache organisation:
+//   * conventional   — `contract_options::shape` (one block per line, tags = ways); always run;
+//   * variable-block — `contract_options::variable_shape` (32 B segments of 128 B lines, 16 tag
+//     entries for 4 ways by default), on unless `variable_block_pass = false`. It is where a
+//     subject that sizes its state by `ways` instead of `geometry.entries_per_set()` breaks.
+// Each pass builds two instances alike and feeds both the same stream. The report lists the
+// passes that ran (`contract_report::passes`) and the violations, one line per kind with a
+// count and its first occurrence (contract_report.hpp). The checks:
+//   K1. the call protocol: replacement P1–P6, P8 and O3 (recording_policy's checks other than
+//       R6); for a predictor also Q1–Q3 and T1–T3 (recording_predictor's checks);
+//   K2. every victim is a valid entry of the eligible mask (R6; the recorder substitutes the
+//       lowest eligible entry, so the run goes on);
+//   K3. determinism: the two instances make identical decisions (hit, fill, who bypassed, and
+//       the address of every evicted block, access by access);
+//   K4. the hit/miss outcome matches an independent residency mirror (a policy can never make a
 //       non-resident line hit, nor a resident one miss);
-//   C5. no set ever holds a valid entry beyond its tag entries, nor more data segments than its
+//   K5. no set ever holds a valid entry beyond its tag entries, nor more data segments than its
 //       budget;
-//   C6. `storage_bits()` (O2) is a hardware budget fixed at construction: it reads the same
-//       before and after a run, and for two instances built alike.
-// C4 and C5 hold for any policy on memsub's engine (they guard the engine and the recorder's
-// victim substitution); `drive_contract_stream` runs them on any cache type with memsub's
-// cache interface. It depends on no test framework; it returns a report.
+//   K6. `storage_bits()` (O2, T4) is a hardware budget fixed at construction: it reads the
+//       same before and after a run, and for two instances built alike;
+//   K7. every pass runs to completion: building its caches does not throw, and the subject does
+//       not crash (a signal), exit, or exceed `pass_time_limit_seconds`.
+// K4 and K5 hold for any subject on memsub's engine (they guard the engine and the recorder's
+// victim substitution); `drive_contract_stream` runs them on any cache type with memsub's cache
+// interface. Nothing here depends on a test framework.
+//
+// Crashes. A policy that indexes its own state out of bounds cannot be caught in-process. With
+// `isolate_passes` (the default) each pass runs in a child process (POSIX fork,
+// testing/detail/isolated_pass.hpp): a crash becomes a K7 violation naming the signal, the pass
+// geometry and the access reached — "the policy crashed with signal 11 (SIGSEGV) in the
+// variable-block pass (16 entries per set, 4 ways) …: size per-set state by
+// geometry.entries_per_set(), not ways" — and the violations the child found before it died
+// come back with it. Limits: an out-of-bounds access that does not fault (a write into another
+// live heap block) is not a crash and goes unseen unless a sanitizer build reports it (the
+// child's sanitizer report is then a K7 "exited early", with the report on stderr); without
+// fork, or with `isolate_passes = false` (to debug a crash), a crash ends the host. Call the
+// checks from a single thread: the child runs only the calling thread.
+//
+// Labels. Every rule memsub states carries a label unique across the library, so a diagnostic,
+// a report line or a comment that cites one means exactly that rule:
+//   family               header                        requirements  optional     protocol
+//   replacement_policy   replacement/concept.hpp       R1–R7         O1–O4        P1–P8
+//   dueling_candidate    replacement/set_dueling.hpp   D1–D7
+//   bypass_predictor     bypass/concept.hpp            B1–B4         T1–T4        Q1–Q5
+//   compressor           compression/concept.hpp       C1–C7         I1–I3 (1)    CP1–CP5
+//   address_mapping      memory/concept.hpp            M1–M3
+//   memory_controller    memory/concept.hpp            MC1–MC7                    MP1–MP6
+//   request_scheduler    memory/scheduler.hpp          S1–S4
+//   row_policy           memory/row_policy.hpp         RP1–RP4
+//   trace_reader         trace/concept.hpp             TR1–TR7
+//   contract checks      testing/contract.hpp          K1–K7
+//   (1) the refinement `invertible_compressor`.
+// The replacement, bypass, compression, memory (mapping, controller) and trace concepts have one
+// sub-concept per requirement and a `diagnose…<T>()` that names the broken ones in its
+// static_assert messages (dueling_candidate, request_scheduler, row_policy are single concepts).
+// Labels of the spec documents (compressors.md's G1–G7, §2.2 B1/B2, §4.2 vectors V1–V6, C1/C2 and
+// S1/S2, its P-… pitfalls; system-policies.md's G2.x and G4.x) are cited with "spec" or a § and are
+// not memsub's.
 #pragma once
 
 #include <bit>
 #include <cstdint>
+#include <memory>
 #include <string>
+#include <string_view>
+#include <type_traits>
 #include <unordered_set>
 #include <vector>
 
+#include <memsub/bypass/concept.hpp>
 #include <memsub/cache/basic_cache.hpp>
 #include <memsub/core/rng.hpp>
 #include <memsub/replacement/concept.hpp>
+#include <memsub/replacement/lru.hpp>
+#include <memsub/testing/contract_report.hpp>
+#include <memsub/testing/detail/isolated_pass.hpp>
 #include <memsub/testing/recording_policy.hpp>
+#include <memsub/testing/recording_predictor.hpp>
 
 namespace memsub::testing {
 
-struct contract_report {
-    std::vector<std::string> violations;
-    std::uint64_t accesses = 0;
-    std::uint64_t misses = 0;
-    [[nodiscard]] bool ok() const noexcept { return violations.empty(); }
-};
-
 struct contract_options {
+    /// Geometry of the conventional pass (always run): one block per line, tags = ways.
     geometry shape{.sets = 16, .ways = 4, .line_bytes = 64};
+    /// Run the variable-block pass. On by default: a policy or predictor meant for memsub's
+    /// engine must hold in variable-block and compressed caches too. Turn it off only for a
+    /// subject that is conventional-only by design; the report's `passes` then shows one pass.
+    bool variable_block_pass = true;
+    /// Geometry of the variable-block pass: segments smaller than a line and more tag entries
+    /// than ways (entries_per_set() = 16 for 4 ways here), as ID-Cache and compressed caches.
+    geometry variable_shape{
+        .sets = 16, .ways = 4, .line_bytes = 128, .segment_bytes = 32, .tags_per_set = 16};
+    /// Accesses per run (each pass has two runs).
     std::uint64_t accesses = 20000;
     std::uint64_t seed = 1;
     /// Distinct lines the random stream draws from (more than the cache holds, so it evicts).
     std::uint64_t footprint_lines = 256;
+    /// Run each pass in a child process (POSIX), so that a crash is reported as K7 instead of
+    /// ending the host. Set false to debug a crash in-process; ignored where fork is missing.
+    bool isolate_passes = true;
+    /// Seconds an isolated pass may run before it is reported as hung (K7); 0 = no limit.
+    std::uint32_t pass_time_limit_seconds = 300;
 };
 
-/// Drives `cache` (memsub's cache interface: `access`, `invalidate`, `block`, `free_segments`,
+namespace detail {
+struct no_progress {
+    void operator()(std::uint64_t) const noexcept {}
+};
+} // namespace detail
+
+/// Drives `cache` (memsub's cache interface: `access`, `invalidate`, `free_segments`,
 /// `valid_entries`, `variable_blocks`, `result_type`) through the contract's seeded stream on
-/// geometry `o.shape`, appending C4 and C5 violations to `report`. Returns the outcome of every
-/// access (hit/fill/bypass bits, eviction count, each evicted block's address) for C3.
-/// `max_span_segments` bounds the block sizes drawn for variable-block caches.
-template <class Cache>
-std::vector<std::uint64_t> drive_contract_stream(Cache& cache, const contract_options& o,
-                                                 contract_report& report,
-                                                 std::uint32_t max_span_segments = 1) {
+/// geometry `o.shape`, adding K4 and K5 violations to `report` (pass "conventional" or
+/// "variable-block", after the cache type). Returns the outcome of every access (hit, fill and
+/// bypass reason bits, eviction count, each evicted block's address) for K3.
+/// `max_span_segments` bounds the block sizes drawn for variable-block caches; `progress(n)` is
+/// called after each of the `o.accesses` steps with the number done.
+template <class Cache, class Progress = detail::no_progress>
+std::vector<std::uint64_t>
+drive_contract_stream(Cache& cache, const contract_options& o, contract_report& report,
+                      std::uint32_t max_span_segments = 1, Progress&& progress = {}) {
+    const std::string_view pass = Cache::variable_blocks ? "variable-block" : "conventional";
     std::vector<std::uint64_t> outcomes;
     xoshiro256ss rng(o.seed);
     const std::uint32_t line = o.shape.line_bytes;
     const std::uint32_t seg = o.shape.segment_size();
     const entry_mask entries = low_bits_mask(o.shape.entries_per_set());
-    std::unordered_set<std::uint64_t> resident_segments; // C4 mirror, in segment addresses
+    std::unordered_set<std::uint64_t> resident_segments; // K4 mirror, in segment addresses
     for (std::uint64_t i = 0; i < o.accesses; ++i) {
         access a;
         const std::uint64_t l = rng.below(o.footprint_lines);
@@ -85,6 +155,7 @@ std::vector<std::uint64_t> drive_contract_stream(Cache& cache, const contract_op
                 for (std::uint64_t b = 0; b < gone->bytes / seg; ++b)
                     resident_segments.erase(gone->address.value / seg + b);
             }
+            progress(i + 1);
             continue;
         }
         // The requested segments (addresses), and the hit rule: every one of them resident.
@@ -108,10 +179,11 @@ std::vector<std::uint64_t> drive_contract_stream(Cache& cache, const contract_op
         }
         ++report.accesses;
         if (!r.hit) ++report.misses;
+        const std::string at = "access " + std::to_string(i);
         if (r.hit != expected_hit)
-            report.violations.push_back("C4: access " + std::to_string(i) +
-                                        " hit=" + std::to_string(r.hit) + " but the mirror says " +
-                                        std::to_string(expected_hit));
+            report.add("K4", pass, "the hit/miss outcome differs from the residency mirror",
+                       at + ": hit=" + std::to_string(r.hit) + ", the mirror says " +
+                           std::to_string(expected_hit));
         for (const auto& e : r.evictions)
             for (std::uint64_t b = 0; b < e.bytes / seg; ++b)
                 resident_segments.erase(e.address.value / seg + b);
@@ -126,82 +198,212 @@ std::vector<std::uint64_t> drive_contract_stream(Cache& cache, const contract_op
                 ++pieces;
             }
             if (pieces != r.blocks_filled)
-                report.violations.push_back("C4: access " + std::to_string(i) + " filled " +
-                                            std::to_string(r.blocks_filled) +
-                                            " blocks but the mirror expects " +
-                                            std::to_string(pieces));
+                report.add("K4", pass, "the blocks filled differ from the residency mirror",
+                           at + ": filled " + std::to_string(r.blocks_filled) +
+                               ", the mirror expects " + std::to_string(pieces));
         }
         outcomes.push_back(std::uint64_t{r.hit} | std::uint64_t{r.filled()} << 1 |
-                           std::uint64_t{r.bypassed()} << 2 |
-                           std::uint64_t{r.evictions.size()} << 3);
+                           std::uint64_t{static_cast<std::uint8_t>(r.bypass)} << 2 |
+                           std::uint64_t{r.evictions.size()} << 5);
         for (const auto& e : r.evictions) outcomes.push_back(e.address.value);
         const set_index s = r.set;
         if (cache.free_segments(s) > o.shape.segments_per_set())
-            report.violations.push_back("C5: set " + std::to_string(s.value) +
-                                        " holds more segments than its budget");
+            report.add("K5", pass, "a set holds more data segments than its budget",
+                       "set " + std::to_string(s.value) + ", " + at);
         if ((cache.valid_entries(s) & ~entries) != 0)
-            report.violations.push_back("C5: set " + std::to_string(s.value) +
-                                        " has a valid entry beyond its tag entries");
+            report.add("K5", pass, "a set has a valid entry beyond its tag entries",
+                       "set " + std::to_string(s.value) + ", " + at);
+        progress(i + 1);
     }
     return outcomes;
 }
 
 namespace detail {
 
-/// Files a recorder violation under C2 (R6, the victim rules) or C1 (the rest).
-inline void file_recorder_violations(const std::vector<std::string>& found, std::string_view where,
-                                     contract_report& report) {
+/// Files a recorder's violations: R6 (victim rules) under K2, every other rule under K1.
+inline void file_recorded(const std::vector<recorded_violation>& found, std::string_view pass,
+                          contract_report& report) {
     for (const auto& v : found)
-        report.violations.push_back(std::string(v.starts_with("R6") ? "C2" : "C1") +
-                                    std::string(where) + ": " + v);
+        report.add(v.rule.starts_with("R6") ? "K2" : "K1", pass, v.rule, v.first, v.count);
 }
 
-} // namespace detail
-
-/// Runs C1–C6 for policy `P` (constructed with `params`) and returns what it found.
-template <replacement::replacement_policy P>
-[[nodiscard]] contract_report check_replacement_contract(const typename P::params& params = {},
-                                                         contract_options o = {}) {
-    using recorder = recording_policy<P>;
-    contract_report report;
+/// One pass's body: two instances of `Cache` built alike, fed the same stream; K1/K2 (through
+/// `subject.collect`), K4/K5 (the stream), then K3 and K6 comparing them. The second run adds
+/// only violation kinds the first did not have, so counts are those of one run.
+template <class Cache, class Subject>
+void two_runs(const Subject& subject, const contract_options& o, const std::string& pass,
+              std::uint32_t max_span, contract_report& out, pass_channel& ch) {
     std::vector<std::uint64_t> outcomes[2];
-    std::uint64_t storage[2][2]{}; // [round][before, after]
-    for (int round = 0; round < 2; ++round) {
-        cache::set_associative_cache<recorder> c(o.shape, typename recorder::params{params});
-        storage[round][0] = c.policy().storage_bits();
-        outcomes[round] = drive_contract_stream(c, o, report, 1);
-        storage[round][1] = c.policy().storage_bits();
-        detail::file_recorder_violations(c.policy().violations(), "", report);
+    std::uint64_t storage[2][2]{}; // [run][before, after]
+    for (std::uint32_t run = 0; run < 2; ++run) {
+        const std::unique_ptr<Cache> c = subject.template make<Cache>(o.shape);
+        ch.progress(run + 1, 0);
+        contract_report mine;
+        const auto add_run = [&](contract_report& to, const contract_report& r) {
+            if (run == 0)
+                to.merge(r);
+            else
+                to.merge_new_kinds(r);
+        };
+        std::size_t kinds = 0;
+        // Isolated: at every progress mark and at every new violation kind, send the pass's
+        // report so far (a child that dies leaves it behind).
+        const auto tick = [&](std::uint64_t done) {
+            if (!ch.active()) return;
+            const bool mark = done % progress_interval == 0;
+            const std::size_t now = mine.violations.size() + subject.kinds(*c);
+            if (!mark && now == kinds) return;
+            if (mark) ch.progress(run + 1, done);
+            kinds = now;
+            contract_report sofar = mine;
+            subject.collect(*c, pass, sofar);
+            contract_report snap = out;
+            add_run(snap, sofar);
+            ch.snapshot(snap);
+        };
+        storage[run][0] = subject.storage(*c);
+        outcomes[run] = drive_contract_stream(*c, o, mine, max_span, tick);
+        storage[run][1] = subject.storage(*c);
+        subject.collect(*c, pass, mine);
+        add_run(out, mine);
+        ch.progress(run + 1, o.accesses);
+        ch.snapshot(out);
     }
     if (outcomes[0] != outcomes[1]) {
         std::size_t i = 0;
         while (i < outcomes[0].size() && i < outcomes[1].size() && outcomes[0][i] == outcomes[1][i])
             ++i;
-        report.violations.push_back("C3: two runs of one stream differ (first at outcome word " +
-                                    std::to_string(i) + ")");
+        out.add("K3", pass, "two instances fed the same stream decided differently",
+                "outcome word " + std::to_string(i));
     }
-    for (int round = 0; round < 2; ++round)
-        if (storage[round][0] != storage[round][1])
-            report.violations.push_back("C6: storage_bits() changed during a run, from " +
-                                        std::to_string(storage[round][0]) + " to " +
-                                        std::to_string(storage[round][1]));
+    for (int run = 0; run < 2; ++run)
+        if (storage[run][0] != storage[run][1])
+            out.add("K6", pass, "storage_bits() changed during a run",
+                    "run " + std::to_string(run + 1) + ": from " + std::to_string(storage[run][0]) +
+                        " to " + std::to_string(storage[run][1]));
     if (storage[0][0] != storage[1][0])
-        report.violations.push_back("C6: two instances built alike report different "
-                                    "storage_bits(): " +
-                                    std::to_string(storage[0][0]) + " and " +
-                                    std::to_string(storage[1][0]));
+        out.add("K6", pass, "two instances built alike report different storage_bits()",
+                std::to_string(storage[0][0]) + " and " + std::to_string(storage[1][0]));
+}
 
-    // Variable-size blocks: 4 segments per line, 4x the tags of a 4-way set (64 entries max).
-    contract_options vo = o;
-    vo.shape = geometry{.sets = o.shape.sets,
-                        .ways = 4,
-                        .line_bytes = 128,
-                        .segment_bytes = 32,
-                        .tags_per_set = 16};
-    cache::variable_block_cache<recorder, 4> vc(vo.shape, typename recorder::params{params});
-    (void)drive_contract_stream(vc, vo, report, 4);
-    detail::file_recorder_violations(vc.policy().violations(), " (variable)", report);
+/// Runs the conventional pass and, unless turned off, the variable-block pass.
+template <class ConventionalCache, class VariableCache, class Subject>
+contract_report run_contract(const Subject& subject, const contract_options& o) {
+    contract_report report;
+    const auto pass = [&]<class Cache>(std::type_identity<Cache>, std::string name,
+                                       const geometry& g, std::uint32_t max_span,
+                                       bool sizing_hint) {
+        contract_options po = o;
+        po.shape = g;
+        const pass_spec spec{.name = std::move(name),
+                             .shape = g,
+                             .subject = Subject::noun,
+                             .state = Subject::state,
+                             .runs = 2,
+                             .accesses = o.accesses,
+                             .isolate = o.isolate_passes,
+                             .time_limit = o.pass_time_limit_seconds,
+                             .sizing_hint = sizing_hint && g.entries_per_set() > g.ways};
+        run_pass(spec, report, [&](contract_report& out, pass_channel& ch) {
+            two_runs<Cache>(subject, po, spec.name, max_span, out, ch);
+        });
+    };
+    pass(std::type_identity<ConventionalCache>{}, "conventional", o.shape, 1, false);
+    // A crash only where entries outnumber ways suggests state sized by ways.
+    const bool conventional_ran = report.passes.back().status == pass_status::completed;
+    if (o.variable_block_pass)
+        pass(std::type_identity<VariableCache>{}, "variable-block", o.variable_shape,
+             o.variable_shape.segments_per_line(), conventional_ran);
     return report;
+}
+
+/// The variable-block caches of the checks take any segments-per-line the geometry allows.
+inline constexpr cache::cache_options variable_options{.max_block_segments = 64};
+
+template <replacement::replacement_policy P>
+struct replacement_subject {
+    using recorder = recording_policy<P>;
+    static constexpr std::string_view noun = "policy";
+    static constexpr std::string_view state = "per-set state";
+    const typename P::params& params;
+
+    template <class Cache>
+    std::unique_ptr<Cache> make(const geometry& g) const {
+        return std::make_unique<Cache>(
+            g, typename recorder::params{.inner = params, .log_capacity = 0});
+    }
+    template <class Cache>
+    void collect(const Cache& c, std::string_view pass, contract_report& r) const {
+        file_recorded(c.policy().violations(), pass, r);
+    }
+    template <class Cache>
+    std::size_t kinds(const Cache& c) const {
+        return c.policy().violations().size();
+    }
+    template <class Cache>
+    std::uint64_t storage(const Cache& c) const {
+        return c.policy().storage_bits();
+    }
+};
+
+template <bypass::bypass_predictor B>
+struct bypass_subject {
+    using policy = recording_policy<replacement::lru>;
+    using predictor = recording_predictor<B>;
+    static constexpr std::string_view noun = "predictor";
+    static constexpr std::string_view state = "per-entry state";
+    const typename B::params& params;
+
+    template <class Cache>
+    std::unique_ptr<Cache> make(const geometry& g) const {
+        auto c = std::make_unique<Cache>(g, typename policy::params{.log_capacity = 0},
+                                         typename predictor::params{.inner = params,
+                                                                    .stores_allocate = true,
+                                                                    .log_capacity = 0});
+        c->bypass_predictor().observe(c->policy().trace());
+        return c;
+    }
+    template <class Cache>
+    void collect(const Cache& c, std::string_view pass, contract_report& r) const {
+        file_recorded(c.policy().violations(), pass, r);
+        for (const auto& v : c.bypass_predictor().violations())
+            r.add("K1", pass, v.rule, v.first, v.count);
+    }
+    template <class Cache>
+    std::size_t kinds(const Cache& c) const {
+        return c.policy().violations().size() + c.bypass_predictor().violations().size();
+    }
+    template <class Cache>
+    std::uint64_t storage(const Cache& c) const {
+        return c.bypass_predictor().storage_bits();
+    }
+};
+
+} // namespace detail
+
+/// Runs K1–K7 for replacement policy `P` (constructed with `params`) and returns what it found.
+template <replacement::replacement_policy P>
+[[nodiscard]] contract_report check_replacement_contract(const typename P::params& params = {},
+                                                         const contract_options& o = {}) {
+    using subject = detail::replacement_subject<P>;
+    using recorder = typename subject::recorder;
+    return detail::run_contract<cache::set_associative_cache<recorder>,
+                                cache::basic_cache<recorder, detail::variable_options>>(
+        subject{params}, o);
+}
+
+/// Runs K1 and K3–K7 for bypass predictor `B` (constructed with `params`) in a write-back cache
+/// whose replacement policy is a recorded LRU (its violations count too: K1, K2).
+template <bypass::bypass_predictor B>
+[[nodiscard]] contract_report check_bypass_contract(const typename B::params& params = {},
+                                                    const contract_options& o = {}) {
+    using subject = detail::bypass_subject<B>;
+    using policy = typename subject::policy;
+    using predictor = typename subject::predictor;
+    return detail::run_contract<
+        cache::basic_cache<policy, cache::cache_options{}, geometry, predictor>,
+        cache::basic_cache<policy, detail::variable_options, geometry, predictor>>(subject{params},
+                                                                                   o);
 }
 
 } // namespace memsub::testing

@@ -4,7 +4,7 @@
 // The recorder mirrors residency from the hooks alone: it knows which entries are valid because
 // on_insert makes them so and on_evict clears them, and it tracks, per set, the open miss (the
 // address of the last on_miss, until a hook of another access closes it). Every call that
-// contradicts that mirror is recorded as a violation whose text starts with the rule it breaks:
+// contradicts that mirror is recorded as a violation whose rule starts with the label it breaks:
 //   "P1: on_hit on an entry that is not valid"
 //   "P2: on_hit after on_miss of the same access in a conventional cache"
 //   "P2: on_insert without a preceding on_miss"
@@ -19,23 +19,31 @@
 //   "R6: eligible mask holds invalid entries"
 //   "R6: victim outside the eligible mask"
 //   "range: set out of range" / "range: entry out of range"
-// followed by " (set S, entry E)" and, for R6, the mask in hex. "Preceding on_miss" means the
-// open miss of the set belongs to the same access (same address). In a variable-block cache
-// (segments per line > 1) one miss may insert several blocks, and a partial miss may report the
-// resident blocks that served part of the request with on_hit after on_miss; both are accepted
-// there, and in a conventional cache they are violations. Likewise a store hit that grows a
-// compressed block may call victim after its on_hit (P8), in a variable-block cache only.
-// The recorder has the size-aware forms of R4 and R6 and hands the wrapped policy the richest
-// form it has, so a size-aware policy is tested with the information the engine gives it.
+// Violations are deduplicated: each rule is kept once, with the place of its first occurrence
+// ("set S, entry E" and, for R6, the mask in hex) and a count; `text()` renders it. "Preceding
+// on_miss" means the open miss of the set belongs to the same access (same address). In a
+// variable-block cache (segments per line > 1) one miss may insert several blocks, and a partial
+// miss may report the resident blocks that served part of the request with on_hit after
+// on_miss; both are accepted there, and in a conventional cache they are violations. Likewise a
+// store hit that grows a compressed block may call victim after its on_hit (P8), in a
+// variable-block cache only. The recorder has the size-aware forms of R4 and R6 and hands the
+// wrapped policy the richest form it has, so a size-aware policy is tested with the information
+// the engine gives it.
 //
 // Out-of-range calls are recorded and not forwarded (the wrapped policy would index out of
 // bounds). An illegal victim is recorded and replaced by the lowest eligible entry before it
 // reaches the engine, so a run with a broken policy completes (no engine assertion, no UB) and
 // the host gets the whole report. P7 (no allocation, no throw) is the concept's `noexcept` plus
-// code review; it is not observable here. Recording allocates, so this is a test tool, not for
-// production hot paths.
+// code review; it is not observable here. The call log keeps the first `params::log_capacity`
+// calls and counts the rest (`dropped_calls()`); recording allocates until the log is full and
+// once per violation kind, so this is a test tool, not for production hot paths.
+//
+// `trace()` exposes the recorder's view of each set's open miss and its last hook, so a
+// `recording_predictor` (testing/recording_predictor.hpp) in the same cache can check the bypass
+// protocol Q1–Q3 against it.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -58,12 +66,122 @@ struct recorded_call {
     friend bool operator==(const recorded_call&, const recorded_call&) = default;
 };
 
-/// Wraps `Inner` (LRU by default) and checks the protocol (see the header comment).
+/// One kind of protocol violation a recorder saw: its rule, where it first happened, how often.
+struct recorded_violation {
+    /// The broken rule, starting with its label ("R6: victim outside the eligible mask").
+    std::string rule;
+    /// Where it first happened ("set 3, entry 9, eligible 0xf").
+    std::string first;
+    std::uint64_t count = 0;
+
+    /// "R6: … (set 0, entry 4, eligible 0xf)" once; "R6: … — 17000 times, first at set 3, …".
+    [[nodiscard]] std::string text() const {
+        if (count <= 1) return rule + " (" + first + ")";
+        return rule + " \u2014 " + std::to_string(count) + " times, first at " + first;
+    }
+};
+
+/// Recorders' default call-log capacity (calls beyond it are counted, not kept).
+inline constexpr std::size_t default_log_capacity = std::size_t{1} << 16;
+
+namespace detail {
+
+/// A deduplicating violation list: one entry per rule. Rules come from a fixed set of string
+/// literals, so the list is bounded; a repeat costs a short scan and no allocation.
+class violation_log {
+public:
+    /// Records `rule`; `where` builds the place of a first occurrence (called only then).
+    template <class Where>
+    void record(std::string_view rule, Where&& where) noexcept {
+        for (auto& v : list_)
+            if (v.rule == rule) {
+                ++v.count;
+                return;
+            }
+        list_.push_back({std::string(rule), where(), 1});
+    }
+    [[nodiscard]] const std::vector<recorded_violation>& list() const noexcept { return list_; }
+
+private:
+    std::vector<recorded_violation> list_;
+};
+
+/// "set S, entry E[, eligible 0x…]".
+inline std::string place(set_index s, entry_index e, std::optional<entry_mask> mask) {
+    std::string text = "set " + std::to_string(s.value) + ", entry " + std::to_string(e.value);
+    if (mask) {
+        static constexpr char hex[] = "0123456789abcdef";
+        std::string m;
+        for (entry_mask v = *mask; v != 0; v >>= 4) m.insert(m.begin(), hex[v & 15u]);
+        text += ", eligible 0x" + (m.empty() ? std::string("0") : m);
+    }
+    return text;
+}
+
+/// A call log that keeps the first `capacity` calls and counts the rest.
+class call_log {
+public:
+    explicit call_log(std::size_t capacity) : capacity_(capacity) {}
+    void push(const recorded_call& c) noexcept {
+        if (calls_.size() < capacity_)
+            calls_.push_back(c);
+        else
+            ++dropped_;
+    }
+    [[nodiscard]] const std::vector<recorded_call>& calls() const noexcept { return calls_; }
+    [[nodiscard]] std::uint64_t dropped() const noexcept { return dropped_; }
+    void clear() noexcept {
+        calls_.clear();
+        dropped_ = 0;
+    }
+
+private:
+    std::size_t capacity_;
+    std::vector<recorded_call> calls_;
+    std::uint64_t dropped_ = 0;
+};
+
+} // namespace detail
+
 template <replacement::replacement_policy Inner = replacement::lru>
+class recording_policy;
+
+/// A recording_policy's view of the protocol, read by a paired `recording_predictor`: each set's
+/// open miss (a serial number per on_miss, 0 when none is open) and the last hook called.
+class policy_trace {
+public:
+    explicit policy_trace(std::uint32_t sets) : miss_serial_(sets, 0), miss_address_(sets, 0) {}
+
+    /// The serial of `s`'s open miss when it belongs to `a` (same address), else 0.
+    [[nodiscard]] std::uint64_t open_miss(set_index s, const access& a) const noexcept {
+        if (s.value >= miss_serial_.size()) return 0;
+        return miss_address_[s.value] == a.address.value ? miss_serial_[s.value] : 0;
+    }
+    /// The last hook the policy received (its kind, set and entry).
+    [[nodiscard]] const std::optional<recorded_call>& last() const noexcept { return last_; }
+
+private:
+    template <replacement::replacement_policy>
+    friend class recording_policy;
+
+    [[nodiscard]] bool open(set_index s, const access& a) const noexcept {
+        return open_miss(s, a) != 0;
+    }
+
+    std::vector<std::uint64_t> miss_serial_;
+    std::vector<std::uint64_t> miss_address_;
+    std::uint64_t serials_ = 0;
+    std::optional<recorded_call> last_;
+};
+
+/// Wraps `Inner` (LRU by default) and checks the protocol (see the header comment).
+template <replacement::replacement_policy Inner>
 class recording_policy {
 public:
     struct params {
         typename Inner::params inner{};
+        /// Calls kept in `calls()`; later ones are only counted (`dropped_calls()`).
+        std::size_t log_capacity = default_log_capacity;
     };
 
     recording_policy(const geometry& g, const params& p = {})
@@ -71,10 +189,10 @@ public:
         , entries_(g.entries_per_set())
         , variable_(g.segments_per_line() > 1)
         , valid_(g.sets, 0)
-        , miss_open_(g.sets, false)
-        , miss_address_(g.sets, 0)
         , hit_open_(g.sets, false)
-        , hit_address_(g.sets, 0) {}
+        , hit_address_(g.sets, 0)
+        , trace_(g.sets)
+        , log_(p.log_capacity) {}
 
     [[nodiscard]] std::string_view name() const noexcept { return "recording"; }
 
@@ -88,8 +206,8 @@ public:
             check(variable_, "P2: on_hit after on_miss of the same access in a conventional cache",
                   s, e);
         else
-            miss_open_[s.value] = false; // the previous miss in this set was bypassed (P3)
-        hit_open_[s.value] = !miss_open_[s.value]; // a store hit may resize (P8)
+            close_miss(s); // the previous miss in this set was bypassed (P3)
+        hit_open_[s.value] = trace_.miss_serial_[s.value] == 0; // a store hit may resize (P8)
         hit_address_[s.value] = a.address.value;
         inner_.on_hit(s, e, a);
     }
@@ -98,9 +216,10 @@ public:
         log(hook::miss, s, entry_index{}, a.address);
         if (!in_range(s)) return;
         check(!victim_pending_, "P4: a victim was named but never evicted", s, last_victim_);
-        victim_pending_ = false;    // reported once
-        miss_open_[s.value] = true; // an open miss before means that one was bypassed (P3)
-        miss_address_[s.value] = a.address.value;
+        victim_pending_ = false; // reported once
+        // An open miss before means that one was bypassed (P3).
+        trace_.miss_serial_[s.value] = ++trace_.serials_;
+        trace_.miss_address_[s.value] = a.address.value;
         hit_open_[s.value] = false;
         if constexpr (replacement::observes_misses<Inner>) inner_.on_miss(s, a);
     }
@@ -119,12 +238,12 @@ public:
         check(free != 0 && lowest_entry(free) == e, "P5: insert did not use the lowest free entry",
               s, e);
         valid_[s.value] |= bit_of(e);
-        if (!variable_) miss_open_[s.value] = false; // one block per miss
+        if (!variable_) close_miss(s); // one block per miss
         replacement::notify_insert(inner_, s, e, a, info);
     }
 
     void on_evict(set_index s, entry_index e, const replacement::evicted_block& info) noexcept {
-        calls_.push_back({hook::evict, s, e, info.address, info.reason});
+        log(hook::evict, s, e, info.address, info.reason);
         if (!in_range(s, e)) return;
         check(contains(valid_[s.value], e), "P4/P6: on_evict of an entry that is not valid", s, e);
         if (info.reason == replacement::eviction_reason::replacement)
@@ -186,33 +305,33 @@ public:
         return inner_.should_bypass(s, a);
     }
 
-    [[nodiscard]] const std::vector<recorded_call>& calls() const noexcept { return calls_; }
-    [[nodiscard]] const std::vector<std::string>& violations() const noexcept {
-        return violations_;
+    /// The first `params::log_capacity` calls since construction or `clear_calls()`.
+    [[nodiscard]] const std::vector<recorded_call>& calls() const noexcept { return log_.calls(); }
+    /// Calls made after the log was full.
+    [[nodiscard]] std::uint64_t dropped_calls() const noexcept { return log_.dropped(); }
+    /// One entry per broken rule, in order of first occurrence.
+    [[nodiscard]] const std::vector<recorded_violation>& violations() const noexcept {
+        return violations_.list();
     }
-    void clear_calls() { calls_.clear(); }
+    void clear_calls() noexcept { log_.clear(); }
+    [[nodiscard]] const policy_trace& trace() const noexcept { return trace_; }
     [[nodiscard]] Inner& inner() noexcept { return inner_; }
 
 private:
-    void log(hook h, set_index s, entry_index e, byte_address a) noexcept {
-        calls_.push_back({h, s, e, a, {}});
+    void log(hook h, set_index s, entry_index e, byte_address a,
+             replacement::eviction_reason why = {}) noexcept {
+        const recorded_call c{h, s, e, a, why};
+        log_.push(c);
+        trace_.last_ = c;
     }
+    void close_miss(set_index s) noexcept { trace_.miss_serial_[s.value] = 0; }
     /// `a` is the access of the set's open miss.
     [[nodiscard]] bool same_access(set_index s, const access& a) const noexcept {
-        return miss_open_[s.value] && miss_address_[s.value] == a.address.value;
+        return trace_.open(s, a);
     }
-    void check(bool ok, std::string_view what, set_index s, entry_index e,
+    void check(bool ok, std::string_view rule, set_index s, entry_index e,
                std::optional<entry_mask> mask = std::nullopt) noexcept {
-        if (ok) return;
-        std::string text(what);
-        text += " (set " + std::to_string(s.value) + ", entry " + std::to_string(e.value);
-        if (mask) {
-            static constexpr char hex[] = "0123456789abcdef";
-            std::string m;
-            for (entry_mask v = *mask; v != 0; v >>= 4) m.insert(m.begin(), hex[v & 15u]);
-            text += ", eligible 0x" + (m.empty() ? std::string("0") : m);
-        }
-        violations_.push_back(text + ")");
+        if (!ok) violations_.record(rule, [&] { return detail::place(s, e, mask); });
     }
     [[nodiscard]] bool in_range(set_index s) noexcept {
         if (s.value < valid_.size()) return true;
@@ -230,15 +349,14 @@ private:
     std::uint32_t entries_;
     bool variable_;
     std::vector<entry_mask> valid_;
-    std::vector<bool> miss_open_;
-    std::vector<std::uint64_t> miss_address_;
     std::vector<bool> hit_open_; // the set's last hook was a pure hit (a resizing store, P8)
     std::vector<std::uint64_t> hit_address_;
     entry_index last_victim_{};
     std::uint32_t last_victim_set_ = 0;
     bool victim_pending_ = false;
-    std::vector<recorded_call> calls_;
-    std::vector<std::string> violations_;
+    policy_trace trace_;
+    detail::call_log log_;
+    detail::violation_log violations_;
 };
 
 } // namespace memsub::testing

@@ -5,27 +5,29 @@
 // one fixed-size buffer allocated at construction (`params::buffer_bytes`, default 1 MiB) and
 // keeps no per-record state beyond a few counters.
 //
-// Requirements (a type R models `trace_reader` when all hold):
-//   T1. `typename R::params` is a default-constructible aggregate of the reader's knobs (unit-
-//       suffixed, validated once in the constructor, `memsub::config_error` on a bad value).
-//   T2. `R(const std::filesystem::path& file[, const params&])` opens `file` (an `input_error`
-//       at byte offset 0 when it cannot be opened) and `R(std::istream& in, std::string name
-//       [, const params&])` borrows `in`, which must outlive the reader; `name` is used in
-//       messages. R is movable (not copyable).
-//   T3. `r.next(a)` -> bool: writes the next record into `a` (every field is reset first: fields
-//       the format does not carry keep `memsub::access{}` defaults) and returns true; returns
-//       false at the clean end of input, and keeps returning false.
-//   T4. Malformed input makes `next` throw `memsub::input_error` whose `source()` is the reader's
-//       name and whose position is the 1-based line number (text formats) or the byte offset of
-//       the offending record (binary formats). Every record before the bad one has already been
-//       delivered; nothing produced is lost. Once it has thrown, the reader is failed and every
-//       later `next` throws the same error again. No byte sequence causes undefined behaviour:
-//       overlong lines, garbage bytes, numbers beyond 64 bits and truncated records are errors.
-//   T5. `r.records()` -> std::uint64_t (noexcept): records delivered by `next` so far.
-//   T6. `r.position()` -> `trace_position` (noexcept): where the reader is — the line number of
-//       the last line read, or the number of bytes consumed (the offset of the next record).
-//   T7. `r.name()` -> `const std::string&` (noexcept), and `R::format_name`, a
-//       `std::string_view` constant naming the format ("lackey", "din", …).
+// Requirements (a type R models `trace_reader` when all hold; the statically checkable part of
+// each is a concept of its own below, `tr1_params` … `tr7_names`, and `diagnose<R>()` names the
+// broken ones; labels: testing/contract.hpp):
+//   TR1. `typename R::params` is a default-constructible aggregate of the reader's knobs (unit-
+//        suffixed, validated once in the constructor, `memsub::config_error` on a bad value).
+//   TR2. `R(const std::filesystem::path& file[, const params&])` opens `file` (an `input_error`
+//        at byte offset 0 when it cannot be opened) and `R(std::istream& in, std::string name
+//        [, const params&])` borrows `in`, which must outlive the reader; `name` is used in
+//        messages. R is movable (not copyable).
+//   TR3. `r.next(a)` -> bool: writes the next record into `a` (every field is reset first: fields
+//        the format does not carry keep `memsub::access{}` defaults) and returns true; returns
+//        false at the clean end of input, and keeps returning false.
+//   TR4. Malformed input makes `next` throw `memsub::input_error` whose `source()` is the reader's
+//        name and whose position is the 1-based line number (text formats) or the byte offset of
+//        the offending record (binary formats). Every record before the bad one has already been
+//        delivered; nothing produced is lost. Once it has thrown, the reader is failed and every
+//        later `next` throws the same error again. No byte sequence causes undefined behaviour:
+//        overlong lines, garbage bytes, numbers beyond 64 bits and truncated records are errors.
+//   TR5. `r.records()` -> std::uint64_t (noexcept): records delivered by `next` so far.
+//   TR6. `r.position()` -> `trace_position` (noexcept): where the reader is — the line number of
+//        the last line read, or the number of bytes consumed (the offset of the next record).
+//   TR7. `r.name()` -> `const std::string&` (noexcept), and `R::format_name`, a
+//        `std::string_view` constant naming the format ("lackey", "din", …).
 // Complexity: `next` is amortised O(1) per record (O(line length) for text formats).
 #pragma once
 
@@ -51,21 +53,64 @@ struct trace_position {
     friend constexpr bool operator==(const trace_position&, const trace_position&) = default;
 };
 
+// ------------------------------------------------------------ one concept per requirement
+// TR4 (errors) is behaviour, checked by the tests of each reader, not by a concept.
+
 template <class R>
-concept trace_reader = std::movable<R> && std::default_initializable<typename R::params> &&
-    requires(R& r, const R& cr, memsub::access& a) {
-    { R::format_name } -> std::convertible_to<std::string_view>;
+concept tr1_params = std::default_initializable<typename R::params>;
+
+template <class R>
+concept tr2_construction = std::movable<R> &&
+    std::constructible_from<R, const std::filesystem::path&, const typename R::params&> &&
+    std::constructible_from<R, std::istream&, std::string, const typename R::params&>;
+
+template <class R>
+concept tr3_next = requires(R& r, memsub::access& a) {
     { r.next(a) } -> std::same_as<bool>;
-    { cr.records() }
+};
+
+template <class R>
+concept tr5_records = requires(const R& r) {
+    { r.records() }
     noexcept->std::same_as<std::uint64_t>;
-    { cr.position() }
+};
+
+template <class R>
+concept tr6_position = requires(const R& r) {
+    { r.position() }
     noexcept->std::same_as<trace_position>;
-    { cr.name() }
+};
+
+template <class R>
+concept tr7_names = requires(const R& r) {
+    { R::format_name } -> std::convertible_to<std::string_view>;
+    { r.name() }
     noexcept->std::convertible_to<std::string_view>;
 };
 
+template <class R>
+concept trace_reader = tr1_params<R> && tr2_construction<R> && tr3_next<R> && tr5_records<R> &&
+    tr6_position<R> && tr7_names<R>;
+
+/// Fails to compile with one message per broken requirement (TR1–TR3, TR5–TR7).
+template <class R>
+consteval bool diagnose() {
+    static_assert(tr1_params<R>, "TR1: R::params must be a default-constructible aggregate");
+    static_assert(tr2_construction<R>,
+                  "TR2: R must be movable and constructible from (const std::filesystem::path&, "
+                  "const R::params&) and (std::istream&, std::string, const R::params&)");
+    static_assert(tr3_next<R>, "TR3: r.next(memsub::access&) must return bool");
+    static_assert(tr5_records<R>, "TR5: r.records() const must be noexcept and return "
+                                  "std::uint64_t");
+    static_assert(tr6_position<R>, "TR6: r.position() const must be noexcept and return "
+                                   "trace_position");
+    static_assert(tr7_names<R>, "TR7: R::format_name and r.name() const noexcept must be "
+                                "convertible to std::string_view");
+    return trace_reader<R>;
+}
+
 namespace detail {
-/// Remembers the first input error of a reader so that later calls rethrow it (T4).
+/// Remembers the first input error of a reader so that later calls rethrow it (TR4).
 class sticky_error {
 public:
     [[noreturn]] void raise(std::string_view source, input_error::position_kind kind,

@@ -1,0 +1,259 @@
+// Every concept family has one sub-concept per labelled requirement, and a type that breaks one
+// requirement fails exactly that sub-concept (the compiler diagnostic names it); `diagnose<T>()`
+// of a good type is true. Labels: testing/contract.hpp.
+#include <doctest/doctest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <istream>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+
+#include <memsub/bypass/all.hpp>
+#include <memsub/compression/none.hpp>
+#include <memsub/memory/bit_field_mapping.hpp>
+#include <memsub/memory/flat_memory.hpp>
+#include <memsub/replacement/all.hpp>
+#include <memsub/testing/archetypes.hpp>
+#include <memsub/trace/lackey_reader.hpp>
+
+using namespace memsub;
+
+namespace {
+
+/// Bit n set = requirement n of the family does not hold.
+constexpr unsigned bit(unsigned n) {
+    return 1u << n;
+}
+
+// ------------------------------------------------------------------------------ replacement
+
+template <class P>
+constexpr unsigned r_failures() {
+    using namespace replacement;
+    return (r1_params<P> ? 0 : bit(1)) | (r2_constructible<P> ? 0 : bit(2)) |
+           (r3_on_hit<P> ? 0 : bit(3)) | (r4_on_insert<P> ? 0 : bit(4)) |
+           (r5_on_evict<P> ? 0 : bit(5)) | (r6_victim<P> ? 0 : bit(6)) | (r7_name<P> ? 0 : bit(7));
+}
+
+static_assert(r_failures<testing::replacement_archetype>() == 0);
+static_assert(r_failures<replacement::lru>() == 0);
+// R2 names P::params, so a type without params (R1) cannot meet R2 either.
+static_assert(r_failures<testing::broken_policy_no_params>() == (bit(1) | bit(2)));
+static_assert(r_failures<testing::broken_policy_no_constructor>() == bit(2));
+static_assert(r_failures<testing::broken_policy_throwing_hit>() == bit(3));
+static_assert(r_failures<testing::broken_policy_raw_insert>() == bit(4));
+static_assert(r_failures<testing::broken_policy_no_evict>() == bit(5));
+static_assert(r_failures<testing::broken_policy_raw_victim>() == bit(6));
+static_assert(r_failures<testing::broken_policy_unnamed>() == bit(7));
+static_assert(replacement::diagnose<replacement::lru>());
+static_assert(replacement::diagnose<replacement::drrip>());
+static_assert(replacement::diagnose<testing::replacement_archetype>());
+
+// ----------------------------------------------------------------------------------- bypass
+
+template <class B>
+constexpr unsigned b_failures() {
+    using namespace bypass;
+    return (b1_params<B> ? 0 : bit(1)) | (b2_constructible<B> ? 0 : bit(2)) |
+           (b3_should_bypass<B> ? 0 : bit(3)) | (b4_name<B> ? 0 : bit(4));
+}
+
+static_assert(b_failures<testing::bypass_archetype>() == 0);
+static_assert(b_failures<testing::broken_predictor_no_params>() == (bit(1) | bit(2)));
+static_assert(b_failures<testing::broken_predictor_no_constructor>() == bit(2));
+static_assert(b_failures<testing::broken_predictor_throwing>() == bit(3));
+static_assert(b_failures<testing::broken_predictor_unnamed>() == bit(4));
+static_assert(bypass::diagnose<bypass::never>());
+static_assert(bypass::diagnose<bypass::any_of<bypass::never, bypass::always>>());
+static_assert(bypass::diagnose<testing::bypass_archetype>());
+
+// ------------------------------------------------------------------------------ compression
+
+/// A compressor that breaks requirement `Broken` (C1–C7 = 1–7, I1 = 8, I2 = 9; 0 = none).
+template <int Broken>
+struct compressor_t {
+    struct with_line_bytes {
+        std::uint32_t line_bytes = 64;
+    };
+    struct without_line_bytes {};
+    using params = std::conditional_t<Broken == 1, without_line_bytes, with_line_bytes>;
+
+    compressor_t() = default;
+    explicit compressor_t(const params&) requires(Broken != 2) {}
+    std::string_view name() const requires(Broken != 3) { return "t"; }
+    int name() const requires(Broken == 3) { return 0; }
+    std::uint32_t line_bytes() const requires(Broken != 4) { return 64; }
+    std::uint32_t size_bits(std::span<const std::byte>) const noexcept(Broken != 5) { return 0; }
+    std::uint32_t metadata_bits() const noexcept(Broken != 6) { return 0; }
+    std::uint32_t compress_latency_cycles() const noexcept { return 0; }
+    std::uint32_t decompress_latency_cycles() const noexcept { return 0; }
+    double compress_energy_nj() const noexcept { return 0; }
+    double decompress_energy_nj() const noexcept(Broken != 7) { return 0; }
+    compression::compressed_line compress(std::span<const std::byte>) const noexcept
+        requires(Broken != 8) {
+        return {};
+    }
+    std::uint32_t compress(std::span<const std::byte>) const noexcept requires(Broken == 8) {
+        return 0;
+    }
+    compression::decode_result decompress(compression::compressed_view, std::span<std::byte>) const
+        noexcept(Broken != 9) {
+        return {};
+    }
+};
+
+template <class C>
+constexpr unsigned c_failures() {
+    using namespace compression;
+    return (c1_params<C> ? 0 : bit(1)) | (c2_constructible<C> ? 0 : bit(2)) |
+           (c3_name<C> ? 0 : bit(3)) | (c4_line_bytes<C> ? 0 : bit(4)) |
+           (c5_size_bits<C> ? 0 : bit(5)) | (c6_metadata_bits<C> ? 0 : bit(6)) |
+           (c7_costs<C> ? 0 : bit(7)) | (i1_compress<C> ? 0 : bit(8)) |
+           (i2_decompress<C> ? 0 : bit(9));
+}
+
+static_assert(c_failures<compressor_t<0>>() == 0);
+static_assert(compression::invertible_compressor<compressor_t<0>>);
+static_assert(c_failures<compressor_t<1>>() == bit(1));
+static_assert(c_failures<compressor_t<2>>() == bit(2));
+static_assert(c_failures<compressor_t<3>>() == bit(3));
+static_assert(c_failures<compressor_t<4>>() == bit(4));
+static_assert(c_failures<compressor_t<5>>() == bit(5));
+static_assert(c_failures<compressor_t<6>>() == bit(6));
+static_assert(c_failures<compressor_t<7>>() == bit(7));
+static_assert(c_failures<compressor_t<8>>() == bit(8));
+static_assert(c_failures<compressor_t<9>>() == bit(9));
+static_assert(compression::compressor<compressor_t<8>>); // I1/I2 concern only the refinement
+static_assert(!compression::invertible_compressor<compressor_t<8>>);
+static_assert(compression::diagnose<compression::none>());
+static_assert(compression::diagnose_invertible<compression::none>());
+static_assert(compression::diagnose_invertible<compressor_t<0>>());
+
+// ----------------------------------------------------------------------------------- memory
+
+/// An address mapping that breaks requirement `Broken` (M1–M3 = 1–3).
+template <int Broken>
+struct mapping_t {
+    memory::dram_address map(byte_address) const noexcept(Broken != 1) { return {}; }
+    byte_address unmap(const memory::dram_address&) const noexcept requires(Broken != 2) {
+        return {};
+    }
+    const memory::dram_organisation& organisation() const requires(Broken != 3) { return o; }
+    memory::dram_organisation o;
+};
+
+template <class M>
+constexpr unsigned m_failures() {
+    using namespace memory;
+    return (m1_map<M> ? 0 : bit(1)) | (m2_unmap<M> ? 0 : bit(2)) |
+           (m3_organisation<M> ? 0 : bit(3));
+}
+
+static_assert(m_failures<mapping_t<0>>() == 0);
+static_assert(m_failures<mapping_t<1>>() == bit(1));
+static_assert(m_failures<mapping_t<2>>() == bit(2));
+static_assert(m_failures<mapping_t<3>>() == bit(3));
+static_assert(memory::diagnose_mapping<memory::bit_field_mapping>());
+
+/// A memory controller that breaks requirement `Broken` (MC1–MC7 = 1–7).
+template <int Broken>
+struct controller_t {
+    struct some_params {};
+    struct no_default {
+        explicit no_default(int) {}
+    };
+    using params = std::conditional_t<Broken == 1, no_default, some_params>;
+    memory::enqueue_result enqueue(const memory::mem_request&) noexcept(Broken != 2) {
+        return memory::enqueue_result::accepted;
+    }
+    int can_accept(const memory::mem_request&) const noexcept requires(Broken == 3) { return 1; }
+    bool can_accept(const memory::mem_request&) const noexcept requires(Broken != 3) {
+        return true;
+    }
+    void advance_to(std::uint64_t) noexcept(Broken != 4) {}
+    std::uint64_t next_event_cycle() const noexcept requires(Broken != 5) { return never; }
+    template <class Sink>
+    std::size_t drain(Sink&&) {
+        return 0;
+    }
+    std::size_t drain(std::span<memory::completion>) noexcept(Broken != 6) { return 0; }
+    const memory::controller_stats& stats() const noexcept { return s; }
+    std::size_t pending() const noexcept { return 0; }
+    std::string_view name() const requires(Broken != 7) { return "t"; }
+    memory::controller_stats s;
+};
+
+template <class C>
+constexpr unsigned mc_failures() {
+    using namespace memory;
+    return (mc1_params<C> ? 0 : bit(1)) | (mc2_enqueue<C> ? 0 : bit(2)) |
+           (mc3_can_accept<C> ? 0 : bit(3)) | (mc4_advance_to<C> ? 0 : bit(4)) |
+           (mc5_next_event_cycle<C> ? 0 : bit(5)) | (mc6_drain<C> ? 0 : bit(6)) |
+           (mc7_observers<C> ? 0 : bit(7));
+}
+
+static_assert(mc_failures<controller_t<0>>() == 0);
+static_assert(mc_failures<controller_t<1>>() == bit(1));
+static_assert(mc_failures<controller_t<2>>() == bit(2));
+static_assert(mc_failures<controller_t<3>>() == bit(3));
+static_assert(mc_failures<controller_t<4>>() == bit(4));
+static_assert(mc_failures<controller_t<5>>() == bit(5));
+static_assert(mc_failures<controller_t<6>>() == bit(6));
+static_assert(mc_failures<controller_t<7>>() == bit(7));
+static_assert(memory::diagnose_controller<memory::flat_memory>());
+static_assert(memory::diagnose_controller<controller_t<0>>());
+
+// ------------------------------------------------------------------------------------ trace
+
+/// A trace reader that breaks requirement `Broken` (TR1–TR7 = 1–7; TR4 is behaviour).
+template <int Broken>
+struct reader_t {
+    struct some_params {};
+    struct no_default {
+        explicit no_default(int) {}
+    };
+    using params = std::conditional_t<Broken == 1, no_default, some_params>;
+    static constexpr std::string_view format_name = "t";
+    reader_t(const std::filesystem::path&, const params&) {}
+    reader_t(std::istream&, std::string, const params&) requires(Broken != 2) {}
+    bool next(memsub::access&) requires(Broken != 3) { return false; }
+    void next(memsub::access&) requires(Broken == 3) {}
+    std::uint64_t records() const noexcept(Broken != 5) { return 0; }
+    trace::trace_position position() const noexcept requires(Broken != 6) { return {}; }
+    int position() const noexcept requires(Broken == 6) { return 0; }
+    const std::string& name() const noexcept(Broken != 7) { return name_; }
+    std::string name_;
+};
+
+template <class R>
+constexpr unsigned tr_failures() {
+    using namespace trace;
+    return (tr1_params<R> ? 0 : bit(1)) | (tr2_construction<R> ? 0 : bit(2)) |
+           (tr3_next<R> ? 0 : bit(3)) | (tr5_records<R> ? 0 : bit(5)) |
+           (tr6_position<R> ? 0 : bit(6)) | (tr7_names<R> ? 0 : bit(7));
+}
+
+static_assert(tr_failures<reader_t<0>>() == 0);
+static_assert(tr_failures<reader_t<1>>() == bit(1));
+static_assert(tr_failures<reader_t<2>>() == bit(2));
+static_assert(tr_failures<reader_t<3>>() == bit(3));
+static_assert(tr_failures<reader_t<5>>() == bit(5));
+static_assert(tr_failures<reader_t<6>>() == bit(6));
+static_assert(tr_failures<reader_t<7>>() == bit(7));
+static_assert(trace::diagnose<trace::lackey_reader>());
+static_assert(trace::diagnose<reader_t<0>>());
+
+} // namespace
+
+TEST_CASE("concept labels: each broken archetype fails exactly its sub-concept") {
+    // The checks are the static_asserts above; this case records that they compiled.
+    CHECK(r_failures<testing::broken_policy_no_evict>() == bit(5));
+    CHECK(b_failures<testing::broken_predictor_throwing>() == bit(3));
+    CHECK(c_failures<compressor_t<5>>() == bit(5));
+    CHECK(mc_failures<controller_t<2>>() == bit(2));
+    CHECK(tr_failures<reader_t<7>>() == bit(7));
+}
