@@ -10,6 +10,8 @@
 
 #include <cstdint>
 
+#include <memsub/config.hpp>
+
 #if defined(__SSE2__)
 #include <immintrin.h>
 #endif
@@ -52,33 +54,34 @@ byte_equal_mask_scalar(const std::uint8_t* row, std::uint32_t padded, std::uint8
 /// and `row` must have that many readable bytes.
 [[nodiscard]] inline std::uint64_t byte_equal_mask(const std::uint8_t* row, std::uint32_t padded,
                                                    std::uint8_t value) noexcept {
+#if defined(__SSE2__)
+    const __m128i v = detail::broadcast_byte(value);
+    // Rows of ≤ 16 entries (the common case) take one compare and one well-predicted branch,
+    // with or without AVX2 (a 32-byte loop first would cost them a loop set-up and two exits).
+    std::uint64_t m = static_cast<std::uint32_t>(_mm_movemask_epi8(
+        _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row)), v)));
+    if (MEMSUB_LIKELY(padded == 16)) return m;
 #if defined(__AVX2__)
-    const __m256i v = _mm256_set1_epi8(static_cast<char>(value));
-    std::uint64_t m = 0;
-    std::uint32_t i = 0;
+    const __m256i v32 = _mm256_broadcastb_epi8(v);
+    std::uint32_t i = 16;
     for (; i + 32 <= padded; i += 32) {
         const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + i));
-        m |=
-            std::uint64_t{static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, v)))}
-            << i;
+        m |= std::uint64_t{
+                 static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, v32)))}
+             << i;
     }
     if (i < padded) {
         const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + i));
-        m |= std::uint64_t{static_cast<std::uint32_t>(
-                 _mm_movemask_epi8(_mm_cmpeq_epi8(x, _mm256_castsi256_si128(v))))}
+        m |= std::uint64_t{static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, v)))}
              << i;
     }
-    return m;
-#elif defined(__SSE2__)
-    const __m128i v = detail::broadcast_byte(value);
-    // Rows of ≤ 16 entries (the common case) take one compare and no loop.
-    std::uint64_t m = static_cast<std::uint32_t>(_mm_movemask_epi8(
-        _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row)), v)));
+#else
     for (std::uint32_t i = 16; i < padded; i += 16) {
         const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + i));
         m |= std::uint64_t{static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, v)))}
              << i;
     }
+#endif
     return m;
 #else
     return byte_equal_mask_scalar(row, padded, value);
@@ -94,15 +97,15 @@ inline void recency_promote(std::uint8_t* row, std::uint32_t padded, std::uint32
 #if defined(__SSE2__)
     const __m128i bound = detail::broadcast_byte(old);
     const __m128i one = _mm_set1_epi8(1);
-    std::uint32_t i = 0;
-    do { // padded ≥ 16: one pass for rows of ≤ 16 entries
+    const auto chunk = [&](std::uint32_t i) {
         __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + i));
         // old − x saturates to 0 unless x < old, so min(old − x, 1) is the increment.
         x = _mm_add_epi8(x, _mm_min_epu8(_mm_subs_epu8(bound, x), one));
         x = _mm_andnot_si128(detail::lane_mask(static_cast<std::int32_t>(lane - i)), x); // → 0
         _mm_storeu_si128(reinterpret_cast<__m128i*>(row + i), x);
-        i += 16;
-    } while (i < padded);
+    };
+    chunk(0); // padded ≥ 16: rows of ≤ 16 entries need no loop
+    for (std::uint32_t i = 16; i < padded; i += 16) chunk(i);
 #else
     for (std::uint32_t i = 0; i < padded; ++i) row[i] += static_cast<std::uint8_t>(row[i] < old);
     row[lane] = 0;
@@ -117,8 +120,7 @@ inline void recency_demote(std::uint8_t* row, std::uint32_t padded, std::uint32_
 #if defined(__SSE2__)
     const __m128i above = detail::broadcast_byte(static_cast<std::uint8_t>(old + 1));
     const __m128i limit = detail::broadcast_byte(bottom);
-    std::uint32_t i = 0;
-    do {
+    const auto chunk = [&](std::uint32_t i) {
         __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + i));
         const __m128i gt_old = _mm_cmpeq_epi8(_mm_max_epu8(x, above), x);    // x > old
         const __m128i le_bottom = _mm_cmpeq_epi8(_mm_min_epu8(x, limit), x); // x <= bottom
@@ -126,8 +128,9 @@ inline void recency_demote(std::uint8_t* row, std::uint32_t padded, std::uint32_
         const __m128i is_lane = detail::lane_mask(static_cast<std::int32_t>(lane - i));
         x = _mm_or_si128(_mm_andnot_si128(is_lane, x), _mm_and_si128(is_lane, limit));
         _mm_storeu_si128(reinterpret_cast<__m128i*>(row + i), x);
-        i += 16;
-    } while (i < padded);
+    };
+    chunk(0);
+    for (std::uint32_t i = 16; i < padded; i += 16) chunk(i);
 #else
     for (std::uint32_t i = 0; i < padded; ++i)
         row[i] -= static_cast<std::uint8_t>(row[i] > old && row[i] <= bottom);
