@@ -29,16 +29,6 @@ namespace detail {
 [[nodiscard]] inline __m128i broadcast_byte(std::uint8_t v) noexcept {
     return _mm_set1_epi32(static_cast<int>(std::uint32_t{v} * 0x01010101u));
 }
-/// 0xff at index 64, zero elsewhere: the 16 bytes at `lane_window + 64 - k` have 0xff exactly
-/// in byte k when 0 ≤ k < 16 and none otherwise (−48 ≤ k ≤ 64), so one load builds the mask
-/// of one lane of a 16-byte chunk.
-alignas(64) inline constexpr std::uint8_t lane_window[128] = {
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,   0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,   0,
-    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff};
-[[nodiscard]] inline __m128i lane_mask(std::int32_t k) noexcept {
-    return _mm_loadu_si128(reinterpret_cast<const __m128i*>(lane_window + 64 - k));
-}
 } // namespace detail
 #endif
 
@@ -89,9 +79,12 @@ byte_equal_mask_scalar(const std::uint8_t* row, std::uint32_t padded, std::uint8
 }
 
 /// Recency-stack update "move `lane` to the top": every byte of `row[0..padded)` below
-/// row[lane] gains 1 and row[lane] becomes 0. `padded` is a multiple of 16; padding bytes must
-/// be 0xff (never below a position). Done with whole-vector stores only, so a following vector
-/// load of the row is forwarded from the store buffer instead of stalling on a byte store.
+/// row[lane] gains 1 and row[lane] becomes 0. `padded` is a multiple of 16; the row's entries
+/// are distinct (a recency stack is a permutation) and padding bytes are 0xff (never below a
+/// position, never equal to one), so the lane is the one byte equal to row[lane] and needs no
+/// lane-mask table (and no registers for one). Done with whole-vector stores only, so a
+/// following vector load of the row is forwarded from the store buffer instead of stalling on
+/// a byte store.
 inline void recency_promote(std::uint8_t* row, std::uint32_t padded, std::uint32_t lane) noexcept {
     const std::uint8_t old = row[lane];
 #if defined(__SSE2__)
@@ -99,9 +92,10 @@ inline void recency_promote(std::uint8_t* row, std::uint32_t padded, std::uint32
     const __m128i one = _mm_set1_epi8(1);
     const auto chunk = [&](std::uint32_t i) {
         __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + i));
+        const __m128i is_lane = _mm_cmpeq_epi8(x, bound);
         // old − x saturates to 0 unless x < old, so min(old − x, 1) is the increment.
         x = _mm_add_epi8(x, _mm_min_epu8(_mm_subs_epu8(bound, x), one));
-        x = _mm_andnot_si128(detail::lane_mask(static_cast<std::int32_t>(lane - i)), x); // → 0
+        x = _mm_andnot_si128(is_lane, x); // the lane → 0
         _mm_storeu_si128(reinterpret_cast<__m128i*>(row + i), x);
     };
     chunk(0); // padded ≥ 16: rows of ≤ 16 entries need no loop
@@ -114,18 +108,20 @@ inline void recency_promote(std::uint8_t* row, std::uint32_t padded, std::uint32
 
 /// Recency-stack update "move `lane` to the bottom": bytes above row[lane] and below `bottom + 1`
 /// lose 1 and row[lane] becomes `bottom` (= entries − 1). Padding bytes (0xff) are untouched.
+/// Same row rules as recency_promote (distinct entries; the lane is the byte equal to its value).
 inline void recency_demote(std::uint8_t* row, std::uint32_t padded, std::uint32_t lane,
                            std::uint8_t bottom) noexcept {
     const std::uint8_t old = row[lane];
 #if defined(__SSE2__)
-    const __m128i above = detail::broadcast_byte(static_cast<std::uint8_t>(old + 1));
+    const __m128i at = detail::broadcast_byte(old);
+    const __m128i above = _mm_add_epi8(at, _mm_set1_epi8(1));
     const __m128i limit = detail::broadcast_byte(bottom);
     const auto chunk = [&](std::uint32_t i) {
         __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + i));
+        const __m128i is_lane = _mm_cmpeq_epi8(x, at);
         const __m128i gt_old = _mm_cmpeq_epi8(_mm_max_epu8(x, above), x);    // x > old
         const __m128i le_bottom = _mm_cmpeq_epi8(_mm_min_epu8(x, limit), x); // x <= bottom
         x = _mm_add_epi8(x, _mm_and_si128(gt_old, le_bottom));               // −1 (0xff)
-        const __m128i is_lane = detail::lane_mask(static_cast<std::int32_t>(lane - i));
         x = _mm_or_si128(_mm_andnot_si128(is_lane, x), _mm_and_si128(is_lane, limit));
         _mm_storeu_si128(reinterpret_cast<__m128i*>(row + i), x);
     };
