@@ -2,7 +2,10 @@
 
 #include <memsub/cache/basic_cache.hpp>
 #include <memsub/replacement/lru.hpp>
+#include <memsub/replacement/srrip.hpp>
 #include <memsub/testing/all.hpp>
+
+#include <vector>
 
 using namespace memsub;
 using cache::set_associative_cache;
@@ -114,6 +117,53 @@ TEST_CASE("fixed_geometry cache behaves like the runtime one") {
         CHECK(a.access(load(addr)).hit == b.access(load(addr)).hit);
     }
     CHECK(a.stats().misses() == b.stats().misses());
+}
+
+TEST_CASE("policy rows hosted in the set headers (O5): copies are independent, moves keep state") {
+    using replacement::srrip;
+    // Misses of `n` random accesses (a fifth of them stores) drawn from `seed`.
+    const auto run = [](auto& c, std::uint64_t seed, int n) {
+        xoshiro256ss rng(seed);
+        std::uint64_t misses = 0;
+        for (int i = 0; i < n; ++i) {
+            const std::uint64_t addr = rng.below(1 << 12) * 64;
+            misses += !c.access(rng.below(5) == 0 ? store(addr) : load(addr)).hit;
+        }
+        return misses;
+    };
+    // Every entry's policy state (LRU stack position or RRPV).
+    const auto rows = [](const auto& c) {
+        std::vector<std::uint32_t> v;
+        for (std::uint32_t s = 0; s < c.shape().sets; ++s)
+            for (std::uint32_t e = 0; e < c.shape().ways; ++e) {
+                if constexpr (requires { c.policy().stack_position(set_index{s}, entry_index{e}); })
+                    v.push_back(c.policy().stack_position(set_index{s}, entry_index{e}));
+                else
+                    v.push_back(c.policy().rrpv(set_index{s}, entry_index{e}));
+            }
+        return v;
+    };
+    const auto check = [&](auto warm) {
+        run(warm, 1, 4000);
+        auto copy = warm;
+        const auto before = rows(copy);
+        CHECK(before == rows(warm));
+        auto other = copy;
+        run(other, 2, 4000);            // a copy of the copy moves on ...
+        run(warm, 3, 4000);             // ... and so does the original
+        CHECK(rows(copy) == before);    // ... neither touches the copy's rows
+        CHECK(rows(other) != before);
+        auto moved = std::move(copy);   // a move keeps the rows
+        CHECK(rows(moved) == before);
+        auto twin = moved;
+        CHECK(run(moved, 4, 4000) == run(twin, 4, 4000));
+        CHECK(rows(moved) == rows(twin));
+    };
+    // 16 ways: the row fits the 64-byte header and is hosted; 32 ways: the policy keeps it.
+    check(set_associative_cache<lru>(geometry{.sets = 16, .ways = 16}));
+    check(set_associative_cache<lru>(geometry{.sets = 16, .ways = 32}));
+    check(set_associative_cache<srrip>(geometry{.sets = 16, .ways = 16}));
+    check(set_associative_cache<lru, cache::write_policy::write_back, fixed_geometry<16, 8, 64>>());
 }
 
 namespace {

@@ -179,6 +179,14 @@ public:
         const std::uint32_t blocks = header_blocks(g.entries_per_set());
         for (std::uint32_t s = 0; s < g.sets; ++s)
             ::new (static_cast<void*>(&headers_[std::size_t{s} * blocks])) set_state{};
+        // O5: the policy's per-set row goes into the header's spare bytes when it fits there
+        // (a 16-way set: 32 B state + 16 fingerprints + 16 B row = one 64-byte line).
+        if constexpr (replacement::places_rows<Policy>) {
+            const std::size_t offset = policy_row_offset(g.entries_per_set());
+            if (offset + policy_.row_bytes() <= std::size_t{64} * blocks)
+                policy_.place_rows(reinterpret_cast<std::byte*>(headers_.data()) + offset,
+                                   std::size_t{64} * blocks);
+        }
         if constexpr (variable_blocks) {
             span_.assign(g.total_entries(), 0);
             stored_.assign(g.total_entries(), 0);
@@ -416,8 +424,8 @@ private:
     static constexpr bool fixed = !std::same_as<Geometry, geometry>;
 
     // Per-set header: the set_state followed by the entries' tag fingerprints (conventional
-    // caches), in one or more 64-byte blocks, so a lookup touches one cache line before the tag
-    // it verifies.
+    // caches) and, when it fits in the spare bytes, the policy's per-set row (O5), in one or
+    // more 64-byte blocks, so a lookup touches one cache line before the tag it verifies.
     struct alignas(64) header_block {
         std::byte bytes[64];
     };
@@ -427,6 +435,10 @@ private:
         const std::size_t bytes =
             fingerprint_offset + (variable_blocks ? 0 : padded_row_bytes(entries));
         return static_cast<std::uint32_t>((bytes + 63) / 64);
+    }
+    /// Where a hosted policy row (O5) starts in the header: after the fingerprints.
+    static constexpr std::size_t policy_row_offset(std::uint32_t entries) noexcept {
+        return fingerprint_offset + (variable_blocks ? 0 : padded_row_bytes(entries));
     }
 
     using layout_type = std::conditional_t<

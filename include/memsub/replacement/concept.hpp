@@ -33,6 +33,14 @@
 //       `victim`; `true` means the incoming block is not inserted (e.g. OPT with bypass).
 //   O4. `p.prefetch(set)` const noexcept — hint the CPU to load the set's metadata (called by
 //       the engine's `prefetch`, a few accesses ahead, when the host knows upcoming addresses).
+//   O5. `p.row_bytes()` const noexcept -> uint32_t and `p.place_rows(first, stride)` noexcept —
+//       the policy keeps one row of `row_bytes()` bytes (a multiple of 16) per set, and lets the
+//       engine host the rows in its per-set header (next to the set's state and tag
+//       fingerprints, so an access touches one metadata line). The engine calls place_rows at
+//       most once, right after constructing the policy, with `first` (a `std::byte*`, 16-byte
+//       aligned) and `stride` (a power of two): the policy copies row s to first + s·stride and
+//       keeps it there from then on. That memory belongs to the engine, which owns the policy: a
+//       copy of the policy must own its rows (replacement/detail/set_rows.hpp does both).
 // A policy author's helpers: core/types.hpp (entry masks: `lowest_entry`, `bit_of`,
 // `low_bits_mask`, `contains`), core/byte_match.hpp (recency rows: `recency_promote`,
 // `recency_demote`, `byte_equal_mask`), replacement/detail/rrpv_state.hpp (RRPV rows with ageing).
@@ -75,6 +83,7 @@
 #pragma once
 
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -257,6 +266,15 @@ template <class P>
     else
         return p.victim(s, eligible, a);
 }
+
+/// O5: the policy's per-set rows may be hosted by the engine.
+template <class P>
+concept places_rows = requires(P& p, const P& cp, std::byte* first, std::size_t stride) {
+    { cp.row_bytes() }
+    noexcept->std::convertible_to<std::uint32_t>;
+    { p.place_rows(first, stride) }
+    noexcept;
+};
 
 /// The hardware metadata bits of a policy (0 when it does not report them).
 template <class P>

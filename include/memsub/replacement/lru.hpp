@@ -5,15 +5,18 @@
 // recency-stack position, 0 = most recent, E−1 = least recent; the positions of a set are always
 // a permutation of 0..E−1 (invalid entries included, a departing block drops to the bottom).
 // Deviations: none. Storage: E·⌈log2 E⌉ bits per set (the stack positions).
+// Layout: one byte per entry, one 16-byte-padded row per set, hosted by the cache engine in its
+// set header when it has room (O5, detail/set_rows.hpp).
 #pragma once
 
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
-#include <vector>
 
 #include <memsub/core/byte_match.hpp>
 #include <memsub/replacement/concept.hpp>
+#include <memsub/replacement/detail/set_rows.hpp>
 
 namespace memsub::replacement {
 
@@ -24,10 +27,10 @@ public:
     lru(const geometry& g, const params& = {})
         : entries_(g.entries_per_set())
         , stride_(padded_row_bytes(entries_))
-        , position_(std::size_t{g.sets} * stride_, 0xff) {
-        for (std::uint64_t s = 0; s < g.sets; ++s)
+        , rows_(g.sets, stride_, 0xff) {
+        for (std::uint32_t s = 0; s < g.sets; ++s)
             for (std::uint32_t e = 0; e < entries_; ++e)
-                position_[s * stride_ + e] = static_cast<std::uint8_t>(e);
+                row(set_index{s})[e] = static_cast<std::uint8_t>(e);
     }
 
     [[nodiscard]] std::string_view name() const noexcept { return "lru"; }
@@ -59,6 +62,10 @@ public:
 
     void prefetch(set_index s) const noexcept { __builtin_prefetch(row(s)); }
 
+    /// O5: the engine may keep the stack rows in its set headers.
+    [[nodiscard]] std::uint32_t row_bytes() const noexcept { return rows_.row_bytes(); }
+    void place_rows(std::byte* first, std::size_t stride) noexcept { rows_.place(first, stride); }
+
     /// Recency position of an entry: 0 = most recently used.
     [[nodiscard]] std::uint32_t stack_position(set_index s, entry_index e) const noexcept {
         return row(s)[e.value];
@@ -66,13 +73,15 @@ public:
 
     [[nodiscard]] std::uint64_t storage_bits() const noexcept {
         const auto bits = static_cast<std::uint64_t>(std::bit_width(entries_ - 1u));
-        return position_.size() / stride_ * entries_ * bits;
+        return std::uint64_t{rows_.sets()} * entries_ * bits;
     }
 
 private:
-    std::uint8_t* row(set_index s) noexcept { return &position_[std::size_t{s.value} * stride_]; }
+    std::uint8_t* row(set_index s) noexcept {
+        return reinterpret_cast<std::uint8_t*>(rows_.row(s));
+    }
     const std::uint8_t* row(set_index s) const noexcept {
-        return &position_[std::size_t{s.value} * stride_];
+        return reinterpret_cast<const std::uint8_t*>(rows_.row(s));
     }
 
     // Padding bytes hold 0xff: never below a position, never between a position and E.
@@ -84,7 +93,7 @@ private:
 
     std::uint32_t entries_;
     std::uint32_t stride_; // row length padded for 16-byte compares; padding bytes hold 0xff
-    std::vector<std::uint8_t> position_;
+    detail::set_rows rows_;
 };
 
 static_assert(replacement_policy<lru>);

@@ -9,6 +9,7 @@
 // Storage: M bits per entry.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 
@@ -47,6 +48,12 @@ public:
         return state_.get(s, e);
     }
     [[nodiscard]] std::uint64_t storage_bits() const noexcept { return state_.storage_bits(); }
+
+    /// O5: the engine may keep the RRPV rows in its set headers.
+    [[nodiscard]] std::uint32_t row_bytes() const noexcept { return state_.row_bytes(); }
+    void place_rows(std::byte* first, std::size_t stride) noexcept {
+        state_.place_rows(first, stride);
+    }
 
 private:
     static void validate(const params& p) {

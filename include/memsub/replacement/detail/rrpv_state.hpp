@@ -7,7 +7,8 @@
 // srrip, brrip, drrip, ship (and ReMAP) all use this one implementation.
 //
 // Hot path: one byte per entry, eight entries per 64-bit word, one contiguous 16-byte-padded row
-// per set; the victim search and the ageing step work on whole rows (see rrpv_kernels).
+// per set (hosted by the cache engine in its set header when it has room, O5, set_rows.hpp); the
+// victim search and the ageing step work on whole rows (see rrpv_kernels).
 #pragma once
 
 #include <cstddef>
@@ -23,6 +24,7 @@
 #include <memsub/core/geometry.hpp>
 #include <memsub/core/rng.hpp>
 #include <memsub/core/types.hpp>
+#include <memsub/replacement/detail/set_rows.hpp>
 
 namespace memsub::replacement {
 
@@ -156,7 +158,7 @@ public:
         , words_(2u * ((g.entries_per_set() + 15u) / 16u))
         , bits_(bits)
         , distant_(static_cast<std::uint8_t>((1u << bits) - 1u))
-        , rrpv_(std::size_t{g.sets} * words_, rrpv_kernels::ones * distant_) {}
+        , rows_(g.sets, 8u * words_, distant_) {}
 
     /// Validates an RRPV width for `component`.
     static void validate_bits(std::uint32_t bits, std::string_view component) {
@@ -224,31 +226,35 @@ public:
 
     /// Hardware bits: M per entry.
     [[nodiscard]] std::uint64_t storage_bits() const noexcept {
-        return std::uint64_t{bits_} * entries_ * (rrpv_.size() / words_);
+        return std::uint64_t{bits_} * entries_ * rows_.sets();
     }
+
+    /// O5 (for the owning policy to forward): the engine may keep the rows in its set headers.
+    [[nodiscard]] std::uint32_t row_bytes() const noexcept { return rows_.row_bytes(); }
+    void place_rows(std::byte* first, std::size_t stride) noexcept { rows_.place(first, stride); }
 
 private:
     [[nodiscard]] static std::uint32_t shift(entry_index e) noexcept {
         return 8u * (e.value & 7u);
     }
     [[nodiscard]] std::uint64_t& word(set_index s, entry_index e) noexcept {
-        return rrpv_[std::size_t{s.value} * words_ + (e.value >> 3)];
+        return row(s)[e.value >> 3];
     }
     [[nodiscard]] const std::uint64_t& word(set_index s, entry_index e) const noexcept {
-        return rrpv_[std::size_t{s.value} * words_ + (e.value >> 3)];
+        return row(s)[e.value >> 3];
     }
     [[nodiscard]] std::uint64_t* row(set_index s) noexcept {
-        return &rrpv_[std::size_t{s.value} * words_];
+        return reinterpret_cast<std::uint64_t*>(rows_.row(s));
     }
     [[nodiscard]] const std::uint64_t* row(set_index s) const noexcept {
-        return &rrpv_[std::size_t{s.value} * words_];
+        return reinterpret_cast<const std::uint64_t*>(rows_.row(s));
     }
 
     std::uint32_t entries_;
     std::uint32_t words_;
     std::uint32_t bits_;
     std::uint8_t distant_;
-    std::vector<std::uint64_t> rrpv_;
+    set_rows rows_;
 };
 
 /// BRRIP's ε source (RRIP §3.2): answers "is this bimodal insertion long?" with probability

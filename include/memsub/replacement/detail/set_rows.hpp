@@ -1,0 +1,87 @@
+// memsub — the per-set metadata rows of a replacement policy, in the policy's own storage or
+// hosted by the cache engine (replacement_policy hook O5, concept.hpp).
+//
+// A row is `row_bytes` bytes (a multiple of 16), row s at base + s·2^shift. A policy starts with
+// the rows in its own storage; an engine that has room in its per-set header block calls
+// `place`, which copies every row there, so one access touches a single metadata cache line for
+// the set's state, its tag fingerprints and the policy's row.
+//
+// Ownership: hosted rows belong to the engine that also owns the policy. A copy of a set_rows
+// always owns its rows (a copied policy never aliases the cache it was copied from); a move
+// keeps hosted rows where they are (moving an engine moves its header storage with them).
+#pragma once
+
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <utility>
+#include <vector>
+
+#include <memsub/config.hpp>
+#include <memsub/core/types.hpp>
+
+namespace memsub::replacement::detail {
+
+class set_rows {
+public:
+    /// `sets` rows of `row_bytes` bytes (a multiple of 16), every byte = `fill`.
+    set_rows(std::uint32_t sets, std::uint32_t row_bytes, std::uint8_t fill)
+        : sets_(sets)
+        , row_bytes_(row_bytes)
+        , shift_(log2_exact(std::bit_ceil(row_bytes)))
+        , owned_((std::size_t{sets} << shift_) / sizeof(std::uint64_t),
+                 0x0101010101010101ULL * fill)
+        , base_(reinterpret_cast<std::byte*>(owned_.data())) {}
+
+    set_rows(const set_rows& other)
+        : sets_(other.sets_)
+        , row_bytes_(other.row_bytes_)
+        , shift_(log2_exact(std::bit_ceil(other.row_bytes_)))
+        , owned_((std::size_t{other.sets_} << shift_) / sizeof(std::uint64_t))
+        , base_(reinterpret_cast<std::byte*>(owned_.data())) {
+        for (std::uint32_t s = 0; s < sets_; ++s)
+            std::memcpy(row(set_index{s}), other.row(set_index{s}), row_bytes_);
+    }
+    set_rows& operator=(const set_rows& other) {
+        if (this != &other) {
+            set_rows copy(other);
+            *this = std::move(copy);
+        }
+        return *this;
+    }
+    set_rows(set_rows&&) noexcept = default;
+    set_rows& operator=(set_rows&&) noexcept = default;
+    ~set_rows() = default;
+
+    [[nodiscard]] std::uint32_t row_bytes() const noexcept { return row_bytes_; }
+    [[nodiscard]] std::uint32_t sets() const noexcept { return sets_; }
+
+    [[nodiscard]] std::byte* row(set_index s) noexcept {
+        return base_ + (std::size_t{s.value} << shift_);
+    }
+    [[nodiscard]] const std::byte* row(set_index s) const noexcept {
+        return base_ + (std::size_t{s.value} << shift_);
+    }
+
+    /// Moves the rows to first + s·stride (`stride` a power of two ≥ row_bytes, `first`
+    /// 16-byte aligned, the memory outliving this object's use of it) and frees the own storage.
+    void place(std::byte* first, std::size_t stride) noexcept {
+        MEMSUB_ASSERT(std::has_single_bit(stride) && stride >= row_bytes_);
+        MEMSUB_ASSERT(reinterpret_cast<std::uintptr_t>(first) % 16 == 0);
+        for (std::uint32_t s = 0; s < sets_; ++s)
+            std::memcpy(first + std::size_t{s} * stride, row(set_index{s}), row_bytes_);
+        base_ = first;
+        shift_ = log2_exact(stride);
+        std::vector<std::uint64_t>().swap(owned_);
+    }
+
+private:
+    std::uint32_t sets_;
+    std::uint32_t row_bytes_;
+    std::uint32_t shift_;
+    std::vector<std::uint64_t> owned_; ///< empty once hosted
+    std::byte* base_;
+};
+
+} // namespace memsub::replacement::detail
