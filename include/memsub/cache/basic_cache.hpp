@@ -573,27 +573,35 @@ private:
     /// Valid entries of set `s` whose block covers `key`.
     [[nodiscard]] entry_mask match(set_index s, std::uint64_t key,
                                    const layout_type& L) const noexcept {
-        const std::uint64_t* tags = &tags_[slot(s, entry_index{0}, L)];
-        entry_mask m = 0;
         if constexpr (variable_blocks) {
+            const std::uint64_t* tags = &tags_[slot(s, entry_index{0}, L)];
             const std::uint8_t* span = &span_[slot(s, entry_index{0}, L)];
+            entry_mask m = 0;
             for (std::uint32_t e = 0; e < L.entries; ++e)
                 m |= entry_mask{(key - tags[e]) < span[e]} << e;
             return m & state_of(s, L).valid;
         } else {
-            // Swiss-table style: compare one-byte fingerprints of all entries at once, then
-            // verify the (usually single) candidate's full tag.
-            entry_mask candidates =
-                byte_equal_mask(fingerprint_row(s, L), L.fingerprint_stride, fingerprint_of(key)) &
-                state_of(s, L).valid;
-            if (candidates == 0) return 0;
-            do { // a false fingerprint match is rare: this loop nearly always runs once
-                const entry_index e = lowest_entry(candidates);
-                if (MEMSUB_LIKELY(tags[e.value] == key)) return bit_of(e);
-                candidates &= candidates - 1;
-            } while (candidates != 0);
-            return m;
+            const std::uint32_t e = find_entry(s, key, L);
+            return e < max_entries_per_set ? bit_of(entry_index{e}) : entry_mask{0};
         }
+    }
+
+    /// Conventional caches: the valid entry of set `s` holding `key`, or max_entries_per_set.
+    /// Swiss-table style: compare one-byte fingerprints of all entries at once, then verify the
+    /// (usually single) candidate's full tag. Returns an index, not a mask: the hit path needs
+    /// the entry, and a mask would cost it a shift and a count-trailing-zeros to get it back.
+    [[nodiscard]] std::uint32_t find_entry(set_index s, std::uint64_t key,
+                                           const layout_type& L) const noexcept {
+        const std::uint64_t* tags = &tags_[slot(s, entry_index{0}, L)];
+        entry_mask candidates =
+            byte_equal_mask(fingerprint_row(s, L), L.fingerprint_stride, fingerprint_of(key)) &
+            state_of(s, L).valid;
+        while (candidates != 0) { // a false fingerprint match is rare: nearly always one pass
+            const auto e = static_cast<std::uint32_t>(std::countr_zero(candidates));
+            if (MEMSUB_LIKELY(tags[e] == key)) return e;
+            candidates &= candidates - 1;
+        }
+        return max_entries_per_set;
     }
 
     /// Removes entry `e` of set `s` and tells the policy and the bypass predictor. A
@@ -685,10 +693,10 @@ private:
         count_access(a.kind);
 
         const std::uint64_t key = key_of(a.address, L);
-        const entry_mask hit = match(s, key, L);
+        const std::uint32_t found = find_entry(s, key, L);
         set_state& st = state_of(s, L);
-        if (hit != 0) {
-            const entry_index e = lowest_entry(hit);
+        if (found < max_entries_per_set) {
+            const entry_index e{found};
             r.hit = true;
             r.entry = e;
             st.reused |= bit_of(e);
@@ -709,25 +717,31 @@ private:
         if constexpr (replacement::observes_misses<Policy>) policy_.on_miss(s, a);
 
         bypass_reason declined = admit(s, a, write);
-        if (declined == bypass_reason::none && st.valid == all_entries(L)) {
-            if constexpr (replacement::may_bypass<Policy>)
-                if (policy_.should_bypass(s, a)) declined = bypass_reason::policy;
-            if (declined == bypass_reason::none) {
-                const entry_index v = replacement::choose_victim(
-                    policy_, s, st.valid, a,
-                    replacement::room_request{.entries_needed = 1,
-                                              .segments_needed = 0,
-                                              .incoming_bytes = 1u << L.line_shift,
-                                              .incoming_segments = 1});
-                MEMSUB_ASSERT(contains_entry(st.valid, v));
-                r.evictions.push_back(remove(s, v, eviction_reason::replacement, L));
+        entry_index e{};
+        if (declined == bypass_reason::none) {
+            if (st.valid != all_entries(L)) {
+                e = lowest_entry(~st.valid & all_entries(L));
+            } else {
+                if constexpr (replacement::may_bypass<Policy>)
+                    if (policy_.should_bypass(s, a)) declined = bypass_reason::policy;
+                if (declined == bypass_reason::none) {
+                    e = replacement::choose_victim(
+                        policy_, s, st.valid, a,
+                        replacement::room_request{.entries_needed = 1,
+                                                  .segments_needed = 0,
+                                                  .incoming_bytes = 1u << L.line_shift,
+                                                  .incoming_segments = 1});
+                    MEMSUB_ASSERT(contains_entry(st.valid, e));
+                    r.evictions.push_back(remove(s, e, eviction_reason::replacement, L));
+                    // The victim's entry is now the set's only free one: the fill goes there
+                    // (P5) without searching for it.
+                }
             }
         }
         if (declined != bypass_reason::none) {
             serve_unallocated(a, r, declined, write, request_bytes(a, L));
             return r;
         }
-        const entry_index e = lowest_entry(~st.valid & all_entries(L));
         tags_[slot(s, e, L)] = key;
         fingerprint_row(s, L)[e.value] = fingerprint_of(key);
         st.valid |= bit_of(e);
