@@ -297,7 +297,7 @@ struct memsub_runner {
         static const std::uint64_t misses = [] {
             cache_type fresh(bench_shape<Geometry>());
             one_pass(fresh, stream());
-            return fresh.stats().misses;
+            return fresh.stats().misses();
         }();
         return misses;
     }
@@ -318,7 +318,7 @@ struct opt_runner {
         static const std::uint64_t misses = [] {
             cache_type fresh(bench_geometry);
             one_opt_pass(fresh, stream(), cyclic_next_use(), 0);
-            return fresh.stats().misses;
+            return fresh.stats().misses();
         }();
         return misses;
     }
