@@ -1,17 +1,19 @@
 // memsub — umbrella header: the core vocabulary, the cache engine and every policy family.
 #pragma once
 
-#include <memsub/version.hpp>
+#include <memsub/bypass/all.hpp>
+#include <memsub/cache/basic_cache.hpp>
+#include <memsub/cache/hierarchy.hpp>
+#include <memsub/compression/all.hpp>
 #include <memsub/config.hpp>
 #include <memsub/core/access.hpp>
 #include <memsub/core/errors.hpp>
 #include <memsub/core/geometry.hpp>
 #include <memsub/core/rng.hpp>
+#include <memsub/core/set_sampler.hpp>
 #include <memsub/core/types.hpp>
-#include <memsub/cache/basic_cache.hpp>
-#include <memsub/cache/hierarchy.hpp>
-#include <memsub/compression/all.hpp>
 #include <memsub/memory/all.hpp>
 #include <memsub/replacement/all.hpp>
 #include <memsub/trace/all.hpp>
+#include <memsub/version.hpp>
 #include <memsub/workload/synthetic.hpp>

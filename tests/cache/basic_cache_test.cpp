@@ -149,11 +149,11 @@ TEST_CASE("policy rows hosted in the set headers (O5): copies are independent, m
         const auto before = rows(copy);
         CHECK(before == rows(warm));
         auto other = copy;
-        run(other, 2, 4000);            // a copy of the copy moves on ...
-        run(warm, 3, 4000);             // ... and so does the original
-        CHECK(rows(copy) == before);    // ... neither touches the copy's rows
+        run(other, 2, 4000);         // a copy of the copy moves on ...
+        run(warm, 3, 4000);          // ... and so does the original
+        CHECK(rows(copy) == before); // ... neither touches the copy's rows
         CHECK(rows(other) != before);
-        auto moved = std::move(copy);   // a move keeps the rows
+        auto moved = std::move(copy); // a move keeps the rows
         CHECK(rows(moved) == before);
         auto twin = moved;
         CHECK(run(moved, 4, 4000) == run(twin, 4, 4000));

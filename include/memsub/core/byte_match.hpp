@@ -56,8 +56,8 @@ byte_equal_mask_scalar(const std::uint8_t* row, std::uint32_t padded, std::uint8
     std::uint32_t i = 16;
     for (; i + 32 <= padded; i += 32) {
         const __m256i x = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(row + i));
-        m |= std::uint64_t{
-                 static_cast<std::uint32_t>(_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, v32)))}
+        m |= std::uint64_t{static_cast<std::uint32_t>(
+                 _mm256_movemask_epi8(_mm256_cmpeq_epi8(x, v32)))}
              << i;
     }
     if (i < padded) {

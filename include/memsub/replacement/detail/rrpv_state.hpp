@@ -230,8 +230,12 @@ public:
     }
 
     /// O5 (for the owning policy to forward): the engine may keep the rows in its set headers.
-    [[nodiscard]] std::uint32_t row_bytes() const noexcept { return rows_.row_bytes(); }
-    void place_rows(std::byte* first, std::size_t stride) noexcept { rows_.place(first, stride); }
+    [[nodiscard]] std::uint32_t row_bytes() const noexcept {
+        return rows_.row_bytes();
+    }
+    void place_rows(std::byte* first, std::size_t stride) noexcept {
+        rows_.place(first, stride);
+    }
 
 private:
     [[nodiscard]] static std::uint32_t shift(entry_index e) noexcept {
