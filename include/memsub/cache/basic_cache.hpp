@@ -613,6 +613,21 @@ private:
     evicted_block remove(set_index s, entry_index e, eviction_reason reason,
                          const layout_type& L) noexcept {
         set_state& st = state_of(s, L);
+        const entry_mask bit = bit_of(e);
+        const evicted_block out = depart(s, e, reason, L);
+        st.valid &= ~bit;
+        st.dirty &= ~bit;
+        st.reused &= ~bit;
+        if constexpr (variable_blocks) st.used_segments -= out.stored_segments;
+        return out;
+    }
+
+    /// The departure of entry `e` as the host, the policy and the predictor see it (the report,
+    /// the counters, R5), without touching the set's state: remove() clears the entry
+    /// afterwards, and a conventional miss that refills the victim's entry just overwrites it.
+    evicted_block depart(set_index s, entry_index e, eviction_reason reason,
+                         const layout_type& L) noexcept {
+        const set_state& st = state_of(s, L);
         const std::size_t i = slot(s, e, L);
         const entry_mask bit = bit_of(e);
         const bool write_back_needed =
@@ -629,10 +644,6 @@ private:
                                 .reason = reason,
                                 .touched_segments = touched_of(i),
                                 .payload = payload_of(i)};
-        st.valid &= ~bit;
-        st.dirty &= ~bit;
-        st.reused &= ~bit;
-        if constexpr (variable_blocks) st.used_segments -= out.stored_segments;
         if (reason == eviction_reason::replacement)
             ++stats_.evictions;
         else
@@ -735,9 +746,10 @@ private:
                                                   .incoming_bytes = 1u << L.line_shift,
                                                   .incoming_segments = 1});
                     MEMSUB_ASSERT(contains_entry(st.valid, e));
-                    r.evictions.push_back(remove(s, e, eviction_reason::replacement, L));
-                    // The victim's entry is now the set's only free one: the fill goes there
-                    // (P5) without searching for it.
+                    // The victim leaves (reported, counted, R5) and the new block takes its
+                    // entry, the set's only free one (P5): its valid bit stays set, its dirty
+                    // and reused bits are overwritten below.
+                    r.evictions.push_back(depart(s, e, eviction_reason::replacement, L));
                 }
             }
         }
@@ -747,8 +759,10 @@ private:
         }
         tags_[slot(s, e, L)] = key;
         fingerprint_row(s, L)[e.value] = fingerprint_of(key);
-        st.valid |= bit_of(e);
-        st.dirty |= bit_of(e) & (entry_mask{0} - entry_mask{write}); // branch-free
+        const entry_mask bit = bit_of(e);
+        st.valid |= bit;
+        st.dirty = (st.dirty & ~bit) | (bit & (entry_mask{0} - entry_mask{write})); // branch-free
+        st.reused &= ~bit;
         r.blocks_filled = 1;
         r.entry = e;
         ++stats_.fills;
