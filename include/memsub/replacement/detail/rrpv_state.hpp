@@ -20,6 +20,7 @@
 #include <emmintrin.h>
 #endif
 
+#include <memsub/config.hpp>
 #include <memsub/core/errors.hpp>
 #include <memsub/core/geometry.hpp>
 #include <memsub/core/rng.hpp>
@@ -201,7 +202,7 @@ public:
     /// RRIP §4.1 ageing alone: adds 1 to every RRPV of the set that is not yet distant until an
     /// eligible entry is distant (repeated "+1 to all", saturating). Returns the eligible
     /// distant entries. `eligible` must be non-empty.
-    entry_mask age(set_index s, entry_mask eligible) noexcept {
+    MEMSUB_ALWAYS_INLINE entry_mask age(set_index s, entry_mask eligible) noexcept {
         std::uint64_t* r = row(s);
         const entry_mask first = rrpv_kernels::distant(r, words_, distant_) & eligible;
         if (first != 0) return first;
