@@ -417,11 +417,14 @@ public:
     }
 
 private:
+    // dirty and reused, which a hit and a fill update together, are not adjacent: GCC's SLP
+    // vectorizer would merge the two updates into a 16-byte vector operation assembled from
+    // general registers, which costs more than it saves (same as cache_stats' field order).
     struct set_state {
         entry_mask valid = 0;
         entry_mask dirty = 0;
+        std::uint32_t used_segments = 0; // only variable-block caches use it
         entry_mask reused = 0;
-        std::uint32_t used_segments = 0;
     };
 
     static constexpr bool fixed = !std::same_as<Geometry, geometry>;
