@@ -155,13 +155,26 @@ struct fixed_layout {
     static constexpr entry_mask all_entries = low_bits_mask(entries);
 };
 
+/// Entries per set of a compile-time geometry (fixed_geometry), 0 for the runtime `geometry`.
+template <class Geometry>
+consteval std::uint32_t compile_time_entries() {
+    if constexpr (std::same_as<Geometry, geometry>)
+        return 0;
+    else
+        return static_cast<geometry>(Geometry{}).entries_per_set();
+}
+
 } // namespace detail
 
 template <replacement::replacement_policy Policy, cache_options Options = cache_options{},
           geometry_like Geometry = geometry, bypass::bypass_predictor Bypass = bypass::never>
 class basic_cache {
 public:
-    using policy_type = Policy;
+    /// The policy the cache runs: `Policy`, or its compile-time-shaped form (O6) when the
+    /// geometry is a compile-time constant.
+    using policy_type =
+        replacement::shaped_policy_t<Policy, detail::compile_time_entries<Geometry>()>;
+    static_assert(replacement::replacement_policy<policy_type>);
     using policy_params = typename Policy::params;
     using bypass_type = Bypass;
     using bypass_params = typename Bypass::params;
@@ -184,7 +197,7 @@ public:
             ::new (static_cast<void*>(&headers_[std::size_t{s} * blocks])) set_state{};
         // O5: the policy's per-set row goes into the header's spare bytes when it fits there
         // (a 16-way set: 32 B state + 16 fingerprints + 16 B row = one 64-byte line).
-        if constexpr (replacement::places_rows<Policy>) {
+        if constexpr (replacement::places_rows<policy_type>) {
             const std::size_t offset = policy_row_offset(g.entries_per_set());
             if (offset + policy_.row_bytes() <= std::size_t{64} * blocks)
                 policy_.place_rows(reinterpret_cast<std::byte*>(headers_.data()) + offset,
@@ -233,7 +246,7 @@ public:
         __builtin_prefetch(header(s, L));
         const std::uint64_t* tags = &tags_[slot(s, entry_index{0}, L)];
         for (std::uint32_t e = 0; e < L.entries; e += 8) __builtin_prefetch(tags + e);
-        if constexpr (replacement::prefetches<Policy>) policy_.prefetch(s);
+        if constexpr (replacement::prefetches<policy_type>) policy_.prefetch(s);
     }
 
     /// Runs a batch of accesses in order, calling `sink(const access&, const result_type&)`
@@ -394,8 +407,8 @@ public:
     [[nodiscard]] const cache_stats& stats() const noexcept { return stats_; }
     void reset_stats() noexcept { stats_ = cache_stats{}; }
 
-    [[nodiscard]] Policy& policy() noexcept { return policy_; }
-    [[nodiscard]] const Policy& policy() const noexcept { return policy_; }
+    [[nodiscard]] policy_type& policy() noexcept { return policy_; }
+    [[nodiscard]] const policy_type& policy() const noexcept { return policy_; }
     [[nodiscard]] Bypass& bypass_predictor() noexcept { return bypass_; }
     [[nodiscard]] const Bypass& bypass_predictor() const noexcept { return bypass_; }
     [[nodiscard]] const Geometry& shape() const noexcept { return geometry_; }
@@ -628,6 +641,7 @@ private:
     /// The departure of entry `e` as the host, the policy and the predictor see it (the report,
     /// the counters, R5), without touching the set's state: remove() clears the entry
     /// afterwards, and a conventional miss that refills the victim's entry just overwrites it.
+    template <bool TellPolicy = true>
     evicted_block depart(set_index s, entry_index e, eviction_reason reason,
                          const layout_type& L) noexcept {
         const set_state& st = state_of(s, L);
@@ -654,7 +668,7 @@ private:
         // Branch-free: dirtiness is data-dependent and would mispredict.
         stats_.writebacks += write_back_needed;
         stats_.bytes_written_back += out.bytes & (0u - std::uint32_t{write_back_needed});
-        policy_.on_evict(s, e, out);
+        if constexpr (TellPolicy) policy_.on_evict(s, e, out); // else done by O7's replace
         bypass::notify_evict(bypass_, s, e, out);
         return out;
     }
@@ -731,7 +745,7 @@ private:
 
         count_miss(a.kind);
         r.missing_segments = 1;
-        if constexpr (replacement::observes_misses<Policy>) policy_.on_miss(s, a);
+        if constexpr (replacement::observes_misses<policy_type>) policy_.on_miss(s, a);
 
         bypass_reason declined = admit(s, a, write);
         entry_index e{};
@@ -739,20 +753,31 @@ private:
             if (st.valid != all_entries(L)) {
                 e = lowest_entry(~st.valid & all_entries(L));
             } else {
-                if constexpr (replacement::may_bypass<Policy>)
+                if constexpr (replacement::may_bypass<policy_type>)
                     if (policy_.should_bypass(s, a)) declined = bypass_reason::policy;
                 if (declined == bypass_reason::none) {
-                    e = replacement::choose_victim(
-                        policy_, s, st.valid, a,
-                        replacement::room_request{.entries_needed = 1,
-                                                  .segments_needed = 0,
-                                                  .incoming_bytes = 1u << L.line_shift,
-                                                  .incoming_segments = 1});
-                    MEMSUB_ASSERT(contains_entry(st.valid, e));
-                    // The victim leaves (reported, counted, R5) and the new block takes its
-                    // entry, the set's only free one (P5): its valid bit stays set, its dirty
-                    // and reused bits are overwritten below.
-                    r.evictions.push_back(depart(s, e, eviction_reason::replacement, L));
+                    if constexpr (replacement::fuses_replacement<policy_type>) {
+                        // O7: the policy chose the victim and did its evict and insert
+                        // bookkeeping in one call; the engine does its own part.
+                        e = policy_.replace(s, st.valid, a);
+                        MEMSUB_ASSERT(contains_entry(st.valid, e));
+                        r.evictions.push_back(depart<false>(s, e, eviction_reason::replacement, L));
+                        fill_conventional(s, e, key, a, write, r, L);
+                        bypass::notify_insert(bypass_, s, e, a); // the predictor's T2
+                        return r;
+                    } else {
+                        e = replacement::choose_victim(
+                            policy_, s, st.valid, a,
+                            replacement::room_request{.entries_needed = 1,
+                                                      .segments_needed = 0,
+                                                      .incoming_bytes = 1u << L.line_shift,
+                                                      .incoming_segments = 1});
+                        MEMSUB_ASSERT(contains_entry(st.valid, e));
+                        // The victim leaves (reported, counted, R5) and the new block takes
+                        // its entry, the set's only free one (P5): its valid bit stays set,
+                        // its dirty and reused bits are overwritten by the fill.
+                        r.evictions.push_back(depart(s, e, eviction_reason::replacement, L));
+                    }
                 }
             }
         }
@@ -760,6 +785,20 @@ private:
             serve_unallocated(a, r, declined, write, request_bytes(a, L));
             return r;
         }
+        fill_conventional(s, e, key, a, write, r, L);
+        notify_insert(s, e, a,
+                      replacement::insert_info{.address = byte_address{key << L.line_shift},
+                                               .bytes = 1u << L.line_shift,
+                                               .stored_segments = 1,
+                                               .payload = 0});
+        return r;
+    }
+
+    /// The engine's part of a conventional fill of entry `e` (free, or its victim departed):
+    /// tag, fingerprint, state bits, result and counters. The policy is told by the caller.
+    void fill_conventional(set_index s, entry_index e, std::uint64_t key, const memsub::access& a,
+                           bool write, result_type& r, const layout_type& L) noexcept {
+        set_state& st = state_of(s, L);
         tags_[slot(s, e, L)] = key;
         fingerprint_row(s, L)[e.value] = fingerprint_of(key);
         const entry_mask bit = bit_of(e);
@@ -772,12 +811,6 @@ private:
         // A writeback from above overwrites the whole block: nothing is fetched.
         r.bytes_fetched = a.kind == access_kind::writeback ? 0u : (1u << L.line_shift);
         stats_.bytes_fetched += r.bytes_fetched;
-        notify_insert(s, e, a,
-                      replacement::insert_info{.address = byte_address{key << L.line_shift},
-                                               .bytes = 1u << L.line_shift,
-                                               .stored_segments = 1,
-                                               .payload = 0});
-        return r;
     }
 
     /// A miss that allocates nothing: reads fetch `read_bytes`, writes go down.
@@ -956,7 +989,7 @@ private:
         r.missing_segments = missing;
         r.partial = (requested & line.resident) != 0;
         stats_.partial_misses += r.partial;
-        if constexpr (replacement::observes_misses<Policy>) policy_.on_miss(s, a);
+        if constexpr (replacement::observes_misses<policy_type>) policy_.on_miss(s, a);
         // P2a: the resident blocks the request touches served part of it.
         for (entry_mask m = touched; m != 0; m &= m - 1)
             touch(s, lowest_entry(m), requested, line_key, write, a, L);
@@ -1003,7 +1036,7 @@ private:
 
         // O3 is asked before anything changes (P3): only when the set lacks room for the new
         // blocks even after the superseded ones merge into them.
-        if constexpr (replacement::may_bypass<Policy>) {
+        if constexpr (replacement::may_bypass<policy_type>) {
             const set_state& st = state_of(s, L);
             const auto free_tags = static_cast<std::uint32_t>(
                 std::popcount(~st.valid & all_entries(L)) + std::popcount(superseded));
@@ -1093,7 +1126,7 @@ private:
     }
 
     [[no_unique_address]] Geometry geometry_;
-    [[no_unique_address]] Policy policy_;
+    [[no_unique_address]] policy_type policy_;
     [[no_unique_address]] Bypass bypass_;
     [[no_unique_address]] layout_type layout_;
     std::vector<std::uint64_t> tags_;
