@@ -10,12 +10,13 @@
 # --no-out/--no-err RE   ... must not match RE
 # --file F RE      file F must exist after the run and match RE
 # --no-file F      file F must not exist after the run
+# --distinct F RE N   the matches of RE in file F (grep -o) are at least N and all different
 # --signal SIG --after S   send SIG to the program S seconds after it starts
 # --in DIR         run in DIR (created; files named by --file are relative to it)
 set -uo pipefail
 
 code=0 signal="" after=1 dir=""
-out_re=() err_re=() no_out_re=() no_err_re=() file_checks=() no_files=()
+out_re=() err_re=() no_out_re=() no_err_re=() file_checks=() no_files=() distinct=()
 while [[ $# -gt 0 && "$1" != "--" ]]; do
     case "$1" in
     --code) code="$2"; shift 2 ;;
@@ -25,6 +26,7 @@ while [[ $# -gt 0 && "$1" != "--" ]]; do
     --no-err) no_err_re+=("$2"); shift 2 ;;
     --file) file_checks+=("$2" "$3"); shift 3 ;;
     --no-file) no_files+=("$2"); shift 2 ;;
+    --distinct) distinct+=("$2" "$3" "$4"); shift 4 ;;
     --signal) signal="$2"; shift 2 ;;
     --after) after="$2"; shift 2 ;;
     --in) dir="$2"; shift 2 ;;
@@ -64,6 +66,14 @@ for ((i = 0; i < ${#file_checks[@]}; i += 2)); do
     grep -Eq -- "$re" "$f" || fail "file $f does not match: $re"
 done
 for f in "${no_files[@]+"${no_files[@]}"}"; do [[ ! -e "$f" ]] || fail "file $f exists"; done
+for ((i = 0; i < ${#distinct[@]}; i += 3)); do
+    f="${distinct[i]}" re="${distinct[i + 1]}" n="${distinct[i + 2]}"
+    if [[ ! -f "$f" ]]; then fail "file $f was not written"; continue; fi
+    count="$(grep -oE -- "$re" "$f" | wc -l)"
+    dups="$(grep -oE -- "$re" "$f" | sort | uniq -d)"
+    [[ "$count" -ge "$n" ]] || fail "file $f has $count matches of $re, expected at least $n"
+    [[ -z "$dups" ]] || fail "file $f repeats: $dups"
+done
 if [[ "$failed" -ne 0 ]]; then
     echo "--- command: $*"
     echo "--- stdout:"; head -c 4000 "$out"
