@@ -133,13 +133,17 @@ extern "C" inline void record_stop_signal(int sig) {
 /// stop_requested() between chunks and wind down: partial results are printed and written, and
 /// the program exits with 128 + the signal). The handler is one-shot: a second signal of the
 /// same kind takes its default action (terminates at once).
+/// A signal ignored when the program starts (nohup, a shell's background job) stays ignored.
 inline void install_stop_handlers() {
     struct sigaction sa {};
     sa.sa_handler = detail::record_stop_signal;
     sigemptyset(&sa.sa_mask);
     sa.sa_flags = SA_RESETHAND;
-    sigaction(SIGINT, &sa, nullptr);
-    sigaction(SIGTERM, &sa, nullptr);
+    for (const int sig : {SIGINT, SIGTERM}) {
+        struct sigaction old {};
+        if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        sigaction(sig, &sa, nullptr);
+    }
 }
 
 /// The signal that asked to stop, or 0.

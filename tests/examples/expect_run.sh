@@ -42,6 +42,9 @@ out="$(mktemp)" err="$(mktemp)"
 trap 'rm -f "$out" "$err"' EXIT
 
 if [[ -n "$signal" ]]; then
+    # Job control on: a background job of a non-interactive shell would start with SIGINT
+    # ignored (and the examples leave an ignored signal ignored).
+    set -m
     "$@" >"$out" 2>"$err" &
     pid=$!
     sleep "$after"
