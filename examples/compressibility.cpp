@@ -182,6 +182,7 @@ constexpr std::size_t algorithms = algorithm_names.size();
 struct result {
     std::string name;
     std::string sc2_source; // what SC²'s code book was trained on
+    bool partial = false;   // interrupted by a signal: covers the lines read until then
     std::uint64_t lines = 0;
     std::array<mc::ratio_accumulator, algorithms> stored;
     std::array<mc::ratio_accumulator, algorithms> exact;            // S = 1 byte
@@ -191,7 +192,7 @@ struct result {
 /// Calls `sink` with blocks of whole `L`-byte lines of `file` (at most `max_lines` lines; 0 = all),
 /// reading 1 MiB at a time, so memory stays bounded whatever the file's size. Returns the bytes
 /// of a trailing partial line (not passed on). Throws std::runtime_error naming the file when
-/// it cannot be opened or read.
+/// it cannot be opened or read. Stops early (between blocks) when a stop signal arrived.
 template <class Sink>
 std::uint64_t stream_lines(const fs::path& file, std::uint32_t L, std::uint64_t max_lines,
                            Sink&& sink) {
@@ -212,7 +213,8 @@ std::uint64_t stream_lines(const fs::path& file, std::uint32_t L, std::uint64_t 
         const std::size_t whole = got / L * L;
         if (whole != 0) sink(std::span<const std::byte>(block.data(), whole));
         lines += whole / L;
-        if (got < want) return got - whole; // end of file
+        if (got < want) return got - whole;                   // end of file
+        if (memsub_examples::stop_requested() != 0) return 0; // SIGINT/SIGTERM: main reports
     }
     return 0;
 }
@@ -474,8 +476,11 @@ void write_plot(const std::vector<result>& results, const options& opt) {
         "  -h, --help          this help\n"
         "Files are streamed (bounded memory). Only whole lines are counted: a trailing partial\n"
         "line is left out with a warning; a file shorter than one line is skipped with one.\n"
+        "SIGINT / SIGTERM (Ctrl-C): the lines read so far are reported (marked partial) and the\n"
+        "data file written, then the program exits with 128 + the signal number.\n"
         "exit status: 0 success; 1 a file could not be read (the others are still reported);\n"
-        "2 bad usage.\n");
+        "2 bad usage; 3 no input holds a whole line; 4 out of memory; 130 / 143 interrupted\n"
+        "by SIGINT / SIGTERM.\n");
     std::exit(code);
 }
 
@@ -572,13 +577,19 @@ std::optional<result> analyse_file(const fs::path& f, const options& opt,
         stream_lines(f, L, 0, [&](std::span<const std::byte> block) { an.add(block); });
     result r = an.finish();
     r.sc2_source = t.source;
-    if (r.lines == 0) {
-        fmt::print(stderr,
-                   "compressibility: warning: {} is shorter than one {}-byte line ({} "
-                   "bytes); skipped\n",
-                   f.string(), L, trailing);
+    r.partial = memsub_examples::stop_requested() != 0;
+    if (r.partial) r.name += " (partial)";
+    if (r.lines == 0 && !r.partial) {
+        if (trailing == 0)
+            fmt::print(stderr, "compressibility: warning: {} is empty; skipped\n", f.string());
+        else
+            fmt::print(stderr,
+                       "compressibility: warning: {} is shorter than one {}-byte line ({} bytes); "
+                       "skipped\n",
+                       f.string(), L, trailing);
         return std::nullopt;
     }
+    if (r.lines == 0) return std::nullopt; // interrupted before its first line
     if (trailing != 0)
         fmt::print(stderr,
                    "compressibility: warning: {} ends with a partial line: its last {} bytes (less "
@@ -626,12 +637,18 @@ int main(int argc, char** argv) try {
     }
 
     std::vector<result> results;
-    std::vector<std::string> errors;
+    std::vector<std::string> errors, not_run;
+    memsub_examples::install_stop_handlers();
     if (opt.files.empty()) {
         for (auto make : {binary_code, zero_heavy, integers, pointers, floats})
-            results.push_back(analyse_bytes(make(), opt, rule, shared));
+            if (memsub_examples::stop_requested() == 0)
+                results.push_back(analyse_bytes(make(), opt, rule, shared));
     } else {
         for (const auto& f : opt.files) {
+            if (memsub_examples::stop_requested() != 0) {
+                not_run.push_back(f.string());
+                continue;
+            }
             try {
                 if (auto r = analyse_file(f, opt, rule, shared)) results.push_back(std::move(*r));
             } catch (const std::runtime_error& e) {
@@ -645,16 +662,29 @@ int main(int argc, char** argv) try {
         write_plot(results, opt);
     }
     for (const auto& e : errors) fmt::print(stderr, "compressibility: {}\n", e);
-    if (!errors.empty()) {
-        if (!results.empty())
-            fmt::print(stderr, "compressibility: the report covers the other {} file(s)\n",
-                       results.size());
-        return 1;
+    if (!errors.empty() && !results.empty())
+        fmt::print(stderr, "compressibility: the report covers the other {} file(s)\n",
+                   results.size());
+    if (const int sig = memsub_examples::stop_requested(); sig != 0) {
+        fmt::print(
+            stderr, "compressibility: interrupted by signal {}: the report above is partial{}\n",
+            sig,
+            not_run.empty() ? std::string() : fmt::format("; {} file(s) not read", not_run.size()));
+        for (const auto& f : not_run) fmt::print(stderr, "compressibility: not read: {}\n", f);
+        return memsub_examples::stopped_exit_status(sig);
+    }
+    if (!errors.empty()) return 1;
+    if (results.empty()) {
+        fmt::print(stderr,
+                   "compressibility: warning: no input holds a whole {}-byte line; "
+                   "nothing to report\n",
+                   opt.line_bytes);
+        return 3;
     }
     return 0;
 } catch (const std::bad_alloc&) {
     fmt::print(stderr, "compressibility: out of memory\n");
-    return 1;
+    return 4;
 } catch (const std::exception& e) {
     fmt::print(stderr, "compressibility: {}\n", e.what());
     return 1;
