@@ -230,8 +230,7 @@ void print_table(const options& o, const trace_result& t) {
                                  "skipped)",
                                  t.interrupted_by, t.accesses_read)
                    : std::string());
-    if (t.empty())
-        fmt::print("(no accesses: the input is empty or holds only comments; every count is 0)\n");
+    if (t.empty()) fmt::print("(no accesses were read: every count is 0)\n");
     fmt::print("LLC: {} sets x {} ways x {} B = {} KiB\n", o.shape.sets, o.shape.ways,
                o.shape.line_bytes, o.shape.capacity_bytes() / 1024);
     fmt::print("{:<10} {:>12} {:>12} {:>10} {:>8} {:>10} {:>10} {:>9}\n", "policy", "accesses",
@@ -561,7 +560,7 @@ int run(const options& o) {
         if (r.empty()) {
             empty = true;
             fmt::print(stderr,
-                       "explorer: warning: {} holds no accesses (it is empty or has only "
+                       "explorer: warning: {} holds no accesses (an empty input, or only "
                        "comments or blank lines); its counts are all 0\n",
                        r.label);
         }

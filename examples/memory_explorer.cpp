@@ -768,7 +768,7 @@ int main(int argc, char** argv) {
             attempt("latency CDF points", o.csv, [&] { write_csv(o.csv, runners); });
         if (error_text.empty() && interrupted_by == 0 && done == 0)
             fmt::print(stderr,
-                       "memory_explorer: warning: {} holds no accesses (it is empty or has only "
+                       "memory_explorer: warning: {} holds no accesses (an empty input, or only "
                        "comments or blank lines); every figure is 0\n",
                        src.label());
         if (!error_text.empty()) {
