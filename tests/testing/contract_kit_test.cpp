@@ -640,13 +640,12 @@ TEST_CASE("recording_policy: partial misses and multi-block fills only in variab
 
 namespace {
 
-/// LRU whose fused replace (O7) forgets the insertion's promotion: the replaced entry stays at
-/// the bottom of the stack, so the next miss evicts it again. Its plain hooks are right.
-class forgetful_fused_lru {
+/// LRU's plain hooks (R3-R6) by forwarding, for the K8 policies below to add a broken fast
+/// form to.
+class forwarding_lru {
 public:
     using params = replacement::lru::params;
-    forgetful_fused_lru(const geometry& g, const params& p) : inner_(g, p) {}
-    [[nodiscard]] std::string_view name() const noexcept { return "forgetful_fused_lru"; }
+    forwarding_lru(const geometry& g, const params& p) : inner_(g, p) {}
     void on_hit(set_index s, entry_index e, const memsub::access& a) noexcept {
         inner_.on_hit(s, e, a);
     }
@@ -659,39 +658,33 @@ public:
     [[nodiscard]] entry_index victim(set_index s, entry_mask m, const memsub::access& a) noexcept {
         return inner_.victim(s, m, a);
     }
-    [[nodiscard]] entry_index replace(set_index s, entry_mask m, const memsub::access& a) noexcept {
-        return inner_.victim(s, m, a); // the bug: no on_evict/on_insert bookkeeping
-    }
 
-private:
+protected:
     replacement::lru inner_;
 };
 
-/// LRU whose compile-time shape (O6) is built for another policy: it behaves as FIFO-like
-/// "never promote on a hit", which the runtime shape does not.
-template <std::uint32_t Entries = 0>
-class shape_liar {
+/// LRU whose fused replace (O7) forgets the insertion's promotion: the replaced entry stays at
+/// the bottom of the stack, so the next miss evicts it again. Its plain hooks are right.
+class forgetful_fused_lru : public forwarding_lru {
 public:
-    using params = replacement::lru::params;
+    using forwarding_lru::forwarding_lru;
+    [[nodiscard]] std::string_view name() const noexcept { return "forgetful_fused_lru"; }
+    [[nodiscard]] entry_index replace(set_index s, entry_mask m, const memsub::access& a) noexcept {
+        return inner_.victim(s, m, a); // the bug: no on_evict/on_insert bookkeeping
+    }
+};
+
+/// LRU whose compile-time shape (O6) never promotes on a hit, which the runtime shape does.
+template <std::uint32_t Entries = 0>
+class shape_liar : public forwarding_lru {
+public:
     template <std::uint32_t E>
     using for_entries = shape_liar<E>;
-    shape_liar(const geometry& g, const params& p) : inner_(g, p) {}
+    using forwarding_lru::forwarding_lru;
     [[nodiscard]] std::string_view name() const noexcept { return "shape_liar"; }
     void on_hit(set_index s, entry_index e, const memsub::access& a) noexcept {
         if constexpr (Entries == 0) inner_.on_hit(s, e, a); // the fixed shape skips promotion
     }
-    void on_insert(set_index s, entry_index e, const memsub::access& a) noexcept {
-        inner_.on_insert(s, e, a);
-    }
-    void on_evict(set_index s, entry_index e, const replacement::eviction_info& b) noexcept {
-        inner_.on_evict(s, e, b);
-    }
-    [[nodiscard]] entry_index victim(set_index s, entry_mask m, const memsub::access& a) noexcept {
-        return inner_.victim(s, m, a);
-    }
-
-private:
-    replacement::lru inner_;
 };
 
 } // namespace
