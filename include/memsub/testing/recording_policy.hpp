@@ -118,6 +118,16 @@ inline std::string place(set_index s, entry_index e, std::optional<entry_mask> m
     return text;
 }
 
+/// The range rule a hook's (set, entry) breaks for a recorder of `sets` sets of `entries`
+/// entries, if any (both recorders check it before anything else).
+[[nodiscard]] inline std::optional<std::string_view>
+range_violation(std::size_t sets, std::uint32_t entries, set_index s,
+                std::optional<entry_index> e) noexcept {
+    if (s.value >= sets) return "range: set out of range";
+    if (e && e->value >= entries) return "range: entry out of range";
+    return std::nullopt;
+}
+
 /// A call log that keeps the first `capacity` calls and counts the rest.
 class call_log {
 public:
@@ -333,16 +343,10 @@ private:
                std::optional<entry_mask> mask = std::nullopt) noexcept {
         if (!ok) violations_.record(rule, [&] { return detail::place(s, e, mask); });
     }
-    [[nodiscard]] bool in_range(set_index s) noexcept {
-        if (s.value < valid_.size()) return true;
-        check(false, "range: set out of range", s, entry_index{});
-        return false;
-    }
-    [[nodiscard]] bool in_range(set_index s, entry_index e) noexcept {
-        if (!in_range(s)) return false;
-        if (e.value < entries_) return true;
-        check(false, "range: entry out of range", s, e);
-        return false;
+    [[nodiscard]] bool in_range(set_index s, std::optional<entry_index> e = {}) noexcept {
+        const auto broken = detail::range_violation(valid_.size(), entries_, s, e);
+        if (broken) check(false, *broken, s, e.value_or(entry_index{}));
+        return !broken;
     }
 
     Inner inner_;

@@ -149,16 +149,10 @@ private:
         const auto& last = policy_->last();
         check(last && last->what == h && last->set == s && last->entry == e, rule, s, e);
     }
-    [[nodiscard]] bool in_range(set_index s) noexcept {
-        if (s.value < held_.size()) return true;
-        check(false, "range: set out of range", s);
-        return false;
-    }
-    [[nodiscard]] bool in_range(set_index s, entry_index e) noexcept {
-        if (!in_range(s)) return false;
-        if (e.value < entries_) return true;
-        check(false, "range: entry out of range", s, e);
-        return false;
+    [[nodiscard]] bool in_range(set_index s, std::optional<entry_index> e = {}) noexcept {
+        const auto broken = detail::range_violation(held_.size(), entries_, s, e);
+        if (broken) check(false, *broken, s, e);
+        return !broken;
     }
 
     Inner inner_;
