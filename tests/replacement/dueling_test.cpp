@@ -245,3 +245,62 @@ TEST_CASE("DRRIP counter mode counts BRRIP insertions only") {
         CHECK(c.policy().rrpv(r.set, r.entry) == (n % 32 == 0 ? 2u : 3u));
     }
 }
+
+namespace {
+
+/// LRU that also records what the size-aware hooks told it (R4's insert_info, R6's
+/// room_request), to see them arrive through set_dueling and dual_of.
+struct size_seeing_lru {
+    using params = lru::params;
+    size_seeing_lru(const geometry& g, const params& p) : inner(g, p) {}
+    [[nodiscard]] std::string_view name() const noexcept { return "size_seeing_lru"; }
+    void on_hit(set_index s, entry_index e, const memsub::access& a) noexcept {
+        inner.on_hit(s, e, a);
+    }
+    void on_insert(set_index s, entry_index e, const memsub::access& a,
+                   const insert_info& i) noexcept {
+        inner.on_insert(s, e, a);
+        inserted_segments += i.stored_segments;
+        ++inserts;
+    }
+    void on_evict(set_index s, entry_index e, const eviction_info& b) noexcept {
+        inner.on_evict(s, e, b);
+    }
+    [[nodiscard]] entry_index victim(set_index s, entry_mask m, const memsub::access& a,
+                                     const room_request& r) noexcept {
+        incoming_segments += r.incoming_segments;
+        ++victims;
+        return inner.victim(s, m, a);
+    }
+    lru inner;
+    std::uint64_t inserts = 0, inserted_segments = 0, victims = 0, incoming_segments = 0;
+};
+
+} // namespace
+
+TEST_CASE("set_dueling over dual_of forwards the size-aware hooks (D4, D6) to each side") {
+    using dueling = set_dueling<dual_of<size_seeing_lru, size_seeing_lru>>;
+    static_assert(sized_on_insert<dueling> && sized_victim<dueling>);
+    const geometry g{
+        .sets = 16, .ways = 4, .line_bytes = 128, .segment_bytes = 32, .tags_per_set = 16};
+    cache::variable_block_cache<dueling, 4> c(g);
+    std::uint64_t stored = 0;
+    for (std::uint64_t i = 0; i < 4000; ++i) {
+        memsub::access a = line_access((i * 7919) % 300);
+        a.address = byte_address{a.address.value * 2}; // 128 B lines
+        const std::uint32_t segments = 1 + static_cast<std::uint32_t>(i % 4);
+        const auto r =
+            c.access(a, cache::block_spec{.span_segments = 4, .stored_segments = segments});
+        if (r.filled()) stored += segments * r.blocks_filled;
+    }
+    const auto& both = c.policy().dual();
+    // Both sides heard every insertion with its stored size (insertions go to both policies).
+    CHECK(both.first().inserts == c.stats().fills);
+    CHECK(both.second().inserts == c.stats().fills);
+    CHECK(both.first().inserted_segments == stored);
+    CHECK(both.second().inserted_segments == stored);
+    // Victims were asked of one side or the other, each with the incoming block's size.
+    CHECK(both.first().victims + both.second().victims > 0);
+    CHECK(both.first().incoming_segments + both.second().incoming_segments >=
+          both.first().victims + both.second().victims);
+}

@@ -39,17 +39,20 @@ public:
         if constexpr (observes_misses<A>) a_.on_miss(s, x);
         if constexpr (observes_misses<B>) b_.on_miss(s, x);
     }
-    void on_insert(set_index s, entry_index e, const access& x, std::uint32_t) noexcept {
-        a_.on_insert(s, e, x);
-        b_.on_insert(s, e, x);
+    // Size-aware forms (D4, D6): each policy is called in its richest form (notify_insert,
+    // choose_victim), so size-aware policies duel on compressed caches too.
+    void on_insert(set_index s, entry_index e, const access& x, const insert_info& info,
+                   std::uint32_t) noexcept {
+        notify_insert(a_, s, e, x, info);
+        notify_insert(b_, s, e, x, info);
     }
     void on_evict(set_index s, entry_index e, const eviction_info& info) noexcept {
         a_.on_evict(s, e, info);
         b_.on_evict(s, e, info);
     }
     [[nodiscard]] entry_index victim(set_index s, entry_mask m, const access& x,
-                                     std::uint32_t side) noexcept {
-        return side == 0 ? a_.victim(s, m, x) : b_.victim(s, m, x);
+                                     const room_request& need, std::uint32_t side) noexcept {
+        return side == 0 ? choose_victim(a_, s, m, x, need) : choose_victim(b_, s, m, x, need);
     }
     [[nodiscard]] bool should_bypass(set_index s, const access& x, std::uint32_t side) noexcept
         requires(may_bypass<A> || may_bypass<B>) {

@@ -53,9 +53,25 @@ namespace memsub::replacement {
 /// A policy with two behaviours ("sides") over one state. Requirements mirror R1–R7 with the
 /// side (0 or 1) passed to the hooks that may differ between the behaviours:
 ///   D1. `typename D::params` default-constructible; D2. `D(const geometry&, const params&)`;
-///   D3. `on_hit(s, e, a, side)`, D4. `on_insert(s, e, a, side)`, D5. `on_evict(s, e, info)`,
-///   D6. `victim(s, eligible, a, side)` -> entry_index, all noexcept; D7. `name()`.
+///   D3. `on_hit(s, e, a, side)`, D4. `on_insert(s, e, a, side)` or the size-aware
+///   `on_insert(s, e, a, insert_info, side)`, D5. `on_evict(s, e, info)`, D6.
+///   `victim(s, eligible, a, side)` or the size-aware `victim(s, eligible, a, room_request,
+///   side)` -> entry_index, all noexcept; D7. `name()`. set_dueling calls the richest form
+///   (as the engine does for R4/R6).
 /// Optional: `on_miss(s, a, side)`, `should_bypass(s, a, side)` (noexcept), `storage_bits()`.
+template <class D>
+concept dual_sized_on_insert = requires(D& d, set_index s, entry_index e, const access& a,
+                                        const insert_info& i, std::uint32_t side) {
+    { d.on_insert(s, e, a, i, side) }
+    noexcept;
+};
+template <class D>
+concept dual_sized_victim = requires(D& d, set_index s, entry_mask m, const access& a,
+                                     const room_request& r, std::uint32_t side) {
+    { d.victim(s, m, a, r, side) }
+    noexcept->std::same_as<entry_index>;
+};
+
 template <class D>
 concept dueling_candidate = std::default_initializable<typename D::params> &&
     std::constructible_from<D, const geometry&, const typename D::params&> &&
@@ -63,14 +79,19 @@ concept dueling_candidate = std::default_initializable<typename D::params> &&
              const eviction_info& info, std::uint32_t side) {
     { d.on_hit(s, e, a, side) }
     noexcept;
-    { d.on_insert(s, e, a, side) }
-    noexcept;
     { d.on_evict(s, e, info) }
     noexcept;
-    { d.victim(s, m, a, side) }
-    noexcept->std::same_as<entry_index>;
     { cd.name() } -> std::convertible_to<std::string_view>;
-};
+} &&(dual_sized_on_insert<D> ||
+     requires(D & d, set_index s, entry_index e, const access& a, std::uint32_t side) {
+         { d.on_insert(s, e, a, side) }
+         noexcept;
+     }) &&
+    (dual_sized_victim<D> ||
+     requires(D & d, set_index s, entry_mask m, const access& a, std::uint32_t side) {
+         { d.victim(s, m, a, side) }
+         noexcept->std::same_as<entry_index>;
+     });
 
 template <class D>
 concept dual_observes_misses = requires(D& d, set_index s, const access& a, std::uint32_t side) {
@@ -159,14 +180,24 @@ public:
         sampler_.on_miss(s, a.requester, [&]() noexcept { return cost_of(s, a); });
     }
 
-    void on_insert(set_index s, entry_index e, const access& a) noexcept {
-        dual_.on_insert(s, e, a, side_of(s, a.requester));
+    // R4 and R6 in their size-aware forms, forwarded in the dual policy's richest form (D4, D6).
+    void on_insert(set_index s, entry_index e, const access& a, const insert_info& info) noexcept {
+        const std::uint32_t side = side_of(s, a.requester);
+        if constexpr (dual_sized_on_insert<Dual>)
+            dual_.on_insert(s, e, a, info, side);
+        else
+            dual_.on_insert(s, e, a, side);
     }
     void on_evict(set_index s, entry_index e, const eviction_info& info) noexcept {
         dual_.on_evict(s, e, info);
     }
-    [[nodiscard]] entry_index victim(set_index s, entry_mask eligible, const access& a) noexcept {
-        return dual_.victim(s, eligible, a, side_of(s, a.requester));
+    [[nodiscard]] entry_index victim(set_index s, entry_mask eligible, const access& a,
+                                     const room_request& need) noexcept {
+        const std::uint32_t side = side_of(s, a.requester);
+        if constexpr (dual_sized_victim<Dual>)
+            return dual_.victim(s, eligible, a, need, side);
+        else
+            return dual_.victim(s, eligible, a, side);
     }
 
     [[nodiscard]] bool should_bypass(set_index s,
