@@ -1,0 +1,651 @@
+// memsub explorer — run traces (or the built-in default workload) through an LLC geometry with
+// a list of replacement policies (or a chosen subset) and compare miss ratios against Belady's
+// OPT.
+//
+// The explorer is a function, so a program can run it on its own policies:
+//
+//   #include "common/explorer.hpp"
+//   int main(int argc, char** argv) {
+//       return memsub_examples::run_explorer<std::tuple<memsub::replacement::lru, my_policy>>(
+//           argc, argv);
+//   }
+//
+// examples/explorer.cpp runs it on memsub's own policies (replacement::all_policies) and
+// examples/my_policy_explorer.cpp on a policy written in the example. Each policy is listed and
+// chosen (--list, --policies) by the name it reports with default params (R7); a policy that
+// rejects the geometry is reported and left out.
+//
+//   explorer                                   built-in workload (zipf + loop + scan mix)
+//   explorer --trace app.lackey --sets 1024    a valgrind lackey trace, 1 MiB 16-way LLC
+//   explorer --policies lru,srrip,drrip --csv out.csv --json out.json app.din
+//
+// The trace is streamed in chunks (constant memory for the simulation); OPT needs the next use
+// of every access, so it keeps about 20 bytes per access of the trace (use --no-opt on huge
+// traces). Exit statuses: see explorer_usage in common/explorer_options.hpp.
+#pragma once
+
+#include <memsub/cache/basic_cache.hpp>
+#include <memsub/replacement/all.hpp>
+#include <memsub/trace/open.hpp>
+#include <memsub/workload/synthetic.hpp>
+
+#include "example_support.hpp"
+#include "explorer_options.hpp"
+
+#include <fmt/core.h>
+#include <fmt/ostream.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <memory>
+#include <new>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <vector>
+
+namespace memsub_examples::explorer_detail {
+
+using clock_type = std::chrono::steady_clock;
+
+// ------------------------------------------------------------------ options
+
+using options = memsub_examples::explorer_options;
+namespace status = memsub_examples::explorer_status;
+
+// ------------------------------------------------------------------ policy runners
+
+/// Type erasure for the example only: one virtual call per chunk of 64 Ki accesses.
+class runner {
+public:
+    virtual ~runner() = default;
+    [[nodiscard]] virtual std::string name() const = 0;
+    virtual void run(std::span<const memsub::access> chunk) = 0;
+    [[nodiscard]] virtual const memsub::cache::cache_stats& stats() const = 0;
+    [[nodiscard]] virtual std::uint64_t storage_bits() const = 0;
+    double seconds = 0;
+};
+
+template <class Policy>
+class policy_runner final : public runner {
+public:
+    explicit policy_runner(const memsub::geometry& g) : cache_(g) {}
+    [[nodiscard]] std::string name() const override { return std::string(cache_.policy().name()); }
+    void run(std::span<const memsub::access> chunk) override {
+        const auto t0 = clock_type::now();
+        cache_.access_all(chunk, [](const memsub::access&, const auto&) noexcept {});
+        seconds += std::chrono::duration<double>(clock_type::now() - t0).count();
+    }
+    [[nodiscard]] const memsub::cache::cache_stats& stats() const override {
+        return cache_.stats();
+    }
+    [[nodiscard]] std::uint64_t storage_bits() const override {
+        return memsub::replacement::storage_bits_of(cache_.policy());
+    }
+
+private:
+    memsub::cache::set_associative_cache<Policy> cache_;
+};
+
+/// Belady's OPT is not one of the runners (it needs the whole stream's next uses); its row is
+/// computed after the trace, see opt_row().
+constexpr std::string_view opt_name = "opt";
+
+struct policy_entry {
+    std::string name;
+    /// Builds the runner; throws memsub::config_error when the policy rejects the geometry.
+    std::unique_ptr<runner> (*make)(const memsub::geometry&);
+};
+
+template <class P>
+std::unique_ptr<runner> make_runner(const memsub::geometry& g) {
+    return std::make_unique<policy_runner<P>>(g);
+}
+
+/// The name `P` reports with default params (R7), known even when it rejects `shape` (a
+/// tree-PLRU on 12 ways, set dueling on one set): it is then asked on a shape every policy of
+/// memsub accepts, and failing that, named after the component its config_error names.
+template <class P>
+std::string policy_name(const memsub::geometry& shape) {
+    std::string component;
+    for (const memsub::geometry& g :
+         {shape, memsub::geometry{.sets = 64, .ways = 16, .line_bytes = 64}}) {
+        try {
+            return std::string(P(g, typename P::params{}).name());
+        } catch (const memsub::config_error& e) {
+            component = e.component();
+        }
+    }
+    const auto colons = component.rfind("::");
+    return colons == std::string::npos ? component : component.substr(colons + 2);
+}
+
+/// One entry per policy of `Policies` (a std::tuple of replacement policies), in order.
+template <class Policies>
+std::vector<policy_entry> policy_entries(const memsub::geometry& shape) {
+    return [&]<class... Ps>(std::tuple<Ps...>*) {
+        static_assert((memsub::replacement::replacement_policy<Ps> && ...),
+                      "run_explorer: every type of the list must be a replacement policy");
+        return std::vector<policy_entry>{policy_entry{policy_name<Ps>(shape), &make_runner<Ps>}...};
+    }(static_cast<Policies*>(nullptr));
+}
+
+/// The policies to run: every entry (when `wanted` is empty) or the named ones, minus those that
+/// reject the geometry. Each rejection is reported on stderr with the config_error message;
+/// `requested_rejected` receives the policies the user named that were rejected.
+inline std::vector<policy_entry> select_policies(const options& o,
+                                                 const std::vector<policy_entry>& entries,
+                                                 std::vector<std::string>& requested_rejected) {
+    std::vector<policy_entry> out;
+    for (const auto& e : entries) {
+        const bool named =
+            std::find(o.policies.begin(), o.policies.end(), e.name) != o.policies.end();
+        if (!o.policies.empty() && !named) continue;
+        try {
+            (void)e.make(o.shape); // the same construction each trace repeats
+            out.push_back(e);
+        } catch (const memsub::config_error& err) {
+            fmt::print(stderr, "explorer: {} cannot run on this geometry: {}\n", e.name,
+                       err.what());
+            if (named) requested_rejected.emplace_back(e.name);
+        }
+    }
+    return out;
+}
+
+// ------------------------------------------------------------------ sources
+
+using source = memsub_examples::chunked_source<memsub::workload::mixed_stream>;
+
+inline source make_source(const options& o, const std::optional<std::string>& file) {
+    if (file) return source(*file, o.format, o.limit);
+    return source(memsub::workload::mixed_stream(memsub::workload::mixed_stream::params{
+                      .cache_lines = o.shape.capacity_bytes() / o.shape.line_bytes,
+                      .line_bytes = o.shape.line_bytes,
+                      .seed = o.seed}),
+                  fmt::format("built-in mix (zipf 55% / loop 30% / scan 15%, seed {})", o.seed),
+                  o.default_accesses, o.limit);
+}
+
+// ------------------------------------------------------------------ results
+
+struct result_row {
+    std::string policy;
+    std::uint64_t accesses = 0, misses = 0;
+    std::optional<std::uint64_t> writebacks, storage_bits; // unknown for OPT
+    double seconds = 0;
+    bool bound = false; // Belady's OPT: the lower bound, not a realisable policy
+};
+
+struct trace_result {
+    std::string label;
+    std::optional<std::uint64_t> instructions;
+    std::vector<result_row> rows;
+    /// The memsub::input_error message when the trace was malformed or could not be opened; the
+    /// rows then cover the accesses read before the bad record.
+    std::optional<std::string> error;
+    std::uint64_t accesses_read = 0;
+    /// The signal that interrupted this trace (its rows cover the accesses read until then and
+    /// OPT was skipped); 0 when it ran to its end.
+    int interrupted_by = 0;
+
+    /// Read without error and held no access at all (an empty or comments-only file).
+    [[nodiscard]] bool empty() const { return !error && interrupted_by == 0 && accesses_read == 0; }
+
+    [[nodiscard]] const result_row* opt() const {
+        for (const auto& r : rows)
+            if (r.bound) return &r;
+        return nullptr;
+    }
+};
+
+inline double miss_ratio(const result_row& r) {
+    return r.accesses ? static_cast<double>(r.misses) / static_cast<double>(r.accesses) : 0.0;
+}
+/// Misses per 1000 instructions, when the trace counts instructions.
+inline std::optional<double> mpki(const trace_result& t, const result_row& r) {
+    if (!t.instructions || *t.instructions == 0) return std::nullopt;
+    return 1000.0 * static_cast<double>(r.misses) / static_cast<double>(*t.instructions);
+}
+inline std::optional<double> accesses_per_second(const result_row& r) {
+    if (!(r.seconds > 0)) return std::nullopt;
+    return static_cast<double>(r.accesses) / r.seconds;
+}
+
+inline std::string percent(double x) {
+    return fmt::format("{:.2f}%", 100.0 * x);
+}
+
+inline void print_table(const options& o, const trace_result& t) {
+    fmt::print("\n{}{}{}\n", t.label,
+               !t.error         ? ""
+               : t.rows.empty() ? " (not read: input error)"
+                                : " (truncated by an input error)",
+               t.interrupted_by != 0
+                   ? fmt::format(" (PARTIAL: interrupted by signal {} after {} accesses; OPT "
+                                 "skipped)",
+                                 t.interrupted_by, t.accesses_read)
+                   : std::string());
+    if (t.empty()) fmt::print("(no accesses were read: every count is 0)\n");
+    fmt::print("LLC: {} sets x {} ways x {} B = {} KiB\n", o.shape.sets, o.shape.ways,
+               o.shape.line_bytes, o.shape.capacity_bytes() / 1024);
+    fmt::print("{:<10} {:>12} {:>12} {:>10} {:>8} {:>10} {:>10} {:>9}\n", "policy", "accesses",
+               "misses", "miss ratio", "MPKI", "vs OPT", "M acc/s", "meta KiB");
+    fmt::print("{:-<88}\n", "");
+    const result_row* bound = t.opt();
+    for (const auto& r : t.rows) {
+        const auto m = mpki(t, r);
+        const auto rate = accesses_per_second(r);
+        std::string vs_opt = "-";
+        if (r.bound)
+            vs_opt = "bound";
+        else if (bound && bound->misses > 0)
+            vs_opt = fmt::format(
+                "{:+.1f}%",
+                100.0 * (static_cast<double>(r.misses) - static_cast<double>(bound->misses)) /
+                    static_cast<double>(bound->misses));
+        fmt::print("{:<10} {:>12} {:>12} {:>10} {:>8} {:>10} {:>10} {:>9}\n", r.policy, r.accesses,
+                   r.misses, percent(miss_ratio(r)),
+                   m ? fmt::format("{:.2f}", *m) : std::string("-"), vs_opt,
+                   rate ? fmt::format("{:.1f}", *rate / 1e6) : std::string("-"),
+                   r.storage_bits
+                       ? fmt::format("{:.1f}", static_cast<double>(*r.storage_bits) / 8.0 / 1024.0)
+                       : std::string("-"));
+    }
+    if (t.rows.empty()) fmt::print("(no policy ran)\n");
+}
+
+inline std::string json_escape(std::string_view s) {
+    std::string out;
+    for (const char c : s) {
+        switch (c) {
+        case '"':
+            out += "\\\"";
+            break;
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        default:
+            if (static_cast<unsigned char>(c) < 0x20)
+                out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
+            else
+                out += c;
+        }
+    }
+    return out;
+}
+
+inline std::string csv_quote(std::string_view s) {
+    std::string out = "\"";
+    for (const char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return out + "\"";
+}
+
+/// CSV and JSON carry the same fields per row: policy, accesses, misses, miss_ratio, mpki,
+/// writebacks, accesses_per_second, storage_bits (empty in CSV / null in JSON when unknown).
+inline void write_csv(const options& o, const std::vector<trace_result>& all) {
+    std::ofstream out(o.csv);
+    if (!out) throw std::runtime_error("cannot write " + o.csv);
+    fmt::print(out, "trace,sets,ways,line_bytes,policy,accesses,misses,miss_ratio,mpki,"
+                    "writebacks,accesses_per_second,storage_bits,partial\n");
+    auto opt_text = [](const auto& v, std::string_view spec) {
+        return v ? fmt::format(fmt::runtime(spec), *v) : std::string();
+    };
+    for (const auto& t : all)
+        for (const auto& r : t.rows)
+            fmt::print(out, "{},{},{},{},{},{},{},{:.6f},{},{},{},{},{}\n", csv_quote(t.label),
+                       o.shape.sets, o.shape.ways, o.shape.line_bytes, r.policy, r.accesses,
+                       r.misses, miss_ratio(r), opt_text(mpki(t, r), "{:.4f}"),
+                       opt_text(r.writebacks, "{}"), opt_text(accesses_per_second(r), "{:.0f}"),
+                       opt_text(r.storage_bits, "{}"), t.interrupted_by != 0 ? 1 : 0);
+    if (!out) throw std::runtime_error("error writing " + o.csv);
+}
+
+inline void write_json(const options& o, const std::vector<trace_result>& all) {
+    std::ofstream out(o.json);
+    if (!out) throw std::runtime_error("cannot write " + o.json);
+    auto opt_text = [](const auto& v, std::string_view spec) {
+        return v ? fmt::format(fmt::runtime(spec), *v) : std::string("null");
+    };
+    fmt::print(out, "{{\n  \"geometry\": {{\"sets\": {}, \"ways\": {}, \"line_bytes\": {}}},\n",
+               o.shape.sets, o.shape.ways, o.shape.line_bytes);
+    fmt::print(out, "  \"traces\": [\n");
+    for (std::size_t i = 0; i < all.size(); ++i) {
+        const auto& t = all[i];
+        const result_row* bound = t.opt();
+        fmt::print(out,
+                   "    {{\"trace\": \"{}\", \"instructions\": {}, \"opt_misses\": {}, "
+                   "\"error\": {}, \"partial\": {}, \"interrupted_by_signal\": {},\n",
+                   json_escape(t.label), opt_text(t.instructions, "{}"),
+                   bound ? std::to_string(bound->misses) : "null",
+                   t.error ? "\"" + json_escape(*t.error) + "\"" : std::string("null"),
+                   t.interrupted_by != 0,
+                   t.interrupted_by != 0 ? std::to_string(t.interrupted_by) : "null");
+        fmt::print(out, "     \"policies\": [\n");
+        for (std::size_t j = 0; j < t.rows.size(); ++j) {
+            const auto& r = t.rows[j];
+            fmt::print(
+                out,
+                "       {{\"policy\": \"{}\", \"bound\": {}, \"accesses\": {}, "
+                "\"misses\": {}, \"miss_ratio\": {:.6f}, \"mpki\": {}, \"writebacks\": {}, "
+                "\"accesses_per_second\": {}, \"seconds\": {:.9f}, \"storage_bits\": {}}}{}\n",
+                json_escape(r.policy), r.bound, r.accesses, r.misses, miss_ratio(r),
+                opt_text(mpki(t, r), "{:.4f}"), opt_text(r.writebacks, "{}"),
+                opt_text(accesses_per_second(r), "{:.0f}"), r.seconds,
+                opt_text(r.storage_bits, "{}"), j + 1 < t.rows.size() ? "," : "");
+        }
+        fmt::print(out, "     ]}}{}\n", i + 1 < all.size() ? "," : "");
+    }
+    fmt::print(out, "  ]\n}}\n");
+    if (!out) throw std::runtime_error("error writing " + o.json);
+}
+
+/// Writes FILE.dat and FILE.gp (a grouped bar chart of miss ratio per policy, one group per
+/// trace, OPT's bound as the last bar) and renders FILE with gnuplot when it is installed.
+inline void write_plot(const options& o, const std::vector<trace_result>& all) {
+    const std::string base = o.plot.substr(0, o.plot.find_last_of('.'));
+    const std::string terminal = memsub_examples::gnuplot_terminal_for(o.plot).value_or("");
+    if (terminal.empty()) // parse_explorer_options rejects other names
+        throw std::runtime_error("--plot " + o.plot + ": unknown plot format");
+    {
+        // Every policy that has a row in some trace, in table order; '?' where a trace lacks it
+        // (a trace that could not be opened).
+        std::vector<std::string> names;
+        for (const auto& t : all)
+            for (const auto& r : t.rows)
+                if (std::find(names.begin(), names.end(), r.policy) == names.end())
+                    names.push_back(r.policy);
+        std::ofstream dat(base + ".dat");
+        if (!dat) throw std::runtime_error("cannot write " + base + ".dat");
+        fmt::print(dat, "policy");
+        for (std::size_t i = 0; i < all.size(); ++i) fmt::print(dat, "\ttrace{}", i + 1);
+        fmt::print(dat, "\n");
+        for (const auto& n : names) {
+            fmt::print(dat, "{}", n);
+            for (const auto& t : all) {
+                const auto it = std::find_if(t.rows.begin(), t.rows.end(),
+                                             [&](const result_row& r) { return r.policy == n; });
+                if (it == t.rows.end())
+                    fmt::print(dat, "\t?");
+                else
+                    fmt::print(dat, "\t{:.6f}", 100.0 * miss_ratio(*it));
+            }
+            fmt::print(dat, "\n");
+        }
+    }
+    {
+        std::ofstream gp(base + ".gp");
+        if (!gp) throw std::runtime_error("cannot write " + base + ".gp");
+        // pdfcairo sizes are in inches; png and svg in pixels.
+        fmt::print(gp, "set terminal {} size {} font ',11'\n", terminal,
+                   terminal == "pdfcairo" ? "10in,5.2in" : "1000,520");
+        fmt::print(gp, "set output '{}'\nset termoption noenhanced\n", o.plot);
+        fmt::print(gp,
+                   "set title 'LLC miss ratio by replacement policy ({} sets x {} ways x {} B)'\n",
+                   o.shape.sets, o.shape.ways, o.shape.line_bytes);
+        fmt::print(gp, "set ylabel 'miss ratio (%)'\nset yrange [0:*]\nset grid ytics\n");
+        fmt::print(gp, "set datafile missing '?'\n");
+        fmt::print(gp, "set style data histograms\nset style histogram clustered gap 1\n");
+        fmt::print(gp, "set style fill solid 0.8 border -1\nset boxwidth 0.9\n");
+        fmt::print(
+            gp,
+            "set key outside bottom center horizontal box noenhanced\nset xtics rotate by -30\n");
+        fmt::print(gp, "plot ");
+        for (std::size_t i = 0; i < all.size(); ++i) {
+            std::string title = all[i].label;
+            if (title.size() > 40) title = "..." + title.substr(title.size() - 37);
+            for (auto& c : title)
+                if (c == '\'') c = ' ';
+            fmt::print(gp, "{}'{}.dat' using {}:xtic(1) title '{}'", i ? ", " : "", base, i + 2,
+                       title);
+        }
+        fmt::print(gp, "\n");
+    }
+    if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
+        fmt::print(stderr, "explorer: gnuplot not found; render with: gnuplot {}.gp\n", base);
+    else if (std::system(fmt::format("gnuplot '{}.gp'", base).c_str()) == 0)
+        fmt::print("\nplot written to {} (data {}.dat, script {}.gp)\n", o.plot, base, base);
+    else
+        throw std::runtime_error("gnuplot failed to render " + o.plot + " (script " + base +
+                                 ".gp)");
+}
+
+// ------------------------------------------------------------------ driver
+
+/// Belady's OPT over the recorded line stream (no bypass: the bound for policies that always
+/// insert, as every policy in the table does). Its time includes the next-use pass OPT needs.
+/// Writebacks are not modelled (only line addresses are kept) and OPT is an oracle, not
+/// hardware, so both are reported as unknown.
+inline result_row opt_row(const options& o, std::span<const memsub::line_address> lines) {
+    const auto t0 = clock_type::now();
+    const auto next = memsub::replacement::next_use_positions(lines);
+    memsub::cache::set_associative_cache<memsub::replacement::opt> cache(o.shape);
+    const std::uint32_t line_shift = memsub::log2_exact(o.shape.line_bytes);
+    for (std::size_t i = 0; i < lines.size(); ++i) {
+        memsub::access a;
+        a.address = memsub::byte_address{lines[i].value << line_shift};
+        a.hints.next_use = next[i];
+        cache.access(a);
+    }
+    result_row r;
+    r.policy = std::string(opt_name);
+    r.bound = true;
+    r.accesses = cache.stats().accesses();
+    r.misses = cache.stats().misses();
+    r.seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
+    return r;
+}
+
+inline trace_result explore(const options& o, const std::vector<policy_entry>& policies,
+                            std::optional<std::string> file) {
+    trace_result t;
+    t.label = file ? *file : std::string("built-in workload");
+    std::optional<source> src;
+    try {
+        src.emplace(make_source(o, file));
+    } catch (const memsub::input_error& e) {
+        t.error = e.what(); // could not open or detect: nothing read
+        return t;
+    }
+    t.label = src->label();
+    std::vector<std::unique_ptr<runner>> runners;
+    for (const auto& p : policies) runners.push_back(p.make(o.shape));
+    std::vector<memsub::access> chunk;
+    chunk.reserve(memsub_examples::chunk_accesses);
+    std::uint64_t done = 0;
+    auto last_report = clock_type::now();
+    const auto start = last_report;
+    // OPT needs every access's next use: keep the line address of each access (8 bytes each).
+    std::vector<memsub::line_address> lines;
+    const std::uint32_t line_shift = memsub::log2_exact(o.shape.line_bytes);
+    auto consume = [&](const std::vector<memsub::access>& c) {
+        for (auto& r : runners) r->run(c);
+        if (!o.no_opt)
+            for (const auto& a : c)
+                lines.push_back(memsub::line_address{a.address.value >> line_shift});
+        done += c.size();
+    };
+    try {
+        while (src->next_chunk(chunk)) {
+            consume(chunk);
+            if ((t.interrupted_by = memsub_examples::stop_requested()) != 0) break;
+            const auto now = clock_type::now();
+            if (o.progress && now - last_report > std::chrono::seconds(1)) {
+                last_report = now;
+                const double secs = std::chrono::duration<double>(now - start).count();
+                if (src->expected())
+                    fmt::print(stderr, "\r  {}: {:.1f} M accesses ({:.0f}%), {:.0f} s   ",
+                               src->label().substr(0, 40), static_cast<double>(done) / 1e6,
+                               100.0 * static_cast<double>(done) /
+                                   static_cast<double>(src->expected()),
+                               secs);
+                else
+                    fmt::print(stderr, "\r  {}: {:.1f} M accesses, {:.0f} s   ",
+                               src->label().substr(0, 40), static_cast<double>(done) / 1e6, secs);
+            }
+        }
+    } catch (const memsub::input_error& e) {
+        // Everything read before the bad record has been simulated: keep it, report the error.
+        t.error = e.what();
+        consume(chunk);
+    }
+    if (o.progress && std::chrono::duration<double>(clock_type::now() - start).count() > 1.0)
+        fmt::print(stderr, "\n");
+
+    t.instructions = src->instructions();
+    t.accesses_read = done;
+    for (const auto& r : runners) {
+        const auto& s = r->stats();
+        t.rows.push_back({.policy = r->name(),
+                          .accesses = s.accesses(),
+                          .misses = s.misses(),
+                          .writebacks = s.writebacks,
+                          .storage_bits = r->storage_bits(),
+                          .seconds = r->seconds});
+    }
+    // An interrupted run skips OPT: its next-use pass would take as long again.
+    if (!o.no_opt && t.interrupted_by == 0) t.rows.push_back(opt_row(o, lines));
+    return t;
+}
+
+/// Writes every requested output; returns a message per output that could not be written (the
+/// others are still written).
+inline std::vector<std::string> write_outputs(const options& o,
+                                              const std::vector<trace_result>& results) {
+    std::vector<std::string> failures;
+    auto attempt = [&](const std::string& file, auto&& write) {
+        if (file.empty()) return;
+        try {
+            write(o, results);
+        } catch (const std::bad_alloc&) {
+            throw;
+        } catch (const std::exception& e) {
+            failures.emplace_back(e.what());
+        }
+    };
+    attempt(o.csv, write_csv);
+    attempt(o.json, write_json);
+    attempt(o.plot, write_plot);
+    return failures;
+}
+
+inline int run(const options& o, const std::vector<policy_entry>& entries) {
+    std::vector<std::string> requested_rejected;
+    std::vector<trace_result> results;
+    std::vector<std::string> not_run; // traces left out by an interruption
+    o.shape.validate("explorer geometry");
+    const auto policies = select_policies(o, entries, requested_rejected);
+    memsub_examples::install_stop_handlers();
+    if (o.traces.empty()) results.push_back(explore(o, policies, std::nullopt));
+    for (const auto& t : o.traces) {
+        if (memsub_examples::stop_requested() != 0)
+            not_run.push_back(t);
+        else
+            results.push_back(explore(o, policies, t));
+    }
+    const int signal = memsub_examples::stop_requested();
+    for (const auto& r : results) print_table(o, r);
+    const std::vector<std::string> output_failures = write_outputs(o, results);
+
+    // Problems are reported after the tables, so they are the last thing a user sees: every
+    // trace error, every output that could not be written, then the interruption.
+    bool input_failed = false, empty = false;
+    for (const auto& r : results) {
+        if (r.empty()) {
+            empty = true;
+            fmt::print(stderr,
+                       "explorer: warning: {} holds no accesses (an empty input, or only "
+                       "comments or blank lines); its counts are all 0\n",
+                       r.label);
+        }
+        if (!r.error) continue;
+        input_failed = true;
+        fmt::print(stderr, "explorer: trace error: {}\n", *r.error);
+        if (r.rows.empty())
+            fmt::print(stderr, "explorer: {} was not read\n", r.label);
+        else
+            fmt::print(stderr, "explorer: the results for {} cover the {} accesses before it\n",
+                       r.label, r.accesses_read);
+    }
+    for (const auto& f : output_failures) fmt::print(stderr, "explorer: output error: {}\n", f);
+    for (const auto& p : requested_rejected)
+        fmt::print(stderr,
+                   "explorer: requested policy {} did not run (it rejects the geometry, "
+                   "see above)\n",
+                   p);
+    if (signal != 0) {
+        fmt::print(
+            stderr, "explorer: interrupted by signal {}: the results above are partial{}\n", signal,
+            not_run.empty() ? std::string() : fmt::format("; {} trace(s) not run", not_run.size()));
+        for (const auto& t : not_run) fmt::print(stderr, "explorer: not run: {}\n", t);
+        return memsub_examples::stopped_exit_status(signal);
+    }
+    if (input_failed || !output_failures.empty()) return status::input_error;
+    if (!requested_rejected.empty()) return status::usage_error;
+    if (empty) return status::empty_input;
+    return status::ok;
+}
+
+} // namespace memsub_examples::explorer_detail
+
+namespace memsub_examples {
+
+/// The explorer's command line (`--help` lists it) on the replacement policies of `Policies`, a
+/// std::tuple of types modelling memsub::replacement::replacement_policy, each built with
+/// default params. Returns the exit status (explorer_status).
+template <class Policies>
+int run_explorer(int argc, char** argv) {
+    using namespace explorer_detail;
+    const std::vector<std::string_view> args(argv + 1, argv + argc);
+    const options o = memsub_examples::parse_or_exit(
+        "explorer", [&] { return memsub_examples::parse_explorer_options(args); });
+    if (o.what == options::action::help) {
+        fmt::print("{}", memsub_examples::explorer_usage);
+        return status::ok;
+    }
+    const std::vector<policy_entry> entries = policy_entries<Policies>(o.shape);
+    if (o.what == options::action::list) {
+        for (const auto& e : entries) fmt::print("{}\n", e.name);
+        fmt::print("{}\n", opt_name);
+        return status::ok;
+    }
+    // OPT: on unless --no-opt; naming it in --policies asks for it (and only then may it stand
+    // alone: `--policies opt` runs nothing but the bound).
+    const bool opt_named =
+        std::find(o.policies.begin(), o.policies.end(), opt_name) != o.policies.end();
+    if (opt_named && o.no_opt) {
+        fmt::print(stderr, "explorer: --no-opt contradicts --policies {}\n", opt_name);
+        return status::usage_error;
+    }
+    for (const auto& p : o.policies) {
+        const bool known = p == opt_name || std::any_of(entries.begin(), entries.end(),
+                                                        [&](const auto& e) { return e.name == p; });
+        if (!known) {
+            fmt::print(stderr, "explorer: unknown policy '{}'; --list shows them\n", p);
+            return status::usage_error;
+        }
+    }
+    try {
+        return run(o, entries);
+    } catch (const memsub::config_error& e) {
+        fmt::print(stderr, "explorer: {}\n", e.what());
+        return status::usage_error;
+    } catch (const std::bad_alloc&) {
+        fmt::print(stderr, "explorer: out of memory (Belady's OPT needs about 20 bytes per "
+                           "access of a trace: try --no-opt or --limit N)\n");
+        return status::out_of_memory;
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "explorer: {}\n", e.what());
+        return status::input_error;
+    }
+}
+
+} // namespace memsub_examples
