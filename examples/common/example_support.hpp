@@ -178,8 +178,8 @@ class chunked_source {
 public:
     /// Reads `file` (format detected unless given).
     chunked_source(const std::string& file, std::optional<memsub::trace::trace_format> format,
-                   std::uint64_t limit)
-        : reader_(open(file, format))
+                   std::uint64_t limit, const memsub::trace::open_options& options = {})
+        : reader_(open(file, format, options))
         , label_(file)
         , cap_(limit != 0 ? limit : ~std::uint64_t{0}) {}
 
@@ -222,12 +222,14 @@ private:
     /// Opens `file`; a directory is named as one (reading it would fail with a read error at
     /// offset 0, which does not say what is wrong).
     static memsub::trace::any_reader open(const std::string& file,
-                                          std::optional<memsub::trace::trace_format> format) {
+                                          std::optional<memsub::trace::trace_format> format,
+                                          const memsub::trace::open_options& options) {
         std::error_code ec;
         if (std::filesystem::is_directory(file, ec))
             throw memsub::input_error(file, memsub::input_error::position_kind::byte_offset, 0,
                                       "is a directory, not a trace file");
-        return format ? memsub::trace::open_trace(file, *format) : memsub::trace::open_trace(file);
+        return format ? memsub::trace::open_trace(file, *format, options)
+                      : memsub::trace::open_trace(file, options);
     }
 
     std::optional<memsub::trace::any_reader> reader_;

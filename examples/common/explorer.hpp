@@ -25,6 +25,8 @@
 #pragma once
 
 #include <memsub/cache/basic_cache.hpp>
+#include <memsub/cache/fully_associative.hpp>
+#include <memsub/cache/three_c.hpp>
 #include <memsub/replacement/all.hpp>
 #include <memsub/trace/open.hpp>
 #include <memsub/workload/synthetic.hpp>
@@ -60,31 +62,54 @@ namespace status = memsub_examples::explorer_status;
 
 // ------------------------------------------------------------------ policy runners
 
+using three_c_reference = memsub::cache::three_c_classifier::reference;
+
 /// Type erasure for the example only: one virtual call per chunk of 64 Ki accesses.
 class runner {
 public:
     virtual ~runner() = default;
     [[nodiscard]] virtual std::string name() const = 0;
-    virtual void run(std::span<const memsub::access> chunk) = 0;
+    /// Runs `chunk`; with `refs` (one per access, --3c) also classifies the misses.
+    virtual void run(std::span<const memsub::access> chunk,
+                     std::span<const three_c_reference> refs) = 0;
     [[nodiscard]] virtual const memsub::cache::cache_stats& stats() const = 0;
-    [[nodiscard]] virtual std::uint64_t storage_bits() const = 0;
+    [[nodiscard]] virtual std::optional<std::uint64_t> storage_bits() const = 0;
     double seconds = 0;
+    memsub::cache::three_c_counts three_c;
 };
+
+/// Runs `chunk` through `cache` (anything with access(a).hit), timing it, and with `refs`
+/// counting 3C classes into `r.three_c`.
+template <class Cache>
+void run_timed(runner& r, Cache& cache, std::span<const memsub::access> chunk,
+               std::span<const three_c_reference> refs) {
+    const auto t0 = clock_type::now();
+    if (refs.empty()) {
+        if constexpr (requires { cache.access_all(chunk, [](const auto&, const auto&) {}); })
+            cache.access_all(chunk, [](const memsub::access&, const auto&) noexcept {});
+        else
+            for (const auto& a : chunk) (void)cache.access(a);
+    } else {
+        for (std::size_t i = 0; i < chunk.size(); ++i)
+            memsub::cache::three_c_classifier::count(r.three_c, refs[i],
+                                                     cache.access(chunk[i]).hit);
+    }
+    r.seconds += std::chrono::duration<double>(clock_type::now() - t0).count();
+}
 
 template <class Policy>
 class policy_runner final : public runner {
 public:
     explicit policy_runner(const memsub::geometry& g) : cache_(g) {}
     [[nodiscard]] std::string name() const override { return std::string(cache_.policy().name()); }
-    void run(std::span<const memsub::access> chunk) override {
-        const auto t0 = clock_type::now();
-        cache_.access_all(chunk, [](const memsub::access&, const auto&) noexcept {});
-        seconds += std::chrono::duration<double>(clock_type::now() - t0).count();
+    void run(std::span<const memsub::access> chunk,
+             std::span<const three_c_reference> refs) override {
+        run_timed(*this, cache_, chunk, refs);
     }
     [[nodiscard]] const memsub::cache::cache_stats& stats() const override {
         return cache_.stats();
     }
-    [[nodiscard]] std::uint64_t storage_bits() const override {
+    [[nodiscard]] std::optional<std::uint64_t> storage_bits() const override {
         return memsub::replacement::storage_bits_of(cache_.policy());
     }
 
@@ -92,8 +117,30 @@ private:
     memsub::cache::set_associative_cache<Policy> cache_;
 };
 
+/// A fully associative cache of the geometry's capacity (--fully-associative): "fa_<order>".
+template <class Order>
+class fully_associative_runner final : public runner {
+public:
+    explicit fully_associative_runner(const memsub::geometry& g)
+        : cache_(std::uint64_t{g.sets} * g.ways, g.line_bytes) {}
+    [[nodiscard]] std::string name() const override { return "fa_" + std::string(cache_.name()); }
+    void run(std::span<const memsub::access> chunk,
+             std::span<const three_c_reference> refs) override {
+        run_timed(*this, cache_, chunk, refs);
+    }
+    [[nodiscard]] const memsub::cache::cache_stats& stats() const override {
+        return cache_.stats();
+    }
+    [[nodiscard]] std::optional<std::uint64_t> storage_bits() const override {
+        return std::nullopt; // a reference organisation, not a hardware budget
+    }
+
+private:
+    memsub::cache::fully_associative_cache<Order> cache_;
+};
+
 /// Belady's OPT is not one of the runners (it needs the whole stream's next uses); its row is
-/// computed after the trace, see opt_row().
+/// computed after the trace, see opt_rows().
 constexpr std::string_view opt_name = "opt";
 
 struct policy_entry {
@@ -163,7 +210,11 @@ inline std::vector<policy_entry> select_policies(const options& o,
 using source = memsub_examples::chunked_source<memsub::workload::mixed_stream>;
 
 inline source make_source(const options& o, const std::optional<std::string>& file) {
-    if (file) return source(*file, o.format, o.limit);
+    if (file) {
+        memsub::trace::open_options options;
+        options.oracle_general.address_scale_bytes = o.object_bytes;
+        return source(*file, o.format, o.limit, options);
+    }
     return source(memsub::workload::mixed_stream(memsub::workload::mixed_stream::params{
                       .cache_lines = o.shape.capacity_bytes() / o.shape.line_bytes,
                       .line_bytes = o.shape.line_bytes,
@@ -180,6 +231,7 @@ struct result_row {
     std::optional<std::uint64_t> writebacks, storage_bits; // unknown for OPT
     double seconds = 0;
     bool bound = false; // Belady's OPT: the lower bound, not a realisable policy
+    std::optional<memsub::cache::three_c_counts> three_c; // --3c
 };
 
 struct trace_result {
@@ -199,7 +251,7 @@ struct trace_result {
 
     [[nodiscard]] const result_row* opt() const {
         for (const auto& r : rows)
-            if (r.bound) return &r;
+            if (r.bound && r.policy == opt_name) return &r; // the set-associative bound
         return nullptr;
     }
 };
@@ -258,6 +310,25 @@ inline void print_table(const options& o, const trace_result& t) {
                        : std::string("-"));
     }
     if (t.rows.empty()) fmt::print("(no policy ran)\n");
+    if (!o.three_c || t.rows.empty()) return;
+    // Hill's 3C, as shares of all accesses (they add up to the miss ratio). "Hill conflict" is
+    // the policy's misses minus the fully associative LRU's: negative where the policy beats it.
+    fmt::print("3C misses against a fully associative LRU of {} lines, % of accesses:\n",
+               std::uint64_t{o.shape.sets} * o.shape.ways);
+    fmt::print("{:<10} {:>11} {:>11} {:>11} {:>14}\n", "policy", "compulsory", "capacity",
+               "conflict", "Hill conflict");
+    for (const auto& r : t.rows) {
+        if (!r.three_c) continue;
+        const auto share = [&](double n) {
+            return r.accesses == 0 ? std::string("-")
+                                   : percent(n / static_cast<double>(r.accesses));
+        };
+        const auto& c = *r.three_c;
+        fmt::print("{:<10} {:>11} {:>11} {:>11} {:>14}\n", r.policy,
+                   share(static_cast<double>(c.compulsory)), share(static_cast<double>(c.capacity)),
+                   share(static_cast<double>(c.conflict)),
+                   share(static_cast<double>(c.hill_conflict())));
+    }
 }
 
 inline std::string json_escape(std::string_view s) {
@@ -295,17 +366,22 @@ inline void write_csv(const options& o, const std::vector<trace_result>& all) {
     std::ofstream out(o.csv);
     if (!out) throw std::runtime_error("cannot write " + o.csv);
     fmt::print(out, "trace,sets,ways,line_bytes,policy,accesses,misses,miss_ratio,mpki,"
-                    "writebacks,accesses_per_second,storage_bits,partial\n");
+                    "writebacks,accesses_per_second,storage_bits,partial,compulsory,"
+                    "capacity,conflict,hill_conflict\n");
     auto opt_text = [](const auto& v, std::string_view spec) {
         return v ? fmt::format(fmt::runtime(spec), *v) : std::string();
     };
     for (const auto& t : all)
         for (const auto& r : t.rows)
-            fmt::print(out, "{},{},{},{},{},{},{},{:.6f},{},{},{},{},{}\n", csv_quote(t.label),
+            fmt::print(out, "{},{},{},{},{},{},{},{:.6f},{},{},{},{},{},{}\n", csv_quote(t.label),
                        o.shape.sets, o.shape.ways, o.shape.line_bytes, r.policy, r.accesses,
                        r.misses, miss_ratio(r), opt_text(mpki(t, r), "{:.4f}"),
                        opt_text(r.writebacks, "{}"), opt_text(accesses_per_second(r), "{:.0f}"),
-                       opt_text(r.storage_bits, "{}"), t.interrupted_by != 0 ? 1 : 0);
+                       opt_text(r.storage_bits, "{}"), t.interrupted_by != 0 ? 1 : 0,
+                       r.three_c
+                           ? fmt::format("{},{},{},{}", r.three_c->compulsory, r.three_c->capacity,
+                                         r.three_c->conflict, r.three_c->hill_conflict())
+                           : std::string(",,,"));
     if (!out) throw std::runtime_error("error writing " + o.csv);
 }
 
@@ -336,11 +412,18 @@ inline void write_json(const options& o, const std::vector<trace_result>& all) {
                 out,
                 "       {{\"policy\": \"{}\", \"bound\": {}, \"accesses\": {}, "
                 "\"misses\": {}, \"miss_ratio\": {:.6f}, \"mpki\": {}, \"writebacks\": {}, "
-                "\"accesses_per_second\": {}, \"seconds\": {:.9f}, \"storage_bits\": {}}}{}\n",
+                "\"accesses_per_second\": {}, \"seconds\": {:.9f}, \"storage_bits\": {}, "
+                "\"three_c\": {}}}{}\n",
                 json_escape(r.policy), r.bound, r.accesses, r.misses, miss_ratio(r),
                 opt_text(mpki(t, r), "{:.4f}"), opt_text(r.writebacks, "{}"),
                 opt_text(accesses_per_second(r), "{:.0f}"), r.seconds,
-                opt_text(r.storage_bits, "{}"), j + 1 < t.rows.size() ? "," : "");
+                opt_text(r.storage_bits, "{}"),
+                r.three_c ? fmt::format("{{\"compulsory\": {}, \"capacity\": {}, \"conflict\": {}, "
+                                        "\"hill_conflict\": {}}}",
+                                        r.three_c->compulsory, r.three_c->capacity,
+                                        r.three_c->conflict, r.three_c->hill_conflict())
+                          : std::string("null"),
+                j + 1 < t.rows.size() ? "," : "");
         }
         fmt::print(out, "     ]}}{}\n", i + 1 < all.size() ? "," : "");
     }
@@ -424,24 +507,37 @@ inline void write_plot(const options& o, const std::vector<trace_result>& all) {
 /// insert, as every policy in the table does). Its time includes the next-use pass OPT needs.
 /// Writebacks are not modelled (only line addresses are kept) and OPT is an oracle, not
 /// hardware, so both are reported as unknown.
-inline result_row opt_row(const options& o, std::span<const memsub::line_address> lines) {
-    const auto t0 = clock_type::now();
+/// Belady's OPT on the geometry ("opt") and, with --fully-associative, on a fully associative
+/// cache of its capacity ("fa_opt"), from the line of every access.
+inline std::vector<result_row> opt_rows(const options& o,
+                                        std::span<const memsub::line_address> lines) {
     const auto next = memsub::replacement::next_use_positions(lines);
-    memsub::cache::set_associative_cache<memsub::replacement::opt> cache(o.shape);
     const std::uint32_t line_shift = memsub::log2_exact(o.shape.line_bytes);
-    for (std::size_t i = 0; i < lines.size(); ++i) {
-        memsub::access a;
-        a.address = memsub::byte_address{lines[i].value << line_shift};
-        a.hints.next_use = next[i];
-        cache.access(a);
+    std::vector<result_row> rows;
+    const auto run = [&](auto& cache, std::string name) {
+        const auto t0 = clock_type::now();
+        for (std::size_t i = 0; i < lines.size(); ++i) {
+            memsub::access a;
+            a.address = memsub::byte_address{lines[i].value << line_shift};
+            a.hints.next_use = next[i];
+            cache.access(a);
+        }
+        result_row r;
+        r.policy = std::move(name);
+        r.bound = true;
+        r.accesses = cache.stats().accesses();
+        r.misses = cache.stats().misses();
+        r.seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
+        rows.push_back(std::move(r));
+    };
+    memsub::cache::set_associative_cache<memsub::replacement::opt> set_assoc(o.shape);
+    run(set_assoc, std::string(opt_name));
+    if (o.fully_associative) {
+        memsub::cache::fully_associative_cache<memsub::cache::fa_opt> fa(
+            std::uint64_t{o.shape.sets} * o.shape.ways, o.shape.line_bytes);
+        run(fa, "fa_" + std::string(opt_name));
     }
-    result_row r;
-    r.policy = std::string(opt_name);
-    r.bound = true;
-    r.accesses = cache.stats().accesses();
-    r.misses = cache.stats().misses();
-    r.seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
-    return r;
+    return rows;
 }
 
 inline trace_result explore(const options& o, const std::vector<policy_entry>& policies,
@@ -458,6 +554,18 @@ inline trace_result explore(const options& o, const std::vector<policy_entry>& p
     t.label = src->label();
     std::vector<std::unique_ptr<runner>> runners;
     for (const auto& p : policies) runners.push_back(p.make(o.shape));
+    if (o.fully_associative) {
+        runners.push_back(
+            std::make_unique<fully_associative_runner<memsub::cache::fa_lru>>(o.shape));
+        runners.push_back(
+            std::make_unique<fully_associative_runner<memsub::cache::fa_fifo>>(o.shape));
+    }
+    // --3c: the fully associative LRU and the first-reference test are the same for every
+    // policy, so they run once per access and each runner counts against their outcome.
+    std::optional<memsub::cache::three_c_classifier> classifier;
+    std::vector<three_c_reference> refs;
+    if (o.three_c)
+        classifier.emplace(std::uint64_t{o.shape.sets} * o.shape.ways, o.shape.line_bytes);
     std::vector<memsub::access> chunk;
     chunk.reserve(memsub_examples::chunk_accesses);
     std::uint64_t done = 0;
@@ -467,7 +575,10 @@ inline trace_result explore(const options& o, const std::vector<policy_entry>& p
     std::vector<memsub::line_address> lines;
     const std::uint32_t line_shift = memsub::log2_exact(o.shape.line_bytes);
     auto consume = [&](const std::vector<memsub::access>& c) {
-        for (auto& r : runners) r->run(c);
+        refs.clear();
+        if (classifier)
+            for (const auto& a : c) refs.push_back(classifier->observe(a));
+        for (auto& r : runners) r->run(c, refs);
         if (!o.no_opt)
             for (const auto& a : c)
                 lines.push_back(memsub::line_address{a.address.value >> line_shift});
@@ -509,10 +620,12 @@ inline trace_result explore(const options& o, const std::vector<policy_entry>& p
                           .misses = s.misses(),
                           .writebacks = s.writebacks,
                           .storage_bits = r->storage_bits(),
-                          .seconds = r->seconds});
+                          .seconds = r->seconds,
+                          .three_c = o.three_c ? std::optional(r->three_c) : std::nullopt});
     }
     // An interrupted run skips OPT: its next-use pass would take as long again.
-    if (!o.no_opt && t.interrupted_by == 0) t.rows.push_back(opt_row(o, lines));
+    if (!o.no_opt && t.interrupted_by == 0)
+        for (auto& row : opt_rows(o, lines)) t.rows.push_back(std::move(row));
     return t;
 }
 

@@ -30,6 +30,12 @@ struct explorer_options {
     std::uint64_t default_accesses = 5'000'000;
     std::uint64_t seed = 2026;
     std::string csv, json, plot;
+    /// Also run fully associative LRU and FIFO (and OPT) of the same capacity.
+    bool fully_associative = false;
+    /// Classify every policy's misses as compulsory / capacity / conflict (Hill's 3C).
+    bool three_c = false;
+    /// oracleGeneral: bytes per obj_id (address = obj_id x this; 64 = one line per object).
+    std::uint64_t object_bytes = 64;
 };
 
 inline constexpr std::string_view explorer_usage =
@@ -50,6 +56,13 @@ inline constexpr std::string_view explorer_usage =
     "  --json FILE          also write the results as JSON\n"
     "  --plot FILE          also draw miss ratio per policy with gnuplot; the format follows\n"
     "                       the extension: .png, .svg or .pdf\n"
+    "  --fully-associative  also run fully associative LRU, FIFO and OPT caches of the\n"
+    "                       same capacity (fa_lru, fa_fifo, fa_opt; one set, a hash index)\n"
+    "  --3c                 split every policy's misses into compulsory, capacity and\n"
+    "                       conflict misses (Hill: against a fully associative LRU of the\n"
+    "                       same capacity; keeps 8 bytes per distinct line of the trace)\n"
+    "  --object-bytes N     oracleGeneral traces: address = obj_id x N (default 64, one\n"
+    "                       line per object; 1 when obj_id already is a byte address)\n"
     "  --quiet              no progress on stderr\n"
     "  --list               list the policies and exit\n"
     "Numbers are decimal and checked against their field's range (nothing is truncated).\n"
@@ -116,7 +129,13 @@ inline explorer_options parse_explorer_options(std::span<const std::string_view>
             if (!gnuplot_terminal_for(o.plot))
                 throw option_error(fmt::format(
                     "--plot {}: unknown plot format; name the file .png, .svg or .pdf", o.plot));
-        } else if (arg == "--quiet")
+        } else if (arg == "--fully-associative")
+            o.fully_associative = true;
+        else if (arg == "--3c")
+            o.three_c = true;
+        else if (arg == "--object-bytes")
+            o.object_bytes = parse_unsigned(arg, value(), 1);
+        else if (arg == "--quiet")
             o.progress = false;
         else if (arg == "--list")
             o.what = explorer_options::action::list;

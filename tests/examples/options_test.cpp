@@ -93,3 +93,18 @@ TEST_CASE("the explorer's command line") {
     CHECK(error_of([] { parse({"--format", "xml"}); }) == "unknown format 'xml'");
     CHECK(error_of([] { parse({"--frobnicate"}); }) == "unknown option --frobnicate");
 }
+
+TEST_CASE("the explorer's fully associative, 3C and object-size options") {
+    const auto defaults = parse({});
+    CHECK_FALSE(defaults.fully_associative);
+    CHECK_FALSE(defaults.three_c);
+    CHECK(defaults.object_bytes == 64);
+    const auto o = parse({"--fully-associative", "--3c", "--object-bytes", "1", "t.bin"});
+    CHECK(o.fully_associative);
+    CHECK(o.three_c);
+    CHECK(o.object_bytes == 1);
+    CHECK(o.traces == std::vector<std::string>{"t.bin"});
+    CHECK(error_of([] {
+              parse({"--object-bytes", "0"});
+          }).find("--object-bytes = 0 is out of range") != std::string::npos);
+}
