@@ -507,6 +507,14 @@ inline void write_plot(const options& o, const std::vector<trace_result>& all) {
 /// insert, as every policy in the table does). Its time includes the next-use pass OPT needs.
 /// Writebacks are not modelled (only line addresses are kept) and OPT is an oracle, not
 /// hardware, so both are reported as unknown.
+/// The fully associative organisations' rows (`--fully-associative` runs all three; naming one
+/// in --policies runs it).
+constexpr std::string_view fully_associative_names[] = {"fa_lru", "fa_fifo", "fa_opt"};
+inline bool wants_fully_associative(const options& o, std::string_view name) {
+    return o.fully_associative ||
+           std::find(o.policies.begin(), o.policies.end(), name) != o.policies.end();
+}
+
 /// Belady's OPT on the geometry ("opt") and, with --fully-associative, on a fully associative
 /// cache of its capacity ("fa_opt"), from the line of every access.
 inline std::vector<result_row> opt_rows(const options& o,
@@ -532,7 +540,7 @@ inline std::vector<result_row> opt_rows(const options& o,
     };
     memsub::cache::set_associative_cache<memsub::replacement::opt> set_assoc(o.shape);
     run(set_assoc, std::string(opt_name));
-    if (o.fully_associative) {
+    if (wants_fully_associative(o, "fa_opt")) {
         memsub::cache::fully_associative_cache<memsub::cache::fa_opt> fa(
             std::uint64_t{o.shape.sets} * o.shape.ways, o.shape.line_bytes);
         run(fa, "fa_" + std::string(opt_name));
@@ -554,12 +562,12 @@ inline trace_result explore(const options& o, const std::vector<policy_entry>& p
     t.label = src->label();
     std::vector<std::unique_ptr<runner>> runners;
     for (const auto& p : policies) runners.push_back(p.make(o.shape));
-    if (o.fully_associative) {
+    if (wants_fully_associative(o, "fa_lru"))
         runners.push_back(
             std::make_unique<fully_associative_runner<memsub::cache::fa_lru>>(o.shape));
+    if (wants_fully_associative(o, "fa_fifo"))
         runners.push_back(
             std::make_unique<fully_associative_runner<memsub::cache::fa_fifo>>(o.shape));
-    }
     // --3c: the fully associative LRU and the first-reference test are the same for every
     // policy, so they run once per access and each runner counts against their outcome.
     std::optional<memsub::cache::three_c_classifier> classifier;
@@ -728,6 +736,7 @@ int run_explorer(int argc, char** argv) {
     if (o.what == options::action::list) {
         for (const auto& e : entries) fmt::print("{}\n", e.name);
         fmt::print("{}\n", opt_name);
+        for (const auto n : fully_associative_names) fmt::print("{}\n", n);
         return status::ok;
     }
     // OPT: on unless --no-opt; naming it in --policies asks for it (and only then may it stand
@@ -739,8 +748,12 @@ int run_explorer(int argc, char** argv) {
         return status::usage_error;
     }
     for (const auto& p : o.policies) {
-        const bool known = p == opt_name || std::any_of(entries.begin(), entries.end(),
-                                                        [&](const auto& e) { return e.name == p; });
+        const bool known =
+            p == opt_name ||
+            std::any_of(entries.begin(), entries.end(),
+                        [&](const auto& e) { return e.name == p; }) ||
+            std::find(std::begin(fully_associative_names), std::end(fully_associative_names), p) !=
+                std::end(fully_associative_names);
         if (!known) {
             fmt::print(stderr, "explorer: unknown policy '{}'; --list shows them\n", p);
             return status::usage_error;

@@ -18,8 +18,9 @@
 // line used farthest in the future leaves; lines never used again first).
 // Writes: write-back, write-allocate (a store or a writeback from above marks the line dirty;
 // a dirty line leaves with a writeback). Results use the set engine's counters (cache_stats).
-// Memory: fixed at construction (capacity slots and a table of the next power of two ≥ 2 ×
-// capacity); no allocation per access. Storage is not modelled in bits (a reference model).
+// Memory: fixed at construction, no allocation per access: per line 17 bytes of slot state
+// and 8-byte buckets of a table of the next power of two ≥ 4 × capacity (32-64 bytes). Storage is
+// not modelled in bits (a reference model).
 #pragma once
 
 #include <bit>
@@ -54,29 +55,29 @@ concept fa_order = std::constructible_from<O, std::uint32_t> &&
 
 namespace detail {
 
-/// A doubly linked list over slots, most recent at the head (fa_lru, fa_fifo).
+/// A doubly linked list over slots, most recent at the head (fa_lru, fa_fifo). A slot's two
+/// links sit side by side, so an update touches one cache line per slot.
 class slot_list {
 public:
-    explicit slot_list(std::uint32_t capacity) : prev_(capacity, none), next_(capacity, none) {}
+    explicit slot_list(std::uint32_t capacity) : links_(capacity) {}
     void push_front(std::uint32_t s) noexcept {
-        prev_[s] = none;
-        next_[s] = head_;
+        links_[s] = {none, head_};
         if (head_ != none)
-            prev_[head_] = s;
+            links_[head_].prev = s;
         else
             tail_ = s;
         head_ = s;
     }
     void unlink(std::uint32_t s) noexcept {
-        const std::uint32_t p = prev_[s], n = next_[s];
-        if (p != none)
-            next_[p] = n;
+        const link l = links_[s];
+        if (l.prev != none)
+            links_[l.prev].next = l.next;
         else
-            head_ = n;
-        if (n != none)
-            prev_[n] = p;
+            head_ = l.next;
+        if (l.next != none)
+            links_[l.next].prev = l.prev;
         else
-            tail_ = p;
+            tail_ = l.prev;
     }
     void move_to_front(std::uint32_t s) noexcept {
         if (head_ == s) return; // the most recent line again: nothing moves
@@ -87,7 +88,10 @@ public:
 
 private:
     static constexpr std::uint32_t none = std::numeric_limits<std::uint32_t>::max();
-    std::vector<std::uint32_t> prev_, next_;
+    struct link {
+        std::uint32_t prev = none, next = none;
+    };
+    std::vector<link> links_;
     std::uint32_t head_ = none, tail_ = none;
 };
 
@@ -205,14 +209,14 @@ struct fa_result {
 template <fa_order Order>
 class fully_associative_cache {
 public:
-    /// `capacity_lines` lines (≥ 1, < 2^31) of `line_bytes` (a power of two ≥ 4) bytes.
+    /// `capacity_lines` lines (≥ 1, < 2^30) of `line_bytes` (a power of two ≥ 4) bytes.
     fully_associative_cache(std::uint64_t capacity_lines, std::uint32_t line_bytes)
         : capacity_(validated_capacity(capacity_lines))
         , line_shift_(validated_line_shift(line_bytes))
         , order_(capacity_)
         , lines_(capacity_, 0)
         , dirty_(capacity_, 0)
-        , table_(std::bit_ceil(std::uint64_t{capacity_} * 2), empty)
+        , table_(std::bit_ceil(std::uint64_t{capacity_} * 4))
         , table_mask_(table_.size() - 1) {}
 
     [[nodiscard]] std::string_view name() const noexcept { return order_.name(); }
@@ -254,7 +258,7 @@ public:
             stats_.writebacks += r.writeback;
             stats_.bytes_written_back += r.writeback ? line_bytes() : 0u;
             order_.on_evict(slot);
-            erase(lines_[slot]);
+            erase(lines_[slot], slot);
         }
         lines_[slot] = line;
         dirty_[slot] = static_cast<std::uint8_t>(write);
@@ -270,9 +274,9 @@ private:
     static constexpr std::uint32_t empty = std::numeric_limits<std::uint32_t>::max();
 
     static std::uint32_t validated_capacity(std::uint64_t lines) {
-        memsub::detail::require(lines >= 1 && lines < (std::uint64_t{1} << 31),
+        memsub::detail::require(lines >= 1 && lines < (std::uint64_t{1} << 30),
                                 "memsub::cache::fully_associative_cache", "capacity_lines", lines,
-                                "must be in 1 .. 2^31 - 1");
+                                "must be in 1 .. 2^30 - 1");
         return static_cast<std::uint32_t>(lines);
     }
     static std::uint32_t validated_line_shift(std::uint32_t bytes) {
@@ -282,30 +286,41 @@ private:
         return static_cast<std::uint32_t>(std::countr_zero(bytes));
     }
 
-    [[nodiscard]] std::size_t home(std::uint64_t line) const noexcept {
-        return static_cast<std::size_t>((line * 0x9e3779b97f4a7c15ULL) >> 32) & table_mask_;
+    // The hash index: open addressing with linear probing at a load factor ≤ 1/4. A bucket
+    // holds the slot and the upper half of the line's 64-bit hash: the probe compares that tag
+    // and reads the line only on a tag match, and a bucket's home is its tag's low bits (the
+    // table has at most 2^32 buckets), so deletion never reads a line.
+    struct bucket {
+        std::uint32_t tag = 0;
+        std::uint32_t slot = empty;
+    };
+    [[nodiscard]] static std::uint32_t tag_of(std::uint64_t line) noexcept {
+        return static_cast<std::uint32_t>((line * 0x9e3779b97f4a7c15ULL) >> 32);
     }
+    [[nodiscard]] std::size_t home(std::uint32_t tag) const noexcept { return tag & table_mask_; }
     /// The slot holding `line`, or `empty`.
     [[nodiscard]] std::uint32_t find(std::uint64_t line) const noexcept {
-        for (std::size_t i = home(line);; i = (i + 1) & table_mask_) {
-            const std::uint32_t s = table_[i];
-            if (s == empty || lines_[s] == line) return s;
+        const std::uint32_t tag = tag_of(line);
+        for (std::size_t i = home(tag);; i = (i + 1) & table_mask_) {
+            const bucket b = table_[i];
+            if (b.slot == empty) return empty;
+            if (b.tag == tag && lines_[b.slot] == line) return b.slot;
         }
     }
     void insert(std::uint64_t line, std::uint32_t slot) noexcept {
-        std::size_t i = home(line);
-        while (table_[i] != empty) i = (i + 1) & table_mask_;
-        table_[i] = slot;
+        const std::uint32_t tag = tag_of(line);
+        std::size_t i = home(tag);
+        while (table_[i].slot != empty) i = (i + 1) & table_mask_;
+        table_[i] = {tag, slot};
     }
-    /// Removes `line` (resident) and shifts later members of its probe run back (Knuth 6.4,
-    /// Algorithm R), so no tombstones accumulate.
-    void erase(std::uint64_t line) noexcept {
-        std::size_t i = home(line);
-        while (lines_[table_[i]] != line) i = (i + 1) & table_mask_;
-        std::size_t hole = i;
-        for (std::size_t j = (hole + 1) & table_mask_; table_[j] != empty;
+    /// Removes the bucket of `slot` (holding `line`) and shifts later members of its probe run
+    /// back (Knuth 6.4, Algorithm R), so no tombstones accumulate.
+    void erase(std::uint64_t line, std::uint32_t slot) noexcept {
+        std::size_t hole = home(tag_of(line));
+        while (table_[hole].slot != slot) hole = (hole + 1) & table_mask_;
+        for (std::size_t j = (hole + 1) & table_mask_; table_[j].slot != empty;
              j = (j + 1) & table_mask_) {
-            const std::size_t want = home(lines_[table_[j]]);
+            const std::size_t want = home(table_[j].tag);
             // Move j into the hole unless its home lies cyclically in (hole, j].
             const bool stays = hole <= j ? (hole < want && want <= j) : (hole < want || want <= j);
             if (!stays) {
@@ -313,7 +328,7 @@ private:
                 hole = j;
             }
         }
-        table_[hole] = empty;
+        table_[hole] = bucket{};
     }
 
     std::uint32_t capacity_;
@@ -321,7 +336,7 @@ private:
     Order order_;
     std::vector<std::uint64_t> lines_; // the line in each slot
     std::vector<std::uint8_t> dirty_;  // per slot
-    std::vector<std::uint32_t> table_; // hash index: slots, `empty` where none
+    std::vector<bucket> table_;        // the hash index
     std::size_t table_mask_;
     std::uint32_t used_ = 0; // slots 0 .. used_-1 are occupied
     cache_stats stats_;
