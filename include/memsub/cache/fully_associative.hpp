@@ -231,7 +231,7 @@ public:
         return find(address.value >> line_shift_) != empty;
     }
 
-    fa_result access(const memsub::access& a) noexcept {
+    MEMSUB_ALWAYS_INLINE fa_result access(const memsub::access& a) noexcept {
         const std::uint64_t line = a.address.value >> line_shift_;
         const bool write = is_write(a.kind);
         auto& kind = stats_.by_kind[static_cast<std::size_t>(a.kind)];

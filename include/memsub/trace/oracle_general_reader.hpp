@@ -60,21 +60,23 @@ public:
     bool next(memsub::access& out) {
         error_.check();
         for (;;) {
-            std::array<std::byte, record_bytes> rec;
             const std::uint64_t start = src_.byte_offset();
-            const std::size_t got = src_.read(rec.data(), rec.size());
-            if (got == 0) return false;
-            if (got < rec.size())
+            const std::byte* rec = src_.take(record_bytes); // in place, no copy
+            if (rec == nullptr) {                           // the end: nothing, or a stub
+                std::array<std::byte, record_bytes> tail;
+                const std::size_t got = src_.read(tail.data(), tail.size());
+                if (got == 0) return false;
                 fail_at(start, "truncated record: " + std::to_string(got) + " of 24 bytes");
-            const auto clock = detail::load_le<4>(rec.data());
-            const auto obj_id = detail::load_le<8>(rec.data() + 4);
-            const auto size = detail::load_le<4>(rec.data() + 12);
-            const auto next_raw = detail::load_le<8>(rec.data() + 16);
+            }
+            const auto clock = detail::load_le<4>(rec);
+            const auto obj_id = detail::load_le<8>(rec + 4);
+            const auto size = detail::load_le<4>(rec + 12);
+            const auto next_raw = detail::load_le<8>(rec + 16);
             if (size == 0 && p_.skip_zero_size) {
                 ++skipped_;
                 continue;
             }
-            if (obj_id > std::numeric_limits<std::uint64_t>::max() / p_.address_scale_bytes)
+            if (obj_id > max_obj_id_)
                 fail_at(start, "obj_id " + std::to_string(obj_id) + " times address_scale_bytes " +
                                    std::to_string(p_.address_scale_bytes) +
                                    " does not fit in 64 bits");
@@ -109,6 +111,8 @@ private:
     }
 
     std::uint64_t skipped_ = 0;
+    /// The largest obj_id whose address fits in 64 bits (computed once: no division per record).
+    std::uint64_t max_obj_id_ = std::numeric_limits<std::uint64_t>::max() / p_.address_scale_bytes;
 };
 
 static_assert(trace_reader<oracle_general_reader>);

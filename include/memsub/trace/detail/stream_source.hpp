@@ -103,6 +103,21 @@ public:
         }
     }
 
+    /// The next `n` bytes (n ≤ the buffer size), consumed, in place in the buffer: valid until
+    /// the next call. nullptr when fewer than `n` bytes remain (read() then says how many).
+    /// Fixed-size binary records decode from here without a copy.
+    const std::byte* take(std::size_t n) {
+        if (end_ - begin_ < n) {
+            if (eof_) return nullptr;
+            fill();
+            if (end_ - begin_ < n) return nullptr;
+        }
+        const auto* p = reinterpret_cast<const std::byte*>(buffer_.get() + begin_);
+        begin_ += n;
+        consumed_ += n;
+        return p;
+    }
+
     /// Copies up to `n` bytes into `dst`; returns how many (fewer only at the end of input).
     std::size_t read(std::byte* dst, std::size_t n) {
         std::size_t done = 0;
