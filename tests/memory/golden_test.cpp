@@ -158,6 +158,18 @@ TEST_CASE("golden: HBM2 (FR-FCFS per-bank refresh, partitioned) and the HMC vaul
     }
     SUBCASE("partitioned random") {
         partitioned_controller<> c(m, {.timing = presets::hbm2_4gb_x128, .requesters = 16});
+        CHECK_EQ(fingerprint(c, requests, stream::random, 16), 0xe6ec69c280d08110ull);
+    }
+    SUBCASE("partitioned random, the write policy before issue 13") {
+        partitioned_controller<> c(m, {.timing = presets::hbm2_4gb_x128,
+                                       .requesters = 16,
+                                       .write_high_watermark_pct = 80,
+                                       .write_low_watermark_pct = 20,
+                                       .write_idle_drain_min = 0,
+                                       .forward_reads = false,
+                                       .merge_writes = false,
+                                       .drain_on_full_fifo = false,
+                                       .write_when_no_read = true});
         CHECK_EQ(fingerprint(c, requests, stream::random, 16), 0x7bdbfe35af59cb79ull);
     }
     SUBCASE("hmc vault mixed") {
