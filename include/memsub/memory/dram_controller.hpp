@@ -394,7 +394,7 @@ public:
         const std::uint32_t bank = flat_bank(a, map_.organisation());
         // Served by a queued write to the same line: forwarding (reads), merging (writes).
         if ((r.is_write ? p_.merge_writes : p_.forward_reads) &&
-            find_line(ch.wq, bank, r.address) != none) {
+            find_line(ch.wq, bank, a.row, r.address) != none) {
             ++ch.held;
             ++(r.is_write ? stats_.merged_writes : stats_.forwarded_reads);
             const std::uint64_t done = visible + p_.forward_latency_cycles;
@@ -525,19 +525,22 @@ private:
 
     static constexpr std::size_t none = static_cast<std::size_t>(-1);
 
-    /// The position in `q` of a request to the line of `a` at `bank`, or none.
-    [[nodiscard]] std::size_t find_line(const queue& q, std::uint32_t bank,
+    /// The position in `q` of a request to the line of `a` at `bank` and `row`, or none (the
+    /// compact keys rule out other rows before a request's address is read).
+    [[nodiscard]] std::size_t find_line(const queue& q, std::uint32_t bank, std::uint32_t row,
                                         byte_address a) const noexcept {
         const std::uint64_t line = a.value >> line_shift_;
         if (q.tracks_positions()) {
             for (std::uint64_t m = q.positions_of(bank); m != 0; m &= m - 1) {
                 const auto i = static_cast<std::size_t>(std::countr_zero(m));
-                if ((q.request(i).address.value >> line_shift_) == line) return i;
+                if (q.key_at(i).row == row && (q.request(i).address.value >> line_shift_) == line)
+                    return i;
             }
             return none;
         }
         for (std::size_t i = 0; i < q.size(); ++i)
-            if (q.key_at(i).bank == bank && (q.request(i).address.value >> line_shift_) == line)
+            if (q.key_at(i).bank == bank && q.key_at(i).row == row &&
+                (q.request(i).address.value >> line_shift_) == line)
                 return i;
         return none;
     }
@@ -792,8 +795,9 @@ private:
                 // DRAMSim3's R→W dependency: a write with an older read of its line queued
                 // ends the drain; the read goes first. (write_when_no_read's opportunistic
                 // writes are not checked, as before that option existed.)
-                if (!p_.write_when_no_read && find_line(ch.rq, from->key_at(s.index).bank,
-                                                        from->request(s.index).address) != none) {
+                if (!p_.write_when_no_read &&
+                    find_line(ch.rq, from->key_at(s.index).bank, from->key_at(s.index).row,
+                              from->request(s.index).address) != none) {
                     ch.draining = false;
                     ch.hazard_hold = true;
                     continue; // decide again at t in read mode
