@@ -683,7 +683,7 @@ int main(int argc, char** argv) {
                     "with full queues,\n"
                     "  where one requester's bank conflicts no longer block the others "
                     "(tests/memory/partitioned_test.cpp:\n"
-                    "  16 clusters at saturation, p95 queueing -40 % and -50 %). At this load "
+                    "  16 clusters at saturation, p95 queueing -41 % and -52 %). At this load "
                     "there is little contention,\n"
                     "  and its rules can cost a little: each requester's FIFO shows the scheduler "
                     "only its head, and heads\n"

@@ -295,6 +295,8 @@ TEST_CASE("one bank: the controller matches a naive per-cycle reference model") 
                                                                     .write_low_watermark_pct = 0,
                                                                     .forward_reads = false,
                                                                     .merge_writes = false,
+                                                                    .drained_writes_mix_with_reads =
+                                                                        false,
                                                                     .write_when_no_read = true};
                 if (pol == 0) {
                     dram_controller<fcfs, open_page> c(m, base);
@@ -307,6 +309,8 @@ TEST_CASE("one bank: the controller matches a naive per-cycle reference model") 
                                                                  .write_low_watermark_pct = 0,
                                                                  .forward_reads = false,
                                                                  .merge_writes = false,
+                                                                 .drained_writes_mix_with_reads =
+                                                                     false,
                                                                  .write_when_no_read = true};
                     dram_controller<fcfs, closed_page> c(m, p);
                     got = memtest::run(c, reqs);
@@ -324,6 +328,7 @@ TEST_CASE("one bank: the controller matches a naive per-cycle reference model") 
                                 .adaptive = false},
                         .forward_reads = false,
                         .merge_writes = false,
+                        .drained_writes_mix_with_reads = false,
                         .write_when_no_read = true};
                     dram_controller<fcfs, timeout_adaptive> c(m, p);
                     got = memtest::run(c, reqs);

@@ -70,6 +70,7 @@ TEST_CASE("a few writes wait while reads flow: no write whenever no read is sele
                                      .drain_queued_at_start = false,
                                      .forward_reads = false,
                                      .merge_writes = false,
+                                     .drained_writes_mix_with_reads = false,
                                      .write_when_no_read = true});
     const auto before = memtest::run(old, reqs);
     CHECK(by_id(before, 1000).selected_cycle < 20); // served at once, before the reads ended
@@ -245,4 +246,29 @@ TEST_CASE("partitioned controller: drains, full-FIFO drains, forwarding across r
     CHECK(e.stats().forwarded_reads == 1);
     CHECK(e.stats().merged_writes == 1);
     CHECK(e.stats().dram_accesses() == 1);
+}
+
+TEST_CASE("during a drain, reads queued before it fill the cycles no drained write can use") {
+    // Four writes to one bank (each waits for the previous one's column command) fill a
+    // 4-entry write queue at cycle 1 and start a drain. Read 1 (queued at 0, before the drain,
+    // behind read 0 at its bank) goes while the writes' bank is busy; read 2 (queued at 3,
+    // during the drain) waits for its end.
+    std::vector<mem_request> reqs{read_at(0, at(5, 2), 0), read_at(1, at(5, 3), 0)};
+    for (std::uint32_t i = 0; i < 4; ++i) reqs.push_back(write_at(100 + i, at(0, 10 + i), 1));
+    reqs.push_back(read_at(2, at(6, 2), 3));
+    fr_fcfs_controller<> mix(map(), {.timing = ddr4(), .write_queue = 4});
+    auto out = memtest::run(mix, reqs);
+    std::uint64_t last_write = 0;
+    for (const auto& x : out)
+        if (x.is_write) last_write = std::max(last_write, x.selected_cycle);
+    CHECK(by_id(out, 1).selected_cycle < by_id(out, 101).selected_cycle);
+    CHECK(by_id(out, 2).selected_cycle > last_write);
+
+    fr_fcfs_controller<> strict(
+        map(), {.timing = ddr4(), .write_queue = 4, .drained_writes_mix_with_reads = false});
+    out = memtest::run(strict, reqs);
+    last_write = 0;
+    for (const auto& x : out)
+        if (x.is_write) last_write = std::max(last_write, x.selected_cycle);
+    CHECK(by_id(out, 1).selected_cycle > last_write);
 }
