@@ -6,13 +6,15 @@
 //   explorer --policies lru,srrip,drrip --csv out.csv --json out.json app.din
 //
 // The trace is streamed in chunks (constant memory for the simulation); OPT needs the next use
-// of every access, so it keeps 16 bytes per access of the trace (use --no-opt on huge traces).
+// of every access, so it keeps about 20 bytes per access of the trace (use --no-opt on huge
+// traces). Exit statuses: see explorer_usage in common/explorer_options.hpp.
 #include <memsub/cache/basic_cache.hpp>
 #include <memsub/replacement/all.hpp>
 #include <memsub/trace/open.hpp>
 #include <memsub/workload/synthetic.hpp>
 
 #include "common/example_support.hpp"
+#include "common/explorer_options.hpp"
 
 #include <fmt/core.h>
 #include <fmt/ostream.h>
@@ -23,6 +25,7 @@
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <new>
 #include <optional>
 #include <span>
 #include <string>
@@ -36,49 +39,8 @@ using clock_type = std::chrono::steady_clock;
 
 // ------------------------------------------------------------------ options
 
-struct options {
-    std::vector<std::string> traces;
-    std::optional<memsub::trace::trace_format> format;
-    memsub::geometry shape{.sets = 2048, .ways = 16, .line_bytes = 64};
-    std::vector<std::string> policies; // empty = all
-    bool opt = true;
-    bool progress = true;
-    std::uint64_t limit = 0; // 0 = whole trace
-    std::uint64_t default_accesses = 5'000'000;
-    std::uint64_t seed = 2026;
-    std::string csv, json, plot;
-};
-
-[[noreturn]] void usage(int code) {
-    std::fputs(
-        "usage: explorer [options] [TRACE ...]\n"
-        "  --trace FILE         a trace to replay (repeatable; bare arguments too)\n"
-        "  --format NAME        lackey | din | text | u64 | oracleGeneral (default: detect)\n"
-        "  --sets N             sets (power of two; default 2048)\n"
-        "  --ways N             ways (default 16)\n"
-        "  --line-bytes N       line size (default 64)\n"
-        "  --policies A,B,...   policies to run (default: all; --list shows them). Belady's\n"
-        "                       OPT bound (opt) is added unless --no-opt; --policies opt\n"
-        "                       runs the bound alone\n"
-        "  --no-opt             skip Belady's OPT bound\n"
-        "  --limit N            stop each trace after N accesses\n"
-        "  --accesses N         length of the built-in workload (default 5000000)\n"
-        "  --seed N             seed of the built-in workload (default 2026)\n"
-        "  --csv FILE           also write the results as CSV\n"
-        "  --json FILE          also write the results as JSON\n"
-        "  --plot FILE.png|svg  also draw miss ratio per policy (needs gnuplot)\n"
-        "  --quiet              no progress on stderr\n"
-        "  --list               list the policies and exit\n"
-        "exit status: 0 success; 1 a trace could not be read or is malformed (the results\n"
-        "before the bad record are still printed); 2 bad usage or configuration, or a policy\n"
-        "named in --policies rejects the geometry (the others still run).\n",
-        code == 0 ? stdout : stderr);
-    std::exit(code);
-}
-
-std::uint64_t parse_number(std::string_view flag, std::string_view text) {
-    return memsub_examples::parse_number("explorer", flag, text);
-}
+using options = memsub_examples::explorer_options;
+namespace status = memsub_examples::explorer_status;
 
 // ------------------------------------------------------------------ policy runners
 
@@ -227,6 +189,12 @@ struct trace_result {
     /// rows then cover the accesses read before the bad record.
     std::optional<std::string> error;
     std::uint64_t accesses_read = 0;
+    /// The signal that interrupted this trace (its rows cover the accesses read until then and
+    /// OPT was skipped); 0 when it ran to its end.
+    int interrupted_by = 0;
+
+    /// Read without error and held no access at all (an empty or comments-only file).
+    [[nodiscard]] bool empty() const { return !error && interrupted_by == 0 && accesses_read == 0; }
 
     [[nodiscard]] const result_row* opt() const {
         for (const auto& r : rows)
@@ -253,10 +221,16 @@ std::string percent(double x) {
 }
 
 void print_table(const options& o, const trace_result& t) {
-    fmt::print("\n{}{}\n", t.label,
+    fmt::print("\n{}{}{}\n", t.label,
                !t.error         ? ""
                : t.rows.empty() ? " (not read: input error)"
-                                : " (truncated by an input error)");
+                                : " (truncated by an input error)",
+               t.interrupted_by != 0
+                   ? fmt::format(" (PARTIAL: interrupted by signal {} after {} accesses; OPT "
+                                 "skipped)",
+                                 t.interrupted_by, t.accesses_read)
+                   : std::string());
+    if (t.empty()) fmt::print("(no accesses were read: every count is 0)\n");
     fmt::print("LLC: {} sets x {} ways x {} B = {} KiB\n", o.shape.sets, o.shape.ways,
                o.shape.line_bytes, o.shape.capacity_bytes() / 1024);
     fmt::print("{:<10} {:>12} {:>12} {:>10} {:>8} {:>10} {:>10} {:>9}\n", "policy", "accesses",
@@ -320,17 +294,17 @@ void write_csv(const options& o, const std::vector<trace_result>& all) {
     std::ofstream out(o.csv);
     if (!out) throw std::runtime_error("cannot write " + o.csv);
     fmt::print(out, "trace,sets,ways,line_bytes,policy,accesses,misses,miss_ratio,mpki,"
-                    "writebacks,accesses_per_second,storage_bits\n");
+                    "writebacks,accesses_per_second,storage_bits,partial\n");
     auto opt_text = [](const auto& v, std::string_view spec) {
         return v ? fmt::format(fmt::runtime(spec), *v) : std::string();
     };
     for (const auto& t : all)
         for (const auto& r : t.rows)
-            fmt::print(out, "{},{},{},{},{},{},{},{:.6f},{},{},{},{}\n", csv_quote(t.label),
+            fmt::print(out, "{},{},{},{},{},{},{},{:.6f},{},{},{},{},{}\n", csv_quote(t.label),
                        o.shape.sets, o.shape.ways, o.shape.line_bytes, r.policy, r.accesses,
                        r.misses, miss_ratio(r), opt_text(mpki(t, r), "{:.4f}"),
                        opt_text(r.writebacks, "{}"), opt_text(accesses_per_second(r), "{:.0f}"),
-                       opt_text(r.storage_bits, "{}"));
+                       opt_text(r.storage_bits, "{}"), t.interrupted_by != 0 ? 1 : 0);
     if (!out) throw std::runtime_error("error writing " + o.csv);
 }
 
@@ -348,10 +322,12 @@ void write_json(const options& o, const std::vector<trace_result>& all) {
         const result_row* bound = t.opt();
         fmt::print(out,
                    "    {{\"trace\": \"{}\", \"instructions\": {}, \"opt_misses\": {}, "
-                   "\"error\": {},\n",
+                   "\"error\": {}, \"partial\": {}, \"interrupted_by_signal\": {},\n",
                    json_escape(t.label), opt_text(t.instructions, "{}"),
                    bound ? std::to_string(bound->misses) : "null",
-                   t.error ? "\"" + json_escape(*t.error) + "\"" : std::string("null"));
+                   t.error ? "\"" + json_escape(*t.error) + "\"" : std::string("null"),
+                   t.interrupted_by != 0,
+                   t.interrupted_by != 0 ? std::to_string(t.interrupted_by) : "null");
         fmt::print(out, "     \"policies\": [\n");
         for (std::size_t j = 0; j < t.rows.size(); ++j) {
             const auto& r = t.rows[j];
@@ -375,7 +351,9 @@ void write_json(const options& o, const std::vector<trace_result>& all) {
 /// trace, OPT's bound as the last bar) and renders FILE with gnuplot when it is installed.
 void write_plot(const options& o, const std::vector<trace_result>& all) {
     const std::string base = o.plot.substr(0, o.plot.find_last_of('.'));
-    const bool svg = o.plot.ends_with(".svg");
+    const std::string terminal = memsub_examples::gnuplot_terminal_for(o.plot).value_or("");
+    if (terminal.empty()) // parse_explorer_options rejects other names
+        throw std::runtime_error("--plot " + o.plot + ": unknown plot format");
     {
         // Every policy that has a row in some trace, in table order; '?' where a trace lacks it
         // (a trace that could not be opened).
@@ -405,8 +383,9 @@ void write_plot(const options& o, const std::vector<trace_result>& all) {
     {
         std::ofstream gp(base + ".gp");
         if (!gp) throw std::runtime_error("cannot write " + base + ".gp");
-        fmt::print(gp, "set terminal {} size 1000,520 font ',11'\n",
-                   svg ? "svg dynamic" : "pngcairo");
+        // pdfcairo sizes are in inches; png and svg in pixels.
+        fmt::print(gp, "set terminal {} size {} font ',11'\n", terminal,
+                   terminal == "pdfcairo" ? "10in,5.2in" : "1000,520");
         fmt::print(gp, "set output '{}'\nset termoption noenhanced\n", o.plot);
         fmt::print(gp,
                    "set title 'LLC miss ratio by replacement policy ({} sets x {} ways x {} B)'\n",
@@ -429,11 +408,13 @@ void write_plot(const options& o, const std::vector<trace_result>& all) {
         }
         fmt::print(gp, "\n");
     }
-    if (std::system("command -v gnuplot >/dev/null 2>&1") == 0 &&
-        std::system(fmt::format("gnuplot '{}.gp'", base).c_str()) == 0)
+    if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
+        fmt::print(stderr, "explorer: gnuplot not found; render with: gnuplot {}.gp\n", base);
+    else if (std::system(fmt::format("gnuplot '{}.gp'", base).c_str()) == 0)
         fmt::print("\nplot written to {} (data {}.dat, script {}.gp)\n", o.plot, base, base);
     else
-        fmt::print(stderr, "explorer: gnuplot not found; render with: gnuplot {}.gp\n", base);
+        throw std::runtime_error("gnuplot failed to render " + o.plot + " (script " + base +
+                                 ".gp)");
 }
 
 // ------------------------------------------------------------------ driver
@@ -486,7 +467,7 @@ trace_result explore(const options& o, const std::vector<policy_entry>& policies
     const std::uint32_t line_shift = memsub::log2_exact(o.shape.line_bytes);
     auto consume = [&](const std::vector<memsub::access>& c) {
         for (auto& r : runners) r->run(c);
-        if (o.opt)
+        if (!o.no_opt)
             for (const auto& a : c)
                 lines.push_back(memsub::line_address{a.address.value >> line_shift});
         done += c.size();
@@ -494,6 +475,7 @@ trace_result explore(const options& o, const std::vector<policy_entry>& policies
     try {
         while (src->next_chunk(chunk)) {
             consume(chunk);
+            if ((t.interrupted_by = memsub_examples::stop_requested()) != 0) break;
             const auto now = clock_type::now();
             if (o.progress && now - last_report > std::chrono::seconds(1)) {
                 last_report = now;
@@ -528,107 +510,60 @@ trace_result explore(const options& o, const std::vector<policy_entry>& policies
                           .storage_bits = r->storage_bits(),
                           .seconds = r->seconds});
     }
-    if (o.opt) t.rows.push_back(opt_row(o, lines));
+    // An interrupted run skips OPT: its next-use pass would take as long again.
+    if (!o.no_opt && t.interrupted_by == 0) t.rows.push_back(opt_row(o, lines));
     return t;
 }
 
-} // namespace
-
-int main(int argc, char** argv) {
-    options o;
-    bool no_opt = false;
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view arg = argv[i];
-        auto value = [&]() -> std::string_view {
-            if (i + 1 >= argc) {
-                fmt::print(stderr, "explorer: {} needs a value\n", arg);
-                std::exit(2);
-            }
-            return argv[++i];
-        };
-        if (arg == "--help" || arg == "-h")
-            usage(0);
-        else if (arg == "--trace")
-            o.traces.emplace_back(value());
-        else if (arg == "--format") {
-            const auto v = value();
-            o.format = memsub::trace::parse_format(v);
-            if (!o.format) {
-                fmt::print(stderr, "explorer: unknown format '{}'\n", v);
-                return 2;
-            }
-        } else if (arg == "--sets")
-            o.shape.sets = static_cast<std::uint32_t>(parse_number(arg, value()));
-        else if (arg == "--ways")
-            o.shape.ways = static_cast<std::uint32_t>(parse_number(arg, value()));
-        else if (arg == "--line-bytes")
-            o.shape.line_bytes = static_cast<std::uint32_t>(parse_number(arg, value()));
-        else if (arg == "--policies")
-            o.policies = memsub_examples::split_list(value());
-        else if (arg == "--no-opt")
-            no_opt = true;
-        else if (arg == "--limit")
-            o.limit = parse_number(arg, value());
-        else if (arg == "--accesses")
-            o.default_accesses = parse_number(arg, value());
-        else if (arg == "--seed")
-            o.seed = parse_number(arg, value());
-        else if (arg == "--csv")
-            o.csv = value();
-        else if (arg == "--json")
-            o.json = value();
-        else if (arg == "--plot")
-            o.plot = value();
-        else if (arg == "--quiet")
-            o.progress = false;
-        else if (arg == "--list") {
-            for (const auto& e : all_entries()) fmt::print("{}\n", e.name);
-            fmt::print("{}\n", opt_name);
-            return 0;
-        } else if (arg.starts_with("--")) {
-            fmt::print(stderr, "explorer: unknown option {}\n", arg);
-            usage(2);
-        } else
-            o.traces.emplace_back(arg);
-    }
-    // OPT: on unless --no-opt; naming it in --policies asks for it (and only then may it stand
-    // alone: `--policies opt` runs nothing but the bound).
-    const bool opt_named =
-        std::find(o.policies.begin(), o.policies.end(), opt_name) != o.policies.end();
-    if (opt_named && no_opt) {
-        fmt::print(stderr, "explorer: --no-opt contradicts --policies {}\n", opt_name);
-        return 2;
-    }
-    o.opt = !no_opt;
-    for (const auto& p : o.policies) {
-        const bool known = p == opt_name || std::any_of(all_entries().begin(), all_entries().end(),
-                                                        [&](const auto& e) { return e.name == p; });
-        if (!known) {
-            fmt::print(stderr, "explorer: unknown policy '{}'; --list shows them\n", p);
-            return 2;
+/// Writes every requested output; returns a message per output that could not be written (the
+/// others are still written).
+std::vector<std::string> write_outputs(const options& o, const std::vector<trace_result>& results) {
+    std::vector<std::string> failures;
+    auto attempt = [&](const std::string& file, auto&& write) {
+        if (file.empty()) return;
+        try {
+            write(o, results);
+        } catch (const std::bad_alloc&) {
+            throw;
+        } catch (const std::exception& e) {
+            failures.emplace_back(e.what());
         }
-    }
+    };
+    attempt(o.csv, write_csv);
+    attempt(o.json, write_json);
+    attempt(o.plot, write_plot);
+    return failures;
+}
+
+int run(const options& o) {
     std::vector<std::string> requested_rejected;
     std::vector<trace_result> results;
-    try {
-        o.shape.validate("explorer geometry");
-        const auto policies = select_policies(o, requested_rejected);
-        if (o.traces.empty()) results.push_back(explore(o, policies, std::nullopt));
-        for (const auto& t : o.traces) results.push_back(explore(o, policies, t));
-        for (const auto& r : results) print_table(o, r);
-        if (!o.csv.empty()) write_csv(o, results);
-        if (!o.json.empty()) write_json(o, results);
-        if (!o.plot.empty()) write_plot(o, results);
-    } catch (const memsub::config_error& e) {
-        fmt::print(stderr, "explorer: {}\n", e.what());
-        return 2;
-    } catch (const std::exception& e) {
-        fmt::print(stderr, "explorer: {}\n", e.what());
-        return 1;
+    std::vector<std::string> not_run; // traces left out by an interruption
+    o.shape.validate("explorer geometry");
+    const auto policies = select_policies(o, requested_rejected);
+    memsub_examples::install_stop_handlers();
+    if (o.traces.empty()) results.push_back(explore(o, policies, std::nullopt));
+    for (const auto& t : o.traces) {
+        if (memsub_examples::stop_requested() != 0)
+            not_run.push_back(t);
+        else
+            results.push_back(explore(o, policies, t));
     }
-    // Input errors are reported after the tables, so they are the last thing a user sees.
-    bool input_failed = false;
+    const int signal = memsub_examples::stop_requested();
+    for (const auto& r : results) print_table(o, r);
+    const std::vector<std::string> output_failures = write_outputs(o, results);
+
+    // Problems are reported after the tables, so they are the last thing a user sees: every
+    // trace error, every output that could not be written, then the interruption.
+    bool input_failed = false, empty = false;
     for (const auto& r : results) {
+        if (r.empty()) {
+            empty = true;
+            fmt::print(stderr,
+                       "explorer: warning: {} holds no accesses (an empty input, or only "
+                       "comments or blank lines); its counts are all 0\n",
+                       r.label);
+        }
         if (!r.error) continue;
         input_failed = true;
         fmt::print(stderr, "explorer: trace error: {}\n", *r.error);
@@ -638,12 +573,67 @@ int main(int argc, char** argv) {
             fmt::print(stderr, "explorer: the results for {} cover the {} accesses before it\n",
                        r.label, r.accesses_read);
     }
+    for (const auto& f : output_failures) fmt::print(stderr, "explorer: output error: {}\n", f);
     for (const auto& p : requested_rejected)
         fmt::print(stderr,
                    "explorer: requested policy {} did not run (it rejects the geometry, "
                    "see above)\n",
                    p);
-    if (input_failed) return 1;
-    if (!requested_rejected.empty()) return 2;
-    return 0;
+    if (signal != 0) {
+        fmt::print(
+            stderr, "explorer: interrupted by signal {}: the results above are partial{}\n", signal,
+            not_run.empty() ? std::string() : fmt::format("; {} trace(s) not run", not_run.size()));
+        for (const auto& t : not_run) fmt::print(stderr, "explorer: not run: {}\n", t);
+        return memsub_examples::stopped_exit_status(signal);
+    }
+    if (input_failed || !output_failures.empty()) return status::input_error;
+    if (!requested_rejected.empty()) return status::usage_error;
+    if (empty) return status::empty_input;
+    return status::ok;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    const std::vector<std::string_view> args(argv + 1, argv + argc);
+    const options o = memsub_examples::parse_or_exit(
+        "explorer", [&] { return memsub_examples::parse_explorer_options(args); });
+    if (o.what == options::action::help) {
+        fmt::print("{}", memsub_examples::explorer_usage);
+        return status::ok;
+    }
+    if (o.what == options::action::list) {
+        for (const auto& e : all_entries()) fmt::print("{}\n", e.name);
+        fmt::print("{}\n", opt_name);
+        return status::ok;
+    }
+    // OPT: on unless --no-opt; naming it in --policies asks for it (and only then may it stand
+    // alone: `--policies opt` runs nothing but the bound).
+    const bool opt_named =
+        std::find(o.policies.begin(), o.policies.end(), opt_name) != o.policies.end();
+    if (opt_named && o.no_opt) {
+        fmt::print(stderr, "explorer: --no-opt contradicts --policies {}\n", opt_name);
+        return status::usage_error;
+    }
+    for (const auto& p : o.policies) {
+        const bool known = p == opt_name || std::any_of(all_entries().begin(), all_entries().end(),
+                                                        [&](const auto& e) { return e.name == p; });
+        if (!known) {
+            fmt::print(stderr, "explorer: unknown policy '{}'; --list shows them\n", p);
+            return status::usage_error;
+        }
+    }
+    try {
+        return run(o);
+    } catch (const memsub::config_error& e) {
+        fmt::print(stderr, "explorer: {}\n", e.what());
+        return status::usage_error;
+    } catch (const std::bad_alloc&) {
+        fmt::print(stderr, "explorer: out of memory (Belady's OPT needs about 20 bytes per "
+                           "access of a trace: try --no-opt or --limit N)\n");
+        return status::out_of_memory;
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "explorer: {}\n", e.what());
+        return status::input_error;
+    }
 }

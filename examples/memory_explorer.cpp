@@ -46,7 +46,9 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <limits>
 #include <memory>
+#include <new>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -98,18 +100,40 @@ struct options {
         "  --cdf FILE          latency CDF plot, SVG (default memory_latency_cdf.svg; '' = none)\n"
         "  --csv FILE          also write the CDF points as CSV\n"
         "  --quiet             no progress on stderr\n"
-        "  --list              list the configurations and exit\n",
+        "  --list              list the configurations and exit\n"
+        "Numbers are decimal and checked against their field's range (nothing is truncated);\n"
+        "--access-ns is at most 1e12, and the simulated time (accesses x --access-ns) at most\n"
+        "1e18 ns. One --trace per run (a second one is an error).\n"
+        "SIGINT / SIGTERM (Ctrl-C): the results so far are printed (marked partial) and the\n"
+        "CDF plot and CSV written, then the program exits with 128 + the signal number.\n"
+        "exit status: 0 success; 1 the trace could not be read or is malformed (results before\n"
+        "the bad record are still printed), or an output file could not be written; 2 bad\n"
+        "usage or configuration; 3 the trace held no accesses (warning; all-zero table); 4 out\n"
+        "of memory; 130 / 143 interrupted by SIGINT / SIGTERM.\n",
         code == 0 ? stdout : stderr);
     std::exit(code);
 }
 
-std::uint64_t parse_number(std::string_view flag, std::string_view text) {
-    return memsub_examples::parse_number("memory_explorer", flag, text);
+std::uint64_t parse_number(std::string_view flag, std::string_view text, std::uint64_t min = 0,
+                           std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
+    return memsub_examples::parse_number("memory_explorer", flag, text, min, max);
 }
 
-double parse_real(std::string_view flag, const char* text) {
-    return memsub_examples::parse_positive_real("memory_explorer", flag, text);
+/// Largest --access-ns (1000 s between two LLC accesses) and largest simulated time: the
+/// controllers count cycles in 64 bits, and a double of the time in ns must convert exactly
+/// enough (1e18 ns is 1.2e18 DDR4 cycles, well inside 2^64).
+constexpr double max_access_ns = 1e12;
+constexpr double max_simulated_ns = 1e18;
+
+double parse_real(std::string_view flag, std::string_view text) {
+    return memsub_examples::parse_or_exit("memory_explorer", [&] {
+        return memsub_examples::parse_positive_real(flag, text, max_access_ns);
+    });
 }
+
+namespace status {
+constexpr int ok = 0, input_error = 1, usage_error = 2, empty_input = 3, out_of_memory = 4;
+} // namespace status
 
 // ------------------------------------------------------------------ memory requests
 
@@ -372,13 +396,11 @@ std::string xml_escape(std::string_view s) {
     return out;
 }
 
+/// Throws std::runtime_error when `file` cannot be written.
 void write_svg(const std::string& file, const std::vector<std::unique_ptr<runner>>& rs,
                const std::string& title) {
     std::ofstream out(file);
-    if (!out) {
-        fmt::print(stderr, "memory_explorer: cannot write {}\n", file);
-        return;
-    }
+    if (!out) throw std::runtime_error("cannot write " + file);
     constexpr double W = 900, H = 520, L = 70, R = 260, T = 40, B = 60;
     // Logarithmic latency axis: an overloaded configuration's tail does not flatten the rest.
     double xmin = 1e300, xmax = 1;
@@ -390,8 +412,13 @@ void write_svg(const std::string& file, const std::vector<std::unique_ptr<runner
     if (xmin > xmax) xmin = 1;
     const double lo = std::floor(std::log10(std::max(xmin, 1e-3)));
     const double hi = std::max(lo + 1, std::ceil(std::log10(xmax)));
-    const std::array<const char*, 8> colours{"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
-                                             "#9467bd", "#8c564b", "#e377c2", "#17becf"};
+    // One colour per configuration (all nine differ), and a dash pattern cycling every three
+    // so neighbouring curves differ in print too.
+    constexpr std::array<const char*, 10> colours{"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
+                                                  "#9467bd", "#8c564b", "#e377c2", "#17becf",
+                                                  "#bcbd22", "#7f7f7f"};
+    static_assert(colours.size() >= all_configs.size());
+    constexpr std::array<const char*, 3> dashes{"none", "7,3", "2,2"};
     auto X = [&](double v) {
         const double l = std::log10(std::max(v, std::pow(10.0, lo)));
         return L + (W - L - R) * (l - lo) / (hi - lo);
@@ -439,8 +466,10 @@ void write_svg(const std::string& file, const std::vector<std::unique_ptr<runner
     for (std::size_t i = 0; i < rs.size(); ++i) {
         const auto pts = cdf_points(*rs[i]);
         if (pts.empty()) continue;
-        fmt::print(out, "<polyline fill=\"none\" stroke-width=\"2\" stroke=\"{}\" points=\"",
-                   colours[i % colours.size()]);
+        fmt::print(out,
+                   "<polyline fill=\"none\" stroke-width=\"2\" stroke=\"{}\" "
+                   "stroke-dasharray=\"{}\" points=\"",
+                   colours[i % colours.size()], dashes[i % dashes.size()]);
         double prev = 0;
         for (const auto& [x, f] : pts) {
             fmt::print(out, "{:.1f},{:.1f} {:.1f},{:.1f} ", X(x), Y(prev), X(x), Y(f));
@@ -450,24 +479,25 @@ void write_svg(const std::string& file, const std::vector<std::unique_ptr<runner
         const double ly = T + 10 + 20.0 * static_cast<double>(i);
         fmt::print(out,
                    "<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"{}\" "
-                   "stroke-width=\"3\"/>\n",
-                   W - R + 15, ly, W - R + 40, ly, colours[i % colours.size()]);
+                   "stroke-dasharray=\"{}\" stroke-width=\"3\"/>\n",
+                   W - R + 15, ly, W - R + 40, ly, colours[i % colours.size()],
+                   dashes[i % dashes.size()]);
         fmt::print(out, "<text x=\"{}\" y=\"{:.1f}\">{}</text>\n", W - R + 46, ly + 4,
                    rs[i]->name());
     }
     fmt::print(out, "</svg>\n");
+    if (!out) throw std::runtime_error("error writing " + file);
 }
 
+/// Throws std::runtime_error when `file` cannot be written.
 void write_csv(const std::string& file, const std::vector<std::unique_ptr<runner>>& rs) {
     std::ofstream out(file);
-    if (!out) {
-        fmt::print(stderr, "memory_explorer: cannot write {}\n", file);
-        return;
-    }
+    if (!out) throw std::runtime_error("cannot write " + file);
     fmt::print(out, "config,latency_ns,cdf\n");
     for (const auto& r : rs)
         for (const auto& [x, f] : cdf_points(*r))
             fmt::print(out, "{},{:.3f},{:.6f}\n", r->name(), x, f);
+    if (!out) throw std::runtime_error("error writing " + file);
 }
 
 } // namespace
@@ -485,9 +515,17 @@ int main(int argc, char** argv) {
         };
         if (arg == "--help" || arg == "-h")
             usage(0);
-        else if (arg == "--trace")
-            o.trace = value();
-        else if (arg == "--format") {
+        else if (arg == "--trace") {
+            const char* file = value();
+            if (o.trace) {
+                fmt::print(stderr,
+                           "memory_explorer: --trace given twice ('{}' and '{}'); it replays one "
+                           "trace per run\n",
+                           *o.trace, file);
+                return status::usage_error;
+            }
+            o.trace = file;
+        } else if (arg == "--format") {
             const std::string_view v = value();
             o.format = memsub::trace::parse_format(v);
             if (!o.format) {
@@ -501,9 +539,11 @@ int main(int argc, char** argv) {
         else if (arg == "--seed")
             o.seed = parse_number(arg, value());
         else if (arg == "--sets")
-            o.shape.sets = static_cast<std::uint32_t>(parse_number(arg, value()));
+            o.shape.sets = static_cast<std::uint32_t>(
+                parse_number(arg, value(), 1, std::numeric_limits<std::uint32_t>::max()));
         else if (arg == "--ways")
-            o.shape.ways = static_cast<std::uint32_t>(parse_number(arg, value()));
+            o.shape.ways = static_cast<std::uint32_t>(
+                parse_number(arg, value(), 1, std::numeric_limits<std::uint32_t>::max()));
         else if (arg == "--access-ns")
             o.access_ns = parse_real(arg, value());
         else if (arg == "--configs")
@@ -515,12 +555,7 @@ int main(int argc, char** argv) {
         else if (arg == "--quiet")
             o.progress = false;
         else if (arg == "--requesters") {
-            const std::uint64_t n = parse_number(arg, value());
-            if (n < 1 || n > 1024) {
-                fmt::print(stderr, "memory_explorer: --requesters must be in 1..1024\n");
-                return 2;
-            }
-            o.requesters = static_cast<std::uint32_t>(n);
+            o.requesters = static_cast<std::uint32_t>(parse_number(arg, value(), 1, 1024));
         } else if (arg == "--requester-map") {
             const std::string_view v = value();
             if (v == "pc")
@@ -542,6 +577,16 @@ int main(int argc, char** argv) {
         }
     }
 
+    if (!o.trace) {
+        const std::uint64_t n = o.limit != 0 ? std::min(o.limit, o.accesses) : o.accesses;
+        if (static_cast<double>(n) * o.access_ns > max_simulated_ns) {
+            fmt::print(stderr,
+                       "memory_explorer: {} accesses at --access-ns {:g} simulate more than {:g} "
+                       "ns; lower --access-ns or --accesses\n",
+                       n, o.access_ns, max_simulated_ns);
+            return status::usage_error;
+        }
+    }
     // Built-in workload: its 16 clusters; a trace: one requester unless told otherwise.
     const std::uint32_t requesters = o.requesters != 0 ? o.requesters : (o.trace ? 1u : 16u);
     try {
@@ -565,6 +610,7 @@ int main(int argc, char** argv) {
         events.reserve(2 * chunk_accesses);
         std::uint64_t done = 0;
         std::string error_text;
+        int interrupted_by = 0; // the signal that stopped the run early
         const auto start = clock_type::now();
         auto last_report = start;
         const std::uint32_t line = o.shape.line_bytes;
@@ -592,6 +638,13 @@ int main(int argc, char** argv) {
         };
         auto run_chunk = [&] {
             events.clear();
+            // The controllers count cycles in 64 bits: refuse a simulated time they cannot
+            // represent rather than overflow a conversion (checked once per chunk).
+            if (static_cast<double>(done + chunk.size()) * o.access_ns > max_simulated_ns)
+                throw std::range_error(fmt::format(
+                    "the simulated time passes {:g} ns after {} accesses at --access-ns {:g}; "
+                    "lower --access-ns or --limit",
+                    max_simulated_ns, done, o.access_ns));
             for (const memsub::access& a : chunk) {
                 const double t = static_cast<double>(done++) * o.access_ns;
                 const auto r = llc.access(a);
@@ -607,8 +660,10 @@ int main(int argc, char** argv) {
             for (auto& r : runners) r->feed(events);
         };
         try {
+            memsub_examples::install_stop_handlers();
             while (src.next_chunk(chunk)) {
                 run_chunk();
+                if ((interrupted_by = memsub_examples::stop_requested()) != 0) break;
                 const auto now = clock_type::now();
                 if (o.progress && now - last_report > std::chrono::seconds(1)) {
                     last_report = now;
@@ -633,7 +688,11 @@ int main(int argc, char** argv) {
             fmt::print(stderr, "\n");
 
         const auto& cs = llc.stats();
-        fmt::print("workload: {}\n", src.label());
+        fmt::print("workload: {}{}\n", src.label(),
+                   interrupted_by != 0
+                       ? fmt::format(" (PARTIAL: interrupted by signal {} after {} accesses)",
+                                     interrupted_by, done)
+                       : std::string());
         fmt::print("LLC {} KB {}-way {} B lines (LRU): {} accesses, miss ratio {:.3f}, {} "
                    "writebacks; one access every {} ns\n\n",
                    o.shape.capacity_bytes() / 1024, o.shape.ways, o.shape.line_bytes, cs.accesses(),
@@ -658,62 +717,87 @@ int main(int argc, char** argv) {
         for (const auto& r : runners) fmt::print("  {:<13} {}\n", r->name(), r->description());
         fmt::print("  (q95 = 95th percentile of queueing delay; bus % = share of the peak "
                    "data-bus bandwidth over the run)\n");
-        // Partitioned vs shared: say what the comparison can show at this load.
+        // Partitioned vs shared: what this run measured, nothing more (whether partitioning
+        // helps depends on the load and the requesters; tests/memory/partitioned_test.cpp
+        // measures it at saturation).
         const runner* shared = nullptr;
         const runner* pmc = nullptr;
         for (const auto& r : runners) {
             if (r->name() == "hbm2-frfcfs") shared = r.get();
             if (r->name() == "hbm2-pmc") pmc = r.get();
         }
-        if (shared != nullptr && pmc != nullptr && shared->stats().completed() > 0) {
+        if (shared != nullptr && pmc != nullptr && shared->stats().completed() > 0 &&
+            pmc->stats().completed() > 0) {
             const auto& a = shared->stats();
             const auto& b = pmc->stats();
-            const double load = 100.0 * static_cast<double>(a.bytes) /
-                                (static_cast<double>(a.elapsed_cycles()) * shared->tck_ns()) /
-                                shared->peak_gb_per_s();
-            fmt::print("\nHBM2 partitioned vs shared queue ({} requester(s), {:.1f} % of peak "
-                       "bandwidth): p95 queueing {:.1f} -> {:.1f} ns, mean latency {:.1f} -> "
-                       "{:.1f} ns.\n",
-                       requesters, load, ns(*shared, a.queueing.percentile(0.95)),
-                       ns(*pmc, b.queueing.percentile(0.95)), a.latency.mean() * shared->tck_ns(),
-                       b.latency.mean() * pmc->tck_ns());
-            if (load < 30.0 || requesters < 4)
-                fmt::print(
-                    "  The partitioned controller (HTA) pays off under contention: many requesters "
-                    "with full queues,\n"
-                    "  where one requester's bank conflicts no longer block the others "
-                    "(tests/memory/partitioned_test.cpp:\n"
-                    "  16 clusters at saturation, p95 queueing -41 % and -52 %). At this load "
-                    "there is little contention,\n"
-                    "  and its rules can cost a little: each requester's FIFO shows the scheduler "
-                    "only its head, and heads\n"
-                    "  for a bank that was just granted wait until the winner's data is "
-                    "transferred. Raise the load with\n"
-                    "  --access-ns or give a trace several requesters with --requesters.\n");
+            auto gb_per_s = [](const runner& r) {
+                const double elapsed = static_cast<double>(r.stats().elapsed_cycles()) * r.tck_ns();
+                return elapsed > 0 ? static_cast<double>(r.stats().bytes) / elapsed : 0.0;
+            };
+            auto change = [](double from, double to) {
+                return from > 0 ? fmt::format(" ({:+.0f} %)", 100.0 * (to - from) / from)
+                                : std::string();
+            };
+            const double q_a = ns(*shared, a.queueing.percentile(0.95));
+            const double q_b = ns(*pmc, b.queueing.percentile(0.95));
+            const double m_a = a.latency.mean() * shared->tck_ns();
+            const double m_b = b.latency.mean() * pmc->tck_ns();
+            fmt::print("\nHBM2, partitioned (hbm2-pmc) against shared queue (hbm2-frfcfs), {} "
+                       "requester(s), this run:\n"
+                       "  p95 queueing {:.1f} -> {:.1f} ns{}; mean latency {:.1f} -> {:.1f} ns{}; "
+                       "bandwidth {:.2f} -> {:.2f} GB/s ({:.1f} -> {:.1f} % of peak).\n",
+                       requesters, q_a, q_b, change(q_a, q_b), m_a, m_b, change(m_a, m_b),
+                       gb_per_s(*shared), gb_per_s(*pmc),
+                       100.0 * gb_per_s(*shared) / shared->peak_gb_per_s(),
+                       100.0 * gb_per_s(*pmc) / pmc->peak_gb_per_s());
         }
-        if (!o.cdf.empty()) {
-            write_svg(o.cdf, runners, src.label());
-            fmt::print("latency CDF plot: {}\n", o.cdf);
-        }
-        if (!o.csv.empty()) {
-            write_csv(o.csv, runners);
-            fmt::print("latency CDF points: {}\n", o.csv);
-        }
+        std::vector<std::string> output_failures;
+        auto attempt = [&](const std::string& what, const std::string& file, auto&& write) {
+            try {
+                write();
+                fmt::print("{}: {}\n", what, file);
+            } catch (const std::bad_alloc&) {
+                throw;
+            } catch (const std::exception& e) {
+                output_failures.emplace_back(e.what());
+            }
+        };
+        if (!o.cdf.empty())
+            attempt("latency CDF plot", o.cdf, [&] { write_svg(o.cdf, runners, src.label()); });
+        if (!o.csv.empty())
+            attempt("latency CDF points", o.csv, [&] { write_csv(o.csv, runners); });
+        if (error_text.empty() && interrupted_by == 0 && done == 0)
+            fmt::print(stderr,
+                       "memory_explorer: warning: {} holds no accesses (an empty input, or only "
+                       "comments or blank lines); every figure is 0\n",
+                       src.label());
         if (!error_text.empty()) {
             fmt::print(stderr, "memory_explorer: trace error: {}\n", error_text);
             fmt::print(stderr, "memory_explorer: results cover the {} accesses before it\n", done);
-            return 1;
         }
+        for (const auto& f : output_failures)
+            fmt::print(stderr, "memory_explorer: output error: {}\n", f);
+        if (interrupted_by != 0) {
+            fmt::print(stderr,
+                       "memory_explorer: interrupted by signal {}: the results above are partial "
+                       "({} accesses)\n",
+                       interrupted_by, done);
+            return memsub_examples::stopped_exit_status(interrupted_by);
+        }
+        if (!error_text.empty() || !output_failures.empty()) return status::input_error;
+        if (done == 0) return status::empty_input;
     } catch (const memsub::config_error& e) {
         fmt::print(stderr, "memory_explorer: configuration error: {}\n", e.what());
-        return 2;
-
+        return status::usage_error;
     } catch (const memsub::input_error& e) {
         fmt::print(stderr, "memory_explorer: {}\n", e.what());
-        return 1;
+        return status::input_error;
+    } catch (const std::bad_alloc&) {
+        fmt::print(stderr, "memory_explorer: out of memory\n");
+        return status::out_of_memory;
     } catch (const std::runtime_error& e) {
         fmt::print(stderr, "memory_explorer: {}\n", e.what());
-        return 2;
+        return status::usage_error;
     }
-    return 0;
+    return status::ok;
 }

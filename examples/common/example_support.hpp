@@ -8,10 +8,20 @@
 
 #include <fmt/core.h>
 
+#include <signal.h> // sigaction (POSIX)
+
+#include <algorithm>
+#include <cctype>
+#include <cerrno>
 #include <cmath>
+#include <concepts>
+#include <csignal>
 #include <cstdint>
 #include <cstdlib>
+#include <filesystem>
+#include <limits>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -19,36 +29,131 @@
 
 namespace memsub_examples {
 
-/// A decimal integer option value; exits with status 2 and a message naming the option if it
-/// is not one.
-inline std::uint64_t parse_number(std::string_view program, std::string_view flag,
-                                  std::string_view text) {
+/// A bad option value. The message names the option and the value given.
+class option_error : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// A decimal integer option value in [min, max], parsed at full 64-bit width (no silent
+/// truncation to a narrower field: the caller passes its field's range). Throws option_error
+/// naming `flag` and `text` otherwise.
+inline std::uint64_t parse_unsigned(std::string_view flag, std::string_view text,
+                                    std::uint64_t min = 0,
+                                    std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
+    const auto range = [&] { return fmt::format("{}..{}", min, max); };
+    if (text.empty() ||
+        !std::all_of(text.begin(), text.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        throw option_error(
+            fmt::format("{} expects a whole number in {}, got '{}'", flag, range(), text));
     std::uint64_t v = 0;
-    bool ok = !text.empty();
     for (const char c : text) {
-        if (c < '0' || c > '9' || v > (~std::uint64_t{0} - 9) / 10) {
-            ok = false;
-            break;
-        }
-        v = v * 10 + static_cast<std::uint64_t>(c - '0');
+        const auto digit = static_cast<std::uint64_t>(c - '0');
+        if (v > (std::numeric_limits<std::uint64_t>::max() - digit) / 10)
+            throw option_error(
+                fmt::format("{} = {} is out of range: it must be in {}", flag, text, range()));
+        v = v * 10 + digit;
     }
-    if (!ok) {
-        fmt::print(stderr, "{}: {} expects a number, got '{}'\n", program, flag, text);
-        std::exit(2);
-    }
+    if (v < min || v > max)
+        throw option_error(
+            fmt::format("{} = {} is out of range: it must be in {}", flag, text, range()));
     return v;
 }
 
-/// A positive real option value; exits with status 2 otherwise.
-inline double parse_positive_real(std::string_view program, std::string_view flag,
-                                  const char* text) {
+/// parse_unsigned for a field of type T: the range is clipped to T's, so nothing is cut.
+template <std::unsigned_integral T>
+T parse_unsigned_as(std::string_view flag, std::string_view text, T min = 0,
+                    T max = std::numeric_limits<T>::max()) {
+    return static_cast<T>(parse_unsigned(flag, text, min, max));
+}
+
+/// A finite real option value in (0, max]. Throws option_error naming `flag` otherwise.
+inline double parse_positive_real(std::string_view flag, std::string_view text,
+                                  double max = std::numeric_limits<double>::max()) {
+    const std::string copy(text); // strtod needs a terminated string
     char* end = nullptr;
-    const double v = std::strtod(text, &end);
-    if (end == text || *end != '\0' || !(v > 0.0) || !std::isfinite(v)) {
-        fmt::print(stderr, "{}: {} expects a positive number, got '{}'\n", program, flag, text);
+    errno = 0;
+    const double v = std::strtod(copy.c_str(), &end);
+    if (copy.empty() || end != copy.c_str() + copy.size() || errno == ERANGE || !std::isfinite(v) ||
+        !(v > 0.0))
+        throw option_error(
+            fmt::format("{} expects a finite positive number, got '{}'", flag, text));
+    if (v > max)
+        throw option_error(
+            fmt::format("{} = {} is out of range: it must be at most {:g}", flag, text, max));
+    return v;
+}
+
+/// Runs `parse` (a lambda parsing one option value); on option_error prints
+/// "<program>: <message>" and exits with status 2 (bad usage).
+template <class Parse>
+auto parse_or_exit(std::string_view program, Parse&& parse) {
+    try {
+        return parse();
+    } catch (const option_error& e) {
+        fmt::print(stderr, "{}: {}\n", program, e.what());
         std::exit(2);
     }
-    return v;
+}
+
+/// A decimal integer option value in [min, max]; exits with status 2 and a message naming the
+/// option otherwise.
+inline std::uint64_t parse_number(std::string_view program, std::string_view flag,
+                                  std::string_view text, std::uint64_t min = 0,
+                                  std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
+    return parse_or_exit(program, [&] { return parse_unsigned(flag, text, min, max); });
+}
+
+/// The gnuplot terminal for a plot file, chosen by its extension (.png, .svg, .pdf; case
+/// insensitive); nullopt for any other name, which the examples reject at parse time.
+inline std::optional<std::string> gnuplot_terminal_for(std::string_view file) {
+    const auto dot = file.find_last_of('.');
+    const auto slash = file.find_last_of('/');
+    if (dot == std::string_view::npos || (slash != std::string_view::npos && dot < slash))
+        return std::nullopt;
+    std::string ext(file.substr(dot + 1));
+    for (auto& c : ext) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    if (ext == "png") return std::string("pngcairo");
+    if (ext == "svg") return std::string("svg dynamic");
+    if (ext == "pdf") return std::string("pdfcairo");
+    return std::nullopt;
+}
+
+// ------------------------------------------------------------------ stop signals
+
+namespace detail {
+/// The signal that asked the program to stop (0: none). Written only by the handler.
+inline volatile std::sig_atomic_t stop_signal = 0;
+extern "C" inline void record_stop_signal(int sig) {
+    stop_signal = sig;
+}
+} // namespace detail
+
+/// Installs SIGINT and SIGTERM handlers that only record the signal (the loops poll
+/// stop_requested() between chunks and wind down: partial results are printed and written, and
+/// the program exits with 128 + the signal). The handler is one-shot: a second signal of the
+/// same kind takes its default action (terminates at once).
+/// A signal ignored when the program starts (nohup, a shell's background job) stays ignored.
+inline void install_stop_handlers() {
+    struct sigaction sa {};
+    sa.sa_handler = detail::record_stop_signal;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND;
+    for (const int sig : {SIGINT, SIGTERM}) {
+        struct sigaction old {};
+        if (sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN) continue;
+        sigaction(sig, &sa, nullptr);
+    }
+}
+
+/// The signal that asked to stop, or 0.
+inline int stop_requested() noexcept {
+    return static_cast<int>(detail::stop_signal);
+}
+
+/// The exit status of a program stopped by `sig` (the shell's convention).
+inline int stopped_exit_status(int sig) noexcept {
+    return 128 + sig;
 }
 
 /// "a,b,c" → {"a", "b", "c"}.
@@ -74,8 +179,7 @@ public:
     /// Reads `file` (format detected unless given).
     chunked_source(const std::string& file, std::optional<memsub::trace::trace_format> format,
                    std::uint64_t limit)
-        : reader_(format ? memsub::trace::open_trace(file, *format)
-                         : memsub::trace::open_trace(file))
+        : reader_(open(file, format))
         , label_(file)
         , cap_(limit != 0 ? limit : ~std::uint64_t{0}) {}
 
@@ -115,6 +219,17 @@ public:
     }
 
 private:
+    /// Opens `file`; a directory is named as one (reading it would fail with a read error at
+    /// offset 0, which does not say what is wrong).
+    static memsub::trace::any_reader open(const std::string& file,
+                                          std::optional<memsub::trace::trace_format> format) {
+        std::error_code ec;
+        if (std::filesystem::is_directory(file, ec))
+            throw memsub::input_error(file, memsub::input_error::position_kind::byte_offset, 0,
+                                      "is a directory, not a trace file");
+        return format ? memsub::trace::open_trace(file, *format) : memsub::trace::open_trace(file);
+    }
+
     std::optional<memsub::trace::any_reader> reader_;
     std::optional<Generator> generator_;
     std::string label_;

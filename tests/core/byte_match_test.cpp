@@ -24,7 +24,8 @@ TEST_CASE("byte_equal_mask agrees with the scalar reference") {
     CHECK(padded_row_bytes(64) == 64);
 }
 
-TEST_CASE("recency_promote / recency_demote keep a permutation and match the naive update") {
+TEST_CASE(
+    "recency_promote(_position) / recency_demote keep a permutation and match the naive update") {
     xoshiro256ss rng(4);
     for (std::uint32_t entries : {1u, 2u, 5u, 16u, 23u, 64u}) {
         CAPTURE(entries);
@@ -36,7 +37,12 @@ TEST_CASE("recency_promote / recency_demote keep a permutation and match the nai
         for (int step = 0; step < 5000; ++step) {
             const auto lane = static_cast<std::uint32_t>(rng.below(entries));
             const std::uint8_t old = ref[lane];
-            if (rng.below(2) == 0) {
+            const auto op = rng.below(3);
+            if (op == 2) { // promote by position (O7's replace uses the bottom position)
+                recency_promote_position(row.data(), padded, old);
+                for (std::uint32_t e = 0; e < entries; ++e) ref[e] += ref[e] < old;
+                ref[lane] = 0;
+            } else if (op == 0) {
                 recency_promote(row.data(), padded, lane);
                 for (std::uint32_t e = 0; e < entries; ++e) ref[e] += ref[e] < old;
                 ref[lane] = 0;

@@ -1,5 +1,5 @@
 // memsub::testing catches what it claims to catch: every check of check_replacement_contract
-// (K1–K7) and every rule recording_policy records is shown failing on a policy, a hook sequence
+// (K1–K8) and every rule recording_policy records is shown failing on a policy, a hook sequence
 // or a cache that breaks it, with the expected message. A check that cannot fail proves nothing.
 #include <doctest/doctest.h>
 
@@ -15,6 +15,7 @@
 #include <memsub/cache/basic_cache.hpp>
 #include <memsub/replacement/lru.hpp>
 #include <memsub/replacement/opt.hpp>
+#include <memsub/replacement/srrip.hpp>
 #include <memsub/testing/all.hpp>
 
 #include "guarded_allocator.hpp"
@@ -215,15 +216,17 @@ TEST_CASE("the contract passes legal policies, and the report names the passes i
         INFO(rep.text());
         CHECK(rep.ok());
         CHECK(rep.misses > 0);
-        REQUIRE(rep.passes.size() == 2);
+        REQUIRE(rep.passes.size() >= 2);
         CHECK(rep.passes[0].name == "conventional");
         CHECK(rep.passes[0].shape.entries_per_set() == 4);
         CHECK(rep.passes[1].name == "variable-block");
         CHECK(rep.passes[1].shape.entries_per_set() == 16);
+        if (rep.passes.size() == 3) CHECK(rep.passes[2].name == "fast forms"); // lru: O6, O7
         for (const auto& p : rep.passes) {
             CHECK(p.status == testing::pass_status::completed);
-            CHECK(p.runs == 2);
-            CHECK(p.accesses > 2 * 19000);
+            const std::uint32_t runs = p.name == "fast forms" ? 8 : 2; // K8: 4 shapes x 2
+            CHECK(p.runs == runs);
+            CHECK(p.accesses > runs * 19000);
             CHECK(p.isolated == bool(MEMSUB_TESTING_CAN_FORK));
         }
         CHECK(rep.text().find("variable-block pass (16 sets, 4 ways, 16 entries per set, 128 B "
@@ -234,21 +237,22 @@ TEST_CASE("the contract passes legal policies, and the report names the passes i
 TEST_CASE("the variable-block pass is opt-out, and in-process runs are possible") {
     testing::contract_options o;
     o.variable_block_pass = false;
-    const auto one = testing::check_replacement_contract<replacement::lru>({}, o);
+    const auto one = testing::check_replacement_contract<testing::replacement_archetype>({}, o);
     CHECK(one.ok());
     REQUIRE(one.passes.size() == 1);
     CHECK(one.passes[0].name == "conventional");
 
     o.variable_block_pass = true;
     o.isolate_passes = false;
-    const auto inproc = testing::check_replacement_contract<replacement::lru>({}, o);
+    const auto inproc = testing::check_replacement_contract<testing::replacement_archetype>({}, o);
     CHECK(inproc.ok());
     REQUIRE(inproc.passes.size() == 2);
     CHECK_FALSE(inproc.passes[0].isolated);
     CHECK_FALSE(inproc.passes[1].isolated);
     CHECK(inproc.passes[1].text().ends_with("in-process"));
     // Both modes drive the same streams.
-    CHECK(inproc.accesses == testing::check_replacement_contract<replacement::lru>().accesses);
+    CHECK(inproc.accesses ==
+          testing::check_replacement_contract<testing::replacement_archetype>().accesses);
 }
 
 TEST_CASE("K2: an illegal victim is one deduplicated line per pass, and the run completes") {
@@ -632,4 +636,89 @@ TEST_CASE("recording_policy: partial misses and multi-block fills only in variab
                               "cache (set 0, entry 0)",
                               "P2: on_insert without a preceding on_miss (set 0, entry 2)"});
     }
+}
+
+namespace {
+
+/// LRU whose fused replace (O7) forgets the insertion's promotion: the replaced entry stays at
+/// the bottom of the stack, so the next miss evicts it again. Its plain hooks are right.
+class forgetful_fused_lru {
+public:
+    using params = replacement::lru::params;
+    forgetful_fused_lru(const geometry& g, const params& p) : inner_(g, p) {}
+    [[nodiscard]] std::string_view name() const noexcept { return "forgetful_fused_lru"; }
+    void on_hit(set_index s, entry_index e, const memsub::access& a) noexcept {
+        inner_.on_hit(s, e, a);
+    }
+    void on_insert(set_index s, entry_index e, const memsub::access& a) noexcept {
+        inner_.on_insert(s, e, a);
+    }
+    void on_evict(set_index s, entry_index e, const replacement::eviction_info& b) noexcept {
+        inner_.on_evict(s, e, b);
+    }
+    [[nodiscard]] entry_index victim(set_index s, entry_mask m, const memsub::access& a) noexcept {
+        return inner_.victim(s, m, a);
+    }
+    [[nodiscard]] entry_index replace(set_index s, entry_mask m, const memsub::access& a) noexcept {
+        return inner_.victim(s, m, a); // the bug: no on_evict/on_insert bookkeeping
+    }
+
+private:
+    replacement::lru inner_;
+};
+
+/// LRU whose compile-time shape (O6) is built for another policy: it behaves as FIFO-like
+/// "never promote on a hit", which the runtime shape does not.
+template <std::uint32_t Entries = 0>
+class shape_liar {
+public:
+    using params = replacement::lru::params;
+    template <std::uint32_t E>
+    using for_entries = shape_liar<E>;
+    shape_liar(const geometry& g, const params& p) : inner_(g, p) {}
+    [[nodiscard]] std::string_view name() const noexcept { return "shape_liar"; }
+    void on_hit(set_index s, entry_index e, const memsub::access& a) noexcept {
+        if constexpr (Entries == 0) inner_.on_hit(s, e, a); // the fixed shape skips promotion
+    }
+    void on_insert(set_index s, entry_index e, const memsub::access& a) noexcept {
+        inner_.on_insert(s, e, a);
+    }
+    void on_evict(set_index s, entry_index e, const replacement::eviction_info& b) noexcept {
+        inner_.on_evict(s, e, b);
+    }
+    [[nodiscard]] entry_index victim(set_index s, entry_mask m, const memsub::access& a) noexcept {
+        return inner_.victim(s, m, a);
+    }
+
+private:
+    replacement::lru inner_;
+};
+
+} // namespace
+
+TEST_CASE("K8: a fused replace or a compile-time shape that decides differently is reported") {
+    // The shipped fast forms agree with their hooks.
+    for (const auto& rep : {testing::check_replacement_contract<replacement::lru>(),
+                            testing::check_replacement_contract<replacement::srrip>()}) {
+        INFO(rep.text());
+        CHECK(rep.ok());
+        REQUIRE(rep.passes.size() == 3);
+        CHECK(rep.passes[2].name == "fast forms");
+        CHECK(rep.passes[2].status == testing::pass_status::completed);
+    }
+    const auto fused = testing::check_replacement_contract<forgetful_fused_lru>();
+    INFO(fused.text());
+    const auto k8 = kinds(fused, "K8");
+    REQUIRE(k8.size() == 1);
+    CHECK(k8[0].pass == "fast forms");
+    CHECK(k8[0].rule.find("fused replace (O7)") != std::string::npos);
+    // Every other check passes: the plain hooks are right, only the fused form lies.
+    CHECK(fused.violations.size() == 1);
+
+    const auto shaped = testing::check_replacement_contract<shape_liar<>>();
+    INFO(shaped.text());
+    const auto k8s = kinds(shaped, "K8");
+    REQUIRE(k8s.size() == 1);
+    CHECK(k8s[0].first.find("entries per set") != std::string::npos);
+    CHECK(shaped.violations.size() == 1);
 }

@@ -155,13 +155,26 @@ struct fixed_layout {
     static constexpr entry_mask all_entries = low_bits_mask(entries);
 };
 
+/// Entries per set of a compile-time geometry (fixed_geometry), 0 for the runtime `geometry`.
+template <class Geometry>
+consteval std::uint32_t compile_time_entries() {
+    if constexpr (std::same_as<Geometry, geometry>)
+        return 0;
+    else
+        return static_cast<geometry>(Geometry{}).entries_per_set();
+}
+
 } // namespace detail
 
 template <replacement::replacement_policy Policy, cache_options Options = cache_options{},
           geometry_like Geometry = geometry, bypass::bypass_predictor Bypass = bypass::never>
 class basic_cache {
 public:
-    using policy_type = Policy;
+    /// The policy the cache runs: `Policy`, or its compile-time-shaped form (O6) when the
+    /// geometry is a compile-time constant.
+    using policy_type =
+        replacement::shaped_policy_t<Policy, detail::compile_time_entries<Geometry>()>;
+    static_assert(replacement::replacement_policy<policy_type>);
     using policy_params = typename Policy::params;
     using bypass_type = Bypass;
     using bypass_params = typename Bypass::params;
@@ -184,7 +197,7 @@ public:
             ::new (static_cast<void*>(&headers_[std::size_t{s} * blocks])) set_state{};
         // O5: the policy's per-set row goes into the header's spare bytes when it fits there
         // (a 16-way set: 32 B state + 16 fingerprints + 16 B row = one 64-byte line).
-        if constexpr (replacement::places_rows<Policy>) {
+        if constexpr (replacement::places_rows<policy_type>) {
             const std::size_t offset = policy_row_offset(g.entries_per_set());
             if (offset + policy_.row_bytes() <= std::size_t{64} * blocks)
                 policy_.place_rows(reinterpret_cast<std::byte*>(headers_.data()) + offset,
@@ -233,7 +246,7 @@ public:
         __builtin_prefetch(header(s, L));
         const std::uint64_t* tags = &tags_[slot(s, entry_index{0}, L)];
         for (std::uint32_t e = 0; e < L.entries; e += 8) __builtin_prefetch(tags + e);
-        if constexpr (replacement::prefetches<Policy>) policy_.prefetch(s);
+        if constexpr (replacement::prefetches<policy_type>) policy_.prefetch(s);
     }
 
     /// Runs a batch of accesses in order, calling `sink(const access&, const result_type&)`
@@ -394,8 +407,8 @@ public:
     [[nodiscard]] const cache_stats& stats() const noexcept { return stats_; }
     void reset_stats() noexcept { stats_ = cache_stats{}; }
 
-    [[nodiscard]] Policy& policy() noexcept { return policy_; }
-    [[nodiscard]] const Policy& policy() const noexcept { return policy_; }
+    [[nodiscard]] policy_type& policy() noexcept { return policy_; }
+    [[nodiscard]] const policy_type& policy() const noexcept { return policy_; }
     [[nodiscard]] Bypass& bypass_predictor() noexcept { return bypass_; }
     [[nodiscard]] const Bypass& bypass_predictor() const noexcept { return bypass_; }
     [[nodiscard]] const Geometry& shape() const noexcept { return geometry_; }
@@ -417,11 +430,14 @@ public:
     }
 
 private:
+    // dirty and reused, which a hit and a fill update together, are not adjacent: GCC's SLP
+    // vectorizer would merge the two updates into a 16-byte vector operation assembled from
+    // general registers, which costs more than it saves (same as cache_stats' field order).
     struct set_state {
         entry_mask valid = 0;
         entry_mask dirty = 0;
+        std::uint32_t used_segments = 0; // only variable-block caches use it
         entry_mask reused = 0;
-        std::uint32_t used_segments = 0;
     };
 
     static constexpr bool fixed = !std::same_as<Geometry, geometry>;
@@ -613,6 +629,22 @@ private:
     evicted_block remove(set_index s, entry_index e, eviction_reason reason,
                          const layout_type& L) noexcept {
         set_state& st = state_of(s, L);
+        const entry_mask bit = bit_of(e);
+        const evicted_block out = depart(s, e, reason, L);
+        st.valid &= ~bit;
+        st.dirty &= ~bit;
+        st.reused &= ~bit;
+        if constexpr (variable_blocks) st.used_segments -= out.stored_segments;
+        return out;
+    }
+
+    /// The departure of entry `e` as the host, the policy and the predictor see it (the report,
+    /// the counters, R5), without touching the set's state: remove() clears the entry
+    /// afterwards, and a conventional miss that refills the victim's entry just overwrites it.
+    template <bool TellPolicy = true>
+    evicted_block depart(set_index s, entry_index e, eviction_reason reason,
+                         const layout_type& L) noexcept {
+        const set_state& st = state_of(s, L);
         const std::size_t i = slot(s, e, L);
         const entry_mask bit = bit_of(e);
         const bool write_back_needed =
@@ -629,10 +661,6 @@ private:
                                 .reason = reason,
                                 .touched_segments = touched_of(i),
                                 .payload = payload_of(i)};
-        st.valid &= ~bit;
-        st.dirty &= ~bit;
-        st.reused &= ~bit;
-        if constexpr (variable_blocks) st.used_segments -= out.stored_segments;
         if (reason == eviction_reason::replacement)
             ++stats_.evictions;
         else
@@ -640,7 +668,7 @@ private:
         // Branch-free: dirtiness is data-dependent and would mispredict.
         stats_.writebacks += write_back_needed;
         stats_.bytes_written_back += out.bytes & (0u - std::uint32_t{write_back_needed});
-        policy_.on_evict(s, e, out);
+        if constexpr (TellPolicy) policy_.on_evict(s, e, out); // else done by O7's replace
         bypass::notify_evict(bypass_, s, e, out);
         return out;
     }
@@ -717,7 +745,7 @@ private:
 
         count_miss(a.kind);
         r.missing_segments = 1;
-        if constexpr (replacement::observes_misses<Policy>) policy_.on_miss(s, a);
+        if constexpr (replacement::observes_misses<policy_type>) policy_.on_miss(s, a);
 
         bypass_reason declined = admit(s, a, write);
         entry_index e{};
@@ -725,19 +753,31 @@ private:
             if (st.valid != all_entries(L)) {
                 e = lowest_entry(~st.valid & all_entries(L));
             } else {
-                if constexpr (replacement::may_bypass<Policy>)
+                if constexpr (replacement::may_bypass<policy_type>)
                     if (policy_.should_bypass(s, a)) declined = bypass_reason::policy;
                 if (declined == bypass_reason::none) {
-                    e = replacement::choose_victim(
-                        policy_, s, st.valid, a,
-                        replacement::room_request{.entries_needed = 1,
-                                                  .segments_needed = 0,
-                                                  .incoming_bytes = 1u << L.line_shift,
-                                                  .incoming_segments = 1});
-                    MEMSUB_ASSERT(contains_entry(st.valid, e));
-                    r.evictions.push_back(remove(s, e, eviction_reason::replacement, L));
-                    // The victim's entry is now the set's only free one: the fill goes there
-                    // (P5) without searching for it.
+                    if constexpr (replacement::fuses_replacement<policy_type>) {
+                        // O7: the policy chose the victim and did its evict and insert
+                        // bookkeeping in one call; the engine does its own part.
+                        e = policy_.replace(s, st.valid, a);
+                        MEMSUB_ASSERT(contains_entry(st.valid, e));
+                        r.evictions.push_back(depart<false>(s, e, eviction_reason::replacement, L));
+                        fill_conventional(s, e, key, a, write, r, L);
+                        bypass::notify_insert(bypass_, s, e, a); // the predictor's T2
+                        return r;
+                    } else {
+                        e = replacement::choose_victim(
+                            policy_, s, st.valid, a,
+                            replacement::room_request{.entries_needed = 1,
+                                                      .segments_needed = 0,
+                                                      .incoming_bytes = 1u << L.line_shift,
+                                                      .incoming_segments = 1});
+                        MEMSUB_ASSERT(contains_entry(st.valid, e));
+                        // The victim leaves (reported, counted, R5) and the new block takes
+                        // its entry, the set's only free one (P5): its valid bit stays set,
+                        // its dirty and reused bits are overwritten by the fill.
+                        r.evictions.push_back(depart(s, e, eviction_reason::replacement, L));
+                    }
                 }
             }
         }
@@ -745,22 +785,32 @@ private:
             serve_unallocated(a, r, declined, write, request_bytes(a, L));
             return r;
         }
-        tags_[slot(s, e, L)] = key;
-        fingerprint_row(s, L)[e.value] = fingerprint_of(key);
-        st.valid |= bit_of(e);
-        st.dirty |= bit_of(e) & (entry_mask{0} - entry_mask{write}); // branch-free
-        r.blocks_filled = 1;
-        r.entry = e;
-        ++stats_.fills;
-        // A writeback from above overwrites the whole block: nothing is fetched.
-        r.bytes_fetched = a.kind == access_kind::writeback ? 0u : (1u << L.line_shift);
-        stats_.bytes_fetched += r.bytes_fetched;
+        fill_conventional(s, e, key, a, write, r, L);
         notify_insert(s, e, a,
                       replacement::insert_info{.address = byte_address{key << L.line_shift},
                                                .bytes = 1u << L.line_shift,
                                                .stored_segments = 1,
                                                .payload = 0});
         return r;
+    }
+
+    /// The engine's part of a conventional fill of entry `e` (free, or its victim departed):
+    /// tag, fingerprint, state bits, result and counters. The policy is told by the caller.
+    void fill_conventional(set_index s, entry_index e, std::uint64_t key, const memsub::access& a,
+                           bool write, result_type& r, const layout_type& L) noexcept {
+        set_state& st = state_of(s, L);
+        tags_[slot(s, e, L)] = key;
+        fingerprint_row(s, L)[e.value] = fingerprint_of(key);
+        const entry_mask bit = bit_of(e);
+        st.valid |= bit;
+        st.dirty = (st.dirty & ~bit) | (bit & (entry_mask{0} - entry_mask{write})); // branch-free
+        st.reused &= ~bit;
+        r.blocks_filled = 1;
+        r.entry = e;
+        ++stats_.fills;
+        // A writeback from above overwrites the whole block: nothing is fetched.
+        r.bytes_fetched = a.kind == access_kind::writeback ? 0u : (1u << L.line_shift);
+        stats_.bytes_fetched += r.bytes_fetched;
     }
 
     /// A miss that allocates nothing: reads fetch `read_bytes`, writes go down.
@@ -939,7 +989,7 @@ private:
         r.missing_segments = missing;
         r.partial = (requested & line.resident) != 0;
         stats_.partial_misses += r.partial;
-        if constexpr (replacement::observes_misses<Policy>) policy_.on_miss(s, a);
+        if constexpr (replacement::observes_misses<policy_type>) policy_.on_miss(s, a);
         // P2a: the resident blocks the request touches served part of it.
         for (entry_mask m = touched; m != 0; m &= m - 1)
             touch(s, lowest_entry(m), requested, line_key, write, a, L);
@@ -986,7 +1036,7 @@ private:
 
         // O3 is asked before anything changes (P3): only when the set lacks room for the new
         // blocks even after the superseded ones merge into them.
-        if constexpr (replacement::may_bypass<Policy>) {
+        if constexpr (replacement::may_bypass<policy_type>) {
             const set_state& st = state_of(s, L);
             const auto free_tags = static_cast<std::uint32_t>(
                 std::popcount(~st.valid & all_entries(L)) + std::popcount(superseded));
@@ -1076,7 +1126,7 @@ private:
     }
 
     [[no_unique_address]] Geometry geometry_;
-    [[no_unique_address]] Policy policy_;
+    [[no_unique_address]] policy_type policy_;
     [[no_unique_address]] Bypass bypass_;
     [[no_unique_address]] layout_type layout_;
     std::vector<std::uint64_t> tags_;

@@ -85,8 +85,18 @@ byte_equal_mask_scalar(const std::uint8_t* row, std::uint32_t padded, std::uint8
 /// lane-mask table (and no registers for one). Done with whole-vector stores only, so a
 /// following vector load of the row is forwarded from the store buffer instead of stalling on
 /// a byte store.
+inline void recency_promote_position(std::uint8_t* row, std::uint32_t padded,
+                                     std::uint8_t old) noexcept;
+
 inline void recency_promote(std::uint8_t* row, std::uint32_t padded, std::uint32_t lane) noexcept {
-    const std::uint8_t old = row[lane];
+    recency_promote_position(row, padded, row[lane]);
+}
+
+/// recency_promote of the lane holding position `old` (exactly one lane does): every byte below
+/// `old` gains 1 and that lane becomes 0. With `old` a constant (the bottom of a fixed-shape
+/// stack) no broadcast of a loaded byte is needed.
+inline void recency_promote_position(std::uint8_t* row, std::uint32_t padded,
+                                     std::uint8_t old) noexcept {
 #if defined(__SSE2__)
     const __m128i bound = detail::broadcast_byte(old);
     const __m128i one = _mm_set1_epi8(1);
@@ -101,8 +111,9 @@ inline void recency_promote(std::uint8_t* row, std::uint32_t padded, std::uint32
     chunk(0); // padded ≥ 16: rows of ≤ 16 entries need no loop
     for (std::uint32_t i = 16; i < padded; i += 16) chunk(i);
 #else
-    for (std::uint32_t i = 0; i < padded; ++i) row[i] += static_cast<std::uint8_t>(row[i] < old);
-    row[lane] = 0;
+    for (std::uint32_t i = 0; i < padded; ++i)
+        row[i] =
+            row[i] == old ? std::uint8_t{0} : static_cast<std::uint8_t>(row[i] + (row[i] < old));
 #endif
 }
 

@@ -17,7 +17,9 @@
 namespace memsub {
 
 /// Runtime cache geometry. Designated-initialise it and let the cache validate it:
-/// `geometry{.sets = 2048, .ways = 16, .line_bytes = 64}`.
+/// `geometry{.sets = 2048, .ways = 16, .line_bytes = 64}`, or build it from the capacity with
+/// `geometry::from_capacity(32 * 1024, 8, 64)` (the first member is the number of sets, not the
+/// capacity: `geometry{32768, 8, 64}` is a 16 MiB cache).
 struct geometry {
     /// Number of sets; a power of two (set index = low bits of the line address).
     std::uint32_t sets = 0;
@@ -47,6 +49,28 @@ struct geometry {
     }
     [[nodiscard]] constexpr std::uint64_t total_entries() const noexcept {
         return std::uint64_t{sets} * entries_per_set();
+    }
+
+    /// The geometry of a `capacity_bytes` cache with `ways` ways of `line_bytes`-byte lines:
+    /// sets = capacity / (ways · line_bytes). Throws `config_error` when the capacity is not a
+    /// whole number of sets, or the result breaks a rule of `validate`.
+    [[nodiscard]] static geometry from_capacity(std::uint64_t capacity_bytes, std::uint32_t ways,
+                                                std::uint32_t line_bytes = 64) {
+        using detail::require;
+        constexpr std::string_view component = "memsub::geometry::from_capacity";
+        require(ways >= 1, component, "ways", ways, "must be >= 1");
+        require(line_bytes >= 1, component, "line_bytes", line_bytes, "must be >= 1");
+        const std::uint64_t set_bytes = std::uint64_t{ways} * line_bytes;
+        require(capacity_bytes >= set_bytes && capacity_bytes % set_bytes == 0, component,
+                "capacity_bytes", capacity_bytes,
+                "must be a non-zero multiple of ways * line_bytes (one set)");
+        const std::uint64_t sets = capacity_bytes / set_bytes;
+        require(sets <= 0x8000'0000u, component, "capacity_bytes", capacity_bytes,
+                "gives more than 2^31 sets");
+        geometry g{
+            .sets = static_cast<std::uint32_t>(sets), .ways = ways, .line_bytes = line_bytes};
+        g.validate(component);
+        return g;
     }
 
     /// Throws `config_error` naming `component` when a rule is broken.

@@ -703,7 +703,7 @@ private:
         channel& ch = channels_[c];
         while (ch.next_decision <= until) {
             const std::uint64_t t = ch.next_decision;
-            if (const std::uint32_t n = ch.dram.refresh_until(t); n != 0) {
+            if (const std::uint64_t n = ch.dram.refresh_until(t); n != 0) {
                 stats_.refreshes += n;
                 for (std::uint32_t b = 0; b < p_.timing.banks_per_channel(); ++b)
                     sync_bank(ch, b, t);

@@ -29,6 +29,7 @@
 #include <bit>
 #include <cmath>
 #include <cstdint>
+#include <cstdio>
 #include <string_view>
 
 #include <memsub/core/errors.hpp>
@@ -148,7 +149,12 @@ struct dram_timing {
             require(tREFI >= banks_per_rank(), component, "tREFI", tREFI,
                     "per-bank refresh needs tREFI >= banks per rank (one REFSB per cycle at most)");
         }
-        require(tck_ns > 0.0, component, "tck_ns", 0, "must be > 0");
+        if (!(tck_ns > 0.0 && std::isfinite(tck_ns))) {
+            // The real value in the message (a config_error's integer form would print 0).
+            char value[32];
+            std::snprintf(value, sizeof value, "%g", tck_ns);
+            throw config_error(component, "tck_ns", value, "must be a finite number > 0");
+        }
     }
 
     friend constexpr bool operator==(const dram_timing&, const dram_timing&) = default;

@@ -18,6 +18,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <cstdio>
 #include <span>
 #include <string>
 #include <string_view>
@@ -51,8 +52,11 @@ public:
         using memsub::detail::require;
         require(p.latency_cycles >= 1, component, "latency_cycles", p.latency_cycles,
                 "must be >= 1");
-        require(p.bytes_per_cycle > 0.0 && p.bytes_per_cycle <= 1e9, component, "bytes_per_cycle",
-                static_cast<std::uint64_t>(p.bytes_per_cycle), "must be in (0, 1e9]");
+        // Checked before any conversion: NaN, negative or huge values would make the casts
+        // below undefined. The message shows the value as given.
+        if (!(p.bytes_per_cycle > 0.0 && p.bytes_per_cycle <= 1e9))
+            throw config_error(component, "bytes_per_cycle", fmt_real(p.bytes_per_cycle),
+                               "must be a finite number in (0, 1e9]");
         require(p.request_bytes >= 1, component, "request_bytes", p.request_bytes, "must be >= 1");
         require(p.capacity >= 1, component, "capacity", p.capacity, "must be >= 1");
         // Occupancy of the pipe per request, in 1/65536 cycles (fixed point), rounded up.
@@ -132,6 +136,11 @@ public:
     [[nodiscard]] const params& parameters() const noexcept { return p_; }
 
 private:
+    static std::string fmt_real(double v) {
+        char buf[32];
+        std::snprintf(buf, sizeof buf, "%g", v);
+        return buf;
+    }
     // Index of the first completion not yet ready at now_ (completions are in done order).
     [[nodiscard]] std::size_t undrained_ready() const noexcept {
         std::size_t i = 0;

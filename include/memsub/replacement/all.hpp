@@ -14,6 +14,7 @@
 #include <memsub/replacement/opt.hpp>
 #include <memsub/replacement/random.hpp>
 #include <memsub/replacement/rrip_dual.hpp>
+#include <memsub/replacement/runtime_choice.hpp>
 #include <memsub/replacement/set_dueling.hpp>
 #include <memsub/replacement/ship.hpp>
 #include <memsub/replacement/srrip.hpp>

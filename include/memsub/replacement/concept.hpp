@@ -41,6 +41,19 @@
 //       aligned) and `stride` (a power of two): the policy copies row s to first + s·stride and
 //       keeps it there from then on. That memory belongs to the engine, which owns the policy: a
 //       copy of the policy must own its rows (replacement/detail/set_rows.hpp does both).
+//   O6. `template <std::uint32_t Entries> using for_entries = Q;` — the same policy specialised
+//       at compile time for exactly `Entries` entries per set (its row lengths and bounds become
+//       constants). An engine whose geometry is a compile-time constant (`fixed_geometry`)
+//       builds `shaped_policy_t<P, entries>` = Q in its place; Q models replacement_policy,
+//       takes `P::params`, behaves exactly as P on that shape, and throws config_error if built
+//       for another entry count.
+//   O7. `p.replace(set, eligible, access)` noexcept -> entry_index — R6, R5 and R4 of one
+//       replacement in a single call: returns e = victim(set, eligible, access) and updates the
+//       metadata as on_evict(set, e, block{reason = replacement}) followed by on_insert(set, e,
+//       access) would. Only for a policy whose on_evict does not read the block on a
+//       replacement and that has neither sized form (R4, R6). The engine calls it for a
+//       conventional miss into a full set (P4 with one victim, then P5 into its entry);
+//       `check_replacement_contract` checks that it matches the three hooks (K8).
 // A policy author's helpers: core/types.hpp (entry masks: `lowest_entry`, `bit_of`,
 // `low_bits_mask`, `contains`), core/byte_match.hpp (recency rows: `recency_promote`,
 // `recency_demote`, `byte_equal_mask`), replacement/detail/rrpv_state.hpp (RRPV rows with ageing).
@@ -78,8 +91,9 @@
 // at run time; its noexcept part is in the concept); `memsub::testing::check_replacement_contract`
 // (testing/contract.hpp) runs a host's policy, wrapped in the recorder, through seeded streams
 // on memsub's engine, conventional and variable-block, and returns a report whose lines carry
-// the contract labels K1–K7 (protocol, victims, determinism, residency, set bounds,
-// storage_bits(), crashes). Every label family of memsub is listed in testing/contract.hpp.
+// the contract labels K1–K8 (protocol, victims, determinism, residency, set bounds,
+// storage_bits(), crashes, fast forms). Every label family of memsub is listed in
+// testing/contract.hpp.
 #pragma once
 
 #include <concepts>
@@ -267,6 +281,13 @@ template <class P>
         return p.victim(s, eligible, a);
 }
 
+/// O7: the policy fuses victim, on_evict and on_insert of one replacement.
+template <class P>
+concept fuses_replacement = requires(P& p, set_index s, entry_mask m, const access& a) {
+    { p.replace(s, m, a) }
+    noexcept->std::same_as<entry_index>;
+};
+
 /// O5: the policy's per-set rows may be hosted by the engine.
 template <class P>
 concept places_rows = requires(P& p, const P& cp, std::byte* first, std::size_t stride) {
@@ -275,6 +296,24 @@ concept places_rows = requires(P& p, const P& cp, std::byte* first, std::size_t 
     { p.place_rows(first, stride) }
     noexcept;
 };
+
+/// O6: the policy type an engine with a compile-time shape of `Entries` entries per set builds
+/// for `P` (`P::for_entries<Entries>` when P declares it, P otherwise; P when `Entries` is 0).
+template <class P, std::uint32_t Entries>
+struct shaped_policy {
+    using type = P;
+};
+template <class P, std::uint32_t Entries>
+requires(Entries != 0) && requires {
+    typename P::template for_entries<Entries>;
+}
+struct shaped_policy<P, Entries> {
+    using type = typename P::template for_entries<Entries>;
+    static_assert(std::same_as<typename type::params, typename P::params>,
+                  "O6: P::for_entries<E> must take P's params");
+};
+template <class P, std::uint32_t Entries>
+using shaped_policy_t = typename shaped_policy<P, Entries>::type;
 
 /// The hardware metadata bits of a policy (0 when it does not report them).
 template <class P>

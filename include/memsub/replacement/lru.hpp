@@ -15,21 +15,34 @@
 #include <string_view>
 
 #include <memsub/core/byte_match.hpp>
+#include <memsub/core/errors.hpp>
 #include <memsub/replacement/concept.hpp>
 #include <memsub/replacement/detail/set_rows.hpp>
 
 namespace memsub::replacement {
 
-class lru {
-public:
-    struct params {};
+/// `lru`'s knobs (none): shared by every shape of it (O6).
+struct lru_params {};
 
-    lru(const geometry& g, const params& = {})
-        : entries_(g.entries_per_set())
+/// LRU for `Entries` entries per set, or for the geometry's count when `Entries` is 0 (`lru`).
+/// A cache with a compile-time geometry builds `basic_lru<entries>` in place of `lru` (O6), so
+/// the row length and the bottom position are constants.
+template <std::uint32_t Entries = 0>
+class basic_lru {
+    static_assert(Entries <= max_entries_per_set);
+
+public:
+    using params = lru_params;
+    /// O6: the same policy with the entries per set fixed at compile time.
+    template <std::uint32_t E>
+    using for_entries = basic_lru<E>;
+
+    basic_lru(const geometry& g, const params& = {})
+        : entries_(checked_entries(g))
         , stride_(padded_row_bytes(entries_))
         , rows_(g.sets, stride_, 0xff) {
         for (std::uint32_t s = 0; s < g.sets; ++s)
-            for (std::uint32_t e = 0; e < entries_; ++e)
+            for (std::uint32_t e = 0; e < entries(); ++e)
                 row(set_index{s})[e] = static_cast<std::uint8_t>(e);
     }
 
@@ -39,18 +52,17 @@ public:
     void on_insert(set_index s, entry_index e, const access&) noexcept { promote(s, e); }
     void on_evict(set_index s, entry_index e, const eviction_info&) noexcept {
         // A replacement victim is already at the bottom of the stack (victim() picks it).
-        if (row(s)[e.value] != entries_ - 1) demote(s, e);
+        if (row(s)[e.value] != bottom()) demote(s, e);
     }
 
     [[nodiscard]] entry_index victim(set_index s, entry_mask eligible, const access&) noexcept {
         const std::uint8_t* pos = row(s);
         // Fast path: the bottom of the stack is eligible (always so in a full conventional set).
-        const entry_mask bottom =
-            byte_equal_mask(pos, stride_, static_cast<std::uint8_t>(entries_ - 1)) & eligible;
-        if (bottom != 0) return lowest_entry(bottom);
+        const entry_mask bottom_entries = byte_equal_mask(pos, stride(), bottom()) & eligible;
+        if (bottom_entries != 0) return lowest_entry(bottom_entries);
         std::uint32_t best = 0;
         int best_pos = -1;
-        for (std::uint32_t e = 0; e < entries_; ++e) {
+        for (std::uint32_t e = 0; e < entries(); ++e) {
             const int p = ((eligible >> e) & 1u) ? pos[e] : -1;
             if (p > best_pos) {
                 best_pos = p;
@@ -58,6 +70,20 @@ public:
             }
         }
         return entry_index{best};
+    }
+
+    /// O7: victim + on_evict + on_insert of a replacement in one call. Evicting an entry drops
+    /// it to the bottom and inserting lifts it to the top, so the pair is one promotion.
+    [[nodiscard]] entry_index replace(set_index s, entry_mask eligible, const access& a) noexcept {
+        std::uint8_t* pos = row(s);
+        const entry_mask bottom_entries = byte_equal_mask(pos, stride(), bottom()) & eligible;
+        if (MEMSUB_LIKELY(bottom_entries != 0)) { // always so in a full conventional set
+            recency_promote_position(pos, stride(), bottom());
+            return lowest_entry(bottom_entries);
+        }
+        const entry_index e = victim(s, eligible, a);
+        promote(s, e);
+        return e;
     }
 
     void prefetch(set_index s) const noexcept { __builtin_prefetch(row(s)); }
@@ -72,11 +98,36 @@ public:
     }
 
     [[nodiscard]] std::uint64_t storage_bits() const noexcept {
-        const auto bits = static_cast<std::uint64_t>(std::bit_width(entries_ - 1u));
-        return std::uint64_t{rows_.sets()} * entries_ * bits;
+        const auto bits = static_cast<std::uint64_t>(std::bit_width(entries() - 1u));
+        return std::uint64_t{rows_.sets()} * entries() * bits;
     }
 
 private:
+    static std::uint32_t checked_entries(const geometry& g) {
+        if constexpr (Entries != 0)
+            memsub::detail::require(g.entries_per_set() == Entries, "memsub::replacement::lru",
+                                    "entries per set", g.entries_per_set(),
+                                    "must equal the compile-time shape this lru was built for");
+        return g.entries_per_set();
+    }
+
+    // The shape: constants when Entries is fixed (O6), the geometry's otherwise.
+    [[nodiscard]] std::uint32_t entries() const noexcept {
+        if constexpr (Entries != 0)
+            return Entries;
+        else
+            return entries_;
+    }
+    [[nodiscard]] std::uint32_t stride() const noexcept {
+        if constexpr (Entries != 0)
+            return padded_row_bytes(Entries);
+        else
+            return stride_;
+    }
+    [[nodiscard]] std::uint8_t bottom() const noexcept {
+        return static_cast<std::uint8_t>(entries() - 1u);
+    }
+
     std::uint8_t* row(set_index s) noexcept {
         return reinterpret_cast<std::uint8_t*>(rows_.row(s));
     }
@@ -85,10 +136,12 @@ private:
     }
 
     // Padding bytes hold 0xff: never below a position, never between a position and E.
-    void promote(set_index s, entry_index e) noexcept { recency_promote(row(s), stride_, e.value); }
+    void promote(set_index s, entry_index e) noexcept {
+        recency_promote(row(s), stride(), e.value);
+    }
 
     void demote(set_index s, entry_index e) noexcept {
-        recency_demote(row(s), stride_, e.value, static_cast<std::uint8_t>(entries_ - 1));
+        recency_demote(row(s), stride(), e.value, bottom());
     }
 
     std::uint32_t entries_;
@@ -96,6 +149,10 @@ private:
     detail::set_rows rows_;
 };
 
+/// True LRU for any shape (the geometry's entries per set).
+using lru = basic_lru<>;
+
 static_assert(replacement_policy<lru>);
+static_assert(replacement_policy<basic_lru<16>>);
 
 } // namespace memsub::replacement

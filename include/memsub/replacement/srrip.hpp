@@ -13,22 +13,32 @@
 #include <cstdint>
 #include <string_view>
 
+#include <memsub/core/errors.hpp>
 #include <memsub/replacement/concept.hpp>
 #include <memsub/replacement/detail/rrpv_state.hpp>
 
 namespace memsub::replacement {
 
-class srrip {
-public:
-    struct params {
-        /// RRPV width M, 1..7 (the paper finds 2–3 sufficient).
-        std::uint32_t rrpv_bits = 2;
-        hit_promotion promotion = hit_promotion::hit_priority;
-    };
+/// `srrip`'s knobs, shared by every shape of it (O6).
+struct srrip_params {
+    /// RRPV width M, 1..7 (the paper finds 2–3 sufficient).
+    std::uint32_t rrpv_bits = 2;
+    hit_promotion promotion = hit_promotion::hit_priority;
+};
 
-    explicit srrip(const geometry& g) : srrip(g, params{}) {}
-    srrip(const geometry& g, const params& p)
-        : state_((validate(p), g), p.rrpv_bits)
+/// SRRIP for `Entries` entries per set, or the geometry's count when `Entries` is 0 (`srrip`).
+/// A cache with a compile-time geometry builds `basic_srrip<entries>` in place of `srrip` (O6).
+template <std::uint32_t Entries = 0>
+class basic_srrip {
+public:
+    using params = srrip_params;
+    /// O6: the same policy with the entries per set fixed at compile time.
+    template <std::uint32_t E>
+    using for_entries = basic_srrip<E>;
+
+    explicit basic_srrip(const geometry& g) : basic_srrip(g, params{}) {}
+    basic_srrip(const geometry& g, const params& p)
+        : state_((validate(g, p), g), p.rrpv_bits)
         , promotion_(p.promotion) {}
 
     [[nodiscard]] std::string_view name() const noexcept { return "srrip"; }
@@ -43,6 +53,12 @@ public:
     [[nodiscard]] entry_index victim(set_index s, entry_mask eligible, const access&) noexcept {
         return state_.find_victim(s, eligible);
     }
+    /// O7: victim + on_evict (nothing) + on_insert in one call.
+    [[nodiscard]] entry_index replace(set_index s, entry_mask eligible, const access&) noexcept {
+        const entry_index e = state_.find_victim(s, eligible);
+        state_.set(s, e, state_.long_interval());
+        return e;
+    }
 
     [[nodiscard]] std::uint32_t rrpv(set_index s, entry_index e) const noexcept {
         return state_.get(s, e);
@@ -56,14 +72,22 @@ public:
     }
 
 private:
-    static void validate(const params& p) {
+    static void validate(const geometry& g, const params& p) {
         detail::rrpv_state::validate_bits(p.rrpv_bits, "memsub::replacement::srrip");
+        if constexpr (Entries != 0)
+            memsub::detail::require(g.entries_per_set() == Entries, "memsub::replacement::srrip",
+                                    "entries per set", g.entries_per_set(),
+                                    "must equal the compile-time shape this srrip was built for");
     }
 
-    detail::rrpv_state state_;
+    detail::basic_rrpv_state<Entries> state_;
     hit_promotion promotion_;
 };
 
+/// SRRIP for any shape (the geometry's entries per set).
+using srrip = basic_srrip<>;
+
 static_assert(replacement_policy<srrip>);
+static_assert(replacement_policy<basic_srrip<16>>);
 
 } // namespace memsub::replacement

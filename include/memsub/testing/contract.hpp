@@ -30,6 +30,10 @@
 //       same before and after a run, and for two instances built alike;
 //   K7. every pass runs to completion: building its caches does not throw, and the subject does
 //       not crash (a signal), exit, or exceed `pass_time_limit_seconds`.
+//   K8. a policy's fast forms decide exactly as its plain hooks: with O7 (`replace`) and O6
+//       (`for_entries`, on compile-time shapes of 4, 16 and 64 entries per set) the engine's
+//       outcomes, access by access, equal those of the same policy called through R4–R6 only
+//       with a runtime geometry (pass "fast forms", run only for a policy that has either).
 // K4 and K5 hold for any subject on memsub's engine (they guard the engine and the recorder's
 // victim substitution); `drive_contract_stream` runs them on any cache type with memsub's cache
 // interface. Nothing here depends on a test framework.
@@ -49,7 +53,7 @@
 // Labels. Every rule memsub states carries a label unique across the library, so a diagnostic,
 // a report line or a comment that cites one means exactly that rule:
 //   family               header                        requirements  optional     protocol
-//   replacement_policy   replacement/concept.hpp       R1–R7         O1–O4        P1–P8
+//   replacement_policy   replacement/concept.hpp       R1–R7         O1–O7        P1–P8
 //   dueling_candidate    replacement/set_dueling.hpp   D1–D7
 //   bypass_predictor     bypass/concept.hpp            B1–B4         T1–T4        Q1–Q5
 //   compressor           compression/concept.hpp       C1–C7         I1–I3 (1)    CP1–CP5
@@ -58,7 +62,7 @@
 //   request_scheduler    memory/scheduler.hpp          S1–S4
 //   row_policy           memory/row_policy.hpp         RP1–RP4
 //   trace_reader         trace/concept.hpp             TR1–TR7
-//   contract checks      testing/contract.hpp          K1–K7
+//   contract checks      testing/contract.hpp          K1–K8
 //   (1) the refinement `invertible_compressor`.
 // The replacement, bypass, compression, memory (mapping, controller) and trace concepts have one
 // sub-concept per requirement and a `diagnose…<T>()` that names the broken ones in its
@@ -381,15 +385,71 @@ struct bypass_subject {
 
 } // namespace detail
 
-/// Runs K1–K7 for replacement policy `P` (constructed with `params`) and returns what it found.
+namespace detail {
+
+template <class P>
+concept has_fast_forms = replacement::fuses_replacement<P> || requires {
+    typename P::template for_entries<16>;
+};
+
+/// K8: `P` on memsub's engine as a host builds it (O7 used; O6 used with `Geometry` fixed)
+/// against `P` behind its recorder, which offers only the plain hooks, on a runtime geometry.
+template <replacement::replacement_policy P, class Geometry>
+void compare_fast_forms(const typename P::params& params, contract_options o,
+                        contract_report& out) {
+    Geometry shape{};
+    if constexpr (std::same_as<Geometry, geometry>)
+        shape = o.shape;
+    else
+        o.shape = static_cast<geometry>(shape);
+    cache::set_associative_cache<P, cache::write_policy::write_back, Geometry> fast(shape, params);
+    cache::set_associative_cache<recording_policy<P>> plain(
+        o.shape, typename recording_policy<P>::params{.inner = params, .log_capacity = 0});
+    contract_report runs; // K4/K5 of these runs are the other passes' business
+    const auto a = drive_contract_stream(fast, o, runs);
+    const auto b = drive_contract_stream(plain, o, runs);
+    out.accesses += runs.accesses;
+    out.misses += runs.misses;
+    if (a != b) {
+        std::size_t i = 0;
+        while (i < a.size() && i < b.size() && a[i] == b[i]) ++i;
+        out.add("K8", "fast forms",
+                "the fused replace (O7) or the compile-time shape (O6) decided differently from "
+                "victim/on_evict/on_insert",
+                std::to_string(o.shape.entries_per_set()) + " entries per set, outcome word " +
+                    std::to_string(i));
+    }
+}
+
+} // namespace detail
+
+/// Runs K1–K8 for replacement policy `P` (constructed with `params`) and returns what it found.
 template <replacement::replacement_policy P>
 [[nodiscard]] contract_report check_replacement_contract(const typename P::params& params = {},
                                                          const contract_options& o = {}) {
     using subject = detail::replacement_subject<P>;
     using recorder = typename subject::recorder;
-    return detail::run_contract<cache::set_associative_cache<recorder>,
-                                cache::basic_cache<recorder, detail::variable_options>>(
-        subject{params}, o);
+    contract_report report =
+        detail::run_contract<cache::set_associative_cache<recorder>,
+                             cache::basic_cache<recorder, detail::variable_options>>(
+            subject{params}, o);
+    if constexpr (detail::has_fast_forms<P>) {
+        const detail::pass_spec spec{.name = "fast forms",
+                                     .shape = o.shape,
+                                     .subject = "policy",
+                                     .state = "per-set state",
+                                     .runs = 8, // four shapes, each run fast and plain
+                                     .accesses = o.accesses,
+                                     .isolate = o.isolate_passes,
+                                     .time_limit = o.pass_time_limit_seconds};
+        detail::run_pass(spec, report, [&](contract_report& out, detail::pass_channel&) {
+            detail::compare_fast_forms<P, geometry>(params, o, out);
+            detail::compare_fast_forms<P, fixed_geometry<16, 4, 64>>(params, o, out);
+            detail::compare_fast_forms<P, fixed_geometry<16, 16, 64>>(params, o, out);
+            detail::compare_fast_forms<P, fixed_geometry<16, 64, 64>>(params, o, out);
+        });
+    }
+    return report;
 }
 
 /// Runs K1 and K3–K7 for bypass predictor `B` (constructed with `params`) in a write-back cache

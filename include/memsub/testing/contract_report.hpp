@@ -4,7 +4,7 @@
 // first occurrence and a count, so an illegal victim that recurs 17,000 times is one line:
 //   K2 [variable-block] R6: victim outside the eligible mask — 17000 times, first at set 3,
 //   entry 9, eligible 0xffff
-// The labels K1–K7 are described in testing/contract.hpp.
+// The labels K1–K8 are described in testing/contract.hpp.
 #pragma once
 
 #include <cstdint>

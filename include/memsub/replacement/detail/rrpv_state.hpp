@@ -20,6 +20,7 @@
 #include <emmintrin.h>
 #endif
 
+#include <memsub/config.hpp>
 #include <memsub/core/errors.hpp>
 #include <memsub/core/geometry.hpp>
 #include <memsub/core/rng.hpp>
@@ -151,9 +152,12 @@ inline void age_once(std::uint64_t* row, std::uint32_t words, std::uint8_t d) no
 /// holds distant and is masked off). The victim search and the ageing step work on whole rows
 /// (rrpv_kernels): a 16-way set is one 16-byte compare per pass with SSE2, or two words of SWAR
 /// arithmetic elsewhere, and at most 2^M − 1 ageing passes, with no per-entry branches.
-class rrpv_state {
+/// `Entries` ≠ 0 fixes the entries per set at compile time (for a policy's O6 shape); the
+/// geometry must then have exactly that many (checked by the owning policy).
+template <std::uint32_t Entries = 0>
+class basic_rrpv_state {
 public:
-    rrpv_state(const geometry& g, std::uint32_t bits)
+    basic_rrpv_state(const geometry& g, std::uint32_t bits)
         : entries_(g.entries_per_set())
         , words_(2u * ((g.entries_per_set() + 15u) / 16u))
         , bits_(bits)
@@ -172,7 +176,12 @@ public:
         return static_cast<std::uint8_t>(distant_ - 1u);
     }
     [[nodiscard]] std::uint32_t bits() const noexcept { return bits_; }
-    [[nodiscard]] std::uint32_t entries() const noexcept { return entries_; }
+    [[nodiscard]] std::uint32_t entries() const noexcept {
+        if constexpr (Entries != 0)
+            return Entries;
+        else
+            return entries_;
+    }
 
     [[nodiscard]] std::uint8_t get(set_index s, entry_index e) const noexcept {
         return static_cast<std::uint8_t>(word(s, e) >> shift(e));
@@ -195,25 +204,25 @@ public:
 
     /// Mask of the entries of set `s` whose RRPV is distant.
     [[nodiscard]] entry_mask distant_entries(set_index s) const noexcept {
-        return rrpv_kernels::distant(row(s), words_, distant_) & low_bits_mask(entries_);
+        return rrpv_kernels::distant(row(s), words(), distant_) & low_bits_mask(entries());
     }
 
     /// RRIP §4.1 ageing alone: adds 1 to every RRPV of the set that is not yet distant until an
     /// eligible entry is distant (repeated "+1 to all", saturating). Returns the eligible
     /// distant entries. `eligible` must be non-empty.
-    entry_mask age(set_index s, entry_mask eligible) noexcept {
+    MEMSUB_ALWAYS_INLINE entry_mask age(set_index s, entry_mask eligible) noexcept {
         std::uint64_t* r = row(s);
-        const entry_mask first = rrpv_kernels::distant(r, words_, distant_) & eligible;
+        const entry_mask first = rrpv_kernels::distant(r, words(), distant_) & eligible;
         if (first != 0) return first;
 #if defined(__SSE2__)
         // A full conventional set offers every entry: age the row in one step instead of one
         // pass per missing RRPV level.
-        if (words_ == 2 && eligible == low_bits_mask(entries_))
-            return rrpv_kernels::age_row_to_distant_sse2(r, entries_, distant_);
+        if (words() == 2 && eligible == low_bits_mask(entries()))
+            return rrpv_kernels::age_row_to_distant_sse2(r, entries(), distant_);
 #endif
         for (;;) {
-            rrpv_kernels::age_once(r, words_, distant_);
-            const entry_mask d = rrpv_kernels::distant(r, words_, distant_) & eligible;
+            rrpv_kernels::age_once(r, words(), distant_);
+            const entry_mask d = rrpv_kernels::distant(r, words(), distant_) & eligible;
             if (d != 0) return d;
         }
     }
@@ -226,7 +235,7 @@ public:
 
     /// Hardware bits: M per entry.
     [[nodiscard]] std::uint64_t storage_bits() const noexcept {
-        return std::uint64_t{bits_} * entries_ * rows_.sets();
+        return std::uint64_t{bits_} * entries() * rows_.sets();
     }
 
     /// O5 (for the owning policy to forward): the engine may keep the rows in its set headers.
@@ -238,6 +247,13 @@ public:
     }
 
 private:
+    /// 64-bit words per row: two per 16 entries.
+    [[nodiscard]] std::uint32_t words() const noexcept {
+        if constexpr (Entries != 0)
+            return 2u * ((Entries + 15u) / 16u);
+        else
+            return words_;
+    }
     [[nodiscard]] static std::uint32_t shift(entry_index e) noexcept {
         return 8u * (e.value & 7u);
     }
@@ -260,6 +276,9 @@ private:
     std::uint8_t distant_;
     set_rows rows_;
 };
+
+/// RRPV rows for any shape (the geometry's entries per set).
+using rrpv_state = basic_rrpv_state<>;
 
 /// BRRIP's ε source (RRIP §3.2): answers "is this bimodal insertion long?" with probability
 /// 1/period (prng) or on every period-th call (counter). period 0 means "never long" (ε = 0).

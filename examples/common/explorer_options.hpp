@@ -1,0 +1,131 @@
+// The explorer's command line: parsed into `explorer_options` without side effects (no output,
+// no exit), so the parser can be unit-tested and fuzzed. Examples only — not part of the
+// library.
+#pragma once
+
+#include <memsub/core/geometry.hpp>
+#include <memsub/trace/open.hpp>
+
+#include "example_support.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace memsub_examples {
+
+struct explorer_options {
+    enum class action { run, help, list };
+    action what = action::run;
+    std::vector<std::string> traces;
+    std::optional<memsub::trace::trace_format> format;
+    memsub::geometry shape{.sets = 2048, .ways = 16, .line_bytes = 64};
+    std::vector<std::string> policies; // empty = all
+    bool no_opt = false;
+    bool progress = true;
+    std::uint64_t limit = 0; // 0 = whole trace
+    std::uint64_t default_accesses = 5'000'000;
+    std::uint64_t seed = 2026;
+    std::string csv, json, plot;
+};
+
+inline constexpr std::string_view explorer_usage =
+    "usage: explorer [options] [TRACE ...]\n"
+    "  --trace FILE         a trace to replay (repeatable; bare arguments too)\n"
+    "  --format NAME        lackey | din | text | u64 | oracleGeneral (default: detect)\n"
+    "  --sets N             sets (power of two; default 2048)\n"
+    "  --ways N             ways (1..64; default 16)\n"
+    "  --line-bytes N       line size (power of two >= 4; default 64)\n"
+    "  --policies A,B,...   policies to run (default: all; --list shows them). Belady's\n"
+    "                       OPT bound (opt) is added unless --no-opt; --policies opt\n"
+    "                       runs the bound alone\n"
+    "  --no-opt             skip Belady's OPT bound (it needs about 20 bytes per access)\n"
+    "  --limit N            stop each trace after N accesses\n"
+    "  --accesses N         length of the built-in workload (default 5000000)\n"
+    "  --seed N             seed of the built-in workload (default 2026)\n"
+    "  --csv FILE           also write the results as CSV\n"
+    "  --json FILE          also write the results as JSON\n"
+    "  --plot FILE          also draw miss ratio per policy with gnuplot; the format follows\n"
+    "                       the extension: .png, .svg or .pdf\n"
+    "  --quiet              no progress on stderr\n"
+    "  --list               list the policies and exit\n"
+    "Numbers are decimal and checked against their field's range (nothing is truncated).\n"
+    "SIGINT / SIGTERM (Ctrl-C): the results so far are printed and written (marked partial;\n"
+    "the OPT bound is skipped), then the explorer exits with 128 + the signal number.\n"
+    "exit status: 0 success; 1 a trace could not be read or is malformed (the results before\n"
+    "the bad record are still printed), or an output file could not be written (every other\n"
+    "output and every trace error are still reported); 2 bad usage or configuration, or a\n"
+    "policy named in --policies rejects the geometry (the others still run); 3 a trace held\n"
+    "no accesses (empty, only comments or blank lines; its all-zero table is printed with a\n"
+    "warning); 4 out of memory; 130 / 143 interrupted by SIGINT / SIGTERM.\n";
+
+/// Exit statuses of the explorer (documented in explorer_usage and the README).
+namespace explorer_status {
+inline constexpr int ok = 0;
+inline constexpr int input_error = 1;
+inline constexpr int usage_error = 2;
+inline constexpr int empty_input = 3;
+inline constexpr int out_of_memory = 4;
+} // namespace explorer_status
+
+/// Parses the arguments after the program name. Throws option_error (exit status 2) for an
+/// unknown option, a missing or bad value, or a plot file of an unknown format.
+inline explorer_options parse_explorer_options(std::span<const std::string_view> args) {
+    explorer_options o;
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string_view arg = args[i];
+        auto value = [&]() -> std::string_view {
+            if (i + 1 >= args.size()) throw option_error(fmt::format("{} needs a value", arg));
+            return args[++i];
+        };
+        if (arg == "--help" || arg == "-h") {
+            o.what = explorer_options::action::help;
+            return o;
+        }
+        if (arg == "--trace")
+            o.traces.emplace_back(value());
+        else if (arg == "--format") {
+            const auto v = value();
+            o.format = memsub::trace::parse_format(v);
+            if (!o.format) throw option_error(fmt::format("unknown format '{}'", v));
+        } else if (arg == "--sets")
+            o.shape.sets = parse_unsigned_as<std::uint32_t>(arg, value(), 1);
+        else if (arg == "--ways")
+            o.shape.ways = parse_unsigned_as<std::uint32_t>(arg, value(), 1);
+        else if (arg == "--line-bytes")
+            o.shape.line_bytes = parse_unsigned_as<std::uint32_t>(arg, value(), 1);
+        else if (arg == "--policies")
+            o.policies = split_list(value());
+        else if (arg == "--no-opt")
+            o.no_opt = true;
+        else if (arg == "--limit")
+            o.limit = parse_unsigned(arg, value());
+        else if (arg == "--accesses")
+            o.default_accesses = parse_unsigned(arg, value());
+        else if (arg == "--seed")
+            o.seed = parse_unsigned(arg, value());
+        else if (arg == "--csv")
+            o.csv = value();
+        else if (arg == "--json")
+            o.json = value();
+        else if (arg == "--plot") {
+            o.plot = value();
+            if (!gnuplot_terminal_for(o.plot))
+                throw option_error(fmt::format(
+                    "--plot {}: unknown plot format; name the file .png, .svg or .pdf", o.plot));
+        } else if (arg == "--quiet")
+            o.progress = false;
+        else if (arg == "--list")
+            o.what = explorer_options::action::list;
+        else if (arg.starts_with("--"))
+            throw option_error(fmt::format("unknown option {}", arg));
+        else
+            o.traces.emplace_back(arg);
+    }
+    return o;
+}
+
+} // namespace memsub_examples

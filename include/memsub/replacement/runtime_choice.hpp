@@ -1,0 +1,182 @@
+// memsub — choose a replacement policy by name at run time, without a registry.
+//
+// `runtime_choice<Ps...>` is itself a replacement policy (replacement_policy, concept.hpp). Its
+// params name the alternative to run and carry every alternative's own params; the constructor
+// builds the alternative whose `name()` (R7) equals that name, and every hook forwards to it
+// through a `std::variant` (a jump on the variant's index: no virtual call, no heap, no global
+// state; design.md, §Configuration). A host that reads a policy name from its command line:
+//
+//   using choice = memsub::replacement::runtime_choice<lru, srrip, drrip, my_policy>;
+//   choice::params p{.name = argv[1]};                     // "" = the first alternative
+//   std::get<my_policy::params>(p.alternatives).knob = 3;  // each alternative's own params
+//   memsub::cache::set_associative_cache<choice> llc(shape, p);
+//
+// Names are those the alternatives report with the params given (drrip with several requesters
+// is "ta_drrip"), so they need no table of their own. An unknown name, or an alternative that
+// rejects the geometry when it is the one asked for, throws `config_error` once, at
+// construction, naming what could be built (`names(geometry, params)` lists them too).
+//
+// Hooks: R4 and R6 are offered in their size-aware forms, which call the chosen alternative's
+// richest form. O1 (on_miss), O2 (storage_bits), O3 (should_bypass) and O4 (prefetch) are
+// offered when any alternative has them and reach the chosen one when it has them (O3 answers
+// "insert" otherwise, O2 counts 0). O6: with a compile-time shape
+// every alternative takes its own shaped form. O5 and O7 are not offered: the chosen policy's
+// rows stay in its own storage and its evictions go through R5.
+// Citation: none (a configuration device). Storage: the chosen alternative's.
+#pragma once
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <tuple>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include <memsub/core/errors.hpp>
+#include <memsub/replacement/concept.hpp>
+
+namespace memsub::replacement {
+
+/// runtime_choice's params: the alternative to run, and every alternative's own params (in the
+/// order of the alternatives). Shared by every shape of the same alternatives (O6).
+template <class... AlternativeParams>
+struct runtime_choice_params {
+    /// The `name()` of the alternative to run; empty = the first alternative.
+    std::string name;
+    std::tuple<AlternativeParams...> alternatives{};
+};
+
+template <replacement_policy... Ps>
+requires(sizeof...(Ps) >= 1) class runtime_choice {
+public:
+    using params = runtime_choice_params<typename Ps::params...>;
+    /// O6: every alternative in its compile-time-shaped form.
+    template <std::uint32_t Entries>
+    using for_entries = runtime_choice<shaped_policy_t<Ps, Entries>...>;
+
+    runtime_choice(const geometry& g, const params& p) { choose(g, p); }
+
+    /// The names the alternatives report with `p`'s params on geometry `g`, in order; an
+    /// alternative that rejects `g` is left out.
+    [[nodiscard]] static std::vector<std::string> names(const geometry& g, const params& p) {
+        std::vector<std::string> out;
+        for_each_alternative([&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
+            try {
+                const alternative<I> candidate(g, std::get<I>(p.alternatives));
+                out.emplace_back(candidate.name());
+            } catch (const config_error&) {
+            }
+        });
+        return out;
+    }
+
+    [[nodiscard]] std::string_view name() const noexcept {
+        return std::visit([](const auto& q) -> std::string_view { return q.name(); }, chosen());
+    }
+    /// Which alternative runs (its index in Ps...).
+    [[nodiscard]] std::size_t index() const noexcept { return chosen().index(); }
+    /// The running alternative, when it is a `P` (nullptr otherwise).
+    template <class P>
+    [[nodiscard]] const P* get_if() const noexcept {
+        return std::get_if<P>(&chosen());
+    }
+
+    void on_hit(set_index s, entry_index e, const access& a) noexcept {
+        std::visit([&](auto& q) { q.on_hit(s, e, a); }, chosen());
+    }
+    void on_insert(set_index s, entry_index e, const access& a, const insert_info& info) noexcept {
+        std::visit([&](auto& q) { notify_insert(q, s, e, a, info); }, chosen());
+    }
+    void on_evict(set_index s, entry_index e, const evicted_block& b) noexcept {
+        std::visit([&](auto& q) { q.on_evict(s, e, b); }, chosen());
+    }
+    [[nodiscard]] entry_index victim(set_index s, entry_mask eligible, const access& a,
+                                     const room_request& need) noexcept {
+        return std::visit(
+            [&](auto& q) -> entry_index { return choose_victim(q, s, eligible, a, need); },
+            chosen());
+    }
+
+    void on_miss(set_index s, const access& a) noexcept requires(observes_misses<Ps> || ...) {
+        std::visit(
+            [&]<class Q>(Q& q) {
+                if constexpr (observes_misses<Q>) q.on_miss(s, a);
+            },
+            chosen());
+    }
+    [[nodiscard]] bool should_bypass(set_index s, const access& a) noexcept
+        requires(may_bypass<Ps> || ...) {
+        return std::visit(
+            [&]<class Q>(Q& q) -> bool {
+                if constexpr (may_bypass<Q>)
+                    return q.should_bypass(s, a);
+                else
+                    return false;
+            },
+            chosen());
+    }
+    void prefetch(set_index s) const noexcept requires(prefetches<Ps> || ...) {
+        std::visit(
+            [&]<class Q>(const Q& q) {
+                if constexpr (prefetches<Q>) q.prefetch(s);
+            },
+            chosen());
+    }
+    [[nodiscard]] std::uint64_t storage_bits() const noexcept requires(reports_storage<Ps> || ...) {
+        return std::visit([](const auto& q) { return storage_bits_of(q); }, chosen());
+    }
+
+private:
+    template <std::size_t I>
+    using alternative = std::tuple_element_t<I, std::tuple<Ps...>>;
+
+    template <class F>
+    static void for_each_alternative(F&& f) {
+        [&]<std::size_t... I>(std::index_sequence<I...>) {
+            (f(std::integral_constant<std::size_t, I>{}), ...);
+        }
+        (std::index_sequence_for<Ps...>{});
+    }
+
+    void choose(const geometry& g, const params& p) {
+        std::string built;    // names of the alternatives that could be built
+        std::string rejected; // their config_error messages
+        for_each_alternative([&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
+            if (chosen_) return;
+            const auto& alt_params = std::get<I>(p.alternatives);
+            if (p.name.empty() && I == 0) { // the default: the first alternative, as it is
+                chosen_.emplace(std::in_place_index<I>, g, alt_params);
+                return;
+            }
+            try {
+                alternative<I> candidate(g, alt_params);
+                const std::string_view n = candidate.name();
+                if (n == p.name) {
+                    chosen_.emplace(std::in_place_index<I>, std::move(candidate));
+                    return;
+                }
+                built += built.empty() ? "" : ", ";
+                built += n;
+            } catch (const config_error& e) {
+                rejected += rejected.empty() ? "" : "; ";
+                rejected += e.what();
+            }
+        });
+        if (chosen_) return;
+        std::string rule = "must name an alternative that can be built for this geometry (" +
+                           (built.empty() ? std::string("none can") : "built: " + built) + ")";
+        if (!rejected.empty()) rule += "; rejected the geometry: " + rejected;
+        throw config_error("memsub::replacement::runtime_choice", "name", p.name, rule);
+    }
+
+    [[nodiscard]] std::variant<Ps...>& chosen() noexcept { return *chosen_; }
+    [[nodiscard]] const std::variant<Ps...>& chosen() const noexcept { return *chosen_; }
+
+    std::optional<std::variant<Ps...>> chosen_; // engaged after construction
+};
+
+} // namespace memsub::replacement

@@ -1,0 +1,95 @@
+// The example programs' option parsing (examples/common/): numbers at full width with their
+// field's range checked, real values, plot formats, and the explorer's command line.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <limits>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "../../examples/common/example_support.hpp"
+#include "../../examples/common/explorer_options.hpp"
+
+using namespace memsub_examples;
+
+namespace {
+
+std::string error_of(auto&& f) {
+    try {
+        f();
+    } catch (const option_error& e) {
+        return e.what();
+    }
+    return "(no option_error)";
+}
+
+explorer_options parse(std::vector<std::string_view> args) {
+    return parse_explorer_options(args);
+}
+
+} // namespace
+
+TEST_CASE("numbers are parsed at full width and checked against the field's range") {
+    CHECK(parse_unsigned("--n", "0") == 0);
+    CHECK(parse_unsigned("--n", "18446744073709551615") ==
+          std::numeric_limits<std::uint64_t>::max());
+    CHECK(error_of([] { parse_unsigned("--n", "18446744073709551616"); }) ==
+          "--n = 18446744073709551616 is out of range: it must be in 0..18446744073709551615");
+    // A 32-bit field: 2^32 + 1024 used to become 1024, 2^32 became 0.
+    CHECK(parse_unsigned_as<std::uint32_t>("--sets", "4294967295") == 4294967295u);
+    CHECK(error_of([] { parse_unsigned_as<std::uint32_t>("--sets", "4294968320"); }) ==
+          "--sets = 4294968320 is out of range: it must be in 0..4294967295");
+    CHECK(error_of([] { parse_unsigned_as<std::uint32_t>("--sets", "4294967296", 1); }) ==
+          "--sets = 4294967296 is out of range: it must be in 1..4294967295");
+    CHECK(error_of([] { parse_unsigned("--limit", "12x"); }) ==
+          "--limit expects a whole number in 0..18446744073709551615, got '12x'");
+    CHECK(error_of([] { parse_unsigned("--limit", ""); }).find("--limit expects") == 0);
+    CHECK(error_of([] { parse_unsigned("--limit", "-1"); }).find("got '-1'") != std::string::npos);
+    CHECK(error_of([] { parse_unsigned("--requesters", "0", 1, 1024); }) ==
+          "--requesters = 0 is out of range: it must be in 1..1024");
+    CHECK(parse_unsigned("--requesters", "1024", 1, 1024) == 1024);
+}
+
+TEST_CASE("real values must be finite, positive and within the option's bound") {
+    CHECK(parse_positive_real("--x", "24") == 24.0);
+    CHECK(parse_positive_real("--x", "1e12", 1e12) == 1e12);
+    for (const char* bad : {"0", "-1", "nan", "inf", "1e400", "", "12ns", "0x"}) {
+        CAPTURE(bad);
+        CHECK(error_of([&] { parse_positive_real("--x", bad); }).find("--x expects") == 0);
+    }
+    CHECK(error_of([] { parse_positive_real("--access-ns", "1e15", 1e12); }) ==
+          "--access-ns = 1e15 is out of range: it must be at most 1e+12");
+}
+
+TEST_CASE("a plot's format follows its file extension") {
+    CHECK(gnuplot_terminal_for("a.png") == "pngcairo");
+    CHECK(gnuplot_terminal_for("dir.v2/A.SVG") == "svg dynamic");
+    CHECK(gnuplot_terminal_for("a.pdf") == "pdfcairo");
+    CHECK_FALSE(gnuplot_terminal_for("out.gif"));
+    CHECK_FALSE(gnuplot_terminal_for("out"));
+    CHECK_FALSE(gnuplot_terminal_for("dir.png/out"));
+}
+
+TEST_CASE("the explorer's command line") {
+    const auto o = parse({"--sets", "1024", "--ways", "8", "--line-bytes", "128", "--policies",
+                          "lru,srrip", "--no-opt", "--limit", "5000000000", "a.din", "--trace",
+                          "b.lackey", "--plot", "m.pdf", "--quiet"});
+    CHECK(o.shape == memsub::geometry{.sets = 1024, .ways = 8, .line_bytes = 128});
+    CHECK(o.policies == std::vector<std::string>{"lru", "srrip"});
+    CHECK(o.no_opt);
+    CHECK_FALSE(o.progress);
+    CHECK(o.limit == 5'000'000'000ull); // 64-bit, not cut to 32
+    CHECK(o.traces == std::vector<std::string>{"a.din", "b.lackey"});
+    CHECK(o.plot == "m.pdf");
+    CHECK(parse({"--help", "--bogus"}).what == explorer_options::action::help);
+    CHECK(parse({"--list"}).what == explorer_options::action::list);
+    CHECK(error_of([] { parse({"--sets", "4294968320"}); }).find("--sets = 4294968320") == 0);
+    CHECK(error_of([] {
+              parse({"--ways", "0"});
+          }) == "--ways = 0 is out of range: it must be in 1..4294967295");
+    CHECK(error_of([] { parse({"--plot", "out.gif"}); }).find("--plot out.gif: unknown plot") == 0);
+    CHECK(error_of([] { parse({"--csv"}); }) == "--csv needs a value");
+    CHECK(error_of([] { parse({"--format", "xml"}); }) == "unknown format 'xml'");
+    CHECK(error_of([] { parse({"--frobnicate"}); }) == "unknown option --frobnicate");
+}

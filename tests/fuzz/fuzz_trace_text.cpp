@@ -1,0 +1,30 @@
+// libFuzzer target: the text address reader on arbitrary text, every number base (see
+// fuzz_trace_common.hpp). At most one access per line.
+#include "fuzz_trace_common.hpp"
+
+#include <memsub/trace/text_reader.hpp>
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+    if (size < 2) return 0;
+    const auto buffers = memsub_fuzz::buffers_from(data[0]);
+    memsub::trace::text_reader::params p;
+    p.buffer_bytes = buffers.buffer_bytes;
+    p.max_line_bytes = buffers.max_line_bytes;
+    switch (data[1] % 3) {
+    case 0:
+        p.base = memsub::trace::number_base::automatic;
+        break;
+    case 1:
+        p.base = memsub::trace::number_base::decimal;
+        break;
+    default:
+        p.base = memsub::trace::number_base::hex;
+    }
+    const std::string trace(reinterpret_cast<const char*>(data + 2), size - 2);
+    std::istringstream in(trace);
+    memsub::trace::text_reader r(in, "fuzz-input", p);
+    const std::uint64_t lines =
+        static_cast<std::uint64_t>(std::count(trace.begin(), trace.end(), '\n')) + 1;
+    memsub_fuzz::read_all(r, trace, lines, [](std::uint64_t, const memsub::access&) {});
+    return 0;
+}
