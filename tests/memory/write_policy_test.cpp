@@ -41,15 +41,16 @@ const completion& by_id(const std::vector<completion>& v, std::uint64_t id) {
 
 TEST_CASE("a few writes wait while reads flow: no write whenever no read is selectable") {
     // Four writes, then a read every 20 cycles for 2000 cycles (the read queue empties between
-    // reads but never for write_idle_flush_cycles = 256): the writes go after the last read,
-    // in one batch, one turnaround in all. The earlier policy served them at once.
+    // reads but never for write_idle_flush_cycles = 256): without the wait bound the writes go
+    // after the last read, in one batch, one turnaround in all; with it (1024 cycles) they go
+    // at 1024. The earlier policy served them at once.
     std::vector<mem_request> reqs;
     for (std::uint32_t i = 0; i < 4; ++i) reqs.push_back(write_at(1000 + i, at(i, 7), 0));
     for (std::uint32_t k = 0; k < 100; ++k) reqs.push_back(read_at(k, at(k % 16, 3 + k), 20 * k));
     std::sort(reqs.begin(), reqs.end(), [](const mem_request& a, const mem_request& b) {
         return a.arrival_cycle < b.arrival_cycle;
     });
-    fr_fcfs_controller<> c(map(), {.timing = ddr4()});
+    fr_fcfs_controller<> c(map(), {.timing = ddr4(), .write_max_wait_cycles = 0});
     const auto out = memtest::run(c, reqs);
     std::uint64_t last_read = 0, first_write = memsub::never;
     for (const auto& x : out) {
@@ -62,6 +63,14 @@ TEST_CASE("a few writes wait while reads flow: no write whenever no read is sele
     CHECK(c.stats().bus_turnarounds == 1);
     CHECK(c.stats().write_drains == 1);
     CHECK(c.stats().drained_writes == 4);
+
+    fr_fcfs_controller<> bounded(map(), {.timing = ddr4()});
+    const auto b = memtest::run(bounded, reqs);
+    std::uint64_t first_bounded = memsub::never;
+    for (const auto& x : b)
+        if (x.is_write) first_bounded = std::min(first_bounded, x.selected_cycle);
+    CHECK(first_bounded == 1024);
+    CHECK(bounded.stats().bus_turnarounds == 2);
 
     fr_fcfs_controller<> old(map(), {.timing = ddr4(),
                                      .write_high_watermark_pct = 80,
@@ -209,21 +218,25 @@ TEST_CASE("partitioned controller: drains, full-FIFO drains, forwarding across r
     auto hbm = [&](std::uint32_t bank, std::uint32_t row, std::uint32_t col = 0) {
         return m.unmap({.bank_group = bank % 4, .bank = bank / 4, .row = row, .column = col});
     };
-    // Requester 1 writes once; requester 0 reads every 20 cycles: the write waits for the
-    // reads to stop (plus the idle flush), one turnaround in all.
+    // Requester 1 writes once; requester 0 reads every 20 cycles: without the wait bound the
+    // write waits for the reads to stop (plus the idle flush), one turnaround in all; with it
+    // (1024 cycles) it goes at 1024.
     std::vector<mem_request> reqs{write_at(1000, hbm(1, 7), 0, 1)};
     for (std::uint32_t k = 0; k < 50; ++k)
         reqs.push_back(read_at(k, hbm(2 + k % 8, 3 + k), 20 * k));
     std::sort(reqs.begin(), reqs.end(), [](const mem_request& a, const mem_request& b) {
         return a.arrival_cycle < b.arrival_cycle;
     });
-    partitioned_controller<> c(m, {.timing = t, .requesters = 2});
+    partitioned_controller<> c(m, {.timing = t, .requesters = 2, .write_max_wait_cycles = 0});
     auto out = memtest::run(c, reqs);
     std::uint64_t last_read = 0;
     for (const auto& x : out)
         if (!x.is_write) last_read = std::max(last_read, x.selected_cycle);
     CHECK(by_id(out, 1000).selected_cycle == last_read + 256);
     CHECK(c.stats().bus_turnarounds == 1);
+    partitioned_controller<> bounded(m, {.timing = t, .requesters = 2});
+    out = memtest::run(bounded, reqs);
+    CHECK(by_id(out, 1000).selected_cycle == 1024);
 
     // A full write FIFO (depth 2) starts a drain although reads wait; it ends once the FIFO
     // has room and the low watermark (half of the 4 write slots) is reached: one write.

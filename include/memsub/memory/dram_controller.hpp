@@ -18,7 +18,8 @@
 // `dramsim3_params`); tests/data/dramsim3/README.md compares. A drain starts when the write queue
 // reaches the high watermark (DRAMSim3: full) or, with no read queued, holds
 // `write_idle_drain_min` writes (DRAMSim3: more than 8 with its command queues empty) or has
-// waited `write_idle_flush_cycles` without reads [memsub]; it ends at the low watermark, after
+// waited `write_idle_flush_cycles` without reads or its oldest write `write_max_wait_cycles`
+// [memsub: bounds every write's wait]; it ends at the low watermark, after
 // the writes queued at its start (DRAMSim3's write_draining_ count), after
 // `min_writes_per_switch` writes while reads wait (gem5 MemCtrl), or when the selected write
 // has an older read of its line queued (DRAMSim3's R→W dependency rule). A read of a line with
@@ -315,6 +316,10 @@ public:
         /// whatever their number. DRAMSim3 leaves up to 8 writes queued for ever (it
         /// acknowledges a write at once; memsub completes it at its data transfer).
         std::uint32_t write_idle_flush_cycles = 256;
+        /// [memsub] A drain also starts once the oldest queued write has waited this many
+        /// cycles (0 = no bound): with reads always queued and fewer writes than the
+        /// watermark, DRAMSim3's rules would hold a write for ever. 0 disables the bound.
+        std::uint32_t write_max_wait_cycles = 1024;
         /// A drain serves at most the writes queued when it started (DRAMSim3:
         /// write_draining_ = write_buffer_.size() at the switch, one less per write).
         bool drain_queued_at_start = true;
@@ -342,7 +347,8 @@ public:
         /// per-bank command queues while it drains, but the reads already there keep issuing
         /// whenever their commands are ready. false: a drain serves writes only (gem5's write
         /// mode). Against DRAMSim3 (tests/data/dramsim3/README.md) it brings the 70/30 mix at
-        /// one request per 8 cycles from 0.51× to 0.64× DRAMSim3's bus turnarounds.
+        /// one request per 8 cycles from 0.51× to 0.64× DRAMSim3's bus turnarounds (measured
+        /// without write_max_wait_cycles).
         bool drained_writes_mix_with_reads = true;
         /// memsub's earlier policy: in read mode a write is also served whenever no read can
         /// be selected. It defeats batching (issue 13: 3.9× DRAMSim3's bus turnarounds on a
@@ -566,6 +572,12 @@ private:
             flush_at = ch.reads_absent_since + p_.write_idle_flush_cycles;
             start = (p_.write_idle_drain_min != 0 && ch.wq.size() >= p_.write_idle_drain_min) ||
                     t >= flush_at;
+        }
+        if (!start && p_.write_max_wait_cycles != 0 && !p_.write_when_no_read) {
+            // The queue is in age order: its first write is the oldest.
+            const std::uint64_t aged_at = ch.wq.key_at(0).visible_at + p_.write_max_wait_cycles;
+            start = t >= aged_at;
+            flush_at = std::min(flush_at, aged_at);
         }
         if (!start) return flush_at;
         ch.draining = true;

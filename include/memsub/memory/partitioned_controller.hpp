@@ -20,7 +20,8 @@
 // the high watermark of the channel's total write slots (G4.5 names no values: gem5's 85 %),
 // when a requester's write FIFO is full (it blocks that requester), or, with no read queued,
 // at `write_idle_drain_min` writes (DRAMSim3's "> 8 with its command queues empty") or after
-// `write_idle_flush_cycles` without reads [memsub]; it ends at the low watermark (gem5's 50 %)
+// `write_idle_flush_cycles` without reads or when a write has waited `write_max_wait_cycles`
+// [memsub]; it ends at the low watermark (gem5's 50 %)
 // with no FIFO full, after
 // `min_writes_per_switch` writes while reads wait (gem5), or when the winning write head has
 // an older read of its line queued in any FIFO of the channel (DRAMSim3's R→W rule). A read
@@ -99,6 +100,9 @@ public:
         std::uint32_t write_idle_drain_min = 9;
         /// [memsub] With no read queued for this many cycles, any queued writes drain.
         std::uint32_t write_idle_flush_cycles = 256;
+        /// [memsub] A drain also starts once a write at a FIFO head has waited this many
+        /// cycles (0 = no bound), so no write waits for ever behind a steady read stream.
+        std::uint32_t write_max_wait_cycles = 1024;
         /// gem5 min_writes_per_switch: while reads wait, a drain ends after this many writes
         /// (0 = no such rule).
         std::uint32_t min_writes_per_switch = 0;
@@ -312,6 +316,15 @@ private:
             flush_at = ch.reads_absent_since + p_.write_idle_flush_cycles;
             start = (p_.write_idle_drain_min != 0 && ch.writes >= p_.write_idle_drain_min) ||
                     t >= flush_at;
+        }
+        if (!start && p_.write_max_wait_cycles != 0 && !p_.write_when_no_read) {
+            // The oldest write is at a FIFO head.
+            std::uint64_t oldest = never;
+            for (std::uint32_t r = 0; r < p_.requesters; ++r)
+                if (!ch.wq[r].empty()) oldest = std::min(oldest, ch.wq[r].front().visible_at);
+            const std::uint64_t aged_at = oldest + p_.write_max_wait_cycles;
+            start = t >= aged_at;
+            flush_at = std::min(flush_at, aged_at);
         }
         if (!start) return flush_at;
         ch.draining = true;
