@@ -202,8 +202,15 @@ TEST_CASE("first-ready FR-FCFS: a hit issuing now goes first; a waiting hit hold
 }
 
 TEST_CASE("writes drain between the watermarks; reads go first otherwise") {
-    // 8-entry write queue: drain starts at 80 % (7 entries) and stops at 20 % (1 entry).
-    fr_fcfs_controller<> c(ddr3_map(), {.timing = ddr3(), .read_queue = 32, .write_queue = 8});
+    // 8-entry write queue: drain starts at 80 % (7 entries) and stops at 20 % (1 entry), with
+    // the drain running to the low watermark (not just the writes queued at its start).
+    const fr_fcfs_controller<>::params wm{.timing = ddr3(),
+                                          .read_queue = 32,
+                                          .write_queue = 8,
+                                          .write_high_watermark_pct = 80,
+                                          .write_low_watermark_pct = 20,
+                                          .drain_queued_at_start = false};
+    fr_fcfs_controller<> c(ddr3_map(), wm);
     std::vector<mem_request> reqs;
     for (std::uint64_t i = 0; i < 6; ++i)
         reqs.push_back(write_at(100 + i, at(static_cast<std::uint32_t>(i), 1), 0));
@@ -220,7 +227,7 @@ TEST_CASE("writes drain between the watermarks; reads go first otherwise") {
     CHECK(last_read < first_write);
 
     // Above it: 7 writes trigger a drain that runs until ≤ 1 write is left, ahead of reads.
-    fr_fcfs_controller<> d(ddr3_map(), {.timing = ddr3(), .read_queue = 32, .write_queue = 8});
+    fr_fcfs_controller<> d(ddr3_map(), wm);
     std::vector<mem_request> r2;
     for (std::uint64_t i = 0; i < 7; ++i)
         r2.push_back(write_at(100 + i, at(static_cast<std::uint32_t>(i), 1), 0));

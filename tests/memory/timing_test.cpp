@@ -292,7 +292,12 @@ TEST_CASE("one bank: the controller matches a naive per-cycle reference model") 
                                                                     .read_queue = 512,
                                                                     .write_queue = 512,
                                                                     .write_high_watermark_pct = 100,
-                                                                    .write_low_watermark_pct = 0};
+                                                                    .write_low_watermark_pct = 0,
+                                                                    .forward_reads = false,
+                                                                    .merge_writes = false,
+                                                                    .drained_writes_mix_with_reads =
+                                                                        false,
+                                                                    .write_when_no_read = true};
                 if (pol == 0) {
                     dram_controller<fcfs, open_page> c(m, base);
                     got = memtest::run(c, reqs);
@@ -301,7 +306,12 @@ TEST_CASE("one bank: the controller matches a naive per-cycle reference model") 
                                                                  .read_queue = 512,
                                                                  .write_queue = 512,
                                                                  .write_high_watermark_pct = 100,
-                                                                 .write_low_watermark_pct = 0};
+                                                                 .write_low_watermark_pct = 0,
+                                                                 .forward_reads = false,
+                                                                 .merge_writes = false,
+                                                                 .drained_writes_mix_with_reads =
+                                                                     false,
+                                                                 .write_when_no_read = true};
                     dram_controller<fcfs, closed_page> c(m, p);
                     got = memtest::run(c, reqs);
                 } else {
@@ -315,7 +325,11 @@ TEST_CASE("one bank: the controller matches a naive per-cycle reference model") 
                         .row = {.initial_timeout_cycles = 30,
                                 .min_timeout_cycles = 30,
                                 .max_timeout_cycles = 30,
-                                .adaptive = false}};
+                                .adaptive = false},
+                        .forward_reads = false,
+                        .merge_writes = false,
+                        .drained_writes_mix_with_reads = false,
+                        .write_when_no_read = true};
                     dram_controller<fcfs, timeout_adaptive> c(m, p);
                     got = memtest::run(c, reqs);
                 }
@@ -510,6 +524,8 @@ std::vector<mem_request> bus_mix(const dram_timing& t, const bit_field_mapping& 
 /// Bursts of one channel never overlap, and consecutive bursts keep the turnarounds: tRTRS on
 /// a read→write switch and between ranks, tWTR_S (+ tCL) on a write→read switch in a rank.
 void check_bus(std::vector<completion> out, const dram_timing& t, const bit_field_mapping& m) {
+    // Requests served by the write queue (forwarded reads, merged writes) use no bus.
+    std::erase_if(out, [](const completion& c) { return c.from_queue; });
     std::sort(out.begin(), out.end(), [](const completion& a, const completion& b) {
         return a.channel != b.channel ? a.channel < b.channel : a.data_cycle < b.data_cycle;
     });

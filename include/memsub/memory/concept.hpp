@@ -154,6 +154,9 @@ struct completion {
     std::uint64_t data_cycle = 0;
     /// Last data beat transferred: the request is complete.
     std::uint64_t done_cycle = 0;
+    /// Served by the controller's write queue without a DRAM access: a read forwarded from a
+    /// queued write to its line, or a write merged into one (no data-bus cycles, no row class).
+    bool from_queue = false;
 
     [[nodiscard]] constexpr std::uint64_t latency() const noexcept {
         return done_cycle - arrival_cycle;

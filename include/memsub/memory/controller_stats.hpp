@@ -3,7 +3,11 @@
 // Per request: latency (arrival → last data beat), queueing delay (arrival → selected by the
 // scheduler) and row class. Aggregates: row-hit rate, bandwidth utilisation (bytes moved over
 // what the channels' peak bandwidth could move in the elapsed cycles), latency mean and
-// percentiles.
+// percentiles, read latency alone. Write scheduling (dram_controller.hpp): bus turnarounds
+// (read↔write switches between consecutive data bursts of a channel), write drains and the
+// writes they served, reads forwarded from the write queue, writes merged into a queued one.
+// Requests served by the write queue (`completion::from_queue`) count as reads / writes and in
+// the latencies, but move no data and have no row class.
 #pragma once
 
 #include <algorithm>
@@ -29,6 +33,16 @@ struct controller_stats {
     /// Requests rejected as invalid (enqueue_result::rejected).
     std::uint64_t rejected = 0;
     std::uint64_t refreshes = 0;
+    /// Read↔write direction changes between consecutive data bursts of a channel (counted as
+    /// completions are drained, in data-bus order).
+    std::uint64_t bus_turnarounds = 0;
+    /// Write drains started, and the writes they served.
+    std::uint64_t write_drains = 0;
+    std::uint64_t drained_writes = 0;
+    /// Reads served from a queued write to their line (read-after-write forwarding).
+    std::uint64_t forwarded_reads = 0;
+    /// Writes merged into a queued write to their line.
+    std::uint64_t merged_writes = 0;
     std::uint64_t bytes = 0;
     /// Sum over channels of cycles their data bus carried data.
     std::uint64_t data_bus_cycles = 0;
@@ -42,6 +56,8 @@ struct controller_stats {
 
     latency_histogram latency;
     latency_histogram queueing;
+    /// Latency of reads alone (arrival → last data beat; forwarded reads included).
+    latency_histogram read_latency;
     /// Per-requester completed count and latency sum (fairness).
     std::array<std::uint64_t, tracked_requesters> requester_count{};
     std::array<std::uint64_t, tracked_requesters> requester_latency{};
@@ -50,13 +66,15 @@ struct controller_stats {
                 std::uint32_t burst_bytes) noexcept {
         writes += c.is_write ? 1u : 0u; // no branch on the kind
         reads += c.is_write ? 0u : 1u;
-        by_class[static_cast<std::size_t>(c.kind)] += 1;
-        bytes += burst_bytes;
-        data_bus_cycles += burst_cycles;
+        const std::uint64_t dram = c.from_queue ? 0u : 1u;
+        by_class[static_cast<std::size_t>(c.kind)] += dram;
+        bytes += burst_bytes * dram;
+        data_bus_cycles += burst_cycles * dram;
         first_arrival = std::min(first_arrival, c.arrival_cycle);
         last_done = std::max(last_done, c.done_cycle);
         latency.record(c.latency());
         queueing.record(c.queueing_delay());
+        if (!c.is_write) read_latency.record(c.latency());
         const std::uint32_t r = std::min(c.requester, tracked_requesters - 1);
         requester_count[r] += 1;
         requester_latency[r] += c.latency();
@@ -66,10 +84,20 @@ struct controller_stats {
     [[nodiscard]] std::uint64_t row_hits() const noexcept { return by_class[0]; }
     [[nodiscard]] std::uint64_t row_empties() const noexcept { return by_class[1]; }
     [[nodiscard]] std::uint64_t row_conflicts() const noexcept { return by_class[2]; }
+    /// Requests that accessed DRAM (every completion but those served by the write queue).
+    [[nodiscard]] std::uint64_t dram_accesses() const noexcept {
+        return by_class[0] + by_class[1] + by_class[2];
+    }
     [[nodiscard]] double row_hit_rate() const noexcept {
-        return completed() == 0
+        return dram_accesses() == 0
                    ? 0.0
-                   : static_cast<double>(row_hits()) / static_cast<double>(completed());
+                   : static_cast<double>(row_hits()) / static_cast<double>(dram_accesses());
+    }
+    /// Mean writes served per write drain.
+    [[nodiscard]] double writes_per_drain() const noexcept {
+        return write_drains == 0
+                   ? 0.0
+                   : static_cast<double>(drained_writes) / static_cast<double>(write_drains);
     }
     /// Cycles from the first arrival to the last completion.
     [[nodiscard]] std::uint64_t elapsed_cycles() const noexcept {

@@ -165,7 +165,9 @@ private:
             std::uint64_t ready = 0;
             if constexpr (requires { v.ready_entries(); }) {
                 if (v.ready_entries_known()) {
-                    ready = v.ready_entries();
+                    // Only the first n entries (a caller may offer the oldest n of a queue).
+                    ready = v.ready_entries() &
+                            (n == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << n) - 1);
                     known = true;
                 }
             }

@@ -14,8 +14,21 @@
 // frfcfs_then_rr a requester whose heads are all row hits would otherwise starve the others'
 // misses forever; a cap (`max_row_hit_bypasses`, default 16) on consecutive hit wins over the
 // round-robin choice bounds every wait, as the FR-FCFS cap does.
-// Read/write priority and write drain are not in the paper (G4.5): reads first, writes when no
-// read head is issuable, and write drain between watermarks of the channel's total write slots.
+// Read/write priority and write drain are not in the paper (G4.5). As the shared-queue
+// controller (dram_controller.hpp, issue 13): the channel is in read mode or in a write drain
+// and arbitrates only the heads of its mode's FIFOs, so writes go in batches. A drain starts at
+// the high watermark of the channel's total write slots (G4.5 names no values: gem5's 85 %),
+// when a requester's write FIFO is full (it blocks that requester), or, with no read queued,
+// at `write_idle_drain_min` writes (DRAMSim3's "> 8 with its command queues empty") or after
+// `write_idle_flush_cycles` without reads or when a write has waited `write_max_wait_cycles`
+// [memsub]; it ends at the low watermark (gem5's 50 %)
+// with no FIFO full, after
+// `min_writes_per_switch` writes while reads wait (gem5), or when the winning write head has
+// an older read of its line queued in any FIFO of the channel (DRAMSim3's R→W rule). A read
+// of a line with a write queued in any write FIFO of the channel is served from it, and a
+// write to such a line merges into it (DRAMSim3's AddTransaction), `forward_latency_cycles`
+// after arrival. `write_when_no_read` restores the earlier policy (a write head whenever no
+// read head is issuable).
 // Queue depth (G4.3): iso-storage by default — depth = max(2, shared_depth / requesters) per
 // (requester, channel) queue, so total storage per channel matches a shared `shared_depth`
 // queue; or an explicit depth.
@@ -76,9 +89,33 @@ public:
         /// frfcfs_then_rr: consecutive times a row hit may win over the head that round-robin
         /// would pick next (memsub's starvation cap, as in fr_fcfs; the paper has none).
         std::uint32_t max_row_hit_bypasses = 16;
-        std::uint32_t write_high_watermark_pct = 80;
-        std::uint32_t write_low_watermark_pct = 20;
+        /// Write drain between watermarks of the channel's write slots: gem5 MemCtrl's
+        /// write_high_thresh_perc / write_low_thresh_perc defaults (85 / 50). With 2-entry
+        /// FIFOs only the heads compete, so long drains buy little; 80 / 20 measured 3 % slower
+        /// on partitioned_test's irregular stream.
+        std::uint32_t write_high_watermark_pct = 85;
+        std::uint32_t write_low_watermark_pct = 50;
         typename RowPolicy::params row{};
+        /// With no read queued, a drain starts at this many writes (DRAMSim3); 0 = never.
+        std::uint32_t write_idle_drain_min = 9;
+        /// [memsub] With no read queued for this many cycles, any queued writes drain.
+        std::uint32_t write_idle_flush_cycles = 256;
+        /// [memsub] A drain also starts once a write at a FIFO head has waited this many
+        /// cycles (0 = no bound), so no write waits for ever behind a steady read stream.
+        std::uint32_t write_max_wait_cycles = 1024;
+        /// gem5 min_writes_per_switch: while reads wait, a drain ends after this many writes
+        /// (0 = no such rule).
+        std::uint32_t min_writes_per_switch = 0;
+        /// Read-after-write forwarding and same-line write merging (DRAMSim3 AddTransaction).
+        bool forward_reads = true;
+        bool merge_writes = true;
+        std::uint32_t forward_latency_cycles = 1;
+        /// A drain also starts when a requester's write FIFO is full (DRAMSim3 drains at a
+        /// full write buffer; here a full FIFO blocks its requester) and runs until none is
+        /// and the low watermark is reached.
+        bool drain_on_full_fifo = true;
+        /// The earlier policy: a write head is also served whenever no read head is issuable.
+        bool write_when_no_read = false;
 
         [[nodiscard]] std::uint32_t depth() const noexcept {
             return queue_depth != 0
@@ -99,6 +136,7 @@ public:
         const std::uint32_t wslots = p.requesters * depth_;
         high_ = std::max<std::uint32_t>(1, (wslots * p.write_high_watermark_pct + 99) / 100);
         low_ = wslots * p.write_low_watermark_pct / 100;
+        line_shift_ = static_cast<std::uint32_t>(std::countr_zero(p.timing.burst_bytes()));
         stats_.channels = p.timing.channels;
         stats_.peak_bytes_per_cycle = p.timing.peak_bytes_per_cycle();
     }
@@ -135,15 +173,37 @@ public:
         const dram_address a = map_.map(r.address);
         channel& ch = channels_[a.channel];
         queue& q = r.is_write ? ch.wq[r.requester] : ch.rq[r.requester];
+        const std::uint32_t bank = flat_bank(a, map_.organisation());
+        // Served by a queued write to the same line: forwarding (reads), merging (writes).
+        if ((r.is_write ? p_.merge_writes : p_.forward_reads) && ch.writes != 0 &&
+            queued_line(ch.wq, r.address)) {
+            ++ch.held;
+            ++(r.is_write ? stats_.merged_writes : stats_.forwarded_reads);
+            const std::uint64_t at = std::max(r.arrival_cycle, now_) + p_.link_latency_cycles;
+            heap_.push(
+                completion{.id = r.id,
+                           .address = r.address,
+                           .is_write = r.is_write,
+                           .requester = r.requester,
+                           .channel = a.channel,
+                           .bank = bank,
+                           .kind = row_class::hit,
+                           .arrival_cycle = r.arrival_cycle,
+                           .selected_cycle = at,
+                           .data_cycle = at,
+                           .done_cycle = at + p_.forward_latency_cycles + p_.link_latency_cycles,
+                           .from_queue = true});
+            return enqueue_result::accepted;
+        }
+        if (!r.is_write && ch.reads == 0) ch.reads_absent_since = never;
         if (r.requester < 64)
             (r.is_write ? ch.busy_w : ch.busy_r) |= std::uint64_t{1} << r.requester;
         const std::uint64_t visible = std::max(r.arrival_cycle, now_) + p_.link_latency_cycles;
-        q.push_back(detail::queued_request{.req = r,
-                                           .visible_at = visible,
-                                           .row = a.row,
-                                           .bank = flat_bank(a, map_.organisation())});
+        q.push_back(
+            detail::queued_request{.req = r, .visible_at = visible, .row = a.row, .bank = bank});
         ++ch.held;
         (r.is_write ? ch.writes : ch.reads) += 1;
+        ch.full_fifos += r.is_write && q.full();
         ch.next_decision = std::min(ch.next_decision, std::max(visible, ch.min_decision));
         return enqueue_result::accepted;
     }
@@ -222,7 +282,56 @@ private:
         std::uint64_t next_decision = never;
         std::uint64_t min_decision = 0;
         bool draining = false;
+        bool hazard_hold = false;             ///< a drain ended on a R→W hazard
+        std::uint32_t full_fifos = 0;         ///< write FIFOs that are full
+        std::uint8_t last_dir = 2;            ///< direction of the last burst retired
+        std::uint32_t drain_served = 0;       ///< writes the current drain has served
+        std::uint64_t reads_absent_since = 0; ///< no read queued since (never: some are)
     };
+
+    /// Whether any FIFO of `qs` holds a request to the line of `a`.
+    [[nodiscard]] bool queued_line(const std::vector<queue>& qs, byte_address a) const noexcept {
+        const std::uint64_t line = a.value >> line_shift_;
+        for (const queue& q : qs)
+            for (std::size_t i = 0; i < q.size(); ++i)
+                if ((q[i].req.address.value >> line_shift_) == line) return true;
+        return false;
+    }
+
+    /// Write-drain mode at cycle t (header comment); returns the cycle a waiting idle flush
+    /// would start one (never if none).
+    std::uint64_t update_drain(channel& ch, std::uint64_t t) noexcept {
+        if (ch.draining) {
+            if ((ch.writes <= low_ && (!p_.drain_on_full_fifo || ch.full_fifos == 0)) ||
+                (p_.min_writes_per_switch != 0 && ch.reads != 0 &&
+                 ch.drain_served >= p_.min_writes_per_switch))
+                ch.draining = false;
+            else
+                return never;
+        }
+        if (ch.writes == 0 || ch.hazard_hold) return never;
+        bool start = ch.writes >= high_ || (p_.drain_on_full_fifo && ch.full_fifos != 0);
+        std::uint64_t flush_at = never;
+        if (!start && ch.reads == 0 && !p_.write_when_no_read) {
+            flush_at = ch.reads_absent_since + p_.write_idle_flush_cycles;
+            start = (p_.write_idle_drain_min != 0 && ch.writes >= p_.write_idle_drain_min) ||
+                    t >= flush_at;
+        }
+        if (!start && p_.write_max_wait_cycles != 0 && !p_.write_when_no_read) {
+            // The oldest write is at a FIFO head.
+            std::uint64_t oldest = never;
+            for (std::uint32_t r = 0; r < p_.requesters; ++r)
+                if (!ch.wq[r].empty()) oldest = std::min(oldest, ch.wq[r].front().visible_at);
+            const std::uint64_t aged_at = oldest + p_.write_max_wait_cycles;
+            start = t >= aged_at;
+            flush_at = std::min(flush_at, aged_at);
+        }
+        if (!start) return flush_at;
+        ch.draining = true;
+        ch.drain_served = 0;
+        ++stats_.write_drains;
+        return never;
+    }
 
     static const params& validated(const params& p) {
         p.timing.validate(component);
@@ -245,8 +354,14 @@ private:
     }
 
     void retire(const completion& c) noexcept {
-        --channels_[c.channel].held;
+        channel& ch = channels_[c.channel];
+        --ch.held;
         stats_.record(c, p_.timing.burst_cycles(), p_.timing.burst_bytes());
+        if (!c.from_queue) { // turnarounds in data-bus order (completions retire in done order)
+            const auto dir = static_cast<std::uint8_t>(c.is_write);
+            stats_.bus_turnarounds += ch.last_dir != 2 && ch.last_dir != dir;
+            ch.last_dir = dir;
+        }
     }
 
     /// The cycle from which the head `q` may be issued (visibility, bank, broadcast).
@@ -320,16 +435,15 @@ private:
         while (ch.next_decision <= until) {
             const std::uint64_t t = ch.next_decision;
             stats_.refreshes += ch.dram.refresh_until(t);
-            if (!ch.draining && ch.writes >= high_) ch.draining = true;
-            if (ch.draining && ch.writes <= low_) ch.draining = false;
+            const std::uint64_t flush_at = update_drain(ch, t);
             std::vector<queue>& first = ch.draining ? ch.wq : ch.rq;
             std::vector<queue>& second = ch.draining ? ch.rq : ch.wq;
             const std::uint64_t first_busy = ch.draining ? ch.busy_w : ch.busy_r;
             const std::uint64_t second_busy = ch.draining ? ch.busy_r : ch.busy_w;
             pick pk = choose(ch, first, first_busy, t);
             std::vector<queue>* from = &first;
-            std::uint64_t wake = pk.wake;
-            if (!pk.found) {
+            std::uint64_t wake = std::min(pk.wake, flush_at);
+            if (!pk.found && p_.write_when_no_read) {
                 const pick p2 = choose(ch, second, second_busy, t);
                 wake = std::min(wake, p2.wake);
                 if (p2.found) {
@@ -338,14 +452,31 @@ private:
                 }
             }
             if (!pk.found) {
-                ch.next_decision = wake;
+                ch.next_decision = std::max(wake, t + 1);
+                if (wake == never) ch.next_decision = never;
                 continue;
             }
             queue& q = (*from)[pk.requester];
+            if (from == &ch.wq && ch.draining) {
+                // DRAMSim3's R→W rule: a write with an older read of its line queued ends the
+                // drain (the earlier policy did not check).
+                if (!p_.write_when_no_read && ch.reads != 0 &&
+                    queued_line(ch.rq, q.front().req.address)) {
+                    ch.draining = false;
+                    ch.hazard_hold = true;
+                    continue;
+                }
+                ++ch.drain_served;
+                ++stats_.drained_writes;
+            } else if (from == &ch.rq) {
+                ch.hazard_hold = false;
+            }
             ch.bypasses = pk.bypass ? ch.bypasses + 1 : 0;
             issue(c, ch, q.front(), t);
             const bool write = q.front().req.is_write;
             (write ? ch.writes : ch.reads) -= 1;
+            if (!write && ch.reads == 0) ch.reads_absent_since = t;
+            ch.full_fifos -= write && q.full();
             q.pop_front();
             if (q.empty() && pk.requester < 64)
                 (write ? ch.busy_w : ch.busy_r) &= ~(std::uint64_t{1} << pk.requester);
@@ -384,6 +515,7 @@ private:
     detail::completion_queue heap_;
     std::uint32_t high_ = 1;
     std::uint32_t low_ = 0;
+    std::uint32_t line_shift_ = 6; ///< log2 burst bytes: forwarding and merging per line
     std::uint64_t now_ = 0;
     controller_stats stats_{};
 };
