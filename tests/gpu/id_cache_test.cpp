@@ -143,3 +143,44 @@ TEST_CASE("comparison points on the same organisation: static sizes and PC-only 
     CHECK(pc128.storage_bits() > s32.storage_bits()); // the predictor's table counts
     CHECK(pc128.stats().bypasses(cache::bypass_reason::predictor) > 0);
 }
+
+TEST_CASE("ID-Cache partial miss: the resident block trains as a hit, the missing part is "
+          "predicted with the missing access's (PC, bin) and inserted at its ALSI size") {
+    gpu::id_cache c;
+    auto& p = c.bypass_predictor();
+    memsub::access a;
+    a.pc = pc_gather;
+    a.address = byte_address{0x8000 + 4};
+    a.size = 4;
+    a.divergence = 32; // bin 3: a 32 B block, segment 0
+    REQUIRE(c.access(a).bytes_fetched == 32);
+    memsub::access b = a;
+    b.address = byte_address{0x8000};
+    b.size = 64;      // segments 0-1
+    b.divergence = 2; // bin 1: 64 B
+    const auto r = c.access(b);
+    CHECK(r.partial);
+    CHECK(r.bytes_fetched == 32); // segment 1 only: segment 0 is resident
+    CHECK(r.blocks_filled == 1);
+    CHECK(c.underlying().block(r.set, r.entry).bytes == 64);
+    CHECK(p.counter(a) == 2); // the 32 B block, inserted by (pc, bin 3), was hit
+    CHECK(p.counter(b) == 1); // (pc, bin 1) untouched: it only predicted
+    // Train (pc, bin 1) to 0: 64 B blocks of set 3 evicted unreused (8 fit in 16 segments).
+    memsub::access t = b;
+    for (std::uint64_t n = 0; n < 9; ++n) {
+        t.address = byte_address{(n * 32 + 3) * 128};
+        c.access(t);
+    }
+    REQUIRE(p.counter(b) == 0);
+    // Now the same partial miss on another line is bypassed: the missing 32 B are read, nothing
+    // is inserted, the resident 32 B block stays (and was hit).
+    a.address = byte_address{0x9000 + 4};
+    REQUIRE(c.access(a).filled());
+    b.address = byte_address{0x9000};
+    const auto q = c.access(b);
+    CHECK(q.partial);
+    CHECK(q.bypass == cache::bypass_reason::predictor);
+    CHECK(q.blocks_filled == 0);
+    CHECK(q.bytes_fetched == 32);
+    CHECK(c.underlying().resident_segments(line_address{0x9000 / 128}) == 0x1);
+}

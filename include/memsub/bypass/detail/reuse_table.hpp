@@ -16,6 +16,10 @@
 //    write-evicted or invalidated block left for a reason unrelated to its reuse, and a
 //    superseded block (a variable-block cache) did not leave — its data merged into the block
 //    that replaced it, which carries its reused bit on.
+//  * A partial miss of a variable-block cache (ALSI: the request's bytes are partly resident)
+//    is a hit for the resident blocks it touches — the engine reports them through T1 and marks
+//    them reused — and a miss for the rest: the table is consulted for the missing blocks (Q2),
+//    as the spec's ALSI section asks ("consult the bypass predictor as for a miss").
 //  * Recovery (spec, "Recovery"; not in the dissertation): with `learning_sample_rate` N > 0,
 //    one in N misses the table would bypass inserts anyway (one global modulo-N counter), so a
 //    PC whose counter reached 0 can be hit again and come back. N = 0 (the default) reproduces
