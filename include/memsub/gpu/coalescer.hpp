@@ -68,6 +68,8 @@ struct line_request {
 /// The line requests of one warp instruction (storage for the worst case, no allocation).
 struct coalesced_warp {
     std::array<line_request, max_line_requests> requests{};
+    /// `requests[i].line_base`, packed: the coalescer searches these for a lane's line.
+    std::array<std::uint64_t, max_line_requests> bases{};
     std::uint32_t count = 0;
 
     /// The degree of memory divergence d: distinct lines touched (spec, "Inputs from the host").
@@ -105,6 +107,7 @@ public:
                         "must be in 1..line_bytes");
         out.count = 0;
         const std::uint64_t offset_mask = line_bytes_ - 1;
+        std::uint32_t recent = 0; // the request the previous lane added to
         for (std::uint32_t m = active_mask; m != 0; m &= m - 1) {
             const auto lane = static_cast<std::uint32_t>(std::countr_zero(m));
             const std::uint64_t first = lanes[lane];
@@ -112,11 +115,11 @@ public:
             const std::uint64_t base = first & ~offset_mask;
             const auto lo = static_cast<std::uint32_t>(first & offset_mask);
             if ((last & ~offset_mask) == base) {
-                add(out, base, lo, lo + access_bytes, lane);
+                recent = add(out, base, lo, lo + access_bytes, lane, recent);
             } else { // straddles: the tail of this line, then the head of the next
-                add(out, base, lo, line_bytes_, lane);
-                add(out, base + line_bytes_, 0, static_cast<std::uint32_t>(last & offset_mask) + 1u,
-                    lane);
+                recent = add(out, base, lo, line_bytes_, lane, recent);
+                recent = add(out, base + line_bytes_, 0,
+                             static_cast<std::uint32_t>(last & offset_mask) + 1u, lane, recent);
             }
         }
     }
@@ -147,10 +150,9 @@ public:
                 sectors &= ~(static_cast<std::uint32_t>(low_bits_mask(run)) << first_sector);
                 const std::uint32_t lo = first_sector * sector;
                 const std::uint32_t hi = (first_sector + run) * sector; // exclusive
-                std::uint32_t first_byte = lo;
-                while (!r.touches_byte(first_byte)) ++first_byte;
-                std::uint32_t last_byte = hi - 1;
-                while (!r.touches_byte(last_byte)) --last_byte;
+                // The run's first and last sectors hold touched bytes (they are in the mask).
+                const std::uint32_t first_byte = first_set_from(r.byte_mask, lo);
+                const std::uint32_t last_byte = last_set_below(r.byte_mask, hi);
                 a.address = byte_address{r.line_base.value + first_byte};
                 a.size = last_byte - first_byte + 1;
                 fn(static_cast<const memsub::access&>(a));
@@ -171,30 +173,57 @@ private:
                 "must be a power of two <= line_bytes, with at most 32 sectors per line");
     }
 
-    /// Marks bytes [lo, hi) of the line at `base` as touched by `lane`.
-    void add(coalesced_warp& out, std::uint64_t base, std::uint32_t lo, std::uint32_t hi,
-             std::uint32_t lane) const noexcept {
-        // Search from the newest request: consecutive lanes usually share a line.
-        line_request* r = nullptr;
-        for (std::uint32_t i = out.count; i-- > 0;)
-            if (out.requests[i].line_base.value == base) {
-                r = &out.requests[i];
-                break;
+    /// Marks bytes [lo, hi) of the line at `base` as touched by `lane`; returns the request.
+    /// `recent` is tried first: consecutive lanes usually share a line.
+    std::uint32_t add(coalesced_warp& out, std::uint64_t base, std::uint32_t lo, std::uint32_t hi,
+                      std::uint32_t lane, std::uint32_t recent) const noexcept {
+        std::uint32_t i = recent;
+        if (i >= out.count || out.bases[i] != base) {
+            // A branch-free scan (the compiler vectorises it): bit j = request j holds `base`.
+            std::uint64_t found = 0;
+            for (std::uint32_t j = 0; j < out.count; ++j)
+                found |= std::uint64_t{out.bases[j] == base} << j;
+            i = found != 0 ? static_cast<std::uint32_t>(std::countr_zero(found)) : out.count;
+            if (i == out.count) {
+                out.bases[i] = base;
+                out.requests[i] = line_request{.line_base = byte_address{base}};
+                ++out.count;
             }
-        if (r == nullptr) {
-            r = &out.requests[out.count++];
-            *r = line_request{.line_base = byte_address{base}};
         }
-        r->lanes |= 1u << lane;
-        for (std::uint32_t word = 0; word < 2; ++word) {
-            const std::uint32_t w_lo = word * 64, w_hi = w_lo + 64;
-            const std::uint32_t a = lo > w_lo ? lo : w_lo, b = hi < w_hi ? hi : w_hi;
-            if (a < b) r->byte_mask[word] |= low_bits_mask(b - a) << (a - w_lo);
+        line_request& r = out.requests[i];
+        r.lanes |= 1u << lane;
+        if (lo < 64) r.byte_mask[0] |= low_bits_mask((hi < 64 ? hi : 64) - lo) << lo;
+        if (hi > 64) {
+            const std::uint32_t from = lo > 64 ? lo : 64;
+            r.byte_mask[1] |= low_bits_mask(hi - from) << (from - 64);
         }
         const std::uint32_t first_sector = lo >> sector_shift_;
         const std::uint32_t last_sector = (hi - 1) >> sector_shift_;
-        r->sector_mask |= static_cast<std::uint32_t>(low_bits_mask(last_sector - first_sector + 1))
-                          << first_sector;
+        r.sector_mask |= static_cast<std::uint32_t>(low_bits_mask(last_sector - first_sector + 1))
+                         << first_sector;
+        return i;
+    }
+
+    /// The first set bit at or after `from` (one exists).
+    static std::uint32_t first_set_from(const std::array<std::uint64_t, 2>& m,
+                                        std::uint32_t from) noexcept {
+        if (from < 64) {
+            const std::uint64_t w = m[0] & (~std::uint64_t{0} << from);
+            if (w != 0) return static_cast<std::uint32_t>(std::countr_zero(w));
+            from = 64;
+        }
+        return 64u + static_cast<std::uint32_t>(
+                         std::countr_zero(m[1] & (~std::uint64_t{0} << (from - 64))));
+    }
+    /// The last set bit before `to` (one exists).
+    static std::uint32_t last_set_below(const std::array<std::uint64_t, 2>& m,
+                                        std::uint32_t to) noexcept {
+        if (to > 64) {
+            const std::uint64_t w = m[1] & low_bits_mask(to - 64);
+            if (w != 0) return 127u - static_cast<std::uint32_t>(std::countl_zero(w));
+            to = 64;
+        }
+        return 63u - static_cast<std::uint32_t>(std::countl_zero(m[0] & low_bits_mask(to)));
     }
 
     std::uint32_t line_bytes_;
