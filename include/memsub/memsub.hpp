@@ -15,6 +15,8 @@
 #include <memsub/gpu/baseline_l1.hpp>
 #include <memsub/gpu/coalescer.hpp>
 #include <memsub/gpu/id_cache.hpp>
+#include <memsub/gpu/l1_l2_hierarchy.hpp>
+#include <memsub/gpu/l2.hpp>
 #include <memsub/linesize/all.hpp>
 #include <memsub/memory/all.hpp>
 #include <memsub/replacement/all.hpp>

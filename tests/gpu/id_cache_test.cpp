@@ -12,61 +12,34 @@
 #include <memsub/gpu/id_cache.hpp>
 #include <memsub/linesize/static_size.hpp>
 
+#include "crafted_stream.hpp"
+
 using namespace memsub;
 
 namespace {
 
-constexpr std::uint64_t pc_reuse = 0x100;
-constexpr std::uint64_t pc_gather = 0x208;
+using crafted::pc_gather;
+using crafted::pc_reuse;
 
 struct tally {
     std::uint64_t accesses = 0, hits = 0, reuse_accesses = 0, reuse_hits = 0, fetched = 0;
 };
 
-/// Runs `rounds` rounds; each reads array A (64 lines = 8 KB, two lines per set) twice with
-/// convergent warps (d = 1), then issues 32 fully divergent gathers (d = 32) over fresh lines.
-/// Counts the reuse PC's hits from round `measure_from` on.
+/// Runs `rounds` rounds of the crafted stream; counts from round `measure_from` on.
 template <class Cache>
 tally run(Cache& c, int rounds, int measure_from) {
-    const gpu::coalescer co;
-    gpu::coalesced_warp w;
-    std::array<std::uint64_t, gpu::warp_size> lanes{};
     tally t;
-    std::uint64_t fresh = 0x1000'0000;
-    for (int round = 0; round < rounds; ++round) {
-        const bool measure = round >= measure_from;
-        const auto issue = [&](std::uint64_t pc) {
-            memsub::access proto;
-            proto.pc = pc;
-            co.for_each_access(w, proto, [&](const memsub::access& a) {
-                const auto r = c.access(a);
-                if (!measure) return;
-                ++t.accesses;
-                t.hits += r.hit;
-                t.fetched += r.bytes_fetched;
-                if (pc == pc_reuse) {
-                    ++t.reuse_accesses;
-                    t.reuse_hits += r.hit;
-                }
-            });
-        };
-        for (int pass = 0; pass < 2; ++pass)
-            for (std::uint64_t line = 0; line < 64; ++line) {
-                for (std::uint32_t i = 0; i < gpu::warp_size; ++i) lanes[i] = line * 128 + i * 4;
-                co.coalesce(lanes, 0xffff'ffffu, 4, w);
-                REQUIRE(w.divergence() == 1);
-                issue(pc_reuse);
-            }
-        for (int g = 0; g < 32; ++g) {
-            for (std::uint32_t i = 0; i < gpu::warp_size; ++i) {
-                lanes[i] = fresh;
-                fresh += 128 * 7; // a new line per lane, spread over the sets
-            }
-            co.coalesce(lanes, 0xffff'ffffu, 4, w);
-            REQUIRE(w.divergence() == 32);
-            issue(pc_gather);
+    crafted::run_rounds(rounds, [&](const memsub::access& a, int round) {
+        const auto r = c.access(a);
+        if (round < measure_from) return;
+        ++t.accesses;
+        t.hits += r.hit;
+        t.fetched += r.bytes_fetched;
+        if (a.pc == pc_reuse) {
+            ++t.reuse_accesses;
+            t.reuse_hits += r.hit;
         }
-    }
+    });
     return t;
 }
 

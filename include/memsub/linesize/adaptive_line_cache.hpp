@@ -29,6 +29,18 @@
 
 namespace memsub::linesize {
 
+/// The engine's block shape for the size `s` chooses for `a` (LS3, LP2, LP3): what a host that
+/// drives a variable-block cache itself — a `cache::hierarchy` level 0 — passes with the access.
+/// One predictor may serve several caches only if it keeps no per-cache state (ALSI, static).
+template <line_size_predictor Sizer>
+[[nodiscard]] cache::block_spec block_spec_for(Sizer& s, set_index set, const memsub::access& a,
+                                               const geometry& g) noexcept {
+    const std::uint32_t bytes = s.block_bytes(set, a);
+    MEMSUB_ASSERT(valid_block_bytes(g, bytes));
+    const std::uint32_t span = bytes >> log2_exact(g.segment_size());
+    return cache::block_spec{span, span, 0};
+}
+
 template <replacement::replacement_policy Policy, line_size_predictor Sizer,
           cache::write_policy Writes = cache::write_policy::write_back,
           geometry_like Geometry = geometry, bypass::bypass_predictor Bypass = bypass::never,
