@@ -59,16 +59,13 @@ public:
     explicit adaptive_line_cache(const Geometry& g = Geometry{}, const sizer_params& sizer = {},
                                  const policy_params& policy = {}, const bypass_params& bypass = {})
         : cache_(g, policy, bypass)
-        , sizer_(static_cast<geometry>(g), sizer)
-        , segment_shift_(log2_exact(static_cast<geometry>(g).segment_size())) {}
+        , sizer_(static_cast<geometry>(g), sizer) {}
 
     /// One access (LP1–LP4): the predictor's block size, then the engine.
     result_type access(const memsub::access& a) noexcept {
-        const set_index s = cache_.set_of(a.address);
-        const std::uint32_t bytes = sizer_.block_bytes(s, a);
-        MEMSUB_ASSERT(valid_block_bytes(static_cast<geometry>(cache_.shape()), bytes)); // LP2
-        const std::uint32_t span = bytes >> segment_shift_;
-        const result_type r = cache_.access(a, cache::block_spec{span, span, 0}); // LP3
+        const result_type r =
+            cache_.access(a, block_spec_for(sizer_, cache_.set_of(a.address), a,
+                                            static_cast<geometry>(cache_.shape()))); // LP1-LP3
         if constexpr (observes_evictions<Sizer>)
             for (const auto& e : r.evictions) sizer_.on_evict(e.set, e.entry, e); // LP4
         return r;
@@ -94,7 +91,6 @@ public:
 private:
     cache_type cache_;
     [[no_unique_address]] Sizer sizer_;
-    std::uint32_t segment_shift_;
 };
 
 } // namespace memsub::linesize
