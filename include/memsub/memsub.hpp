@@ -12,6 +12,12 @@
 #include <memsub/core/rng.hpp>
 #include <memsub/core/set_sampler.hpp>
 #include <memsub/core/types.hpp>
+#include <memsub/gpu/baseline_l1.hpp>
+#include <memsub/gpu/coalescer.hpp>
+#include <memsub/gpu/id_cache.hpp>
+#include <memsub/gpu/l1_l2_hierarchy.hpp>
+#include <memsub/gpu/l2.hpp>
+#include <memsub/linesize/all.hpp>
 #include <memsub/memory/all.hpp>
 #include <memsub/replacement/all.hpp>
 #include <memsub/trace/all.hpp>

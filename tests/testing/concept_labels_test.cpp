@@ -14,6 +14,7 @@
 
 #include <memsub/bypass/all.hpp>
 #include <memsub/compression/none.hpp>
+#include <memsub/linesize/all.hpp>
 #include <memsub/memory/bit_field_mapping.hpp>
 #include <memsub/memory/flat_memory.hpp>
 #include <memsub/replacement/all.hpp>
@@ -70,6 +71,25 @@ static_assert(b_failures<testing::broken_predictor_unnamed>() == bit(4));
 static_assert(bypass::diagnose<bypass::never>());
 static_assert(bypass::diagnose<bypass::any_of<bypass::never, bypass::always>>());
 static_assert(bypass::diagnose<testing::bypass_archetype>());
+
+// -------------------------------------------------------------------------------- line size
+
+template <class S>
+constexpr unsigned ls_failures() {
+    using namespace linesize;
+    return (ls1_params<S> ? 0 : bit(1)) | (ls2_constructible<S> ? 0 : bit(2)) |
+           (ls3_block_bytes<S> ? 0 : bit(3)) | (ls4_name<S> ? 0 : bit(4));
+}
+
+static_assert(ls_failures<testing::linesize_archetype>() == 0);
+// LS2 names S::params, so a type without params (LS1) cannot meet LS2 either.
+static_assert(ls_failures<testing::broken_sizer_no_params>() == (bit(1) | bit(2)));
+static_assert(ls_failures<testing::broken_sizer_no_geometry>() == bit(2));
+static_assert(ls_failures<testing::broken_sizer_throwing>() == bit(3));
+static_assert(ls_failures<testing::broken_sizer_unnamed>() == bit(4));
+static_assert(linesize::diagnose<linesize::alsi>());
+static_assert(linesize::diagnose<linesize::static_size<64>>());
+static_assert(linesize::diagnose<testing::linesize_archetype>());
 
 // ------------------------------------------------------------------------------ compression
 

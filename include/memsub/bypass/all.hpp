@@ -8,10 +8,13 @@
 #include <memsub/bypass/any_of.hpp>
 #include <memsub/bypass/concept.hpp>
 #include <memsub/bypass/never.hpp>
+#include <memsub/bypass/pc_divergence.hpp>
+#include <memsub/bypass/pc_only.hpp>
 
 namespace memsub::bypass {
 
 /// Every shipped predictor that is default-constructible from a geometry with default params.
-using all_predictors = std::tuple<never, always, all_of<never, always>, any_of<never, always>>;
+using all_predictors =
+    std::tuple<never, always, all_of<never, always>, any_of<never, always>, pc_only, pc_divergence>;
 
 } // namespace memsub::bypass

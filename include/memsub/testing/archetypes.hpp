@@ -10,6 +10,7 @@
 #include <string_view>
 
 #include <memsub/bypass/concept.hpp>
+#include <memsub/linesize/concept.hpp>
 #include <memsub/replacement/concept.hpp>
 
 namespace memsub::testing {
@@ -157,5 +158,53 @@ static_assert(!bypass::b1_params<broken_predictor_no_params>);
 static_assert(!bypass::b2_constructible<broken_predictor_no_constructor>);
 static_assert(!bypass::b3_should_bypass<broken_predictor_throwing>);
 static_assert(!bypass::b4_name<broken_predictor_unnamed>);
+
+// ------------------------------------------------------------------ line-size predictors (LS)
+
+/// Models `line_size_predictor` with nothing but LS1–LS4: always the whole line.
+struct linesize_archetype {
+    struct params {};
+    linesize_archetype(const geometry& g, const params&) : line_bytes(g.line_bytes) {}
+    std::uint32_t block_bytes(set_index, const access&) noexcept { return line_bytes; }
+    std::string_view name() const noexcept { return "archetype"; }
+    std::uint32_t line_bytes;
+};
+
+/// Violates LS1: no `params`.
+struct broken_sizer_no_params {
+    explicit broken_sizer_no_params(const geometry&) {}
+    std::uint32_t block_bytes(set_index, const access&) noexcept { return 32; }
+    std::string_view name() const noexcept { return "broken"; }
+};
+
+/// Violates LS2: built from params alone, not for a geometry.
+struct broken_sizer_no_geometry {
+    struct params {};
+    explicit broken_sizer_no_geometry(const params&) {}
+    std::uint32_t block_bytes(set_index, const access&) noexcept { return 32; }
+    std::string_view name() const noexcept { return "broken"; }
+};
+
+/// Violates LS3: `block_bytes` may throw.
+struct broken_sizer_throwing {
+    struct params {};
+    broken_sizer_throwing(const geometry&, const params&) {}
+    std::uint32_t block_bytes(set_index, const access&) { return 32; }
+    std::string_view name() const noexcept { return "broken"; }
+};
+
+/// Violates LS4: `name()` is not a string.
+struct broken_sizer_unnamed {
+    struct params {};
+    broken_sizer_unnamed(const geometry&, const params&) {}
+    std::uint32_t block_bytes(set_index, const access&) noexcept { return 32; }
+    int name() const noexcept { return 0; }
+};
+
+static_assert(linesize::line_size_predictor<linesize_archetype>);
+static_assert(!linesize::ls1_params<broken_sizer_no_params>);
+static_assert(!linesize::ls2_constructible<broken_sizer_no_geometry>);
+static_assert(!linesize::ls3_block_bytes<broken_sizer_throwing>);
+static_assert(!linesize::ls4_name<broken_sizer_unnamed>);
 
 } // namespace memsub::testing

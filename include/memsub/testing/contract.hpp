@@ -57,6 +57,7 @@
 //   dueling_candidate    replacement/set_dueling.hpp   D1–D7
 //   bypass_predictor     bypass/concept.hpp            B1–B4         T1–T4        Q1–Q5
 //   compressor           compression/concept.hpp       C1–C7         I1–I3 (1)    CP1–CP5
+//   line_size_predictor  linesize/concept.hpp          LS1–LS4       LO1–LO2      LP1–LP5
 //   address_mapping      memory/concept.hpp            M1–M3
 //   memory_controller    memory/concept.hpp            MC1–MC7                    MP1–MP6
 //   request_scheduler    memory/scheduler.hpp          S1–S4
@@ -64,7 +65,7 @@
 //   trace_reader         trace/concept.hpp             TR1–TR7
 //   contract checks      testing/contract.hpp          K1–K8
 //   (1) the refinement `invertible_compressor`.
-// The replacement, bypass, compression, memory (mapping, controller) and trace concepts have one
+// The replacement, bypass, line-size, compression, memory (mapping, controller) and trace concepts have one
 // sub-concept per requirement and a `diagnose…<T>()` that names the broken ones in its
 // static_assert messages (dueling_candidate, request_scheduler, row_policy are single concepts).
 // Labels of the spec documents (compressors.md's G1–G7, §2.2 B1/B2, §4.2 vectors V1–V6, C1/C2 and

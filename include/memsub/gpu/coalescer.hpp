@@ -1,0 +1,233 @@
+// memsub — `gpu::coalescer`: one warp memory instruction (32 lane addresses, an active mask and
+// the per-lane access size) → the line requests a GPU L1 sees, and the degree of memory
+// divergence d.
+//
+// Source: seed 001 (Arunkumar, dissertation), §3.1: "GPGPUs employ coalescers that try to merge
+// multiple requests from a single warp into as few memory requests as possible … In the worst
+// case, memory divergence could result in up to 32 individual cache lines"; spec id-cache.md,
+// "Inputs from the host": d = number of distinct 128 B-aligned line requests the coalescer
+// produced for that warp instruction (1 = fully coalesced, up to 32).
+// Rules:
+//  * Every active lane touches the bytes [address, address + access_bytes). Inactive lanes
+//    touch nothing.
+//  * One line request per distinct line touched, in the order of the first lane (lowest lane
+//    number) that touches it; a lane whose bytes cross a line boundary touches both lines, the
+//    lower one first. Each request carries the byte mask of its line, the mask of `sector_bytes`
+//    sectors holding a touched byte and the lanes it serves.
+//  * d = the number of line requests. [resolution] A lane straddling a line boundary adds both
+//    lines to d (the spec counts distinct line requests); then d may exceed 32 (at most 64).
+//    A warp with no active lane has d = 0 and no request.
+//  * The memsub::access records a cache sees (`for_each_access`) carry d in
+//    `access::divergence`; a request whose touched sectors are not contiguous becomes one access
+//    per maximal run of touched sectors, since a memsub access names one contiguous byte range
+//    (the engine would otherwise count the untouched sectors between as requested).
+// Nothing here allocates; `coalesce` costs O(active lanes × distinct lines).
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <string_view>
+
+#include <memsub/core/access.hpp>
+#include <memsub/core/errors.hpp>
+#include <memsub/core/types.hpp>
+
+namespace memsub::gpu {
+
+/// Threads per warp (Table 3.1: "Warp Size (SIMD Width) 32 threads").
+inline constexpr std::uint32_t warp_size = 32;
+/// The most line requests one warp instruction can produce (every lane straddling two lines).
+inline constexpr std::uint32_t max_line_requests = 2 * warp_size;
+/// The largest line a coalescer handles (the byte mask has 128 bits).
+inline constexpr std::uint32_t max_coalescer_line_bytes = 128;
+
+/// One line request: the touched bytes of one line.
+struct line_request {
+    /// The line's first byte (aligned to the coalescer's line size).
+    byte_address line_base{};
+    /// Bit i = byte i of the line is touched; word 0 holds bytes 0–63, word 1 bytes 64–127.
+    std::array<std::uint64_t, 2> byte_mask{};
+    /// Bit i = sector i of the line holds a touched byte.
+    std::uint32_t sector_mask = 0;
+    /// Bit i = lane i touches this line.
+    std::uint32_t lanes = 0;
+
+    [[nodiscard]] constexpr bool touches_byte(std::uint32_t i) const noexcept {
+        return ((byte_mask[i >> 6] >> (i & 63)) & 1u) != 0;
+    }
+    [[nodiscard]] constexpr std::uint32_t touched_bytes() const noexcept {
+        return static_cast<std::uint32_t>(std::popcount(byte_mask[0]) +
+                                          std::popcount(byte_mask[1]));
+    }
+    friend constexpr bool operator==(const line_request&, const line_request&) = default;
+};
+
+/// The line requests of one warp instruction (storage for the worst case, no allocation).
+struct coalesced_warp {
+    std::array<line_request, max_line_requests> requests{};
+    /// `requests[i].line_base`, packed: the coalescer searches these for a lane's line.
+    std::array<std::uint64_t, max_line_requests> bases{};
+    std::uint32_t count = 0;
+
+    /// The degree of memory divergence d: distinct lines touched (spec, "Inputs from the host").
+    [[nodiscard]] constexpr std::uint32_t divergence() const noexcept { return count; }
+    [[nodiscard]] std::span<const line_request> lines() const noexcept {
+        return {requests.data(), count};
+    }
+};
+
+class coalescer {
+public:
+    struct params {
+        /// Line (request) size: a power of two in 4..128 (the byte mask has 128 bits).
+        std::uint32_t line_bytes = 128;
+        /// Sector size of the sector mask: a power of two dividing the line.
+        std::uint32_t sector_bytes = 32;
+    };
+
+    coalescer() : coalescer(params{}) {}
+    explicit coalescer(const params& p)
+        : line_bytes_((validate(p), p.line_bytes))
+        , sector_shift_(log2_exact(p.sector_bytes)) {}
+
+    [[nodiscard]] std::uint32_t line_bytes() const noexcept { return line_bytes_; }
+    [[nodiscard]] std::uint32_t sector_bytes() const noexcept { return 1u << sector_shift_; }
+
+    /// Coalesces one warp instruction into `out` (overwritten). Lane i's address is `lanes[i]`;
+    /// it is active when bit i of `active_mask` is set. Throws `config_error` naming
+    /// `access_bytes` unless it is in 1..line_bytes (it is the instruction's operand size, an
+    /// input the host takes from its trace or kernel).
+    void coalesce(std::span<const std::uint64_t, warp_size> lanes, std::uint32_t active_mask,
+                  std::uint32_t access_bytes, coalesced_warp& out) const {
+        detail::require(access_bytes >= 1 && access_bytes <= line_bytes_,
+                        "memsub::gpu::coalescer::coalesce", "access_bytes", access_bytes,
+                        "must be in 1..line_bytes");
+        out.count = 0;
+        const std::uint64_t offset_mask = line_bytes_ - 1;
+        std::uint32_t recent = 0; // the request the previous lane added to
+        for (std::uint32_t m = active_mask; m != 0; m &= m - 1) {
+            const auto lane = static_cast<std::uint32_t>(std::countr_zero(m));
+            const std::uint64_t first = lanes[lane];
+            const std::uint64_t last = first + (access_bytes - 1); // inclusive
+            const std::uint64_t base = first & ~offset_mask;
+            const auto lo = static_cast<std::uint32_t>(first & offset_mask);
+            if ((last & ~offset_mask) == base) {
+                recent = add(out, base, lo, lo + access_bytes, lane, recent);
+            } else { // straddles: the tail of this line, then the head of the next
+                recent = add(out, base, lo, line_bytes_, lane, recent);
+                recent = add(out, base + line_bytes_, 0,
+                             static_cast<std::uint32_t>(last & offset_mask) + 1u, lane, recent);
+            }
+        }
+    }
+
+    [[nodiscard]] coalesced_warp coalesce(std::span<const std::uint64_t, warp_size> lanes,
+                                          std::uint32_t active_mask,
+                                          std::uint32_t access_bytes) const {
+        coalesced_warp out;
+        coalesce(lanes, active_mask, access_bytes, out);
+        return out;
+    }
+
+    /// Calls `fn(const memsub::access&)` for every access the warp's requests make: one per
+    /// maximal run of touched sectors of each request, covering the run's first to last touched
+    /// byte, with `prototype`'s pc, kind, requester and hints and `divergence` = d.
+    template <class Fn>
+    void for_each_access(const coalesced_warp& w, const memsub::access& prototype, Fn&& fn) const {
+        memsub::access a = prototype;
+        a.divergence = w.divergence();
+        a.data = {};
+        const std::uint32_t sector = 1u << sector_shift_;
+        for (const line_request& r : w.lines()) {
+            std::uint32_t sectors = r.sector_mask;
+            while (sectors != 0) {
+                const auto first_sector = static_cast<std::uint32_t>(std::countr_zero(sectors));
+                const auto run =
+                    static_cast<std::uint32_t>(std::countr_one(sectors >> first_sector));
+                sectors &= ~(static_cast<std::uint32_t>(low_bits_mask(run)) << first_sector);
+                const std::uint32_t lo = first_sector * sector;
+                const std::uint32_t hi = (first_sector + run) * sector; // exclusive
+                // The run's first and last sectors hold touched bytes (they are in the mask).
+                const std::uint32_t first_byte = first_set_from(r.byte_mask, lo);
+                const std::uint32_t last_byte = last_set_below(r.byte_mask, hi);
+                a.address = byte_address{r.line_base.value + first_byte};
+                a.size = last_byte - first_byte + 1;
+                fn(static_cast<const memsub::access&>(a));
+            }
+        }
+    }
+
+private:
+    static void validate(const params& p) {
+        using memsub::detail::require;
+        constexpr std::string_view component = "memsub::gpu::coalescer";
+        require(std::has_single_bit(p.line_bytes) && p.line_bytes >= 4 &&
+                    p.line_bytes <= max_coalescer_line_bytes,
+                component, "line_bytes", p.line_bytes, "must be a power of two in 4..128");
+        require(std::has_single_bit(p.sector_bytes) && p.sector_bytes <= p.line_bytes &&
+                    p.line_bytes / p.sector_bytes <= 32,
+                component, "sector_bytes", p.sector_bytes,
+                "must be a power of two <= line_bytes, with at most 32 sectors per line");
+    }
+
+    /// Marks bytes [lo, hi) of the line at `base` as touched by `lane`; returns the request.
+    /// `recent` is tried first: consecutive lanes usually share a line.
+    std::uint32_t add(coalesced_warp& out, std::uint64_t base, std::uint32_t lo, std::uint32_t hi,
+                      std::uint32_t lane, std::uint32_t recent) const noexcept {
+        std::uint32_t i = recent;
+        if (i >= out.count || out.bases[i] != base) {
+            // A branch-free scan (the compiler vectorises it): bit j = request j holds `base`.
+            std::uint64_t found = 0;
+            for (std::uint32_t j = 0; j < out.count; ++j)
+                found |= std::uint64_t{out.bases[j] == base} << j;
+            i = found != 0 ? static_cast<std::uint32_t>(std::countr_zero(found)) : out.count;
+            if (i == out.count) {
+                out.bases[i] = base;
+                out.requests[i] = line_request{.line_base = byte_address{base}};
+                ++out.count;
+            }
+        }
+        line_request& r = out.requests[i];
+        r.lanes |= 1u << lane;
+        if (lo < 64) r.byte_mask[0] |= low_bits_mask((hi < 64 ? hi : 64) - lo) << lo;
+        if (hi > 64) {
+            const std::uint32_t from = lo > 64 ? lo : 64;
+            r.byte_mask[1] |= low_bits_mask(hi - from) << (from - 64);
+        }
+        const std::uint32_t first_sector = lo >> sector_shift_;
+        const std::uint32_t last_sector = (hi - 1) >> sector_shift_;
+        r.sector_mask |= static_cast<std::uint32_t>(low_bits_mask(last_sector - first_sector + 1))
+                         << first_sector;
+        return i;
+    }
+
+    /// The first set bit at or after `from` (one exists).
+    static std::uint32_t first_set_from(const std::array<std::uint64_t, 2>& m,
+                                        std::uint32_t from) noexcept {
+        if (from < 64) {
+            const std::uint64_t w = m[0] & (~std::uint64_t{0} << from);
+            if (w != 0) return static_cast<std::uint32_t>(std::countr_zero(w));
+            from = 64;
+        }
+        return 64u + static_cast<std::uint32_t>(
+                         std::countr_zero(m[1] & (~std::uint64_t{0} << (from - 64))));
+    }
+    /// The last set bit before `to` (one exists).
+    static std::uint32_t last_set_below(const std::array<std::uint64_t, 2>& m,
+                                        std::uint32_t to) noexcept {
+        if (to > 64) {
+            const std::uint64_t w = m[1] & low_bits_mask(to - 64);
+            if (w != 0) return 127u - static_cast<std::uint32_t>(std::countl_zero(w));
+            to = 64;
+        }
+        return 63u - static_cast<std::uint32_t>(std::countl_zero(m[0] & low_bits_mask(to)));
+    }
+
+    std::uint32_t line_bytes_;
+    std::uint32_t sector_shift_;
+};
+
+} // namespace memsub::gpu

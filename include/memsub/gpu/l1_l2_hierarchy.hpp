@@ -1,0 +1,39 @@
+// memsub — a GPU memory side as a `cache::hierarchy`: one private L1 per SM (the Table 3.1
+// baseline, a variable-line L1, or ID-Cache's) over the 768 KB six-bank L2 (gpu/l2.hpp), as
+// issue 11 places ID-Cache "behind an L2 (768 KB, Table 3.1) through the hierarchy".
+//
+// The L1 level holds the engine caches themselves (the hierarchy drives `basic_cache`s), so a
+// variable-line L1 gets its block shape from the host: `h.access(a, linesize::block_spec_for(
+// alsi, set, a, gpu::variable_l1_geometry{}))` (Algorithm 5's line size; the bypass predictor
+// lives in the L1 cache type). Table 3.1 has 15 SMs; requester = SM index.
+#pragma once
+
+#include <cstdint>
+
+#include <memsub/cache/basic_cache.hpp>
+#include <memsub/cache/hierarchy.hpp>
+#include <memsub/gpu/l2.hpp>
+
+namespace memsub::gpu {
+
+/// SMs of Table 3.1's GTX480.
+inline constexpr std::uint32_t table_3_1_sms = 15;
+
+template <cache::level_cache L1>
+using l1_l2_hierarchy = cache::hierarchy<
+    cache::level<L1, cache::inclusion::non_inclusive, cache::route::private_per>,
+    cache::level<l2_bank, cache::inclusion::non_inclusive, cache::route::interleaved>>;
+
+/// `sms` private L1s of type `L1` (requester i → L1 i) over the six-bank L2.
+template <cache::level_cache L1>
+[[nodiscard]] l1_l2_hierarchy<L1>
+make_l1_l2_hierarchy(std::uint32_t sms = table_3_1_sms,
+                     const typename L1::bypass_params& l1_bypass = {}) {
+    return l1_l2_hierarchy<L1>(
+        sms,
+        cache::make_level<L1, cache::inclusion::non_inclusive, cache::route::private_per>(
+            sms, typename L1::geometry_type{}, cache::route::private_per{1}, {}, l1_bypass),
+        make_l2_level());
+}
+
+} // namespace memsub::gpu
