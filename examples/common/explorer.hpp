@@ -97,11 +97,10 @@ void run_timed(runner& r, Cache& cache, std::span<const memsub::access> chunk,
     r.seconds += std::chrono::duration<double>(clock_type::now() - t0).count();
 }
 
-template <class Policy>
-class policy_runner final : public runner {
+/// A runner over a cache type with `access(a).hit` and `stats()`.
+template <class Cache>
+class cache_runner : public runner {
 public:
-    explicit policy_runner(const memsub::geometry& g) : cache_(g) {}
-    [[nodiscard]] std::string name() const override { return std::string(cache_.policy().name()); }
     void run(std::span<const memsub::access> chunk,
              std::span<const three_c_reference> refs) override {
         run_timed(*this, cache_, chunk, refs);
@@ -109,34 +108,38 @@ public:
     [[nodiscard]] const memsub::cache::cache_stats& stats() const override {
         return cache_.stats();
     }
-    [[nodiscard]] std::optional<std::uint64_t> storage_bits() const override {
-        return memsub::replacement::storage_bits_of(cache_.policy());
-    }
 
-private:
-    memsub::cache::set_associative_cache<Policy> cache_;
+protected:
+    template <class... Args>
+    explicit cache_runner(Args&&... args) : cache_(std::forward<Args>(args)...) {}
+    Cache cache_;
+};
+
+template <class Policy>
+class policy_runner final : public cache_runner<memsub::cache::set_associative_cache<Policy>> {
+public:
+    explicit policy_runner(const memsub::geometry& g) : policy_runner::cache_runner(g) {}
+    [[nodiscard]] std::string name() const override {
+        return std::string(this->cache_.policy().name());
+    }
+    [[nodiscard]] std::optional<std::uint64_t> storage_bits() const override {
+        return memsub::replacement::storage_bits_of(this->cache_.policy());
+    }
 };
 
 /// A fully associative cache of the geometry's capacity (--fully-associative): "fa_<order>".
 template <class Order>
-class fully_associative_runner final : public runner {
+class fully_associative_runner final
+    : public cache_runner<memsub::cache::fully_associative_cache<Order>> {
 public:
     explicit fully_associative_runner(const memsub::geometry& g)
-        : cache_(std::uint64_t{g.sets} * g.ways, g.line_bytes) {}
-    [[nodiscard]] std::string name() const override { return "fa_" + std::string(cache_.name()); }
-    void run(std::span<const memsub::access> chunk,
-             std::span<const three_c_reference> refs) override {
-        run_timed(*this, cache_, chunk, refs);
-    }
-    [[nodiscard]] const memsub::cache::cache_stats& stats() const override {
-        return cache_.stats();
+        : fully_associative_runner::cache_runner(std::uint64_t{g.sets} * g.ways, g.line_bytes) {}
+    [[nodiscard]] std::string name() const override {
+        return "fa_" + std::string(this->cache_.name());
     }
     [[nodiscard]] std::optional<std::uint64_t> storage_bits() const override {
         return std::nullopt; // a reference organisation, not a hardware budget
     }
-
-private:
-    memsub::cache::fully_associative_cache<Order> cache_;
 };
 
 /// Belady's OPT is not one of the runners (it needs the whole stream's next uses); its row is

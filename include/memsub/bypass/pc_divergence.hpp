@@ -24,7 +24,7 @@
 
 namespace memsub::bypass {
 
-class pc_divergence {
+class pc_divergence : public detail::indexed_reuse_predictor<pc_divergence> {
 public:
     /// Divergence bins per PC ("four bins", §3.2.2).
     static constexpr std::uint32_t bins = 4;
@@ -46,32 +46,20 @@ public:
     };
 
     pc_divergence(const geometry& g, const params& p)
-        : table_(g,
-                 (validate(p),
-                  detail::reuse_table::settings{.index_bits = p.pc_index_bits + bin_bits,
-                                                .counter_bits = p.counter_bits,
-                                                .initial_counter = p.initial_counter,
-                                                .learning_sample_rate = p.learning_sample_rate,
-                                                .train_hit_on = p.train_hit_on}),
-                 component)
+        : indexed_reuse_predictor(
+              g,
+              (validate(p),
+               detail::reuse_table::settings{.index_bits = p.pc_index_bits + bin_bits,
+                                             .counter_bits = p.counter_bits,
+                                             .initial_counter = p.initial_counter,
+                                             .learning_sample_rate = p.learning_sample_rate,
+                                             .train_hit_on = p.train_hit_on}),
+              component)
         , index_bits_(p.pc_index_bits)
         , alignment_bits_(p.pc_alignment_bits)
         , bin_starts_(p.divergence_bin_starts) {}
     explicit pc_divergence(const geometry& g) : pc_divergence(g, params{}) {}
 
-    [[nodiscard]] bool should_bypass(set_index, const access& a) noexcept {
-        return table_.should_bypass(index_of(a));
-    }
-    void on_hit(set_index s, entry_index e, const access& a) noexcept {
-        table_.on_hit(s, e, index_of(a));
-    }
-    void on_insert(set_index s, entry_index e, const access& a) noexcept {
-        table_.on_insert(s, e, index_of(a));
-    }
-    void on_evict(set_index s, entry_index e, const evicted_block& b) noexcept {
-        table_.on_evict(s, e, b);
-    }
-    [[nodiscard]] std::uint64_t storage_bits() const noexcept { return table_.storage_bits(); }
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "pc_divergence"; }
 
     /// The divergence bin of a degree d: how many bin starts it reaches.
@@ -85,11 +73,6 @@ public:
         return (detail::pc_bits(a.pc, alignment_bits_, index_bits_) << bin_bits) |
                bin_of(a.divergence);
     }
-    /// The counter an access would be predicted with.
-    [[nodiscard]] std::uint32_t counter(const access& a) const noexcept {
-        return table_.counter(index_of(a));
-    }
-    [[nodiscard]] const detail::reuse_table& table() const noexcept { return table_; }
 
 private:
     static constexpr std::string_view component = "memsub::bypass::pc_divergence";
@@ -106,7 +89,6 @@ private:
                 "must be greater than divergence_bin_starts[1]");
     }
 
-    detail::reuse_table table_;
     std::uint32_t index_bits_;
     std::uint32_t alignment_bits_;
     std::array<std::uint32_t, bins - 1> bin_starts_;

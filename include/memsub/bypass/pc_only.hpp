@@ -22,7 +22,7 @@
 
 namespace memsub::bypass {
 
-class pc_only {
+class pc_only : public detail::indexed_reuse_predictor<pc_only> {
 public:
     struct params {
         /// Table entries = 2^pc_index_bits ("128-entry", §3.2.2).
@@ -37,47 +37,29 @@ public:
     };
 
     pc_only(const geometry& g, const params& p)
-        : table_(g,
-                 (detail::validate_pc_params(p.pc_index_bits, p.pc_alignment_bits, component),
-                  detail::reuse_table::settings{.index_bits = p.pc_index_bits,
-                                                .counter_bits = p.counter_bits,
-                                                .initial_counter = p.initial_counter,
-                                                .learning_sample_rate = p.learning_sample_rate,
-                                                .train_hit_on = p.train_hit_on}),
-                 component)
+        : indexed_reuse_predictor(
+              g,
+              (detail::validate_pc_params(p.pc_index_bits, p.pc_alignment_bits, component),
+               detail::reuse_table::settings{.index_bits = p.pc_index_bits,
+                                             .counter_bits = p.counter_bits,
+                                             .initial_counter = p.initial_counter,
+                                             .learning_sample_rate = p.learning_sample_rate,
+                                             .train_hit_on = p.train_hit_on}),
+              component)
         , index_bits_(p.pc_index_bits)
         , alignment_bits_(p.pc_alignment_bits) {}
     explicit pc_only(const geometry& g) : pc_only(g, params{}) {}
 
-    [[nodiscard]] bool should_bypass(set_index, const access& a) noexcept {
-        return table_.should_bypass(index_of(a));
-    }
-    void on_hit(set_index s, entry_index e, const access& a) noexcept {
-        table_.on_hit(s, e, index_of(a));
-    }
-    void on_insert(set_index s, entry_index e, const access& a) noexcept {
-        table_.on_insert(s, e, index_of(a));
-    }
-    void on_evict(set_index s, entry_index e, const evicted_block& b) noexcept {
-        table_.on_evict(s, e, b);
-    }
-    [[nodiscard]] std::uint64_t storage_bits() const noexcept { return table_.storage_bits(); }
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "pc_only"; }
 
     /// The table index of an access: its PC's low bits.
     [[nodiscard]] std::uint32_t index_of(const access& a) const noexcept {
         return detail::pc_bits(a.pc, alignment_bits_, index_bits_);
     }
-    /// The counter an access would be predicted with.
-    [[nodiscard]] std::uint32_t counter(const access& a) const noexcept {
-        return table_.counter(index_of(a));
-    }
-    [[nodiscard]] const detail::reuse_table& table() const noexcept { return table_; }
 
 private:
     static constexpr std::string_view component = "memsub::bypass::pc_only";
 
-    detail::reuse_table table_;
     std::uint32_t index_bits_;
     std::uint32_t alignment_bits_;
 };

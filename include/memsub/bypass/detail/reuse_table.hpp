@@ -156,5 +156,41 @@ inline void validate_pc_params(std::uint32_t pc_index_bits, std::uint32_t pc_ali
             "must be in 0..16");
 }
 
+/// The body ID-Cache's table predictors share (pc_only, pc_divergence): a reuse_table indexed by
+/// `Derived::index_of(access)`, and the predictor hooks (B/T requirements) forwarding to it.
+template <class Derived>
+class indexed_reuse_predictor {
+public:
+    [[nodiscard]] bool should_bypass(set_index, const access& a) noexcept {
+        return table_.should_bypass(index(a));
+    }
+    void on_hit(set_index s, entry_index e, const access& a) noexcept {
+        table_.on_hit(s, e, index(a));
+    }
+    void on_insert(set_index s, entry_index e, const access& a) noexcept {
+        table_.on_insert(s, e, index(a));
+    }
+    void on_evict(set_index s, entry_index e, const evicted_block& b) noexcept {
+        table_.on_evict(s, e, b);
+    }
+    [[nodiscard]] std::uint64_t storage_bits() const noexcept { return table_.storage_bits(); }
+    /// The counter an access would be predicted with.
+    [[nodiscard]] std::uint32_t counter(const access& a) const noexcept {
+        return table_.counter(index(a));
+    }
+    [[nodiscard]] const reuse_table& table() const noexcept { return table_; }
+
+protected:
+    indexed_reuse_predictor(const geometry& g, const reuse_table::settings& s,
+                            std::string_view component)
+        : table_(g, s, component) {}
+
+private:
+    [[nodiscard]] std::uint32_t index(const access& a) const noexcept {
+        return static_cast<const Derived&>(*this).index_of(a);
+    }
+    reuse_table table_;
+};
+
 } // namespace detail
 } // namespace memsub::bypass
