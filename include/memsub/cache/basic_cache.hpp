@@ -16,14 +16,14 @@
 //    is no fragmentation (documented deviation from Amoeba, which also charges tags to data).
 //
 // Requests (variable-size blocks). An access requests the bytes [address, address + size) of
-// one line (size 0 = the whole line; bytes past the line's end are ignored, hosts split
-// line-crossing references). It hits when every requested segment is resident. Otherwise it is
-// a miss, "partial" when some requested segments are resident (id-cache spec, ALSI
-// [resolution]): the resident blocks it touches served part of it and count as used, and only
-// the missing segments are fetched, in aligned blocks of the span the host asks for — one
-// block per span-sized piece that holds a missing requested segment. A smaller resident block
-// inside a new block is superseded: its data merges into the new block (its dirtiness moves
-// there, nothing is written back).
+// one line (size 0 = the whole line; bytes past the line's end are ignored: `access_spanning`
+// runs a line-crossing reference over each of its lines, counted as cachegrind counts it). It hits
+// when every requested segment is resident. Otherwise it is a miss, "partial" when some requested
+// segments are resident (id-cache spec, ALSI [resolution]): the resident blocks it touches served
+// part of it and count as used, and only the missing segments are fetched, in aligned blocks of the
+// span the host asks for — one block per span-sized piece that holds a missing requested segment. A
+// smaller resident block inside a new block is superseded: its data merges into the new block (its
+// dirtiness moves there, nothing is written back).
 //
 // Allocation (bypass/concept.hpp, Q1): on a miss the host's `no_allocate`, the write policy's
 // no-allocate rule, the cache's bypass predictor (the `Bypass` policy, `bypass::never` by
@@ -46,6 +46,8 @@
 //                    misses do not allocate. Blocks are never dirty.
 //  * write_evict   — GPU L1 style (Fermi): a store invalidates the blocks it touches, every
 //                    store goes to the next level, store misses do not allocate.
+// A `read_modify_write` access is its read (one access of its kind, allocated as a read) and then
+// the write as a store hit on the bytes the read left resident (see "read-modify-write" below).
 #pragma once
 
 #include <algorithm>
@@ -215,7 +217,10 @@ public:
 
     /// Performs one access. In a conventional cache the block is the whole line; in a
     /// variable-block cache a miss inserts the missing part of the request as whole lines.
+    /// A `read_modify_write` access is the read, then the write applied to what the read left
+    /// resident (see "Read-modify-write" below).
     result_type access(const memsub::access& a) noexcept {
+        if (MEMSUB_UNLIKELY(a.read_modify_write)) return access_read_modify_write(a, nullptr);
         if constexpr (variable_blocks) {
             const std::uint32_t whole = segments_per_line(layout_);
             return access_variable(a, block_spec{whole, whole, 0}, false);
@@ -233,6 +238,7 @@ public:
         MEMSUB_ASSERT(std::has_single_bit(spec.span_segments) &&
                       spec.span_segments <= segments_per_line(layout_));
         MEMSUB_ASSERT(spec.stored_segments >= 1 && spec.stored_segments <= spec.span_segments);
+        if (MEMSUB_UNLIKELY(a.read_modify_write)) return access_read_modify_write(a, &spec);
         return access_variable(a, spec, true);
     }
 
@@ -264,6 +270,48 @@ public:
             const result_type r = access(batch[i]);
             sink(batch[i], r);
         }
+    }
+
+    /// A reference whose bytes [address, address + size) may cross line boundaries, counted
+    /// as valgrind's cachegrind counts it (cg_sim.c, `cachesim_ref_is_miss`): one access of its
+    /// kind; every line it touches is accessed, in address order, each changing the cache's
+    /// state as `access` does; and at most one miss, counted when any of those lines missed.
+    /// `sink(const result_type&)` receives each line's result in order: their fills,
+    /// evictions and traffic are real events and count in `stats()` as usual; only the
+    /// per-kind access and miss counts are those of one reference. Returns whether any line
+    /// missed. A reference within one line (or of size 0) is exactly `access(a)`; `access`
+    /// itself ignores the bytes past the first line. (cachegrind caps a reference at the
+    /// smallest line size of its caches, so it never sees more than two lines; this path
+    /// takes any size.)
+    template <class Sink>
+    bool access_spanning(const memsub::access& a,
+                         Sink&& sink) noexcept(noexcept(sink(std::declval<const result_type&>()))) {
+        const std::uint64_t line = std::uint64_t{1} << layout_.line_shift;
+        const std::uint64_t offset = a.address.value & (line - 1);
+        if (a.size == 0 || offset + a.size <= line) {
+            const result_type r = access(a);
+            sink(r);
+            return !r.hit;
+        }
+        const auto k = static_cast<std::size_t>(a.kind);
+        memsub::access piece = a;
+        std::uint64_t left = a.size; // bytes not yet accessed
+        bool missed = false;
+        for (bool first = true; left != 0; first = false) {
+            const std::uint64_t in_line = line - (piece.address.value & (line - 1));
+            piece.size = static_cast<std::uint32_t>(std::min(left, in_line));
+            const result_type r = access(piece);
+            if (!first) { // the same reference: one access, and one miss at most
+                --stats_.by_kind[k].accesses;
+                if (!r.hit && missed) --stats_.by_kind[k].misses;
+            }
+            missed |= !r.hit;
+            sink(r);
+            left -= piece.size;
+            if (piece.address.value > ~std::uint64_t{0} - in_line) break; // top of the space
+            piece.address = byte_address{piece.address.value + in_line};
+        }
+        return missed;
     }
 
     // ---------------------------------------------------------------- queries
@@ -1123,6 +1171,91 @@ private:
         r.entry = holder(inserted | (touched & state_of(s, L).valid));
         r.payload = payload_[base + r.entry.value];
         return r;
+    }
+
+    // ------------------------------------------------------------ read-modify-write
+    // The read is performed as a read of `a.kind` (counted, looked up, allocated as a read
+    // would be); the write then applies, as a store hit would, to the requested bytes the read
+    // left resident: a write-back cache marks their blocks dirty; a write-through cache sends
+    // the bytes down (and, given a spec, resizes as a store hit does, P8); a write-evict cache
+    // sends them down and evicts the blocks. A write-evict cache does not allocate for a
+    // read-modify-write (its write would evict the line at once, as for a store miss:
+    // `write_no_allocate`). A read that did not allocate sends the written bytes down. No
+    // second access or miss is counted (cachegrind counts a modify as one data read).
+
+    result_type access_read_modify_write(const memsub::access& a, const block_spec* spec) noexcept {
+        memsub::access read = a;
+        bool evict_rule = false; // the write-evict no-allocate rule declines, not the host
+        if constexpr (Options.writes == write_policy::write_evict) {
+            evict_rule = !a.hints.no_allocate && !is_write(a.kind);
+            read.hints.no_allocate = true;
+        }
+        result_type r;
+        if constexpr (variable_blocks) {
+            const std::uint32_t whole = segments_per_line(layout_);
+            r = spec != nullptr ? access_variable(read, *spec, true)
+                                : access_variable(read, block_spec{whole, whole, 0}, false);
+        } else {
+            r = access_conventional(read);
+        }
+        if (evict_rule && r.bypass == bypass_reason::host_no_allocate) {
+            r.bypass = bypass_reason::write_no_allocate;
+            --stats_.bypasses_by_reason[static_cast<std::size_t>(bypass_reason::host_no_allocate)];
+            ++stats_.bypasses_by_reason[static_cast<std::size_t>(bypass_reason::write_no_allocate)];
+        }
+        write_after_read(a, r, spec);
+        return r;
+    }
+
+    void write_after_read(const memsub::access& a, result_type& r,
+                          const block_spec* spec) noexcept {
+        if (is_write(a.kind)) return; // a store or writeback has written already
+        const layout_type L = layout_;
+        entry_mask blocks = 0; // the blocks holding the requested bytes
+        std::uint32_t bytes = request_bytes(a, L);
+        if (r.hit || r.filled()) {
+            if constexpr (variable_blocks) {
+                const std::uint32_t spl = segments_per_line(L);
+                const std::uint32_t line_bytes = 1u << L.line_shift;
+                const std::uint64_t line_key = (a.address.value >> L.line_shift) * spl;
+                const auto offset = static_cast<std::uint32_t>(a.address.value & (line_bytes - 1));
+                const std::uint32_t lo = a.size == 0 ? 0u : offset;
+                const std::uint32_t hi = a.size == 0 ? line_bytes : offset + bytes;
+                bytes = hi - lo;
+                const std::uint32_t first_seg = lo >> L.segment_shift;
+                const std::uint64_t requested =
+                    low_bits_mask(((hi - 1) >> L.segment_shift) - first_seg + 1) << first_seg;
+                const line_view line = line_blocks(r.set, line_key, L);
+                if ((requested & ~line.resident) == 0) {
+                    const std::size_t base = slot(r.set, entry_index{0}, L);
+                    for (entry_mask m = line.blocks; m != 0; m &= m - 1) {
+                        const entry_index e = lowest_entry(m);
+                        if ((segments_of(base + e.value, line_key) & requested) != 0)
+                            blocks |= bit_of(e);
+                    }
+                }
+            } else {
+                blocks = bit_of(r.entry);
+            }
+        }
+        if constexpr (Options.writes == write_policy::write_back) {
+            if (blocks != 0) {
+                state_of(r.set, L).dirty |= blocks;
+                if constexpr (variable_blocks)
+                    if (spec != nullptr) resize_touched(r.set, blocks, *spec, a, r, L);
+                return;
+            }
+        }
+        r.bytes_written_down += bytes;
+        stats_.bytes_written_down += bytes;
+        if constexpr (Options.writes == write_policy::write_through && variable_blocks) {
+            if (blocks != 0 && spec != nullptr) resize_touched(r.set, blocks, *spec, a, r, L);
+        } else if constexpr (Options.writes == write_policy::write_evict) {
+            for (entry_mask m = blocks; m != 0; m &= m - 1)
+                r.evictions.push_back(
+                    remove(r.set, lowest_entry(m), eviction_reason::write_evict, L));
+        }
+        (void)spec;
     }
 
     [[no_unique_address]] Geometry geometry_;
