@@ -68,13 +68,8 @@ public:
     [[nodiscard]] std::string name() const override { return std::string(cache_.policy().name()); }
     void run(std::span<const memsub::access> chunk) override {
         const auto t0 = clock_type::now();
-        // As access_all does, but each reference counted as cachegrind counts it (see the top).
-        constexpr std::size_t prefetch_distance = 8;
-        const std::size_t n = chunk.size();
-        for (std::size_t i = 0; i < n; ++i) {
-            if (i + prefetch_distance < n) cache_.prefetch(chunk[i + prefetch_distance].address);
-            (void)cache_.access_spanning(chunk[i], [](const auto&) noexcept {});
-        }
+        // Each reference counted as cachegrind counts it (see the top).
+        cache_.access_all_spanning(chunk, [](const memsub::access&, const auto&) noexcept {});
         seconds += std::chrono::duration<double>(clock_type::now() - t0).count();
     }
     [[nodiscard]] const memsub::cache::cache_stats& stats() const override {

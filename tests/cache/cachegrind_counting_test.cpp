@@ -98,6 +98,19 @@ TEST_CASE("read-modify-write, write-back: one load access, the line ends dirty")
     CHECK(c.stats().writebacks == 2);
 }
 
+TEST_CASE("read-modify-write that does not allocate: the read is served, the bytes go down") {
+    set_associative_cache<lru> c(geometry{.sets = 1, .ways = 2, .line_bytes = 64});
+    auto a = modify(0x10, 8);
+    a.hints.no_allocate = true;
+    const auto r = c.access(a);
+    CHECK(r.bypass == cache::bypass_reason::host_no_allocate);
+    CHECK(r.bytes_fetched == 8);
+    CHECK(r.bytes_written_down == 8);
+    CHECK_FALSE(c.contains(byte_address{0x10}));
+    CHECK(c.stats().accesses() == 1);
+    CHECK(c.stats().bytes_written_down == 8);
+}
+
 TEST_CASE("read-modify-write versus a plain load: only the dirty bit differs") {
     set_associative_cache<lru> a(geometry{.sets = 4, .ways = 2, .line_bytes = 64});
     set_associative_cache<lru> b(geometry{.sets = 4, .ways = 2, .line_bytes = 64});
@@ -268,4 +281,40 @@ TEST_CASE("access_spanning agrees with an independent model of cachegrind's D1")
         CHECK(read_misses > 0);
         CHECK(write_misses > 0);
     }
+}
+
+TEST_CASE("access_all_spanning equals access_spanning reference by reference") {
+    set_associative_cache<lru> batch_cache(geometry{.sets = 8, .ways = 2, .line_bytes = 32});
+    set_associative_cache<lru> one_by_one(geometry{.sets = 8, .ways = 2, .line_bytes = 32});
+    xoshiro256ss rng(99);
+    std::vector<memsub::access> refs;
+    for (int i = 0; i < 20000; ++i) {
+        // Mostly one-line references; some cross one boundary, a few span up to 12 lines
+        // (more than access_all_spanning's 8 pieces at a time).
+        const auto roll = rng() % 100;
+        const std::uint32_t size = roll < 80   ? 1u + static_cast<std::uint32_t>(rng() % 8)
+                                   : roll < 97 ? 1u + static_cast<std::uint32_t>(rng() % 32)
+                                               : 1u + static_cast<std::uint32_t>(rng() % 384);
+        const auto pick = rng() % 3;
+        refs.push_back(
+            ref(rng() % 4096, size, pick == 1 ? access_kind::store : access_kind::load, pick == 2));
+    }
+    std::vector<std::pair<std::uint64_t, bool>> seen_batch, seen_one;
+    batch_cache.access_all_spanning(refs, [&](const memsub::access& a, const auto& r) {
+        seen_batch.emplace_back(a.address.value >> 5, r.hit);
+    });
+    for (const auto& a : refs)
+        (void)one_by_one.access_spanning(a, [&](const auto& r) {
+            seen_one.emplace_back(one_by_one.line_of(a.address).value, r.hit);
+        });
+    REQUIRE(seen_batch.size() == seen_one.size());
+    CHECK(seen_batch.size() > refs.size());
+    std::size_t mismatched_hits = 0;
+    for (std::size_t i = 0; i < seen_batch.size(); ++i)
+        mismatched_hits += seen_batch[i].second != seen_one[i].second;
+    CHECK(mismatched_hits == 0);
+    CHECK(same_counts(batch_cache.stats(), one_by_one.stats()));
+    CHECK(batch_cache.stats().accesses() == refs.size());
+    CHECK(batch_cache.stats().fills == one_by_one.stats().fills);
+    CHECK(batch_cache.stats().writebacks == one_by_one.stats().writebacks);
 }

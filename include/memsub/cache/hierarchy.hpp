@@ -700,9 +700,12 @@ private:
             settle<K>(x, i, r, dirty);
             arrive();
             const auto leave = [&] { release<K>(x, r, dirty); };
-            if (r.bytes_fetched > 0)
+            if (r.bytes_fetched > 0) {
                 demand<K + 1>(x, fill_request<K>(a, r, c, spec), nullptr, leave);
-            else if (r.bytes_written_down > 0)
+                // A read-modify-write that filled a write-through level: its write goes too.
+                if (r.filled() && r.bytes_written_down > 0)
+                    demand<K + 1>(x, written_down<K>(a, r.bytes_written_down, c), nullptr, nothing);
+            } else if (r.bytes_written_down > 0)
                 demand<K + 1>(x, written_down<K>(a, r.bytes_written_down, c), nullptr, leave);
             else
                 leave();
@@ -775,10 +778,9 @@ private:
         return d;
     }
 
-    /// The write a level sends down for a hit that wrote through: a read-modify-write did its
-    /// read here, so the level below sees only the write (a store). (A read-modify-write that
-    /// missed and filled a write-through level sends down its fill only; its written bytes are
-    /// not sent as well: a known simplification.)
+    /// The write a level sends down when it wrote through: a read-modify-write did its read
+    /// here (a hit, or a fill sent down first), so the level below sees only the write (a
+    /// store).
     template <std::size_t K>
     memsub::access written_down(const memsub::access& a, std::uint32_t bytes,
                                 const cache_type<K>& c) const noexcept {
