@@ -3,12 +3,14 @@
 #   scripts/quickstart.sh explore [explorer options]  build (Release) and run the LLC policy explorer
 #   scripts/quickstart.sh test                         build everything and run the whole test suite
 # Missing Debian packages are installed when run as root (apt-get); otherwise the script says
-# which ones to install and stops. gnuplot is optional (only the explorer's --plot renders with
+# which ones to install and stops. `test` also needs valgrind (the explorer is checked against
+# valgrind's cachegrind). gnuplot is optional (only the explorer's --plot renders with
 # it): it is installed along with the rest as root, and only noted when missing otherwise.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake g++ make libboost-dev libxsimd-dev xtl-dev libbenchmark-dev doctest-dev libfmt-dev)
+test_packages=(valgrind)
 optional_packages=(gnuplot-nox)
 
 is_installed() {
@@ -53,6 +55,7 @@ explore)
     exec ./build/release/examples/explorer "$@"
     ;;
 test)
+    packages+=("${test_packages[@]}")
     ensure_packages
     cmake --workflow --preset dev
     ;;

@@ -19,6 +19,13 @@
 //   explorer --trace app.lackey --sets 1024    a valgrind lackey trace, 1 MiB 16-way LLC
 //   explorer --policies lru,srrip,drrip --csv out.csv --json out.json app.din
 //
+// Each reference is counted as valgrind's cachegrind counts it: a read-modify-write (lackey's
+// M) is one read, and a reference whose bytes cross a line boundary touches every line it
+// covers but is one access with at most one miss (basic_cache::access_spanning). With the same
+// geometry (e.g. --sets 64 --ways 8 --line-bytes 64 for cachegrind's --D1=32768,8,64) and the
+// lru policy, a lackey trace of a program gives cachegrind's D1 refs and misses, read and write.
+// The fully associative rows and the 3C split count a reference by its first line.
+//
 // The trace is streamed in chunks (constant memory for the simulation); OPT needs the next use
 // of every access, so it keeps about 20 bytes per access of the trace (use --no-opt on huge
 // traces). Exit statuses: see explorer_usage in common/explorer_options.hpp.
@@ -84,15 +91,23 @@ template <class Cache>
 void run_timed(runner& r, Cache& cache, std::span<const memsub::access> chunk,
                std::span<const three_c_reference> refs) {
     const auto t0 = clock_type::now();
+    constexpr bool spans = requires {
+        cache.access_all_spanning(chunk, [](const auto&, const auto&) noexcept {});
+    };
     if (refs.empty()) {
-        if constexpr (requires { cache.access_all(chunk, [](const auto&, const auto&) {}); })
-            cache.access_all(chunk, [](const memsub::access&, const auto&) noexcept {});
+        if constexpr (spans) // each reference counted as cachegrind counts it (see the top)
+            cache.access_all_spanning(chunk, [](const memsub::access&, const auto&) noexcept {});
         else
             for (const auto& a : chunk) (void)cache.access(a);
     } else {
-        for (std::size_t i = 0; i < chunk.size(); ++i)
-            memsub::cache::three_c_classifier::count(r.three_c, refs[i],
-                                                     cache.access(chunk[i]).hit);
+        for (std::size_t i = 0; i < chunk.size(); ++i) {
+            bool hit = false;
+            if constexpr (spans)
+                hit = !cache.access_spanning(chunk[i], [](const auto&) noexcept {});
+            else
+                hit = cache.access(chunk[i]).hit;
+            memsub::cache::three_c_classifier::count(r.three_c, refs[i], hit);
+        }
     }
     r.seconds += std::chrono::duration<double>(clock_type::now() - t0).count();
 }
@@ -231,6 +246,9 @@ inline source make_source(const options& o, const std::optional<std::string>& fi
 struct result_row {
     std::string policy;
     std::uint64_t accesses = 0, misses = 0;
+    /// The same split as cachegrind's "D refs" and "D1 misses": reads (loads, read-modify-writes,
+    /// prefetches, instruction fetches) and writes (stores, writebacks).
+    std::uint64_t reads = 0, read_misses = 0, writes = 0, write_misses = 0;
     std::optional<std::uint64_t> writebacks, storage_bits; // unknown for OPT
     double seconds = 0;
     bool bound = false; // Belady's OPT: the lower bound, not a realisable policy
@@ -272,6 +290,15 @@ inline std::optional<double> accesses_per_second(const result_row& r) {
     return static_cast<double>(r.accesses) / r.seconds;
 }
 
+/// Fills the read/write split of `r` from a cache's per-kind counters.
+inline void split_reads_writes(const memsub::cache::cache_stats& s, result_row& r) {
+    for (std::size_t k = 0; k < memsub::access_kind_count; ++k) {
+        const bool write = memsub::is_write(static_cast<memsub::access_kind>(k));
+        (write ? r.writes : r.reads) += s.by_kind[k].accesses;
+        (write ? r.write_misses : r.read_misses) += s.by_kind[k].misses;
+    }
+}
+
 inline std::string percent(double x) {
     return fmt::format("{:.2f}%", 100.0 * x);
 }
@@ -289,9 +316,10 @@ inline void print_table(const options& o, const trace_result& t) {
     if (t.empty()) fmt::print("(no accesses were read: every count is 0)\n");
     fmt::print("LLC: {} sets x {} ways x {} B = {} KiB\n", o.shape.sets, o.shape.ways,
                o.shape.line_bytes, o.shape.capacity_bytes() / 1024);
-    fmt::print("{:<10} {:>12} {:>12} {:>10} {:>8} {:>10} {:>10} {:>9}\n", "policy", "accesses",
-               "misses", "miss ratio", "MPKI", "vs OPT", "M acc/s", "meta KiB");
-    fmt::print("{:-<88}\n", "");
+    fmt::print("{:<10} {:>12} {:>12} {:>12} {:>12} {:>10} {:>8} {:>10} {:>10} {:>9}\n", "policy",
+               "accesses", "misses", "read misses", "write misses", "miss ratio", "MPKI", "vs OPT",
+               "M acc/s", "meta KiB");
+    fmt::print("{:-<114}\n", "");
     const result_row* bound = t.opt();
     for (const auto& r : t.rows) {
         const auto m = mpki(t, r);
@@ -304,9 +332,9 @@ inline void print_table(const options& o, const trace_result& t) {
                 "{:+.1f}%",
                 100.0 * (static_cast<double>(r.misses) - static_cast<double>(bound->misses)) /
                     static_cast<double>(bound->misses));
-        fmt::print("{:<10} {:>12} {:>12} {:>10} {:>8} {:>10} {:>10} {:>9}\n", r.policy, r.accesses,
-                   r.misses, percent(miss_ratio(r)),
-                   m ? fmt::format("{:.2f}", *m) : std::string("-"), vs_opt,
+        fmt::print("{:<10} {:>12} {:>12} {:>12} {:>12} {:>10} {:>8} {:>10} {:>10} {:>9}\n",
+                   r.policy, r.accesses, r.misses, r.read_misses, r.write_misses,
+                   percent(miss_ratio(r)), m ? fmt::format("{:.2f}", *m) : std::string("-"), vs_opt,
                    rate ? fmt::format("{:.1f}", *rate / 1e6) : std::string("-"),
                    r.storage_bits
                        ? fmt::format("{:.1f}", static_cast<double>(*r.storage_bits) / 8.0 / 1024.0)
@@ -364,22 +392,24 @@ inline std::string csv_quote(std::string_view s) {
 }
 
 /// CSV and JSON carry the same fields per row: policy, accesses, misses, miss_ratio, mpki,
-/// writebacks, accesses_per_second, storage_bits (empty in CSV / null in JSON when unknown).
+/// writebacks, reads, read_misses, writes, write_misses, accesses_per_second, storage_bits
+/// (empty in CSV / null in JSON when unknown), and with --3c the 3C counts.
 inline void write_csv(const options& o, const std::vector<trace_result>& all) {
     std::ofstream out(o.csv);
     if (!out) throw std::runtime_error("cannot write " + o.csv);
     fmt::print(out, "trace,sets,ways,line_bytes,policy,accesses,misses,miss_ratio,mpki,"
-                    "writebacks,accesses_per_second,storage_bits,partial,compulsory,"
-                    "capacity,conflict,hill_conflict\n");
+                    "writebacks,reads,read_misses,writes,write_misses,accesses_per_second,"
+                    "storage_bits,partial,compulsory,capacity,conflict,hill_conflict\n");
     auto opt_text = [](const auto& v, std::string_view spec) {
         return v ? fmt::format(fmt::runtime(spec), *v) : std::string();
     };
     for (const auto& t : all)
         for (const auto& r : t.rows)
-            fmt::print(out, "{},{},{},{},{},{},{},{:.6f},{},{},{},{},{},{}\n", csv_quote(t.label),
-                       o.shape.sets, o.shape.ways, o.shape.line_bytes, r.policy, r.accesses,
-                       r.misses, miss_ratio(r), opt_text(mpki(t, r), "{:.4f}"),
-                       opt_text(r.writebacks, "{}"), opt_text(accesses_per_second(r), "{:.0f}"),
+            fmt::print(out, "{},{},{},{},{},{},{},{:.6f},{},{},{},{},{},{},{},{},{},{}\n",
+                       csv_quote(t.label), o.shape.sets, o.shape.ways, o.shape.line_bytes, r.policy,
+                       r.accesses, r.misses, miss_ratio(r), opt_text(mpki(t, r), "{:.4f}"),
+                       opt_text(r.writebacks, "{}"), r.reads, r.read_misses, r.writes,
+                       r.write_misses, opt_text(accesses_per_second(r), "{:.0f}"),
                        opt_text(r.storage_bits, "{}"), t.interrupted_by != 0 ? 1 : 0,
                        r.three_c
                            ? fmt::format("{},{},{},{}", r.three_c->compulsory, r.three_c->capacity,
@@ -415,12 +445,13 @@ inline void write_json(const options& o, const std::vector<trace_result>& all) {
                 out,
                 "       {{\"policy\": \"{}\", \"bound\": {}, \"accesses\": {}, "
                 "\"misses\": {}, \"miss_ratio\": {:.6f}, \"mpki\": {}, \"writebacks\": {}, "
+                "\"reads\": {}, \"read_misses\": {}, \"writes\": {}, \"write_misses\": {}, "
                 "\"accesses_per_second\": {}, \"seconds\": {:.9f}, \"storage_bits\": {}, "
                 "\"three_c\": {}}}{}\n",
                 json_escape(r.policy), r.bound, r.accesses, r.misses, miss_ratio(r),
-                opt_text(mpki(t, r), "{:.4f}"), opt_text(r.writebacks, "{}"),
-                opt_text(accesses_per_second(r), "{:.0f}"), r.seconds,
-                opt_text(r.storage_bits, "{}"),
+                opt_text(mpki(t, r), "{:.4f}"), opt_text(r.writebacks, "{}"), r.reads,
+                r.read_misses, r.writes, r.write_misses, opt_text(accesses_per_second(r), "{:.0f}"),
+                r.seconds, opt_text(r.storage_bits, "{}"),
                 r.three_c ? fmt::format("{{\"compulsory\": {}, \"capacity\": {}, \"conflict\": {}, "
                                         "\"hill_conflict\": {}}}",
                                         r.three_c->compulsory, r.three_c->capacity,
@@ -518,35 +549,76 @@ inline bool wants_fully_associative(const options& o, std::string_view name) {
            std::find(o.policies.begin(), o.policies.end(), name) != o.policies.end();
 }
 
-/// Belady's OPT on the geometry ("opt") and, with --fully-associative, on a fully associative
-/// cache of its capacity ("fa_opt"), from the line of every access.
-inline std::vector<result_row> opt_rows(const options& o,
-                                        std::span<const memsub::line_address> lines) {
-    const auto next = memsub::replacement::next_use_positions(lines);
+/// The line stream OPT replays: every line each reference touches, in order, counted per
+/// reference as the policies' rows are (one access, one miss at most; see the top).
+struct opt_stream {
+    std::vector<memsub::line_address> lines;
+    std::vector<bool> continues; ///< lines[i] is a further line of the reference before it
+    std::vector<bool> writes;    ///< the reference of lines[i] writes (a store or writeback)
+
+    void add(const memsub::access& a, std::uint32_t line_shift) {
+        const std::uint64_t first = a.address.value >> line_shift;
+        const std::uint64_t end = a.address.value + std::max<std::uint64_t>(a.size, 1) - 1;
+        const std::uint64_t last = end < a.address.value ? first : end >> line_shift;
+        const bool write = memsub::is_write(a.kind);
+        for (std::uint64_t l = first; l <= last; ++l) {
+            lines.push_back(memsub::line_address{l});
+            continues.push_back(l != first);
+            writes.push_back(write);
+        }
+    }
+};
+
+/// Belady's OPT on the geometry ("opt", every line of each reference, counted per reference as
+/// the policies' rows are) and, with --fully-associative, on a fully associative cache of its
+/// capacity ("fa_opt", the first line of each reference, as the other fully associative rows).
+inline std::vector<result_row> opt_rows(const options& o, const opt_stream& stream) {
     const std::uint32_t line_shift = memsub::log2_exact(o.shape.line_bytes);
     std::vector<result_row> rows;
-    const auto run = [&](auto& cache, std::string name) {
+    const auto run = [&](auto& cache, std::string name, std::span<const memsub::line_address> lines,
+                         auto&& continues, auto&& writes) {
         const auto t0 = clock_type::now();
+        const auto next = memsub::replacement::next_use_positions(lines);
+        result_row r;
+        bool missed = false;                     // the reference in progress missed somewhere
+        const auto finish = [&](std::size_t i) { // the reference of lines[i] is complete
+            ++r.accesses;
+            (writes(i) ? r.writes : r.reads) += 1;
+            r.misses += missed;
+            (writes(i) ? r.write_misses : r.read_misses) += missed;
+            missed = false;
+        };
         for (std::size_t i = 0; i < lines.size(); ++i) {
+            if (i > 0 && !continues(i)) finish(i - 1);
             memsub::access a;
             a.address = memsub::byte_address{lines[i].value << line_shift};
             a.hints.next_use = next[i];
-            cache.access(a);
+            missed |= !cache.access(a).hit;
         }
-        result_row r;
+        if (!lines.empty()) finish(lines.size() - 1);
         r.policy = std::move(name);
         r.bound = true;
-        r.accesses = cache.stats().accesses();
-        r.misses = cache.stats().misses();
         r.seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
         rows.push_back(std::move(r));
     };
     memsub::cache::set_associative_cache<memsub::replacement::opt> set_assoc(o.shape);
-    run(set_assoc, std::string(opt_name));
+    run(
+        set_assoc, std::string(opt_name), stream.lines,
+        [&](std::size_t i) { return stream.continues[i]; },
+        [&](std::size_t i) { return bool(stream.writes[i]); });
     if (wants_fully_associative(o, "fa_opt")) {
+        std::vector<memsub::line_address> first_lines;
+        std::vector<bool> first_writes;
+        for (std::size_t i = 0; i < stream.lines.size(); ++i)
+            if (!stream.continues[i]) {
+                first_lines.push_back(stream.lines[i]);
+                first_writes.push_back(stream.writes[i]);
+            }
         memsub::cache::fully_associative_cache<memsub::cache::fa_opt> fa(
             std::uint64_t{o.shape.sets} * o.shape.ways, o.shape.line_bytes);
-        run(fa, "fa_" + std::string(opt_name));
+        run(
+            fa, "fa_" + std::string(opt_name), first_lines, [](std::size_t) { return false; },
+            [&](std::size_t i) { return bool(first_writes[i]); });
     }
     return rows;
 }
@@ -582,8 +654,9 @@ inline trace_result explore(const options& o, const std::vector<policy_entry>& p
     std::uint64_t done = 0;
     auto last_report = clock_type::now();
     const auto start = last_report;
-    // OPT needs every access's next use: keep the line address of each access (8 bytes each).
-    std::vector<memsub::line_address> lines;
+    // OPT needs every access's next use: keep the line address of each line each reference
+    // touches (8 bytes and 2 bits each).
+    opt_stream lines;
     const std::uint32_t line_shift = memsub::log2_exact(o.shape.line_bytes);
     auto consume = [&](const std::vector<memsub::access>& c) {
         refs.clear();
@@ -591,8 +664,7 @@ inline trace_result explore(const options& o, const std::vector<policy_entry>& p
             for (const auto& a : c) refs.push_back(classifier->observe(a));
         for (auto& r : runners) r->run(c, refs);
         if (!o.no_opt)
-            for (const auto& a : c)
-                lines.push_back(memsub::line_address{a.address.value >> line_shift});
+            for (const auto& a : c) lines.add(a, line_shift);
         done += c.size();
     };
     try {
@@ -633,6 +705,7 @@ inline trace_result explore(const options& o, const std::vector<policy_entry>& p
                           .storage_bits = r->storage_bits(),
                           .seconds = r->seconds,
                           .three_c = o.three_c ? std::optional(r->three_c) : std::nullopt});
+        split_reads_writes(s, t.rows.back());
     }
     // An interrupted run skips OPT: its next-use pass would take as long again.
     if (!o.no_opt && t.interrupted_by == 0)

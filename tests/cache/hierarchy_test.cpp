@@ -734,6 +734,49 @@ TEST_CASE("worked example (a): L1 -> L2, one instance each") {
     CHECK(h.memory_stats().reads == 0);
 }
 
+TEST_CASE(
+    "read-modify-write: one access at L1; below it a fill, and a store when written through") {
+    const auto rmw = [](std::uint64_t addr) {
+        memsub::access a = load(addr);
+        a.read_modify_write = true;
+        return a;
+    };
+    const auto dirty_in = [](const auto& c, std::uint64_t addr) {
+        const auto loc = c.find(byte_address{addr});
+        REQUIRE(loc.has_value());
+        return c.block(loc->set, loc->entry).dirty;
+    };
+    std::vector<request> m;
+    // Write-back L1: the fill below is a plain read; only L1 holds the line dirty.
+    cache::hierarchy wb{1, make_level<wb_cache>(1, shape(1, 2)),
+                        make_level<wb_cache>(1, shape(1, 4))};
+    run(wb, rmw(0x40), m);
+    CHECK(m == std::vector{read(0x40)});
+    CHECK(dirty_in(wb.cache<0>(0), 0x40));
+    CHECK_FALSE(dirty_in(wb.cache<1>(0), 0x40));
+    CHECK(wb.stats<0>().of(access_kind::load).accesses == 1);
+    CHECK(wb.stats<0>().of(access_kind::store).accesses == 0);
+    CHECK(wb.stats<1>().of(access_kind::load).accesses == 1);
+    CHECK(wb.stats<1>().of(access_kind::store).accesses == 0);
+    // Write-through L1: a miss sends the fill, then the written bytes as a store; a hit sends
+    // the store only. L2 (write-back) holds the line dirty.
+    cache::hierarchy wt{1, make_level<wt_cache>(1, shape(1, 2)),
+                        make_level<wb_cache>(1, shape(1, 4))};
+    run(wt, rmw(0x80), m);
+    CHECK(m == std::vector{read(0x80)});
+    CHECK_FALSE(dirty_in(wt.cache<0>(0), 0x80));
+    CHECK(dirty_in(wt.cache<1>(0), 0x80));
+    CHECK(wt.stats<1>().of(access_kind::load).accesses == 1);
+    CHECK(wt.stats<1>().of(access_kind::store).accesses == 1);
+    run(wt, rmw(0x84), m);
+    CHECK(m.empty());
+    CHECK(wt.stats<0>().of(access_kind::load).accesses == 2);
+    CHECK(wt.stats<0>().of(access_kind::load).misses == 1);
+    CHECK(wt.stats<1>().of(access_kind::load).accesses == 1);
+    CHECK(wt.stats<1>().of(access_kind::store).accesses == 2);
+    CHECK(wt.stats<1>().of(access_kind::store).misses == 0);
+}
+
 TEST_CASE("worked example (b): ReMAP's shape, a line another core fetched is served by the LLC") {
     auto h = remap_shape<inclusion::non_inclusive, inclusion::non_inclusive>();
     std::vector<request> m;

@@ -1,5 +1,6 @@
 // libFuzzer target: the valgrind lackey reader on arbitrary text (see fuzz_trace_common.hpp).
-// At most two accesses per line (an M record is a load and a store).
+// At most one access per line (an M record is one load with read_modify_write set), and only
+// a load carries the read-modify-write flag.
 #include "fuzz_trace_common.hpp"
 
 #include <memsub/trace/lackey_reader.hpp>
@@ -17,7 +18,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     memsub::trace::lackey_reader r(in, "fuzz-input", p);
     const std::uint64_t lines =
         static_cast<std::uint64_t>(std::count(trace.begin(), trace.end(), '\n')) + 1;
-    memsub_fuzz::read_all(r, trace, 2 * lines, [](std::uint64_t, const memsub::access&) {});
+    memsub_fuzz::read_all(r, trace, lines, [](std::uint64_t, const memsub::access& a) {
+        memsub_fuzz::require_trace(!a.read_modify_write || a.kind == memsub::access_kind::load);
+    });
     memsub_fuzz::require_trace(r.instructions() <= lines);
     return 0;
 }

@@ -700,10 +700,13 @@ private:
             settle<K>(x, i, r, dirty);
             arrive();
             const auto leave = [&] { release<K>(x, r, dirty); };
-            if (r.bytes_fetched > 0)
+            if (r.bytes_fetched > 0) {
                 demand<K + 1>(x, fill_request<K>(a, r, c, spec), nullptr, leave);
-            else if (r.bytes_written_down > 0)
-                demand<K + 1>(x, passed_on<K>(a, r.bytes_written_down, c), nullptr, leave);
+                // A read-modify-write that filled a write-through level: its write goes too.
+                if (r.filled() && r.bytes_written_down > 0)
+                    demand<K + 1>(x, written_down<K>(a, r.bytes_written_down, c), nullptr, nothing);
+            } else if (r.bytes_written_down > 0)
+                demand<K + 1>(x, written_down<K>(a, r.bytes_written_down, c), nullptr, leave);
             else
                 leave();
             if constexpr (I == inclusion::inclusive) {
@@ -744,6 +747,7 @@ private:
         if (!r.filled()) return passed_on<K>(a, r.bytes_fetched, c);
         memsub::access d = a;
         if (d.kind == access_kind::store) d.kind = access_kind::load; // read for ownership
+        d.read_modify_write = false; // a fill reads; the write stays in the level above
         const std::uint64_t base = c.line_of(a.address).value << line_shift_[K];
         if constexpr (cache_type<K>::variable_blocks) {
             // The new blocks, first to last (span-aligned pieces holding missing segments).
@@ -771,6 +775,20 @@ private:
         memsub::access d = a;
         if (a.size == 0) d.address = byte_address{c.line_of(a.address).value << line_shift_[K]};
         d.size = bytes;
+        return d;
+    }
+
+    /// The write a level sends down when it wrote through: a read-modify-write did its read
+    /// here (a hit, or a fill sent down first), so the level below sees only the write (a
+    /// store).
+    template <std::size_t K>
+    memsub::access written_down(const memsub::access& a, std::uint32_t bytes,
+                                const cache_type<K>& c) const noexcept {
+        memsub::access d = passed_on<K>(a, bytes, c);
+        if (d.read_modify_write) {
+            d.read_modify_write = false;
+            d.kind = access_kind::store;
+        }
         return d;
     }
 

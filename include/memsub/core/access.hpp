@@ -64,6 +64,16 @@ struct access {
     byte_address address{};
     std::uint64_t pc = 0;
     access_kind kind = access_kind::load;
+    /// The reference reads its bytes and then writes them (x86 `add [m], r`; Valgrind Lackey's
+    /// `M` record). It stays one access of `kind` (a `load` for a data modify): cachegrind
+    /// counts a modify as one data read, and every policy keyed on the kind sees the read that
+    /// happens first. A cache then applies the write to the line the read left resident (see
+    /// basic_cache: dirty in a write-back cache, written down in a write-through one).
+    /// A flag rather than a sixth `access_kind`: a new kind would grow every per-kind counter
+    /// array, leave each policy that treats loads specially to decide what a modify is, and
+    /// split cachegrind's "D refs rd" over two kinds; the flag changes nothing for an access
+    /// that does not set it (it sits in padding, so `access` keeps its size).
+    bool read_modify_write = false;
     /// Which core / SM / GPU module issued the reference.
     std::uint32_t requester = 0;
     /// Bytes the reference touches starting at `address`; 0 means "the whole line".

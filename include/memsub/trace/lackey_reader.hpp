@@ -11,8 +11,12 @@
 //   * I → `instruction_fetch`, delivered only when `params::emit_instruction_fetches` is true
 //     (default false: the readers serve data-cache exploration); every I record is counted in
 //     `instructions()` either way, so a host can report misses per kilo-instruction (MPKI).
-//   * L → `load`, S → `store`, M → two records: a `load` then a `store` to the same address and
-//     size (M means read-modify-write; `records()` counts both).
+//   * L → `load`, S → `store`, M → one `load` with `read_modify_write` set (M means the
+//     instruction reads and then writes the same bytes). This is how cachegrind counts it: one
+//     data reference, a read (cachegrind's cg_main.c turns a modify into a data-read event), and
+//     a cache applies the write to the line the read left (dirty in a write-back cache).
+//   * The record's bytes may cross a line boundary (valgrind reports misaligned references as
+//     they are); `basic_cache::access_spanning` counts them as cachegrind does.
 //   * `size` ← the record's size; `pc` ← the address of the most recent I record (the
 //     instruction that performs the data reference; 0 before the first I record).
 // Leniency: runs of blanks/tabs between fields, blank lines and a trailing '\r' are accepted.
@@ -58,12 +62,6 @@ public:
 
     bool next(memsub::access& out) {
         error_.check();
-        if (pending_store_) { // second half of an M record
-            pending_store_ = false;
-            out = pending_;
-            ++records_;
-            return true;
-        }
         return next_parsed_line(out);
     }
 
@@ -152,16 +150,10 @@ private:
         }
         out.pc = last_pc_;
         out.kind = t == 'S' ? access_kind::store : access_kind::load;
-        if (t == 'M') { // read-modify-write: the load now, the store on the next call
-            pending_ = out;
-            pending_.kind = access_kind::store;
-            pending_store_ = true;
-        }
+        out.read_modify_write = t == 'M';
         return true;
     }
 
-    memsub::access pending_{};
-    bool pending_store_ = false;
     std::uint64_t last_pc_ = 0;
     std::uint64_t instructions_ = 0;
 };

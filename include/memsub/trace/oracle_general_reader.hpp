@@ -11,7 +11,12 @@
 //   * address ← obj_id × `params::address_scale` (default 64: each object is one 64-byte cache
 //     line, so `line_address` = obj_id for 64-byte lines). A product beyond 64 bits is an input
 //     error naming the record's byte offset;
-//   * size ← obj_size; hints.cycle ← clock_time;
+//   * size ← obj_size, capped at `address_scale` when that is above 1: an object owns its
+//     `address_scale` bytes of address space, so a 4 KiB object at the default scale is one
+//     64-byte line, not 64 lines that overlap the next objects (the size matters to a consumer
+//     that follows line-crossing references, e.g. the explorer's cachegrind counting). At
+//     scale 1 (obj_id is a byte address) the record is a byte range and keeps its size;
+//     hints.cycle ← clock_time;
 //   * hints.next_use ← next_access_vtime when ≥ 0, `memsub::never` when it is -1 (libCacheSim's
 //     "no next access", which its reader maps to INT64_MAX) or INT64_MAX. Other negative values
 //     are an input error. The value is passed through in the trace's own numbering.
@@ -21,6 +26,7 @@
 // offset, after every complete record has been delivered.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -91,7 +97,9 @@ public:
 
             out = memsub::access{};
             out.address = byte_address{obj_id * p_.address_scale_bytes};
-            out.size = static_cast<std::uint32_t>(size);
+            out.size = static_cast<std::uint32_t>(
+                p_.address_scale_bytes > 1 ? std::min<std::uint64_t>(size, p_.address_scale_bytes)
+                                           : size);
             out.hints.cycle = clock;
             out.hints.next_use = next_use;
             ++records_;

@@ -54,8 +54,8 @@ inline void put_le(std::ostream& os, std::uint64_t v, int bytes) {
 }
 } // namespace detail
 
-/// Writes Lackey lines. Loads and prefetches → L, stores and writebacks → S, instruction
-/// fetches → I; `write_modify` writes an M record.
+/// Writes Lackey lines. Loads and prefetches → L (M when `read_modify_write` is set), stores
+/// and writebacks → S, instruction fetches → I; `write_modify` writes an M record.
 class lackey_writer {
 public:
     explicit lackey_writer(std::ostream& os) : os_(&os) {}
@@ -71,7 +71,7 @@ public:
             break;
         case access_kind::load:
         case access_kind::prefetch:
-            line(" L ", a.address.value, a.size);
+            line(a.read_modify_write ? " M " : " L ", a.address.value, a.size);
             break;
         }
     }
