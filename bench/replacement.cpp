@@ -221,7 +221,8 @@ const std::vector<std::uint64_t>& cyclic_next_use() {
 // DoNotOptimize per access is a compiler memory barrier that no host loop has, and it would
 // make every access reload what the previous one left in registers.
 template <class Cache>
-[[gnu::noinline, gnu::aligned(64)]] std::uint64_t one_pass(Cache& cache, const std::vector<std::uint64_t>& s) {
+[[gnu::noinline, gnu::aligned(64)]] std::uint64_t one_pass(Cache& cache,
+                                                           const std::vector<std::uint64_t>& s) {
     std::uint64_t hits = 0;
     for (const auto x : s) hits += cache.access(to_access(x)).hit;
     return hits;
@@ -229,7 +230,8 @@ template <class Cache>
 
 /// The same for the hand-written loops, which take the raw stream word.
 template <class Loop>
-[[gnu::noinline, gnu::aligned(64)]] std::uint64_t one_plain_pass(Loop& loop, const std::vector<std::uint64_t>& s) {
+[[gnu::noinline, gnu::aligned(64)]] std::uint64_t
+one_plain_pass(Loop& loop, const std::vector<std::uint64_t>& s) {
     std::uint64_t hits = 0;
     for (const auto x : s) hits += loop.access(x);
     return hits;
@@ -237,9 +239,9 @@ template <class Loop>
 
 /// OPT: the same loop plus the precomputed next use of each access, offset by `base`.
 template <class Cache>
-[[gnu::noinline, gnu::aligned(64)]] std::uint64_t one_opt_pass(Cache& cache, const std::vector<std::uint64_t>& s,
-                                             const std::vector<std::uint64_t>& next,
-                                             std::uint64_t base) {
+[[gnu::noinline, gnu::aligned(64)]] std::uint64_t
+one_opt_pass(Cache& cache, const std::vector<std::uint64_t>& s,
+             const std::vector<std::uint64_t>& next, std::uint64_t base) {
     std::uint64_t hits = 0;
     for (std::size_t i = 0; i < s.size(); ++i) {
         memsub::access a = to_access(s[i]);

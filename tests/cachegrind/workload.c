@@ -23,14 +23,20 @@ static uint32_t next_random(uint32_t* state) {
 
 /* volatile accesses through pointer casts keep the compiler from merging or removing them;
  * unaligned 4- and 8-byte accesses are fine on x86-64, the platform the test runs on. */
-static void store_u64(unsigned char* p, uint64_t v) { *(volatile uint64_t*)p = v; }
-static uint64_t load_u64(const unsigned char* p) { return *(const volatile uint64_t*)p; }
+static void store_u64(unsigned char* p, uint64_t v) {
+    *(volatile uint64_t*)p = v;
+}
+static uint64_t load_u64(const unsigned char* p) {
+    return *(const volatile uint64_t*)p;
+}
 /* `add [m], r`: one read-modify-write instruction (lackey's M record) */
 static void add_u32(unsigned char* p, uint32_t v) {
     __asm__ volatile("addl %1, %0" : "+m"(*(uint32_t*)p) : "r"(v));
 }
 /* a load and a store of the same bytes by two instructions (lackey's L then S) */
-static void increment_u32(unsigned char* p) { *(volatile uint32_t*)p += 1u; }
+static void increment_u32(unsigned char* p) {
+    *(volatile uint32_t*)p += 1u;
+}
 
 int main(void) {
     uint32_t state = 2463534242u;

@@ -65,8 +65,8 @@
 //   trace_reader         trace/concept.hpp             TR1–TR7
 //   contract checks      testing/contract.hpp          K1–K8
 //   (1) the refinement `invertible_compressor`.
-// The replacement, bypass, line-size, compression, memory (mapping, controller) and trace concepts have one
-// sub-concept per requirement and a `diagnose…<T>()` that names the broken ones in its
+// The replacement, bypass, line-size, compression, memory (mapping, controller) and trace concepts
+// have one sub-concept per requirement and a `diagnose…<T>()` that names the broken ones in its
 // static_assert messages (dueling_candidate, request_scheduler, row_policy are single concepts).
 // Labels of the spec documents (compressors.md's G1–G7, §2.2 B1/B2, §4.2 vectors V1–V6, C1/C2 and
 // S1/S2, its P-… pitfalls; system-policies.md's G2.x and G4.x) are cited with "spec" or a § and are
