@@ -68,7 +68,7 @@ public:
         for (;;) {
             const std::uint64_t start = src_.byte_offset();
             const std::byte* rec = src_.take(record_bytes); // in place, no copy
-            if (rec == nullptr) {                           // the end: nothing, or a stub
+            if (rec == nullptr) {                           // the end: nothing, or a partial record
                 std::array<std::byte, record_bytes> tail;
                 const std::size_t got = src_.read(tail.data(), tail.size());
                 if (got == 0) return false;
