@@ -43,6 +43,8 @@
 // --benchmark_out=file --benchmark_out_format=…); the ratios are ordinary counters.
 #include <benchmark/benchmark.h>
 
+#include "baselines.hpp"
+
 #include <memsub/cache/basic_cache.hpp>
 #include <memsub/replacement/all.hpp>
 #include <memsub/workload/synthetic.hpp>
@@ -59,6 +61,10 @@
 #include <vector>
 
 namespace {
+
+using memsub_bench::no_line;
+using memsub_bench::plain_mtf_lru;
+using memsub_bench::stamp_lru_array_of_structs;
 
 constexpr memsub::geometry bench_geometry{.sets = 2048, .ways = 16, .line_bytes = 64};
 constexpr std::size_t stream_length = 10'000'000;
@@ -86,40 +92,6 @@ inline memsub::access to_access(std::uint64_t x) noexcept {
     return a;
 }
 
-/// A way no line occupies: line addresses are byte addresses >> 6, so never all ones.
-constexpr std::uint64_t no_line = ~std::uint64_t{0};
-
-/// The baseline: a plain move-to-front LRU loop with a runtime shape (see the header comment).
-class plain_mtf_lru {
-public:
-    explicit plain_mtf_lru(const memsub::geometry& g)
-        : set_mask_(g.sets - 1u)
-        , ways_(g.ways)
-        , line_shift_(static_cast<std::uint32_t>(std::countr_zero(g.line_bytes)))
-        , tags_(std::size_t{g.sets} * g.ways, no_line) {}
-
-    bool access(std::uint64_t address) noexcept {
-        const std::uint64_t line = address >> line_shift_;
-        std::uint64_t* set = &tags_[(line & set_mask_) * ways_];
-        std::uint64_t carried = set[0];
-        if (carried == line) return true; // the most recent line: nothing moves
-        set[0] = line;
-        for (std::uint32_t w = 1; w < ways_; ++w) { // shift down until the line's old way
-            const std::uint64_t here = set[w];
-            set[w] = carried;
-            if (here == line) return true;
-            carried = here;
-        }
-        return false; // `carried` (the least recent line) fell off the end
-    }
-
-private:
-    std::uint64_t set_mask_;
-    std::uint32_t ways_;
-    std::uint32_t line_shift_;
-    std::vector<std::uint64_t> tags_;
-};
-
 /// The same loop with a compile-time shape (the fair partner of memsub's fixed_geometry rows).
 template <std::uint32_t Sets, std::uint32_t Ways, std::uint32_t LineBytes>
 class plain_mtf_lru_fixed {
@@ -145,45 +117,6 @@ public:
 
 private:
     std::vector<std::array<std::uint64_t, Ways>> sets_;
-};
-
-/// The older reference: per line a tag, a valid bit and a last-use stamp; linear searches.
-class stamp_lru_array_of_structs {
-public:
-    explicit stamp_lru_array_of_structs(const memsub::geometry& g)
-        : sets_(g.sets)
-        , ways_(g.ways)
-        , lines_(std::size_t{g.sets} * g.ways) {}
-    bool access(std::uint64_t address) noexcept {
-        const std::uint64_t line = address >> 6;
-        line_entry* set = &lines_[(line & (sets_ - 1)) * ways_];
-        ++clock_;
-        for (std::uint32_t w = 0; w < ways_; ++w)
-            if (set[w].valid && set[w].tag == line) {
-                set[w].stamp = clock_;
-                return true;
-            }
-        std::uint32_t victim = 0;
-        for (std::uint32_t w = 0; w < ways_; ++w) {
-            if (!set[w].valid) {
-                victim = w;
-                break;
-            }
-            if (set[w].stamp < set[victim].stamp) victim = w;
-        }
-        set[victim] = {line, clock_, true};
-        return false;
-    }
-
-private:
-    struct line_entry {
-        std::uint64_t tag = 0;
-        std::uint64_t stamp = 0;
-        bool valid = false;
-    };
-    std::uint64_t sets_, ways_;
-    std::vector<line_entry> lines_;
-    std::uint64_t clock_ = 0;
 };
 
 /// Next use of each access in the stream repeated forever: the next position of the same line,

@@ -611,8 +611,7 @@ int main(int argc, char** argv) {
         std::uint64_t done = 0;
         std::string error_text;
         int interrupted_by = 0; // the signal that stopped the run early
-        const auto start = clock_type::now();
-        auto last_report = start;
+        memsub_examples::progress_meter progress(o.progress, "");
         const std::uint32_t line = o.shape.line_bytes;
         // Which requester a memory request belongs to (see the header comment).
         const auto mix = [](std::uint64_t x) {
@@ -664,28 +663,14 @@ int main(int argc, char** argv) {
             while (src.next_chunk(chunk)) {
                 run_chunk();
                 if ((interrupted_by = memsub_examples::stop_requested()) != 0) break;
-                const auto now = clock_type::now();
-                if (o.progress && now - last_report > std::chrono::seconds(1)) {
-                    last_report = now;
-                    const double secs = std::chrono::duration<double>(now - start).count();
-                    if (src.expected())
-                        fmt::print(stderr, "\r  {:.1f} M accesses ({:.0f}%), {:.0f} s   ",
-                                   static_cast<double>(done) / 1e6,
-                                   100.0 * static_cast<double>(done) /
-                                       static_cast<double>(src.expected()),
-                                   secs);
-                    else
-                        fmt::print(stderr, "\r  {:.1f} M accesses, {:.0f} s   ",
-                                   static_cast<double>(done) / 1e6, secs);
-                }
+                progress.update(done, src.fraction_done());
             }
         } catch (const memsub::input_error& e) {
             error_text = e.what();
             run_chunk(); // everything read before the bad record
         }
         for (auto& r : runners) r->finish();
-        if (o.progress && std::chrono::duration<double>(clock_type::now() - start).count() > 1.0)
-            fmt::print(stderr, "\n");
+        progress.finish();
 
         const auto& cs = llc.stats();
         fmt::print("workload: {}{}\n", src.label(),

@@ -26,9 +26,12 @@
 // lru policy, a lackey trace of a program gives cachegrind's D1 refs and misses, read and write.
 // The fully associative rows and the 3C split count a reference by its first line.
 //
-// The trace is streamed in chunks (constant memory for the simulation); OPT needs the next use
-// of every access, so it keeps about 20 bytes per access of the trace (use --no-opt on huge
-// traces). Exit statuses: see explorer_usage in common/explorer_options.hpp.
+// The trace is streamed in chunks (constant memory for the simulation). OPT needs the next use
+// of every access: it keeps 16 bytes per line touched in memory up to --opt-memory (default
+// 1024 MiB), then spills the stream to a temporary file (common/opt_spool.hpp), so its memory is
+// bounded by that budget plus about 50 bytes per distinct line. --jobs N runs the policies on N
+// threads (one decode pass for all). Exit statuses: see explorer_usage in
+// common/explorer_options.hpp.
 #pragma once
 
 #include <memsub/cache/basic_cache.hpp>
@@ -40,21 +43,25 @@
 
 #include "example_support.hpp"
 #include "explorer_options.hpp"
+#include "opt_spool.hpp"
 
 #include <fmt/core.h>
 #include <fmt/ostream.h>
 
 #include <algorithm>
 #include <chrono>
+#include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
+#include <mutex>
 #include <new>
 #include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <tuple>
 #include <vector>
 
@@ -155,6 +162,79 @@ public:
     [[nodiscard]] std::optional<std::uint64_t> storage_bits() const override {
         return std::nullopt; // a reference organisation, not a hardware budget
     }
+};
+
+/// --jobs: threads that run the runners on one chunk while the caller reads the next. Runner i
+/// always runs on thread i mod jobs (its cache stays in that core's caches). No clock, no
+/// queue: one chunk in flight, `start` then `wait`.
+class runner_pool {
+public:
+    runner_pool(std::vector<std::unique_ptr<runner>>& runners, std::uint32_t jobs)
+        : runners_(runners) {
+        const auto threads = std::min<std::size_t>(jobs, runners.size());
+        for (std::size_t id = 0; id < threads; ++id)
+            threads_.emplace_back([this, id, threads] { work(id, threads); });
+    }
+    runner_pool(const runner_pool&) = delete;
+    runner_pool& operator=(const runner_pool&) = delete;
+    ~runner_pool() {
+        {
+            const std::lock_guard lock(mutex_);
+            stopping_ = true;
+        }
+        start_cv_.notify_all();
+        for (auto& t : threads_) t.join();
+    }
+
+    /// Every runner starts on `chunk` (both spans must stay valid until `wait` returns).
+    void start(std::span<const memsub::access> chunk, std::span<const three_c_reference> refs) {
+        {
+            const std::lock_guard lock(mutex_);
+            chunk_ = chunk;
+            refs_ = refs;
+            busy_ = threads_.size();
+            ++generation_;
+        }
+        start_cv_.notify_all();
+    }
+    /// Returns when every runner has finished the chunk of the last `start`.
+    void wait() {
+        std::unique_lock lock(mutex_);
+        done_cv_.wait(lock, [&] { return busy_ == 0; });
+    }
+
+private:
+    void work(std::size_t id, std::size_t threads) {
+        std::uint64_t seen = 0;
+        for (;;) {
+            std::span<const memsub::access> chunk;
+            std::span<const three_c_reference> refs;
+            {
+                std::unique_lock lock(mutex_);
+                start_cv_.wait(lock, [&] { return stopping_ || generation_ != seen; });
+                if (stopping_) return;
+                seen = generation_;
+                chunk = chunk_;
+                refs = refs_;
+            }
+            for (std::size_t i = id; i < runners_.size(); i += threads)
+                runners_[i]->run(chunk, refs);
+            {
+                const std::lock_guard lock(mutex_);
+                if (--busy_ == 0) done_cv_.notify_one();
+            }
+        }
+    }
+
+    std::vector<std::unique_ptr<runner>>& runners_;
+    std::vector<std::thread> threads_;
+    std::mutex mutex_;
+    std::condition_variable start_cv_, done_cv_;
+    std::span<const memsub::access> chunk_;
+    std::span<const three_c_reference> refs_;
+    std::size_t busy_ = 0;
+    std::uint64_t generation_ = 0;
+    bool stopping_ = false;
 };
 
 /// Belady's OPT is not one of the runners (it needs the whole stream's next uses); its row is
@@ -262,6 +342,8 @@ struct trace_result {
     /// The memsub::input_error message when the trace was malformed or could not be opened; the
     /// rows then cover the accesses read before the bad record.
     std::optional<std::string> error;
+    /// Why the OPT bound could not be computed (its temporary file), when it could not.
+    std::optional<std::string> opt_problem;
     std::uint64_t accesses_read = 0;
     /// The signal that interrupted this trace (its rows cover the accesses read until then and
     /// OPT was skipped); 0 when it ran to its end.
@@ -549,76 +631,48 @@ inline bool wants_fully_associative(const options& o, std::string_view name) {
            std::find(o.policies.begin(), o.policies.end(), name) != o.policies.end();
 }
 
-/// The line stream OPT replays: every line each reference touches, in order, counted per
-/// reference as the policies' rows are (one access, one miss at most; see the top).
-struct opt_stream {
-    std::vector<memsub::line_address> lines;
-    std::vector<bool> continues; ///< lines[i] is a further line of the reference before it
-    std::vector<bool> writes;    ///< the reference of lines[i] writes (a store or writeback)
-
-    void add(const memsub::access& a, std::uint32_t line_shift) {
-        const std::uint64_t first = a.address.value >> line_shift;
-        const std::uint64_t end = a.address.value + std::max<std::uint64_t>(a.size, 1) - 1;
-        const std::uint64_t last = end < a.address.value ? first : end >> line_shift;
-        const bool write = memsub::is_write(a.kind);
-        for (std::uint64_t l = first; l <= last; ++l) {
-            lines.push_back(memsub::line_address{l});
-            continues.push_back(l != first);
-            writes.push_back(write);
-        }
-    }
-};
-
 /// Belady's OPT on the geometry ("opt", every line of each reference, counted per reference as
 /// the policies' rows are) and, with --fully-associative, on a fully associative cache of its
 /// capacity ("fa_opt", the first line of each reference, as the other fully associative rows).
-inline std::vector<result_row> opt_rows(const options& o, const opt_stream& stream) {
+inline std::vector<result_row> opt_rows(const options& o, opt_spool& stream) {
     const std::uint32_t line_shift = memsub::log2_exact(o.shape.line_bytes);
     std::vector<result_row> rows;
-    const auto run = [&](auto& cache, std::string name, std::span<const memsub::line_address> lines,
-                         auto&& continues, auto&& writes) {
+    const auto run = [&](auto& cache, std::string name, std::uint64_t kept, auto&& keep) {
         const auto t0 = clock_type::now();
-        const auto next = memsub::replacement::next_use_positions(lines);
         result_row r;
-        bool missed = false;                     // the reference in progress missed somewhere
-        const auto finish = [&](std::size_t i) { // the reference of lines[i] is complete
+        bool missed = false;  // the reference in progress missed somewhere
+        bool pending = false; // a reference is in progress
+        bool pending_write = false;
+        const auto finish = [&] { // the reference in progress is complete
             ++r.accesses;
-            (writes(i) ? r.writes : r.reads) += 1;
+            (pending_write ? r.writes : r.reads) += 1;
             r.misses += missed;
-            (writes(i) ? r.write_misses : r.read_misses) += missed;
+            (pending_write ? r.write_misses : r.read_misses) += missed;
             missed = false;
         };
-        for (std::size_t i = 0; i < lines.size(); ++i) {
-            if (i > 0 && !continues(i)) finish(i - 1);
-            memsub::access a;
-            a.address = memsub::byte_address{lines[i].value << line_shift};
-            a.hints.next_use = next[i];
+        memsub::access a;
+        stream.replay(kept, keep, [&](std::uint64_t word, std::uint64_t next_use) {
+            if (pending && (word & opt_spool::continues_flag) == 0) finish();
+            pending = true;
+            pending_write = (word & opt_spool::write_flag) != 0;
+            a.address = memsub::byte_address{(word & opt_spool::line_mask) << line_shift};
+            a.hints.next_use = next_use;
             missed |= !cache.access(a).hit;
-        }
-        if (!lines.empty()) finish(lines.size() - 1);
+        });
+        if (pending) finish();
         r.policy = std::move(name);
         r.bound = true;
         r.seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
         rows.push_back(std::move(r));
     };
     memsub::cache::set_associative_cache<memsub::replacement::opt> set_assoc(o.shape);
-    run(
-        set_assoc, std::string(opt_name), stream.lines,
-        [&](std::size_t i) { return stream.continues[i]; },
-        [&](std::size_t i) { return bool(stream.writes[i]); });
+    run(set_assoc, std::string(opt_name), stream.lines(), [](std::uint64_t) { return true; });
     if (wants_fully_associative(o, "fa_opt")) {
-        std::vector<memsub::line_address> first_lines;
-        std::vector<bool> first_writes;
-        for (std::size_t i = 0; i < stream.lines.size(); ++i)
-            if (!stream.continues[i]) {
-                first_lines.push_back(stream.lines[i]);
-                first_writes.push_back(stream.writes[i]);
-            }
         memsub::cache::fully_associative_cache<memsub::cache::fa_opt> fa(
             std::uint64_t{o.shape.sets} * o.shape.ways, o.shape.line_bytes);
-        run(
-            fa, "fa_" + std::string(opt_name), first_lines, [](std::size_t) { return false; },
-            [&](std::size_t i) { return bool(first_writes[i]); });
+        // The first line of each reference only (every word then starts a reference).
+        run(fa, "fa_" + std::string(opt_name), stream.references(),
+            [](std::uint64_t w) { return (w & opt_spool::continues_flag) == 0; });
     }
     return rows;
 }
@@ -646,53 +700,50 @@ inline trace_result explore(const options& o, const std::vector<policy_entry>& p
     // --3c: the fully associative LRU and the first-reference test are the same for every
     // policy, so they run once per access and each runner counts against their outcome.
     std::optional<memsub::cache::three_c_classifier> classifier;
-    std::vector<three_c_reference> refs;
     if (o.three_c)
         classifier.emplace(std::uint64_t{o.shape.sets} * o.shape.ways, o.shape.line_bytes);
-    std::vector<memsub::access> chunk;
-    chunk.reserve(memsub_examples::chunk_accesses);
     std::uint64_t done = 0;
-    auto last_report = clock_type::now();
-    const auto start = last_report;
-    // OPT needs every access's next use: keep the line address of each line each reference
-    // touches (8 bytes and 2 bits each).
-    opt_stream lines;
+    memsub_examples::progress_meter progress(o.progress, src->label());
+    // OPT needs every access's next use: keep each line each reference touches (8 bytes each;
+    // 16 with the next uses; spilled to a temporary file beyond --opt-memory).
+    opt_spool lines(o.opt_memory_mib << 20);
     const std::uint32_t line_shift = memsub::log2_exact(o.shape.line_bytes);
-    auto consume = [&](const std::vector<memsub::access>& c) {
-        refs.clear();
-        if (classifier)
-            for (const auto& a : c) refs.push_back(classifier->observe(a));
-        for (auto& r : runners) r->run(c, refs);
-        if (!o.no_opt)
-            for (const auto& a : c) lines.add(a, line_shift);
-        done += c.size();
-    };
-    try {
-        while (src->next_chunk(chunk)) {
-            consume(chunk);
-            if ((t.interrupted_by = memsub_examples::stop_requested()) != 0) break;
-            const auto now = clock_type::now();
-            if (o.progress && now - last_report > std::chrono::seconds(1)) {
-                last_report = now;
-                const double secs = std::chrono::duration<double>(now - start).count();
-                if (src->expected())
-                    fmt::print(stderr, "\r  {}: {:.1f} M accesses ({:.0f}%), {:.0f} s   ",
-                               src->label().substr(0, 40), static_cast<double>(done) / 1e6,
-                               100.0 * static_cast<double>(done) /
-                                   static_cast<double>(src->expected()),
-                               secs);
-                else
-                    fmt::print(stderr, "\r  {}: {:.1f} M accesses, {:.0f} s   ",
-                               src->label().substr(0, 40), static_cast<double>(done) / 1e6, secs);
-            }
+    // Two chunks: with --jobs, the pool simulates one while this thread reads the other.
+    std::vector<memsub::access> chunks[2];
+    std::vector<three_c_reference> refs[2];
+    std::optional<runner_pool> pool;
+    if (o.jobs > 1 && runners.size() > 1) pool.emplace(runners, o.jobs);
+    // Reads chunk `k` and classifies its accesses (--3c); false at the end or on a bad record.
+    const auto read = [&](int k) {
+        try {
+            if (!src->next_chunk(chunks[k])) return false;
+        } catch (const memsub::input_error& e) {
+            // Everything before the bad record has been delivered: keep it, report the error.
+            t.error = e.what();
+            return false;
         }
-    } catch (const memsub::input_error& e) {
-        // Everything read before the bad record has been simulated: keep it, report the error.
-        t.error = e.what();
-        consume(chunk);
+        refs[k].clear();
+        if (classifier)
+            for (const auto& a : chunks[k]) refs[k].push_back(classifier->observe(a));
+        return true;
+    };
+    for (int cur = 0, more = read(0); more; cur ^= 1) {
+        if (pool)
+            pool->start(chunks[cur], refs[cur]);
+        else
+            for (auto& r : runners) r->run(chunks[cur], refs[cur]);
+        if (!o.no_opt)
+            for (const auto& a : chunks[cur]) lines.add(a, line_shift);
+        done += chunks[cur].size();
+        if ((t.interrupted_by = memsub_examples::stop_requested()) != 0) {
+            if (pool) pool->wait();
+            break;
+        }
+        more = read(cur ^ 1); // while the pool runs `cur`
+        if (pool) pool->wait();
+        progress.update(done, src->fraction_done());
     }
-    if (o.progress && std::chrono::duration<double>(clock_type::now() - start).count() > 1.0)
-        fmt::print(stderr, "\n");
+    progress.finish();
 
     t.instructions = src->instructions();
     t.accesses_read = done;
@@ -708,8 +759,13 @@ inline trace_result explore(const options& o, const std::vector<policy_entry>& p
         split_reads_writes(s, t.rows.back());
     }
     // An interrupted run skips OPT: its next-use pass would take as long again.
-    if (!o.no_opt && t.interrupted_by == 0)
-        for (auto& row : opt_rows(o, lines)) t.rows.push_back(std::move(row));
+    if (!o.no_opt && t.interrupted_by == 0) {
+        try {
+            for (auto& row : opt_rows(o, lines)) t.rows.push_back(std::move(row));
+        } catch (const std::runtime_error& e) { // the spill file: the other rows stand
+            t.opt_problem = e.what();
+        }
+    }
     return t;
 }
 
@@ -772,6 +828,10 @@ inline int run(const options& o, const std::vector<policy_entry>& entries) {
             fmt::print(stderr, "explorer: the results for {} cover the {} accesses before it\n",
                        r.label, r.accesses_read);
     }
+    for (const auto& r : results)
+        if (r.opt_problem)
+            fmt::print(stderr, "explorer: the OPT bound of {} was not computed: {}\n", r.label,
+                       *r.opt_problem);
     for (const auto& f : output_failures) fmt::print(stderr, "explorer: output error: {}\n", f);
     for (const auto& p : requested_rejected)
         fmt::print(stderr,
@@ -841,8 +901,8 @@ int run_explorer(int argc, char** argv) {
         fmt::print(stderr, "explorer: {}\n", e.what());
         return status::usage_error;
     } catch (const std::bad_alloc&) {
-        fmt::print(stderr, "explorer: out of memory (Belady's OPT needs about 20 bytes per "
-                           "access of a trace: try --no-opt or --limit N)\n");
+        fmt::print(stderr, "explorer: out of memory (try a smaller --opt-memory, --no-opt or "
+                           "--limit N)\n");
         return status::out_of_memory;
     } catch (const std::exception& e) {
         fmt::print(stderr, "explorer: {}\n", e.what());

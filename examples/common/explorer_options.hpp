@@ -36,6 +36,10 @@ struct explorer_options {
     bool three_c = false;
     /// oracleGeneral: bytes per obj_id (address = obj_id x this; 64 = one line per object).
     std::uint64_t object_bytes = 64;
+    /// Memory for OPT's line stream before it spills to a temporary file (MiB).
+    std::uint64_t opt_memory_mib = 1024;
+    /// Threads the policies run on (the trace is decoded once, on the main thread).
+    std::uint32_t jobs = 1;
 };
 
 inline constexpr std::string_view explorer_usage =
@@ -48,7 +52,13 @@ inline constexpr std::string_view explorer_usage =
     "  --policies A,B,...   policies to run (default: all; --list shows them). Belady's\n"
     "                       OPT bound (opt) is added unless --no-opt; --policies opt\n"
     "                       runs the bound alone\n"
-    "  --no-opt             skip Belady's OPT bound (it needs about 20 bytes per access)\n"
+    "  --no-opt             skip Belady's OPT bound\n"
+    "  --opt-memory MIB     memory for OPT's line stream, 16 bytes per line touched\n"
+    "                       (default 1024); beyond it the stream spills to a temporary\n"
+    "                       file in $TMPDIR (8 bytes per line on disk, twice while OPT\n"
+    "                       runs). OPT also keeps ~50 bytes per distinct line in memory\n"
+    "  --jobs N             run the policies on N threads (default 1; the trace is read\n"
+    "                       once for all of them)\n"
     "  --limit N            stop each trace after N accesses\n"
     "  --accesses N         length of the built-in workload (default 5000000)\n"
     "  --seed N             seed of the built-in workload (default 2026)\n"
@@ -136,6 +146,10 @@ inline explorer_options parse_explorer_options(std::span<const std::string_view>
             o.three_c = true;
         else if (arg == "--object-bytes")
             o.object_bytes = parse_unsigned(arg, value(), 1);
+        else if (arg == "--opt-memory")
+            o.opt_memory_mib = parse_unsigned(arg, value(), 1, std::uint64_t{1} << 40);
+        else if (arg == "--jobs")
+            o.jobs = parse_unsigned_as<std::uint32_t>(arg, value(), 1, 1024);
         else if (arg == "--quiet")
             o.progress = false;
         else if (arg == "--list")

@@ -108,3 +108,21 @@ TEST_CASE("the explorer's fully associative, 3C and object-size options") {
               parse({"--object-bytes", "0"});
           }).find("--object-bytes = 0 is out of range") != std::string::npos);
 }
+
+TEST_CASE("the explorer's --jobs and --opt-memory") {
+    const auto defaults = parse({});
+    CHECK(defaults.jobs == 1);
+    CHECK(defaults.opt_memory_mib == 1024);
+    const auto o = parse({"--jobs", "4", "--opt-memory", "64"});
+    CHECK(o.jobs == 4);
+    CHECK(o.opt_memory_mib == 64);
+    CHECK(error_of([] {
+              parse({"--jobs", "0"});
+          }).find("--jobs = 0 is out of range") != std::string::npos);
+    CHECK(error_of([] {
+              parse({"--jobs", "5000"});
+          }).find("must be in 1..1024") != std::string::npos);
+    CHECK(error_of([] {
+              parse({"--opt-memory", "0"});
+          }).find("--opt-memory = 0 is out") != std::string::npos);
+}

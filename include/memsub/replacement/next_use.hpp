@@ -17,20 +17,37 @@
 
 namespace memsub::replacement {
 
+/// The backward pass one step at a time, for a stream too long to hold (a consumer reads it from
+/// the end in blocks): `observe(line, position)`, called for positions in decreasing order,
+/// returns the position of the next access to `line` seen so far, or `memsub::never`. Memory:
+/// one hash-map entry per distinct line, whatever the stream's length.
+class next_use_tracker {
+public:
+    /// `expected_lines`: distinct lines expected (a reservation; 0 lets the map grow).
+    explicit next_use_tracker(std::size_t expected_lines = 0) { seen_.reserve(expected_lines); }
+
+    std::uint64_t observe(line_address line, std::uint64_t position) {
+        auto [it, fresh] = seen_.try_emplace(line.value, position);
+        if (fresh) return never;
+        const std::uint64_t next = it->second;
+        it->second = position;
+        return next;
+    }
+
+    /// Distinct lines seen so far.
+    [[nodiscard]] std::size_t distinct_lines() const noexcept { return seen_.size(); }
+
+private:
+    std::unordered_map<std::uint64_t, std::uint64_t> seen_;
+};
+
 /// next[i] = the smallest j > i with lines[j] == lines[i], or `memsub::never`. The compact form
 /// for long traces: 8 bytes per access instead of a whole access record.
 [[nodiscard]] inline std::vector<std::uint64_t>
 next_use_positions(std::span<const line_address> lines) {
     std::vector<std::uint64_t> next(lines.size(), never);
-    std::unordered_map<std::uint64_t, std::uint64_t> seen;
-    seen.reserve(lines.size() / 2 + 1);
-    for (std::size_t i = lines.size(); i-- > 0;) {
-        auto [it, fresh] = seen.try_emplace(lines[i].value, i);
-        if (!fresh) {
-            next[i] = it->second;
-            it->second = i;
-        }
-    }
+    next_use_tracker tracker(lines.size() / 2 + 1);
+    for (std::size_t i = lines.size(); i-- > 0;) next[i] = tracker.observe(lines[i], i);
     return next;
 }
 

@@ -39,17 +39,31 @@ public:
 
     bool next(memsub::access& out) {
         error_.check();
-        std::array<std::byte, record_bytes> rec;
         const std::uint64_t start = src_.byte_offset();
-        const std::size_t got = src_.read(rec.data(), rec.size());
+        if (const std::byte* rec = src_.take(record_bytes)) { // in place, no copy
+            (void)decoder()(rec, out);
+            ++records_;
+            return true;
+        }
+        std::array<std::byte, record_bytes> tail; // the end: nothing, or a partial record
+        const std::size_t got = src_.read(tail.data(), tail.size());
         if (got == 0) return false;
-        if (got < rec.size())
-            fail_at(start, "truncated record: " + std::to_string(got) + " of 8 bytes");
-        out = memsub::access{};
-        out.address = byte_address{detail::load_le<8>(rec.data())};
-        ++records_;
-        return true;
+        fail_at(start, "truncated record: " + std::to_string(got) + " of 8 bytes");
     }
+
+private:
+    friend reader_base;
+
+    /// Decodes one record (every 8-byte value is an address; reader_base's batch loop).
+    struct record_decoder {
+        [[gnu::always_inline]] record_status operator()(const std::byte* rec,
+                                                        memsub::access& out) const noexcept {
+            out = memsub::access{};
+            out.address = byte_address{detail::load_le<8>(rec)};
+            return record_status::ok;
+        }
+    };
+    [[nodiscard]] static record_decoder decoder() noexcept { return {}; }
 };
 
 static_assert(trace_reader<binary_u64_reader>);

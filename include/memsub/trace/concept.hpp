@@ -29,6 +29,13 @@
 //   TR7. `r.name()` -> `const std::string&` (noexcept), and `R::format_name`, a
 //        `std::string_view` constant naming the format ("lackey", "din", …).
 // Complexity: `next` is amortised O(1) per record (O(line length) for text formats).
+// Batches (not a requirement; every memsub reader offers it, and `trace::next_batch` in
+// trace/open.hpp falls back to `next` for a reader that does not): `r.next_batch(out)` fills
+// `out` (a std::span<memsub::access>) from the front and returns how many records it wrote,
+// fewer than out.size() only at the end of input. It is `next` in a loop the compiler sees
+// whole (one call per batch, not per record). An input error after k > 0 records returns k:
+// those records are delivered and the error is thrown by the next call (TR4's stickiness), so
+// nothing produced is lost.
 #pragma once
 
 #include <concepts>
@@ -117,6 +124,10 @@ public:
                             std::uint64_t position, std::string_view problem) {
         error_.emplace(source, kind, position, problem);
         throw *error_;
+    }
+    /// Remembers `e` (an error raised elsewhere, e.g. by the byte source) without throwing it.
+    void remember(const input_error& e) {
+        if (!error_) error_.emplace(e);
     }
     /// Rethrows the remembered error, if any.
     void check() const {

@@ -22,6 +22,7 @@
 #include <filesystem>
 #include <fstream>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -202,6 +203,39 @@ std::uint64_t for_each_access(R& r, F&& f) {
 template <class F>
 std::uint64_t for_each_access(any_reader& r, F&& f) {
     return std::visit([&f](auto& reader) { return for_each_access(reader, f); }, r);
+}
+
+/// Fills `out` from the front with the next records of `r`; returns how many (fewer than
+/// out.size() only at the end of input). Uses the reader's own `next_batch` when it has one (one
+/// call per batch), else `next` per record; errors as "Batches" in trace/concept.hpp says: an
+/// input error after k > 0 records returns k and is thrown by the next call.
+template <trace_reader R>
+std::size_t next_batch(R& r, std::span<memsub::access> out) {
+    if constexpr (requires {
+                      { r.next_batch(out) } -> std::same_as<std::size_t>;
+                  }) {
+        return r.next_batch(out);
+    } else {
+        std::size_t n = 0;
+        try {
+            while (n < out.size() && r.next(out[n])) ++n;
+        } catch (const input_error&) {
+            if (n == 0) throw;
+            // A reader of the concept rethrows its error on the next call (TR4).
+        }
+        return n;
+    }
+}
+
+/// The same for whichever reader `r` holds: one dispatch per batch.
+inline std::size_t next_batch(any_reader& r, std::span<memsub::access> out) {
+    return std::visit([out](auto& reader) { return next_batch(reader, out); }, r);
+}
+
+/// Bytes of the input whichever reader `r` holds has consumed (with the file's size, a
+/// progress fraction).
+[[nodiscard]] inline std::uint64_t bytes_consumed(const any_reader& r) noexcept {
+    return std::visit([](const auto& reader) noexcept { return reader.bytes_consumed(); }, r);
 }
 
 /// The number of records delivered so far by whichever reader `r` holds.

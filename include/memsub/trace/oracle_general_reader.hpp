@@ -74,36 +74,16 @@ public:
                 if (got == 0) return false;
                 fail_at(start, "truncated record: " + std::to_string(got) + " of 24 bytes");
             }
-            const auto clock = detail::load_le<4>(rec);
-            const auto obj_id = detail::load_le<8>(rec + 4);
-            const auto size = detail::load_le<4>(rec + 12);
-            const auto next_raw = detail::load_le<8>(rec + 16);
-            if (size == 0 && p_.skip_zero_size) {
+            switch (decoder()(rec, out)) {
+            case record_status::ok:
+                ++records_;
+                return true;
+            case record_status::skip:
                 ++skipped_;
                 continue;
+            case record_status::invalid:
+                fail_at(start, problem(rec));
             }
-            if (obj_id > max_obj_id_)
-                fail_at(start, "obj_id " + std::to_string(obj_id) + " times address_scale_bytes " +
-                                   std::to_string(p_.address_scale_bytes) +
-                                   " does not fit in 64 bits");
-            // Two's-complement reinterpretation, well defined since C++20.
-            const auto next_vtime = static_cast<std::int64_t>(next_raw);
-            std::uint64_t next_use = never;
-            if (next_vtime >= 0 && next_vtime != std::numeric_limits<std::int64_t>::max())
-                next_use = static_cast<std::uint64_t>(next_vtime);
-            else if (next_vtime != -1 && next_vtime != std::numeric_limits<std::int64_t>::max())
-                fail_at(start, "negative next_access_vtime " + std::to_string(next_vtime) +
-                                   " (only -1 means never)");
-
-            out = memsub::access{};
-            out.address = byte_address{obj_id * p_.address_scale_bytes};
-            out.size = static_cast<std::uint32_t>(
-                p_.address_scale_bytes > 1 ? std::min<std::uint64_t>(size, p_.address_scale_bytes)
-                                           : size);
-            out.hints.cycle = clock;
-            out.hints.next_use = next_use;
-            ++records_;
-            return true;
         }
     }
 
@@ -113,12 +93,57 @@ public:
 private:
     friend reader_base;
 
+    /// Decodes one record without throwing (reader_base's batch loop calls it for every whole
+    /// record in the buffer); a malformed record is `invalid` and `problem` says why.
+    struct record_decoder {
+        std::uint64_t address_scale_bytes;
+        std::uint64_t max_obj_id;
+        bool skip_zero_size;
+
+        [[gnu::always_inline]] record_status operator()(const std::byte* rec,
+                                                        memsub::access& out) const noexcept {
+            const auto clock = detail::load_le<4>(rec);
+            const auto obj_id = detail::load_le<8>(rec + 4);
+            const auto size = detail::load_le<4>(rec + 12);
+            // Two's-complement reinterpretation, well defined since C++20.
+            const auto next_vtime = static_cast<std::int64_t>(detail::load_le<8>(rec + 16));
+            if (size == 0 && skip_zero_size) return record_status::skip;
+            if (obj_id > max_obj_id) return record_status::invalid;
+            std::uint64_t next_use = never; // -1 (libCacheSim's "never") or INT64_MAX
+            if (next_vtime >= 0 && next_vtime != std::numeric_limits<std::int64_t>::max())
+                next_use = static_cast<std::uint64_t>(next_vtime);
+            else if (next_vtime != -1 && next_vtime != std::numeric_limits<std::int64_t>::max())
+                return record_status::invalid;
+            out = memsub::access{};
+            out.address = byte_address{obj_id * address_scale_bytes};
+            out.size = static_cast<std::uint32_t>(
+                address_scale_bytes > 1 ? std::min<std::uint64_t>(size, address_scale_bytes)
+                                        : size);
+            out.hints.cycle = clock;
+            out.hints.next_use = next_use;
+            return record_status::ok;
+        }
+    };
+    [[nodiscard]] record_decoder decoder() const noexcept {
+        return {p_.address_scale_bytes, max_obj_id_, p_.skip_zero_size};
+    }
+
+    /// Why `decode` found `rec` invalid.
+    [[gnu::cold]] std::string problem(const std::byte* rec) const {
+        const auto obj_id = detail::load_le<8>(rec + 4);
+        if (obj_id > max_obj_id_)
+            return "obj_id " + std::to_string(obj_id) + " times address_scale_bytes " +
+                   std::to_string(p_.address_scale_bytes) + " does not fit in 64 bits";
+        return "negative next_access_vtime " +
+               std::to_string(static_cast<std::int64_t>(detail::load_le<8>(rec + 16))) +
+               " (only -1 means never)";
+    }
+
     static void validate(const params& p) {
         memsub::detail::require(p.address_scale_bytes >= 1, component, "address_scale_bytes",
                                 p.address_scale_bytes, "must be at least 1");
     }
 
-    std::uint64_t skipped_ = 0;
     /// The largest obj_id whose address fits in 64 bits (computed once: no division per record).
     std::uint64_t max_obj_id_ = std::numeric_limits<std::uint64_t>::max() / p_.address_scale_bytes;
 };

@@ -19,6 +19,7 @@
 #include <fstream>
 #include <istream>
 #include <memory>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -116,6 +117,18 @@ public:
         begin_ += n;
         consumed_ += n;
         return p;
+    }
+
+    /// The bytes already buffered and not yet consumed (no read happens): a reader of fixed-size
+    /// records decodes the whole records among them in place, then consumes them with `skip`.
+    [[nodiscard]] std::span<const std::byte> buffered() const noexcept {
+        return {reinterpret_cast<const std::byte*>(buffer_.get() + begin_), end_ - begin_};
+    }
+
+    /// Consumes `n` ≤ buffered().size() bytes.
+    void skip(std::size_t n) noexcept {
+        begin_ += n;
+        consumed_ += n;
     }
 
     /// Copies up to `n` bytes into `dst`; returns how many (fewer only at the end of input).

@@ -1,0 +1,89 @@
+// Hand-written LRU loops the benchmarks measure memsub against (bench/replacement.cpp and
+// bench/explorer_path.cpp): what a competent author writes without a library, and the older
+// stamp-based reference, kept and labelled as what it is.
+#pragma once
+
+#include <memsub/core/geometry.hpp>
+
+#include <bit>
+#include <cstdint>
+#include <vector>
+
+namespace memsub_bench {
+
+/// A way no line occupies: line addresses are byte addresses >> 6, so never all ones.
+constexpr std::uint64_t no_line = ~std::uint64_t{0};
+
+/// The baseline: a plain move-to-front LRU loop with a runtime shape — per set a contiguous
+/// array of `ways` line addresses, a linear scan, the lines above the hit shifted down one and the
+/// line written at the front (the Engine 2 issue's definition).
+class plain_mtf_lru {
+public:
+    explicit plain_mtf_lru(const memsub::geometry& g)
+        : set_mask_(g.sets - 1u)
+        , ways_(g.ways)
+        , line_shift_(static_cast<std::uint32_t>(std::countr_zero(g.line_bytes)))
+        , tags_(std::size_t{g.sets} * g.ways, no_line) {}
+
+    bool access(std::uint64_t address) noexcept {
+        const std::uint64_t line = address >> line_shift_;
+        std::uint64_t* set = &tags_[(line & set_mask_) * ways_];
+        std::uint64_t carried = set[0];
+        if (carried == line) return true; // the most recent line: nothing moves
+        set[0] = line;
+        for (std::uint32_t w = 1; w < ways_; ++w) { // shift down until the line's old way
+            const std::uint64_t here = set[w];
+            set[w] = carried;
+            if (here == line) return true;
+            carried = here;
+        }
+        return false; // `carried` (the least recent line) fell off the end
+    }
+
+private:
+    std::uint64_t set_mask_;
+    std::uint32_t ways_;
+    std::uint32_t line_shift_;
+    std::vector<std::uint64_t> tags_;
+};
+
+/// The older reference: per line a tag, a valid bit and a last-use stamp; linear searches.
+class stamp_lru_array_of_structs {
+public:
+    explicit stamp_lru_array_of_structs(const memsub::geometry& g)
+        : sets_(g.sets)
+        , ways_(g.ways)
+        , lines_(std::size_t{g.sets} * g.ways) {}
+    bool access(std::uint64_t address) noexcept {
+        const std::uint64_t line = address >> 6;
+        line_entry* set = &lines_[(line & (sets_ - 1)) * ways_];
+        ++clock_;
+        for (std::uint32_t w = 0; w < ways_; ++w)
+            if (set[w].valid && set[w].tag == line) {
+                set[w].stamp = clock_;
+                return true;
+            }
+        std::uint32_t victim = 0;
+        for (std::uint32_t w = 0; w < ways_; ++w) {
+            if (!set[w].valid) {
+                victim = w;
+                break;
+            }
+            if (set[w].stamp < set[victim].stamp) victim = w;
+        }
+        set[victim] = {line, clock_, true};
+        return false;
+    }
+
+private:
+    struct line_entry {
+        std::uint64_t tag = 0;
+        std::uint64_t stamp = 0;
+        bool valid = false;
+    };
+    std::uint64_t sets_, ways_;
+    std::vector<line_entry> lines_;
+    std::uint64_t clock_ = 0;
+};
+
+} // namespace memsub_bench

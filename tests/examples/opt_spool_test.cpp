@@ -1,0 +1,102 @@
+// The explorer's OPT line stream (examples/common/opt_spool.hpp): spilled to a temporary file or
+// kept in memory, it replays the same words with the same next uses as the library's in-memory
+// next_use_positions over the kept words, for the set-associative stream (every line) and the
+// fully associative one (first lines only); and the progress meter's time text.
+#include <doctest/doctest.h>
+
+#include <memsub/core/access.hpp>
+#include <memsub/core/rng.hpp>
+#include <memsub/replacement/next_use.hpp>
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "../../examples/common/example_support.hpp"
+#include "../../examples/common/opt_spool.hpp"
+
+using memsub_examples::opt_spool;
+
+namespace {
+
+/// A seeded stream of references, some crossing a line, some writes.
+std::vector<memsub::access> references(std::size_t n, std::uint64_t seed) {
+    memsub::xoshiro256ss rng(seed);
+    std::vector<memsub::access> v(n);
+    for (auto& a : v) {
+        const auto r = rng();
+        a.address = memsub::byte_address{(r % 20000) * 8};
+        a.size = (r >> 40) % 4 == 0 ? 64 : 8; // 64 bytes from an 8-byte boundary crosses a line
+        a.kind = (r >> 50) % 3 == 0 ? memsub::access_kind::store : memsub::access_kind::load;
+    }
+    return v;
+}
+
+/// Replays `spool` keeping `keep`, collecting (word, next use).
+template <class Keep>
+std::vector<std::pair<std::uint64_t, std::uint64_t>> replayed(opt_spool& spool, std::uint64_t kept,
+                                                              Keep keep) {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
+    spool.replay(kept, keep,
+                 [&](std::uint64_t w, std::uint64_t next) { out.emplace_back(w, next); });
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("opt_spool: spilled and in-memory replays equal the reference next uses") {
+    const auto refs = references(3 * opt_spool::block_words / 2 + 12345, 5);
+    opt_spool in_memory(std::uint64_t{1} << 40); // never spills
+    opt_spool spilled(0);                        // spills after one block of words
+    for (const auto& a : refs) {
+        in_memory.add(a, 6);
+        spilled.add(a, 6);
+    }
+    CHECK_FALSE(in_memory.spilled());
+    CHECK(spilled.spilled());
+    REQUIRE(in_memory.lines() == spilled.lines());
+    REQUIRE(in_memory.lines() > refs.size()); // some references cross a line
+    CHECK(spilled.references() == refs.size());
+
+    // The reference: every line of every reference, in order, its flags, and next uses from
+    // the library's next_use_positions over the kept words only.
+    std::vector<std::uint64_t> words;
+    for (const auto& a : refs) {
+        const std::uint64_t first = a.address.value >> 6,
+                            last = (a.address.value + a.size - 1) >> 6;
+        for (std::uint64_t l = first; l <= last; ++l)
+            words.push_back(l | (memsub::is_write(a.kind) ? opt_spool::write_flag : 0) |
+                            (l != first ? opt_spool::continues_flag : 0));
+    }
+    for (const bool first_lines_only : {false, true}) {
+        CAPTURE(first_lines_only);
+        const auto keep = [&](std::uint64_t w) {
+            return !first_lines_only || (w & opt_spool::continues_flag) == 0;
+        };
+        std::vector<std::uint64_t> kept_words;
+        std::vector<memsub::line_address> kept_lines;
+        for (const auto w : words)
+            if (keep(w)) {
+                kept_words.push_back(w);
+                kept_lines.push_back(memsub::line_address{w & opt_spool::line_mask});
+            }
+        const auto next = memsub::replacement::next_use_positions(kept_lines);
+        const std::uint64_t kept = first_lines_only ? refs.size() : words.size();
+        REQUIRE(kept_words.size() == kept);
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> expected;
+        for (std::size_t i = 0; i < kept_words.size(); ++i)
+            expected.emplace_back(kept_words[i], next[i]);
+        CHECK(replayed(in_memory, kept, keep) == expected);
+        CHECK(replayed(spilled, kept, keep) == expected);
+    }
+}
+
+TEST_CASE("progress_meter: the time left reads as seconds, minutes or hours") {
+    using memsub_examples::progress_meter;
+    CHECK(progress_meter::duration_text(0.2) == "0 s");
+    CHECK(progress_meter::duration_text(42.4) == "42 s");
+    CHECK(progress_meter::duration_text(185) == "3 min 5 s");
+    CHECK(progress_meter::duration_text(7800) == "2 h 10 min");
+    CHECK(progress_meter::duration_text(-5) == "0 s");
+}
