@@ -9,18 +9,24 @@
 //   * the error names the reader's source and a position inside the input (a line number at
 //     most the input's line count + 1, or a byte offset at most its size);
 //   * the error is sticky: the next `next` throws it again;
-//   * records() counts exactly the accesses delivered, and at most `max_records` of them.
+//   * records() counts exactly the accesses delivered, and at most `max_records` of them;
+//   * `same_in_batches`: a second reader drained with next_batch (batch size from the input)
+//     delivers the same records, then the same error.
 // A broken property calls __builtin_trap(), which libFuzzer reports as a crash.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
+#include <span>
 #include <sstream>
 #include <string>
+#include <vector>
 
 #include <memsub/core/access.hpp>
 #include <memsub/core/errors.hpp>
+#include <memsub/trace/open.hpp>
 
 namespace memsub_fuzz {
 
@@ -76,6 +82,49 @@ std::uint64_t read_all(Reader& reader, const std::string& trace, std::uint64_t m
     }
     require_trace(reader.records() == n);
     return n;
+}
+
+/// Drains `reader` record by record (`batch` = 0) or with next_batch in batches of `batch`;
+/// returns the records and the error's message, if reading ended with one.
+template <class Reader>
+std::vector<memsub::access> drain(Reader& reader, std::size_t batch,
+                                  std::optional<std::string>& error) {
+    std::vector<memsub::access> out;
+    try {
+        if (batch == 0) {
+            memsub::access a{};
+            while (reader.next(a)) out.push_back(a);
+        } else {
+            std::vector<memsub::access> buf(batch);
+            for (;;) {
+                const std::size_t n = memsub::trace::next_batch(reader, std::span(buf));
+                out.insert(out.end(), buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(n));
+                if (n == 0) break;
+            }
+        }
+    } catch (const memsub::input_error& e) {
+        error = e.what();
+    }
+    return out;
+}
+
+/// Two readers `make(std::istream&)` builds over `trace`: record by record and in batches of
+/// `batch` (≥ 1), the same records, the same error, the same records() count.
+template <class MakeReader>
+void same_in_batches(const std::string& trace, MakeReader&& make, std::size_t batch) {
+    std::istringstream in_one(trace), in_many(trace);
+    auto one = make(in_one);
+    auto many = make(in_many);
+    std::optional<std::string> error_one, error_many;
+    const auto a = drain(one, 0, error_one);
+    const auto b = drain(many, batch, error_many);
+    require_trace(a.size() == b.size() && error_one == error_many);
+    require_trace(one.records() == many.records());
+    for (std::size_t i = 0; i < a.size(); ++i)
+        require_trace(
+            a[i].address == b[i].address && a[i].size == b[i].size && a[i].kind == b[i].kind &&
+            a[i].pc == b[i].pc && a[i].read_modify_write == b[i].read_modify_write &&
+            a[i].hints.cycle == b[i].hints.cycle && a[i].hints.next_use == b[i].hints.next_use);
 }
 
 } // namespace memsub_fuzz

@@ -22,5 +22,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         memsub_fuzz::require_trace(!a.read_modify_write || a.kind == memsub::access_kind::load);
     });
     memsub_fuzz::require_trace(r.instructions() <= lines);
+    memsub_fuzz::same_in_batches(
+        trace, [&](std::istream& s) { return memsub::trace::lackey_reader(s, "fuzz-input", p); },
+        1 + data[0] % 37);
     return 0;
 }

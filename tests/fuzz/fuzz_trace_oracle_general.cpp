@@ -19,6 +19,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         memsub_fuzz::read_all(r, trace,
                               trace.size() / memsub::trace::oracle_general_reader::record_bytes,
                               [](std::uint64_t, const memsub::access&) {});
+        memsub_fuzz::same_in_batches(
+            trace,
+            [&](std::istream& s) {
+                return memsub::trace::oracle_general_reader(s, "fuzz-input", p);
+            },
+            1 + data[0] % 37);
     } catch (const memsub::config_error&) {
         // An unsupported scale is refused at construction, before any input is read.
     }

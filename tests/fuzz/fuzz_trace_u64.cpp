@@ -20,5 +20,9 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
             memsub_fuzz::require_trace(a.address.value == expected);
         });
     memsub_fuzz::require_trace(n == trace.size() / 8);
+    memsub_fuzz::same_in_batches(
+        trace,
+        [&](std::istream& s) { return memsub::trace::binary_u64_reader(s, "fuzz-input", p); },
+        1 + data[0] % 37);
     return 0;
 }

@@ -62,7 +62,7 @@ std::vector<memsub::access> read_batched(R& r, std::size_t batch) {
     for (;;) {
         const std::size_t n = memsub::trace::next_batch(r, std::span(buf));
         out.insert(out.end(), buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(n));
-        if (n < batch) return out;
+        if (n == 0) return out;
     }
 }
 
@@ -116,7 +116,7 @@ TEST_CASE("next_batch: u64 and the text readers through any_reader") {
             for (;;) {
                 const std::size_t n = memsub::trace::next_batch(r, std::span(buf));
                 got.insert(got.end(), buf.begin(), buf.begin() + static_cast<std::ptrdiff_t>(n));
-                if (n < batch) break;
+                if (n == 0) break;
             }
             REQUIRE(got.size() == expected.size());
             for (std::size_t i = 0; i < got.size(); ++i) REQUIRE(same(got[i], expected[i]));

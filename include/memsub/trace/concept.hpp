@@ -31,11 +31,11 @@
 // Complexity: `next` is amortised O(1) per record (O(line length) for text formats).
 // Batches (not a requirement; every memsub reader offers it, and `trace::next_batch` in
 // trace/open.hpp falls back to `next` for a reader that does not): `r.next_batch(out)` fills
-// `out` (a std::span<memsub::access>) from the front and returns how many records it wrote,
-// fewer than out.size() only at the end of input. It is `next` in a loop the compiler sees
-// whole (one call per batch, not per record). An input error after k > 0 records returns k:
-// those records are delivered and the error is thrown by the next call (TR4's stickiness), so
-// nothing produced is lost.
+// `out` (a std::span<memsub::access>) from the front and returns how many records it wrote.
+// It is `next` in a loop the compiler sees whole (one call per batch, not per record). It
+// returns 0 only at the clean end of input; fewer than out.size() means the end or an input
+// error after k > 0 records: those k are delivered and the next call throws the error (TR4's
+// stickiness), so nothing produced is lost. Read until a call returns 0 (or throws).
 #pragma once
 
 #include <concepts>

@@ -205,8 +205,8 @@ std::uint64_t for_each_access(any_reader& r, F&& f) {
     return std::visit([&f](auto& reader) { return for_each_access(reader, f); }, r);
 }
 
-/// Fills `out` from the front with the next records of `r`; returns how many (fewer than
-/// out.size() only at the end of input). Uses the reader's own `next_batch` when it has one (one
+/// Fills `out` from the front with the next records of `r`; returns how many: 0 only at the
+/// end of input (read until then). Uses the reader's own `next_batch` when it has one (one
 /// call per batch), else `next` per record; errors as "Batches" in trace/concept.hpp says: an
 /// input error after k > 0 records returns k and is thrown by the next call.
 template <trace_reader R>

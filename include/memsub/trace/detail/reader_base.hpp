@@ -42,9 +42,9 @@ public:
         : p_(validated(p))
         , src_(in, std::move(name), p.buffer_bytes) {}
 
-    /// Fills `out` from the front with the next records; returns how many (fewer than
-    /// out.size() only at the end of input). An input error after k > 0 records returns k and
-    /// is thrown by the next call (see "Batches" in trace/concept.hpp). A reader of fixed-size
+    /// Fills `out` from the front with the next records; returns how many: 0 only at the end of
+    /// input. An input error after k > 0 records returns k and is thrown by the next call (see
+    /// "Batches" in trace/concept.hpp). A reader of fixed-size
     /// records (`record_bytes` and a `decode`, see below) decodes every whole record already
     /// buffered in one loop; the records that straddle a refill, and any bad one, go through
     /// `next` (which raises the error at the right offset).
