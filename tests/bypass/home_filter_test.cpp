@@ -5,12 +5,14 @@
 // configuration errors, one invalidation per synchronisation id, dirty lines reported.
 #include <doctest/doctest.h>
 
+#include <bit>
 #include <cstdint>
 #include <set>
 #include <vector>
 
 #include <memsub/bypass/all.hpp>
 #include <memsub/cache/basic_cache.hpp>
+#include <memsub/cache/hierarchy.hpp>
 #include <memsub/cache/sync_epoch_invalidator.hpp>
 #include <memsub/core/errors.hpp>
 #include <memsub/core/rng.hpp>
@@ -275,4 +277,104 @@ TEST_CASE("a write-through remote-only L1.5: stores write down, hit remote copie
     std::uint64_t dirty = 0;
     (void)l15.flush([&](const cache::evicted_block& b) { dirty += b.dirty; });
     CHECK(dirty == 0);
+}
+
+TEST_CASE("an MCM-GPU hierarchy: per-SM L1, remote-only write-through L1.5, memory-side L2") {
+    // 2 modules x 2 SMs; lines are homed by 128 B interleave over the two modules. Each
+    // module's L1.5 holds a remote_only filter for its module, each L2 slice a memory_side
+    // filter for its module; the routers send an L1.5 lookup only for remote lines (C5.3:
+    // local accesses skip the L1.5) and an L2 access to the line's home slice (C5.2).
+    const interleave_home home{.modules = 2, .granule = 128};
+    using l1_type = cache::set_associative_cache<lru, write_policy::write_evict>;
+    using l15_type = cache::set_associative_cache<lru, write_policy::write_through, geometry,
+                                                  remote_only<interleave_home>>;
+    using l2_type = cache::set_associative_cache<lru, write_policy::write_back, geometry,
+                                                 memory_side<interleave_home>>;
+    struct l15_router {
+        interleave_home home;
+        std::uint32_t operator()(const memsub::access& a) const noexcept {
+            const std::uint32_t module = a.requester / 2;
+            return home(a.address) == module ? cache::route::skip : module;
+        }
+    };
+    struct home_router {
+        interleave_home home;
+        std::uint32_t operator()(const memsub::access& a) const noexcept { return home(a.address); }
+    };
+    const geometry small{.sets = 2, .ways = 4, .line_bytes = 128};
+    cache::level<l1_type, cache::inclusion::non_inclusive, cache::route::private_per> l1 =
+        cache::make_level<l1_type, cache::inclusion::non_inclusive>(
+            4, geometry{.sets = 1, .ways = 2, .line_bytes = 128}, cache::route::private_per{1});
+    cache::level<l15_type, cache::inclusion::non_inclusive, l15_router> l15{
+        .caches = {}, .route = l15_router{home}};
+    cache::level<l2_type, cache::inclusion::non_inclusive, home_router> l2{
+        .caches = {}, .route = home_router{home}};
+    for (std::uint32_t m = 0; m < 2; ++m) {
+        l15.caches.emplace_back(small, lru::params{},
+                                remote_only<interleave_home>::params{.home_of = home, .module = m});
+        l2.caches.emplace_back(small, lru::params{},
+                               memory_side<interleave_home>::params{.home_of = home, .module = m});
+    }
+    cache::hierarchy h{4, l1, l15, l2};
+    std::vector<cache::memory_request> memory;
+    const auto sink = [&](const cache::memory_request& q) { memory.push_back(q); };
+    const auto load = [](std::uint64_t addr, std::uint32_t sm) {
+        return memsub::access{.address = byte_address{addr}, .requester = sm, .size = 8};
+    };
+    auto r = h.access(load(0x000, 0), sink); // home 0, SM 0 on module 0: L1.5 skipped
+    CHECK_FALSE(r.levels[1].looked_up);
+    CHECK(r.levels[2].instance == 0);
+    r = h.access(load(0x080, 0), sink); // home 1: remote for module 0, allocated in its L1.5
+    CHECK(r.levels[1].looked_up);
+    CHECK(h.cache<1>(0).contains(byte_address{0x080}));
+    CHECK(h.cache<2>(1).contains(byte_address{0x080})); // and in its home L2 slice
+    r = h.access(load(0x080, 1), sink);                 // SM 1, same module: the L1.5 serves it
+    CHECK(r.served_by == 1);
+    // Store to the remote line: written through the L1.5 (kept clean) to the home L2.
+    r = h.access(
+        memsub::access{
+            .address = byte_address{0x080}, .kind = access_kind::store, .requester = 1, .size = 8},
+        sink);
+    CHECK(r.levels[1].hit);
+    const auto at = h.cache<1>(0).find(byte_address{0x080});
+    REQUIRE(at.has_value());
+    CHECK_FALSE(h.cache<1>(0).block(at->set, at->entry).dirty);
+    CHECK(r.levels[2].hit);
+    // No L1.5 ever holds a line homed on its own module; no L2 slice a line homed elsewhere.
+    xoshiro256ss rng{3};
+    for (int i = 0; i < 2000; ++i) {
+        const std::uint64_t addr = (rng() % 64) * 128;
+        (void)h.access(load(addr, static_cast<std::uint32_t>(rng() % 4)), sink);
+        for (std::uint32_t m = 0; m < 2; ++m) {
+            if (home(byte_address{addr}) == m)
+                CHECK_FALSE(h.cache<1>(m).contains(byte_address{addr}));
+            else
+                CHECK_FALSE(h.cache<2>(m).contains(byte_address{addr}));
+        }
+    }
+    // A kernel boundary: all 4 SMs send sync 1; the L1.5 level is flushed once.
+    cache::sync_epoch_invalidator hook;
+    std::uint32_t flushes = 0;
+    std::uint64_t removed = 0;
+    for (std::uint32_t sm = 0; sm < 4; ++sm)
+        removed += hook.on_sync_with(1,
+                                     [&] {
+                                         ++flushes;
+                                         return h.flush_level<1>(sink);
+                                     })
+                       .blocks_invalidated;
+    CHECK(flushes == 1);
+    CHECK(removed > 0);
+    for (std::uint32_t m = 0; m < 2; ++m)
+        for (std::uint32_t s = 0; s < small.sets; ++s)
+            CHECK(h.cache<1>(m).valid_entries(set_index{s}) == 0);
+    std::uint32_t l2_resident = 0; // the L2 keeps its lines: only the L1.5 level goes
+    for (std::uint32_t m = 0; m < 2; ++m)
+        for (std::uint32_t s = 0; s < small.sets; ++s)
+            l2_resident += static_cast<std::uint32_t>(
+                std::popcount(h.cache<2>(m).valid_entries(set_index{s})));
+    // The home bit is the set-index bit here (128 B interleave, 2 sets of 128 B lines), so each
+    // slice fills one set: 2 slices × 4 ways, all still resident.
+    CHECK(l2_resident == 2 * small.ways);
+    CHECK(hook.stats().commands == 4);
 }

@@ -17,6 +17,7 @@
 #include <concepts>
 #include <cstdint>
 #include <optional>
+#include <type_traits>
 #include <utility>
 
 #include <memsub/replacement/concept.hpp>
@@ -71,6 +72,23 @@ public:
     template <flushable_cache Cache>
     outcome on_sync(std::uint64_t sync_id, Cache& level) {
         return on_sync(sync_id, level, [](const replacement::evicted_block&) {});
+    }
+
+    /// The same with the host's own flush action, for a level that is not one cache: e.g.
+    /// `[&] { return h.flush_level<1>(memory); }` on a `cache::hierarchy`, which writes dirty
+    /// blocks to the level below itself (they reach the host through its memory sink, so
+    /// `dirty_written_back` stays 0 here). `flush()` returns the blocks it removed and is called
+    /// only when `sync_id` starts a new event.
+    template <class Flush>
+    requires std::convertible_to<std::invoke_result_t<Flush&>, std::uint64_t>
+        outcome on_sync_with(std::uint64_t sync_id, Flush&& flush) {
+        ++stats_.commands;
+        if (last_ == sync_id) return {};
+        last_ = sync_id;
+        const outcome o{.flushed = true, .blocks_invalidated = flush()};
+        ++stats_.flushes;
+        stats_.blocks_invalidated += o.blocks_invalidated;
+        return o;
     }
 
     /// The id of the last event that flushed, if any.
