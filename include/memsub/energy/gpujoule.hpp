@@ -60,10 +60,13 @@ enum class instruction_class : std::uint8_t {
     misc,       ///< G6.5: mov / cvt / branches; user-set, defaults to INT32 ADD's EPI
 };
 inline constexpr std::size_t instruction_class_count = 24;
+static_assert(static_cast<std::size_t>(instruction_class::misc) + 1 == instruction_class_count);
 
 /// Memory transaction classes (Table 6.1b): data moved toward the register file.
 enum class transaction_class : std::uint8_t { shared_to_rf, l1_to_rf, l2_to_l1, dram_to_l2 };
 inline constexpr std::size_t transaction_class_count = 4;
+static_assert(static_cast<std::size_t>(transaction_class::dram_to_l2) + 1 ==
+              transaction_class_count);
 
 [[nodiscard]] constexpr std::string_view to_string(transaction_class t) noexcept {
     switch (t) {
