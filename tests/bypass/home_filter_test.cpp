@@ -148,6 +148,25 @@ TEST_CASE("a home function held by reference sees the host's run-time updates") 
     CHECK(l15.admits(page1));
 }
 
+TEST_CASE("a capturing lambda over a host's placement serves through home_ref") {
+    // A host placement with its own interface (a first-touch table, say): the lambda projects
+    // it to the module id; home_ref makes it default-constructible for the params (B1).
+    struct placement {
+        std::vector<std::uint32_t> partition_of_page;
+        std::uint32_t partition_of(byte_address a) const noexcept {
+            return partition_of_page[(a.value >> 12) % partition_of_page.size()];
+        }
+    } pl{{2, 0, 1, 2}};
+    auto home = [&pl](byte_address a) noexcept { return pl.partition_of(a); };
+    cache::set_associative_cache<lru, write_policy::write_through, geometry,
+                                 remote_only<home_ref<decltype(home)>>>
+        l15(shape, {}, {.home_of = home_ref{home}, .module = 2});
+    CHECK(l15.access(make(0)).bypass == cache::bypass_reason::predictor); // page 0: module 2
+    CHECK(l15.access(make(32)).filled());                                 // page 1: module 0
+    pl.partition_of_page[1] = 2; // re-homed by the host: later fills of page 1 are local
+    CHECK(l15.access(make(33)).bypass == cache::bypass_reason::predictor);
+}
+
 TEST_CASE("home filters reject an unbound reference and a module out of range") {
     using by_ref = remote_only<home_ref<page_table_home>>;
     try {

@@ -158,6 +158,10 @@ TEST_CASE("property: energy is linear in every counter and in time (G6.3: linear
         const double whole = model.energy(sum, ta + tb).total();
         const double parts = model.energy(a, ta).total() + model.energy(b, tb).total();
         CHECK(whole == doctest::Approx(parts).epsilon(1e-12));
+        energy_breakdown summed = model.energy(a, ta);
+        summed += model.energy(b, tb);
+        CHECK(summed.total() == doctest::Approx(whole).epsilon(1e-12));
+        CHECK(summed.stall == doctest::Approx(model.energy(sum, 0).stall).epsilon(1e-12));
         // The constant term alone is power × time.
         CHECK(model.energy(activity{}, ta).total() == doctest::Approx(42.0 * ta));
     }

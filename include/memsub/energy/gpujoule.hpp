@@ -188,6 +188,17 @@ struct energy_breakdown {
     }
     /// Everything but the constant term.
     [[nodiscard]] constexpr double dynamic() const noexcept { return total() - constant; }
+    /// Sums another run's breakdown (e.g. per kernel into a whole program).
+    constexpr energy_breakdown& operator+=(const energy_breakdown& o) noexcept {
+        compute += o.compute;
+        l1_shared += o.l1_shared;
+        l2_to_l1 += o.l2_to_l1;
+        dram_to_l2 += o.dram_to_l2;
+        inter_module += o.inter_module;
+        stall += o.stall;
+        constant += o.constant;
+        return *this;
+    }
 };
 
 namespace detail {

@@ -31,7 +31,11 @@ concept home_function = std::default_initializable<F> && std::copy_constructible
 /// Holds a host's home function by reference (e.g. one first-touch placement that every
 /// module's filter consults). Default-constructed it is unbound, and a filter built with an
 /// unbound `home_ref` throws `config_error`. The referenced function must outlive the filter.
+/// It is also how a capturing lambda (not default-constructible) becomes a home function:
+///   auto home = [&placement](byte_address a) noexcept { return placement.partition_of(a); };
+///   remote_only<home_ref<decltype(home)>> l15(g, {.home_of = home_ref{home}, .module = m});
 template <class F>
+requires std::is_nothrow_invocable_r_v<std::uint32_t, const F&, byte_address>
 class home_ref {
 public:
     constexpr home_ref() noexcept = default;
