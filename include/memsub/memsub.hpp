@@ -4,6 +4,7 @@
 #include <memsub/bypass/all.hpp>
 #include <memsub/cache/basic_cache.hpp>
 #include <memsub/cache/hierarchy.hpp>
+#include <memsub/cache/sync_epoch_invalidator.hpp>
 #include <memsub/compression/all.hpp>
 #include <memsub/config.hpp>
 #include <memsub/core/access.hpp>
@@ -12,6 +13,7 @@
 #include <memsub/core/rng.hpp>
 #include <memsub/core/set_sampler.hpp>
 #include <memsub/core/types.hpp>
+#include <memsub/energy/all.hpp>
 #include <memsub/gpu/baseline_l1.hpp>
 #include <memsub/gpu/coalescer.hpp>
 #include <memsub/gpu/id_cache.hpp>
@@ -20,6 +22,7 @@
 #include <memsub/linesize/all.hpp>
 #include <memsub/memory/all.hpp>
 #include <memsub/replacement/all.hpp>
+#include <memsub/topology/all.hpp>
 #include <memsub/trace/all.hpp>
 #include <memsub/version.hpp>
 #include <memsub/workload/synthetic.hpp>

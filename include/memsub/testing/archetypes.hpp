@@ -12,6 +12,7 @@
 #include <memsub/bypass/concept.hpp>
 #include <memsub/linesize/concept.hpp>
 #include <memsub/replacement/concept.hpp>
+#include <memsub/topology/concept.hpp>
 
 namespace memsub::testing {
 
@@ -206,5 +207,66 @@ static_assert(!linesize::ls1_params<broken_sizer_no_params>);
 static_assert(!linesize::ls2_constructible<broken_sizer_no_geometry>);
 static_assert(!linesize::ls3_block_bytes<broken_sizer_throwing>);
 static_assert(!linesize::ls4_name<broken_sizer_unnamed>);
+
+// --------------------------------------------------------------------------- topologies (N)
+
+/// Models `topology` with nothing but N1–N6: two nodes joined by one link each way.
+struct topology_archetype {
+    std::uint32_t nodes() const noexcept { return 2; }
+    std::uint32_t links() const noexcept { return 2; }
+    topology::link_ends link_ends(std::uint32_t link) const noexcept { return {link, 1 - link}; }
+    std::uint32_t hops(std::uint32_t a, std::uint32_t b) const noexcept { return a == b ? 0 : 1; }
+    template <class Visit>
+    void route(std::uint32_t a, std::uint32_t b, Visit&& visit) const {
+        if (a != b) visit(a);
+    }
+    std::string_view name() const noexcept { return "archetype"; }
+};
+
+/// Violates N1: no `nodes()`.
+struct broken_topology_no_nodes {
+    std::uint32_t links() const noexcept { return 0; }
+    topology::link_ends link_ends(std::uint32_t) const noexcept { return {}; }
+    std::uint32_t hops(std::uint32_t, std::uint32_t) const noexcept { return 0; }
+    template <class Visit>
+    void route(std::uint32_t, std::uint32_t, Visit&&) const {}
+    std::string_view name() const noexcept { return "broken"; }
+};
+
+/// Violates N3: no `link_ends(link)`.
+struct broken_topology_no_link_ends {
+    std::uint32_t nodes() const noexcept { return 1; }
+    std::uint32_t links() const noexcept { return 0; }
+    std::uint32_t hops(std::uint32_t, std::uint32_t) const noexcept { return 0; }
+    template <class Visit>
+    void route(std::uint32_t, std::uint32_t, Visit&&) const {}
+    std::string_view name() const noexcept { return "broken"; }
+};
+
+/// Violates N4: `hops` may throw.
+struct broken_topology_throwing_hops {
+    std::uint32_t nodes() const noexcept { return 1; }
+    std::uint32_t links() const noexcept { return 0; }
+    topology::link_ends link_ends(std::uint32_t) const noexcept { return {}; }
+    std::uint32_t hops(std::uint32_t, std::uint32_t) const { return 0; }
+    template <class Visit>
+    void route(std::uint32_t, std::uint32_t, Visit&&) const {}
+    std::string_view name() const noexcept { return "broken"; }
+};
+
+/// Violates N5: no `route`.
+struct broken_topology_no_route {
+    std::uint32_t nodes() const noexcept { return 1; }
+    std::uint32_t links() const noexcept { return 0; }
+    topology::link_ends link_ends(std::uint32_t) const noexcept { return {}; }
+    std::uint32_t hops(std::uint32_t, std::uint32_t) const noexcept { return 0; }
+    std::string_view name() const noexcept { return "broken"; }
+};
+
+static_assert(topology::topology<topology_archetype>);
+static_assert(!topology::n1_nodes<broken_topology_no_nodes>);
+static_assert(!topology::n3_link_ends<broken_topology_no_link_ends>);
+static_assert(!topology::n4_hops<broken_topology_throwing_hops>);
+static_assert(!topology::n5_route<broken_topology_no_route>);
 
 } // namespace memsub::testing
