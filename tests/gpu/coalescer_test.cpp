@@ -3,6 +3,7 @@
 // byte-set model (seed 001 §3.1; spec id-cache.md, "Inputs from the host").
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <array>
 #include <cstdint>
 #include <map>
@@ -181,6 +182,41 @@ TEST_CASE("errors: bad params and a bad access size throw config_error naming th
     }
 }
 
+namespace {
+/// Checks `c`'s requests for (l, active, size) against an independent byte-set model: line ->
+/// set of touched byte offsets, the lanes touching it, and the order of first touch.
+void check_against_model(const coalescer& c, const lanes_t& l, std::uint32_t active,
+                         std::uint32_t size) {
+    const std::uint32_t line = c.line_bytes();
+    std::map<std::uint64_t, std::set<std::uint32_t>> bytes;
+    std::map<std::uint64_t, std::uint32_t> lanes;
+    std::vector<std::uint64_t> order;
+    for (std::uint32_t i = 0; i < warp_size; ++i) {
+        if (((active >> i) & 1u) == 0) continue;
+        for (std::uint64_t b = l[i]; b < l[i] + size; ++b) {
+            const std::uint64_t base = b / line * line;
+            if (!bytes.contains(base)) order.push_back(base);
+            bytes[base].insert(static_cast<std::uint32_t>(b - base));
+            lanes[base] |= 1u << i;
+        }
+    }
+    const auto w = c.coalesce(l, active, size);
+    REQUIRE(w.divergence() == order.size());
+    for (std::uint32_t k = 0; k < w.divergence(); ++k) {
+        const auto& q = w.lines()[k];
+        REQUIRE(q.line_base.value == order[k]);
+        CHECK(q.lanes == lanes[order[k]]);
+        std::uint32_t sectors = 0;
+        for (std::uint32_t b = 0; b < line; ++b) {
+            const bool in = bytes[order[k]].contains(b);
+            REQUIRE(q.touches_byte(b) == in);
+            if (in) sectors |= 1u << (b / c.sector_bytes());
+        }
+        CHECK(q.sector_mask == sectors);
+    }
+}
+} // namespace
+
 TEST_CASE("property: requests equal an independent byte-set model on random warps") {
     xoshiro256ss r{2024};
     for (const std::uint32_t line : {128u, 64u, 32u}) {
@@ -191,33 +227,49 @@ TEST_CASE("property: requests equal an independent byte-set model on random warp
             const std::uint64_t spread = 1u << r.below(14);
             lanes_t l{};
             for (auto& a : l) a = 0x10'0000 + r.below(spread);
-            // Model: line -> set of touched byte offsets, and first lane order.
-            std::map<std::uint64_t, std::set<std::uint32_t>> bytes;
-            std::map<std::uint64_t, std::uint32_t> lanes;
-            std::vector<std::uint64_t> order;
-            for (std::uint32_t i = 0; i < warp_size; ++i) {
-                if (((active >> i) & 1u) == 0) continue;
-                for (std::uint64_t b = l[i]; b < l[i] + size; ++b) {
-                    const std::uint64_t base = b / line * line;
-                    if (!bytes.contains(base)) order.push_back(base);
-                    bytes[base].insert(static_cast<std::uint32_t>(b - base));
-                    lanes[base] |= 1u << i;
-                }
-            }
-            const auto w = c.coalesce(l, active, size);
-            REQUIRE(w.divergence() == order.size());
-            for (std::uint32_t k = 0; k < w.divergence(); ++k) {
-                const auto& q = w.lines()[k];
-                REQUIRE(q.line_base.value == order[k]);
-                CHECK(q.lanes == lanes[order[k]]);
-                std::uint32_t sectors = 0;
-                for (std::uint32_t b = 0; b < line; ++b) {
-                    const bool in = bytes[order[k]].contains(b);
-                    REQUIRE(q.touches_byte(b) == in);
-                    if (in) sectors |= 1u << (b / (line / 4));
-                }
-                CHECK(q.sector_mask == sectors);
-            }
+            check_against_model(c, l, active, size);
         }
     }
+}
+
+TEST_CASE("property: unit-stride warps (the fast path) equal the model, and near misses too") {
+    // Lane i of a run of active lanes reads `size` bytes at start + i x size: one contiguous
+    // range (the coalescer's fast path). A run with a hole, or one lane off the stride, takes
+    // the general path: both must agree with the model.
+    xoshiro256ss r{77};
+    for (const std::uint32_t line : {128u, 64u, 32u}) {
+        const coalescer c({.line_bytes = line, .sector_bytes = line / 4});
+        for (int trial = 0; trial < 3000; ++trial) {
+            const std::uint32_t size = std::min<std::uint32_t>(1u << r.below(5), line);
+            const auto first = static_cast<std::uint32_t>(r.below(warp_size));
+            const auto count = 1 + static_cast<std::uint32_t>(r.below(warp_size - first));
+            std::uint32_t active = static_cast<std::uint32_t>(memsub::low_bits_mask(count))
+                                   << first;
+            const std::uint64_t start = 0x20'0000 + r.below(4 * line);
+            lanes_t l{};
+            for (std::uint32_t i = 0; i < warp_size; ++i)
+                l[i] = start + (i >= first ? std::uint64_t{i - first} * size : 0);
+            switch (trial % 4) {
+            case 0: // the pattern exactly
+                break;
+            case 1: // an inactive lane inside the run
+                if (count > 2) active &= ~(1u << (first + 1));
+                break;
+            case 2: // one lane off the stride
+                l[first + count - 1] += 1;
+                break;
+            default: // inactive lanes hold garbage
+                for (std::uint32_t i = 0; i < warp_size; ++i)
+                    if (((active >> i) & 1u) == 0) l[i] = r();
+            }
+            check_against_model(c, l, active, size);
+        }
+    }
+    // The range ends at the top of the address space.
+    const coalescer c;
+    lanes_t l{};
+    for (std::uint32_t i = 0; i < warp_size; ++i) l[i] = ~std::uint64_t{0} - 127 + 4 * i;
+    const auto w = c.coalesce(l, ~0u, 4);
+    REQUIRE(w.divergence() == 1);
+    CHECK(w.lines()[0].line_base.value == ~std::uint64_t{0} - 127);
 }

@@ -940,15 +940,17 @@ private:
         line_view v;
         const std::size_t base = slot(s, entry_index{0}, L);
         const std::uint32_t spl = segments_per_line(L);
-        entry_mask valid = state_of(s, L).valid;
-        while (valid != 0) {
-            const entry_index e = lowest_entry(valid);
-            valid &= valid - 1;
-            const std::uint64_t off = tags_[base + e.value] - line_key;
-            if (off < spl) {
-                v.blocks |= bit_of(e);
-                v.resident |= low_bits_mask(span_[base + e.value]) << off;
-            }
+        const std::uint64_t* tags = tags_.data() + base;
+        // Which entries hold a block of the line: a branch-free compare over every entry (the
+        // set's few blocks of one line make a per-entry branch unpredictable), then the spans
+        // of those few blocks only.
+        entry_mask of_line = 0;
+        for (std::uint32_t e = 0; e < L.entries; ++e)
+            of_line |= entry_mask{tags[e] - line_key < spl} << e;
+        v.blocks = of_line & state_of(s, L).valid;
+        for (entry_mask m = v.blocks; m != 0; m &= m - 1) {
+            const entry_index e = lowest_entry(m);
+            v.resident |= low_bits_mask(span_[base + e.value]) << (tags[e.value] - line_key);
         }
         return v;
     }

@@ -21,7 +21,7 @@
 //    `access::divergence`; a request whose touched sectors are not contiguous becomes one access
 //    per maximal run of touched sectors, since a memsub access names one contiguous byte range
 //    (the engine would otherwise count the untouched sectors between as requested).
-// Nothing here allocates; `coalesce` costs O(active lanes × distinct lines).
+// Nothing here allocates; `coalesce` costs O(active lanes) (a small hash index of the lines).
 #pragma once
 
 #include <array>
@@ -106,7 +106,10 @@ public:
                         "memsub::gpu::coalescer::coalesce", "access_bytes", access_bytes,
                         "must be in 1..line_bytes");
         out.count = 0;
+        if (active_mask == 0) return;
+        if (unit_stride(lanes, active_mask, access_bytes, out)) return;
         const std::uint64_t offset_mask = line_bytes_ - 1;
+        line_index index;         // which request holds a line: O(1) per lane, whatever d is
         std::uint32_t recent = 0; // the request the previous lane added to
         for (std::uint32_t m = active_mask; m != 0; m &= m - 1) {
             const auto lane = static_cast<std::uint32_t>(std::countr_zero(m));
@@ -115,10 +118,10 @@ public:
             const std::uint64_t base = first & ~offset_mask;
             const auto lo = static_cast<std::uint32_t>(first & offset_mask);
             if ((last & ~offset_mask) == base) {
-                recent = add(out, base, lo, lo + access_bytes, lane, recent);
+                recent = add(out, index, base, lo, lo + access_bytes, lane, recent);
             } else { // straddles: the tail of this line, then the head of the next
-                recent = add(out, base, lo, line_bytes_, lane, recent);
-                recent = add(out, base + line_bytes_, 0,
+                recent = add(out, index, base, lo, line_bytes_, lane, recent);
+                recent = add(out, index, base + line_bytes_, 0,
                              static_cast<std::uint32_t>(last & offset_mask) + 1u, lane, recent);
             }
         }
@@ -173,25 +176,46 @@ private:
                 "must be a power of two <= line_bytes, with at most 32 sectors per line");
     }
 
-    /// Marks bytes [lo, hi) of the line at `base` as touched by `lane`; returns the request.
-    /// `recent` is tried first: consecutive lanes usually share a line.
-    std::uint32_t add(coalesced_warp& out, std::uint64_t base, std::uint32_t lo, std::uint32_t hi,
-                      std::uint32_t lane, std::uint32_t recent) const noexcept {
-        std::uint32_t i = recent;
-        if (i >= out.count || out.bases[i] != base) {
-            // A branch-free scan (the compiler vectorises it): bit j = request j holds `base`.
-            std::uint64_t found = 0;
-            for (std::uint32_t j = 0; j < out.count; ++j)
-                found |= std::uint64_t{out.bases[j] == base} << j;
-            i = found != 0 ? static_cast<std::uint32_t>(std::countr_zero(found)) : out.count;
-            if (i == out.count) {
-                out.bases[i] = base;
-                out.requests[i] = line_request{.line_base = byte_address{base}};
-                ++out.count;
-            }
+    /// The fully coalesced case, without a per-lane search: the active lanes are one run
+    /// (l0..l1) and lane l reads access_bytes at lanes[l0] + (l − l0) × access_bytes, so the warp
+    /// touches one contiguous byte range; each line it covers gets the part of the range inside
+    /// it and the run of lanes reading there. Fills `out` exactly as the general path would and
+    /// returns true; false (nothing written) when the lanes do not follow the pattern.
+    bool unit_stride(std::span<const std::uint64_t, warp_size> lanes, std::uint32_t active_mask,
+                     std::uint32_t access_bytes, coalesced_warp& out) const noexcept {
+        const auto l0 = static_cast<std::uint32_t>(std::countr_zero(active_mask));
+        const std::uint32_t run = active_mask >> l0;
+        if ((run & (run + 1)) != 0) return false; // the active lanes are not one run
+        const auto n = static_cast<std::uint32_t>(std::countr_one(run));
+        const std::uint64_t start = lanes[l0];
+        std::uint64_t differ = 0; // branch-free: the compiler vectorises the check
+        for (std::uint32_t k = 0; k < n; ++k)
+            differ |= lanes[l0 + k] ^ (start + std::uint64_t{k} * access_bytes);
+        if (differ != 0) return false;
+        const std::uint64_t end = start + std::uint64_t{n} * access_bytes; // exclusive
+        if (end < start) return false; // wraps the address space: the general path handles it
+        const std::uint64_t offset_mask = line_bytes_ - 1;
+        for (std::uint64_t base = start & ~offset_mask; base < end; base += line_bytes_) {
+            const std::uint64_t from = base > start ? base : start;
+            const std::uint64_t to = end - base < line_bytes_ ? end : base + line_bytes_;
+            const auto lo = static_cast<std::uint32_t>(from - base);
+            const auto hi = static_cast<std::uint32_t>(to - base);
+            const auto first_lane = static_cast<std::uint32_t>((from - start) / access_bytes);
+            const auto last_lane = static_cast<std::uint32_t>((to - 1 - start) / access_bytes);
+            line_request& r = out.requests[out.count];
+            r = line_request{.line_base = byte_address{base}};
+            out.bases[out.count] = base;
+            ++out.count;
+            r.lanes = static_cast<std::uint32_t>(low_bits_mask(last_lane - first_lane + 1))
+                      << (l0 + first_lane);
+            mark_bytes(r, lo, hi);
+            if (base + line_bytes_ < base) break; // the last line of the address space
         }
-        line_request& r = out.requests[i];
-        r.lanes |= 1u << lane;
+        return true;
+    }
+
+    /// Sets bytes [lo, hi) of `r`'s byte mask and the sectors holding them.
+    void mark_bytes(line_request& r, std::uint32_t lo, std::uint32_t hi) const noexcept {
         if (lo < 64) r.byte_mask[0] |= low_bits_mask((hi < 64 ? hi : 64) - lo) << lo;
         if (hi > 64) {
             const std::uint32_t from = lo > 64 ? lo : 64;
@@ -201,6 +225,40 @@ private:
         const std::uint32_t last_sector = (hi - 1) >> sector_shift_;
         r.sector_mask |= static_cast<std::uint32_t>(low_bits_mask(last_sector - first_sector + 1))
                          << first_sector;
+    }
+
+    /// An open-addressing table from a line's base to its request (index + 1; 0 = empty): 128
+    /// slots for at most 64 lines, so probes stay short. Rebuilt for every warp (128 bytes).
+    struct line_index {
+        std::array<std::uint8_t, 2 * max_line_requests> slot{};
+    };
+
+    /// Marks bytes [lo, hi) of the line at `base` as touched by `lane`; returns the request.
+    /// `recent` is tried first: consecutive lanes usually share a line.
+    std::uint32_t add(coalesced_warp& out, line_index& index, std::uint64_t base, std::uint32_t lo,
+                      std::uint32_t hi, std::uint32_t lane, std::uint32_t recent) const noexcept {
+        std::uint32_t i = recent;
+        if (i >= out.count || out.bases[i] != base) {
+            constexpr std::uint32_t mask = 2 * max_line_requests - 1;
+            auto h = static_cast<std::uint32_t>((base * 0x9e3779b97f4a7c15ull) >> 57) & mask;
+            for (;; h = (h + 1) & mask) {
+                const std::uint8_t s = index.slot[h];
+                if (s == 0) { // a new line: the next request, in first-lane order
+                    i = out.count++;
+                    index.slot[h] = static_cast<std::uint8_t>(i + 1);
+                    out.bases[i] = base;
+                    out.requests[i] = line_request{.line_base = byte_address{base}};
+                    break;
+                }
+                if (out.bases[s - 1u] == base) {
+                    i = s - 1u;
+                    break;
+                }
+            }
+        }
+        line_request& r = out.requests[i];
+        r.lanes |= 1u << lane;
+        mark_bytes(r, lo, hi);
         return i;
     }
 
