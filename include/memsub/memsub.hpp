@@ -19,6 +19,7 @@
 #include <memsub/gpu/l2.hpp>
 #include <memsub/linesize/all.hpp>
 #include <memsub/memory/all.hpp>
+#include <memsub/placement/all.hpp>
 #include <memsub/replacement/all.hpp>
 #include <memsub/trace/all.hpp>
 #include <memsub/version.hpp>
