@@ -48,7 +48,7 @@ class scheduler_base {
 public:
     /// CT3.
     [[nodiscard]] std::optional<cta_assignment> dispatch() noexcept {
-        if (unstarted_ == 0) return std::nullopt;
+        if (unstarted_ == 0 || free_sms_ == 0) return std::nullopt;
         const std::uint32_t pos = find_from(cursor_);
         if (pos == no_cta) return std::nullopt;
         return start(pos);
@@ -72,6 +72,7 @@ public:
         --running_total_;
         const std::uint64_t bit = std::uint64_t{1} << (pos & 63);
         free_[pos >> 6] |= bit;
+        if (running_[pos] == max_per_sm_) ++free_sms_;
         if (--running_[pos] == 0) idle_[pos >> 6] |= bit;
         self().on_release(pos);
     }
@@ -92,6 +93,7 @@ public:
         cursor_ = 0;
         free_ = all_;
         idle_ = all_;
+        free_sms_ = sms_;
         self().on_launch(k);
     }
 
@@ -182,7 +184,10 @@ private:
         ++stats_.started;
         const std::uint64_t bit = std::uint64_t{1} << (pos & 63);
         idle_[pos >> 6] &= ~bit;
-        if (++running_[pos] == max_per_sm_) free_[pos >> 6] &= ~bit;
+        if (++running_[pos] == max_per_sm_) {
+            free_[pos >> 6] &= ~bit;
+            --free_sms_;
+        }
         cursor_ = pos + 1 == sms_ ? 0 : pos + 1;
         return cta_assignment{.cta = cta, .sm = sm_of(pos), .module = module_of_pos(pos)};
     }
@@ -209,6 +214,8 @@ private:
     small_divider mod_div_{}, sm_div_{};
     std::uint32_t max_per_sm_ = 1;
     std::uint32_t ctas_ = 0, unstarted_ = 0, running_total_ = 0, cursor_ = 0;
+    /// SMs with a free slot (a full machine answers dispatch at once).
+    std::uint32_t free_sms_ = 0;
     std::vector<std::uint32_t> running_;
     std::vector<std::uint64_t> all_, free_, idle_, module_masks_;
 };
