@@ -11,6 +11,7 @@
 #include <optional>
 #include <stdexcept>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <memsub/core/rng.hpp>
@@ -325,9 +326,38 @@ TEST_CASE("adaptive batches: an imbalanced kernel refines its groups, then stays
     CHECK(makespans[2] <= makespans[1]);
     CHECK(modules[3] == modules[2]);
     CHECK(modules[5] == modules[2]);
+    CHECK(s.stranded() <= 4); // balanced at level 2: at most two waves of a module
     // A different kernel (or grid) starts again at level 0.
     (void)run_kernel(s, {.ctas = 64, .max_ctas_per_sm = 1, .kernel_id = 4}, dur);
     CHECK(s.level() == 0);
+}
+
+TEST_CASE("adaptive batches: run-time noise alone does not refine the groups") {
+    // iid CTA run times (10–49): every module stays within about a wave of the others.
+    memsub::xoshiro256ss rng(9);
+    adaptive_batches s({.modules = 4, .sms_per_module = 4});
+    contiguous_batches c({.modules = 4, .sms_per_module = 4});
+    for (int launch = 0; launch < 12; ++launch) {
+        std::vector<std::uint64_t> d(256);
+        for (auto& x : d) x = 10 + rng() % 40;
+        auto dur = [&](std::uint32_t cta) { return d[cta]; };
+        const auto a = run_kernel(s, {.ctas = 256, .max_ctas_per_sm = 2, .kernel_id = 1}, dur);
+        const auto b = run_kernel(c, {.ctas = 256, .max_ctas_per_sm = 2, .kernel_id = 1}, dur);
+        CHECK(s.level() == 0);
+        CHECK(a.module_of == b.module_of);
+    }
+}
+
+TEST_CASE("adaptive batches: groups never get smaller than min_group_ctas") {
+    // CTAs 0–3 are 20× longer: whichever module gets them lags at every group size ≥ 2. With
+    // one wave = 2 CTAs the groups stop at 2 (64 / (4·8)); with min_group_ctas = 8 at 8.
+    auto dur = [](std::uint32_t c) -> std::uint64_t { return c < 4 ? 200 : 10; };
+    for (const auto& [min_group, last] : {std::pair{0u, 2u}, std::pair{8u, 8u}}) {
+        adaptive_batches s({.modules = 4, .sms_per_module = 2, .min_group_ctas = min_group});
+        for (int launch = 0; launch < 8; ++launch)
+            (void)run_kernel(s, {.ctas = 64, .max_ctas_per_sm = 1, .kernel_id = 3}, dur);
+        CHECK(s.group_size() == last);
+    }
 }
 
 TEST_CASE("every CTA starts exactly once, scheduler- and SM-driven (property)") {

@@ -14,13 +14,20 @@
 // Adaptation rule (between launches of the same kernel, keyed by (kernel_id, ctas); a new key
 // starts at level 0). During a launch the scheduler records, once, the moment a module runs
 // dry: an SM of a module with no unstarted CTA frees a slot while other modules still hold
-// unstarted CTAs; `stranded` = the unstarted CTAs at that moment (work that a finer split would
-// have spread). The launch was imbalanced if stranded > imbalance_waves × (one wave of a
-// module: sms_per_module × max_ctas_per_sm). At the next launch of the same kernel an
-// imbalanced launch raises ℓ by one (halving the group), until b = 1 or `max_level`. The level
-// never goes back down for that kernel: the coarser levels were seen to strand work, so the
-// rule is monotone and converges within log2(C/M) launches, after which the assignment is the
-// same in every launch. No clock: "moment" is a point in the host's call sequence.
+// unstarted CTAs. `stranded` = the most unstarted CTAs any one module holds at that moment
+// (work a finer split would have spread), in waves of a module (sms_per_module ×
+// max_ctas_per_sm CTAs). The launch was imbalanced if stranded > imbalance_waves (default 2:
+// iid noise in CTA run times leaves every module within about one wave of the others, while a
+// skew that finer groups fix leaves one module several waves behind). After an imbalanced
+// launch the next launch of the kernel runs one level finer (half the group), as long as the
+// finer group still holds at least `min_group_ctas` CTAs (default: one wave of a module —
+// groups smaller than what a module runs at once add no balance and cost locality). After a
+// balanced launch the level stays. The level never goes back down for that kernel: the
+// coarser levels were seen to strand work. So it changes at most log2(C/M) times and then
+// stays, and from then on the assignment is the same in every launch. The cost: a level change
+// moves CTAs between modules once, so pages they first touched become remote for them.
+// No clock: "moment" is a point in the host's call sequence. Limit: the measure counts CTAs,
+// not their run time (the scheduler sees none).
 // Models `cta_scheduler` (cta/concept.hpp).
 #pragma once
 
@@ -45,10 +52,13 @@ public:
     struct params {
         std::uint32_t modules = 4;
         std::uint32_t sms_per_module = 64;
-        /// A launch is imbalanced when more CTAs than this many module waves were unstarted
-        /// when the first module ran dry.
-        double imbalance_waves = 1.0;
-        /// Highest level (group of ⌈C / (M·2^ℓ)⌉ CTAs); the level also stops at group size 1.
+        /// A launch is imbalanced when, as the first module ran dry, another module held more
+        /// than this many of its waves of unstarted CTAs.
+        double imbalance_waves = 2.0;
+        /// Smallest group a refinement may create; 0 = one wave of a module (sms_per_module ×
+        /// max_ctas_per_sm).
+        std::uint32_t min_group_ctas = 0;
+        /// Highest level (group of ⌈C / (M·2^ℓ)⌉ CTAs).
         std::uint32_t max_level = 16;
     };
 
@@ -68,7 +78,8 @@ public:
     [[nodiscard]] std::uint32_t level() const noexcept { return level_; }
     /// CTAs per group of the current launch (level 0: the module ranges, ⌈C/M⌉ at most).
     [[nodiscard]] std::uint32_t group_size() const noexcept { return group_; }
-    /// Unstarted CTAs when a module first ran dry in the current launch (0 if none did).
+    /// The most unstarted CTAs one module held when a module first ran dry in the current
+    /// launch (0 if none did).
     [[nodiscard]] std::uint32_t stranded() const noexcept { return stranded_; }
     /// Whether the current launch has been judged imbalanced so far.
     [[nodiscard]] bool imbalanced() const noexcept { return imbalanced_; }
@@ -122,14 +133,20 @@ private:
     void on_launch(const kernel_launch& k) noexcept {
         if (k.kernel_id != key_id_ || k.ctas != key_ctas_ || !seen_) {
             level_ = 0;
-        } else if (imbalanced_ && level_ < p_.max_level &&
-                   group_size_at(k.ctas, modules(), level_) > 1) {
-            ++level_;
+        } else if (imbalanced_ && level_ < p_.max_level) {
+            const std::uint64_t min_group =
+                p_.min_group_ctas != 0 ? p_.min_group_ctas
+                                       : std::uint64_t{sms_per_module()} * k.max_ctas_per_sm;
+            const std::uint32_t finer = group_size_at(k.ctas, modules(), level_ + 1);
+            if (finer < group_size_at(k.ctas, modules(), level_) &&
+                finer >= std::max<std::uint64_t>(1, min_group))
+                ++level_;
         }
         seen_ = true;
         key_id_ = k.kernel_id;
         key_ctas_ = k.ctas;
         stranded_ = 0;
+        stranded_waves_ = 0;
         imbalanced_ = false;
         measured_ = false;
         wave_ = std::uint64_t{sms_per_module()} * k.max_ctas_per_sm;
@@ -155,9 +172,22 @@ private:
     }
     void on_release(std::uint32_t pos) noexcept {
         if (measured_ || queues_.has_work(module_of_pos(pos)) || unstarted() == 0) return;
-        measured_ = true;
-        stranded_ = unstarted();
-        imbalanced_ = static_cast<double>(stranded_) > p_.imbalance_waves * wave_;
+        measured_ = true; // once per launch: O(CTAs / group) here
+        std::uint32_t most = 0;
+        for (std::uint32_t m = 0; m < modules(); ++m) most = std::max(most, unstarted_in(m));
+        stranded_ = most;
+        stranded_waves_ = static_cast<double>(most) / static_cast<double>(wave_);
+        imbalanced_ = stranded_waves_ > p_.imbalance_waves;
+    }
+    /// Unstarted CTAs of module m: its current group's rest and its later groups.
+    [[nodiscard]] std::uint32_t unstarted_in(std::uint32_t m) const noexcept {
+        if (!queues_.has_work(m)) return 0;
+        std::uint64_t n = queues_.remaining(m);
+        if (level_ != 0)
+            for (std::uint64_t lo = (std::uint64_t{group_of_[m]} + modules()) * group_; lo < ctas();
+                 lo += std::uint64_t{modules()} * group_)
+                n += std::min<std::uint64_t>(group_, ctas() - lo);
+        return static_cast<std::uint32_t>(n);
     }
 
     params p_;
@@ -165,6 +195,7 @@ private:
     std::vector<std::uint32_t> group_of_; ///< each module's current group index (level ≥ 1)
     std::uint32_t level_ = 0, group_ = 1, stranded_ = 0;
     std::uint64_t wave_ = 1;
+    double stranded_waves_ = 0;
     bool imbalanced_ = false, measured_ = false, seen_ = false;
     std::uint64_t key_id_ = 0;
     std::uint32_t key_ctas_ = 0;
