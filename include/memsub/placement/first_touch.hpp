@@ -12,7 +12,8 @@
 // in first-touch order: local address = frame · page + offset.
 //
 // Page table (PP4: no allocation per access): a flat open-addressing table (linear probing,
-// Fibonacci hashing, 16-byte entries: page + 1, partition, frame) sized at construction for the
+// Fibonacci hashing of groups of four consecutive pages, 16-byte entries: page + 1, partition,
+// frame; a group shares one 64-byte line), sized at construction for the
 // declared footprint (`footprint_bytes`, at most the total capacity) at load ≤ 1/2, so it never
 // grows or rehashes. A run that touches more distinct pages than it declared gets
 // `capacity_error` from `place` (the only throw, on the insert path, never on a lookup).
@@ -116,10 +117,10 @@ public:
             std::rotate(row, std::find(row, row + p.partitions, r),
                         std::find(row, row + p.partitions, r) + 1);
         }
-        const std::uint64_t slots = std::bit_ceil(std::max<std::uint64_t>(2, 2 * footprint_pages_));
-        table_.assign(slots, entry{});
+        const std::uint64_t slots = std::bit_ceil(std::max<std::uint64_t>(8, 2 * footprint_pages_));
+        table_.assign(slots / 4, line{});
         mask_ = slots - 1;
-        hash_shift_ = 64 - static_cast<std::uint32_t>(std::countr_zero(slots));
+        hash_shift_ = 64 - static_cast<std::uint32_t>(std::countr_zero(slots)) + 2;
         used_.assign(p.partitions, 0);
     }
 
@@ -130,20 +131,20 @@ public:
         const std::uint64_t offset = a.value & (p_.page_bytes - 1);
         std::uint64_t i = slot_of(page);
         for (;; i = (i + 1) & mask_) {
-            const entry& e = table_[i];
+            const entry& e = slot(i);
             if (MEMSUB_LIKELY(e.key == page + 1))
                 return shape_.in_frame(e.partition, e.frame, offset);
             if (e.key == 0) break;
         }
         const std::uint32_t partition = insert(i, page, requester, a.value);
-        return shape_.in_frame(partition, table_[i].frame, offset);
+        return shape_.in_frame(partition, slot(i).frame, offset);
     }
 
     /// PL3: the location `place` gave, or nullopt for a page never placed.
     [[nodiscard]] std::optional<location> locate(byte_address a) const noexcept {
         const std::uint64_t page = a.value >> shape_.page_shift();
         for (std::uint64_t i = slot_of(page);; i = (i + 1) & mask_) {
-            const entry& e = table_[i];
+            const entry& e = slot(i);
             if (e.key == page + 1)
                 return shape_.in_frame(e.partition, e.frame, a.value & (p_.page_bytes - 1));
             if (e.key == 0) return std::nullopt;
@@ -152,7 +153,7 @@ public:
 
     /// Forgets every placement (PP2: a new application; kernel boundaries keep them).
     void reset() noexcept {
-        std::fill(table_.begin(), table_.end(), entry{});
+        std::fill(table_.begin(), table_.end(), line{});
         std::fill(used_.begin(), used_.end(), 0);
         stats_ = {};
     }
@@ -164,7 +165,7 @@ public:
     }
     [[nodiscard]] std::uint64_t footprint_pages() const noexcept { return footprint_pages_; }
     /// Slots of the page table (reserved at construction).
-    [[nodiscard]] std::uint64_t table_slots() const noexcept { return table_.size(); }
+    [[nodiscard]] std::uint64_t table_slots() const noexcept { return 4 * table_.size(); }
     /// Hop count the fallback uses between two partitions.
     [[nodiscard]] std::uint32_t distance(std::uint32_t from, std::uint32_t to) const noexcept {
         if (!p_.hops.empty()) return p_.hops[std::size_t{from} * p_.partitions + to];
@@ -188,9 +189,20 @@ private:
         std::uint32_t partition = 0;
         std::uint32_t frame = 0;
     };
+    /// One cache line of the table: the entries of a group of four pages.
+    struct alignas(64) line {
+        entry e[4]{};
+    };
+    [[nodiscard]] entry& slot(std::uint64_t i) noexcept { return table_[i >> 2].e[i & 3]; }
+    [[nodiscard]] const entry& slot(std::uint64_t i) const noexcept {
+        return table_[i >> 2].e[i & 3];
+    }
 
+    /// Groups of four consecutive pages share a 64-byte line of the table (the group number
+    /// is Fibonacci-hashed, the low two page bits pick the entry): a stream that walks pages in
+    /// order touches a new table line every fourth page.
     [[nodiscard]] std::uint64_t slot_of(std::uint64_t page) const noexcept {
-        return (page * 0x9e3779b97f4a7c15ULL) >> hash_shift_;
+        return (((page >> 2) * 0x9e3779b97f4a7c15ULL) >> hash_shift_) << 2 | (page & 3);
     }
 
     /// Places `page` (first touch by `requester`) in empty slot `i`; returns its partition.
@@ -206,9 +218,9 @@ private:
         for (std::uint32_t k = 0; k < p_.partitions; ++k) {
             const std::uint32_t part = row[k];
             if (used_[part] < frames_per_partition_) {
-                table_[i] = entry{.key = page + 1,
-                                  .partition = part,
-                                  .frame = static_cast<std::uint32_t>(used_[part]++)};
+                slot(i) = entry{.key = page + 1,
+                                .partition = part,
+                                .frame = static_cast<std::uint32_t>(used_[part]++)};
                 ++stats_.pages;
                 if (k != 0) ++stats_.fallbacks;
                 return part;
@@ -224,7 +236,7 @@ private:
     std::uint64_t frames_per_partition_ = 0;
     std::uint64_t footprint_pages_ = 0;
     std::vector<std::uint32_t> order_;
-    std::vector<entry> table_;
+    std::vector<line> table_;
     std::uint64_t mask_ = 0;
     std::uint32_t hash_shift_ = 63;
     std::vector<std::uint64_t> used_;
