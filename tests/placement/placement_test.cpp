@@ -179,6 +179,40 @@ TEST_CASE("inverse of the stateless placements (property, random addresses)") {
     }
 }
 
+// ------------------------------------------------------------------ protocol, every policy
+
+TEST_CASE("every placement keeps PP3: one partition per unit, contiguous local addresses") {
+    memsub::xoshiro256ss rng(31);
+    auto check = [&](auto&& p) {
+        CAPTURE(p.name());
+        const std::uint64_t unit = p.page_bytes();
+        for (int i = 0; i < 3000; ++i) {
+            const std::uint64_t base = (rng() % (std::uint64_t{1} << 30)) / unit * unit;
+            const auto req = static_cast<std::uint32_t>(rng() % p.partitions());
+            const location first = p.place(at(base), req);
+            CHECK(p.locate(at(base)) == first); // PL3: locate repeats place
+            CHECK(first.local_address % unit == 0);
+            for (int k = 0; k < 4; ++k) {
+                const std::uint64_t off = rng() % unit;
+                const location l = p.place(at(base + off), (req + 1) % p.partitions());
+                CHECK(l.partition == first.partition);
+                CHECK(l.local_address == first.local_address + off);
+                CHECK(l.channel ==
+                      (l.local_address / p.granule_bytes()) % p.channels_per_partition());
+                CHECK(l.local_address < p.partition_bytes());
+            }
+        }
+    };
+    check(fine_grain_interleave({.partitions = 4, .channels_per_partition = 8}));
+    check(round_robin_page(
+        {.partitions = 3, .channels_per_partition = 4, .page_bytes = 65536, .granule_bytes = 256}));
+    check(random_page({.partitions = 8, .channels_per_partition = 2}));
+    check(first_touch({.partitions = 4,
+                       .channels_per_partition = 8,
+                       .partition_bytes = std::uint64_t{1} << 30,
+                       .footprint_bytes = std::uint64_t{1} << 26}));
+}
+
 // ------------------------------------------------------------------ first touch
 
 TEST_CASE("first touch: the MCM-GPU Figure 11 example (reconstructed from the prose)") {

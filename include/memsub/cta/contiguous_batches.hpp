@@ -37,8 +37,9 @@ public:
     [[nodiscard]] static constexpr std::uint32_t
     module_of_cta(std::uint32_t cta, std::uint32_t ctas, std::uint32_t modules) noexcept {
         // The largest g with ⌊g·C/M⌋ ≤ cta.
-        std::uint32_t g = static_cast<std::uint32_t>((std::uint64_t{cta} * modules + modules - 1) /
-                                                     (ctas == 0 ? 1 : ctas));
+        const std::uint64_t guess =
+            (std::uint64_t{cta} * modules + modules - 1) / (ctas == 0 ? 1 : ctas);
+        auto g = static_cast<std::uint32_t>(guess < modules ? guess : modules - 1);
         while (g > 0 && detail::range_begin(g, ctas, modules) > cta) --g;
         while (g + 1 < modules && detail::range_begin(g + 1, ctas, modules) <= cta) ++g;
         return g;

@@ -17,7 +17,9 @@
 // declared footprint (`footprint_bytes`, at most the total capacity) at load ≤ 1/2, so it never
 // grows or rehashes. A run that touches more distinct pages than it declared gets
 // `capacity_error` from `place` (the only throw, on the insert path, never on a lookup).
-// `reset()` forgets every page (a new application). Models `placement_policy` (not
+// `reset()` forgets every page (a new application). Only the accesses a host passes to `place`
+// are touches: pages the CPU initialised (memcpy) stay unplaced until a kernel touches them
+// (spec G5.7), so a host does not call `place` for its copies. Models `placement_policy` (not
 // invertible: the inverse would need a frame → page table).
 #pragma once
 
@@ -54,7 +56,7 @@ struct first_touch_stats {
     std::uint64_t pages = 0;
     /// Pages placed away from the requester's partition because it was full (spec G5.6).
     std::uint64_t fallbacks = 0;
-    /// place() calls with requester ≥ partitions (taken modulo partitions; PP1).
+    /// First touches by a requester ≥ partitions (taken modulo partitions; PP1).
     std::uint64_t requester_out_of_range = 0;
 };
 
