@@ -36,6 +36,11 @@ using ft_mapping = placed_mapping<first_touch, mm::bit_field_mapping>;
 using fg_mapping = placed_mapping<fine_grain_interleave, mm::bit_field_mapping>;
 static_assert(mm::address_mapping<ft_mapping>);
 static_assert(!mm::invertible_address_mapping<ft_mapping>); // a run-time table: no unmap
+// Every controller takes the placed mapping (they need only address_mapping).
+static_assert(mm::memory_controller<mm::fr_fcfs_controller<mm::open_page, ft_mapping>>);
+static_assert(mm::memory_controller<mm::fcfs_controller<mm::closed_page, ft_mapping>>);
+static_assert(mm::memory_controller<mm::partitioned_controller<mm::open_page, ft_mapping>>);
+static_assert(mm::memory_controller<mm::hmc_vault_controller<fg_mapping>>);
 static_assert(mm::diagnose_invertible_mapping<fg_mapping>());
 static_assert(
     mm::diagnose_invertible_mapping<placed_mapping<random_page, mm::bit_field_mapping>>());
