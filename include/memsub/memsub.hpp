@@ -13,6 +13,7 @@
 #include <memsub/core/rng.hpp>
 #include <memsub/core/set_sampler.hpp>
 #include <memsub/core/types.hpp>
+#include <memsub/cta/all.hpp>
 #include <memsub/energy/all.hpp>
 #include <memsub/gpu/baseline_l1.hpp>
 #include <memsub/gpu/coalescer.hpp>
@@ -21,6 +22,7 @@
 #include <memsub/gpu/l2.hpp>
 #include <memsub/linesize/all.hpp>
 #include <memsub/memory/all.hpp>
+#include <memsub/placement/all.hpp>
 #include <memsub/replacement/all.hpp>
 #include <memsub/topology/all.hpp>
 #include <memsub/trace/all.hpp>

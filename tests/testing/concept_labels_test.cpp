@@ -178,6 +178,12 @@ static_assert(m_failures<mapping_t<1>>() == bit(1));
 static_assert(m_failures<mapping_t<2>>() == bit(2));
 static_assert(m_failures<mapping_t<3>>() == bit(3));
 static_assert(memory::diagnose_mapping<memory::bit_field_mapping>());
+static_assert(memory::diagnose_invertible_mapping<memory::bit_field_mapping>());
+// M2 concerns only the refinement: a mapping without unmap still serves a controller.
+static_assert(memory::address_mapping<mapping_t<2>>);
+static_assert(!memory::invertible_address_mapping<mapping_t<2>>);
+static_assert(memory::invertible_address_mapping<mapping_t<0>>);
+static_assert(!memory::address_mapping<mapping_t<1>> && !memory::address_mapping<mapping_t<3>>);
 
 /// A memory controller that breaks requirement `Broken` (MC1–MC7 = 1–7).
 template <int Broken>

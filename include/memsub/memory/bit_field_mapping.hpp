@@ -4,7 +4,8 @@
 // Fields are listed MSB → LSB above a byte-offset field (the bytes of one burst). A kind may
 // appear several times; its pieces are concatenated with the MSB-most piece as the high bits —
 // this expresses split columns (Kim et al.'s CLH … CLL) and composite channels (cluster, vault,
-// local HMC). Unused kinds have 0 bits (count 1). Models `address_mapping` (memory/concept.hpp).
+// local HMC). Unused kinds have 0 bits (count 1). Models `invertible_address_mapping`
+// (memory/concept.hpp).
 //
 // Presets and strings:
 //  * `from_order("rorabgbachco", timing)` — DRAMSim3's address-mapping strings (two-letter
@@ -326,6 +327,6 @@ private:
     dram_organisation org_{};
 };
 
-static_assert(address_mapping<bit_field_mapping>);
+static_assert(invertible_address_mapping<bit_field_mapping>);
 
 } // namespace memsub::memory

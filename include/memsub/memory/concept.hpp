@@ -5,16 +5,28 @@
 // controller is advanced to a cycle the host gives and hands back the requests that completed.
 //
 // Each requirement below is also a concept of its own (`m1_map` … `m3_organisation`,
-// `mc1_params` … `mc7_observers`), and `diagnose_mapping<M>()` / `diagnose_controller<C>()` name
-// the broken ones (labels: testing/contract.hpp).
+// `mc1_params` … `mc7_observers`), and `diagnose_mapping<M>()`,
+// `diagnose_invertible_mapping<M>()` and `diagnose_controller<C>()` name the broken ones
+// (labels: testing/contract.hpp).
 //
 // address_mapping — a type M models it when:
 //   M1. `m.map(byte_address)` noexcept -> `dram_address` (channel, rank, bank group, bank, row,
 //       column). Total: every address maps; bits above the mapping are ignored.
-//   M2. `m.unmap(dram_address)` noexcept -> `byte_address`, the lowest byte address mapping to
-//       those coordinates (map(unmap(d)) == d for every in-range d).
 //   M3. `m.organisation()` -> `const dram_organisation&`: the field counts (channels, ranks,
 //       bank groups, banks per group, rows, columns), so controllers size themselves.
+// `map` may read state shared with other objects (a page table filled at run time, held by
+// reference: placement/placed_mapping.hpp) as long as it is const and noexcept; a controller
+// calls it when a request is enqueued (and in can_accept), never later, so a mapping whose
+// answer for an address can change (a page not yet placed) is read at enqueue time.
+//
+// invertible_address_mapping — the refinement; M models it when it models address_mapping and:
+//   M2. `m.unmap(dram_address)` noexcept -> `byte_address`, the lowest byte address mapping to
+//       those coordinates (map(unmap(d)) == d for every in-range d).
+// Controllers need only address_mapping (they never call unmap); tests and hosts that build
+// addresses from coordinates need the refinement. bit_field_mapping models both. (Until issue
+// 12 M2 was part of address_mapping; it moved to the refinement so that a placement stage with
+// a run-time page table — first touch, not invertible without a reverse table — can sit in
+// front of a controller's mapping.)
 //
 // memory_controller — a type C models it when:
 //   MC1. `typename C::params` is a default-constructible aggregate of its knobs; construction
@@ -192,7 +204,10 @@ concept m3_organisation = requires(const M& m) {
 };
 
 template <class M>
-concept address_mapping = m1_map<M> && m2_unmap<M> && m3_organisation<M>;
+concept address_mapping = m1_map<M> && m3_organisation<M>;
+
+template <class M>
+concept invertible_address_mapping = address_mapping<M> && m2_unmap<M>;
 
 namespace detail {
 struct completion_sink_archetype {
@@ -247,16 +262,23 @@ template <class C>
 concept memory_controller = mc1_params<C> && mc2_enqueue<C> && mc3_can_accept<C> &&
     mc4_advance_to<C> && mc5_next_event_cycle<C> && mc6_drain<C> && mc7_observers<C>;
 
-/// Fails to compile with one message per broken requirement (M1–M3).
+/// Fails to compile with one message per broken requirement (M1, M3).
 template <class M>
 consteval bool diagnose_mapping() {
     static_assert(m1_map<M>, "M1: m.map(byte_address) const must be noexcept and return "
                              "dram_address");
-    static_assert(m2_unmap<M>, "M2: m.unmap(const dram_address&) const must be noexcept and "
-                               "return byte_address");
     static_assert(m3_organisation<M>, "M3: m.organisation() const must return "
                                       "const dram_organisation&");
     return address_mapping<M>;
+}
+
+/// `diagnose_mapping<M>()` and then M2 (the invertible refinement).
+template <class M>
+consteval bool diagnose_invertible_mapping() {
+    static_assert(diagnose_mapping<M>());
+    static_assert(m2_unmap<M>, "M2: m.unmap(const dram_address&) const must be noexcept and "
+                               "return byte_address");
+    return invertible_address_mapping<M>;
 }
 
 /// Fails to compile with one message per broken requirement (MC1–MC7).
