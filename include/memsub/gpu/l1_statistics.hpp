@@ -1,0 +1,436 @@
+// memsub — GPU L1 statistics of ID-Cache's characterisation (seed 001 §3.1; spec id-cache.md,
+// "Statistics to keep"), as two observers a host feeds beside its cache:
+//
+// `l1_statistics` watches one cache's accesses and results (`record(access, result)`; blocks a
+// host removes itself, e.g. by a final flush, through `record_departure`) and counts:
+//  * hits, split (Fig. 3.9, §3.2.3: "Temporal hits signify the situation where all data that is
+//    reused on a particular access have been touched before. Spatial hits … all data that is
+//    being touched for the first time. … mixed hits … a part … has been touched before and the
+//    rest has not"). [resolution] "Touched before" = touched by an access since the bytes were
+//    brought into the cache (the fill counts as touching the bytes it requested), per byte;
+//  * full and partial misses (a partial miss found some requested bytes resident: variable-size
+//    blocks), bypassed misses, bytes fetched from the next level (`access_result::bytes_fetched`,
+//    the interconnect traffic);
+//  * zero-reuse departures (Fig. 3.2: "cache lines that are brought to the cache but never
+//    reused" — `evicted_block::reused` is false), over every block that leaves the cache except
+//    those superseded by a larger block of the same line (their bytes stay resident);
+//  * spatial utilisation at departure in 32 B granules, buckets 0–25 / 25–50 / 50–75 / 75–100 %
+//    (Fig. 3.3). A block's utilisation u = granules of the block holding a touched byte /
+//    granules of the block; bucket = max(0, ⌈4u⌉ − 1), so 1 of 4 granules is "0–25 %" and all
+//    of them "75–100 %". [resolution] For variable-size blocks (ALSI, static 32 / 64 B) u is per
+//    block, not per 128 B line: the fraction of what was fetched that was used.
+//    `evicted_block::touched_segments` cannot give this for a conventional cache (its one
+//    segment is the whole line), so the observer keeps its own record of the bytes touched in
+//    each resident line (a fixed open-addressing table sized from the cache's blocks).
+// Accesses must lie within one line (what gpu::coalescer::for_each_access delivers).
+//
+// `reuse_distance_profile` measures reuse distances of a line reference stream, per PC and per
+// (PC, divergence bin) (Figs. 3.6–3.8: median, 25th and 75th percentiles). [resolution, spec]
+// distance = distinct lines referenced in the same L1 set between two references to a line
+// (an LRU stack per set; 32 sets of 128 B lines by default); a first reference, or one whose
+// line fell more than `max_distance` lines down the stack, counts as "beyond" (reported as
+// max_distance + 1). Divergence bins as bypass::pc_divergence: d = 1 | 2–3 | 4–15 | ≥ 16. A host
+// calls `reference` once per line request of a warp instruction (not per sector run).
+// Neither observer allocates after construction.
+#pragma once
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+#include <memsub/core/access.hpp>
+#include <memsub/core/errors.hpp>
+#include <memsub/core/types.hpp>
+#include <memsub/replacement/concept.hpp>
+
+namespace memsub::gpu {
+
+using replacement::evicted_block;
+using replacement::eviction_reason;
+
+class l1_statistics {
+public:
+    struct params {
+        /// The cache's line size (at most 128: the touched-byte record has 128 bits per line).
+        std::uint32_t line_bytes = 128;
+        /// Utilisation granule (Fig. 3.3: 32 B).
+        std::uint32_t granule_bytes = 32;
+        /// The most blocks the cache can hold (sets × tag entries per set); the line record
+        /// has room for twice as many lines.
+        std::uint32_t max_resident_blocks = 32 * 16;
+    };
+    static constexpr std::size_t utilisation_buckets = 4;
+
+    struct counters {
+        std::uint64_t accesses = 0;
+        std::uint64_t temporal_hits = 0;
+        std::uint64_t spatial_hits = 0;
+        std::uint64_t mixed_hits = 0;
+        std::uint64_t full_misses = 0;
+        std::uint64_t partial_misses = 0;
+        /// Misses that inserted nothing (any bypass reason, write-no-allocate included).
+        std::uint64_t bypassed_misses = 0;
+        std::uint64_t blocks_inserted = 0;
+        std::uint64_t bytes_fetched = 0;
+        /// Blocks that left the cache (superseded ones excluded), and those never reused.
+        std::uint64_t departures = 0;
+        std::uint64_t zero_reuse_departures = 0;
+        std::array<std::uint64_t, utilisation_buckets> utilisation{};
+
+        [[nodiscard]] std::uint64_t hits() const noexcept {
+            return temporal_hits + spatial_hits + mixed_hits;
+        }
+        [[nodiscard]] std::uint64_t misses() const noexcept { return full_misses + partial_misses; }
+        [[nodiscard]] double hit_rate() const noexcept { return ratio(hits(), accesses); }
+        [[nodiscard]] double zero_reuse_fraction() const noexcept {
+            return ratio(zero_reuse_departures, departures);
+        }
+        /// Fraction of departures in utilisation bucket `b`.
+        [[nodiscard]] double utilisation_fraction(std::size_t b) const noexcept {
+            std::uint64_t n = 0;
+            for (const auto u : utilisation) n += u;
+            return ratio(utilisation[b], n);
+        }
+        /// Mean utilisation over departures, taking each bucket's upper edge (25, 50, 75,
+        /// 100 %): exact for 128 B lines in 32 B granules.
+        [[nodiscard]] double mean_utilisation() const noexcept {
+            std::uint64_t n = 0, weighted = 0;
+            for (std::size_t b = 0; b < utilisation_buckets; ++b) {
+                n += utilisation[b];
+                weighted += utilisation[b] * (b + 1);
+            }
+            return ratio(weighted, 4 * n);
+        }
+
+    private:
+        static double ratio(std::uint64_t a, std::uint64_t b) noexcept {
+            return b == 0 ? 0.0 : static_cast<double>(a) / static_cast<double>(b);
+        }
+    };
+
+    l1_statistics() : l1_statistics(params{}) {}
+    explicit l1_statistics(const params& p)
+        : line_shift_((validate(p), static_cast<std::uint32_t>(std::countr_zero(p.line_bytes))))
+        , granule_bytes_(p.granule_bytes)
+        , table_(std::bit_ceil(std::max<std::uint32_t>(4 * p.max_resident_blocks, 16))) {}
+
+    /// One access `a` and what the cache did with it (`cache.access(a)`'s result).
+    template <class Result>
+    void record(const memsub::access& a, const Result& r) noexcept {
+        ++c_.accesses;
+        c_.bytes_fetched += r.bytes_fetched;
+        const std::uint64_t line = a.address.value >> line_shift_;
+        const std::array<std::uint64_t, 2> touched = byte_mask(a);
+        if (r.hit) {
+            line_entry& e = find_or_add(line);
+            const std::uint64_t before = (e.touched[0] & touched[0]) | (e.touched[1] & touched[1]);
+            const bool all_before = (e.touched[0] & touched[0]) == touched[0] &&
+                                    (e.touched[1] & touched[1]) == touched[1];
+            if (all_before)
+                ++c_.temporal_hits;
+            else if (before == 0)
+                ++c_.spatial_hits;
+            else
+                ++c_.mixed_hits;
+            e.touched[0] |= touched[0];
+            e.touched[1] |= touched[1];
+            for (const evicted_block& b : r.evictions) record_departure(b); // write-evict
+            return;
+        }
+        ++(r.partial ? c_.partial_misses : c_.full_misses);
+        if (r.blocks_filled == 0) ++c_.bypassed_misses;
+        for (const evicted_block& b : r.evictions) record_departure(b);
+        if (r.blocks_filled != 0) {
+            c_.blocks_inserted += r.blocks_filled;
+            line_entry& e = find_or_add(line);
+            e.blocks += r.blocks_filled;
+            e.touched[0] |= touched[0];
+            e.touched[1] |= touched[1];
+        }
+    }
+
+    /// A block that left the cache (from an access's result, a flush or an invalidation).
+    void record_departure(const evicted_block& b) noexcept {
+        const std::uint64_t line = b.address.value >> line_shift_;
+        line_entry* e = find(line);
+        const std::uint32_t offset =
+            static_cast<std::uint32_t>(b.address.value & ((std::uint64_t{1} << line_shift_) - 1));
+        std::array<std::uint64_t, 2> block{};
+        set_range(block, offset, offset + b.bytes);
+        if (b.reason != eviction_reason::superseded) {
+            ++c_.departures;
+            if (!b.reused) ++c_.zero_reuse_departures;
+            std::uint32_t used = 0, granules = 0;
+            for (std::uint32_t g = offset; g < offset + b.bytes; g += granule_bytes_) {
+                ++granules;
+                std::array<std::uint64_t, 2> gm{};
+                set_range(gm, g, g + granule_bytes_);
+                if (e && ((e->touched[0] & gm[0]) | (e->touched[1] & gm[1])) != 0) ++used;
+            }
+            // bucket = max(0, ceil(4 * used / granules) - 1)
+            const std::uint32_t quarters = (4 * used + granules - 1) / granules;
+            ++c_.utilisation[quarters == 0 ? 0 : quarters - 1];
+            if (e) {
+                e->touched[0] &= ~block[0];
+                e->touched[1] &= ~block[1];
+            }
+        }
+        if (e && e->blocks <= 1)
+            erase(line); // its last resident block (or one the observer never saw filled)
+        else if (e)
+            --e->blocks;
+    }
+
+    [[nodiscard]] const counters& totals() const noexcept { return c_; }
+    /// Lines with at least one resident block, as the observer sees them.
+    [[nodiscard]] std::uint32_t tracked_lines() const noexcept { return size_; }
+
+private:
+    struct line_entry {
+        std::uint64_t key = 0; // line + 1; 0 = empty slot
+        std::array<std::uint64_t, 2> touched{};
+        std::uint32_t blocks = 0;
+    };
+
+    static void validate(const params& p) {
+        constexpr std::string_view c = "memsub::gpu::l1_statistics";
+        memsub::detail::require(std::has_single_bit(p.line_bytes) && p.line_bytes <= 128, c,
+                                "line_bytes", p.line_bytes, "must be a power of two <= 128");
+        memsub::detail::require(
+            std::has_single_bit(p.granule_bytes) && p.granule_bytes <= p.line_bytes, c,
+            "granule_bytes", p.granule_bytes, "must be a power of two <= line_bytes");
+        memsub::detail::require(p.max_resident_blocks >= 1 && p.max_resident_blocks <= (1u << 24),
+                                c, "max_resident_blocks", p.max_resident_blocks,
+                                "must be in 1..2^24");
+    }
+
+    /// Sets bits [lo, hi) of a 128-bit mask.
+    static void set_range(std::array<std::uint64_t, 2>& m, std::uint32_t lo,
+                          std::uint32_t hi) noexcept {
+        for (std::uint32_t w = 0; w < 2; ++w) {
+            const std::uint32_t a = std::max(lo, 64 * w), b = std::min(hi, 64 * w + 64);
+            if (a >= b) continue;
+            const std::uint32_t n = b - a;
+            const std::uint64_t bits = n == 64 ? ~std::uint64_t{0} : ((std::uint64_t{1} << n) - 1);
+            m[w] |= bits << (a - 64 * w);
+        }
+    }
+
+    [[nodiscard]] std::array<std::uint64_t, 2> byte_mask(const memsub::access& a) const noexcept {
+        const std::uint32_t line_bytes = 1u << line_shift_;
+        const auto offset = static_cast<std::uint32_t>(a.address.value & (line_bytes - 1));
+        const std::uint32_t size = a.size == 0 ? line_bytes : a.size;
+        std::array<std::uint64_t, 2> m{};
+        set_range(m, offset, std::min(offset + size, line_bytes)); // clipped to the line
+        return m;
+    }
+
+    [[nodiscard]] std::size_t slot_of(std::uint64_t line) const noexcept {
+        return static_cast<std::size_t>((line * 0x9e3779b97f4a7c15ULL) >> 20) & (table_.size() - 1);
+    }
+    line_entry* find(std::uint64_t line) noexcept {
+        for (std::size_t i = slot_of(line);; i = (i + 1) & (table_.size() - 1)) {
+            if (table_[i].key == line + 1) return &table_[i];
+            if (table_[i].key == 0) return nullptr;
+        }
+    }
+    line_entry& find_or_add(std::uint64_t line) noexcept {
+        std::size_t i = slot_of(line);
+        for (; table_[i].key != 0; i = (i + 1) & (table_.size() - 1))
+            if (table_[i].key == line + 1) return table_[i];
+        // The cache holds at most max_resident_blocks blocks, so the table (4x as many slots)
+        // never fills; a host that feeds a bigger cache only loses accuracy, never memory.
+        if (2 * (size_ + 1) > table_.size()) evict_any();
+        i = slot_of(line);
+        while (table_[i].key != 0) i = (i + 1) & (table_.size() - 1);
+        table_[i] = line_entry{line + 1, {}, 0};
+        ++size_;
+        return table_[i];
+    }
+    void evict_any() noexcept {
+        for (const line_entry& e : table_)
+            if (e.key != 0) {
+                erase(e.key - 1);
+                return;
+            }
+    }
+    /// Backward-shift deletion (linear probing keeps no tombstones).
+    void erase(std::uint64_t line) noexcept {
+        const std::size_t mask = table_.size() - 1;
+        std::size_t i = slot_of(line);
+        while (table_[i].key != line + 1) {
+            if (table_[i].key == 0) return;
+            i = (i + 1) & mask;
+        }
+        --size_;
+        for (std::size_t j = (i + 1) & mask;; j = (j + 1) & mask) {
+            if (table_[j].key == 0) break;
+            const std::size_t home = slot_of(table_[j].key - 1);
+            // Move j into the hole at i unless its home lies cyclically in (i, j].
+            const bool stays = i <= j ? (home > i && home <= j) : (home > i || home <= j);
+            if (stays) continue;
+            table_[i] = table_[j];
+            i = j;
+        }
+        table_[i] = line_entry{};
+    }
+
+    std::uint32_t line_shift_;
+    std::uint32_t granule_bytes_;
+    std::vector<line_entry> table_;
+    std::uint32_t size_ = 0;
+    counters c_{};
+};
+
+class reuse_distance_profile {
+public:
+    struct params {
+        std::uint32_t sets = 32;
+        std::uint32_t line_bytes = 128;
+        /// Distances above this are "beyond" (max_distance + 1).
+        std::uint32_t max_distance = 64;
+        /// Distinct PCs tracked; later ones share one "other PCs" row.
+        std::uint32_t max_pcs = 64;
+        /// As bypass::pc_divergence's bins: d < 2 | 2..3 | 4..15 | >= 16.
+        std::array<std::uint32_t, 3> divergence_bin_starts{2, 4, 16};
+    };
+    static constexpr std::uint32_t bins = 4;
+
+    struct summary {
+        std::uint64_t references = 0;
+        std::uint32_t p25 = 0, median = 0, p75 = 0;
+    };
+
+    reuse_distance_profile() : reuse_distance_profile(params{}) {}
+    explicit reuse_distance_profile(const params& p)
+        : p_((validate(p), p))
+        , line_shift_(static_cast<std::uint32_t>(std::countr_zero(p.line_bytes)))
+        , stacks_(std::size_t{p.sets} * p.max_distance + p.sets)
+        , depth_(p.sets, 0)
+        , pcs_(p.max_pcs + 1, 0)
+        , histogram_(std::size_t{p.max_pcs + 1} * bins * (p.max_distance + 2), 0) {}
+
+    /// One reference to the line holding `address` by instruction `pc` with divergence `d`;
+    /// returns its distance (max_distance + 1 = beyond).
+    std::uint32_t reference(std::uint64_t pc, std::uint32_t d, std::uint64_t address) noexcept {
+        const std::uint64_t line = address >> line_shift_;
+        const auto set = static_cast<std::uint32_t>(line % p_.sets);
+        std::uint64_t* stack = &stacks_[std::size_t{set} * (p_.max_distance + 1)];
+        std::uint32_t& depth = depth_[set];
+        std::uint32_t pos = 0;
+        while (pos < depth && stack[pos] != line) ++pos;
+        const std::uint32_t distance = pos < depth ? pos : p_.max_distance + 1;
+        // Move to the front (the stack keeps max_distance + 1 lines: distances 0..max).
+        std::uint32_t from = pos < depth ? pos : std::min(depth, p_.max_distance);
+        if (pos >= depth && depth <= p_.max_distance) ++depth;
+        for (; from > 0; --from) stack[from] = stack[from - 1];
+        stack[0] = line;
+        ++histogram_[index(pc_slot(pc), bin_of(d), distance)];
+        return distance;
+    }
+
+    /// Percentiles of one PC's distances over all divergence bins (nullopt: PC never seen).
+    [[nodiscard]] std::optional<summary> of_pc(std::uint64_t pc) const noexcept {
+        const auto s = find_pc(pc);
+        if (!s) return std::nullopt;
+        return summarise(*s, 0, bins);
+    }
+    /// Percentiles of one PC's distances with divergence bin `bin`.
+    [[nodiscard]] std::optional<summary> of_pc_bin(std::uint64_t pc,
+                                                   std::uint32_t bin) const noexcept {
+        const auto s = find_pc(pc);
+        if (!s || bin >= bins) return std::nullopt;
+        return summarise(*s, bin, bin + 1);
+    }
+    /// Every reference together (Fig. 3.6's per-application distribution).
+    [[nodiscard]] summary overall() const noexcept {
+        std::vector<std::uint64_t> counts(p_.max_distance + 2, 0);
+        for (std::uint32_t s = 0; s <= p_.max_pcs; ++s)
+            for (std::uint32_t b = 0; b < bins; ++b)
+                for (std::uint32_t d = 0; d <= p_.max_distance + 1; ++d)
+                    counts[d] += histogram_[index(s, b, d)];
+        return from_counts(counts);
+    }
+    /// The PCs seen, in first-seen order (at most max_pcs).
+    [[nodiscard]] std::vector<std::uint64_t> pcs() const {
+        return {pcs_.begin(), pcs_.begin() + used_pcs_};
+    }
+    [[nodiscard]] std::uint32_t bin_of(std::uint32_t d) const noexcept {
+        const auto& b = p_.divergence_bin_starts;
+        return static_cast<std::uint32_t>(d >= b[0]) + static_cast<std::uint32_t>(d >= b[1]) +
+               static_cast<std::uint32_t>(d >= b[2]);
+    }
+    [[nodiscard]] std::uint32_t beyond() const noexcept { return p_.max_distance + 1; }
+
+private:
+    static void validate(const params& p) {
+        constexpr std::string_view c = "memsub::gpu::reuse_distance_profile";
+        memsub::detail::require(p.sets >= 1, c, "sets", p.sets, "must be >= 1");
+        memsub::detail::require(std::has_single_bit(p.line_bytes), c, "line_bytes", p.line_bytes,
+                                "must be a power of two");
+        memsub::detail::require(p.max_distance >= 1 && p.max_distance <= 4096, c, "max_distance",
+                                p.max_distance, "must be in 1..4096");
+        memsub::detail::require(p.max_pcs >= 1 && p.max_pcs <= 4096, c, "max_pcs", p.max_pcs,
+                                "must be in 1..4096");
+        const auto& b = p.divergence_bin_starts;
+        memsub::detail::require(b[0] >= 2 && b[1] > b[0] && b[2] > b[1], c, "divergence_bin_starts",
+                                b[0], "must be strictly increasing, the first >= 2");
+    }
+    [[nodiscard]] std::size_t index(std::uint32_t slot, std::uint32_t bin,
+                                    std::uint32_t d) const noexcept {
+        return (std::size_t{slot} * bins + bin) * (p_.max_distance + 2) + d;
+    }
+    std::uint32_t pc_slot(std::uint64_t pc) noexcept {
+        for (std::uint32_t i = 0; i < used_pcs_; ++i)
+            if (pcs_[i] == pc) return i;
+        if (used_pcs_ < p_.max_pcs) {
+            pcs_[used_pcs_] = pc;
+            return used_pcs_++;
+        }
+        return p_.max_pcs; // "other PCs"
+    }
+    [[nodiscard]] std::optional<std::uint32_t> find_pc(std::uint64_t pc) const noexcept {
+        for (std::uint32_t i = 0; i < used_pcs_; ++i)
+            if (pcs_[i] == pc) return i;
+        return std::nullopt;
+    }
+    [[nodiscard]] summary summarise(std::uint32_t slot, std::uint32_t bin_lo,
+                                    std::uint32_t bin_hi) const {
+        std::vector<std::uint64_t> counts(p_.max_distance + 2, 0);
+        for (std::uint32_t b = bin_lo; b < bin_hi; ++b)
+            for (std::uint32_t d = 0; d <= p_.max_distance + 1; ++d)
+                counts[d] += histogram_[index(slot, b, d)];
+        return from_counts(counts);
+    }
+    /// The smallest distance whose cumulative count reaches q of the total (nearest rank).
+    static summary from_counts(const std::vector<std::uint64_t>& counts) {
+        summary s{};
+        for (const auto c : counts) s.references += c;
+        if (s.references == 0) return s;
+        const auto quantile = [&](std::uint64_t num, std::uint64_t den) {
+            const std::uint64_t rank = (s.references * num + den - 1) / den; // ceil, >= 1
+            std::uint64_t seen = 0;
+            for (std::uint32_t d = 0; d < counts.size(); ++d)
+                if ((seen += counts[d]) >= std::max<std::uint64_t>(rank, 1)) return d;
+            return static_cast<std::uint32_t>(counts.size() - 1);
+        };
+        s.p25 = quantile(1, 4);
+        s.median = quantile(1, 2);
+        s.p75 = quantile(3, 4);
+        return s;
+    }
+
+    params p_;
+    std::uint32_t line_shift_;
+    std::vector<std::uint64_t> stacks_;
+    std::vector<std::uint32_t> depth_;
+    std::vector<std::uint64_t> pcs_;
+    std::uint32_t used_pcs_ = 0;
+    std::vector<std::uint64_t> histogram_;
+};
+
+} // namespace memsub::gpu

@@ -1,0 +1,222 @@
+// memsub — the SIMT workload vocabulary: one warp memory instruction, and the device memory a
+// kernel's arrays live in.
+//
+// A warp instruction is what a GPU L1 sees from one SIMT load or store (seed 001 §3.1; spec
+// id-cache.md, "Inputs from the host"): the instruction's PC, the 32 lane addresses, the active
+// mask (lanes that execute it: inactive lanes are threads past the end of the data, or lanes
+// that took the other side of a branch or left a loop early), the kind and the per-lane access
+// size. gpu::coalescer turns it into line requests and the divergence degree d.
+//
+// Kernels own their arrays in a `device_memory`, so the bytes at every address a warp touches
+// are the kernel's real values at that point of the run (stores write them):
+// `device_memory::read` gives them to a later study (e.g. a compressed cache).
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <vector>
+
+#include <memsub/core/access.hpp>
+#include <memsub/core/errors.hpp>
+
+namespace memsub::workload::simt {
+
+/// Threads per warp (Table 3.1).
+inline constexpr std::uint32_t warp_lanes = 32;
+
+struct warp_instruction {
+    std::uint64_t pc = 0;
+    /// Lane i's address (meaningful only when bit i of `active_mask` is set).
+    std::array<std::uint64_t, warp_lanes> lanes{};
+    std::uint32_t active_mask = 0;
+    access_kind kind = access_kind::load;
+    /// Bytes each active lane reads or writes at its address.
+    std::uint32_t access_bytes = 4;
+    /// The warp waits for this load's data before it issues its next instruction (the next
+    /// instruction depends on it); independent loads issue back to back (greedy scheduling).
+    bool stalls = true;
+    // Where it came from (the scheduler fills these).
+    /// Kernel launch (0, 1, …) the instruction belongs to.
+    std::uint32_t launch = 0;
+    std::uint32_t sm = 0;
+    std::uint32_t cta = 0;
+    /// Warp index inside its CTA: thread (cta, warp_in_cta × 32 + lane).
+    std::uint32_t warp_in_cta = 0;
+    /// The warp's age (launch order over the whole run; GTO's "oldest").
+    std::uint64_t warp_age = 0;
+
+    [[nodiscard]] bool lane_active(std::uint32_t lane) const noexcept {
+        return ((active_mask >> lane) & 1u) != 0;
+    }
+};
+
+/// The flat address space of a kernel's arrays. Each array gets a 4 KB-aligned region with a
+/// 4 KB gap after it (so two arrays never share a line or a page). No allocation after setup:
+/// arrays are allocated when a kernel is built.
+class device_memory {
+public:
+    /// The first array's address.
+    static constexpr std::uint64_t base_address = 0x1000'0000;
+    static constexpr std::uint64_t region_alignment = 4096;
+
+    /// A typed view of one array: element i is at `address(i)`.
+    template <class T>
+    class array {
+        static_assert(std::is_trivially_copyable_v<T>);
+
+    public:
+        array() = default;
+        [[nodiscard]] std::uint64_t base() const noexcept { return base_; }
+        [[nodiscard]] std::size_t size() const noexcept { return count_; }
+        [[nodiscard]] std::uint64_t address(std::size_t i) const noexcept {
+            return base_ + i * sizeof(T);
+        }
+        [[nodiscard]] T get(std::size_t i) const noexcept {
+            T v;
+            std::memcpy(&v, bytes_ + i * sizeof(T), sizeof(T));
+            return v;
+        }
+        void set(std::size_t i, T v) noexcept {
+            std::memcpy(bytes_ + i * sizeof(T), &v, sizeof(T));
+        }
+
+    private:
+        friend class device_memory;
+        array(std::uint64_t base, std::size_t count, std::byte* bytes)
+            : base_(base)
+            , count_(count)
+            , bytes_(bytes) {}
+        std::uint64_t base_ = 0;
+        std::size_t count_ = 0;
+        std::byte* bytes_ = nullptr;
+    };
+
+    device_memory() = default;
+    // Array views point into the regions: copying would leave them pointing at the original.
+    device_memory(const device_memory&) = delete;
+    device_memory& operator=(const device_memory&) = delete;
+    device_memory(device_memory&&) = default;
+    device_memory& operator=(device_memory&&) = default;
+
+    /// A zero-filled array of `count` elements named `name` (the name appears in `region_of`).
+    template <class T>
+    array<T> allocate(std::string_view name, std::size_t count) {
+        const std::uint64_t base = next_;
+        const std::size_t bytes = count * sizeof(T);
+        regions_.push_back(region{std::string(name), base, std::vector<std::byte>(bytes)});
+        next_ = align_up(base + bytes) + region_alignment;
+        return array<T>(base, count, regions_.back().bytes.data());
+    }
+
+    /// Copies the bytes at [address, address + out.size()) into `out`; addresses no array
+    /// covers read as zero (a line may run past an array's end). O(arrays).
+    void read(std::uint64_t address, std::span<std::byte> out) const noexcept {
+        std::memset(out.data(), 0, out.size());
+        const std::uint64_t end = address + out.size();
+        for (const region& r : regions_) {
+            const std::uint64_t r_end = r.base + r.bytes.size();
+            const std::uint64_t lo = address > r.base ? address : r.base;
+            const std::uint64_t hi = end < r_end ? end : r_end;
+            if (lo < hi)
+                std::memcpy(out.data() + (lo - address), r.bytes.data() + (lo - r.base), hi - lo);
+        }
+    }
+
+    /// The name of the array holding `address`, or "" if none does.
+    [[nodiscard]] std::string_view region_of(std::uint64_t address) const noexcept {
+        for (const region& r : regions_)
+            if (address >= r.base && address < r.base + r.bytes.size()) return r.name;
+        return {};
+    }
+
+    /// Bytes of all arrays.
+    [[nodiscard]] std::uint64_t footprint_bytes() const noexcept {
+        std::uint64_t n = 0;
+        for (const region& r : regions_) n += r.bytes.size();
+        return n;
+    }
+
+private:
+    struct region {
+        std::string name;
+        std::uint64_t base;
+        std::vector<std::byte> bytes;
+    };
+    static constexpr std::uint64_t align_up(std::uint64_t a) noexcept {
+        return (a + region_alignment - 1) & ~(region_alignment - 1);
+    }
+
+    std::vector<region> regions_;
+    std::uint64_t next_ = base_address;
+};
+
+/// The shape of one kernel launch: `ctas` CTAs of `threads_per_cta` threads.
+struct launch_shape {
+    std::uint32_t ctas = 0;
+    std::uint32_t threads_per_cta = 0;
+};
+
+/// Where a warp sits in its launch (what a kernel's per-thread code derives thread ids from).
+struct warp_origin {
+    std::uint32_t cta = 0;
+    std::uint32_t warp_in_cta = 0;
+    std::uint32_t threads_per_cta = 0;
+
+    /// Lanes that are threads of the CTA (the last warp of a CTA may be partial).
+    [[nodiscard]] constexpr std::uint32_t existing_lanes() const noexcept {
+        const std::uint32_t first = warp_in_cta * warp_lanes;
+        const std::uint32_t n =
+            threads_per_cta - first < warp_lanes ? threads_per_cta - first : warp_lanes;
+        return n == warp_lanes ? ~0u : (1u << n) - 1u;
+    }
+    /// Thread index inside the CTA of `lane`.
+    [[nodiscard]] constexpr std::uint32_t thread_in_cta(std::uint32_t lane) const noexcept {
+        return warp_in_cta * warp_lanes + lane;
+    }
+    /// blockIdx.x × blockDim.x + threadIdx.x for a 1D launch.
+    [[nodiscard]] constexpr std::uint64_t global_thread(std::uint32_t lane) const noexcept {
+        return std::uint64_t{cta} * threads_per_cta + thread_in_cta(lane);
+    }
+};
+
+/// Fills the instruction fields a kernel sets; `address(lane)` gives each active lane's address.
+template <class AddressOf>
+void emit(warp_instruction& out, std::uint64_t pc, access_kind kind, std::uint32_t bytes,
+          std::uint32_t mask, bool stalls, AddressOf&& address) {
+    out.pc = pc;
+    out.kind = kind;
+    out.access_bytes = bytes;
+    out.active_mask = mask;
+    out.stalls = stalls;
+    for (std::uint32_t m = mask; m != 0; m &= m - 1) {
+        const auto lane = static_cast<std::uint32_t>(std::countr_zero(m));
+        out.lanes[lane] = address(lane);
+    }
+}
+
+/// Calls `fn(lane)` for every lane of `mask`, lowest first.
+template <class Fn>
+void for_lanes(std::uint32_t mask, Fn&& fn) {
+    for (std::uint32_t m = mask; m != 0; m &= m - 1)
+        fn(static_cast<std::uint32_t>(std::countr_zero(m)));
+}
+
+/// The lanes of `candidates` for which `pred(lane)` holds.
+template <class Pred>
+[[nodiscard]] std::uint32_t lanes_where(std::uint32_t candidates, Pred&& pred) {
+    std::uint32_t mask = 0;
+    for (std::uint32_t m = candidates; m != 0; m &= m - 1) {
+        const auto lane = static_cast<std::uint32_t>(std::countr_zero(m));
+        if (pred(lane)) mask |= 1u << lane;
+    }
+    return mask;
+}
+
+} // namespace memsub::workload::simt
