@@ -59,6 +59,14 @@ public:
         , alignment_bits_(p.pc_alignment_bits)
         , bin_starts_(p.divergence_bin_starts) {}
     explicit pc_divergence(const geometry& g) : pc_divergence(g, params{}) {}
+    /// The offline-trained variant (§3.2.2): the counters of `t` (bypass/offline_trainer.hpp);
+    /// a frozen table never learns online. config_error when `t` does not fit the params.
+    pc_divergence(const geometry& g, const params& p, const trained_table& t)
+        : pc_divergence(g, p) {
+        load(t);
+    }
+
+    static constexpr std::string_view component = "memsub::bypass::pc_divergence";
 
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "pc_divergence"; }
 
@@ -75,8 +83,6 @@ public:
     }
 
 private:
-    static constexpr std::string_view component = "memsub::bypass::pc_divergence";
-
     static void validate(const params& p) {
         using memsub::detail::require;
         detail::validate_pc_params(p.pc_index_bits, p.pc_alignment_bits, component);

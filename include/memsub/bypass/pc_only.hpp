@@ -49,6 +49,11 @@ public:
         , index_bits_(p.pc_index_bits)
         , alignment_bits_(p.pc_alignment_bits) {}
     explicit pc_only(const geometry& g) : pc_only(g, params{}) {}
+    /// The offline-trained variant (§3.2.2): the counters of `t` (bypass/offline_trainer.hpp);
+    /// a frozen table never learns online. config_error when `t` does not fit the params.
+    pc_only(const geometry& g, const params& p, const trained_table& t) : pc_only(g, p) { load(t); }
+
+    static constexpr std::string_view component = "memsub::bypass::pc_only";
 
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "pc_only"; }
 
@@ -58,8 +63,6 @@ public:
     }
 
 private:
-    static constexpr std::string_view component = "memsub::bypass::pc_only";
-
     std::uint32_t index_bits_;
     std::uint32_t alignment_bits_;
 };

@@ -36,6 +36,7 @@
 #include <vector>
 
 #include <memsub/bypass/concept.hpp>
+#include <memsub/bypass/trained_table.hpp>
 #include <memsub/core/errors.hpp>
 #include <memsub/core/geometry.hpp>
 #include <memsub/core/types.hpp>
@@ -79,8 +80,27 @@ public:
         }
         return true;
     }
+    /// Replaces the counters with a trained table's (index bits must match; config_error
+    /// naming `component` otherwise); a frozen table stops learning.
+    void load(const trained_table& t, std::string_view component) {
+        memsub::detail::require(t.index_bits == index_bits_, component, "trained_table.index_bits",
+                                t.index_bits, "must equal the predictor's table index bits");
+        memsub::detail::require(t.counters.size() == table_.size(), component,
+                                "trained_table.counters.size()", t.counters.size(),
+                                "must be 2^index_bits");
+        for (std::size_t i = 0; i < table_.size(); ++i) {
+            memsub::detail::require(t.counters[i] <= counter_max_, component,
+                                    "trained_table.counters[i]", t.counters[i],
+                                    "must fit in counter_bits");
+            table_[i] = t.counters[i];
+        }
+        frozen_ = t.frozen;
+    }
+    [[nodiscard]] bool frozen() const noexcept { return frozen_; }
+
     /// Algorithm 3, status HIT.
     void on_hit(set_index s, entry_index e, std::uint32_t hitting_index) noexcept {
+        if (frozen_) return;
         const std::uint32_t i =
             train_hit_on_ == hit_training::inserting ? inserted_by_[slot(s, e)] : hitting_index;
         std::uint8_t& c = table_[i];
@@ -92,7 +112,7 @@ public:
     }
     /// Algorithm 3, status EVICT (replacement evictions only; see above).
     void on_evict(set_index s, entry_index e, const evicted_block& b) noexcept {
-        if (b.reason != replacement::eviction_reason::replacement || b.reused) return;
+        if (frozen_ || b.reason != replacement::eviction_reason::replacement || b.reused) return;
         std::uint8_t& c = table_[inserted_by_[slot(s, e)]];
         c = static_cast<std::uint8_t>(c - (c != 0));
     }
@@ -135,6 +155,7 @@ private:
     std::uint32_t sample_rate_;
     std::uint32_t sample_count_ = 0;
     hit_training train_hit_on_;
+    bool frozen_ = false; ///< a frozen trained table (offline): no online training
     std::uint32_t entries_;
     std::vector<std::uint8_t> table_;
     std::vector<std::uint16_t> inserted_by_;
@@ -174,6 +195,8 @@ public:
         table_.on_evict(s, e, b);
     }
     [[nodiscard]] std::uint64_t storage_bits() const noexcept { return table_.storage_bits(); }
+    /// Loads an offline-trained table (bypass/offline_trainer.hpp).
+    void load(const trained_table& t) { table_.load(t, Derived::component); }
     /// The counter an access would be predicted with.
     [[nodiscard]] std::uint32_t counter(const access& a) const noexcept {
         return table_.counter(index(a));
