@@ -17,6 +17,9 @@
 #include <memsub/linesize/all.hpp>
 #include <memsub/memory/bit_field_mapping.hpp>
 #include <memsub/memory/flat_memory.hpp>
+#include <memsub/memory/fr_fcfs.hpp>
+#include <memsub/memory/open_page.hpp>
+#include <memsub/memory/timeout_adaptive.hpp>
 #include <memsub/replacement/all.hpp>
 #include <memsub/testing/archetypes.hpp>
 #include <memsub/trace/lackey_reader.hpp>
@@ -273,9 +276,117 @@ static_assert(tr_failures<reader_t<7>>() == bit(7));
 static_assert(trace::diagnose<trace::lackey_reader>());
 static_assert(trace::diagnose<reader_t<0>>());
 
+// ------------------------------------------------------------------ memory: S and RP
+
+/// A request scheduler that breaks requirement `Broken` (S1–S4 = 1–4).
+template <int Broken>
+struct scheduler_t {
+    struct params {};
+    scheduler_t(const params&, std::uint32_t) requires(Broken != 1) {}
+    template <class View>
+    memory::selection select(std::size_t, const View&) noexcept(Broken != 2) {
+        return {};
+    }
+    template <class View>
+    void on_selected(const View&, std::size_t) noexcept(Broken != 3) {}
+    std::string_view name() const requires(Broken != 4) { return "t"; }
+};
+
+template <class S>
+constexpr unsigned s_failures() {
+    using namespace memory;
+    return (s1_params<S> ? 0 : bit(1)) | (s2_select<S> ? 0 : bit(2)) |
+           (s3_on_selected<S> ? 0 : bit(3)) | (s4_name<S> ? 0 : bit(4));
+}
+
+static_assert(s_failures<scheduler_t<0>>() == 0);
+static_assert(s_failures<scheduler_t<1>>() == bit(1));
+static_assert(s_failures<scheduler_t<2>>() == bit(2));
+static_assert(s_failures<scheduler_t<3>>() == bit(3));
+static_assert(s_failures<scheduler_t<4>>() == bit(4));
+static_assert(memory::diagnose_scheduler<scheduler_t<0>>());
+
+/// A row policy that breaks requirement `Broken` (RP1–RP4 = 1–4).
+template <int Broken>
+struct row_policy_t {
+    struct some_params {};
+    struct no_default {
+        explicit no_default(int) {}
+    };
+    using params = std::conditional_t<Broken == 1, no_default, some_params>;
+    row_policy_t(const params&, std::uint32_t) {}
+    std::uint64_t close_at(std::uint32_t, std::uint64_t) noexcept requires(Broken != 2) {
+        return never;
+    }
+    int close_at(std::uint32_t, std::uint64_t) noexcept requires(Broken == 2) { return 0; }
+    void observe(std::uint32_t, memory::row_class, bool) noexcept(Broken != 3) {}
+    std::string_view name() const requires(Broken != 4) { return "t"; }
+};
+
+template <class P>
+constexpr unsigned rp_failures() {
+    using namespace memory;
+    return (rp1_params<P> ? 0 : bit(1)) | (rp2_close_at<P> ? 0 : bit(2)) |
+           (rp3_observe<P> ? 0 : bit(3)) | (rp4_name<P> ? 0 : bit(4));
+}
+
+static_assert(rp_failures<row_policy_t<0>>() == 0);
+static_assert(rp_failures<row_policy_t<1>>() == bit(1));
+static_assert(rp_failures<row_policy_t<2>>() == bit(2));
+static_assert(rp_failures<row_policy_t<3>>() == bit(3));
+static_assert(rp_failures<row_policy_t<4>>() == bit(4));
+static_assert(memory::diagnose_row_policy<memory::open_page>());
+static_assert(memory::diagnose_row_policy<memory::timeout_adaptive>());
+
+// ------------------------------------------------------------------ dueling candidates (D)
+
+/// A dueling candidate that breaks requirement `Broken` (D1–D7 = 1–7).
+template <int Broken>
+struct dual_t {
+    struct some_params {};
+    struct no_default {
+        explicit no_default(int) {}
+    };
+    using params = std::conditional_t<Broken == 1, no_default, some_params>;
+    dual_t(const geometry&, const params&) requires(Broken != 2) {}
+    void on_hit(set_index, entry_index, const memsub::access&,
+                std::uint32_t) noexcept(Broken != 3) {}
+    void on_insert(set_index, entry_index, const memsub::access&,
+                   std::uint32_t) noexcept(Broken != 4) {}
+    void on_evict(set_index, entry_index, const replacement::eviction_info&) noexcept(Broken != 5) {
+    }
+    entry_index victim(set_index, entry_mask, const memsub::access&, std::uint32_t) noexcept
+        requires(Broken != 6) {
+        return entry_index{0};
+    }
+    std::string_view name() const requires(Broken != 7) { return "t"; }
+};
+
+template <class D>
+constexpr unsigned d_failures() {
+    using namespace replacement;
+    return (d1_params<D> ? 0 : bit(1)) | (d2_constructible<D> ? 0 : bit(2)) |
+           (d3_on_hit<D> ? 0 : bit(3)) | (d4_on_insert<D> ? 0 : bit(4)) |
+           (d5_on_evict<D> ? 0 : bit(5)) | (d6_victim<D> ? 0 : bit(6)) | (d7_name<D> ? 0 : bit(7));
+}
+
+static_assert(d_failures<dual_t<0>>() == 0);
+static_assert(d_failures<dual_t<1>>() == bit(1));
+static_assert(d_failures<dual_t<2>>() == bit(2));
+static_assert(d_failures<dual_t<3>>() == bit(3));
+static_assert(d_failures<dual_t<4>>() == bit(4));
+static_assert(d_failures<dual_t<5>>() == bit(5));
+static_assert(d_failures<dual_t<6>>() == bit(6));
+static_assert(d_failures<dual_t<7>>() == bit(7));
+static_assert(replacement::diagnose_dueling_candidate<replacement::rrip_dual>());
+static_assert(replacement::diagnose_dueling_candidate<dual_t<0>>());
+
 } // namespace
 
 TEST_CASE("concept labels: each broken archetype fails exactly its sub-concept") {
+    CHECK(s_failures<scheduler_t<2>>() == bit(2));
+    CHECK(rp_failures<row_policy_t<3>>() == bit(3));
+    CHECK(d_failures<dual_t<6>>() == bit(6));
     // The checks are the static_asserts above; this case records that they compiled.
     CHECK(r_failures<testing::broken_policy_no_evict>() == bit(5));
     CHECK(b_failures<testing::broken_predictor_throwing>() == bit(3));

@@ -1,7 +1,8 @@
 // memsub — the `row_policy` concept: when a bank closes (precharges) its open row.
 // Policies: open_page.hpp, closed_page.hpp, timeout_adaptive.hpp.
 //
-// Concept `row_policy` — a type P models it when:
+// Concept `row_policy` — a type P models it when (one sub-concept each, rp1_params …
+// rp4_name; `diagnose_row_policy<P>()` names the broken ones):
 //   RP1. `typename P::params` is a default-constructible aggregate; `P(params, banks)` builds the
 //        policy for `banks` banks in total (all channels); it may throw `config_error`.
 //   RP2. `p.close_at(bank, data_end_cycle)` noexcept -> cycle: after a column access to `bank`
@@ -27,15 +28,40 @@
 
 namespace memsub::memory {
 
+// One concept per requirement (labels: testing/contract.hpp); `diagnose_row_policy<P>()` names
+// the broken ones.
 template <class P>
-concept row_policy = std::default_initializable<typename P::params> && // RP1
-    std::constructible_from<P, const typename P::params&, std::uint32_t> &&
-    requires(P& p, const P& cp, std::uint32_t bank, std::uint64_t t, row_class c) {
+concept rp1_params = std::default_initializable<typename P::params> &&
+    std::constructible_from<P, const typename P::params&, std::uint32_t>;
+template <class P>
+concept rp2_close_at = requires(P& p, std::uint32_t bank, std::uint64_t t) {
     { p.close_at(bank, t) }
-    noexcept->std::same_as<std::uint64_t>; // RP2
-    { p.observe(bank, c, true) }
-    noexcept;                                               // RP3
-    { cp.name() } -> std::convertible_to<std::string_view>; // RP4
+    noexcept->std::same_as<std::uint64_t>;
 };
+template <class P>
+concept rp3_observe = requires(P& p, std::uint32_t bank, row_class c) {
+    { p.observe(bank, c, true) }
+    noexcept;
+};
+template <class P>
+concept rp4_name = requires(const P& p) {
+    { p.name() } -> std::convertible_to<std::string_view>;
+};
+
+template <class P>
+concept row_policy = rp1_params<P> && rp2_close_at<P> && rp3_observe<P> && rp4_name<P>;
+
+/// Fails to compile with one message per broken requirement (RP1–RP4).
+template <class P>
+consteval bool diagnose_row_policy() {
+    static_assert(rp1_params<P>, "RP1: P::params must be default-constructible and P "
+                                 "constructible from (const P::params&, std::uint32_t banks)");
+    static_assert(rp2_close_at<P>, "RP2: p.close_at(bank, data_end_cycle) must be noexcept and "
+                                   "return std::uint64_t");
+    static_assert(rp3_observe<P>, "RP3: p.observe(bank, row_class, bool) must be noexcept");
+    static_assert(rp4_name<P>, "RP4: p.name() const must return something convertible to "
+                               "std::string_view");
+    return row_policy<P>;
+}
 
 } // namespace memsub::memory

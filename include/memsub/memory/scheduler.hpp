@@ -1,6 +1,7 @@
 // memsub — the `request_scheduler` concept of shared-queue controllers (fcfs.hpp, fr_fcfs.hpp).
 //
-// Concept `request_scheduler` — a type S models it when:
+// Concept `request_scheduler` — a type S models it when (one sub-concept each, s1_params …
+// s4_name; `diagnose_scheduler<S>()` names the broken ones):
 //   S1. `typename S::params` is a default-constructible aggregate; `S(params, banks)` builds the
 //       state of one channel with `banks` banks (it may throw `config_error`).
 //   S2. `s.select(n, view)` noexcept -> `selection`: choose among the `n` queued requests of one
@@ -47,15 +48,39 @@ struct queue_view_archetype {
 };
 } // namespace detail
 
+// One concept per requirement (labels: testing/contract.hpp); `diagnose_scheduler<S>()` names
+// the broken ones.
 template <class S>
-concept request_scheduler = std::default_initializable<typename S::params> && // S1
-    std::constructible_from<S, const typename S::params&, std::uint32_t> &&
-    requires(S& s, const S& cs, std::size_t n, const detail::queue_view_archetype& v) {
+concept s1_params = std::default_initializable<typename S::params> &&
+    std::constructible_from<S, const typename S::params&, std::uint32_t>;
+template <class S>
+concept s2_select = requires(S& s, std::size_t n, const detail::queue_view_archetype& v) {
     { s.select(n, v) }
-    noexcept->std::same_as<selection>; // S2
-    { s.on_selected(v, n) }
-    noexcept;                                               // S3
-    { cs.name() } -> std::convertible_to<std::string_view>; // S4
+    noexcept->std::same_as<selection>;
 };
+template <class S>
+concept s3_on_selected = requires(S& s, std::size_t n, const detail::queue_view_archetype& v) {
+    { s.on_selected(v, n) }
+    noexcept;
+};
+template <class S>
+concept s4_name = requires(const S& s) {
+    { s.name() } -> std::convertible_to<std::string_view>;
+};
+
+template <class S>
+concept request_scheduler = s1_params<S> && s2_select<S> && s3_on_selected<S> && s4_name<S>;
+
+/// Fails to compile with one message per broken requirement (S1–S4).
+template <class S>
+consteval bool diagnose_scheduler() {
+    static_assert(s1_params<S>, "S1: S::params must be default-constructible and S constructible "
+                                "from (const S::params&, std::uint32_t banks)");
+    static_assert(s2_select<S>, "S2: s.select(n, view) must be noexcept and return selection");
+    static_assert(s3_on_selected<S>, "S3: s.on_selected(view, index) must be noexcept");
+    static_assert(s4_name<S>, "S4: s.name() const must return something convertible to "
+                              "std::string_view");
+    return request_scheduler<S>;
+}
 
 } // namespace memsub::memory

@@ -72,26 +72,62 @@ concept dual_sized_victim = requires(D& d, set_index s, entry_mask m, const acce
     noexcept->std::same_as<entry_index>;
 };
 
+// One concept per requirement (labels: testing/contract.hpp); `diagnose_dueling_candidate<D>()`
+// names the broken ones.
 template <class D>
-concept dueling_candidate = std::default_initializable<typename D::params> &&
-    std::constructible_from<D, const geometry&, const typename D::params&> &&
-    requires(D& d, const D& cd, set_index s, entry_index e, entry_mask m, const access& a,
-             const eviction_info& info, std::uint32_t side) {
+concept d1_params = std::default_initializable<typename D::params>;
+template <class D>
+concept d2_constructible = std::constructible_from<D, const geometry&, const typename D::params&>;
+template <class D>
+concept d3_on_hit = requires(D& d, set_index s, entry_index e, const access& a,
+                             std::uint32_t side) {
     { d.on_hit(s, e, a, side) }
     noexcept;
+};
+template <class D>
+concept d4_on_insert = dual_sized_on_insert<D> ||
+    requires(D& d, set_index s, entry_index e, const access& a, std::uint32_t side) {
+    { d.on_insert(s, e, a, side) }
+    noexcept;
+};
+template <class D>
+concept d5_on_evict = requires(D& d, set_index s, entry_index e, const eviction_info& info) {
     { d.on_evict(s, e, info) }
     noexcept;
-    { cd.name() } -> std::convertible_to<std::string_view>;
-} &&(dual_sized_on_insert<D> ||
-     requires(D & d, set_index s, entry_index e, const access& a, std::uint32_t side) {
-         { d.on_insert(s, e, a, side) }
-         noexcept;
-     }) &&
-    (dual_sized_victim<D> ||
-     requires(D & d, set_index s, entry_mask m, const access& a, std::uint32_t side) {
-         { d.victim(s, m, a, side) }
-         noexcept->std::same_as<entry_index>;
-     });
+};
+template <class D>
+concept d6_victim = dual_sized_victim<D> ||
+    requires(D& d, set_index s, entry_mask m, const access& a, std::uint32_t side) {
+    { d.victim(s, m, a, side) }
+    noexcept->std::same_as<entry_index>;
+};
+template <class D>
+concept d7_name = requires(const D& d) {
+    { d.name() } -> std::convertible_to<std::string_view>;
+};
+
+template <class D>
+concept dueling_candidate = d1_params<D> && d2_constructible<D> && d3_on_hit<D> &&
+    d4_on_insert<D> && d5_on_evict<D> && d6_victim<D> && d7_name<D>;
+
+/// Fails to compile with one message per broken requirement (D1–D7).
+template <class D>
+consteval bool diagnose_dueling_candidate() {
+    static_assert(d1_params<D>, "D1: D::params must be default-constructible");
+    static_assert(d2_constructible<D>, "D2: D must be constructible from (const geometry&, "
+                                       "const D::params&)");
+    static_assert(d3_on_hit<D>, "D3: d.on_hit(set, entry, access, side) must be noexcept");
+    static_assert(d4_on_insert<D>, "D4: d.on_insert(set, entry, access, side) or the size-aware "
+                                   "on_insert(set, entry, access, insert_info, side) must be "
+                                   "noexcept");
+    static_assert(d5_on_evict<D>, "D5: d.on_evict(set, entry, eviction_info) must be noexcept");
+    static_assert(d6_victim<D>, "D6: d.victim(set, eligible, access, side) or the size-aware "
+                                "victim(set, eligible, access, room_request, side) must be "
+                                "noexcept and return entry_index");
+    static_assert(d7_name<D>, "D7: d.name() const must return something convertible to "
+                              "std::string_view");
+    return dueling_candidate<D>;
+}
 
 template <class D>
 concept dual_observes_misses = requires(D& d, set_index s, const access& a, std::uint32_t side) {

@@ -65,13 +65,12 @@
 //   trace_reader         trace/concept.hpp             TR1–TR7
 //   placement_policy     placement/concept.hpp         PL1–PL5       PLI1 (3)     PP1–PP4
 //   cta_scheduler        cta/concept.hpp               CT1–CT6                    CTP1–CTP4
+//   topology             topology/concept.hpp          N1–N6
 //   contract checks      testing/contract.hpp          K1–K8
 //   (1) the refinement `invertible_compressor`. (2) the refinement `invertible_address_mapping`.
 //   (3) the refinement `invertible_placement`.
-// The replacement, bypass, line-size, compression, memory (mapping, controller), trace,
-// placement and CTA-scheduler concepts have one sub-concept per requirement and a
-// `diagnose…<T>()` that names the broken ones in its static_assert messages (dueling_candidate,
-// request_scheduler, row_policy are single concepts).
+// Every concept family has one sub-concept per requirement and a `diagnose…<T>()` that names
+// the broken ones in its static_assert messages.
 // Labels of the spec documents (compressors.md's G1–G7, §2.2 B1/B2, §4.2 vectors V1–V6, C1/C2 and
 // S1/S2, its P-… pitfalls; system-policies.md's G2.x and G4.x) are cited with "spec" or a § and are
 // not memsub's.
