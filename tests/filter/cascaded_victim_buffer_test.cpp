@@ -1,0 +1,80 @@
+// ReMAP's cascaded victim buffer: shift timing every E/3 insertions, PERD classes by stage.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <string>
+
+#include <memsub/core/errors.hpp>
+#include <memsub/filter/all.hpp>
+
+using memsub::filter::cascaded_victim_buffer;
+using memsub::filter::reuse_distance;
+
+TEST_CASE("victim buffer: E = entries per set x sets, a stage holds floor(E/3), c bits each") {
+    const cascaded_victim_buffer b(1024, {});  // ReMAP-16 on 1024 sets
+    CHECK(b.stage_entries() == 16 * 1024 / 3); // 5461
+    CHECK(b.storage_bits() == 3ull * 10 * 5461);
+    const cascaded_victim_buffer eight(1024, {.entries_per_set = 8});
+    CHECK(eight.stage_entries() == 8 * 1024 / 3);
+    const cascaded_victim_buffer paper(1024, {.stage_entries = 5 * 1024});
+    CHECK(paper.storage_bits() == 153'600); // 18.75 KB
+    CHECK(paper.storage_bits() == 18.75 * 1024 * 8);
+    const cascaded_victim_buffer tiny(1, {.entries_per_set = 2});
+    CHECK(tiny.stage_entries() == 1); // at least one
+}
+
+TEST_CASE("victim buffer: stages shift right after every E/3-th insertion") {
+    cascaded_victim_buffer b(4, {.entries_per_set = 3}); // E = 12, E/3 = 4
+    REQUIRE(b.stage_entries() == 4);
+    for (std::uint64_t i = 1; i <= 3; ++i) {
+        b.insert(100 + i);
+        CHECK(b.shifts() == 0);
+        CHECK(b.pending_in_stage1() == i);
+    }
+    b.insert(104); // the fourth insertion shifts
+    CHECK(b.shifts() == 1);
+    CHECK(b.pending_in_stage1() == 0);
+    CHECK(b.stage(0).inserted() == 0);
+    CHECK(b.stage(1).inserted() == 4);
+    for (std::uint64_t i = 0; i < 8; ++i) b.insert(200 + i);
+    CHECK(b.shifts() == 3);
+    CHECK(b.stage(1).inserted() == 4);
+    CHECK(b.stage(2).inserted() == 4);
+}
+
+TEST_CASE("victim buffer: PERD near / intermediate / far / distant by how many shifts ago") {
+    // E/3 = 4. Insert a, then 3 fillers: shift 1 (a is now in stage 2) ...
+    cascaded_victim_buffer b(4, {.entries_per_set = 3});
+    CHECK(b.classify(1) == reuse_distance::distant); // never evicted
+    b.insert(1);
+    CHECK(b.classify(1) == reuse_distance::near);
+    CHECK(static_cast<int>(b.classify(1)) == 3);
+    for (std::uint64_t i = 0; i < 3; ++i) b.insert(1000 + i); // 4th insertion: shift
+    CHECK(b.classify(1) == reuse_distance::intermediate);
+    for (std::uint64_t i = 0; i < 4; ++i) b.insert(2000 + i);
+    CHECK(b.classify(1) == reuse_distance::far);
+    for (std::uint64_t i = 0; i < 4; ++i) b.insert(3000 + i);
+    CHECK(b.classify(1) == reuse_distance::distant); // stage 3 was discarded
+    // Youngest stage wins: an address in stage 3 and stage 1 is near.
+    b.insert(3000);
+    CHECK(b.classify(3000) == reuse_distance::near);
+    b.clear();
+    CHECK(b.classify(3000) == reuse_distance::distant);
+}
+
+TEST_CASE("victim buffer: bad parameters throw config_error naming the buffer") {
+    auto param = [](std::uint32_t sets, cascaded_victim_buffer::params p) -> std::string {
+        try {
+            cascaded_victim_buffer b(sets, p);
+        } catch (const memsub::config_error& e) {
+            CHECK(e.component() == "memsub::filter::cascaded_victim_buffer");
+            return e.parameter();
+        }
+        return "<none>";
+    };
+    CHECK(param(0, {}) == "sets");
+    CHECK(param(16, {.entries_per_set = 0}) == "entries_per_set");
+    CHECK(param(16, {.bits_per_entry = 0}) == "bits_per_entry");
+    CHECK(param(16, {.hashes = 0}) == "hashes");
+    CHECK(param(16, {}) == "<none>");
+}
