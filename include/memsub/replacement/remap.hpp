@@ -1,0 +1,351 @@
+// memsub — ReMAP: reuse- and memory-access-cost-aware eviction for shared LLCs.
+//
+// Citation: seed 001 (dissertation) Chapter 2: §2.2 (Eq. 2.3, Algorithms 1 and 2), §2.2.2 / §2.2.5
+// (PERD, cascaded Bloom-filter victim buffer), §2.2.3 / Table 2.2 (MAC classes), §2.2.4 and
+// §2.3.3 (cost-based set dueling between (α, β, γ) = (1, 1, 4) and (1, 4, 1)), §2.3.4 / Fig. 2.6
+// (SRRIP+PERD, SRRIP+MAC), §2.3.6 (LRU as the underlying policy). Spec: remap.md "ReMAP (§2.2)",
+// normative; where it resolves a gap the comment says [resolution].
+// Rules:
+//  * Victim: the eligible line with the least cost α·R + β·PERD + γ·MAC; ties → the lowest entry
+//    (Algorithm 1 replaces its candidate only on a strict <).
+//  * R, recency, higher = more worth keeping [resolution, spec]: over SRRIP R = (2^M − 1) − RRPV;
+//    over LRU R = E − 1 − stack position (unscaled, as LIN). Over SRRIP, hits and insertions
+//    update RRPVs as SRRIP does and every replacement first runs SRRIP's ageing step (add 1 to
+//    every RRPV until an eligible line is distant) [resolution, spec].
+//  * PERD (2 bits per line, set at insertion): the class the victim buffer gives the missing
+//    line's address — near 3, intermediate 2, far 1, distant 0 (filter/cascaded_victim_buffer.hpp).
+//    Every replacement victim's line address enters the buffer in on_evict, i.e. before the
+//    missing line is looked up in on_insert (Algorithm 2's order). [resolution] Blocks leaving
+//    for other reasons (write-evict, invalidate, flush, superseded) are not inserted: Algorithm 1
+//    inserts the chosen victim only.
+//  * MAC (2 bits per line, set at insertion): the host's class (`hints.memory_cost_class`, §2.3.6
+//    suggests a host-supplied cost for complex schedulers) when known, else memsub's mac_table
+//    (memory/mac_table.hpp, Table 2.2) estimated on the miss before the miss itself is recorded.
+//    The table records every demand miss the LLC sends to memory (not `writeback` accesses from
+//    the level above, which allocate without a read) and every dirty line leaving (a writeback
+//    to memory); its pending count is the last-Q approximation (Q = `mac_window`).
+//    [resolution] Bank and row come from a row-interleaved mapping (row : bank : column, Table
+//    2.3: 8 banks, 8 KB rows, one channel): bank = (address / row_bytes) mod banks, row =
+//    address / (row_bytes · banks). A host with its own mapping passes the class instead.
+//  * Dueling: set_dueling (core/set_sampler.hpp's psel_rule, 10-bit PSEL, 32 leader sets per side
+//    by complement-select) over the two weight sets; a leader-set miss moves PSEL by its memory
+//    access cost, not by one (§2.2.4): `hints.miss_cost_cycles` when the host knows it, else the
+//    miss's MAC class + 1 [resolution, spec]. Side 0 = weights[0] = (1, 1, 4), side 1 = (1, 4, 1).
+//  * Variants (Fig. 2.6, spec [resolution]): SRRIP+PERD is γ = 0, SRRIP+MAC is β = 0, each with
+//    α = 1 and the dueled value of the remaining weight: (1,1,0)/(1,4,0) and (1,0,4)/(1,0,1).
+//    Any weights can be fixed statically (give both sides the same weights).
+// Storage (`storage_bits()`): the victim buffer's three Bloom filters (3 × c × E/3 bits) + per
+// line the recency bits (SRRIP: M; LRU: ⌈log2 E⌉) + 2 PERD bits (when some β ≠ 0) + 2 MAC bits
+// (when some γ ≠ 0) + the MAC table (per bank two row addresses and the last-Q approximation) +
+// the PSEL. The dissertation's 18.75 KB is the filters alone with 5K-entry stages (spec
+// "Hardware budget"; `victim_buffer.stage_entries = 5120` on a 1 MB 16-way LLC).
+// Hot path: no allocation, no virtual call; a victim costs one pass over the set's entries.
+#pragma once
+
+#include <array>
+#include <bit>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include <memsub/core/errors.hpp>
+#include <memsub/filter/cascaded_victim_buffer.hpp>
+#include <memsub/memory/mac_table.hpp>
+#include <memsub/replacement/concept.hpp>
+#include <memsub/replacement/detail/recency_stack.hpp>
+#include <memsub/replacement/detail/rrpv_state.hpp>
+#include <memsub/replacement/set_dueling.hpp>
+#include <memsub/replacement/srrip.hpp>
+
+namespace memsub::replacement {
+
+/// (α, β, γ) of Eq. 2.3: weights of recency, PERD and MAC.
+struct remap_weights {
+    std::uint32_t recency = 1;
+    std::uint32_t reuse = 1;
+    std::uint32_t cost = 4;
+    friend constexpr bool operator==(const remap_weights&, const remap_weights&) = default;
+};
+
+/// Which terms a ReMAP instance weighs by default (Fig. 2.6's isolation study).
+enum class remap_variant : std::uint8_t {
+    full,      ///< ReMAP: (1,1,4) vs (1,4,1)
+    perd_only, ///< SRRIP+PERD: γ = 0 — (1,1,0) vs (1,4,0)
+    mac_only,  ///< SRRIP+MAC: β = 0 — (1,0,4) vs (1,0,1)
+};
+
+/// The underlying recency policy (§2.3.1: SRRIP; §2.3.6: LRU).
+enum class remap_recency : std::uint8_t { srrip, lru };
+
+[[nodiscard]] constexpr std::array<remap_weights, 2> default_remap_weights(remap_variant v) {
+    switch (v) {
+    case remap_variant::perd_only:
+        return {remap_weights{1, 1, 0}, remap_weights{1, 4, 0}};
+    case remap_variant::mac_only:
+        return {remap_weights{1, 0, 4}, remap_weights{1, 0, 1}};
+    case remap_variant::full:
+        break;
+    }
+    return {remap_weights{1, 1, 4}, remap_weights{1, 4, 1}};
+}
+
+/// The knobs of ReMAP's dual policy (the dueling knobs are set_dueling's).
+template <remap_variant Variant>
+struct remap_dual_params {
+    /// Side 0 and side 1 of the set dueling.
+    std::array<remap_weights, 2> weights = default_remap_weights(Variant);
+    /// The PERD victim buffer (E = entries_per_set × sets, c, k, stage override).
+    filter::cascaded_victim_buffer::params victim_buffer{};
+    /// SRRIP's RRPV width and hit promotion (ignored over LRU).
+    srrip_params rrip{};
+    /// DRAM banks and row size of the MAC table's mapping (powers of two).
+    std::uint32_t dram_banks = 8;
+    std::uint32_t dram_row_bytes = 8192;
+    /// Row-address bits stored per bank (storage accounting).
+    std::uint32_t mac_row_bits = 16;
+    /// Q of the pending-count approximation (0 = no approximation: pending is 0).
+    std::uint32_t mac_window = 16;
+};
+
+/// ReMAP's state under both weight sets: the dual policy `set_dueling` drives.
+template <remap_variant Variant, remap_recency Recency>
+class remap_dual {
+public:
+    static constexpr std::string_view component = "memsub::replacement::remap";
+    using params = remap_dual_params<Variant>;
+
+    remap_dual(const geometry& g, const params& p)
+        : entries_((validate(g, p), g.entries_per_set()))
+        , line_shift_(log2_exact(g.line_bytes))
+        , row_shift_(log2_exact(p.dram_row_bytes))
+        , bank_mask_(p.dram_banks - 1)
+        , bank_shift_(log2_exact(p.dram_banks))
+        , weights_(p.weights)
+        , promotion_(p.rrip.promotion)
+        , recency_(make_recency(g, p))
+        , meta_(std::size_t{g.sets} * g.entries_per_set(), 0)
+        , buffer_(g.sets, checked_buffer(p))
+        , mac_(memory::mac_table::params{
+              .banks = p.dram_banks, .row_bits = p.mac_row_bits, .window = p.mac_window}) {}
+
+    [[nodiscard]] std::string_view name() const noexcept {
+        if constexpr (Recency == remap_recency::lru) {
+            if constexpr (Variant == remap_variant::perd_only) return "lru_perd";
+            if constexpr (Variant == remap_variant::mac_only) return "lru_mac";
+            return "remap_lru";
+        } else {
+            if constexpr (Variant == remap_variant::perd_only) return "srrip_perd";
+            if constexpr (Variant == remap_variant::mac_only) return "srrip_mac";
+            return "remap";
+        }
+    }
+
+    void on_hit(set_index s, entry_index e, const access&, std::uint32_t) noexcept {
+        if constexpr (Recency == remap_recency::lru)
+            recency_.promote(s, e);
+        else
+            recency_.promote(s, e, promotion_);
+    }
+
+    /// Algorithm 2: the miss goes to memory; its MAC class is estimated before it is recorded.
+    void on_miss(set_index, const access& a, std::uint32_t) noexcept {
+        const std::uint64_t addr = a.address.value;
+        miss_line_ = addr >> line_shift_;
+        if (a.hints.memory_cost_class != host_hints::unknown_class) {
+            miss_class_ = a.hints.memory_cost_class < 3 ? a.hints.memory_cost_class : 3;
+        } else {
+            miss_class_ = mac_.estimate(bank_of(addr), row_of(addr));
+        }
+        if (a.kind != access_kind::writeback) mac_.record(bank_of(addr), row_of(addr));
+        miss_pending_ = true;
+    }
+
+    void on_insert(set_index s, entry_index e, const access& a, std::uint32_t) noexcept {
+        const std::uint64_t addr = a.address.value;
+        const std::uint64_t line = addr >> line_shift_;
+        // PERD after the victim entered the buffer (on_evict precedes on_insert).
+        const auto perd = static_cast<std::uint8_t>(buffer_.classify(line));
+        std::uint8_t mac = 0;
+        if (miss_pending_ && line == miss_line_)
+            mac = miss_class_;
+        else if (a.hints.memory_cost_class != host_hints::unknown_class)
+            mac = a.hints.memory_cost_class < 3 ? a.hints.memory_cost_class : 3;
+        else
+            mac = mac_.estimate(bank_of(addr), row_of(addr));
+        meta_[index(s, e)] = static_cast<std::uint8_t>(perd | (mac << 2));
+        if constexpr (Recency == remap_recency::lru)
+            recency_.promote(s, e);
+        else
+            recency_.set(s, e, recency_.long_interval());
+    }
+
+    void on_evict(set_index s, entry_index e, const evicted_block& b) noexcept {
+        if (b.reason == eviction_reason::replacement) buffer_.insert(b.line.value);
+        if (b.dirty) mac_.record(bank_of(b.address.value), row_of(b.address.value));
+        if constexpr (Recency == remap_recency::lru) recency_.demote(s, e);
+    }
+
+    /// Algorithm 1: the eligible entry of least α·R + β·PERD + γ·MAC, the lowest on ties.
+    [[nodiscard]] entry_index victim(set_index s, entry_mask eligible, const access&,
+                                     std::uint32_t side) noexcept {
+        if constexpr (Recency == remap_recency::srrip)
+            (void)recency_.find_victim(s, eligible); // SRRIP's ageing step [resolution, spec]
+        const remap_weights w = weights_[side];
+        const std::uint8_t* meta = meta_.data() + std::size_t{s.value} * entries_;
+        std::uint32_t best = 0;
+        std::uint32_t best_cost = ~0u;
+        for (entry_mask m = eligible; m != 0; m &= m - 1) {
+            const auto e = static_cast<std::uint32_t>(std::countr_zero(m));
+            const std::uint32_t c = w.recency * recency(s, entry_index{e}) +
+                                    w.reuse * (meta[e] & 3u) + w.cost * (meta[e] >> 2);
+            if (c < best_cost) {
+                best_cost = c;
+                best = e;
+            }
+        }
+        return entry_index{best};
+    }
+
+    // ------------------------------------------------------------ introspection
+
+    /// R of an entry (higher = more worth keeping).
+    [[nodiscard]] std::uint32_t recency(set_index s, entry_index e) const noexcept {
+        if constexpr (Recency == remap_recency::lru)
+            return recency_.recency(s, e);
+        else
+            return recency_.distant() - recency_.get(s, e);
+    }
+    [[nodiscard]] std::uint32_t perd(set_index s, entry_index e) const noexcept {
+        return meta_[index(s, e)] & 3u;
+    }
+    [[nodiscard]] std::uint32_t mac(set_index s, entry_index e) const noexcept {
+        return meta_[index(s, e)] >> 2;
+    }
+    /// The cost Eq. 2.3 gives an entry under side `side`'s weights.
+    [[nodiscard]] std::uint32_t cost(set_index s, entry_index e,
+                                     std::uint32_t side) const noexcept {
+        const remap_weights w = weights_[side];
+        return w.recency * recency(s, e) + w.reuse * perd(s, e) + w.cost * mac(s, e);
+    }
+    /// The MAC class of the last miss (what the dueling cost reads).
+    [[nodiscard]] std::uint32_t last_miss_class() const noexcept { return miss_class_; }
+    [[nodiscard]] const std::array<remap_weights, 2>& weights() const noexcept { return weights_; }
+    [[nodiscard]] const filter::cascaded_victim_buffer& victim_buffer() const noexcept {
+        return buffer_;
+    }
+    [[nodiscard]] const memory::mac_table& mac_table() const noexcept { return mac_; }
+    [[nodiscard]] std::uint32_t bank_of(std::uint64_t address) const noexcept {
+        return static_cast<std::uint32_t>(address >> row_shift_) & bank_mask_;
+    }
+    [[nodiscard]] std::uint32_t row_of(std::uint64_t address) const noexcept {
+        return static_cast<std::uint32_t>(address >> (row_shift_ + bank_shift_));
+    }
+
+    /// Per-line bits (recency, PERD when weighed, MAC when weighed).
+    [[nodiscard]] std::uint64_t per_line_storage_bits() const noexcept {
+        const bool uses_perd = weights_[0].reuse != 0 || weights_[1].reuse != 0;
+        const bool uses_mac = weights_[0].cost != 0 || weights_[1].cost != 0;
+        const std::uint64_t lines = meta_.size();
+        return recency_.storage_bits() + lines * ((uses_perd ? 2u : 0u) + (uses_mac ? 2u : 0u));
+    }
+    /// Victim buffer + per-line bits + MAC table (the PSEL is added by set_dueling).
+    [[nodiscard]] std::uint64_t storage_bits() const noexcept {
+        return buffer_.storage_bits() + per_line_storage_bits() + mac_.storage_bits();
+    }
+
+private:
+    using recency_state = std::conditional_t<Recency == remap_recency::lru, detail::recency_stack,
+                                             detail::basic_rrpv_state<0>>;
+
+    static void validate(const geometry& g, const params& p) {
+        using memsub::detail::require;
+        require(p.dram_banks >= 1 && std::has_single_bit(p.dram_banks), component, "dram_banks",
+                p.dram_banks, "must be a power of two");
+        require(p.dram_row_bytes >= 1 && std::has_single_bit(p.dram_row_bytes), component,
+                "dram_row_bytes", p.dram_row_bytes, "must be a power of two");
+        require(std::has_single_bit(g.line_bytes), component, "geometry.line_bytes", g.line_bytes,
+                "must be a power of two");
+        for (const auto& w : p.weights)
+            require(w.recency <= 1024 && w.reuse <= 1024 && w.cost <= 1024, component, "weights",
+                    std::uint64_t{w.recency} + w.reuse + w.cost, "each weight must be <= 1024");
+        if constexpr (Recency == remap_recency::srrip)
+            detail::rrpv_state::validate_bits(p.rrip.rrpv_bits, component);
+    }
+    static recency_state make_recency(const geometry& g, const params& p) {
+        if constexpr (Recency == remap_recency::lru)
+            return recency_state(g);
+        else
+            return recency_state(g, p.rrip.rrpv_bits);
+    }
+    static filter::cascaded_victim_buffer::params checked_buffer(const params& p) {
+        return p.victim_buffer;
+    }
+    [[nodiscard]] std::size_t index(set_index s, entry_index e) const noexcept {
+        return std::size_t{s.value} * entries_ + e.value;
+    }
+
+    std::uint32_t entries_;
+    std::uint32_t line_shift_;
+    std::uint32_t row_shift_;
+    std::uint32_t bank_mask_;
+    std::uint32_t bank_shift_;
+    std::array<remap_weights, 2> weights_;
+    hit_promotion promotion_;
+    recency_state recency_;
+    /// Per line: PERD in bits 0–1, MAC in bits 2–3.
+    std::vector<std::uint8_t> meta_;
+    filter::cascaded_victim_buffer buffer_;
+    memory::mac_table mac_;
+    std::uint64_t miss_line_ = 0;
+    std::uint8_t miss_class_ = 0;
+    bool miss_pending_ = false;
+};
+
+/// ReMAP's dueling cost of a leader-set miss (§2.2.4): the host's cycles when known, else the
+/// MAC class + 1 (the host's class, or the MAC table's estimate made in on_miss).
+struct remap_miss_cost {
+    template <remap_variant V, remap_recency R>
+    [[nodiscard]] std::uint32_t operator()(const remap_dual<V, R>& d, set_index,
+                                           const access& a) const noexcept {
+        if (a.hints.miss_cost_cycles != 0) return a.hints.miss_cost_cycles;
+        return d.last_miss_class() + 1u;
+    }
+};
+
+/// ReMAP (or a Fig. 2.6 variant) over SRRIP (default) or LRU, its weights set-dueled by cost.
+template <remap_variant Variant = remap_variant::full, remap_recency Recency = remap_recency::srrip>
+class basic_remap : public set_dueling<remap_dual<Variant, Recency>, remap_miss_cost> {
+public:
+    using base = set_dueling<remap_dual<Variant, Recency>, remap_miss_cost>;
+    using params = typename base::params;
+    using base::base;
+
+    /// The side (weight set) followers use now: 0 → weights[0], 1 → weights[1].
+    [[nodiscard]] std::uint32_t follower_side(std::uint32_t requester = 0) const noexcept {
+        return this->sampler().follower_candidate(requester);
+    }
+    [[nodiscard]] std::uint32_t perd(set_index s, entry_index e) const noexcept {
+        return this->dual().perd(s, e);
+    }
+    [[nodiscard]] std::uint32_t mac(set_index s, entry_index e) const noexcept {
+        return this->dual().mac(s, e);
+    }
+    [[nodiscard]] const filter::cascaded_victim_buffer& victim_buffer() const noexcept {
+        return this->dual().victim_buffer();
+    }
+};
+
+/// ReMAP over SRRIP (§2.3.1), dueling (1,1,4) against (1,4,1).
+using remap = basic_remap<>;
+/// ReMAP over LRU (§2.3.6).
+using remap_lru = basic_remap<remap_variant::full, remap_recency::lru>;
+/// Fig. 2.6's isolation variants: SRRIP+PERD (γ = 0) and SRRIP+MAC (β = 0).
+using srrip_perd = basic_remap<remap_variant::perd_only>;
+using srrip_mac = basic_remap<remap_variant::mac_only>;
+
+static_assert(replacement_policy<remap>);
+static_assert(replacement_policy<remap_lru>);
+static_assert(replacement_policy<srrip_perd>);
+static_assert(replacement_policy<srrip_mac>);
+
+} // namespace memsub::replacement
