@@ -3,8 +3,10 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <memsub/core/errors.hpp>
+#include <memsub/core/rng.hpp>
 #include <memsub/filter/all.hpp>
 
 using memsub::filter::cascaded_victim_buffer;
@@ -34,12 +36,12 @@ TEST_CASE("victim buffer: stages shift right after every E/3-th insertion") {
     b.insert(104); // the fourth insertion shifts
     CHECK(b.shifts() == 1);
     CHECK(b.pending_in_stage1() == 0);
-    CHECK(b.stage(0).inserted() == 0);
-    CHECK(b.stage(1).inserted() == 4);
+    CHECK(b.stage_inserted(0) == 0);
+    CHECK(b.stage_inserted(1) == 4);
     for (std::uint64_t i = 0; i < 8; ++i) b.insert(200 + i);
     CHECK(b.shifts() == 3);
-    CHECK(b.stage(1).inserted() == 4);
-    CHECK(b.stage(2).inserted() == 4);
+    CHECK(b.stage_inserted(1) == 4);
+    CHECK(b.stage_inserted(2) == 4);
 }
 
 TEST_CASE("victim buffer: PERD near / intermediate / far / distant by how many shifts ago") {
@@ -77,4 +79,33 @@ TEST_CASE("victim buffer: bad parameters throw config_error naming the buffer") 
     CHECK(param(16, {.bits_per_entry = 0}) == "bits_per_entry");
     CHECK(param(16, {.hashes = 0}) == "hashes");
     CHECK(param(16, {}) == "<none>");
+}
+
+TEST_CASE("victim buffer: each stage answers exactly as a bloom_filter fed the same keys") {
+    // Independent model: three bloom_filters with the same c, k and size, shifted by hand.
+    cascaded_victim_buffer b(64, {.entries_per_set = 3}); // E/3 = 64, 640 bits per stage
+    const memsub::filter::bloom_filter::params fp{.entries = 64, .bits_per_entry = 10, .hashes = 7};
+    std::vector<memsub::filter::bloom_filter> model(3, memsub::filter::bloom_filter(fp));
+    std::uint64_t st = 5;
+    std::uint64_t mismatches = 0, positives = 0;
+    for (int i = 0; i < 1000; ++i) {
+        const std::uint64_t key = memsub::splitmix64(st) % 5000;
+        b.insert(key);
+        model[0].insert(key);
+        if (model[0].inserted() == 64) { // shift: 3 dropped, 1 → 2 → 3, empty stage 1
+            model[2] = model[1];
+            model[1] = model[0];
+            model[0].clear();
+        }
+        for (std::uint64_t probe = 0; probe < 5000; probe += 7)
+            for (std::uint32_t age = 0; age < 3; ++age) {
+                const bool want = model[age].contains(probe);
+                positives += want;
+                mismatches += b.stage_contains(age, probe) != want;
+            }
+        for (std::uint32_t age = 0; age < 3; ++age)
+            REQUIRE(b.stage_bits_set(age) == model[age].bits_set());
+    }
+    CHECK(mismatches == 0);
+    CHECK(positives > 10000);
 }

@@ -29,6 +29,24 @@
 
 namespace memsub::filter {
 
+namespace detail {
+/// Calls `f(bit)` for the `hashes` probe positions in [0, bits) of `key` while it returns true;
+/// the result is whether every call did (the hashing rule of the header comment). Shared by
+/// bloom_filter and the cascaded victim buffer, whose stages use the same positions.
+template <class F>
+bool for_each_probe(std::uint64_t key, std::uint64_t bits, std::uint32_t hashes, F f) noexcept {
+    const std::uint64_t h = mix64(key ^ 0x5bd1e9955bd1e995ULL);
+    std::uint64_t g = h;
+    const std::uint64_t step = mix64(h) | 1u;
+    for (std::uint32_t i = 0; i < hashes; ++i) {
+        const auto folded = static_cast<std::uint32_t>(g >> 32) ^ static_cast<std::uint32_t>(g);
+        if (!f((std::uint64_t{folded} * bits) >> 32)) return false;
+        g += step;
+    }
+    return true;
+}
+} // namespace detail
+
 class bloom_filter {
 public:
     static constexpr std::string_view component = "memsub::filter::bloom_filter";
@@ -95,19 +113,9 @@ private:
                 "entries × bits_per_entry must be at most 2^32 bits");
     }
 
-    /// Calls `f(bit)` for the k probe positions of `key` while it returns true; the result is
-    /// whether every call did.
     template <class F>
     bool probe(std::uint64_t key, F f) const noexcept {
-        const std::uint64_t h = mix64(key ^ 0x5bd1e9955bd1e995ULL);
-        std::uint64_t g = h;
-        const std::uint64_t step = mix64(h) | 1u;
-        for (std::uint32_t i = 0; i < hashes_; ++i) {
-            const std::uint64_t bit = ((mix64(g) >> 32) * bits_) >> 32;
-            if (!f(bit)) return false;
-            g += step;
-        }
-        return true;
+        return detail::for_each_probe(key, bits_, hashes_, f);
     }
 
     std::uint64_t bits_;

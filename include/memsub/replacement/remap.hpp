@@ -42,18 +42,23 @@
 // Hot path: no allocation, no virtual call; a victim costs one pass over the set's entries.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
+#include <limits>
 #include <string_view>
 #include <vector>
 
+#include <memsub/core/byte_match.hpp>
 #include <memsub/core/errors.hpp>
 #include <memsub/filter/cascaded_victim_buffer.hpp>
 #include <memsub/memory/mac_table.hpp>
 #include <memsub/replacement/concept.hpp>
 #include <memsub/replacement/detail/recency_stack.hpp>
 #include <memsub/replacement/detail/rrpv_state.hpp>
+#include <memsub/replacement/detail/set_rows.hpp>
 #include <memsub/replacement/set_dueling.hpp>
 #include <memsub/replacement/srrip.hpp>
 
@@ -108,6 +113,11 @@ struct remap_dual_params {
 };
 
 /// ReMAP's state under both weight sets: the dual policy `set_dueling` drives.
+/// Layout: one byte per line — PERD in bits 0–1, MAC in bits 2–3 and, over SRRIP, the RRPV in
+/// bits 4–6 (so M ≤ 3) — one 16-byte-padded row per set (detail/set_rows.hpp), hosted in the
+/// engine's set header when it fits (O5: a 16-way set's row shares the line of its tags'
+/// fingerprints), so a hit or a victim scan touches one metadata line, as SRRIP's does. Over
+/// LRU the stack positions live in their own rows (detail/recency_stack.hpp).
 template <remap_variant Variant, remap_recency Recency>
 class remap_dual {
 public:
@@ -120,13 +130,20 @@ public:
         , row_shift_(log2_exact(p.dram_row_bytes))
         , bank_mask_(p.dram_banks - 1)
         , bank_shift_(log2_exact(p.dram_banks))
+        , rrpv_bits_(p.rrip.rrpv_bits)
+        , distant_(static_cast<std::uint8_t>((1u << p.rrip.rrpv_bits) - 1u))
         , weights_(p.weights)
         , promotion_(p.rrip.promotion)
-        , recency_(make_recency(g, p))
-        , meta_(std::size_t{g.sets} * g.entries_per_set(), 0)
-        , buffer_(g.sets, checked_buffer(p))
+        , stack_(make_stack(g))
+        , rows_(g.sets, padded_row_bytes(g.entries_per_set()), 0)
+        , buffer_(g.sets, p.victim_buffer)
         , mac_(memory::mac_table::params{
-              .banks = p.dram_banks, .row_bits = p.mac_row_bits, .window = p.mac_window}) {}
+              .banks = p.dram_banks, .row_bits = p.mac_row_bits, .window = p.mac_window}) {
+        const std::uint32_t top = Recency == remap_recency::srrip ? distant_ : entries_ - 1u;
+        narrow_keys_ = true;
+        for (const auto& w : weights_)
+            narrow_keys_ = narrow_keys_ && w.recency * top + 3 * (w.reuse + w.cost) < 512;
+    }
 
     [[nodiscard]] std::string_view name() const noexcept {
         if constexpr (Recency == remap_recency::lru) {
@@ -141,21 +158,25 @@ public:
     }
 
     void on_hit(set_index s, entry_index e, const access&, std::uint32_t) noexcept {
-        if constexpr (Recency == remap_recency::lru)
-            recency_.promote(s, e);
-        else
-            recency_.promote(s, e, promotion_);
+        if constexpr (Recency == remap_recency::lru) {
+            stack_.promote(s, e);
+        } else {
+            std::uint8_t& b = row(s)[e.value];
+            if (promotion_ == hit_promotion::hit_priority)
+                b &= meta_mask; // RRPV ← 0
+            else if ((b >> rrpv_shift) != 0)
+                b = static_cast<std::uint8_t>(b - (1u << rrpv_shift)); // RRPV ← RRPV − 1
+        }
     }
 
     /// Algorithm 2: the miss goes to memory; its MAC class is estimated before it is recorded.
     void on_miss(set_index, const access& a, std::uint32_t) noexcept {
         const std::uint64_t addr = a.address.value;
         miss_line_ = addr >> line_shift_;
-        if (a.hints.memory_cost_class != host_hints::unknown_class) {
+        if (a.hints.memory_cost_class != host_hints::unknown_class)
             miss_class_ = a.hints.memory_cost_class < 3 ? a.hints.memory_cost_class : 3;
-        } else {
+        else
             miss_class_ = mac_.estimate(bank_of(addr), row_of(addr));
-        }
         if (a.kind != access_kind::writeback) mac_.record(bank_of(addr), row_of(addr));
         miss_pending_ = true;
     }
@@ -164,62 +185,60 @@ public:
         const std::uint64_t addr = a.address.value;
         const std::uint64_t line = addr >> line_shift_;
         // PERD after the victim entered the buffer (on_evict precedes on_insert).
-        const auto perd = static_cast<std::uint8_t>(buffer_.classify(line));
-        std::uint8_t mac = 0;
+        const auto perd = static_cast<std::uint32_t>(buffer_.classify(line));
+        std::uint32_t mac = 0;
         if (miss_pending_ && line == miss_line_)
             mac = miss_class_;
         else if (a.hints.memory_cost_class != host_hints::unknown_class)
             mac = a.hints.memory_cost_class < 3 ? a.hints.memory_cost_class : 3;
         else
             mac = mac_.estimate(bank_of(addr), row_of(addr));
-        meta_[index(s, e)] = static_cast<std::uint8_t>(perd | (mac << 2));
+        std::uint32_t b = perd | (mac << 2);
         if constexpr (Recency == remap_recency::lru)
-            recency_.promote(s, e);
+            stack_.promote(s, e);
         else
-            recency_.set(s, e, recency_.long_interval());
+            b |= static_cast<std::uint32_t>(distant_ - 1u) << rrpv_shift; // SRRIP: "long"
+        row(s)[e.value] = static_cast<std::uint8_t>(b);
     }
 
     void on_evict(set_index s, entry_index e, const evicted_block& b) noexcept {
         if (b.reason == eviction_reason::replacement) buffer_.insert(b.line.value);
         if (b.dirty) mac_.record(bank_of(b.address.value), row_of(b.address.value));
-        if constexpr (Recency == remap_recency::lru) recency_.demote(s, e);
+        if constexpr (Recency == remap_recency::lru) stack_.demote(s, e);
     }
 
     /// Algorithm 1: the eligible entry of least α·R + β·PERD + γ·MAC, the lowest on ties.
     [[nodiscard]] entry_index victim(set_index s, entry_mask eligible, const access&,
                                      std::uint32_t side) noexcept {
-        if constexpr (Recency == remap_recency::srrip)
-            (void)recency_.find_victim(s, eligible); // SRRIP's ageing step [resolution, spec]
-        const remap_weights w = weights_[side];
-        const std::uint8_t* meta = meta_.data() + std::size_t{s.value} * entries_;
-        std::uint32_t best = 0;
-        std::uint32_t best_cost = ~0u;
-        for (entry_mask m = eligible; m != 0; m &= m - 1) {
-            const auto e = static_cast<std::uint32_t>(std::countr_zero(m));
-            const std::uint32_t c = w.recency * recency(s, entry_index{e}) +
-                                    w.reuse * (meta[e] & 3u) + w.cost * (meta[e] >> 2);
-            if (c < best_cost) {
-                best_cost = c;
-                best = e;
-            }
-        }
-        return entry_index{best};
+        // A full conventional set offers every entry: loops without a per-entry mask test
+        // (the compiler vectorises them); otherwise the masked loops.
+        if (eligible == low_bits_mask(entries_))
+            return choose(s, side, [](std::uint32_t) { return true; });
+        return choose(s, side, [eligible](std::uint32_t e) { return ((eligible >> e) & 1u) != 0; });
     }
+
+    /// O5: the per-set rows may live in the engine's set header.
+    [[nodiscard]] std::uint32_t row_bytes() const noexcept { return rows_.row_bytes(); }
+    void place_rows(std::byte* first, std::size_t stride) noexcept { rows_.place(first, stride); }
 
     // ------------------------------------------------------------ introspection
 
     /// R of an entry (higher = more worth keeping).
     [[nodiscard]] std::uint32_t recency(set_index s, entry_index e) const noexcept {
         if constexpr (Recency == remap_recency::lru)
-            return recency_.recency(s, e);
+            return stack_.recency(s, e);
         else
-            return recency_.distant() - recency_.get(s, e);
+            return distant_ - rrpv(s, e);
+    }
+    /// The RRPV of an entry (over SRRIP).
+    [[nodiscard]] std::uint32_t rrpv(set_index s, entry_index e) const noexcept {
+        return row(s)[e.value] >> rrpv_shift;
     }
     [[nodiscard]] std::uint32_t perd(set_index s, entry_index e) const noexcept {
-        return meta_[index(s, e)] & 3u;
+        return row(s)[e.value] & 3u;
     }
     [[nodiscard]] std::uint32_t mac(set_index s, entry_index e) const noexcept {
-        return meta_[index(s, e)] >> 2;
+        return (row(s)[e.value] >> 2) & 3u;
     }
     /// The cost Eq. 2.3 gives an entry under side `side`'s weights.
     [[nodiscard]] std::uint32_t cost(set_index s, entry_index e,
@@ -245,8 +264,13 @@ public:
     [[nodiscard]] std::uint64_t per_line_storage_bits() const noexcept {
         const bool uses_perd = weights_[0].reuse != 0 || weights_[1].reuse != 0;
         const bool uses_mac = weights_[0].cost != 0 || weights_[1].cost != 0;
-        const std::uint64_t lines = meta_.size();
-        return recency_.storage_bits() + lines * ((uses_perd ? 2u : 0u) + (uses_mac ? 2u : 0u));
+        const std::uint64_t lines = std::uint64_t{rows_.sets()} * entries_;
+        std::uint64_t recency_bits = 0;
+        if constexpr (Recency == remap_recency::lru)
+            recency_bits = stack_.storage_bits();
+        else
+            recency_bits = lines * rrpv_bits_;
+        return recency_bits + lines * ((uses_perd ? 2u : 0u) + (uses_mac ? 2u : 0u));
     }
     /// Victim buffer + per-line bits + MAC table (the PSEL is added by set_dueling).
     [[nodiscard]] std::uint64_t storage_bits() const noexcept {
@@ -254,8 +278,66 @@ public:
     }
 
 private:
-    using recency_state = std::conditional_t<Recency == remap_recency::lru, detail::recency_stack,
-                                             detail::basic_rrpv_state<0>>;
+    static constexpr std::uint32_t rrpv_shift = 4;
+    static constexpr std::uint8_t meta_mask = 0x0f;
+    struct no_stack {};
+    using stack_type =
+        std::conditional_t<Recency == remap_recency::lru, detail::recency_stack, no_stack>;
+
+    template <class Eligible>
+    [[nodiscard]] entry_index choose(set_index s, std::uint32_t side, Eligible eligible) noexcept {
+        std::uint8_t* r = row(s);
+        const std::uint8_t* rec = nullptr;
+        std::uint32_t top = 0;
+        if constexpr (Recency == remap_recency::srrip) {
+            // SRRIP's ageing step [resolution, spec]: add 1 to every RRPV until an eligible one
+            // is distant, i.e. add distant − (the largest eligible RRPV), saturating.
+            std::uint8_t largest = 0;
+            for (std::uint32_t e = 0; e < entries_; ++e) {
+                const auto v = static_cast<std::uint8_t>(eligible(e) ? r[e] : 0);
+                largest = std::max(largest, v);
+            }
+            const std::uint32_t k = distant_ - (largest >> rrpv_shift);
+            if (k != 0) {
+                const auto cap = static_cast<std::uint8_t>(distant_ << rrpv_shift);
+                const auto add = static_cast<std::uint8_t>(k << rrpv_shift);
+                for (std::uint32_t e = 0; e < entries_; ++e) {
+                    // RRPV in the high bits: (b | meta) + k·16 saturates at distant·16 + meta.
+                    const auto high = static_cast<std::uint8_t>(r[e] & ~meta_mask);
+                    const auto aged =
+                        static_cast<std::uint8_t>(std::min<std::uint32_t>(high + add, cap));
+                    r[e] = static_cast<std::uint8_t>(aged | (r[e] & meta_mask));
+                }
+            }
+        } else {
+            rec = stack_.row(s); // R = top − stack position
+            top = entries_ - 1;
+        }
+        const remap_weights w = weights_[side];
+        // key = cost · 64 + entry: the minimum key is the least cost at the lowest entry;
+        // ineligible entries get the largest key. In 16-bit lanes when every cost is < 512.
+        auto cost_of = [&](std::uint32_t e) noexcept {
+            const std::uint32_t b = r[e];
+            const std::uint32_t recency =
+                Recency == remap_recency::srrip ? distant_ - (b >> rrpv_shift) : top - rec[e];
+            return w.recency * recency + w.reuse * (b & 3u) + w.cost * ((b >> 2) & 3u);
+        };
+        if (narrow_keys_) {
+            std::uint16_t best = 0xffff;
+            for (std::uint32_t e = 0; e < entries_; ++e) {
+                const auto key =
+                    static_cast<std::uint16_t>(eligible(e) ? (cost_of(e) << 6) | e : 0xffffu);
+                best = std::min(best, key);
+            }
+            return entry_index{best & 63u};
+        }
+        std::uint32_t best = ~0u;
+        for (std::uint32_t e = 0; e < entries_; ++e) {
+            const std::uint32_t key = eligible(e) ? (cost_of(e) << 6) | e : ~0u;
+            best = std::min(best, key);
+        }
+        return entry_index{best & 63u};
+    }
 
     static void validate(const geometry& g, const params& p) {
         using memsub::detail::require;
@@ -267,21 +349,22 @@ private:
                 "must be a power of two");
         for (const auto& w : p.weights)
             require(w.recency <= 1024 && w.reuse <= 1024 && w.cost <= 1024, component, "weights",
-                    std::uint64_t{w.recency} + w.reuse + w.cost, "each weight must be <= 1024");
-        if constexpr (Recency == remap_recency::srrip)
-            detail::rrpv_state::validate_bits(p.rrip.rrpv_bits, component);
+                    std::max({w.recency, w.reuse, w.cost}), "each weight must be <= 1024");
+        require(p.rrip.rrpv_bits >= 1 && p.rrip.rrpv_bits <= 3, component, "rrpv_bits",
+                p.rrip.rrpv_bits,
+                "must be in 1..3 (ReMAP keeps RRPV, PERD and MAC in one byte per line)");
     }
-    static recency_state make_recency(const geometry& g, const params& p) {
+    static stack_type make_stack(const geometry& g) {
         if constexpr (Recency == remap_recency::lru)
-            return recency_state(g);
+            return stack_type(g);
         else
-            return recency_state(g, p.rrip.rrpv_bits);
+            return stack_type{};
     }
-    static filter::cascaded_victim_buffer::params checked_buffer(const params& p) {
-        return p.victim_buffer;
+    [[nodiscard]] std::uint8_t* row(set_index s) noexcept {
+        return reinterpret_cast<std::uint8_t*>(rows_.row(s));
     }
-    [[nodiscard]] std::size_t index(set_index s, entry_index e) const noexcept {
-        return std::size_t{s.value} * entries_ + e.value;
+    [[nodiscard]] const std::uint8_t* row(set_index s) const noexcept {
+        return reinterpret_cast<const std::uint8_t*>(rows_.row(s));
     }
 
     std::uint32_t entries_;
@@ -289,16 +372,19 @@ private:
     std::uint32_t row_shift_;
     std::uint32_t bank_mask_;
     std::uint32_t bank_shift_;
+    std::uint32_t rrpv_bits_;
+    std::uint8_t distant_;
     std::array<remap_weights, 2> weights_;
     hit_promotion promotion_;
-    recency_state recency_;
-    /// Per line: PERD in bits 0–1, MAC in bits 2–3.
-    std::vector<std::uint8_t> meta_;
+    [[no_unique_address]] stack_type stack_;
+    detail::set_rows rows_;
     filter::cascaded_victim_buffer buffer_;
     memory::mac_table mac_;
     std::uint64_t miss_line_ = 0;
     std::uint8_t miss_class_ = 0;
     bool miss_pending_ = false;
+    /// Every cost is below 512: victim keys fit 16-bit lanes.
+    bool narrow_keys_ = false;
 };
 
 /// ReMAP's dueling cost of a leader-set miss (§2.2.4): the host's cycles when known, else the
@@ -333,6 +419,11 @@ public:
     [[nodiscard]] const filter::cascaded_victim_buffer& victim_buffer() const noexcept {
         return this->dual().victim_buffer();
     }
+    /// O5, forwarded to the dual policy's rows.
+    [[nodiscard]] std::uint32_t row_bytes() const noexcept { return this->dual().row_bytes(); }
+    void place_rows(std::byte* first, std::size_t stride) noexcept {
+        this->dual().place_rows(first, stride);
+    }
 };
 
 /// ReMAP over SRRIP (§2.3.1), dueling (1,1,4) against (1,4,1).
@@ -347,5 +438,6 @@ static_assert(replacement_policy<remap>);
 static_assert(replacement_policy<remap_lru>);
 static_assert(replacement_policy<srrip_perd>);
 static_assert(replacement_policy<srrip_mac>);
+static_assert(places_rows<remap> && places_rows<remap_lru>);
 
 } // namespace memsub::replacement
