@@ -8,11 +8,12 @@
 // stage at c = 10 bits per entry, k = 7 [resolution, spec]: false-positive rate
 // (1 − e^(−k/c))^k ≈ 0.82 % once `entries` keys are in.
 // Hashing: the SplitMix64 finaliser of the key gives h1, the finaliser of h1 gives h2 (forced
-// odd); probe i mixes g_i = h1 + i·h2 once more and reduces its high 32 bits to [0, m) by a
-// multiply-shift (Lemire's fast range), so no division on the access path. The extra mix per
-// probe matters for small arrays: plain double hashing maps two keys whose (h1, h2) agree in
-// their top log2(m) bits to the same k positions, a false-positive floor of ≈ 1/m² per pair of
-// keys (seen in a test: a spurious hit within ~5000 lookups of 1024-bit stages).
+// odd); probe i folds g_i = h1 + i·h2 to 32 bits (high half XOR low half) and reduces that to
+// [0, m) by a multiply-shift (Lemire's fast range), so no division on the access path. The fold
+// matters for small arrays: reducing only the high bits of g_i maps two keys whose (h1, h2)
+// agree in their top log2(m) bits to the same k positions, a false-positive floor of ≈ 1/m² per
+// pair of keys (seen in a test: a spurious hit within ~5000 lookups of 1024-bit stages); the
+// low half moves by h2's low bits at every probe and breaks such ties.
 // Storage: m bits (`storage_bits()`), allocated once at construction; insert / contains / clear
 // never allocate.
 #pragma once

@@ -39,7 +39,11 @@
 // (when some γ ≠ 0) + the MAC table (per bank two row addresses and the last-Q approximation) +
 // the PSEL. The dissertation's 18.75 KB is the filters alone with 5K-entry stages (spec
 // "Hardware budget"; `victim_buffer.stage_entries = 5120` on a 1 MB 16-way LLC).
-// Hot path: no allocation, no virtual call; a victim costs one pass over the set's entries.
+// Layout and deviations: one byte per line holds PERD, MAC and (over SRRIP) the RRPV, so the
+// RRPV width is limited to 1..3 bits (the RRIP paper's 2 is the default); the rows are hosted in
+// the engine's set header (O5) when they fit.
+// Hot path: no allocation, no virtual call; a victim costs two branch-free passes over the set's
+// entries (ageing, then the least key cost · 64 + entry).
 #pragma once
 
 #include <algorithm>
