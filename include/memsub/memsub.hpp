@@ -12,6 +12,7 @@
 #include <memsub/core/rng.hpp>
 #include <memsub/core/set_sampler.hpp>
 #include <memsub/core/types.hpp>
+#include <memsub/filter/all.hpp>
 #include <memsub/gpu/baseline_l1.hpp>
 #include <memsub/gpu/coalescer.hpp>
 #include <memsub/gpu/id_cache.hpp>
