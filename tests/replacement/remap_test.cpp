@@ -7,12 +7,14 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include <memsub/cache/basic_cache.hpp>
 #include <memsub/core/rng.hpp>
 #include <memsub/replacement/all.hpp>
 #include <memsub/replacement/remap.hpp>
+#include <memsub/testing/contract.hpp>
 
 #include "helpers.hpp"
 
@@ -347,6 +349,41 @@ TEST_CASE("ReMAP: bad parameters throw config_error naming them") {
     p.policy.victim_buffer.entries_per_set = 0;
     CHECK(param(p) == "entries_per_set");
     p = {};
+    p.policy.rrip.rrpv_bits = 4; // one byte per line holds RRPV, PERD and MAC
+    CHECK(param(p) == "rrpv_bits");
+    p = {};
     p.psel_bits = 0;
     CHECK(param(p) == "psel_bits");
+}
+
+TEST_CASE("ReMAP variants pass the replacement contract with other knobs") {
+    testing::contract_options o;
+    auto ok = [&](auto tag, const auto& params) {
+        using P = typename decltype(tag)::type;
+        const auto report = testing::check_replacement_contract<P>(params, o);
+        INFO(report.text());
+        CHECK(report.ok());
+    };
+    remap::params fp;
+    fp.policy.rrip = {.rrpv_bits = 3, .promotion = hit_promotion::frequency_priority};
+    fp.policy.victim_buffer = {.entries_per_set = 8, .bits_per_entry = 4, .hashes = 3};
+    ok(std::type_identity<remap>{}, fp);
+    remap::params fixed;
+    fixed.policy.weights = {remap_weights{0, 0, 1}, remap_weights{0, 0, 1}}; // MAC alone
+    fixed.policy.mac_window = 0;
+    ok(std::type_identity<remap>{}, fixed);
+    remap::params big_weights; // 32-bit keys (costs ≥ 512)
+    big_weights.policy.weights = {remap_weights{200, 3, 1000}, remap_weights{1024, 1024, 1024}};
+    ok(std::type_identity<remap>{}, big_weights);
+    ok(std::type_identity<remap_lru>{}, remap_lru::params{});
+    remap::params ta;
+    ta.requesters = 2;
+    ok(std::type_identity<remap>{}, ta);
+}
+
+TEST_CASE("ReMAP with costs >= 512 (32-bit victim keys) still evicts the least cost") {
+    harness_params<remap> p;
+    p.base.policy.victim_buffer = {.entries_per_set = 3, .bits_per_entry = 64, .hashes = 7};
+    p.base.policy.weights = {remap_weights{200, 3, 1000}, remap_weights{1024, 1, 7}};
+    check_least_cost<remap>(p, 14);
 }
