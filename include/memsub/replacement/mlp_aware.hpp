@@ -17,12 +17,13 @@
 //    exactly LRU.
 //  * SBAR: K leader sets (the complement-select candidate-0 sets of core/set_sampler.hpp, K = 32
 //    at ≥ 1024 sets, smaller below [resolution]) always use LIN; the ATD keeps an LRU copy of
-//    each leader set's tags (E entries). In a leader set, an access that hits the main directory
-//    but misses the ATD moves PSEL toward LIN by the hit line's cost_q; one that misses the main
-//    directory but hits the ATD moves it toward LRU by the miss's cost_q; when both agree nothing
-//    moves. PSEL = core/set_sampler.hpp's psel_rule (10 bits [resolution], candidate 0 = LIN,
-//    starts at 0: followers start with LIN); followers use LIN while the MSB is 0, LRU otherwise.
-//    `adaptive = false` is plain LIN everywhere.
+//    each leader set's tags (E entries). In a leader set, an access that misses the main
+//    directory but hits the ATD moves PSEL toward LRU by the miss's cost_q; one that hits the
+//    main directory but misses the ATD moves it toward LIN by the hit line's stored cost_q
+//    [resolution: that miss is never serviced, so its own cost is unknown; the line's last
+//    miss cost stands in]; when both agree nothing moves. PSEL = core/set_sampler.hpp's psel_rule
+//    (10 bits [resolution], candidate 0 = LIN, starts at 0: followers start with LIN); followers
+//    use LIN while the MSB is 0, LRU otherwise. `adaptive = false` is plain LIN everywhere.
 // Storage: per line ⌈log2 E⌉ recency bits + cost bits; the ATD (per leader set, E tags of
 // `atd_tag_bits` + a valid bit + ⌈log2 E⌉ LRU bits); the PSEL.
 #pragma once
