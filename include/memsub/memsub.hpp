@@ -15,6 +15,7 @@
 #include <memsub/core/types.hpp>
 #include <memsub/cta/all.hpp>
 #include <memsub/energy/all.hpp>
+#include <memsub/filter/all.hpp>
 #include <memsub/gpu/baseline_l1.hpp>
 #include <memsub/gpu/coalescer.hpp>
 #include <memsub/gpu/id_cache.hpp>

@@ -70,7 +70,7 @@ static_assert(reports_storage<drrip> && reports_storage<ship> && reports_storage
 static_assert(dueling_candidate<rrip_dual>);
 static_assert(dueling_candidate<dual_of<srrip, brrip>>);
 static_assert(!dueling_candidate<srrip>); // a plain policy has no sides
-static_assert(std::tuple_size_v<all_policies> == 9);
+static_assert(std::tuple_size_v<all_policies> == 14);
 
 TEST_CASE("every policy of all_policies passes the replacement contract") {
     check_all<all_policies>(std::make_index_sequence<std::tuple_size_v<all_policies>>{});
