@@ -31,6 +31,7 @@ struct crafted_result {
     bool partial = false;
     std::uint32_t blocks_filled = 0;
     std::uint32_t bytes_fetched = 0;
+    std::uint64_t missing_segments = 0;
     boost::container::static_vector<replacement::evicted_block, 4> evictions;
 };
 
@@ -144,6 +145,26 @@ TEST_CASE("l1_statistics with variable-size blocks: partial misses, superseded b
     CHECK(c.zero_reuse_departures == 2);
     CHECK(c.utilisation == std::array<std::uint64_t, 4>{0, 1, 0, 2});
     CHECK(stats.tracked_lines() == 0);
+
+    // Bypassed reads count the 32 B granules they need: 4 bytes in one granule, 4 bytes across
+    // two, and a partial miss's missing segments; the engine's byte count when asked.
+    crafted_result bypassed;
+    bypassed.bytes_fetched = 4;
+    stats.record(at(0x400000 + 8, 4), bypassed);
+    CHECK(stats.totals().bytes_fetched == 128 + 32 + 64 + 32);
+    stats.record(at(0x400000 + 30, 4), bypassed);
+    CHECK(stats.totals().bytes_fetched == 128 + 32 + 64 + 32 + 64);
+    bypassed.partial = true;
+    bypassed.bytes_fetched = 40;
+    bypassed.missing_segments = 0b0110;
+    stats.record(at(0x400000 + 24, 80), bypassed);
+    CHECK(stats.totals().bytes_fetched == 128 + 32 + 64 + 32 + 64 + 64);
+    CHECK(stats.totals().bypassed_misses == 3);
+    l1_statistics exact({.bypass_reads_in_granules = false});
+    crafted_result four;
+    four.bytes_fetched = 4;
+    exact.record(at(0x400000 + 30, 4), four);
+    CHECK(exact.totals().bytes_fetched == 4);
 
     CHECK_THROWS_AS(l1_statistics({.line_bytes = 256}), config_error);
     CHECK_THROWS_AS(l1_statistics({.granule_bytes = 48}), config_error);
