@@ -16,6 +16,13 @@
 // spatial utilisation (Fig. 3.3) and the bytes fetched from L2 (the interconnect traffic) with
 // their ratio to the baseline; optionally a CSV, a relative-traffic plot (gnuplot) and the
 // per-PC reuse distances (Figs. 3.6–3.8) of SM 0's stream.
+// Units: an "access" is what the coalescer hands an L1 (one per run of touched 32 B sectors of a
+// line request), loads and stores alike; hit% and the hit split are per access; bypass% counts
+// misses that inserted nothing (store misses of the write-evict L1 included); 0-reuse% and the
+// utilisation are over blocks leaving the L1 (the L1s are flushed at the end so resident blocks
+// count too); MB fetched is the L1→L2 read traffic (gpu::l1_statistics: fills in whole blocks,
+// bypassed reads in 32 B flits). No L2 or timing is modelled here: the offline-trained predictor,
+// speedups and interconnect stalls of the paper are not reported.
 //
 //   gpu_l1_explorer                                  every kernel, built-in inputs
 //   gpu_l1_explorer --kernels bfs,spmv --sms 15 --plot traffic.svg
@@ -431,7 +438,8 @@ void write_plot(const std::string& file, const std::string& terminal,
             << "set terminal " << terminal << " size 1100,520\n"
             << "set output " << gnuplot_quoted(file) << "\n"
             << "set title "
-            << gnuplot_quoted(fmt::format("GPU L1 traffic relative to the 16 KB baseline, {} SMs", sms))
+            << gnuplot_quoted(
+                   fmt::format("GPU L1 traffic relative to the 16 KB baseline, {} SMs", sms))
             << " noenhanced\n"
             << "set style data histograms\nset style histogram clustered gap 1\n"
                "set style fill solid 0.85 border -1\nset boxwidth 0.9\n"
