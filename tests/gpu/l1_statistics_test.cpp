@@ -5,10 +5,16 @@
 #include <doctest/doctest.h>
 
 #include <memsub/gpu/baseline_l1.hpp>
+#include <memsub/gpu/coalescer.hpp>
+#include <memsub/gpu/id_cache.hpp>
 #include <memsub/gpu/l1_statistics.hpp>
+#include <memsub/workload/simt/bfs.hpp>
+#include <memsub/workload/simt/gto_scheduler.hpp>
 
 #include <boost/container/static_vector.hpp>
 
+#include <array>
+#include <bit>
 #include <cstdint>
 #include <initializer_list>
 
@@ -211,4 +217,82 @@ TEST_CASE("reuse_distance_profile: distinct lines of the same set between refere
     CHECK(q.reference(B, 1, line(3)) == 2); // lines 4 and 0 between
     CHECK(q.overall().references == 7);
     CHECK(q.pcs() == std::vector<std::uint64_t>{B});
+}
+
+namespace {
+/// Runs a small BFS (2 SMs, SM 0's L1 only) through `cache` and `stats`; returns the bucket
+/// counts computed from the engine's own `touched_segments` of every departing block.
+template <class Cache>
+std::array<std::uint64_t, 4> run_bfs_through(Cache& cache, l1_statistics& stats) {
+    using namespace memsub::workload::simt;
+    const csr_graph g = make_rmat_graph({.scale = 10, .edge_factor = 8, .seed = 11});
+    bfs_kernel k(g);
+    gto_scheduler<bfs_kernel> s(k, {.sms = 2});
+    const gpu::coalescer co;
+    gpu::coalesced_warp lines;
+    warp_instruction w;
+    std::array<std::uint64_t, 4> engine_buckets{};
+    const auto count = [&](const replacement::evicted_block& b) {
+        if (b.reason == replacement::eviction_reason::superseded) return;
+        const std::uint32_t granules = b.bytes / 32;
+        const auto used = static_cast<std::uint32_t>(std::popcount(b.touched_segments));
+        const std::uint32_t quarters = (4 * used + granules - 1) / granules;
+        ++engine_buckets[quarters == 0 ? 0 : quarters - 1];
+    };
+    while (s.next(w)) {
+        if (w.sm != 0) continue;
+        co.coalesce(w.lanes, w.active_mask, w.access_bytes, lines);
+        memsub::access proto;
+        proto.pc = w.pc;
+        proto.kind = w.kind;
+        co.for_each_access(lines, proto, [&](const memsub::access& a) {
+            const auto r = cache.access(a);
+            stats.record(a, r);
+            for (const auto& b : r.evictions) count(b);
+        });
+    }
+    const auto sink = [&](const replacement::evicted_block& b) {
+        stats.record_departure(b);
+        count(b);
+    };
+    if constexpr (requires { cache.underlying(); })
+        cache.underlying().flush(sink);
+    else
+        cache.flush(sink);
+    return engine_buckets;
+}
+} // namespace
+
+TEST_CASE("l1_statistics agrees with the caches' own counters on a BFS stream") {
+    SUBCASE("the baseline L1") {
+        gpu::baseline_l1 cache;
+        l1_statistics stats({.max_resident_blocks = 128, .bypass_reads_in_granules = false});
+        run_bfs_through(cache, stats);
+        const auto& c = stats.totals();
+        const auto& e = cache.stats();
+        CHECK(c.accesses == e.accesses());
+        CHECK(c.hits() == e.hits());
+        CHECK(c.partial_misses == 0);
+        CHECK(c.bypassed_misses == e.bypasses());
+        CHECK(c.bytes_fetched == e.bytes_fetched);
+        CHECK(c.blocks_inserted == e.fills);
+        CHECK(c.departures == e.evictions + e.invalidations); // flush included
+        CHECK(c.accesses > 10000);
+        CHECK(stats.tracked_lines() == 0);
+    }
+    SUBCASE("ID-Cache: variable blocks; utilisation equals the engine's touched segments") {
+        gpu::id_cache cache;
+        l1_statistics stats({.bypass_reads_in_granules = false});
+        const auto engine_buckets = run_bfs_through(cache, stats);
+        const auto& c = stats.totals();
+        const auto& e = cache.stats();
+        CHECK(c.accesses == e.accesses());
+        CHECK(c.hits() == e.hits());
+        CHECK(c.partial_misses == e.partial_misses);
+        CHECK(c.bypassed_misses == e.bypasses());
+        CHECK(c.bytes_fetched == e.bytes_fetched);
+        CHECK(c.partial_misses > 0);
+        CHECK(c.utilisation == engine_buckets);
+        CHECK(stats.tracked_lines() == 0);
+    }
 }

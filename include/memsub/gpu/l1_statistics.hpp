@@ -16,7 +16,8 @@
 //    moves one), so that bypassing and filling configurations are compared in one unit:
 //    the granules the access spans, or for a partial miss of a variable-block cache the missing
 //    segments (`access_result::missing_segments`; its segments must be the granule size).
-//    `params::bypass_reads_in_granules = false` keeps the engine's byte count;
+//    `params::bypass_reads_in_granules = false` keeps the engine's byte count; a partial miss
+//    that bypasses still reads its resident bytes from the L1, which count as touched;
 //  * zero-reuse departures (Fig. 3.2: "cache lines that are brought to the cache but never
 //    reused" — `evicted_block::reused` is false), over every block that leaves the cache except
 //    those superseded by a larger block of the same line (their bytes stay resident);
@@ -157,13 +158,28 @@ public:
         }
         ++(r.partial ? c_.partial_misses : c_.full_misses);
         if (r.blocks_filled == 0) ++c_.bypassed_misses;
+        // The new blocks count before the departures: a block superseded by them must not
+        // take the line's touched bytes with it (the table's entries move on erase, so the
+        // entry is looked up again afterwards).
+        if (r.blocks_filled != 0) find_or_add(line).blocks += r.blocks_filled;
         for (const evicted_block& b : r.evictions) record_departure(b);
         if (r.blocks_filled != 0) {
             c_.blocks_inserted += r.blocks_filled;
             line_entry& e = find_or_add(line);
-            e.blocks += r.blocks_filled;
             e.touched[0] |= touched[0];
             e.touched[1] |= touched[1];
+        } else if (r.partial) {
+            // A bypassed partial miss still reads its resident bytes from the L1: they are
+            // touched (the missing segments, in granules, are not resident).
+            if (line_entry* e = find(line)) {
+                std::array<std::uint64_t, 2> missing{};
+                for (std::uint64_t m = r.missing_segments; m != 0; m &= m - 1) {
+                    const auto g = static_cast<std::uint32_t>(std::countr_zero(m));
+                    set_range(missing, g * granule_bytes_, (g + 1) * granule_bytes_);
+                }
+                e->touched[0] |= touched[0] & ~missing[0];
+                e->touched[1] |= touched[1] & ~missing[1];
+            }
         }
     }
 
