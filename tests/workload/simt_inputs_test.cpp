@@ -111,6 +111,9 @@ TEST_CASE("edge list: comments, blank lines, extra fields; errors name the file 
     CHECK(error_of([&] {
               (void)read_edge_list(negative, "g.txt");
           }).starts_with("g.txt: at line 1:"));
+    std::istringstream huge("0 1\n67108864 1\n");
+    CHECK(error_of([&] { (void)read_edge_list(huge, "g.txt"); }) ==
+          "g.txt: at line 2: vertex id exceeds 67108863");
     std::istringstream empty("# nothing\n");
     CHECK(error_of([&] { (void)read_edge_list(empty, "g.txt"); }) ==
           "g.txt: at line 1: holds no edges");
