@@ -105,7 +105,8 @@ struct options {
         "  --quiet             no progress on stderr\n"
         "  --help              this text\n"
         "exit status: 0 ok, 1 bad input file or unwritable output, 2 bad usage, 4 out of\n"
-        "memory\n");
+        "memory; on SIGINT / SIGTERM the running kernel stops, its partial figures are\n"
+        "printed and written, and the program exits with 128 + the signal number\n");
     std::exit(code);
 }
 
@@ -518,14 +519,18 @@ int main(int argc, char** argv) {
         memsub_examples::parse_or_exit("gpu_l1_explorer", [&] { return parse(argc, argv); });
     memsub_examples::install_stop_handlers();
     std::vector<kernel_result> results;
+    int stopped_by = 0;
     try {
         for (const auto& k : o.kernels) {
             results.push_back(run_named(k, o));
             print_table(results.back(), o);
-            if (const int sig = memsub_examples::stop_requested(); sig != 0) {
-                fmt::print("PARTIAL: interrupted by signal {}\n", sig);
-                fmt::print(stderr, "gpu_l1_explorer: interrupted by signal {}\n", sig);
-                return memsub_examples::stopped_exit_status(sig);
+            if ((stopped_by = memsub_examples::stop_requested()) != 0) {
+                // The last kernel's figures cover the instructions run before the signal.
+                fmt::print("PARTIAL: interrupted by signal {} (the {} figures are partial; "
+                           "kernels not run: {})\n",
+                           stopped_by, results.back().kernel, o.kernels.size() - results.size());
+                fmt::print(stderr, "gpu_l1_explorer: interrupted by signal {}\n", stopped_by);
+                break;
             }
         }
     } catch (const memsub::input_error& e) {
@@ -538,7 +543,7 @@ int main(int argc, char** argv) {
         fmt::print(stderr, "gpu_l1_explorer: out of memory\n");
         return status::out_of_memory;
     }
-    try {
+    try { // partial results are written too
         if (o.csv) write_csv(*o.csv, results);
         if (o.plot)
             write_plot(*o.plot, *memsub_examples::gnuplot_terminal_for(*o.plot), results, o.sms);
@@ -546,5 +551,5 @@ int main(int argc, char** argv) {
         fmt::print(stderr, "gpu_l1_explorer: output error: {}\n", e.what());
         return status::input_error;
     }
-    return status::ok;
+    return stopped_by != 0 ? memsub_examples::stopped_exit_status(stopped_by) : status::ok;
 }
