@@ -16,6 +16,13 @@
 // spatial utilisation (Fig. 3.3) and the bytes fetched from L2 (the interconnect traffic) with
 // their ratio to the baseline; optionally a CSV, a relative-traffic plot (gnuplot) and the
 // per-PC reuse distances (Figs. 3.6–3.8) of SM 0's stream.
+// Units: an "access" is what the coalescer hands an L1 (one per run of touched 32 B sectors of a
+// line request), loads and stores alike; hit% and the hit split are per access; bypass% counts
+// misses that inserted nothing (store misses of the write-evict L1 included); 0-reuse% and the
+// utilisation are over blocks leaving the L1 (the L1s are flushed at the end so resident blocks
+// count too); MB fetched is the L1→L2 read traffic (gpu::l1_statistics: fills in whole blocks,
+// bypassed reads in 32 B flits). No L2 or timing is modelled here: the offline-trained predictor,
+// speedups and interconnect stalls of the paper are not reported.
 //
 //   gpu_l1_explorer                                  every kernel, built-in inputs
 //   gpu_l1_explorer --kernels bfs,spmv --sms 15 --plot traffic.svg
@@ -98,7 +105,8 @@ struct options {
         "  --quiet             no progress on stderr\n"
         "  --help              this text\n"
         "exit status: 0 ok, 1 bad input file or unwritable output, 2 bad usage, 4 out of\n"
-        "memory\n");
+        "memory; on SIGINT / SIGTERM the running kernel stops, its partial figures are\n"
+        "printed and written, and the program exits with 128 + the signal number\n");
     std::exit(code);
 }
 
@@ -431,7 +439,8 @@ void write_plot(const std::string& file, const std::string& terminal,
             << "set terminal " << terminal << " size 1100,520\n"
             << "set output " << gnuplot_quoted(file) << "\n"
             << "set title "
-            << gnuplot_quoted(fmt::format("GPU L1 traffic relative to the 16 KB baseline, {} SMs", sms))
+            << gnuplot_quoted(
+                   fmt::format("GPU L1 traffic relative to the 16 KB baseline, {} SMs", sms))
             << " noenhanced\n"
             << "set style data histograms\nset style histogram clustered gap 1\n"
                "set style fill solid 0.85 border -1\nset boxwidth 0.9\n"
@@ -510,14 +519,18 @@ int main(int argc, char** argv) {
         memsub_examples::parse_or_exit("gpu_l1_explorer", [&] { return parse(argc, argv); });
     memsub_examples::install_stop_handlers();
     std::vector<kernel_result> results;
+    int stopped_by = 0;
     try {
         for (const auto& k : o.kernels) {
             results.push_back(run_named(k, o));
             print_table(results.back(), o);
-            if (const int sig = memsub_examples::stop_requested(); sig != 0) {
-                fmt::print("PARTIAL: interrupted by signal {}\n", sig);
-                fmt::print(stderr, "gpu_l1_explorer: interrupted by signal {}\n", sig);
-                return memsub_examples::stopped_exit_status(sig);
+            if ((stopped_by = memsub_examples::stop_requested()) != 0) {
+                // The last kernel's figures cover the instructions run before the signal.
+                fmt::print("PARTIAL: interrupted by signal {} (the {} figures are partial; "
+                           "kernels not run: {})\n",
+                           stopped_by, results.back().kernel, o.kernels.size() - results.size());
+                fmt::print(stderr, "gpu_l1_explorer: interrupted by signal {}\n", stopped_by);
+                break;
             }
         }
     } catch (const memsub::input_error& e) {
@@ -530,7 +543,7 @@ int main(int argc, char** argv) {
         fmt::print(stderr, "gpu_l1_explorer: out of memory\n");
         return status::out_of_memory;
     }
-    try {
+    try { // partial results are written too
         if (o.csv) write_csv(*o.csv, results);
         if (o.plot)
             write_plot(*o.plot, *memsub_examples::gnuplot_terminal_for(*o.plot), results, o.sms);
@@ -538,5 +551,5 @@ int main(int argc, char** argv) {
         fmt::print(stderr, "gpu_l1_explorer: output error: {}\n", e.what());
         return status::input_error;
     }
-    return status::ok;
+    return stopped_by != 0 ? memsub_examples::stopped_exit_status(stopped_by) : status::ok;
 }

@@ -20,6 +20,7 @@
 #include <memsub/gpu/coalescer.hpp>
 #include <memsub/gpu/id_cache.hpp>
 #include <memsub/gpu/l1_l2_hierarchy.hpp>
+#include <memsub/gpu/l1_statistics.hpp>
 #include <memsub/gpu/l2.hpp>
 #include <memsub/linesize/all.hpp>
 #include <memsub/memory/all.hpp>
@@ -28,4 +29,5 @@
 #include <memsub/topology/all.hpp>
 #include <memsub/trace/all.hpp>
 #include <memsub/version.hpp>
+#include <memsub/workload/simt/all.hpp>
 #include <memsub/workload/synthetic.hpp>

@@ -9,8 +9,15 @@
 //    rest has not"). [resolution] "Touched before" = touched by an access since the bytes were
 //    brought into the cache (the fill counts as touching the bytes it requested), per byte;
 //  * full and partial misses (a partial miss found some requested bytes resident: variable-size
-//    blocks), bypassed misses, bytes fetched from the next level (`access_result::bytes_fetched`,
-//    the interconnect traffic);
+//    blocks), bypassed misses, bytes fetched from the next level (the interconnect traffic):
+//    fills as the cache reports them (`access_result::bytes_fetched`, whole blocks); a bypassed
+//    read — for which the engine reports the requested bytes only — counted in the 32 B
+//    granules it needs (Table 3.1's interconnect moves 32 B flits; a 4-byte bypassed load still
+//    moves one), so that bypassing and filling configurations are compared in one unit:
+//    the granules the access spans, or for a partial miss of a variable-block cache the missing
+//    segments (`access_result::missing_segments`; its segments must be the granule size).
+//    `params::bypass_reads_in_granules = false` keeps the engine's byte count; a partial miss
+//    that bypasses still reads its resident bytes from the L1, which count as touched;
 //  * zero-reuse departures (Fig. 3.2: "cache lines that are brought to the cache but never
 //    reused" — `evicted_block::reused` is false), over every block that leaves the cache except
 //    those superseded by a larger block of the same line (their bytes stay resident);
@@ -62,6 +69,8 @@ public:
         /// The most blocks the cache can hold (sets × tag entries per set); the line record
         /// has room for twice as many lines.
         std::uint32_t max_resident_blocks = 32 * 16;
+        /// Count a bypassed read's traffic in granules (see above), else in requested bytes.
+        bool bypass_reads_in_granules = true;
     };
     static constexpr std::size_t utilisation_buckets = 4;
 
@@ -116,13 +125,19 @@ public:
     explicit l1_statistics(const params& p)
         : line_shift_((validate(p), static_cast<std::uint32_t>(std::countr_zero(p.line_bytes))))
         , granule_bytes_(p.granule_bytes)
+        , bypass_in_granules_(p.bypass_reads_in_granules)
         , table_(std::bit_ceil(std::max<std::uint32_t>(4 * p.max_resident_blocks, 16))) {}
 
     /// One access `a` and what the cache did with it (`cache.access(a)`'s result).
     template <class Result>
     void record(const memsub::access& a, const Result& r) noexcept {
         ++c_.accesses;
-        c_.bytes_fetched += r.bytes_fetched;
+        std::uint64_t fetched = r.bytes_fetched;
+        if (bypass_in_granules_ && r.blocks_filled == 0 && fetched != 0)
+            fetched = std::uint64_t{granule_bytes_} *
+                      (r.partial ? static_cast<std::uint32_t>(std::popcount(r.missing_segments))
+                                 : spanned_granules(a));
+        c_.bytes_fetched += fetched;
         const std::uint64_t line = a.address.value >> line_shift_;
         const std::array<std::uint64_t, 2> touched = byte_mask(a);
         if (r.hit) {
@@ -143,13 +158,28 @@ public:
         }
         ++(r.partial ? c_.partial_misses : c_.full_misses);
         if (r.blocks_filled == 0) ++c_.bypassed_misses;
+        // The new blocks count before the departures: a block superseded by them must not
+        // take the line's touched bytes with it (the table's entries move on erase, so the
+        // entry is looked up again afterwards).
+        if (r.blocks_filled != 0) find_or_add(line).blocks += r.blocks_filled;
         for (const evicted_block& b : r.evictions) record_departure(b);
         if (r.blocks_filled != 0) {
             c_.blocks_inserted += r.blocks_filled;
             line_entry& e = find_or_add(line);
-            e.blocks += r.blocks_filled;
             e.touched[0] |= touched[0];
             e.touched[1] |= touched[1];
+        } else if (r.partial) {
+            // A bypassed partial miss still reads its resident bytes from the L1: they are
+            // touched (the missing segments, in granules, are not resident).
+            if (line_entry* e = find(line)) {
+                std::array<std::uint64_t, 2> missing{};
+                for (std::uint64_t m = r.missing_segments; m != 0; m &= m - 1) {
+                    const auto g = static_cast<std::uint32_t>(std::countr_zero(m));
+                    set_range(missing, g * granule_bytes_, (g + 1) * granule_bytes_);
+                }
+                e->touched[0] |= touched[0] & ~missing[0];
+                e->touched[1] |= touched[1] & ~missing[1];
+            }
         }
     }
 
@@ -229,6 +259,15 @@ private:
         return m;
     }
 
+    /// Granules of the line holding bytes of `a`.
+    [[nodiscard]] std::uint32_t spanned_granules(const memsub::access& a) const noexcept {
+        const std::uint32_t line_bytes = 1u << line_shift_;
+        const auto offset = static_cast<std::uint32_t>(a.address.value & (line_bytes - 1));
+        const std::uint32_t end =
+            std::min(offset + (a.size == 0 ? line_bytes : a.size), line_bytes);
+        return (end - 1) / granule_bytes_ - offset / granule_bytes_ + 1;
+    }
+
     [[nodiscard]] std::size_t slot_of(std::uint64_t line) const noexcept {
         return static_cast<std::size_t>((line * 0x9e3779b97f4a7c15ULL) >> 20) & (table_.size() - 1);
     }
@@ -281,6 +320,7 @@ private:
 
     std::uint32_t line_shift_;
     std::uint32_t granule_bytes_;
+    bool bypass_in_granules_;
     std::vector<line_entry> table_;
     std::uint32_t size_ = 0;
     counters c_{};

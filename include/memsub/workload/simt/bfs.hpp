@@ -92,8 +92,8 @@ public:
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "bfs"; }
 
     bool next_launch(launch_shape& shape) {
-        if (launches_ % 2 == 1) { // kernel 2 next
-        } else if (launches_ > 0) {
+        // Launches alternate kernel 1, kernel 2; after a kernel 2 the host reads `over`.
+        if (launches_ > 0 && launches_ % 2 == 0) {
             if (over_.get(0) == 0) return false; // no vertex was updated: done
             over_.set(0, 0);                     // host: stop = false
         }

@@ -196,7 +196,7 @@ struct rmat_params {
 
 /// Reads an edge list from `in`; `source` names it in errors.
 [[nodiscard]] inline csr_graph read_edge_list(std::istream& in, std::string_view source) {
-    constexpr std::uint64_t max_vertex = std::numeric_limits<std::int32_t>::max() - 1;
+    constexpr std::uint64_t max_vertex = (std::uint64_t{1} << 26) - 1; // as matrices' 2^26
     std::vector<detail::coo_entry> edges;
     std::uint32_t n = 0;
     std::string line;
