@@ -9,6 +9,8 @@
 //   static_64B     64 B lines likewise
 //   pc_only        the baseline with the online PC-only bypass predictor
 //   pc_div         the baseline with the online PC+Div bypass predictor
+//   pc_only_off    the baseline with the offline-trained PC-only predictor
+//   pc_div_off     the baseline with the offline-trained PC+Div predictor
 //   alsi           ALSI line sizes on the variable-block L1
 //   id_cache       PC+Div bypass + ALSI (Algorithm 5)
 //
@@ -21,14 +23,19 @@
 // misses that inserted nothing (store misses of the write-evict L1 included); 0-reuse% and the
 // utilisation are over blocks leaving the L1 (the L1s are flushed at the end so resident blocks
 // count too); MB fetched is the L1→L2 read traffic (gpu::l1_statistics: fills in whole blocks,
-// bypassed reads in 32 B flits). No L2 or timing is modelled here: the offline-trained predictor,
-// speedups and interconnect stalls of the paper are not reported.
+// bypassed reads in 32 B flits). The offline-trained predictors (§3.2.2) come from a profiling
+// pass over the same kernel run first: each SM's reuse distances (gpu::reuse_distance_profile
+// over its L1's 32 sets) train that SM's table (bypass/offline_trainer.hpp: median above 8
+// bypasses a PC, above 6 in a divergence bin bypasses the PC's higher bins), frozen while the
+// measured run replays the kernel. No L2 or timing is modelled here: the paper's speedups and
+// interconnect stalls are not reported.
 //
 //   gpu_l1_explorer                                  every kernel, built-in inputs
 //   gpu_l1_explorer --kernels bfs,spmv --sms 15 --plot traffic.svg
 //   gpu_l1_explorer --kernels bfs --graph g.txt      BFS on an edge list
 //   gpu_l1_explorer --kernels spmv --matrix m.mtx    SpMV on a Matrix Market file
 
+#include <memsub/bypass/offline_trainer.hpp>
 #include <memsub/bypass/pc_divergence.hpp>
 #include <memsub/bypass/pc_only.hpp>
 #include <memsub/cache/basic_cache.hpp>
@@ -112,10 +119,10 @@ struct options {
 
 // ------------------------------------------------------------------ configurations
 
-constexpr std::size_t config_count = 8;
+constexpr std::size_t config_count = 10;
 constexpr std::array<std::string_view, config_count> config_names{
-    "baseline_16KB", "2x_32KB", "static_32B", "static_64B",
-    "pc_only",       "pc_div",  "alsi",       "id_cache"};
+    "baseline_16KB", "2x_32KB",     "static_32B", "static_64B", "pc_only",
+    "pc_div",        "pc_only_off", "pc_div_off", "alsi",       "id_cache"};
 
 using l1_32kb = memsub::cache::set_associative_cache<memsub::replacement::lru,
                                                      memsub::cache::write_policy::write_evict,
@@ -132,6 +139,15 @@ struct config_run {
         : caches(sms)
         , stats(sms,
                 gpu::l1_statistics(gpu::l1_statistics::params{.max_resident_blocks = max_blocks})) {
+    }
+    /// One L1 per element of `bypass`, each with its own bypass predictor params.
+    template <class BypassParams>
+    config_run(const std::vector<BypassParams>& bypass, std::uint32_t max_blocks)
+        : stats(bypass.size(),
+                gpu::l1_statistics(gpu::l1_statistics::params{.max_resident_blocks = max_blocks})) {
+        caches.reserve(bypass.size());
+        for (const auto& b : bypass)
+            caches.emplace_back(gpu::l1_geometry{}, typename Cache::policy_params{}, b);
     }
 
     void access(std::uint32_t sm, const memsub::access& a) {
@@ -172,6 +188,9 @@ struct config_run {
     }
 };
 
+using offline_pc_only = memsub::bypass::offline<memsub::bypass::pc_only>;
+using offline_pc_div = memsub::bypass::offline<memsub::bypass::pc_divergence>;
+
 struct all_configs {
     config_run<gpu::baseline_l1> baseline;
     config_run<l1_32kb> doubled;
@@ -179,16 +198,21 @@ struct all_configs {
     config_run<gpu::variable_line_l1<memsub::linesize::static_size<64>>> static_64;
     config_run<gpu::baseline_l1_with<memsub::bypass::pc_only>> pc_only;
     config_run<gpu::baseline_l1_with<memsub::bypass::pc_divergence>> pc_div;
+    config_run<gpu::baseline_l1_with<offline_pc_only>> pc_only_off;
+    config_run<gpu::baseline_l1_with<offline_pc_div>> pc_div_off;
     config_run<gpu::variable_line_l1<memsub::linesize::alsi>> alsi;
     config_run<gpu::id_cache> id_cache;
 
-    explicit all_configs(std::uint32_t sms)
+    all_configs(std::uint32_t sms, const std::vector<offline_pc_only::params>& only_tables,
+                const std::vector<offline_pc_div::params>& div_tables)
         : baseline(sms, 32 * 4)
         , doubled(sms, 64 * 4)
         , static_32(sms, 32 * 16)
         , static_64(sms, 32 * 16)
         , pc_only(sms, 32 * 4)
         , pc_div(sms, 32 * 4)
+        , pc_only_off(only_tables, 32 * 4)
+        , pc_div_off(div_tables, 32 * 4)
         , alsi(sms, 32 * 16)
         , id_cache(sms, 32 * 16) {}
 
@@ -200,6 +224,8 @@ struct all_configs {
         fn(static_64);
         fn(pc_only);
         fn(pc_div);
+        fn(pc_only_off);
+        fn(pc_div_off);
         fn(alsi);
         fn(id_cache);
     }
@@ -216,16 +242,51 @@ struct kernel_result {
         reuse;
 };
 
-/// Runs `kernel` on `sms` SMs through every configuration.
-template <class Kernel>
-kernel_result run_kernel(Kernel& kernel, std::string input, const options& o) {
+/// The offline predictors' tables: a profiling pass over the kernel (a fresh instance from
+/// `make`), each SM's line requests profiled over its own L1's sets, one table per SM.
+template <class MakeKernel>
+std::pair<std::vector<offline_pc_only::params>, std::vector<offline_pc_div::params>>
+train_offline(MakeKernel& make, const options& o) {
+    auto kernel = make();
+    simt::gto_scheduler<decltype(kernel)> scheduler(kernel, simt::gto_params{.sms = o.sms});
+    const gpu::coalescer coalescer;
+    gpu::coalesced_warp lines;
+    // Sized to the kernel's memory instructions (PCs beyond share an untrained row).
+    std::vector<gpu::reuse_distance_profile> profiles(
+        o.sms, gpu::reuse_distance_profile({.sets = 32, .line_bytes = 128, .max_pcs = 256}));
+    simt::warp_instruction w;
+    std::uint64_t n = 0;
+    while (scheduler.next(w)) {
+        coalescer.coalesce(w.lanes, w.active_mask, w.access_bytes, lines);
+        for (const auto& r : lines.lines())
+            (void)profiles[w.sm].reference(w.pc, lines.count, r.line_base.value);
+        if ((++n & 0xffff) == 0 && memsub_examples::stop_requested() != 0) break;
+    }
+    std::pair<std::vector<offline_pc_only::params>, std::vector<offline_pc_div::params>> t;
+    for (const auto& p : profiles) {
+        t.first.push_back(
+            {.base = {}, .table = memsub::bypass::train(p, memsub::bypass::pc_only::params{})});
+        t.second.push_back(
+            {.base = {},
+             .table = memsub::bypass::train(p, memsub::bypass::pc_divergence::params{})});
+    }
+    return t;
+}
+
+/// Runs the kernel `make` builds on `sms` SMs through every configuration (after a profiling
+/// pass for the offline predictors); `describe(kernel)` adds to the input label afterwards.
+template <class MakeKernel, class Describe>
+kernel_result run_kernel(MakeKernel&& make, std::string input, const options& o,
+                         Describe&& describe) {
+    const auto tables = train_offline(make, o);
+    auto kernel = make();
     kernel_result out;
     out.kernel = std::string(kernel.name());
     out.input = std::move(input);
-    simt::gto_scheduler<Kernel> scheduler(kernel, simt::gto_params{.sms = o.sms});
+    simt::gto_scheduler<decltype(kernel)> scheduler(kernel, simt::gto_params{.sms = o.sms});
     const gpu::coalescer coalescer;
     gpu::coalesced_warp lines;
-    all_configs configs(o.sms);
+    all_configs configs(o.sms, tables.first, tables.second);
     gpu::reuse_distance_profile reuse;
     simt::warp_instruction w;
     memsub_examples::progress_meter progress(!o.quiet, out.kernel);
@@ -249,6 +310,7 @@ kernel_result run_kernel(Kernel& kernel, std::string input, const options& o) {
         }
     }
     progress.finish();
+    out.input += describe(kernel);
     std::size_t i = 0;
     configs.each([&](auto& c) {
         c.finish();
@@ -263,6 +325,12 @@ kernel_result run_kernel(Kernel& kernel, std::string input, const options& o) {
         out.reuse.emplace_back(pc, *reuse.of_pc(pc), bins);
     }
     return out;
+}
+
+template <class MakeKernel>
+kernel_result run_kernel(MakeKernel&& make, std::string input, const options& o) {
+    return run_kernel(std::forward<MakeKernel>(make), std::move(input), o,
+                      [](const auto&) { return std::string(); });
 }
 
 std::uint64_t scaled(double base, double scale) {
@@ -286,11 +354,10 @@ kernel_result run_named(std::string_view name, const options& o) {
         std::uint32_t source = 0;
         for (std::uint32_t v = 0; v < g.vertices; ++v)
             if (g.degree(v) > g.degree(source)) source = v;
-        simt::bfs_kernel k(g, {.source = source});
-        auto r = run_kernel(
-            k, fmt::format("{}: {} vertices, {} edges", label, g.vertices, g.edges()), o);
-        r.input += fmt::format(", {} levels", k.levels());
-        return r;
+        return run_kernel(
+            [&] { return simt::bfs_kernel(g, {.source = source}); },
+            fmt::format("{}: {} vertices, {} edges", label, g.vertices, g.edges()), o,
+            [](const simt::bfs_kernel& k) { return fmt::format(", {} levels", k.levels()); });
     }
     if (name == "spmv") {
         simt::csr_matrix m;
@@ -307,39 +374,44 @@ kernel_result run_named(std::string_view name, const options& o) {
                                              .seed = o.seed});
             label = "power-law";
         }
-        simt::spmv_kernel k(m, {.seed = o.seed});
         return run_kernel(
-            k, fmt::format("{}: {} x {}, {} non-zeros", label, m.rows, m.cols, m.nonzeros()), o);
+            [&] { return simt::spmv_kernel(m, {.seed = o.seed}); },
+            fmt::format("{}: {} x {}, {} non-zeros", label, m.rows, m.cols, m.nonzeros()), o);
     }
     if (name == "kmeans") {
         const auto points =
             static_cast<std::uint32_t>(std::min<std::uint64_t>(scaled(16384, o.scale), 1u << 24));
-        simt::kmeans_kernel k({.points = points, .seed = o.seed});
-        return run_kernel(
-            k, fmt::format("{} points x 34 features, 5 clusters, point-major", points), o);
+        return run_kernel([&] { return simt::kmeans_kernel({.points = points, .seed = o.seed}); },
+                          fmt::format("{} points x 34 features, 5 clusters, point-major", points),
+                          o);
     }
     if (name == "stencil") {
         const auto side = static_cast<std::uint32_t>(
             std::clamp<std::uint64_t>(scaled(512, std::sqrt(o.scale)), 16, 16384));
-        simt::stencil_kernel k({.rows = side, .cols = side, .seed = o.seed});
-        return run_kernel(k, fmt::format("{} x {} grid, 2 iterations", side, side), o);
+        return run_kernel(
+            [&] { return simt::stencil_kernel({.rows = side, .cols = side, .seed = o.seed}); },
+            fmt::format("{} x {} grid, 2 iterations", side, side), o);
     }
     if (name == "matmul") {
         const auto side = static_cast<std::uint32_t>(
             std::clamp<std::uint64_t>(scaled(256, std::cbrt(o.scale)) / 16 * 16, 16, 4096));
-        simt::matmul_kernel k({.height_a = side, .width_a = side, .width_b = side, .seed = o.seed});
-        return run_kernel(k, fmt::format("{0} x {0} x {0}, 16 x 16 tiles", side), o);
+        return run_kernel(
+            [&] {
+                return simt::matmul_kernel(
+                    {.height_a = side, .width_a = side, .width_b = side, .seed = o.seed});
+            },
+            fmt::format("{0} x {0} x {0}, 16 x 16 tiles", side), o);
     }
     if (name == "saxpy") {
         const auto n = static_cast<std::uint32_t>(
             std::min<std::uint64_t>(scaled(1u << 20, o.scale), 1u << 28));
-        simt::saxpy_kernel k({.elements = n, .seed = o.seed});
-        return run_kernel(k, fmt::format("{} elements", n), o);
+        return run_kernel([&] { return simt::saxpy_kernel({.elements = n, .seed = o.seed}); },
+                          fmt::format("{} elements", n), o);
     }
     const auto words =
         static_cast<std::uint32_t>(std::min<std::uint64_t>(scaled(1u << 18, o.scale), 1u << 28));
-    simt::histogram_kernel k({.words = words, .seed = o.seed});
-    return run_kernel(k, fmt::format("{} bytes, 256 bins, global atomics", 4ull * words), o);
+    return run_kernel([&] { return simt::histogram_kernel({.words = words, .seed = o.seed}); },
+                      fmt::format("{} bytes, 256 bins, global atomics", 4ull * words), o);
 }
 
 // ------------------------------------------------------------------ output

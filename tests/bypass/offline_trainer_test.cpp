@@ -49,16 +49,8 @@ gpu::reuse_distance_profile crafted_profile() {
     return p;
 }
 
-/// A predictor built from a trained table, with the table in its params (what a cache and the
-/// contract kit construct a predictor from: geometry and params).
 template <class Base>
-struct trained : Base {
-    struct params {
-        typename Base::params base;
-        bypass::trained_table table;
-    };
-    trained(const geometry& g, const params& p) : Base(g, p.base, p.table) {}
-};
+using trained = bypass::offline<Base>;
 
 memsub::access load(std::uint64_t line, std::uint64_t pc, std::uint32_t d = 1) {
     memsub::access a;

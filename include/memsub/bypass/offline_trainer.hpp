@@ -21,6 +21,7 @@
 
 #include <cstdint>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <memsub/bypass/pc_divergence.hpp>
@@ -132,5 +133,27 @@ inline bool pc_bypassed(const gpu::reuse_distance_profile& profile, std::uint64_
     }
     return votes.table(t);
 }
+
+/// The offline-trained variant of a table predictor (`pc_only`, `pc_divergence`) as a
+/// predictor whose params carry the trained table: what a cache (or the contract kit) builds a
+/// predictor from. Without a table of the right size construction throws config_error.
+template <class Base>
+class offline : public Base {
+public:
+    struct params {
+        typename Base::params base{};
+        trained_table table{};
+    };
+    offline(const geometry& g, const params& p) : Base(g, p.base, p.table) {}
+
+    [[nodiscard]] static constexpr std::string_view name() noexcept {
+        if constexpr (std::is_same_v<Base, pc_only>)
+            return "pc_only_offline";
+        else
+            return "pc_divergence_offline";
+    }
+};
+
+static_assert(bypass_predictor<offline<pc_only>> && bypass_predictor<offline<pc_divergence>>);
 
 } // namespace memsub::bypass
