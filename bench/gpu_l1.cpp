@@ -14,6 +14,10 @@
 //     On average 12.7 line accesses per warp instruction.
 //   * `regular/`: the first four PCs only (coalesced and 8 B-per-lane streams: streaming,
 //     stencil and tiled-matrix kernels); 1.25 line accesses per warp instruction.
+//   * `bfs/`, `spmv/`: the first 64 Ki warp instructions of memsub's SIMT kernels on 15 SMs
+//     under the GTO scheduler (workload/simt: BFS on an R-MAT 2^14 graph, scalar CSR SpMV on a
+//     32 Ki-row power-law matrix, seed 1), as gpu_l1_explorer runs them: real kernels, real
+//     divergence.
 // Rows (counters: `warp_inst/s`, `hit_rate` = hits ÷ line accesses, `fetched_B/inst` = bytes
 // fetched from the next level per warp instruction; `x_baseline` = the row's warp instructions
 // per second ÷ the baseline L1's, measured interleaved pass by pass):
@@ -29,6 +33,10 @@
 #include <memsub/gpu/id_cache.hpp>
 #include <memsub/linesize/alsi.hpp>
 #include <memsub/linesize/static_size.hpp>
+#include <memsub/workload/simt/bfs.hpp>
+#include <memsub/workload/simt/csr_inputs.hpp>
+#include <memsub/workload/simt/gto_scheduler.hpp>
+#include <memsub/workload/simt/spmv.hpp>
 
 #include <array>
 #include <cstdint>
@@ -58,10 +66,47 @@ std::uint64_t splitmix(std::uint64_t& s) {
     return z ^ (z >> 31);
 }
 
-enum class stream_kind { mix, regular };
+enum class stream_kind { mix, regular, bfs, spmv };
+
+/// The first `stream_length` warp instructions of a SIMT kernel on 15 SMs.
+template <class Kernel>
+std::vector<warp_instruction> kernel_stream(Kernel& kernel) {
+    namespace simt = memsub::workload::simt;
+    simt::gto_scheduler<Kernel> scheduler(kernel, simt::gto_params{.sms = 15});
+    std::vector<warp_instruction> v;
+    v.reserve(stream_length);
+    simt::warp_instruction w;
+    while (v.size() < stream_length && scheduler.next(w))
+        v.push_back({.lanes = w.lanes,
+                     .active_mask = w.active_mask,
+                     .access_bytes = w.access_bytes,
+                     .pc = w.pc,
+                     .kind = w.kind});
+    return v;
+}
 
 template <stream_kind Kind>
 const std::vector<warp_instruction>& stream() {
+    namespace simt = memsub::workload::simt;
+    if constexpr (Kind == stream_kind::bfs) {
+        static const std::vector<warp_instruction> s = [] {
+            const auto g = simt::make_rmat_graph({.scale = 14, .edge_factor = 8, .seed = 1});
+            std::uint32_t source = 0;
+            for (std::uint32_t v = 0; v < g.vertices; ++v)
+                if (g.degree(v) > g.degree(source)) source = v;
+            simt::bfs_kernel k(g, {.source = source});
+            return kernel_stream(k);
+        }();
+        return s;
+    } else if constexpr (Kind == stream_kind::spmv) {
+        static const std::vector<warp_instruction> s = [] {
+            const auto m = simt::make_power_law_matrix(
+                {.rows = 32768, .cols = 32768, .max_row_length = 1024, .seed = 1});
+            simt::spmv_kernel k(m, {.seed = 1});
+            return kernel_stream(k);
+        }();
+        return s;
+    }
     static const std::vector<warp_instruction> s = [] {
         std::vector<warp_instruction> v(stream_length);
         std::uint64_t seed = 2026;
@@ -223,6 +268,8 @@ int main(int argc, char** argv) {
     if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
     register_rows<stream_kind::mix>("gpu_l1/mix/");
     register_rows<stream_kind::regular>("gpu_l1/regular/");
+    register_rows<stream_kind::bfs>("gpu_l1/bfs/");
+    register_rows<stream_kind::spmv>("gpu_l1/spmv/");
     benchmark::RunSpecifiedBenchmarks();
     benchmark::Shutdown();
     return 0;

@@ -528,22 +528,22 @@ private:
 
     static constexpr bool fixed = !std::same_as<Geometry, geometry>;
 
-    // Per-set header: the set_state followed by the entries' tag fingerprints (conventional
-    // caches) and, when it fits in the spare bytes, the policy's per-set row (O5), in one or
-    // more 64-byte blocks, so a lookup touches one cache line before the tag it verifies.
+    // Per-set header: the set_state followed by the entries' tag fingerprints (of the tag in a
+    // conventional cache, of the block's line in a variable-block one) and, when it fits in the
+    // spare bytes, the policy's per-set row (O5), in one or more 64-byte blocks, so a lookup
+    // touches one cache line before the tag it verifies.
     struct alignas(64) header_block {
         std::byte bytes[64];
     };
     static constexpr std::size_t fingerprint_offset = 32;
     static_assert(sizeof(set_state) <= fingerprint_offset);
     static constexpr std::uint32_t header_blocks(std::uint32_t entries) noexcept {
-        const std::size_t bytes =
-            fingerprint_offset + (variable_blocks ? 0 : padded_row_bytes(entries));
+        const std::size_t bytes = fingerprint_offset + padded_row_bytes(entries);
         return static_cast<std::uint32_t>((bytes + 63) / 64);
     }
     /// Where a hosted policy row (O5) starts in the header: after the fingerprints.
     static constexpr std::size_t policy_row_offset(std::uint32_t entries) noexcept {
-        return fingerprint_offset + (variable_blocks ? 0 : padded_row_bytes(entries));
+        return fingerprint_offset + padded_row_bytes(entries);
     }
 
     using layout_type = std::conditional_t<
@@ -941,16 +941,18 @@ private:
         const std::size_t base = slot(s, entry_index{0}, L);
         const std::uint32_t spl = segments_per_line(L);
         const std::uint64_t* tags = tags_.data() + base;
-        // Which entries hold a block of the line: a branch-free compare over every entry (the
-        // set's few blocks of one line make a per-entry branch unpredictable), then the spans
-        // of those few blocks only.
-        entry_mask of_line = 0;
-        for (std::uint32_t e = 0; e < L.entries; ++e)
-            of_line |= entry_mask{tags[e] - line_key < spl} << e;
-        v.blocks = of_line & state_of(s, L).valid;
-        for (entry_mask m = v.blocks; m != 0; m &= m - 1) {
-            const entry_index e = lowest_entry(m);
-            v.resident |= low_bits_mask(span_[base + e.value]) << (tags[e.value] - line_key);
+        // Swiss-table style, as find_entry: the one-byte fingerprints of the entries' lines
+        // (all compared at once) name the candidates; their tags confirm them.
+        entry_mask candidates =
+            byte_equal_mask(fingerprint_row(s, L), L.fingerprint_stride, fingerprint_of(line_key)) &
+            state_of(s, L).valid;
+        for (; candidates != 0; candidates &= candidates - 1) {
+            const entry_index e = lowest_entry(candidates);
+            const std::uint64_t off = tags[e.value] - line_key;
+            if (off < spl) {
+                v.blocks |= bit_of(e);
+                v.resident |= low_bits_mask(span_[base + e.value]) << off;
+            }
         }
         return v;
     }
@@ -1194,6 +1196,7 @@ private:
             const entry_index e = lowest_entry(~st.valid & all_entries(L));
             const std::size_t i = base + e.value;
             tags_[i] = line_key + off;
+            fingerprint_row(s, L)[e.value] = fingerprint_of(line_key);
             span_[i] = static_cast<std::uint8_t>(span);
             stored_[i] = static_cast<std::uint8_t>(stored);
             payload_[i] = spec.payload;
