@@ -176,6 +176,62 @@ TEST_CASE("spmv: per-thread references equal a scalar CSR SpMV; y = A x exactly"
     require_same(f.threads, want);
 }
 
+TEST_CASE("spmv launches and kmeans iterations: repeated launches of one kernel") {
+    const csr_matrix m =
+        make_power_law_matrix({.rows = 300, .cols = 300, .max_row_length = 40, .seed = 4});
+    spmv_kernel once(m, {.threads_per_cta = 64, .seed = 5});
+    spmv_kernel thrice(m, {.threads_per_cta = 64, .seed = 5, .launches = 3});
+    const auto tpc = [](std::uint32_t) { return 64u; };
+    const stream_facts f1 = collect(once, {.sms = 2}, tpc);
+    const stream_facts f3 = collect(thrice, {.sms = 2}, tpc);
+    CHECK(f3.instructions == 3 * f1.instructions);
+    for (std::uint32_t r = 0; r < m.rows; ++r)
+        for (std::uint32_t l = 0; l < 3; ++l) CHECK(f3.threads.at({l, r}) == f1.threads.at({0, r}));
+    CHECK_THROWS_AS(spmv_kernel(m, {.launches = 0}), config_error);
+
+    // k-means: between launches the centres become the means of the previous memberships.
+    const kmeans_kernel::params kp{
+        .points = 400, .features = 4, .clusters = 3, .threads_per_cta = 64, .seed = 7};
+    kmeans_kernel first(kp);
+    collect(first, {.sms = 2}, tpc);
+    auto kp2 = kp;
+    kp2.iterations = 2;
+    kmeans_kernel second(kp2);
+    const stream_facts f = collect(second, {.sms = 2}, tpc);
+    CHECK(f.threads.count({1, 0}) == 1);
+    std::vector<double> sums(12, 0.0);
+    std::vector<std::uint32_t> members(3, 0);
+    for (std::uint32_t p = 0; p < 400; ++p) {
+        const auto c = static_cast<std::uint32_t>(first.membership().get(p));
+        ++members[c];
+        for (std::uint32_t l = 0; l < 4; ++l) sums[c * 4 + l] += first.features().get(p * 4 + l);
+    }
+    for (std::uint32_t c = 0; c < 3; ++c)
+        for (std::uint32_t l = 0; l < 4; ++l) {
+            const float want = members[c] == 0 ? first.clusters().get(c * 4 + l)
+                                               : static_cast<float>(sums[c * 4 + l] / members[c]);
+            CHECK(second.clusters().get(c * 4 + l) == want);
+        }
+    // The second launch's memberships are the nearest of the updated centres.
+    for (std::uint32_t p = 0; p < 400; ++p) {
+        std::int32_t best = 0;
+        float best_d = 0;
+        for (std::uint32_t c = 0; c < 3; ++c) {
+            float d = 0;
+            for (std::uint32_t l = 0; l < 4; ++l) {
+                const float x = second.features().get(p * 4 + l) - second.clusters().get(c * 4 + l);
+                d += x * x;
+            }
+            if (c == 0 || d < best_d) {
+                best_d = d;
+                best = static_cast<std::int32_t>(c);
+            }
+        }
+        CHECK(second.membership().get(p) == best);
+    }
+    CHECK_THROWS_AS(kmeans_kernel({.iterations = 0}), config_error);
+}
+
 TEST_CASE("kmeans: per-thread references, both layouts; memberships are the nearest centres") {
     for (const bool point_major : {true, false}) {
         CAPTURE(point_major);
