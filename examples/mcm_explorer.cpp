@@ -81,6 +81,7 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <deque>
 #include <fstream>
 #include <functional>
@@ -263,6 +264,11 @@ public:
     memory_side(const memory_side&) = delete;
     memory_side& operator=(const memory_side&) = delete;
 
+    /// Whether this configuration is simulated in the current run (the EDPSE runs need only
+    /// the baseline and all three).
+    [[nodiscard]] bool active() const noexcept { return active_; }
+    void set_active(bool on) noexcept { active_ = on; }
+
     void begin_instruction() noexcept { instruction_hops_ = 0; }
     void end_instruction(bool stalling_load) noexcept {
         if (stalling_load) exposed_hops_ += instruction_hops_;
@@ -351,6 +357,7 @@ private:
     topology::ring ring_;
     topology::link_traffic<topology::ring> links_;
     bool with_l15_;
+    bool active_ = true;
     std::deque<l2_cache> l2_;
     std::deque<l15_cache> l15_;
     std::vector<memsub::cache::sync_epoch_invalidator> invalidators_;
@@ -365,16 +372,17 @@ private:
 struct machine_result {
     machine m;
     std::array<config_result, config_count> configs{};
+    std::array<bool, config_count> ran{};
     std::uint64_t warp_instructions_simulated = 0; // over both CTA schedulers' streams
-    double wall_seconds = 0;
+    double wall_seconds = 0, cpu_seconds = 0;
     bool partial = false;
 };
 
 /// Runs one stream (kernel under CTA scheduler `Sched`) and feeds the four memory-side
 /// configurations of that scheduler. Returns false if a stop signal arrived.
 template <class Sched, class Kernel>
-bool run_stream(Kernel& kernel, const machine& m, bool distributed, machine_result& out,
-                memsub_examples::progress_meter& progress) {
+bool run_stream(Kernel& kernel, const machine& m, bool distributed, bool edpse_only,
+                machine_result& out, memsub_examples::progress_meter& progress) {
     const std::uint64_t footprint = kernel.memory().footprint_bytes();
     const placement::fine_grain_interleave::params fgi{.partitions = m.modules,
                                                        .granule_bytes = line_bytes};
@@ -385,11 +393,19 @@ bool run_stream(Kernel& kernel, const machine& m, bool distributed, machine_resu
     ft.footprint_bytes = 2 * footprint + (std::uint64_t{1} << 20);
     memory_side<placement::fine_grain_interleave> fgi_plain(m, fgi, false), fgi_l15(m, fgi, true);
     memory_side<placement::first_touch> ft_plain(m, ft, false), ft_l15(m, ft, true);
+    if (edpse_only) { // the baseline on the RR stream, all three on the distributed one
+        fgi_l15.set_active(false);
+        ft_plain.set_active(false);
+        if (distributed)
+            fgi_plain.set_active(false);
+        else
+            ft_l15.set_active(false);
+    }
     const auto each = [&](auto&& fn) {
-        fn(fgi_plain);
-        fn(fgi_l15);
-        fn(ft_plain);
-        fn(ft_l15);
+        if (fgi_plain.active()) fn(fgi_plain);
+        if (fgi_l15.active()) fn(fgi_l15);
+        if (ft_plain.active()) fn(ft_plain);
+        if (ft_l15.active()) fn(ft_l15);
     };
 
     Sched sched({.modules = m.modules, .sms_per_module = m.sms_per_module});
@@ -458,6 +474,8 @@ bool run_stream(Kernel& kernel, const machine& m, bool distributed, machine_resu
     end_launch();
     out.warp_instructions_simulated += front.warp_instructions;
     const auto store_result = [&](auto& side, bool ft_on, bool l15_on) {
+        if (!side.active()) return;
+        out.ran[config_index(distributed, ft_on, l15_on)] = true;
         config_result r = side.finish();
         r.warp_instructions = front.warp_instructions;
         r.lane_operations = front.lane_operations;
@@ -493,27 +511,31 @@ energy::energy_breakdown energy_of(const config_result& r, std::uint32_t modules
     return model.energy(a, r.seconds());
 }
 
-/// Runs a kernel (a fresh one from `make` per stream) on machine `m`, all eight configs.
+/// Runs a kernel (a fresh one from `make` per stream) on machine `m`: all eight configs, or
+/// only the baseline and all three (`edpse_only`).
 template <class Make>
 machine_result run_machine(Make&& make, const machine& m, const options& o,
-                           const std::string& label) {
+                           const std::string& label, bool edpse_only) {
     machine_result out;
     out.m = m;
     memsub_examples::progress_meter progress(
         !o.quiet, fmt::format("{} on {} x {} SMs", label, m.modules, m.sms_per_module));
     const auto t0 = std::chrono::steady_clock::now();
+    const std::clock_t c0 = std::clock();
     bool complete = true;
     {
         auto kernel = make();
-        complete = run_stream<cta::centralized_round_robin>(*kernel, m, false, out, progress);
+        complete =
+            run_stream<cta::centralized_round_robin>(*kernel, m, false, edpse_only, out, progress);
     }
     if (complete) {
         auto kernel = make();
-        complete = run_stream<cta::contiguous_batches>(*kernel, m, true, out, progress);
+        complete = run_stream<cta::contiguous_batches>(*kernel, m, true, edpse_only, out, progress);
     }
     progress.finish();
     out.partial = !complete;
     out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    out.cpu_seconds = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
     for (auto& c : out.configs) c.joules = energy_of(c, m.modules, o.constant_power_w);
     return out;
 }
@@ -532,7 +554,7 @@ std::uint64_t scaled(double base, double scale) {
 template <class Make>
 kernel_study study(std::string name, std::string input, Make&& make, const options& o) {
     kernel_study s{std::move(name), std::move(input), {}, {}, false};
-    s.main = run_machine(make, {o.modules, o.sms_per_module}, o, s.kernel);
+    s.main = run_machine(make, {o.modules, o.sms_per_module}, o, s.kernel, false);
     s.partial = s.main.partial;
     for (const std::uint32_t n : o.scaling) {
         if (s.partial) break;
@@ -540,7 +562,7 @@ kernel_study study(std::string name, std::string input, Make&& make, const optio
             s.scaling.push_back(s.main);
             continue;
         }
-        s.scaling.push_back(run_machine(make, {n, o.sms_per_module}, o, s.kernel));
+        s.scaling.push_back(run_machine(make, {n, o.sms_per_module}, o, s.kernel, true));
         s.partial = s.scaling.back().partial;
     }
     return s;
@@ -701,7 +723,7 @@ void print_study(const kernel_study& s, const options& o) {
     }
 }
 
-void print_summary(const std::vector<kernel_study>& studies, double sim_seconds,
+void print_summary(const std::vector<kernel_study>& studies, double sim_seconds, double cpu_seconds,
                    std::uint64_t simulated) {
     if (studies.empty()) return;
     fmt::print("\ninter-module traffic cut vs baseline (baseline bytes / config bytes), {} "
@@ -734,9 +756,12 @@ void print_summary(const std::vector<kernel_study>& studies, double sim_seconds,
             fmt::print(" {:>11}", fmt::format("{:.2f}x", std::exp(log_sum[i] / counted)));
         fmt::print("\n");
     }
-    fmt::print("simulated {} warp instructions in {:.2f} s: {:.2f} M warp instructions/s (each "
-               "through the L1s and four memory-side configurations)\n",
-               simulated, sim_seconds, sim_seconds > 0 ? simulated / sim_seconds / 1e6 : 0.0);
+    fmt::print("simulated {} warp instructions in {:.2f} s ({:.2f} s CPU): {:.2f} M warp "
+               "instructions/s wall, {:.2f} M/s CPU (4-module runs: L1s + four memory-side "
+               "configurations per stream; EDPSE runs: one)\n",
+               simulated, sim_seconds, cpu_seconds,
+               sim_seconds > 0 ? simulated / sim_seconds / 1e6 : 0.0,
+               cpu_seconds > 0 ? simulated / cpu_seconds / 1e6 : 0.0);
 }
 
 void write_csv(const std::string& file, const std::vector<kernel_study>& studies) {
@@ -750,6 +775,7 @@ void write_csv(const std::string& file, const std::vector<kernel_study>& studies
            "energy_links_j,energy_constant_j,energy_total_j\n";
     const auto row = [&](const std::string& k, const machine_result& m) {
         for (std::size_t i = 0; i < config_count; ++i) {
+            if (!m.ran[i]) continue; // the EDPSE runs simulate the baseline and all three
             const auto& c = m.configs[i];
             const auto& e = c.joules;
             out << fmt::format(
@@ -828,14 +854,16 @@ void write_plot(const std::string& file, const std::string& terminal,
             << "set style data histograms\nset style histogram clustered gap 1\n"
                "set style fill solid 0.85 border -1\nset boxwidth 0.9\n"
                "set ylabel 'relative inter-module bytes'\nset yrange [0:*]\nset grid ytics\n"
-               "set key top right noenhanced\nset xtics scale 0 noenhanced\n"
+               "set key outside bottom center horizontal noenhanced\n"
+               "set xtics scale 0 noenhanced\n"
             << "plot " << gnuplot_quoted(traffic_dat) << " using 2:xtic(1) title columnheader";
         for (std::size_t i = 3; i <= config_count + 1; ++i)
             out << ", '' using " << i << " title columnheader";
         out << "\n"
             << "set title " << gnuplot_quoted("EDPSE vs modules (100 = ideal)") << "\n"
             << "set style data linespoints\nset logscale x 2\nset xlabel 'modules'\n"
-               "set ylabel 'EDPSE %'\nset yrange [0:*]\nset xtics auto\nset key top right\n"
+               "set ylabel 'EDPSE %'\nset yrange [0:*]\nset xtics auto\n"
+               "set key outside bottom center horizontal\n"
             << "plot " << gnuplot_quoted(edpse_dat) << " using 1:2 title columnheader";
         for (std::size_t i = 3; i <= 2 * studies.size() + 1; ++i)
             out << ", '' using 1:" << i << " title columnheader";
@@ -920,17 +948,20 @@ int main(int argc, char** argv) {
     memsub_examples::install_stop_handlers();
     std::vector<kernel_study> studies;
     int stopped_by = 0;
-    double sim_seconds = 0;
+    double sim_seconds = 0, cpu_seconds = 0;
     std::uint64_t simulated = 0;
     try {
         for (const auto& k : o.kernels) {
             studies.push_back(run_named(k, o));
             const auto& s = studies.back();
-            for (const auto* m : {&s.main})
-                sim_seconds += m->wall_seconds, simulated += m->warp_instructions_simulated;
+            const auto count = [&](const machine_result& m) {
+                sim_seconds += m.wall_seconds;
+                cpu_seconds += m.cpu_seconds;
+                simulated += m.warp_instructions_simulated;
+            };
+            count(s.main);
             for (const auto& m : s.scaling)
-                if (m.m.modules != s.main.m.modules)
-                    sim_seconds += m.wall_seconds, simulated += m.warp_instructions_simulated;
+                if (m.m.modules != s.main.m.modules) count(m);
             print_study(s, o);
             if ((stopped_by = memsub_examples::stop_requested()) != 0) {
                 fmt::print("PARTIAL: interrupted by signal {} (the {} figures are partial; "
@@ -940,7 +971,7 @@ int main(int argc, char** argv) {
                 break;
             }
         }
-        print_summary(studies, sim_seconds, simulated);
+        print_summary(studies, sim_seconds, cpu_seconds, simulated);
     } catch (const memsub::config_error& e) {
         fmt::print(stderr, "mcm_explorer: {}\n", e.what());
         return status::usage_error;
