@@ -4,6 +4,7 @@
 // GTO order on crafted warps, and the schedulers' bookkeeping.
 #include <doctest/doctest.h>
 
+#include <memsub/cta/all.hpp>
 #include <memsub/workload/simt/all.hpp>
 
 #include <algorithm>
@@ -175,6 +176,62 @@ TEST_CASE("spmv: per-thread references equal a scalar CSR SpMV; y = A x exactly"
     require_same(f.threads, want);
 }
 
+TEST_CASE("spmv launches and kmeans iterations: repeated launches of one kernel") {
+    const csr_matrix m =
+        make_power_law_matrix({.rows = 300, .cols = 300, .max_row_length = 40, .seed = 4});
+    spmv_kernel once(m, {.threads_per_cta = 64, .seed = 5});
+    spmv_kernel thrice(m, {.threads_per_cta = 64, .seed = 5, .launches = 3});
+    const auto tpc = [](std::uint32_t) { return 64u; };
+    const stream_facts f1 = collect(once, {.sms = 2}, tpc);
+    const stream_facts f3 = collect(thrice, {.sms = 2}, tpc);
+    CHECK(f3.instructions == 3 * f1.instructions);
+    for (std::uint32_t r = 0; r < m.rows; ++r)
+        for (std::uint32_t l = 0; l < 3; ++l) CHECK(f3.threads.at({l, r}) == f1.threads.at({0, r}));
+    CHECK_THROWS_AS(spmv_kernel(m, {.launches = 0}), config_error);
+
+    // k-means: between launches the centres become the means of the previous memberships.
+    const kmeans_kernel::params kp{
+        .points = 400, .features = 4, .clusters = 3, .threads_per_cta = 64, .seed = 7};
+    kmeans_kernel first(kp);
+    collect(first, {.sms = 2}, tpc);
+    auto kp2 = kp;
+    kp2.iterations = 2;
+    kmeans_kernel second(kp2);
+    const stream_facts f = collect(second, {.sms = 2}, tpc);
+    CHECK(f.threads.count({1, 0}) == 1);
+    std::vector<double> sums(12, 0.0);
+    std::vector<std::uint32_t> members(3, 0);
+    for (std::uint32_t p = 0; p < 400; ++p) {
+        const auto c = static_cast<std::uint32_t>(first.membership().get(p));
+        ++members[c];
+        for (std::uint32_t l = 0; l < 4; ++l) sums[c * 4 + l] += first.features().get(p * 4 + l);
+    }
+    for (std::uint32_t c = 0; c < 3; ++c)
+        for (std::uint32_t l = 0; l < 4; ++l) {
+            const float want = members[c] == 0 ? first.clusters().get(c * 4 + l)
+                                               : static_cast<float>(sums[c * 4 + l] / members[c]);
+            CHECK(second.clusters().get(c * 4 + l) == want);
+        }
+    // The second launch's memberships are the nearest of the updated centres.
+    for (std::uint32_t p = 0; p < 400; ++p) {
+        std::int32_t best = 0;
+        float best_d = 0;
+        for (std::uint32_t c = 0; c < 3; ++c) {
+            float d = 0;
+            for (std::uint32_t l = 0; l < 4; ++l) {
+                const float x = second.features().get(p * 4 + l) - second.clusters().get(c * 4 + l);
+                d += x * x;
+            }
+            if (c == 0 || d < best_d) {
+                best_d = d;
+                best = static_cast<std::int32_t>(c);
+            }
+        }
+        CHECK(second.membership().get(p) == best);
+    }
+    CHECK_THROWS_AS(kmeans_kernel({.iterations = 0}), config_error);
+}
+
 TEST_CASE("kmeans: per-thread references, both layouts; memberships are the nearest centres") {
     for (const bool point_major : {true, false}) {
         CAPTURE(point_major);
@@ -323,14 +380,15 @@ namespace {
 struct crafted_kernel {
     std::vector<std::vector<bool>> plans;
     std::uint32_t ctas = 1;
-    bool launched = false;
+    std::uint32_t launches = 1;
+    std::uint32_t launched = 0;
     struct warp_state {
         std::uint32_t warp = 0, next = 0, cta = 0;
     };
     static constexpr std::string_view name() { return "crafted"; }
     bool next_launch(launch_shape& s) {
-        if (launched) return false;
-        launched = true;
+        if (launched == launches) return false;
+        ++launched;
         s = {ctas, static_cast<std::uint32_t>(plans.size() * 32)};
         return true;
     }
@@ -388,6 +446,53 @@ TEST_CASE("gto: SMs interleave round-robin; CTAs go one per SM, then to the SM w
     crafted_kernel big{std::vector<std::vector<bool>>(3, std::vector<bool>{true})};
     gto_scheduler<crafted_kernel> too_small(big, {.sms = 1, .max_warps_per_sm = 2});
     CHECK_THROWS_AS(too_small.next(w), config_error);
+}
+
+TEST_CASE("gto with a cta_scheduler: contiguous batches keep a CTA on its module every launch") {
+    // 4 modules × 2 SMs, 4 launches of 21 CTAs (a remainder: ranges of 5, 5, 5, 6), two warps
+    // per CTA, at most 2 CTAs per SM.
+    constexpr std::uint32_t modules = 4, per_module = 2, ctas = 21, launches = 4;
+    crafted_kernel k{{{true, false, true}, {false, true}}, ctas, launches};
+    cta::contiguous_batches batches({.modules = modules, .sms_per_module = per_module});
+    gto_scheduler<crafted_kernel, cta::contiguous_batches> s(
+        k, {.sms = modules * per_module, .max_ctas_per_sm = 2, .load_latency = 7}, batches);
+    warp_instruction w;
+    // (launch, cta) → module; every instruction of a CTA comes from one SM.
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> sm_of;
+    std::uint64_t instructions = 0;
+    while (s.next(w)) {
+        ++instructions;
+        const auto [it, fresh] = sm_of.try_emplace({w.launch, w.cta}, w.sm);
+        CHECK(it->second == w.sm);
+        // The lanes carry the CTA the kernel was started with (start_warp's origin).
+        CHECK(w.lanes[0] / 65536 == w.cta);
+    }
+    CHECK(instructions == std::uint64_t{launches} * ctas * 5);
+    REQUIRE(sm_of.size() == std::size_t{launches} * ctas);
+    for (std::uint32_t c = 0; c < ctas; ++c) {
+        // Balanced floor ranges [⌊g·21/4⌋, ⌊(g+1)·21/4⌋) = [0,5) [5,10) [10,15) [15,21).
+        const std::uint32_t want = c < 5 ? 0 : c < 10 ? 1 : c < 15 ? 2 : 3;
+        for (std::uint32_t l = 0; l < launches; ++l)
+            CHECK_MESSAGE(sm_of.at({l, c}) / per_module == want, "launch " << l << " cta " << c);
+    }
+    CHECK(batches.finished());
+    CHECK(batches.stats().started == std::uint64_t{launches} * ctas);
+
+    // The centralised round robin scatters consecutive CTAs over modules (C5.4): CTA c's first
+    // placement is on module c mod 4 (module-interleaved SM visit order).
+    crafted_kernel k2{{{false}}, 8, 2};
+    cta::centralized_round_robin rr({.modules = modules, .sms_per_module = per_module});
+    gto_scheduler<crafted_kernel, cta::centralized_round_robin> s2(
+        k2, {.sms = modules * per_module}, rr);
+    std::map<std::pair<std::uint32_t, std::uint32_t>, std::uint32_t> rr_sm;
+    while (s2.next(w)) rr_sm.try_emplace({w.launch, w.cta}, w.sm);
+    REQUIRE(rr_sm.size() == 16);
+    for (std::uint32_t c = 0; c < 8; ++c) CHECK(rr_sm.at({0, c}) / per_module == c % modules);
+
+    // The machine shapes must agree.
+    cta::contiguous_batches other({.modules = 2, .sms_per_module = 2});
+    CHECK_THROWS_AS((gto_scheduler<crafted_kernel, cta::contiguous_batches>(k, {.sms = 8}, other)),
+                    config_error);
 }
 
 TEST_CASE("device memory: arrays are 4 KB aligned and apart; read returns the current values") {

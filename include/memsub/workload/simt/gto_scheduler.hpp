@@ -17,16 +17,31 @@
 //  * SMs: their streams are interleaved round-robin, one instruction per SM per cycle.
 //  * Launches run one after another; the kernel decides whether there is a next launch
 //    (BFS's `over` flag) when the previous one has finished.
+//  * CTA placement (issue 12): by default the built-in in-order block issue above
+//    (`builtin_cta_issue`). With a memsub `cta::cta_scheduler` as the second template argument
+//    (held by reference, given to the constructor) the scheduler decides instead: every kernel
+//    launch becomes `launch({ctas, occupancy, kernel_id})` (occupancy = min(max_ctas_per_sm,
+//    max_warps_per_sm / warps per CTA), so its free slots are exactly the SM's room), CTAs
+//    start where `dispatch()` puts them, after the launch and after every CTA completion
+//    (`on_cta_complete`). SM ids are the scheduler's global ids (module × sms_per_module +
+//    local, CTP1); `sms` must equal its `sms()`. Successive launches of one kernel share its
+//    kernel_id (a hash of `name()`), so a distributed scheduler places a CTA index on the same
+//    module every launch (seed 000 §5.2, C5.5).
 // Per instruction nothing is allocated: the warp slots are preallocated.
 #pragma once
 
 #include <concepts>
 #include <cstdint>
 #include <limits>
+#include <optional>
+#include <stdexcept>
+#include <string>
 #include <string_view>
+#include <type_traits>
 #include <vector>
 
 #include <memsub/core/errors.hpp>
+#include <memsub/cta/concept.hpp>
 #include <memsub/workload/simt/warp_instruction.hpp>
 
 namespace memsub::workload::simt {
@@ -53,19 +68,34 @@ struct gto_params {
     std::uint32_t load_latency = 120;
 };
 
-template <simt_kernel Kernel>
+/// The default CTA placement of `gto_scheduler`: GPGPU-Sim-like in-order block issue (one CTA
+/// per SM in turn at launch, then the next CTA to whichever SM frees room).
+struct builtin_cta_issue {};
+
+template <simt_kernel Kernel, class CtaPlacement = builtin_cta_issue>
+requires std::same_as<CtaPlacement, builtin_cta_issue> || cta::cta_scheduler<CtaPlacement>
 class gto_scheduler {
 public:
     using warp_state = typename Kernel::warp_state;
+    static constexpr bool builtin = std::is_same_v<CtaPlacement, builtin_cta_issue>;
 
     /// `kernel` must outlive the scheduler. Throws config_error for a bad parameter, and from
     /// `next` if a launch's CTA needs more warps than an SM holds.
-    gto_scheduler(Kernel& kernel, const gto_params& p) : kernel_(kernel), p_((validate(p), p)) {
-        sms_.resize(p.sms);
-        for (sm_state& sm : sms_) {
-            sm.warps.resize(p.max_warps_per_sm);
-            sm.ctas.resize(p.max_ctas_per_sm);
-        }
+    gto_scheduler(Kernel& kernel, const gto_params& p) requires builtin : kernel_(kernel),
+                                                                          p_((validate(p), p)) {
+        allocate();
+    }
+
+    /// CTA placement by `cta_scheduler` (must outlive this scheduler; its SM count must equal
+    /// `p.sms`, else config_error).
+    gto_scheduler(Kernel& kernel, const gto_params& p, CtaPlacement& placement) requires(!builtin)
+        : kernel_(kernel)
+        , p_((validate(p), p))
+        , placement_(&placement) {
+        memsub::detail::require(
+            placement.sms() == p.sms, "memsub::workload::simt::gto_scheduler", "sms", p.sms,
+            "must equal the CTA scheduler's sms() = " + std::to_string(placement.sms()));
+        allocate();
     }
 
     /// The next issued memory instruction; false when every launch has finished.
@@ -85,6 +115,11 @@ public:
                 if (!begin_launch()) return false;
                 continue;
             }
+            if constexpr (!builtin)
+                if (live_ctas_ == 0)
+                    throw std::logic_error(
+                        "memsub::workload::simt::gto_scheduler: the CTA scheduler left CTAs of " +
+                        std::string(kernel_.name()) + " unstarted with every SM idle");
             const std::uint32_t sm = cursor_++;
             if (issue(sm, out)) {
                 issued_in_round_ = true;
@@ -99,6 +134,28 @@ public:
 private:
     static constexpr std::uint64_t never_ready = std::numeric_limits<std::uint64_t>::max();
     static constexpr std::uint32_t no_warp = std::numeric_limits<std::uint32_t>::max();
+
+    void allocate() {
+        sms_.resize(p_.sms);
+        for (sm_state& sm : sms_) {
+            sm.warps.resize(p_.max_warps_per_sm);
+            sm.ctas.resize(p_.max_ctas_per_sm);
+        }
+    }
+
+    /// FNV-1a of the kernel's name: one id for all launches of a kernel.
+    [[nodiscard]] std::uint64_t kernel_id() const noexcept {
+        std::uint64_t h = 0xcbf29ce484222325ull;
+        for (const char c : std::string_view(kernel_.name()))
+            h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ull;
+        return h;
+    }
+
+    /// Starts every CTA the CTA scheduler places now.
+    void dispatch_all() {
+        while (const std::optional<cta::cta_assignment> a = placement_->dispatch())
+            start_cta(a->sm, a->cta);
+    }
 
     struct warp_slot {
         bool live = false;
@@ -145,6 +202,15 @@ private:
         memsub::detail::require(warps_per_cta() <= p_.max_warps_per_sm, kernel_.name(),
                                 "threads_per_cta", shape_.threads_per_cta,
                                 "needs more warps than an SM holds (max_warps_per_sm)");
+        if constexpr (!builtin) {
+            const std::uint32_t by_warps = p_.max_warps_per_sm / warps_per_cta();
+            placement_->launch(cta::kernel_launch{
+                .ctas = shape_.ctas,
+                .max_ctas_per_sm = by_warps < p_.max_ctas_per_sm ? by_warps : p_.max_ctas_per_sm,
+                .kernel_id = kernel_id()});
+            dispatch_all();
+            return true;
+        }
         // First round: one CTA per SM in turn, until no SM takes another.
         for (bool placed = true; placed && next_cta_ < shape_.ctas;) {
             placed = false;
@@ -161,12 +227,20 @@ private:
         if (next_cta_ >= shape_.ctas || sm.live_ctas >= p_.max_ctas_per_sm ||
             sm.live_warps + need > p_.max_warps_per_sm)
             return false;
+        start_cta(sm_index, next_cta_);
+        return true;
+    }
+
+    /// Starts CTA `cta` on `sm` (which has room; counted in next_cta_, the CTAs started).
+    void start_cta(std::uint32_t sm_index, std::uint32_t cta) {
+        sm_state& sm = sms_[sm_index];
+        const std::uint32_t need = warps_per_cta();
+        ++next_cta_;
         std::uint32_t c = 0;
         while (sm.ctas[c].live) ++c;
         sm.ctas[c] = cta_slot{true, need};
         ++sm.live_ctas;
         ++live_ctas_;
-        const std::uint32_t cta = next_cta_++;
         std::uint32_t w = 0;
         for (std::uint32_t i = 0; i < need; ++i) {
             while (sm.warps[w].live) ++w;
@@ -180,7 +254,6 @@ private:
             kernel_.start_warp(slot.state, warp_origin{cta, i, shape_.threads_per_cta});
             ++sm.live_warps;
         }
-        return true;
     }
 
     /// GTO pick on `sm` at the current cycle; no_warp if no warp is ready.
@@ -233,13 +306,19 @@ private:
             c.live = false;
             --sm.live_ctas;
             --live_ctas_;
-            while (place_cta(sm_index)) {
+            if constexpr (builtin) {
+                while (place_cta(sm_index)) {
+                }
+            } else {
+                placement_->on_cta_complete(sm_index);
+                dispatch_all();
             }
         }
     }
 
     Kernel& kernel_;
     gto_params p_;
+    CtaPlacement* placement_ = nullptr;
     std::vector<sm_state> sms_;
     launch_shape shape_{};
     bool started_ = false;

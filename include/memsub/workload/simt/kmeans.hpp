@@ -41,6 +41,10 @@ public:
         bool point_major = true;
         std::uint32_t threads_per_cta = 256;
         std::uint64_t seed = 1;
+        /// Launches of the membership kernel (Rodinia's convergence loop). Between launches
+        /// the host recomputes every centre as the mean of its members (Rodinia does it on the
+        /// CPU: no device accesses), keeping a centre with no members where it was.
+        std::uint32_t iterations = 1;
     };
     static constexpr std::uint64_t pc_load_feature = 0x000, pc_load_cluster = 0x008,
                                    pc_store_membership = 0x010;
@@ -63,6 +67,7 @@ public:
                                 p.clusters, "must be in 1..points");
         memsub::detail::require(p.threads_per_cta >= 1 && p.threads_per_cta <= 1024, c,
                                 "threads_per_cta", p.threads_per_cta, "must be in 1..1024");
+        memsub::detail::require(p.iterations >= 1, c, "iterations", p.iterations, "must be >= 1");
         features_ = mem_.allocate<float>("features", std::size_t{p.points} * p.features);
         clusters_ = mem_.allocate<float>("clusters", std::size_t{p.clusters} * p.features);
         membership_ = mem_.allocate<std::int32_t>("membership", p.points);
@@ -91,8 +96,9 @@ public:
     }
 
     bool next_launch(launch_shape& shape) {
-        if (launched_) return false;
-        launched_ = true;
+        if (launches_ == p_.iterations) return false;
+        if (launches_ != 0) update_centres();
+        ++launches_;
         shape.threads_per_cta = p_.threads_per_cta;
         shape.ctas = (p_.points + p_.threads_per_cta - 1) / p_.threads_per_cta;
         return true;
@@ -167,11 +173,29 @@ public:
     }
 
 private:
+    /// The host step between launches: centre k = mean of the points whose membership is k.
+    void update_centres() {
+        std::vector<double> sums(std::size_t{p_.clusters} * p_.features, 0.0);
+        std::vector<std::uint32_t> members(p_.clusters, 0);
+        for (std::uint32_t pt = 0; pt < p_.points; ++pt) {
+            const auto k = static_cast<std::uint32_t>(membership_.get(pt));
+            ++members[k];
+            for (std::uint32_t l = 0; l < p_.features; ++l)
+                sums[std::size_t{k} * p_.features + l] += features_.get(feature_index(pt, l));
+        }
+        for (std::uint32_t k = 0; k < p_.clusters; ++k)
+            if (members[k] != 0)
+                for (std::uint32_t l = 0; l < p_.features; ++l)
+                    clusters_.set(
+                        std::size_t{k} * p_.features + l,
+                        static_cast<float>(sums[std::size_t{k} * p_.features + l] / members[k]));
+    }
+
     params p_;
     device_memory mem_;
     device_memory::array<float> features_, clusters_;
     device_memory::array<std::int32_t> membership_;
-    bool launched_ = false;
+    std::uint32_t launches_ = 0;
 };
 
 } // namespace memsub::workload::simt

@@ -31,6 +31,10 @@ public:
         std::uint32_t threads_per_cta = 256;
         /// x is uniform in [-1, 1) from this seed.
         std::uint64_t seed = 1;
+        /// Launches of y = A·x (an iterative solver's or power iteration's inner SpMV, several
+        /// launches of one kernel). Every launch reads the same A and x (the host's vector
+        /// update between launches is not modelled) and rewrites y with the same values.
+        std::uint32_t launches = 1;
     };
     static constexpr std::uint64_t pc_load_start = 0x000, pc_load_end = 0x008,
                                    pc_load_column = 0x010, pc_load_value = 0x018, pc_load_x = 0x020,
@@ -50,6 +54,7 @@ public:
         memsub::detail::require(m.rows >= 1, c, "rows", m.rows, "must be >= 1");
         memsub::detail::require(p.threads_per_cta >= 1 && p.threads_per_cta <= 1024, c,
                                 "threads_per_cta", p.threads_per_cta, "must be in 1..1024");
+        memsub::detail::require(p.launches >= 1, c, "launches", p.launches, "must be >= 1");
         offsets_ = mem_.allocate<std::uint32_t>("row_offsets", std::size_t{m.rows} + 1);
         columns_ = mem_.allocate<std::uint32_t>("columns", m.columns.size());
         values_ = mem_.allocate<float>("values", m.values.size());
@@ -68,8 +73,8 @@ public:
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "spmv"; }
 
     bool next_launch(launch_shape& shape) {
-        if (launched_) return false;
-        launched_ = true;
+        if (launches_ == p_.launches) return false;
+        ++launches_;
         shape.threads_per_cta = p_.threads_per_cta;
         shape.ctas = (rows_ + p_.threads_per_cta - 1) / p_.threads_per_cta;
         return true;
@@ -157,7 +162,7 @@ private:
     device_memory mem_;
     device_memory::array<std::uint32_t> offsets_, columns_;
     device_memory::array<float> values_, x_, y_;
-    bool launched_ = false;
+    std::uint32_t launches_ = 0;
 };
 
 } // namespace memsub::workload::simt

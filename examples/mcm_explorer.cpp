@@ -1,0 +1,994 @@
+// mcm_explorer — the MCM-GPU study of seed 000 (spec system-policies.md §1, T5) on SIMT kernel
+// workloads, scaled down: M GPU modules (GPMs) of S SMs (default 4 × 8), joined by a ring.
+//
+// Machine (per module, after Table 5.3 / C5.1–C5.8, capacities scaled by SMs):
+//   * per SM a 16 KB L1 (gpu::baseline_l1: 32 sets × 4 ways × 128 B, LRU, write-evict);
+//   * optional GPM-side L1.5, remote-only (bypass::remote_only, C5.3), write-through, 16-way,
+//     32 KB per SM (T5's 2 MB per 64-SM GPM), invalidated once per kernel launch boundary
+//     (cache::sync_epoch_invalidator: every SM of the module sends the sync, it flushes once);
+//   * a memory-side L2 slice (C5.2: caches only addresses homed in this module), write-back,
+//     16-way, 64 KB per SM (T5's 4 MB per GPM); with the L1.5 the slice is halved (the
+//     iso-transistor "8 MB L1.5 + 8 MB L2" design of §1.3);
+//   * the home of an address comes from the page placement: fine-grain interleave on 128 B
+//     (C5.1) or first touch on 4 KB pages (C5.6; placed when an L1 miss first reaches it);
+//   * CTAs placed by the centralised round robin (C5.4) or distributed contiguous batches
+//     (C5.5), through simt::gto_scheduler's cta_scheduler parameter (same CTA → same module
+//     in every launch of a kernel);
+//   * ring: shortest way round, 32 cycles per hop (C5.8); topology::link_traffic counts the
+//     bytes on every directed link.
+// Eight configurations: baseline (RR + fine-grain interleave, no L1.5), each mechanism alone,
+// each pair, all three. The same warp instruction stream (per CTA scheduler) feeds all four
+// memory-side configurations of that scheduler; the L1s depend only on the stream.
+//
+// Inter-module traffic counts data payload only (request and acknowledgement headers are not
+// modelled): a remote L1 miss moves the 128 B line home → requester (unless the L1.5 hits), a
+// remote store moves its bytes requester → home (write-through L1.5 or none). "Inter-module
+// bytes" is the sum over ring links (bytes × links crossed); "ring payload" counts a transfer
+// once.
+//
+// Time model (per launch, launches back to back; 1 GHz; documented, deliberately simple):
+//   t_launch = max(T_issue, DRAM_max / B_dram, LINK_max / B_link) + L_remote / W
+//   * T_issue: the GTO scheduler's cycles for the launch (one memory instruction per SM per
+//     cycle, a fixed 120-cycle load latency for stalling loads, CTA placement and tail effects);
+//   * DRAM_max: the most DRAM bytes (L2 fills + dirty write-backs) of any partition in the
+//     launch; B_dram = 768 GB/s per partition (3 TB/s for 4 GPMs);
+//   * LINK_max: the most bytes on any directed ring link; B_link = 768 GB/s;
+//     both bandwidths are T5's for 64-SM GPMs and are scaled by S / 64 (per-SM balance kept,
+//     as T5's scaling study scales bandwidth with SMs): 96 GB/s each at S = 8;
+//   * L_remote: Σ over stalling warp load instructions of the largest hop count among their
+//     line requests that crossed the ring, × 32 cycles; W = resident warp slots (SMs × 48):
+//     the extra latency is hidden by the other warps except for this share.
+// Energy: GPUJoule's multi-module extension (energy/multi_module.hpp, on-package: 0.54 pJ/bit
+// per link traversal, HBM 21.1 pJ/bit, constant-power amortisation a = 0.5) on K40 EPI/EPTs:
+// each warp memory instruction counts its active lanes as int_other operations (address
+// arithmetic; no ALU instructions are simulated), L1 accesses as L1→RF transactions, L1 fill
+// bytes as L2→L1 sectors, DRAM reads as DRAM→L2 sectors, stores and write-backs as writes.
+// EPStall and the constant power are not published (G6.2, G6.3): stalls are not counted
+// (EPStall term 0) and the constant power per module is this host's assumption
+// (--constant-power, default 20 W per 8-SM module, not from the seeds). EDPSE (§2.1) compares
+// N modules of S SMs against one module running the same kernel in the baseline configuration
+// (a monolithic module with its whole L2), for every configuration.
+//
+//   mcm_explorer                               stencil, spmv, bfs, kmeans on 4 × 8 SMs
+//   mcm_explorer --kernels stencil --scale 0.25 --plot mcm.svg --csv mcm.csv
+
+#include <memsub/bypass/remote_only.hpp>
+#include <memsub/cache/basic_cache.hpp>
+#include <memsub/cache/sync_epoch_invalidator.hpp>
+#include <memsub/core/errors.hpp>
+#include <memsub/cta/centralized_round_robin.hpp>
+#include <memsub/cta/contiguous_batches.hpp>
+#include <memsub/energy/gpujoule.hpp>
+#include <memsub/energy/multi_module.hpp>
+#include <memsub/energy/scaling_metrics.hpp>
+#include <memsub/gpu/baseline_l1.hpp>
+#include <memsub/gpu/coalescer.hpp>
+#include <memsub/placement/fine_grain_interleave.hpp>
+#include <memsub/placement/first_touch.hpp>
+#include <memsub/replacement/lru.hpp>
+#include <memsub/topology/link_traffic.hpp>
+#include <memsub/topology/ring.hpp>
+#include <memsub/workload/simt/all.hpp>
+
+#include "common/example_support.hpp"
+
+#include <fmt/core.h>
+
+#include <algorithm>
+#include <array>
+#include <bit>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <ctime>
+#include <deque>
+#include <fstream>
+#include <functional>
+#include <new>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace {
+
+namespace simt = memsub::workload::simt;
+namespace gpu = memsub::gpu;
+namespace cta = memsub::cta;
+namespace placement = memsub::placement;
+namespace topology = memsub::topology;
+namespace energy = memsub::energy;
+using memsub_examples::option_error;
+
+namespace status {
+constexpr int ok = 0, input_error = 1, usage_error = 2, out_of_memory = 4;
+} // namespace status
+
+constexpr std::array<std::string_view, 4> all_kernels{"stencil", "spmv", "bfs", "kmeans"};
+
+struct options {
+    std::vector<std::string> kernels{all_kernels.begin(), all_kernels.end()};
+    std::uint32_t modules = 4;
+    std::uint32_t sms_per_module = 8;
+    std::vector<std::uint32_t> scaling{1, 2, 4, 8, 16, 32};
+    std::uint32_t launches = 4;
+    std::uint64_t seed = 1;
+    double scale = 1.0;
+    double constant_power_w = 20.0;
+    std::optional<std::string> csv, plot;
+    bool quiet = false;
+};
+
+[[noreturn]] void usage(int code) {
+    fmt::print(
+        code == 0 ? stdout : stderr,
+        "usage: mcm_explorer [options]\n"
+        "Runs iterative SIMT kernels on a multi-module GPU (modules of SMs on a ring, per-SM\n"
+        "L1, memory-side L2 slices) and compares the MCM-GPU mechanisms: remote-only L1.5,\n"
+        "distributed CTA scheduling (contiguous batches) and first-touch page placement, alone,\n"
+        "in pairs and all three, against the baseline (centralised round robin, fine-grain\n"
+        "interleave). Reports inter-module traffic, local / remote accesses, L1.5 hit rate, a\n"
+        "modelled time, the energy breakdown and EDPSE over module counts.\n"
+        "  --kernels a,b,...    of stencil, spmv, bfs, kmeans (default: all)\n"
+        "  --modules M          modules of the main machine (default 4)\n"
+        "  --sms-per-module S   SMs per module (default 8)\n"
+        "  --scaling a,b,...    module counts of the EDPSE study (default 1,2,4,8,16,32;\n"
+        "                       'none' skips it)\n"
+        "  --launches N         launches of stencil / spmv / kmeans (default 4; BFS runs its\n"
+        "                       levels)\n"
+        "  --scale X            input size multiplier (default 1; 0.1 for a quick run)\n"
+        "  --seed S             input generator seed (default 1)\n"
+        "  --constant-power W   constant power per module in W for the energy model (default\n"
+        "                       20; not published in the seeds, G6.3)\n"
+        "  --csv FILE           every counter, one row per kernel, module count and config\n"
+        "  --plot FILE          relative inter-module traffic per config and EDPSE vs modules\n"
+        "                       (.svg, .png or .pdf; needs gnuplot; data and script beside it)\n"
+        "  --quiet              no progress on stderr\n"
+        "  --help               this text\n"
+        "exit status: 0 ok, 1 unwritable output, 2 bad usage, 4 out of memory; on SIGINT /\n"
+        "SIGTERM the run stops after the running simulation, prints what it has and exits\n"
+        "with 128 + the signal number\n");
+    std::exit(code);
+}
+
+// ------------------------------------------------------------------ configurations
+
+constexpr std::size_t config_count = 8;
+struct config_desc {
+    std::string_view name;
+    bool distributed, first_touch, l15;
+};
+constexpr std::array<config_desc, config_count> configs{{
+    {"baseline", false, false, false},
+    {"+L1.5", false, false, true},
+    {"+DS", true, false, false},
+    {"+FT", false, true, false},
+    {"L1.5+DS", true, false, true},
+    {"L1.5+FT", false, true, true},
+    {"DS+FT", true, true, false},
+    {"L1.5+DS+FT", true, true, true},
+}};
+constexpr std::size_t all_three = 7;
+
+/// The configuration index of (distributed, first touch, L1.5).
+constexpr std::size_t config_index(bool ds, bool ft, bool l15) {
+    for (std::size_t i = 0; i < config_count; ++i)
+        if (configs[i].distributed == ds && configs[i].first_touch == ft && configs[i].l15 == l15)
+            return i;
+    return config_count;
+}
+
+constexpr std::uint32_t line_bytes = 128;
+constexpr std::uint32_t warps_per_sm = 48; // gto_params default (Table 3.1)
+constexpr double clock_hz = 1e9;
+constexpr double t5_link_gbps = 768, t5_dram_gbps_per_partition = 768, t5_sms_per_gpm = 64;
+
+struct machine {
+    std::uint32_t modules = 4;
+    std::uint32_t sms_per_module = 8;
+    [[nodiscard]] std::uint32_t sms() const { return modules * sms_per_module; }
+    /// Bytes per cycle of one ring link / one DRAM partition (T5 per 64-SM GPM, scaled by S).
+    [[nodiscard]] double link_bytes_per_cycle() const {
+        return t5_link_gbps * 1e9 / clock_hz * sms_per_module / t5_sms_per_gpm;
+    }
+    [[nodiscard]] double dram_bytes_per_cycle() const {
+        return t5_dram_gbps_per_partition * 1e9 / clock_hz * sms_per_module / t5_sms_per_gpm;
+    }
+};
+
+/// Everything measured for one configuration on one machine.
+struct config_result {
+    std::uint64_t warp_instructions = 0, lane_operations = 0, launches = 0;
+    std::uint64_t l1_load_accesses = 0, l1_load_hits = 0, l1_fill_bytes = 0, store_bytes = 0;
+    std::uint64_t local_requests = 0, remote_requests = 0, ring_requests = 0;
+    std::uint64_t l15_lookups = 0, l15_hits = 0, l15_flushes = 0, l15_sync_commands = 0;
+    std::uint64_t ring_payload_bytes = 0, inter_module_bytes = 0; // payload; Σ over links
+    std::uint64_t dram_read_bytes = 0, dram_write_bytes = 0;
+    std::uint64_t issue_cycles = 0, dram_bound_cycles = 0, link_bound_cycles = 0;
+    double latency_cycles = 0, cycles = 0;
+    energy::energy_breakdown joules{};
+    [[nodiscard]] double seconds() const { return cycles / clock_hz; }
+    [[nodiscard]] double l15_hit_rate() const {
+        return l15_lookups == 0 ? 0.0 : static_cast<double>(l15_hits) / l15_lookups;
+    }
+};
+
+// ------------------------------------------------------------------ memory side
+
+/// The home function the L1.5's remote-only filter consults: the placement's decision (the
+/// host places an address before it routes it, so `locate` has it).
+template <class Placement>
+struct home_of {
+    const Placement* p = nullptr;
+    std::uint32_t operator()(memsub::byte_address a) const noexcept {
+        const auto l = p->locate(a);
+        return l ? l->partition : 0;
+    }
+};
+
+/// One memory-side configuration: placement, per-module L1.5 (optional) and L2 slices, the
+/// ring's link counters, and the per-launch time model.
+template <class Placement>
+class memory_side {
+public:
+    using l15_cache = memsub::cache::set_associative_cache<
+        memsub::replacement::lru, memsub::cache::write_policy::write_through, memsub::geometry,
+        memsub::bypass::remote_only<home_of<Placement>>>;
+    using l2_cache = memsub::cache::set_associative_cache<
+        memsub::replacement::lru, memsub::cache::write_policy::write_back, memsub::geometry>;
+
+    memory_side(const machine& m, const typename Placement::params& pp, bool with_l15)
+        : m_(m)
+        , placement_(pp)
+        , ring_({.nodes = m.modules, .cycles_per_hop = 32})
+        , links_(ring_)
+        , with_l15_(with_l15)
+        , dram_(m.modules, 0) {
+        // 64 KB of L2 per SM (4 MB per 64-SM GPM), halved beside an L1.5 of 32 KB per SM.
+        const auto sets_for = [&](std::uint64_t bytes_per_sm) {
+            return static_cast<std::uint32_t>(std::max<std::uint64_t>(
+                1, std::bit_floor(bytes_per_sm * m.sms_per_module / (line_bytes * 16))));
+        };
+        const memsub::geometry l2g{
+            .sets = sets_for(with_l15 ? 32768 : 65536), .ways = 16, .line_bytes = line_bytes};
+        const memsub::geometry l15g{.sets = sets_for(32768), .ways = 16, .line_bytes = line_bytes};
+        for (std::uint32_t g = 0; g < m.modules; ++g) {
+            l2_.emplace_back(l2g);
+            if (with_l15)
+                l15_.emplace_back(l15g, typename l15_cache::policy_params{},
+                                  typename memsub::bypass::remote_only<home_of<Placement>>::params{
+                                      .home_of = {&placement_}, .module = g, .modules = m.modules});
+        }
+        invalidators_.resize(with_l15 ? m.modules : 0);
+    }
+    memory_side(const memory_side&) = delete;
+    memory_side& operator=(const memory_side&) = delete;
+
+    /// Whether this configuration is simulated in the current run (the EDPSE runs need only
+    /// the baseline and all three).
+    [[nodiscard]] bool active() const noexcept { return active_; }
+    void set_active(bool on) noexcept { active_ = on; }
+
+    void begin_instruction() noexcept { instruction_hops_ = 0; }
+    void end_instruction(bool stalling_load) noexcept {
+        if (stalling_load) exposed_hops_ += instruction_hops_;
+    }
+
+    /// A request leaving an L1 of module `g`: a line read (`load`, `bytes` = the fill) or a
+    /// store of `bytes` (write-evict L1: every store goes down).
+    void request(std::uint32_t g, const memsub::access& a, std::uint32_t bytes) {
+        const std::uint32_t home = placement_.place(a.address, g).partition;
+        if (home == g) {
+            ++r_.local_requests;
+            l2(home, a);
+            return;
+        }
+        ++r_.remote_requests;
+        const bool load = a.kind == memsub::access_kind::load;
+        if (with_l15_) {
+            if (load) ++r_.l15_lookups;
+            const auto res = l15_[g].access(a);
+            if (load && res.hit) {
+                ++r_.l15_hits;
+                return;
+            }
+            if (!load) bytes = res.bytes_written_down; // write-through: the store goes home
+        }
+        ++r_.ring_requests;
+        if (load) {
+            links_.record(home, g, bytes);
+            instruction_hops_ = std::max(instruction_hops_, ring_.hops(home, g));
+        } else {
+            links_.record(g, home, bytes);
+        }
+        l2(home, a);
+    }
+
+    /// Kernel-launch boundary: the time of the launch, then the L1.5 sync (every SM of a module
+    /// sends it, the module's L1.5 flushes once).
+    void end_launch(std::uint64_t issue_cycles, std::uint64_t sync_id) {
+        const double dram_cycles =
+            static_cast<double>(*std::max_element(dram_.begin(), dram_.end())) /
+            m_.dram_bytes_per_cycle();
+        const double link_cycles =
+            static_cast<double>(links_.max_link_bytes()) / m_.link_bytes_per_cycle();
+        const double latency =
+            static_cast<double>(exposed_hops_) * ring_.cycles_per_hop() / (m_.sms() * warps_per_sm);
+        r_.issue_cycles += issue_cycles;
+        r_.dram_bound_cycles += static_cast<std::uint64_t>(dram_cycles);
+        r_.link_bound_cycles += static_cast<std::uint64_t>(link_cycles);
+        r_.latency_cycles += latency;
+        r_.cycles +=
+            std::max({static_cast<double>(issue_cycles), dram_cycles, link_cycles}) + latency;
+        r_.ring_payload_bytes += links_.total_bytes();
+        r_.inter_module_bytes += links_.byte_hops();
+        ++r_.launches;
+        links_.reset();
+        std::fill(dram_.begin(), dram_.end(), 0);
+        exposed_hops_ = 0;
+        for (std::uint32_t g = 0; g < l15_.size(); ++g)
+            for (std::uint32_t s = 0; s < m_.sms_per_module; ++s)
+                invalidators_[g].on_sync(sync_id, l15_[g]);
+    }
+
+    [[nodiscard]] config_result& result() noexcept { return r_; }
+    [[nodiscard]] config_result finish() {
+        for (const auto& inv : invalidators_) {
+            r_.l15_flushes += inv.stats().flushes;
+            r_.l15_sync_commands += inv.stats().commands;
+        }
+        return r_;
+    }
+
+private:
+    void l2(std::uint32_t home, const memsub::access& a) {
+        const auto res = l2_[home].access(a);
+        dram_[home] += res.bytes_fetched;
+        r_.dram_read_bytes += res.bytes_fetched;
+        for (const auto& e : res.evictions)
+            if (e.dirty) {
+                dram_[home] += e.bytes;
+                r_.dram_write_bytes += e.bytes;
+            }
+    }
+
+    machine m_;
+    Placement placement_;
+    topology::ring ring_;
+    topology::link_traffic<topology::ring> links_;
+    bool with_l15_;
+    bool active_ = true;
+    std::deque<l2_cache> l2_;
+    std::deque<l15_cache> l15_;
+    std::vector<memsub::cache::sync_epoch_invalidator> invalidators_;
+    std::vector<std::uint64_t> dram_;
+    std::uint32_t instruction_hops_ = 0;
+    std::uint64_t exposed_hops_ = 0;
+    config_result r_;
+};
+
+// ------------------------------------------------------------------ one machine run
+
+struct machine_result {
+    machine m;
+    std::array<config_result, config_count> configs{};
+    std::array<bool, config_count> ran{};
+    std::uint64_t warp_instructions_simulated = 0; // over both CTA schedulers' streams
+    double wall_seconds = 0, cpu_seconds = 0;
+    bool partial = false;
+};
+
+/// Runs one stream (kernel under CTA scheduler `Sched`) and feeds the four memory-side
+/// configurations of that scheduler. Returns false if a stop signal arrived.
+template <class Sched, class Kernel>
+bool run_stream(Kernel& kernel, const machine& m, bool distributed, bool edpse_only,
+                machine_result& out, memsub_examples::progress_meter& progress) {
+    const std::uint64_t footprint = kernel.memory().footprint_bytes();
+    const placement::fine_grain_interleave::params fgi{.partitions = m.modules,
+                                                       .granule_bytes = line_bytes};
+    placement::first_touch::params ft{.partitions = m.modules};
+    ft.page_bytes = 4096;
+    ft.granule_bytes = line_bytes;
+    ft.partition_bytes = std::uint64_t{1} << 32;
+    ft.footprint_bytes = 2 * footprint + (std::uint64_t{1} << 20);
+    memory_side<placement::fine_grain_interleave> fgi_plain(m, fgi, false), fgi_l15(m, fgi, true);
+    memory_side<placement::first_touch> ft_plain(m, ft, false), ft_l15(m, ft, true);
+    if (edpse_only) { // the baseline on the RR stream, all three on the distributed one
+        fgi_l15.set_active(false);
+        ft_plain.set_active(false);
+        if (distributed)
+            fgi_plain.set_active(false);
+        else
+            ft_l15.set_active(false);
+    }
+    const auto each = [&](auto&& fn) {
+        if (fgi_plain.active()) fn(fgi_plain);
+        if (fgi_l15.active()) fn(fgi_l15);
+        if (ft_plain.active()) fn(ft_plain);
+        if (ft_l15.active()) fn(ft_l15);
+    };
+
+    Sched sched({.modules = m.modules, .sms_per_module = m.sms_per_module});
+    simt::gto_scheduler<Kernel, Sched> gto(kernel, simt::gto_params{.sms = m.sms()}, sched);
+    std::vector<gpu::baseline_l1> l1(m.sms());
+    const gpu::coalescer coalescer;
+    gpu::coalesced_warp lines;
+    simt::warp_instruction w;
+    config_result front; // the stream's own counters (same for its four configurations)
+    std::uint32_t launch = 0;
+    std::uint64_t launch_start_cycle = 0;
+    bool stopped = false;
+    const auto end_launch = [&] {
+        const std::uint64_t now = gto.cycle();
+        each([&](auto& side) { side.end_launch(now - launch_start_cycle, launch); });
+        launch_start_cycle = now;
+        for (auto& c : l1) c.flush([](const memsub::replacement::evicted_block&) {});
+    };
+    while (gto.next(w)) {
+        if (w.launch != launch) {
+            end_launch();
+            launch = w.launch;
+        }
+        coalescer.coalesce(w.lanes, w.active_mask, w.access_bytes, lines);
+        ++front.warp_instructions;
+        front.lane_operations += static_cast<std::uint64_t>(std::popcount(w.active_mask));
+        const std::uint32_t module = w.sm / m.sms_per_module;
+        memsub::access proto{};
+        proto.pc = w.pc;
+        proto.kind = w.kind;
+        proto.requester = w.sm;
+        each([](auto& side) { side.begin_instruction(); });
+        coalescer.for_each_access(lines, proto, [&](const memsub::access& a) {
+            const auto r = l1[w.sm].access(a);
+            if (a.kind == memsub::access_kind::load) {
+                ++front.l1_load_accesses;
+                if (r.hit) {
+                    ++front.l1_load_hits;
+                    return;
+                }
+                front.l1_fill_bytes += r.bytes_fetched;
+                memsub::access line = a;
+                line.address =
+                    memsub::byte_address{a.address.value & ~std::uint64_t{line_bytes - 1}};
+                line.size = line_bytes;
+                line.requester = module;
+                each([&](auto& side) { side.request(module, line, r.bytes_fetched); });
+            } else {
+                front.store_bytes += r.bytes_written_down;
+                memsub::access store = a;
+                store.requester = module;
+                each([&](auto& side) { side.request(module, store, r.bytes_written_down); });
+            }
+        });
+        const bool stalling = w.kind == memsub::access_kind::load && w.stalls;
+        each([&](auto& side) { side.end_instruction(stalling); });
+        if ((front.warp_instructions & 0xffff) == 0) {
+            progress.update(out.warp_instructions_simulated + front.warp_instructions,
+                            std::nullopt);
+            if (memsub_examples::stop_requested() != 0) {
+                stopped = true;
+                break;
+            }
+        }
+    }
+    end_launch();
+    out.warp_instructions_simulated += front.warp_instructions;
+    const auto store_result = [&](auto& side, bool ft_on, bool l15_on) {
+        if (!side.active()) return;
+        out.ran[config_index(distributed, ft_on, l15_on)] = true;
+        config_result r = side.finish();
+        r.warp_instructions = front.warp_instructions;
+        r.lane_operations = front.lane_operations;
+        r.l1_load_accesses = front.l1_load_accesses;
+        r.l1_load_hits = front.l1_load_hits;
+        r.l1_fill_bytes = front.l1_fill_bytes;
+        r.store_bytes = front.store_bytes;
+        out.configs[config_index(distributed, ft_on, l15_on)] = r;
+    };
+    store_result(fgi_plain, false, false);
+    store_result(fgi_l15, false, true);
+    store_result(ft_plain, true, false);
+    store_result(ft_l15, true, true);
+    return !stopped;
+}
+
+/// GPUJoule energy of a configuration's run on `modules` modules (on package).
+energy::energy_breakdown energy_of(const config_result& r, std::uint32_t modules,
+                                   double constant_power_w) {
+    // EPStall: stalls are not counted here (0 by this host's choice, G6.2).
+    const energy::gpujoule model(energy::multi_module(energy::kepler_k40(0.0, constant_power_w),
+                                                      energy::on_package(modules)));
+    using energy::transaction_class;
+    energy::activity a;
+    a.add(energy::instruction_class::int_other, r.lane_operations);
+    a.add(transaction_class::l1_to_rf, r.l1_load_accesses);
+    a.add_write(transaction_class::l1_to_rf, r.store_bytes);
+    a.add(transaction_class::l2_to_l1, r.l1_fill_bytes / 32);
+    a.add_write(transaction_class::l2_to_l1, r.store_bytes);
+    a.add(transaction_class::dram_to_l2, r.dram_read_bytes / 32);
+    a.add_write(transaction_class::dram_to_l2, r.dram_write_bytes);
+    a.link_byte_hops = r.inter_module_bytes;
+    return model.energy(a, r.seconds());
+}
+
+/// Runs a kernel (a fresh one from `make` per stream) on machine `m`: all eight configs, or
+/// only the baseline and all three (`edpse_only`).
+template <class Make>
+machine_result run_machine(Make&& make, const machine& m, const options& o,
+                           const std::string& label, bool edpse_only) {
+    machine_result out;
+    out.m = m;
+    memsub_examples::progress_meter progress(
+        !o.quiet, fmt::format("{} on {} x {} SMs", label, m.modules, m.sms_per_module));
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::clock_t c0 = std::clock();
+    bool complete = true;
+    {
+        auto kernel = make();
+        complete =
+            run_stream<cta::centralized_round_robin>(*kernel, m, false, edpse_only, out, progress);
+    }
+    if (complete) {
+        auto kernel = make();
+        complete = run_stream<cta::contiguous_batches>(*kernel, m, true, edpse_only, out, progress);
+    }
+    progress.finish();
+    out.partial = !complete;
+    out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    out.cpu_seconds = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
+    for (auto& c : out.configs) c.joules = energy_of(c, m.modules, o.constant_power_w);
+    return out;
+}
+
+struct kernel_study {
+    std::string kernel, input;
+    machine_result main;
+    std::vector<machine_result> scaling; // o.scaling order
+    bool partial = false;
+};
+
+std::uint64_t scaled(double base, double scale) {
+    return static_cast<std::uint64_t>(std::max(1.0, std::round(base * scale)));
+}
+
+template <class Make>
+kernel_study study(std::string name, std::string input, Make&& make, const options& o) {
+    kernel_study s{std::move(name), std::move(input), {}, {}, false};
+    s.main = run_machine(make, {o.modules, o.sms_per_module}, o, s.kernel, false);
+    s.partial = s.main.partial;
+    for (const std::uint32_t n : o.scaling) {
+        if (s.partial) break;
+        if (n == o.modules) {
+            s.scaling.push_back(s.main);
+            continue;
+        }
+        s.scaling.push_back(run_machine(make, {n, o.sms_per_module}, o, s.kernel, true));
+        s.partial = s.scaling.back().partial;
+    }
+    return s;
+}
+
+kernel_study run_named(std::string_view name, const options& o) {
+    if (name == "stencil") {
+        const auto side = static_cast<std::uint32_t>(
+            std::clamp<std::uint64_t>(scaled(512, std::sqrt(o.scale)), 16, 16384));
+        return study(
+            "stencil", fmt::format("{} x {} grid, {} iterations", side, side, o.launches),
+            [&] {
+                return std::make_unique<simt::stencil_kernel>(simt::stencil_kernel::params{
+                    .rows = side, .cols = side, .iterations = o.launches, .seed = o.seed});
+            },
+            o);
+    }
+    if (name == "spmv") {
+        const auto rows =
+            static_cast<std::uint32_t>(std::min<std::uint64_t>(scaled(32768, o.scale), 1u << 24));
+        // Rows of at most 128 non-zeros: with gpu_l1_explorer's 1024, one lane's dependent chain
+        // over the longest row sets every launch's time, whatever the memory system does.
+        auto m = std::make_shared<simt::csr_matrix>(simt::make_power_law_matrix(
+            {.rows = rows, .cols = rows, .max_row_length = std::min(rows, 128u), .seed = o.seed}));
+        return study(
+            "spmv",
+            fmt::format("power-law {} x {}, rows <= 128, {} non-zeros, {} launches", rows, rows,
+                        m->nonzeros(), o.launches),
+            [&, m] {
+                return std::make_unique<simt::spmv_kernel>(
+                    *m, simt::spmv_kernel::params{.seed = o.seed, .launches = o.launches});
+            },
+            o);
+    }
+    if (name == "bfs") {
+        const auto scale =
+            static_cast<std::uint32_t>(std::clamp(std::lround(14 + std::log2(o.scale)), 4L, 24L));
+        auto g = std::make_shared<simt::csr_graph>(
+            simt::make_rmat_graph({.scale = scale, .edge_factor = 8, .seed = o.seed}));
+        std::uint32_t source = 0;
+        for (std::uint32_t v = 0; v < g->vertices; ++v)
+            if (g->degree(v) > g->degree(source)) source = v;
+        return study(
+            "bfs", fmt::format("R-MAT 2^{}: {} vertices, {} edges", scale, g->vertices, g->edges()),
+            [&, g, source] {
+                return std::make_unique<simt::bfs_kernel>(
+                    *g, simt::bfs_kernel::params{.source = source});
+            },
+            o);
+    }
+    const auto points =
+        static_cast<std::uint32_t>(std::min<std::uint64_t>(scaled(16384, o.scale), 1u << 24));
+    return study(
+        "kmeans",
+        fmt::format("{} points x 34 features, 5 clusters, {} iterations", points, o.launches),
+        [&] {
+            return std::make_unique<simt::kmeans_kernel>(simt::kmeans_kernel::params{
+                .points = points, .seed = o.seed, .iterations = o.launches});
+        },
+        o);
+}
+
+// ------------------------------------------------------------------ output
+
+double pct(double x) {
+    return 100.0 * x;
+}
+double mb(std::uint64_t bytes) {
+    return static_cast<double>(bytes) / 1e6;
+}
+double ratio(double a, double b) {
+    return b == 0 ? 0.0 : a / b;
+}
+
+/// The main table's header (the ctest check looks for it).
+constexpr std::string_view traffic_header =
+    "config        inter-MB    rel    cut  local%  remote-req   ring-req  L1.5hit%   DRAM-MB"
+    "  time-us  speedup";
+
+/// EDPSE of config `c` at every scaling point, against the 1-module run if it was done.
+std::vector<std::optional<double>> edpse_row(const kernel_study& s, std::size_t c,
+                                             const options& o) {
+    std::vector<std::optional<double>> row(s.scaling.size());
+    const auto base_it = std::find(o.scaling.begin(), o.scaling.end(), 1u);
+    if (base_it == o.scaling.end()) return row;
+    const std::size_t b = static_cast<std::size_t>(base_it - o.scaling.begin());
+    if (b >= s.scaling.size()) return row;
+    // The base is one module of the baseline configuration (a monolithic module: no remote data,
+    // its whole L2 budget as L2) for every configuration, so EDPSE compares each N-module
+    // design with the same single module.
+    const auto& base = s.scaling[b].configs[0];
+    const energy::run_point bp{base.joules.total(), base.seconds(), 1};
+    for (std::size_t i = 0; i < s.scaling.size(); ++i) {
+        const auto& r = s.scaling[i].configs[c];
+        if (r.cycles <= 0 || base.cycles <= 0) continue;
+        row[i] = energy::edpse(bp, {r.joules.total(), r.seconds(), double(s.scaling[i].m.modules)});
+    }
+    return row;
+}
+
+void print_study(const kernel_study& s, const options& o) {
+    const machine_result& r = s.main;
+    const config_result& b = r.configs[0];
+    fmt::print("\n{} ({}), {} modules x {} SMs: {} warp instructions, {} launches\n", s.kernel,
+               s.input, r.m.modules, r.m.sms_per_module, b.warp_instructions, b.launches);
+    fmt::print("{}\n", traffic_header);
+    for (std::size_t i = 0; i < config_count; ++i) {
+        const config_result& c = r.configs[i];
+        const double rel = ratio(double(c.inter_module_bytes), double(b.inter_module_bytes));
+        const std::uint64_t requests = c.local_requests + c.remote_requests;
+        fmt::print(
+            "{:<12} {:>9.2f} {:>6.3f} {:>6} {:>7.2f} {:>11} {:>10} {:>9} {:>9.2f} {:>8.1f} "
+            "{:>8.3f}\n",
+            configs[i].name, mb(c.inter_module_bytes), rel,
+            c.inter_module_bytes == 0 ? std::string("inf") : fmt::format("{:.2f}x", 1.0 / rel),
+            pct(ratio(double(c.local_requests), double(requests))), c.remote_requests,
+            c.ring_requests, configs[i].l15 ? fmt::format("{:.2f}", pct(c.l15_hit_rate())) : "-",
+            mb(c.dram_read_bytes + c.dram_write_bytes), c.seconds() * 1e6,
+            ratio(b.seconds(), c.seconds()));
+    }
+    fmt::print("time model bounds (kcycles): issue / DRAM / link / +latency; energy (mJ, "
+               "on-package, {} W constant per module)\n",
+               o.constant_power_w);
+    fmt::print("{:<12} {:>7} {:>7} {:>7} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9}\n",
+               "config", "issue", "DRAM", "link", "latency", "compute", "L1", "L2->L1", "DRAM",
+               "links", "const", "total mJ");
+    for (std::size_t i = 0; i < config_count; ++i) {
+        const config_result& c = r.configs[i];
+        const auto& e = c.joules;
+        fmt::print("{:<12} {:>7.1f} {:>7.1f} {:>7.1f} {:>8.1f} {:>8.4f} {:>8.4f} {:>8.4f} {:>8.4f} "
+                   "{:>8.4f} {:>8.4f} {:>9.4f}\n",
+                   configs[i].name, c.issue_cycles / 1e3, c.dram_bound_cycles / 1e3,
+                   c.link_bound_cycles / 1e3, c.latency_cycles / 1e3, e.compute * 1e3,
+                   e.l1_shared * 1e3, e.l2_to_l1 * 1e3, e.dram_to_l2 * 1e3, e.inter_module * 1e3,
+                   e.constant * 1e3, e.total() * 1e3);
+    }
+    if (s.scaling.empty()) return;
+    fmt::print("EDPSE % / speedup, both vs the baseline on 1 module of {} SMs (same kernel)\n",
+               o.sms_per_module);
+    fmt::print("{:<12}", "config");
+    for (const auto& p : s.scaling) fmt::print(" {:>14}", fmt::format("{} mod", p.m.modules));
+    fmt::print("\n");
+    const auto base_it = std::find(o.scaling.begin(), o.scaling.end(), 1u);
+    for (const std::size_t c : {std::size_t{0}, all_three}) {
+        const auto row = edpse_row(s, c, o);
+        fmt::print("{:<12}", configs[c].name);
+        for (std::size_t i = 0; i < s.scaling.size(); ++i) {
+            std::string speed = "-";
+            if (base_it != o.scaling.end()) {
+                const auto& base =
+                    s.scaling[static_cast<std::size_t>(base_it - o.scaling.begin())].configs[0];
+                speed = fmt::format("{:.2f}x",
+                                    ratio(base.seconds(), s.scaling[i].configs[c].seconds()));
+            }
+            fmt::print(" {:>14}", row[i] ? fmt::format("{:.1f}/{}", *row[i], speed) : "-");
+        }
+        fmt::print("\n");
+    }
+}
+
+void print_summary(const std::vector<kernel_study>& studies, double sim_seconds, double cpu_seconds,
+                   std::uint64_t simulated) {
+    if (studies.empty()) return;
+    fmt::print("\ninter-module traffic cut vs baseline (baseline bytes / config bytes), {} "
+               "modules\n",
+               studies.front().main.m.modules);
+    fmt::print("{:<10}", "kernel");
+    for (const auto& c : configs) fmt::print(" {:>11}", c.name);
+    fmt::print("\n");
+    std::array<double, config_count> log_sum{};
+    std::size_t counted = 0;
+    for (const auto& s : studies) {
+        fmt::print("{:<10}", s.kernel);
+        const double base = double(s.main.configs[0].inter_module_bytes);
+        bool all_positive = base > 0;
+        for (std::size_t i = 0; i < config_count; ++i) {
+            const double c = double(s.main.configs[i].inter_module_bytes);
+            all_positive = all_positive && c > 0;
+            fmt::print(" {:>11}", c == 0 ? std::string("inf") : fmt::format("{:.2f}x", base / c));
+        }
+        fmt::print("\n");
+        if (all_positive) {
+            ++counted;
+            for (std::size_t i = 0; i < config_count; ++i)
+                log_sum[i] += std::log(base / double(s.main.configs[i].inter_module_bytes));
+        }
+    }
+    if (counted > 1) {
+        fmt::print("{:<10}", "geomean");
+        for (std::size_t i = 0; i < config_count; ++i)
+            fmt::print(" {:>11}", fmt::format("{:.2f}x", std::exp(log_sum[i] / counted)));
+        fmt::print("\n");
+    }
+    fmt::print("simulated {} warp instructions in {:.2f} s ({:.2f} s CPU): {:.2f} M warp "
+               "instructions/s wall, {:.2f} M/s CPU (4-module runs: L1s + four memory-side "
+               "configurations per stream; EDPSE runs: one)\n",
+               simulated, sim_seconds, cpu_seconds,
+               sim_seconds > 0 ? simulated / sim_seconds / 1e6 : 0.0,
+               cpu_seconds > 0 ? simulated / cpu_seconds / 1e6 : 0.0);
+}
+
+void write_csv(const std::string& file, const std::vector<kernel_study>& studies) {
+    std::ofstream out(file);
+    if (!out) throw std::runtime_error(fmt::format("cannot write {}", file));
+    out << "kernel,modules,sms_per_module,config,distributed,first_touch,l15,warp_instructions,"
+           "launches,l1_load_accesses,l1_load_hits,local_requests,remote_requests,ring_requests,"
+           "l15_lookups,l15_hits,l15_flushes,ring_payload_bytes,inter_module_bytes,"
+           "dram_read_bytes,dram_write_bytes,issue_cycles,dram_bound_cycles,link_bound_cycles,"
+           "latency_cycles,cycles,energy_compute_j,energy_l1_j,energy_l2_to_l1_j,energy_dram_j,"
+           "energy_links_j,energy_constant_j,energy_total_j\n";
+    const auto row = [&](const std::string& k, const machine_result& m) {
+        for (std::size_t i = 0; i < config_count; ++i) {
+            if (!m.ran[i]) continue; // the EDPSE runs simulate the baseline and all three
+            const auto& c = m.configs[i];
+            const auto& e = c.joules;
+            out << fmt::format(
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},"
+                "{},{:.3f},{:.3f},{:.6e},{:.6e},{:.6e},{:.6e},{:.6e},{:.6e},{:.6e}\n",
+                k, m.m.modules, m.m.sms_per_module, configs[i].name, int(configs[i].distributed),
+                int(configs[i].first_touch), int(configs[i].l15), c.warp_instructions, c.launches,
+                c.l1_load_accesses, c.l1_load_hits, c.local_requests, c.remote_requests,
+                c.ring_requests, c.l15_lookups, c.l15_hits, c.l15_flushes, c.ring_payload_bytes,
+                c.inter_module_bytes, c.dram_read_bytes, c.dram_write_bytes, c.issue_cycles,
+                c.dram_bound_cycles, c.link_bound_cycles, c.latency_cycles, c.cycles, e.compute,
+                e.l1_shared, e.l2_to_l1, e.dram_to_l2, e.inter_module, e.constant, e.total());
+        }
+    };
+    for (const auto& s : studies) {
+        row(s.kernel, s.main);
+        for (const auto& m : s.scaling)
+            if (m.m.modules != s.main.m.modules) row(s.kernel, m);
+    }
+    if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", file));
+}
+
+/// A gnuplot single-quoted string.
+std::string gnuplot_quoted(std::string_view s) {
+    std::string q = "'";
+    for (const char c : s) q += c == '\'' ? std::string("''") : std::string(1, c);
+    return q + "'";
+}
+
+void write_plot(const std::string& file, const std::string& terminal,
+                const std::vector<kernel_study>& studies, const options& o) {
+    const std::string traffic_dat = file + ".traffic.dat", edpse_dat = file + ".edpse.dat",
+                      gp = file + ".gp";
+    {
+        std::ofstream out(traffic_dat);
+        out << "kernel";
+        for (const auto& c : configs) out << ' ' << c.name;
+        out << "\n";
+        for (const auto& s : studies) {
+            const double base = std::max<double>(1.0, double(s.main.configs[0].inter_module_bytes));
+            out << s.kernel;
+            for (const auto& c : s.main.configs)
+                out << fmt::format(" {:.4f}", double(c.inter_module_bytes) / base);
+            out << "\n";
+        }
+        if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", traffic_dat));
+    }
+    {
+        std::ofstream out(edpse_dat);
+        out << "modules";
+        for (const auto& s : studies)
+            out << ' ' << s.kernel << "_baseline " << s.kernel << "_all_three";
+        out << "\n";
+        for (std::size_t i = 0; i < o.scaling.size(); ++i) {
+            out << o.scaling[i];
+            for (const auto& s : studies)
+                for (const std::size_t c : {std::size_t{0}, all_three}) {
+                    const auto row = edpse_row(s, c, o);
+                    out << (i < row.size() && row[i] ? fmt::format(" {:.3f}", *row[i])
+                                                     : std::string(" NaN"));
+                }
+            out << "\n";
+        }
+        if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", edpse_dat));
+    }
+    {
+        std::ofstream out(gp);
+        out << "# mcm_explorer: inter-module traffic relative to the baseline; EDPSE vs modules\n"
+            << "set terminal " << terminal << " size 1400,560\n"
+            << "set output " << gnuplot_quoted(file) << "\n"
+            << "set multiplot layout 1,2\n"
+            << "set title "
+            << gnuplot_quoted(fmt::format("inter-module bytes / baseline, {} x {} SMs", o.modules,
+                                          o.sms_per_module))
+            << " noenhanced\n"
+            << "set style data histograms\nset style histogram clustered gap 1\n"
+               "set style fill solid 0.85 border -1\nset boxwidth 0.9\n"
+               "set ylabel 'relative inter-module bytes'\nset yrange [0:*]\nset grid ytics\n"
+               "set key outside bottom center horizontal noenhanced\n"
+               "set xtics scale 0 noenhanced\n"
+            << "plot " << gnuplot_quoted(traffic_dat) << " using 2:xtic(1) title columnheader";
+        for (std::size_t i = 3; i <= config_count + 1; ++i)
+            out << ", '' using " << i << " title columnheader";
+        out << "\n"
+            << "set title " << gnuplot_quoted("EDPSE vs modules (100 = ideal)") << "\n"
+            << "set style data linespoints\nset logscale x 2\nset xlabel 'modules'\n"
+               "set ylabel 'EDPSE %'\nset yrange [0:*]\nset xtics auto\n"
+               "set key outside bottom center horizontal\n"
+            << "plot " << gnuplot_quoted(edpse_dat) << " using 1:2 title columnheader";
+        for (std::size_t i = 3; i <= 2 * studies.size() + 1; ++i)
+            out << ", '' using 1:" << i << " title columnheader";
+        out << "\nunset multiplot\n";
+        if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", gp));
+    }
+    if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
+        fmt::print(stderr, "gnuplot not found (Debian: gnuplot-nox); render with: gnuplot {}\n",
+                   gp);
+        return;
+    }
+    std::string cmd = "gnuplot '";
+    for (const char c : gp) cmd += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    cmd += "'";
+    if (std::system(cmd.c_str()) != 0)
+        throw std::runtime_error(fmt::format("gnuplot failed on {}", gp));
+    fmt::print("plot: {}\n", file);
+}
+
+options parse(int argc, char** argv) {
+    options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        const auto value = [&]() -> std::string_view {
+            if (i + 1 >= argc) throw option_error(fmt::format("{} needs a value", arg));
+            return argv[++i];
+        };
+        if (arg == "--help" || arg == "-h") {
+            usage(0);
+        } else if (arg == "--kernels") {
+            o.kernels = memsub_examples::split_list(value());
+            if (o.kernels.empty()) throw option_error("--kernels needs at least one kernel");
+            for (const auto& k : o.kernels)
+                if (std::find(all_kernels.begin(), all_kernels.end(), k) == all_kernels.end())
+                    throw option_error(fmt::format(
+                        "--kernels: unknown kernel '{}' (stencil, spmv, bfs, kmeans)", k));
+        } else if (arg == "--modules") {
+            o.modules =
+                memsub_examples::parse_unsigned_as<std::uint32_t>("--modules", value(), 1, 64);
+        } else if (arg == "--sms-per-module") {
+            o.sms_per_module = memsub_examples::parse_unsigned_as<std::uint32_t>("--sms-per-module",
+                                                                                 value(), 1, 256);
+        } else if (arg == "--scaling") {
+            const std::string_view v = value();
+            o.scaling.clear();
+            if (v != "none")
+                for (const auto& n : memsub_examples::split_list(v))
+                    o.scaling.push_back(
+                        memsub_examples::parse_unsigned_as<std::uint32_t>("--scaling", n, 1, 64));
+        } else if (arg == "--launches") {
+            o.launches =
+                memsub_examples::parse_unsigned_as<std::uint32_t>("--launches", value(), 1, 1000);
+        } else if (arg == "--seed") {
+            o.seed = memsub_examples::parse_unsigned("--seed", value());
+        } else if (arg == "--scale") {
+            o.scale = memsub_examples::parse_positive_real("--scale", value(), 100.0);
+        } else if (arg == "--constant-power") {
+            o.constant_power_w =
+                memsub_examples::parse_positive_real("--constant-power", value(), 10000.0);
+        } else if (arg == "--csv") {
+            o.csv = std::string(value());
+        } else if (arg == "--plot") {
+            o.plot = std::string(value());
+            if (!memsub_examples::gnuplot_terminal_for(*o.plot))
+                throw option_error(fmt::format(
+                    "--plot {}: unknown plot format (use a name ending in .png, .svg or .pdf)",
+                    *o.plot));
+        } else if (arg == "--quiet") {
+            o.quiet = true;
+        } else {
+            throw option_error(fmt::format("unknown option '{}' (--help lists them)", arg));
+        }
+    }
+    return o;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    const options o =
+        memsub_examples::parse_or_exit("mcm_explorer", [&] { return parse(argc, argv); });
+    memsub_examples::install_stop_handlers();
+    std::vector<kernel_study> studies;
+    int stopped_by = 0;
+    double sim_seconds = 0, cpu_seconds = 0;
+    std::uint64_t simulated = 0;
+    try {
+        for (const auto& k : o.kernels) {
+            studies.push_back(run_named(k, o));
+            const auto& s = studies.back();
+            const auto count = [&](const machine_result& m) {
+                sim_seconds += m.wall_seconds;
+                cpu_seconds += m.cpu_seconds;
+                simulated += m.warp_instructions_simulated;
+            };
+            count(s.main);
+            for (const auto& m : s.scaling)
+                if (m.m.modules != s.main.m.modules) count(m);
+            print_study(s, o);
+            if ((stopped_by = memsub_examples::stop_requested()) != 0) {
+                fmt::print("PARTIAL: interrupted by signal {} (the {} figures are partial; "
+                           "kernels not run: {})\n",
+                           stopped_by, s.kernel, o.kernels.size() - studies.size());
+                fmt::print(stderr, "mcm_explorer: interrupted by signal {}\n", stopped_by);
+                break;
+            }
+        }
+        print_summary(studies, sim_seconds, cpu_seconds, simulated);
+    } catch (const memsub::config_error& e) {
+        fmt::print(stderr, "mcm_explorer: {}\n", e.what());
+        return status::usage_error;
+    } catch (const placement::capacity_error& e) {
+        fmt::print(stderr, "mcm_explorer: {}\n", e.what());
+        return status::usage_error;
+    } catch (const std::bad_alloc&) {
+        fmt::print(stderr, "mcm_explorer: out of memory\n");
+        return status::out_of_memory;
+    }
+    try {
+        if (o.csv) write_csv(*o.csv, studies);
+        if (o.plot)
+            write_plot(*o.plot, *memsub_examples::gnuplot_terminal_for(*o.plot), studies, o);
+    } catch (const std::exception& e) {
+        fmt::print(stderr, "mcm_explorer: output error: {}\n", e.what());
+        return status::input_error;
+    }
+    return stopped_by != 0 ? memsub_examples::stopped_exit_status(stopped_by) : status::ok;
+}
