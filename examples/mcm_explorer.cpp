@@ -92,6 +92,8 @@
 
 namespace {
 
+using memsub_examples::gnuplot_quoted;
+
 namespace simt = memsub::workload::simt;
 namespace gpu = memsub::gpu;
 namespace cta = memsub::cta;
@@ -798,13 +800,6 @@ void write_csv(const std::string& file, const std::vector<kernel_study>& studies
     if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", file));
 }
 
-/// A gnuplot single-quoted string.
-std::string gnuplot_quoted(std::string_view s) {
-    std::string q = "'";
-    for (const char c : s) q += c == '\'' ? std::string("''") : std::string(1, c);
-    return q + "'";
-}
-
 void write_plot(const std::string& file, const std::string& terminal,
                 const std::vector<kernel_study>& studies, const options& o) {
     const std::string traffic_dat = file + ".traffic.dat", edpse_dat = file + ".edpse.dat",
@@ -870,17 +865,7 @@ void write_plot(const std::string& file, const std::string& terminal,
         out << "\nunset multiplot\n";
         if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", gp));
     }
-    if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
-        fmt::print(stderr, "gnuplot not found (Debian: gnuplot-nox); render with: gnuplot {}\n",
-                   gp);
-        return;
-    }
-    std::string cmd = "gnuplot '";
-    for (const char c : gp) cmd += c == '\'' ? std::string("'\\''") : std::string(1, c);
-    cmd += "'";
-    if (std::system(cmd.c_str()) != 0)
-        throw std::runtime_error(fmt::format("gnuplot failed on {}", gp));
-    fmt::print("plot: {}\n", file);
+    if (memsub_examples::render_with_gnuplot(gp, file)) fmt::print("plot: {}\n", file);
 }
 
 options parse(int argc, char** argv) {

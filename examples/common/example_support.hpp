@@ -120,6 +120,29 @@ inline std::optional<std::string> gnuplot_terminal_for(std::string_view file) {
     return std::nullopt;
 }
 
+/// `s` as a gnuplot single-quoted string (a quote doubled).
+inline std::string gnuplot_quoted(std::string_view s) {
+    std::string q = "'";
+    for (const char c : s) q += c == '\'' ? std::string("''") : std::string(1, c);
+    return q + "'";
+}
+
+/// Runs gnuplot on the script `script`, which draws `plot`. Without gnuplot it says on stderr
+/// how to render it later and returns false; a failing gnuplot throws std::runtime_error.
+inline bool render_with_gnuplot(const std::string& script, const std::string& plot) {
+    if (std::system("command -v gnuplot >/dev/null 2>&1") != 0) {
+        fmt::print(stderr, "gnuplot not found (Debian: gnuplot-nox); render with: gnuplot {}\n",
+                   script);
+        return false;
+    }
+    std::string cmd = "gnuplot '"; // the shell's single quotes: a quote is '\''
+    for (const char c : script) cmd += c == '\'' ? std::string("'\\''") : std::string(1, c);
+    cmd += "'";
+    if (std::system(cmd.c_str()) != 0)
+        throw std::runtime_error(fmt::format("gnuplot failed on {} (drawing {})", script, plot));
+    return true;
+}
+
 // ------------------------------------------------------------------ stop signals
 
 namespace detail {

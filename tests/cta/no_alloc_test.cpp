@@ -15,89 +15,11 @@
 #include <memsub/cta/all.hpp>
 #include <memsub/placement/all.hpp>
 
+#include "../support/counting_allocator.hpp"
+
 namespace {
-std::atomic<std::size_t> allocations{0};
-
-void* counted(std::size_t n) {
-    allocations.fetch_add(1, std::memory_order_relaxed);
-    return std::malloc(n != 0 ? n : 1);
-}
-[[gnu::noinline]] void release(void* p) noexcept {
-    std::free(p);
-}
-void* counted_aligned(std::size_t n, std::align_val_t a) {
-    allocations.fetch_add(1, std::memory_order_relaxed);
-    const auto al = static_cast<std::size_t>(a);
-    return std::aligned_alloc(al, (n + al - 1) / al * al);
-}
+using memsub_test::allocations;
 } // namespace
-
-// The replaceable global allocation functions ([new.delete]); delete releases with free().
-void* operator new(std::size_t n) {
-    if (void* p = counted(n)) return p;
-    throw std::bad_alloc();
-}
-void* operator new[](std::size_t n) {
-    if (void* p = counted(n)) return p;
-    throw std::bad_alloc();
-}
-void* operator new(std::size_t n, const std::nothrow_t&) noexcept {
-    return counted(n);
-}
-void* operator new[](std::size_t n, const std::nothrow_t&) noexcept {
-    return counted(n);
-}
-void* operator new(std::size_t n, std::align_val_t a) {
-    if (void* p = counted_aligned(n, a)) return p;
-    throw std::bad_alloc();
-}
-void* operator new[](std::size_t n, std::align_val_t a) {
-    if (void* p = counted_aligned(n, a)) return p;
-    throw std::bad_alloc();
-}
-void* operator new(std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
-    return counted_aligned(n, a);
-}
-void* operator new[](std::size_t n, std::align_val_t a, const std::nothrow_t&) noexcept {
-    return counted_aligned(n, a);
-}
-void operator delete(void* p) noexcept {
-    release(p);
-}
-void operator delete[](void* p) noexcept {
-    release(p);
-}
-void operator delete(void* p, std::size_t) noexcept {
-    release(p);
-}
-void operator delete[](void* p, std::size_t) noexcept {
-    release(p);
-}
-
-void operator delete(void* p, const std::nothrow_t&) noexcept {
-    release(p);
-}
-void operator delete[](void* p, const std::nothrow_t&) noexcept {
-    release(p);
-}
-void operator delete(void* p, std::align_val_t) noexcept {
-    release(p);
-}
-void operator delete[](void* p, std::align_val_t) noexcept {
-    release(p);
-}
-void operator delete(void* p, std::size_t, std::align_val_t) noexcept {
-    release(p);
-}
-void operator delete[](void* p, std::size_t, std::align_val_t) noexcept {
-    release(p);
-}
-void operator delete(void* p, std::align_val_t, const std::nothrow_t&) noexcept {
-    release(p);
-}
-void operator delete[](void* p, std::align_val_t, const std::nothrow_t&) noexcept {
-    release(p);
-}
 
 namespace {
 

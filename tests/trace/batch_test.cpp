@@ -23,18 +23,8 @@ namespace {
 using memsub::trace::oracle_general_reader;
 using pk = memsub::input_error::position_kind;
 
-void le(std::string& s, std::uint64_t v, int bytes) {
-    for (int i = 0; i < bytes; ++i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-std::string oracle_record(std::uint32_t t, std::uint64_t id, std::uint32_t size,
-                          std::int64_t next) {
-    std::string s;
-    le(s, t, 4);
-    le(s, id, 8);
-    le(s, size, 4);
-    le(s, static_cast<std::uint64_t>(next), 8);
-    return s;
-}
+using trace_test::le;
+using trace_test::oracle_record;
 
 /// A seeded oracleGeneral file: random ids, sizes (some 0: skipped), next-access markers.
 std::string random_oracle_file(std::size_t records, std::uint64_t seed) {

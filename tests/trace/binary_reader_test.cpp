@@ -18,19 +18,8 @@ using memsub::trace::oracle_general_reader;
 using pk = memsub::input_error::position_kind;
 
 namespace {
-/// Naive little-endian encoding, independent of the writers.
-void le(std::string& s, std::uint64_t v, int bytes) {
-    for (int i = 0; i < bytes; ++i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
-}
-std::string oracle_record(std::uint32_t t, std::uint64_t id, std::uint32_t size,
-                          std::int64_t next) {
-    std::string s;
-    le(s, t, 4);
-    le(s, id, 8);
-    le(s, size, 4);
-    le(s, static_cast<std::uint64_t>(next), 8);
-    return s;
-}
+using trace_test::le;
+using trace_test::oracle_record;
 } // namespace
 
 TEST_CASE("u64: little-endian decoding of known bytes") {

@@ -37,6 +37,21 @@ struct temp_file {
     }
 };
 
+/// Naive little-endian encoding, independent of the writers.
+inline void le(std::string& s, std::uint64_t v, int bytes) {
+    for (int i = 0; i < bytes; ++i) s.push_back(static_cast<char>((v >> (8 * i)) & 0xff));
+}
+/// One libCacheSim oracleGeneral record, encoded by hand.
+inline std::string oracle_record(std::uint32_t t, std::uint64_t id, std::uint32_t size,
+                                 std::int64_t next) {
+    std::string s;
+    le(s, t, 4);
+    le(s, id, 8);
+    le(s, size, 4);
+    le(s, static_cast<std::uint64_t>(next), 8);
+    return s;
+}
+
 /// Drains `r`, returning every record (errors propagate).
 template <memsub::trace::trace_reader R>
 std::vector<memsub::access> read_all(R& r) {
