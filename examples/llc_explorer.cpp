@@ -805,7 +805,7 @@ void write_plot(const std::string& file, const std::vector<run_result>& rs, cons
         std::ofstream gp(base + ".gp");
         if (!gp) throw std::runtime_error("cannot write " + base + ".gp");
         fmt::print(gp,
-                   "set terminal {} size 900,450\nset output '{}'\n"
+                   "set terminal {} size 900,450\nset termoption noenhanced\nset output '{}'\n"
                    "set title 'Shared LLC: policies vs LRU (1.0 = LRU)'\n"
                    "set style data histograms\nset style histogram clustered gap 1\n"
                    "set style fill solid 0.8 border -1\nset boxwidth 0.9\n"
