@@ -499,6 +499,7 @@ public:
 private:
     struct core_state {
         std::uint64_t cycle = 0;
+        double fraction = 0;  // instructions × CPI not yet a whole cycle
         std::size_t next = 0; // next record
         bool first_pass = true;
         bool stalled = false;
@@ -525,7 +526,12 @@ private:
         core_state& k = cores_[c];
         const core_trace& t = traces_[c];
         const record& rec = t.records[k.next];
-        k.cycle += static_cast<std::uint64_t>(std::llround(rec.instructions * o_.cpi));
+        // Whole cycles of instructions × CPI; the fraction carries over (rounding each record
+        // would turn CPI 0.5 into 1 for one-instruction records).
+        k.fraction += rec.instructions * o_.cpi;
+        const double whole = std::floor(k.fraction);
+        k.cycle += static_cast<std::uint64_t>(whole);
+        k.fraction -= whole;
         if (k.first_pass) k.first_instructions += rec.instructions;
         if (++k.next == t.records.size()) {
             k.next = 0;
