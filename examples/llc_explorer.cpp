@@ -382,6 +382,7 @@ core_trace read_lackey(const std::string& file, std::uint64_t limit, bool progre
 /// What one policy run measured.
 struct run_result {
     std::string policy;
+    bool interrupted = false;     // stopped by SIGINT / SIGTERM before every core finished
     std::uint32_t vb_entries = 0; // ReMAP victim-buffer entries per set (0 = n/a)
     std::uint64_t llc_accesses = 0;
     std::uint64_t llc_misses = 0;              // demand (read) misses to memory, first passes
@@ -462,7 +463,15 @@ public:
             }
             if (next == o_.cores) continue;
             step(next, unfinished);
-            if ((++steps & 0xffff) == 0) meter.update(steps, first_pass_fraction());
+            if ((++steps & 0xffff) == 0) {
+                meter.update(steps, first_pass_fraction());
+                if (memsub_examples::stop_requested() != 0) {
+                    run_result r;
+                    r.policy = std::move(name);
+                    r.interrupted = true;
+                    return r; // a partial run is not comparable: the caller drops it
+                }
+            }
         }
         // Let the last writes finish (they cost no core time).
         run_result r;
@@ -817,21 +826,20 @@ void write_plot(const std::string& file, const std::vector<run_result>& rs, cons
         std::ofstream gp(base + ".gp");
         if (!gp) throw std::runtime_error("cannot write " + base + ".gp");
         fmt::print(gp,
-                   "set terminal {} size 900,450\nset termoption noenhanced\nset output '{}'\n"
+                   "set terminal {} size 900,450\nset termoption noenhanced\nset output {}\n"
                    "set title 'Shared LLC: policies vs LRU (1.0 = LRU)'\n"
                    "set style data histograms\nset style histogram clustered gap 1\n"
                    "set style fill solid 0.8 border -1\nset boxwidth 0.9\n"
                    "set xtics rotate by -30\nset grid ytics\nset key outside right top\n"
                    "set yrange [0:*]\n"
-                   "plot '{}.dat' using 2:xtic(1) title 'normalised throughput', "
+                   "plot {} using 2:xtic(1) title 'normalised throughput', "
                    "'' using 3 title 'fairness (min)', '' using 4 title 'memory access cost'\n",
-                   *memsub_examples::gnuplot_terminal_for(file), file, base);
+                   *memsub_examples::gnuplot_terminal_for(file),
+                   memsub_examples::gnuplot_quoted(file),
+                   memsub_examples::gnuplot_quoted(base + ".dat"));
         if (!gp.flush()) throw std::runtime_error("cannot write " + base + ".gp");
     }
-    if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
-        fmt::print(stderr, "{}: gnuplot not found; render with: gnuplot {}.gp\n", program, base);
-    else if (std::system(fmt::format("gnuplot '{}.gp'", base).c_str()) != 0)
-        throw std::runtime_error("gnuplot failed to render " + file + " (script " + base + ".gp)");
+    memsub_examples::render_with_gnuplot(base + ".gp", file);
 }
 
 int run(const options& o) {
@@ -865,8 +873,24 @@ int run(const options& o) {
                    static_cast<double>(lines) * 64 / (1 << 20));
     }
     fmt::print("  cold-miss floor of the LLC (distinct lines, all cores): {}\n", floor);
+    // SIGINT / SIGTERM: the policies finished so far are printed (and written); the one under
+    // way is dropped (its counts would cover a different part of the traces).
+    memsub_examples::install_stop_handlers();
     std::vector<run_result> results;
-    for (const auto& p : o.policies) results.push_back(run_named(o, traces, p));
+    for (const auto& p : o.policies) {
+        if (memsub_examples::stop_requested() != 0) break;
+        run_result r = run_named(o, traces, p);
+        if (r.interrupted) break;
+        results.push_back(std::move(r));
+    }
+    const int signal = memsub_examples::stop_requested();
+    if (results.empty()) {
+        fmt::print(stderr,
+                   "{}: interrupted by signal {} before the first policy (LRU) finished; "
+                   "nothing to report\n",
+                   program, signal);
+        return memsub_examples::stopped_exit_status(signal);
+    }
     const run_result& lru = results.front();
     fmt::print("\n");
     print_table(results, lru, o.cores);
@@ -884,7 +908,10 @@ int run(const options& o) {
         fmt::print("{:>8} {:>10} {:>14} {:>8} {:>8} {:>8}\n", "entries", "LLC misses",
                    "mem cost (cyc)", "cost/LRU", "norm thr", "fairness");
         for (const std::uint32_t vb : o.sweep) {
-            sweep.push_back(run_named(o, traces, "remap", vb));
+            if (memsub_examples::stop_requested() != 0) break;
+            run_result swept = run_named(o, traces, "remap", vb);
+            if (swept.interrupted) break;
+            sweep.push_back(std::move(swept));
             const run_result& r = sweep.back();
             fmt::print("{:>8} {:>10} {:>14} {:>8.4f} {:>8.4f} {:>8.4f}\n", vb, r.llc_misses,
                        r.memory_cost,
@@ -894,6 +921,16 @@ int run(const options& o) {
     }
     if (!o.csv.empty()) write_csv(o.csv, results, sweep, lru);
     if (!o.plot.empty()) write_plot(o.plot, results, lru);
+    if (const int sig = memsub_examples::stop_requested(); sig != 0) {
+        fmt::print(stderr,
+                   "{}: interrupted by signal {}: the results above are partial ({} of {} "
+                   "policies{})\n",
+                   program, sig, results.size(), o.policies.size(),
+                   o.sweep.empty()
+                       ? std::string()
+                       : fmt::format(", {} of {} sweep points", sweep.size(), o.sweep.size()));
+        return memsub_examples::stopped_exit_status(sig);
+    }
     return status::ok;
 }
 
