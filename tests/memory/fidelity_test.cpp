@@ -23,6 +23,7 @@
 #include <memsub/memory/all.hpp>
 
 #include "fidelity_traces.hpp"
+#include "helpers.hpp"
 
 using namespace memsub::memory;
 namespace fid = memtest::fidelity;
@@ -244,15 +245,9 @@ TEST_CASE("fidelity: the write policy before issue 13 turned the bus around twic
                                      [&](const fid::trace_spec& s) { return s.name == name; });
         REQUIRE(it != fid::ddr4_traces().end());
         const auto trace = fid::generate(*it, fid::ddr4_geometry);
-        fr_fcfs_controller<> before(m, {.timing = presets::ddr4_2400,
-                                        .write_high_watermark_pct = 80,
-                                        .write_low_watermark_pct = 20,
-                                        .write_idle_drain_min = 0,
-                                        .drain_queued_at_start = false,
-                                        .forward_reads = false,
-                                        .merge_writes = false,
-                                        .drained_writes_mix_with_reads = false,
-                                        .write_when_no_read = true});
+        fr_fcfs_controller<> before(
+            m, memtest::write_policy_before_issue_13(
+                   fr_fcfs_controller<>::params{.timing = presets::ddr4_2400}));
         fr_fcfs_controller<> after(m, {.timing = presets::ddr4_2400});
         // (the default single 32-entry queue: the same queue structure as before)
         const figures b = run_trace(before, trace);

@@ -15,6 +15,8 @@
 #include <memsub/core/rng.hpp>
 #include <memsub/memory/all.hpp>
 
+#include "helpers.hpp"
+
 using namespace memsub::memory;
 
 namespace {
@@ -122,15 +124,8 @@ TEST_CASE("golden: FR-FCFS and FCFS on DDR4 (one and two ranks, row policies)") 
     SUBCASE("fr-fcfs random, the write policy before issue 13") {
         // write_when_no_read with 80 / 20 % watermarks, no idle drains, no forwarding or
         // merging reproduces the earlier model cycle for cycle (its recorded fingerprint).
-        fr_fcfs_controller<> c(m, {.timing = presets::ddr4_2400,
-                                   .write_high_watermark_pct = 80,
-                                   .write_low_watermark_pct = 20,
-                                   .write_idle_drain_min = 0,
-                                   .drain_queued_at_start = false,
-                                   .forward_reads = false,
-                                   .merge_writes = false,
-                                   .drained_writes_mix_with_reads = false,
-                                   .write_when_no_read = true});
+        fr_fcfs_controller<> c(m, memtest::write_policy_before_issue_13(
+                                      fr_fcfs_controller<>::params{.timing = presets::ddr4_2400}));
         CHECK_EQ(fingerprint(c, requests, stream::random, 1), 0xc9bfbdfa29f60b2dull);
     }
     SUBCASE("fr-fcfs sequential") {

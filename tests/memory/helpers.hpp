@@ -112,4 +112,37 @@ inline const completion& by_id(const std::vector<completion>& v, std::uint64_t i
     return *std::find_if(v.begin(), v.end(), [&](const completion& c) { return c.id == id; });
 }
 
+/// The shared-queue controllers' write policy before issue 13 (write drains with DRAMSim3-style
+/// watermarks came then): 80 / 20 % watermarks, no idle or start-up drains, no read
+/// forwarding or write merging, drained writes apart from reads, writes issued whenever no read
+/// waits. Applied to `p`, a dram_controller's params (timing and the rest kept).
+template <class Params>
+Params write_policy_before_issue_13(Params p) {
+    p.write_high_watermark_pct = 80;
+    p.write_low_watermark_pct = 20;
+    p.write_idle_drain_min = 0;
+    p.drain_queued_at_start = false;
+    p.forward_reads = false;
+    p.merge_writes = false;
+    p.drained_writes_mix_with_reads = false;
+    p.write_when_no_read = true;
+    return p;
+}
+
+/// The write policy of the timing reference models (a brute-force channel): 512-entry queues
+/// that never fill, no watermark drains, no forwarding or merging; a write issues only when no
+/// read waits. Applied to `p`, a dram_controller's params.
+template <class Params>
+Params writes_only_when_no_read(Params p) {
+    p.read_queue = 512;
+    p.write_queue = 512;
+    p.write_high_watermark_pct = 100;
+    p.write_low_watermark_pct = 0;
+    p.forward_reads = false;
+    p.merge_writes = false;
+    p.drained_writes_mix_with_reads = false;
+    p.write_when_no_read = true;
+    return p;
+}
+
 } // namespace memtest

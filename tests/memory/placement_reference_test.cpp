@@ -239,15 +239,9 @@ TEST_CASE("multi-bank placement matches a brute-force reference over the whole c
                                            .is_write = rng() % 4 == 0,
                                            .arrival_cycle = at});
             }
-            dram_controller<fcfs, open_page> c(m, {.timing = t,
-                                                   .read_queue = 512,
-                                                   .write_queue = 512,
-                                                   .write_high_watermark_pct = 100,
-                                                   .write_low_watermark_pct = 0,
-                                                   .forward_reads = false,
-                                                   .merge_writes = false,
-                                                   .drained_writes_mix_with_reads = false,
-                                                   .write_when_no_read = true});
+            dram_controller<fcfs, open_page> c(
+                m, memtest::writes_only_when_no_read(
+                       dram_controller<fcfs, open_page>::params{.timing = t}));
             const auto got = memtest::run(c, reqs);
             brute_force_channel ref(t);
             const auto want = ref.run(reqs, m);

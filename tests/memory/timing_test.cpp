@@ -288,48 +288,24 @@ TEST_CASE("one bank: the controller matches a naive per-cycle reference model") 
                                                .arrival_cycle = at});
                 }
                 std::vector<completion> got;
-                const dram_controller<fcfs, open_page>::params base{.timing = t1,
-                                                                    .read_queue = 512,
-                                                                    .write_queue = 512,
-                                                                    .write_high_watermark_pct = 100,
-                                                                    .write_low_watermark_pct = 0,
-                                                                    .forward_reads = false,
-                                                                    .merge_writes = false,
-                                                                    .drained_writes_mix_with_reads =
-                                                                        false,
-                                                                    .write_when_no_read = true};
                 if (pol == 0) {
-                    dram_controller<fcfs, open_page> c(m, base);
+                    dram_controller<fcfs, open_page> c(
+                        m, memtest::writes_only_when_no_read(
+                               dram_controller<fcfs, open_page>::params{.timing = t1}));
                     got = memtest::run(c, reqs);
                 } else if (pol == 1) {
-                    dram_controller<fcfs, closed_page>::params p{.timing = t1,
-                                                                 .read_queue = 512,
-                                                                 .write_queue = 512,
-                                                                 .write_high_watermark_pct = 100,
-                                                                 .write_low_watermark_pct = 0,
-                                                                 .forward_reads = false,
-                                                                 .merge_writes = false,
-                                                                 .drained_writes_mix_with_reads =
-                                                                     false,
-                                                                 .write_when_no_read = true};
-                    dram_controller<fcfs, closed_page> c(m, p);
+                    dram_controller<fcfs, closed_page> c(
+                        m, memtest::writes_only_when_no_read(
+                               dram_controller<fcfs, closed_page>::params{.timing = t1}));
                     got = memtest::run(c, reqs);
                 } else {
-                    dram_controller<fcfs, timeout_adaptive>::params p{
-                        .timing = t1,
-                        .read_queue = 512,
-                        .write_queue = 512,
-                        .write_high_watermark_pct = 100,
-                        .write_low_watermark_pct = 0,
-                        .scheduler = {},
-                        .row = {.initial_timeout_cycles = 30,
-                                .min_timeout_cycles = 30,
-                                .max_timeout_cycles = 30,
-                                .adaptive = false},
-                        .forward_reads = false,
-                        .merge_writes = false,
-                        .drained_writes_mix_with_reads = false,
-                        .write_when_no_read = true};
+                    const auto p = memtest::writes_only_when_no_read(
+                        dram_controller<fcfs, timeout_adaptive>::params{
+                            .timing = t1,
+                            .row = {.initial_timeout_cycles = 30,
+                                    .min_timeout_cycles = 30,
+                                    .max_timeout_cycles = 30,
+                                    .adaptive = false}});
                     dram_controller<fcfs, timeout_adaptive> c(m, p);
                     got = memtest::run(c, reqs);
                 }

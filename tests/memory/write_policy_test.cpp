@@ -72,15 +72,8 @@ TEST_CASE("a few writes wait while reads flow: no write whenever no read is sele
     CHECK(first_bounded == 1024);
     CHECK(bounded.stats().bus_turnarounds == 2);
 
-    fr_fcfs_controller<> old(map(), {.timing = ddr4(),
-                                     .write_high_watermark_pct = 80,
-                                     .write_low_watermark_pct = 20,
-                                     .write_idle_drain_min = 0,
-                                     .drain_queued_at_start = false,
-                                     .forward_reads = false,
-                                     .merge_writes = false,
-                                     .drained_writes_mix_with_reads = false,
-                                     .write_when_no_read = true});
+    fr_fcfs_controller<> old(map(), memtest::write_policy_before_issue_13(
+                                        fr_fcfs_controller<>::params{.timing = ddr4()}));
     const auto before = memtest::run(old, reqs);
     CHECK(by_id(before, 1000).selected_cycle < 20); // served at once, before the reads ended
     CHECK(old.stats().bus_turnarounds >= 2);
