@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <map>
+#include <type_traits>
 #include <vector>
 
 #include <memsub/cache/basic_cache.hpp>
@@ -281,4 +282,35 @@ TEST_CASE("stats: totals are computed from the per-kind counters") {
     CHECK(s.of(access_kind::prefetch).misses == 1);
     CHECK(s.hit_ratio() == doctest::Approx(0.25));
     CHECK(s.bypasses() == 0);
+}
+
+TEST_CASE("access_result::evictions: an in-place list read like a container") {
+    cache::eviction_list<3> list;
+    CHECK(list.empty());
+    CHECK(list.capacity() == 3);
+    static_assert(std::is_trivially_copyable_v<cache::eviction_list<3>>);
+    replacement::evicted_block a{.line = line_address{1}, .dirty = true};
+    replacement::evicted_block b{.line = line_address{2}};
+    list.push_back(a);
+    list.push_back(b);
+    REQUIRE(list.size() == 2);
+    CHECK(list.front() == a);
+    CHECK(list.back() == b);
+    CHECK(list[1].line == line_address{2});
+    std::vector<std::uint64_t> lines;
+    for (const auto& e : list) lines.push_back(e.line.value);
+    CHECK(lines == std::vector<std::uint64_t>{1, 2});
+    const cache::eviction_list<3> copy = list; // a copy reads the same blocks
+    CHECK(copy == list);
+    list.clear();
+    CHECK(list.empty());
+    CHECK_FALSE(copy == list);
+    // Through the engine: a full 1-way set evicts exactly the block it held, dirty.
+    cache::set_associative_cache<lru> c(geometry{.sets = 1, .ways = 1, .line_bytes = 64});
+    (void)c.access(store(0));
+    const auto r = c.access(load(64));
+    REQUIRE(r.evictions.size() == 1);
+    CHECK(r.evictions[0].line == line_address{0});
+    CHECK(r.evictions[0].dirty);
+    CHECK(r.writeback_bytes() == 64);
 }
