@@ -12,6 +12,7 @@
 #pragma once
 
 #include <cstddef>
+#include <bit>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -183,23 +184,22 @@ public:
             return entries_;
     }
 
+    // One entry's RRPV is one byte of its row, read and written as a byte (the kernels read the
+    // row as words: byte e of the row is byte e & 7 of word e >> 3 on a little-endian machine,
+    // and as a byte of word e >> 3 at the matching shift elsewhere). A byte store is one
+    // instruction where a read-modify-write of the word took a shift, a mask and two loads.
     [[nodiscard]] std::uint8_t get(set_index s, entry_index e) const noexcept {
-        return static_cast<std::uint8_t>(word(s, e) >> shift(e));
+        return *entry_byte(s, e);
     }
-    void set(set_index s, entry_index e, std::uint8_t v) noexcept {
-        std::uint64_t& w = word(s, e);
-        w = (w & ~(std::uint64_t{0xff} << shift(e))) | (std::uint64_t{v} << shift(e));
-    }
+    void set(set_index s, entry_index e, std::uint8_t v) noexcept { *entry_byte(s, e) = v; }
 
     /// RRIP §3.1 hit promotion.
     void promote(set_index s, entry_index e, hit_promotion hp) noexcept {
-        std::uint64_t& w = word(s, e);
-        if (hp == hit_promotion::hit_priority) {
-            w &= ~(std::uint64_t{0xff} << shift(e));
-        } else {
-            const std::uint64_t nonzero = (w >> shift(e)) & 0xff ? 1u : 0u;
-            w -= nonzero << shift(e);
-        }
+        std::uint8_t* b = entry_byte(s, e);
+        if (hp == hit_promotion::hit_priority)
+            *b = 0;
+        else
+            *b = static_cast<std::uint8_t>(*b - (*b != 0 ? 1u : 0u));
     }
 
     /// Mask of the entries of set `s` whose RRPV is distant.
@@ -254,14 +254,18 @@ private:
         else
             return words_;
     }
-    [[nodiscard]] static std::uint32_t shift(entry_index e) noexcept {
-        return 8u * (e.value & 7u);
+    /// Where entry `e`'s RRPV byte lies in its row of words.
+    [[nodiscard]] static std::uint32_t byte_in_row(entry_index e) noexcept {
+        if constexpr (std::endian::native == std::endian::little)
+            return e.value;
+        else
+            return 8u * (e.value >> 3) + (7u - (e.value & 7u));
     }
-    [[nodiscard]] std::uint64_t& word(set_index s, entry_index e) noexcept {
-        return row(s)[e.value >> 3];
+    [[nodiscard]] std::uint8_t* entry_byte(set_index s, entry_index e) noexcept {
+        return reinterpret_cast<std::uint8_t*>(row(s)) + byte_in_row(e);
     }
-    [[nodiscard]] const std::uint64_t& word(set_index s, entry_index e) const noexcept {
-        return row(s)[e.value >> 3];
+    [[nodiscard]] const std::uint8_t* entry_byte(set_index s, entry_index e) const noexcept {
+        return reinterpret_cast<const std::uint8_t*>(row(s)) + byte_in_row(e);
     }
     [[nodiscard]] std::uint64_t* row(set_index s) noexcept {
         return reinterpret_cast<std::uint64_t*>(rows_.row(s));
