@@ -11,8 +11,8 @@
 // victim search and the ageing step work on whole rows (see rrpv_kernels).
 #pragma once
 
-#include <cstddef>
 #include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <string_view>
 #include <vector>
