@@ -201,6 +201,30 @@ TEST_CASE("first-ready FR-FCFS: a hit issuing now goes first; a waiting hit hold
     CHECK(step<timed_view>(la, g) == 0);
 }
 
+TEST_CASE("round-robin FR-FCFS (DRAMSim3's bank queues): ready hits go bank by bank from the "
+          "one after the last selected, not oldest first") {
+    fr_fcfs s(fr_fcfs::params{.hit_lookahead_cycles = 0, .round_robin_hits = true}, 4);
+    fake_queue f;
+    // Oldest first would serve bank 2, 2, 1, 3; round-robin from bank 0 on serves bank 1, then
+    // bank 2 (the one after 1), then bank 3, then bank 2 again (wrapping past 0 and 1).
+    f.q = {{2, true, 100}, {2, true, 100}, {1, true, 100}, {3, true, 100}};
+    CHECK(step<timed_view>(s, f) == 2); // bank 1
+    CHECK(step<timed_view>(s, f) == 0); // bank 2 (its oldest hit)
+    CHECK(step<timed_view>(s, f) == 1); // bank 3
+    CHECK(step<timed_view>(s, f) == 0); // bank 2
+    // Only ready hits take part: a hit that cannot issue yet is skipped, and a miss still
+    // waits for the hits (first-ready).
+    fake_queue g;
+    g.q = {{1, false}, {3, true, 105}, {0, true, 100}};
+    fr_fcfs r(fr_fcfs::params{.hit_lookahead_cycles = 0, .round_robin_hits = true}, 4);
+    CHECK(step<timed_view>(r, g) == 2); // bank 0's hit issues now; bank 3's at 105
+    // The default is oldest first.
+    fr_fcfs o(fr_fcfs::params{.hit_lookahead_cycles = 0}, 4);
+    fake_queue h;
+    h.q = {{2, true, 100}, {1, true, 100}};
+    CHECK(step<timed_view>(o, h) == 0);
+}
+
 TEST_CASE("writes drain between the watermarks; reads go first otherwise") {
     // 8-entry write queue: drain starts at 80 % (7 entries) and stops at 20 % (1 entry), with
     // the drain running to the low watermark (not just the writes queued at its start).

@@ -383,6 +383,40 @@ TEST_CASE("refresh closes rows and blocks activation for tRFC") {
     CHECK(d.stats().refreshes == 10);
 }
 
+TEST_CASE("DRAMSim3's refresh rules: PREs one per cycle, and a request whose column command "
+          "would follow the refresh waits for it") {
+    const dram_timing t = presets::ddr3_1600_remap; // tREFI 6240, tRFC 208
+    const auto m = bit_field_mapping::from_order("rorabachco", t);
+    const std::uint64_t tail = t.tRCD + t.tCL + t.burst_cycles(); // ACT -> end of the data
+    const byte_address b0 = m.unmap({.bank = 0, .row = 7});
+    // Four open banks at the refresh: precharged all at once (default) or one per cycle
+    // (DRAMSim3 ChannelState::GetReadyCommand), the REF tRP after the last PRE.
+    std::vector<mem_request> open4;
+    for (std::uint32_t b = 0; b < 4; ++b)
+        open4.push_back(read_at(b, m.unmap({.bank = b, .row = 7}), 100 + 100 * b));
+    open4.push_back(read_at(9, b0, t.tREFI));
+    for (const bool serial : {false, true}) {
+        CAPTURE(serial);
+        fr_fcfs_controller<> c(m, {.timing = t, .refresh_precharge_one_per_cycle = serial});
+        const auto out = memtest::run(c, open4);
+        const completion& r = memtest::by_id(out, 9);
+        CHECK(r.kind == row_class::empty);
+        CHECK(r.done_cycle == t.tREFI + (serial ? 3 : 0) + t.tRP + t.tRFC + tail);
+    }
+    // A read to a closed bank 5 cycles before the refresh is due: its column command would
+    // come after the due cycle. By default the refresh waits for it; with refresh_preempts
+    // (DRAMSim3 FinishRefresh) its ACT issues, the refresh precharges the row tRAS later, and
+    // the read activates it again after tRFC.
+    const std::vector<mem_request> late{read_at(1, b0, t.tREFI - 5)};
+    fr_fcfs_controller<> postpone(m, {.timing = t});
+    CHECK(memtest::by_id(memtest::run(postpone, late), 1).done_cycle == t.tREFI - 5 + tail);
+    fr_fcfs_controller<> preempt(m, {.timing = t, .refresh_preempts = true});
+    const auto out = memtest::run(preempt, late);
+    const completion& r = memtest::by_id(out, 1);
+    CHECK(r.kind == row_class::empty);
+    CHECK(r.done_cycle == t.tREFI - 5 + t.tRAS + t.tRP + t.tRFC + tail);
+}
+
 namespace {
 
 /// Row-hit streaming: reads rotating over channels, then bank groups, then banks, then the

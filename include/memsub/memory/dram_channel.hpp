@@ -25,8 +25,11 @@
 //            Together these keep data bursts apart on the bus, with turnarounds.
 //   refresh: `dram_timing::refresh` (dram_timing.hpp). all_bank issues one REF per rank; it
 //            waits for the commands already placed in that rank (postponed, as JEDEC allows),
-//            precharges every bank and blocks them for tRFC. per_bank issues one REFSB per
-//            bank in turn and blocks only that bank, for tRFCsb.
+//            precharges every bank (at once, or one per cycle:
+//            `set_refresh_precharge_one_per_cycle`) and blocks them for tRFC. per_bank issues
+//            one REFSB per bank in turn and blocks only that bank, for tRFCsb. (A controller
+//            that preempts for refresh, as DRAMSim3 does, places only the PRE / ACT of a request
+//            before the due cycle: `commit_row_commands`.)
 // Deviations from a command-level simulator (DRAMSim3):
 //   * The command bus is modelled only as one column command per cycle. ACT/PRE may share a
 //     cycle with other commands, as on HBM's separate row and column command buses.
@@ -212,6 +215,15 @@ public:
     /// Banks per channel and rank-groups (ranks · bank groups).
     [[nodiscard]] std::uint32_t rank_groups() const noexcept { return ranks() * groups_; }
 
+    /// An all-bank refresh precharges its rank's open banks one per cycle (the command bus
+    /// carries one PRE per cycle), not all at once.
+    void set_refresh_precharge_one_per_cycle(bool on) noexcept { refresh_pre_one_per_cycle_ = on; }
+
+    /// The cycle rank `r`'s next refresh is due (never without refresh).
+    [[nodiscard]] std::uint64_t refresh_due_of_rank(std::uint32_t r) const noexcept {
+        return ranks_[r].next_refresh;
+    }
+
     /// Performs every refresh due at or before `t` (call before deciding at cycle t).
     /// Returns the number of refresh commands (REF or REFSB) performed. A long idle gap costs
     /// O(banks), not one step per refresh (see refresh_due_by).
@@ -345,6 +357,32 @@ public:
         record_column(r, rg, write, p.column, p.selected);
     }
 
+    /// Records only the row commands of `p` (from `plan` at the same state) that come before
+    /// `limit`, for a request whose column command will not issue before then (DRAMSim3's
+    /// refresh preemption, command_queue.cc FinishRefresh: a request's PRE and ACT may issue
+    /// before its rank's refresh is due and its RD / WR not; the refresh then precharges the
+    /// row, tRAS after the ACT, and the request activates it again afterwards).
+    void commit_row_commands(std::uint32_t b, std::uint32_t row, const command_plan& p,
+                             std::uint64_t limit) noexcept {
+        if (p.kind == row_class::hit) return;
+        bank_state& bs = banks_[b];
+        cols_.set_floor(p.selected);
+        acts_.set_floor(p.selected);
+        if (p.kind == row_class::conflict && p.pre < limit) {
+            bs.act_ready = std::max(bs.act_ready, p.pre + t_.tRP);
+            bs.open_row = no_row;
+            bs.close_at = never;
+        }
+        if (p.act >= limit) return;
+        const std::uint32_t r = rank_of(b);
+        record_act(ranks_[r], r, rank_group_of(b), p.act, p.selected);
+        bs.open_row = row;
+        bs.close_at = never;
+        bs.closed_row = no_row;
+        bs.col_ready = p.act + t_.tRCD;
+        bs.pre_ready = std::max(bs.pre_ready, p.act + t_.tRAS);
+    }
+
     [[nodiscard]] const dram_timing& timing() const noexcept { return t_; }
 
     /// The least column-to-column distance when a column command (`first_write`) is followed by
@@ -392,14 +430,24 @@ private:
     void refresh_banks(std::uint32_t first, std::uint32_t n, std::uint64_t due,
                        std::uint32_t trfc) noexcept {
         std::uint64_t start = due;
+        std::array<std::uint64_t, 64> pre{}; // the open banks' earliest PRE cycles
+        std::uint32_t open = 0;
         for (std::uint32_t b = first; b < first + n; ++b) {
             settle(b, due);
             const bank_state& bs = banks_[b];
             if (bs.open_row != no_row)
-                start = std::max(start, std::max(due, bs.pre_ready) + t_.tRP);
+                pre[open++] = std::max(due, bs.pre_ready);
             else
                 start = std::max(start, bs.act_ready);
         }
+        if (refresh_pre_one_per_cycle_) {
+            // One PRE per command-bus cycle (DRAMSim3 ChannelState::GetReadyCommand returns
+            // one ready PRE of the rank per cycle for the pending REF): in order of readiness,
+            // each at the first cycle both it is ready and the bus is free.
+            std::sort(pre.begin(), pre.begin() + open);
+            for (std::uint32_t i = 1; i < open; ++i) pre[i] = std::max(pre[i], pre[i - 1] + 1);
+        }
+        for (std::uint32_t i = 0; i < open; ++i) start = std::max(start, pre[i] + t_.tRP);
         for (std::uint32_t b = first; b < first + n; ++b) {
             bank_state& bs = banks_[b];
             bs.open_row = no_row;
@@ -561,8 +609,9 @@ private:
     bool act_batch_ = false;      ///< ACT spans fit forbid_short
     std::uint64_t act_reach_ = 1; ///< ACT spans end by x + act_reach_
     std::uint32_t burst_ = 4;
-    std::uint32_t slots_ = 1;            ///< refresh commands per rank per tREFI
-    std::uint64_t next_refresh_ = never; ///< earliest refresh due over the ranks
+    bool refresh_pre_one_per_cycle_ = false; ///< see set_refresh_precharge_one_per_cycle
+    std::uint32_t slots_ = 1;                ///< refresh commands per rank per tREFI
+    std::uint64_t next_refresh_ = never;     ///< earliest refresh due over the ranks
 };
 
 } // namespace memsub::memory

@@ -25,6 +25,8 @@
 // has an older read of its line queued (DRAMSim3's R→W dependency rule). A read of a line with
 // a queued write is served from it and a write to such a line merges into it (DRAMSim3
 // AddTransaction), both `forward_latency_cycles` after arrival. Each rule is a parameter.
+// `dramsim3_params` adds DRAMSim3's refresh (a due refresh preempts the requests whose column
+// command has not issued; its PREs go one per cycle) and its round-robin over the banks.
 // A bank takes a new request once the column command of its previous one has issued, so
 // row hits to one bank pipeline at tCCD while FR-FCFS still sees a full queue to reorder; the
 // commands of a selected request are placed against the whole command history of the channel
@@ -342,6 +344,16 @@ public:
         /// read_queue + banks × this many reads; the scheduler still sees all of them. 0 =
         /// memsub's single queue (a request keeps its read-queue slot until its data moved).
         std::uint32_t bank_command_queue = 0;
+        /// All-bank refresh preempts the rank (DRAMSim3 command_queue.cc FinishRefresh: "we
+        /// simply implement an ASAP approach"; GetCommandToIssue skips the rank's queues while
+        /// its refresh is pending): a request is not selected if its column command would
+        /// issue at or after its rank's next refresh is due; it waits for the refresh. false:
+        /// a refresh waits for the commands already placed (JEDEC postponement).
+        bool refresh_preempts = false;
+        /// An all-bank refresh precharges the rank's open banks one per cycle, then REF tRP
+        /// after the last (DRAMSim3 ChannelState::GetReadyCommand: one PRE of the rank per
+        /// cycle for the pending REF). false: all open banks precharge at once.
+        bool refresh_precharge_one_per_cycle = false;
         /// During a drain the writes go first, but a read queued before the drain started is
         /// served when no drained write can be selected: DRAMSim3 stops moving reads into its
         /// per-bank command queues while it drains, but the reads already there keep issuing
@@ -496,6 +508,7 @@ private:
             , rq(p.read_queue + std::size_t{p.timing.banks_per_channel()} * p.bank_command_queue)
             , wq(p.write_queue)
             , sched(std::move(s)) {
+            dram.set_refresh_precharge_one_per_cycle(p.refresh_precharge_one_per_cycle);
             bank_row.fill(dram_channel::no_row); // every bank starts precharged
             bank_close.fill(never);
         }
@@ -784,6 +797,25 @@ private:
                 ch.next_decision = std::max(wake, t + 1);
                 continue;
             }
+            if (p_.refresh_preempts && p_.timing.refresh == refresh_mode::all_bank &&
+                p_.timing.tREFI != 0) {
+                // The request's column command would come at or after its rank's refresh is
+                // due: the channel selects nothing more before the refresh (performed at the
+                // next decision, which then finds the banks blocked for tRFC). [memsub: with
+                // several ranks DRAMSim3 would keep serving the other ranks meanwhile.]
+                const auto& k = from->key_at(s.index);
+                const std::uint64_t due = ch.dram.refresh_due_of_rank(ch.dram.rank_of(k.bank));
+                ch.dram.settle(k.bank, t);
+                const command_plan plan =
+                    ch.dram.plan(k.bank, k.row, from->request(s.index).is_write, t);
+                if (plan.column >= due) {
+                    // Its PRE / ACT before the refresh still issue (and hold the refresh).
+                    ch.dram.commit_row_commands(k.bank, k.row, plan, due);
+                    sync_bank(ch, k.bank, t);
+                    ch.next_decision = std::max(due, t + 1);
+                    continue;
+                }
+            }
             if (ch.draining && from == &ch.wq) {
                 // DRAMSim3's R→W dependency: a write with an older read of its line queued
                 // ends the drain; the read goes first. (write_when_no_read's opportunistic
@@ -891,7 +923,10 @@ using hmc_vault_controller = dram_controller<fr_fcfs, closed_page, Mapping>;
 
 /// Parameters that match DRAMSim3's controller (src/controller.cc, command_queue.cc) as far as
 /// memsub models it: the write rules are the defaults; on top, DRAMSim3's per-bank command
-/// queues of 8 (its configs' cmd_queue_size) behind transaction queues of 32. The fidelity
+/// queues of 8 (its configs' cmd_queue_size) behind transaction queues of 32, its refresh
+/// (refresh.cc, command_queue.cc FinishRefresh, channel_state.cc GetReadyCommand:
+/// `refresh_preempts`, `refresh_precharge_one_per_cycle`) and, with FR-FCFS, its round-robin
+/// over the bank queues (command_queue.cc GetCommandToIssue: `round_robin_hits`). The fidelity
 /// suite (tests/memory/fidelity_test.cpp) runs these against DRAMSim3's own figures.
 template <class Controller = dram_controller<fr_fcfs>>
 [[nodiscard]] typename Controller::params dramsim3_params(const dram_timing& timing) {
@@ -900,6 +935,9 @@ template <class Controller = dram_controller<fr_fcfs>>
     p.read_queue = 32;
     p.write_queue = 32;
     p.bank_command_queue = 8;
+    p.refresh_preempts = true;
+    p.refresh_precharge_one_per_cycle = true;
+    if constexpr (requires { p.scheduler.round_robin_hits; }) p.scheduler.round_robin_hits = true;
     return p;
 }
 

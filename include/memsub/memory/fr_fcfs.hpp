@@ -48,12 +48,19 @@ public:
         /// let hits be placed ahead of the bus (fewer decisions, a little less freedom to
         /// interleave bank groups).
         std::uint32_t hit_lookahead_cycles = 16;
+        /// Among the ready row hits of different banks, the first bank after the last selected
+        /// one (round-robin) goes first instead of the oldest hit (DRAMSim3 command_queue.cc
+        /// GetCommandToIssue: it visits its per-bank queues round-robin from the one after the
+        /// last issue, and issues the first ready command found). Views with `issue_at` only.
+        /// false: the oldest ready hit.
+        bool round_robin_hits = false;
     };
 
     fr_fcfs() : fr_fcfs(params{}, 1) {}
     explicit fr_fcfs(const params& p, std::uint32_t banks = 1)
         : cap_(p.max_row_hit_bypasses)
         , lookahead_(p.hit_lookahead_cycles)
+        , round_robin_(p.round_robin_hits)
         , bypasses_(banks, 0) {
         memsub::detail::require(banks >= 1 && banks <= 64, component, "banks", banks,
                                 "must be in 1..64");
@@ -76,6 +83,7 @@ public:
     template <class View>
     void on_selected(const View& v, std::size_t index) noexcept {
         const std::uint32_t b = v.bank(index);
+        next_bank_ = b + 1 == bypasses_.size() ? 0 : b + 1;
         // A row hit chosen over an older request of its bank is a bypass; anything else resets.
         if (chosen_has_older_)
             ++bypasses_[b];
@@ -126,6 +134,7 @@ private:
         const std::uint64_t horizon = now + lookahead_;
         std::size_t best = selection::none; // the oldest ready hit issuing within the horizon
         bool best_older = false;
+        std::uint32_t best_key = 0;    // round-robin distance of best's bank from next_bank_
         std::uint64_t ready_seen = 0;  // banks with an older ready entry
         std::uint64_t hit_waiting = 0; // banks with a ready row hit that cannot issue yet
         std::uint64_t hit_wake = never;
@@ -149,9 +158,20 @@ private:
             if (older && bypasses_[b] >= cap_) return false;
             const std::uint64_t at = v.issue_at(i);
             if (at <= horizon) {
-                best = i;
-                best_older = older;
-                return true;
+                if (!round_robin_) {
+                    best = i;
+                    best_older = older;
+                    return true;
+                }
+                // Round-robin: the hit whose bank comes first from next_bank_ on (each bank's
+                // oldest ready hit is the one considered: its bank is settled by it).
+                const std::uint32_t key = (b + 64 - next_bank_) & 63u;
+                if (best == selection::none || key < best_key) {
+                    best = i;
+                    best_older = older;
+                    best_key = key;
+                }
+                return key == 0; // nothing can come before the next bank itself
             }
             hit_waiting |= bit;
             hit_wake = std::min(hit_wake, at - lookahead_);
@@ -225,6 +245,8 @@ private:
 
     std::uint32_t cap_;
     std::uint32_t lookahead_ = 8;
+    bool round_robin_ = false;
+    std::uint32_t next_bank_ = 0; ///< round-robin: the bank after the last selected one
     std::vector<std::uint32_t> bypasses_;
     bool chosen_has_older_ = false;
 };
