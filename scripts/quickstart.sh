@@ -6,12 +6,15 @@
 # which ones to install and stops. `test` also needs valgrind (the explorer is checked against
 # valgrind's cachegrind). gnuplot is optional (only the explorer's --plot renders with
 # it): it is installed along with the rest as root, and only noted when missing otherwise.
+# ccache is optional too: when it is there, CMake compiles through it (MEMSUB_CCACHE), so a
+# second build of unchanged sources takes seconds; it is installed as root, never required.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake g++ make libboost-dev libxsimd-dev xtl-dev libbenchmark-dev doctest-dev libfmt-dev)
 test_packages=(valgrind)
-optional_packages=(gnuplot-nox)
+optional_packages=(gnuplot-nox) # --plot only
+build_cache_packages=(ccache)     # faster rebuilds only
 
 is_installed() {
     dpkg-query -W -f='${Status}' "$1" 2>/dev/null | grep -q "install ok installed"
@@ -24,10 +27,14 @@ ensure_packages() {
     done
     # Any gnuplot will do (gnuplot-qt, gnuplot-x11, a local build): look for the command.
     command -v gnuplot >/dev/null 2>&1 || optional+=("${optional_packages[@]}")
-    [ ${#missing[@]} -eq 0 ] && [ ${#optional[@]} -eq 0 ] && return 0
+    local cache=()
+    command -v ccache >/dev/null 2>&1 || cache+=("${build_cache_packages[@]}")
+    # Without root nothing is installed and a missing ccache is not worth a note.
+    [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null || cache=()
+    [ ${#missing[@]} -eq 0 ] && [ ${#optional[@]} -eq 0 ] && [ ${#cache[@]} -eq 0 ] && return 0
     if [ "$(id -u)" -eq 0 ] && command -v apt-get >/dev/null; then
         export DEBIAN_FRONTEND=noninteractive
-        echo "memsub: installing missing Debian packages: ${missing[*]} ${optional[*]}" >&2
+        echo "memsub: installing missing Debian packages: ${missing[*]} ${optional[*]} ${cache[*]}" >&2
         apt-get update -qq >&2
         if [ ${#missing[@]} -ne 0 ]; then
             apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
@@ -35,6 +42,10 @@ ensure_packages() {
         if [ ${#optional[@]} -ne 0 ] &&
             ! apt-get install -y -qq --no-install-recommends "${optional[@]}" >&2; then
             echo "memsub: note: could not install ${optional[*]} (optional: --plot only)" >&2
+        fi
+        if [ ${#cache[@]} -ne 0 ] &&
+            ! apt-get install -y -qq --no-install-recommends "${cache[@]}" >&2; then
+            echo "memsub: note: could not install ${cache[*]} (optional: faster rebuilds)" >&2
         fi
     elif [ ${#missing[@]} -ne 0 ]; then
         echo "memsub: missing Debian packages: ${missing[*]}" >&2
