@@ -1193,11 +1193,12 @@ using hmc_vault_controller = dram_controller<fr_fcfs, closed_page, Mapping>;
 /// Parameters that match DRAMSim3's controller (src/controller.cc, command_queue.cc) as far as
 /// memsub models it: its two levels, transaction queues of 32 feeding per-bank command queues
 /// of 8 (its configs' cmd_queue_size) with its drain and transfer rules (`two_level_queues`,
-/// `row_commands_apart`; memsub's idle flush and write wait bound kept), its refresh
+/// `row_commands_apart`; memsub's idle flush kept, no write wait bound, as DRAMSim3), its refresh
 /// (refresh.cc, command_queue.cc FinishRefresh, channel_state.cc GetReadyCommand:
 /// `refresh_preempts`, `refresh_precharge_one_per_cycle`) and, with FR-FCFS, its round-robin
-/// over the bank queues (command_queue.cc GetCommandToIssue: `round_robin_hits`). The fidelity
-/// suite (tests/memory/fidelity_test.cpp) runs these against DRAMSim3's own figures.
+/// over the bank queues (command_queue.cc GetCommandToIssue: `round_robin_hits`,
+/// `round_robin_misses`). The fidelity suite (tests/memory/fidelity_test.cpp) runs these against
+/// DRAMSim3's own figures.
 template <class Controller = dram_controller<fr_fcfs>>
 [[nodiscard]] typename Controller::params dramsim3_params(const dram_timing& timing) {
     typename Controller::params p{};
@@ -1209,7 +1210,11 @@ template <class Controller = dram_controller<fr_fcfs>>
     p.row_commands_apart = true;
     p.refresh_preempts = true;
     p.refresh_precharge_one_per_cycle = true;
-    if constexpr (requires { p.scheduler.round_robin_hits; }) p.scheduler.round_robin_hits = true;
+    p.write_max_wait_cycles = 0; // DRAMSim3 bounds no write's wait
+    if constexpr (requires { p.scheduler.round_robin_hits; }) {
+        p.scheduler.round_robin_hits = true;
+        p.scheduler.round_robin_misses = true;
+    }
     return p;
 }
 
