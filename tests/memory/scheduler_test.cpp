@@ -225,6 +225,34 @@ TEST_CASE("round-robin FR-FCFS (DRAMSim3's bank queues): ready hits go bank by b
     CHECK(step<timed_view>(o, h) == 0);
 }
 
+TEST_CASE("round-robin FR-FCFS: with round_robin_misses the misses go bank by bank too") {
+    // Each bank's oldest miss is a candidate; the first bank from the one after the last
+    // selected goes (DRAMSim3's round-robin covers its ACTs too), not the oldest miss.
+    fr_fcfs s(fr_fcfs::params{.hit_lookahead_cycles = 0,
+                              .round_robin_hits = true,
+                              .round_robin_misses = true},
+              4);
+    fake_queue f;
+    f.q = {{3, false}, {2, false}, {2, false}, {1, false}};
+    CHECK(step<timed_view>(s, f) == 3); // bank 1 (from bank 0 on)
+    CHECK(step<timed_view>(s, f) == 1); // bank 2, its oldest miss
+    CHECK(step<timed_view>(s, f) == 0); // bank 3
+    CHECK(step<timed_view>(s, f) == 0); // bank 2 (wrapping)
+    // A bank whose open row has a hit waiting is still not closed for its miss.
+    fake_queue g;
+    g.q = {{1, false}, {1, true, 105}, {2, false}};
+    fr_fcfs r(fr_fcfs::params{.hit_lookahead_cycles = 0,
+                              .round_robin_hits = true,
+                              .round_robin_misses = true},
+              4);
+    CHECK(step<timed_view>(r, g) == 2); // bank 2's miss, not bank 1's
+    // Without it: the oldest miss.
+    fr_fcfs o(fr_fcfs::params{.hit_lookahead_cycles = 0, .round_robin_hits = true}, 4);
+    fake_queue h;
+    h.q = {{3, false}, {1, false}};
+    CHECK(step<timed_view>(o, h) == 0);
+}
+
 TEST_CASE("writes drain between the watermarks; reads go first otherwise") {
     // 8-entry write queue: drain starts at 80 % (7 entries) and stops at 20 % (1 entry), with
     // the drain running to the low watermark (not just the writes queued at its start).

@@ -14,9 +14,12 @@
 // read mode or in a write drain, and selects from the queue of its mode (FR-FCFS is
 // row-hit-first within the writes as within the reads; in a drain, reads queued before it
 // fill the cycles no write can use, as the reads already in DRAMSim3's command queues keep
-// issuing). DRAMSim3's per-bank command queues can be added (`bank_command_queue`,
-// `dramsim3_params`); tests/data/dramsim3/README.md compares. A drain starts when the write queue
-// reaches the high watermark (DRAMSim3: full) or, with no read queued, holds
+// issuing). DRAMSim3's per-bank command queues can be added (`bank_command_queue`), as extra
+// read capacity or, with `two_level_queues` (in `dramsim3_params`), as its two-level structure
+// for reads and writes: transaction queues feeding per-bank command queues one request per
+// cycle, the scheduler selecting among the command queues only (its own rules: the
+// `two_level_queues` parameter); tests/data/dramsim3/README.md compares. A drain starts when the
+// write queue reaches the high watermark (DRAMSim3: full) or, with no read queued, holds
 // `write_idle_drain_min` writes (DRAMSim3: more than 8 with its command queues empty) or has
 // waited `write_idle_flush_cycles` without reads or its oldest write `write_max_wait_cycles`
 // [memsub: bounds every write's wait]; it ends at the low watermark, after
@@ -36,12 +39,15 @@
 // `next_event_cycle` names the next cycle where anything can happen (already drainable
 // completions are not events). Deviations from a command-level model (DRAMSim3): see
 // dram_channel.hpp (command bus modelled only for column commands; a request's commands are
-// fixed when it is selected).
+// fixed when it is selected, except with `row_commands_apart`, where a miss's PRE / ACT and its
+// column command are selected apart).
 // Storage (hardware view): per channel read_queue + write_queue entries (or `queue_entries`
 // shared) of (address, id, requester, arrival) — a request keeps its slot until its data is
 // transferred — one
 // open-row register and one timing state per bank, plus the scheduler's state (FR-FCFS: one
-// bypass counter per bank) and the row policy's (timeout-adaptive: one timer per bank).
+// bypass counter per bank) and the row policy's (timeout-adaptive: one timer per bank). With
+// `two_level_queues`, banks × bank_command_queue command-queue entries, each with the cycle of
+// its column command once selected.
 #pragma once
 
 #include <algorithm>
@@ -344,6 +350,30 @@ public:
         /// read_queue + banks × this many reads; the scheduler still sees all of them. 0 =
         /// memsub's single queue (a request keeps its read-queue slot until its data moved).
         std::uint32_t bank_command_queue = 0;
+        /// DRAMSim3's two levels for reads and writes together (controller.cc
+        /// ScheduleTransaction, command_queue.cc; needs bank_command_queue): requests wait in
+        /// the read / write transaction queues (read_queue / write_queue entries) and, one per
+        /// cycle after the selection, the first whose bank command queue has room moves into
+        /// it: from the write queue while a drain is on, otherwise from the read queue. The
+        /// scheduler selects among the command queues' requests only, reads and writes
+        /// together, so drained writes interleave with the reads moved before them. A drain
+        /// starts at a full write queue (high watermark) or, with every command queue empty,
+        /// at write_idle_drain_min writes (DRAMSim3: "write_buffer_.size() > 8 &&
+        /// cmd_queue_.QueueEmpty()"); it moves the writes queued at its start (write_draining_)
+        /// and stops when the next write has a queued read of its line (R→W dependency; then
+        /// no drain until a read has moved or issued [memsub: DRAMSim3 retries at once, and
+        /// at a full write queue can wait for ever on a read it no longer moves]). Kept
+        /// [memsub]: write_idle_flush_cycles and write_max_wait_cycles start drains too.
+        /// Unused here: the low watermark, drain_queued_at_start, min_writes_per_switch,
+        /// drained_writes_mix_with_reads, write_when_no_read. false: one level (above).
+        bool two_level_queues = false;
+        /// With two_level_queues: a miss selected from a command queue has only its PRE / ACT
+        /// placed and stays queued; its RD / WR is selected later as a row hit (first-ready,
+        /// `issue_at`), as a command-level scheduler issues each command when it is ready
+        /// (DRAMSim3 command_queue.cc GetFirstReadyInQueue: the first ready command, ACT or
+        /// RD / WR). Its row-hit class is the one at its ACT (the first column command after
+        /// an ACT is the miss, as DRAMSim3 counts). false: all its commands at selection.
+        bool row_commands_apart = false;
         /// All-bank refresh preempts the rank (DRAMSim3 command_queue.cc FinishRefresh: "we
         /// simply implement an ASAP approach"; GetCommandToIssue skips the rank's queues while
         /// its refresh is pending): a request is not selected if its column command would
@@ -414,7 +444,8 @@ public:
         const std::uint32_t bank = flat_bank(a, map_.organisation());
         // Served by a queued write to the same line: forwarding (reads), merging (writes).
         if ((r.is_write ? p_.merge_writes : p_.forward_reads) &&
-            find_line(ch.wq, bank, a.row, r.address) != none) {
+            (find_line(ch.wq, bank, a.row, r.address) != none ||
+             (p_.two_level_queues && find_line(ch.cq, bank, a.row, r.address, 1) != none))) {
             ++ch.held;
             ++(r.is_write ? stats_.merged_writes : stats_.forwarded_reads);
             const std::uint64_t done = visible + p_.forward_latency_cycles;
@@ -433,6 +464,14 @@ public:
             return enqueue_result::accepted;
         }
         if (!r.is_write && q.empty()) ch.reads_absent_since = never;
+        if (p_.two_level_queues) {
+            // It waits for its move into a command queue (run_channel_two_level).
+            q.push_back({.visible_at = visible, .row = a.row, .bank = bank}, r);
+            ++ch.per_bank[bank];
+            ++ch.held;
+            ch.next_decision = std::min(ch.next_decision, std::max(visible, ch.min_decision));
+            return enqueue_result::accepted;
+        }
         // Beyond its bank's command queue a read counts against the read queue.
         if (!r.is_write && p_.bank_command_queue != 0 &&
             ch.per_bank_kind[0][bank] >= p_.bank_command_queue)
@@ -507,14 +546,20 @@ private:
             : dram(p.timing)
             , rq(p.read_queue + std::size_t{p.timing.banks_per_channel()} * p.bank_command_queue)
             , wq(p.write_queue)
+            , cq(p.two_level_queues
+                     ? std::size_t{p.timing.banks_per_channel()} * p.bank_command_queue
+                     : 1)
             , sched(std::move(s)) {
             dram.set_refresh_precharge_one_per_cycle(p.refresh_precharge_one_per_cycle);
+            if (p.two_level_queues)
+                pend_col.resize(std::size_t{p.timing.banks_per_channel()} * p.bank_command_queue);
             bank_row.fill(dram_channel::no_row); // every bank starts precharged
             bank_close.fill(never);
         }
         dram_channel dram;
         queue rq;
         queue wq;
+        queue cq; ///< two_level_queues: the bank command queues' requests, in arrival order
         Scheduler sched;
         /// Mirror of the banks' scheduling state (updated at every commit and refresh): the
         /// cycle each takes a request, its open row and the cycle the row policy closes it.
@@ -541,27 +586,47 @@ private:
         std::uint32_t drain_served = 0;  ///< writes the current drain has served
         std::uint64_t drain_started = 0; ///< decision cycle the current drain started
         std::uint64_t reads_absent_since = 0; ///< the read queue is empty since (never: not)
+        // two_level_queues: requests per bank command queue, the banks with any, the reads
+        // among them, DRAMSim3's write_draining_ and the end of a refresh hold.
+        std::array<std::uint32_t, 64> cq_of_bank{};
+        std::uint64_t cq_banks = 0;
+        std::uint32_t cq_reads = 0;
+        std::uint32_t write_draining = 0;
+        std::uint64_t refresh_hold_until = 0;
+        /// two_level_queues: the column cycles still ahead of the selected requests, per bank
+        /// (`bank_command_queue` slots each; DRAMSim3 keeps a request in its command queue
+        /// until its RD / WR issues), how many per bank and in all, and the earliest.
+        std::vector<std::uint64_t> pend_col;
+        std::array<std::uint32_t, 64> pend_n{};
+        std::uint32_t pend_total = 0;
+        std::uint64_t pend_min = never;
+        /// row_commands_apart: banks activated with no column command since, and the class
+        /// (empty / conflict) of that activation.
+        std::uint64_t act_pending = 0;
+        std::array<row_class, 64> act_kind{};
     };
 
     static constexpr std::size_t none = static_cast<std::size_t>(-1);
 
     /// The position in `q` of a request to the line of `a` at `bank` and `row`, or none (the
     /// compact keys rule out other rows before a request's address is read).
+    /// `kind`: 0 reads only, 1 writes only, 2 either (for queues that hold both).
     [[nodiscard]] std::size_t find_line(const queue& q, std::uint32_t bank, std::uint32_t row,
-                                        byte_address a) const noexcept {
+                                        byte_address a, int kind = 2) const noexcept {
         const std::uint64_t line = a.value >> line_shift_;
+        auto match = [&](std::size_t i) {
+            return q.key_at(i).row == row && (q.request(i).address.value >> line_shift_) == line &&
+                   (kind == 2 || static_cast<int>(q.request(i).is_write) == kind);
+        };
         if (q.tracks_positions()) {
             for (std::uint64_t m = q.positions_of(bank); m != 0; m &= m - 1) {
                 const auto i = static_cast<std::size_t>(std::countr_zero(m));
-                if (q.key_at(i).row == row && (q.request(i).address.value >> line_shift_) == line)
-                    return i;
+                if (match(i)) return i;
             }
             return none;
         }
         for (std::size_t i = 0; i < q.size(); ++i)
-            if (q.key_at(i).bank == bank && q.key_at(i).row == row &&
-                (q.request(i).address.value >> line_shift_) == line)
-                return i;
+            if (q.key_at(i).bank == bank && match(i)) return i;
         return none;
     }
 
@@ -658,25 +723,27 @@ private:
         /// for banks whose tRCD has passed: the answer is then the same for all of them.
         [[nodiscard]] MEMSUB_ALWAYS_INLINE std::uint64_t issue_at(std::size_t i) const noexcept {
             const std::uint32_t b = q->key_at(i).bank;
+            const bool w = mixed ? q->request(i).is_write : write;
             const auto& d = ch->dram;
-            if (d.bank(b).col_ready > t) return d.column_ready(b, write, t);
+            if (d.bank(b).col_ready > t) return d.column_ready(b, w, t);
             const std::uint32_t rg = d.rank_group_of(b);
-            return ((cached >> rg) & 1u) != 0 ? cache[rg] : slot(rg);
+            return ((cached[w] >> rg) & 1u) != 0 ? cache[w][rg] : slot(rg, w);
         }
-        /// The column slot of rank-group `rg` at t, computed once per view.
-        [[nodiscard]] std::uint64_t slot(std::uint32_t rg) const noexcept {
-            cache[rg] = ch->dram.column_slot(rg, write, t);
-            cached |= std::uint64_t{1} << rg;
-            return cache[rg];
+        /// The column slot of rank-group `rg` at t for one direction, computed once per view.
+        [[nodiscard]] std::uint64_t slot(std::uint32_t rg, bool w) const noexcept {
+            cache[w][rg] = ch->dram.column_slot(rg, w, t);
+            cached[w] |= std::uint64_t{1} << rg;
+            return cache[w][rg];
         }
 
         const queue* q;
         const channel* ch;
         std::uint64_t t;
         bool all_visible;
-        bool write; ///< the queue holds writes
-        mutable std::uint64_t cached = 0;
-        mutable std::array<std::uint64_t, 64> cache;
+        bool write;         ///< the queue holds writes
+        bool mixed = false; ///< the queue holds both (each entry's own direction counts)
+        mutable std::array<std::uint64_t, 2> cached{};
+        mutable std::array<std::array<std::uint64_t, 64>, 2> cache;
     };
 
     [[nodiscard]] static view make_view(const queue& q, const channel& ch, std::uint64_t t,
@@ -701,14 +768,19 @@ private:
                 p.queue_entries, "must be <= read_queue + write_queue (0 = their sum)");
         require(p.bank_command_queue <= 64, component, "bank_command_queue", p.bank_command_queue,
                 "must be <= 64 (0 = none)");
+        require(!p.two_level_queues || p.bank_command_queue != 0, component, "bank_command_queue",
+                p.bank_command_queue,
+                "must be >= 1 with two_level_queues (the command queues' entries)");
         return p;
     }
 
     [[nodiscard]] std::uint32_t capacity_per_channel() const noexcept { return capacity_; }
     [[nodiscard]] bool has_room(const channel& ch, bool write) const noexcept {
-        const bool queue_room = write ? !ch.wq.full()
-                                      : !ch.rq.full() && (p_.bank_command_queue == 0 ||
-                                                          ch.reads_outside < p_.read_queue);
+        const bool queue_room =
+            write ? !ch.wq.full()
+                  : (p_.two_level_queues ? ch.rq.size() < p_.read_queue
+                                         : !ch.rq.full() && (p_.bank_command_queue == 0 ||
+                                                             ch.reads_outside < p_.read_queue));
         return queue_room && ch.held < capacity_per_channel();
     }
 
@@ -726,6 +798,10 @@ private:
     }
 
     void run_channel(std::uint32_t c, std::uint64_t until) noexcept {
+        if (p_.two_level_queues) {
+            run_channel_two_level(c, until);
+            return;
+        }
         channel& ch = channels_[c];
         while (ch.next_decision <= until) {
             const std::uint64_t t = ch.next_decision;
@@ -856,6 +932,191 @@ private:
         }
     }
 
+    /// DRAMSim3's two levels (params::two_level_queues): per cycle, the selection among the
+    /// command queues' requests (its GetCommandToIssue), then one move from a transaction
+    /// queue into a command queue (its ScheduleTransaction, called after the issue in
+    /// Controller::ClockTick, so a request moved at t is selectable from t + 1).
+    void run_channel_two_level(std::uint32_t c, std::uint64_t until) noexcept {
+        channel& ch = channels_[c];
+        const std::uint32_t room = p_.bank_command_queue;
+        while (ch.next_decision <= until) {
+            const std::uint64_t t = ch.next_decision;
+            if (const std::uint64_t n = ch.dram.refresh_until(t); n != 0) {
+                stats_.refreshes += n;
+                for (std::uint32_t b = 0; b < p_.timing.banks_per_channel(); ++b)
+                    sync_bank(ch, b, t);
+            }
+            if (ch.pend_min <= t) purge_columns(ch, t);
+            std::uint64_t wake = never;
+            bool selected = false;
+            if (!ch.cq.empty() && t < ch.refresh_hold_until) {
+                wake = ch.refresh_hold_until;
+            } else if (!ch.cq.empty()) {
+                ch.busy.advance(t, ch.bank_ready);
+                const std::uint64_t ready = ch.cq_banks & ~ch.busy.mask();
+                if (ready == 0) {
+                    wake = ch.busy.first_of(ch.cq_banks, ch.bank_ready);
+                } else {
+                    ch.ready_banks = ready;
+                    view v = make_view(ch.cq, ch, t, false);
+                    v.mixed = true;
+                    const selection s = ch.sched.select(ch.cq.size(), v);
+                    wake = s.wake;
+                    if (s.index != selection::none)
+                        selected = select_two_level(c, ch, v, s.index, t, wake);
+                }
+            }
+            // ScheduleTransaction: does a drain start?
+            bool drain_changed = false;
+            if (ch.write_draining == 0 && !ch.wq.empty() && !ch.hazard_hold) {
+                bool start = ch.wq.size() >= high_ || (p_.write_idle_drain_min != 0 &&
+                                                       ch.wq.size() >= p_.write_idle_drain_min &&
+                                                       ch.cq.empty() && ch.pend_total == 0);
+                if (!start && ch.reads_absent_since != never) {
+                    // [memsub] no read anywhere for write_idle_flush_cycles
+                    const std::uint64_t at = ch.reads_absent_since + p_.write_idle_flush_cycles;
+                    start = t >= at;
+                    if (!start) wake = std::min(wake, at);
+                }
+                if (!start && p_.write_max_wait_cycles != 0) {
+                    const std::uint64_t at = ch.wq.key_at(0).visible_at + p_.write_max_wait_cycles;
+                    start = t >= at;
+                    if (!start) wake = std::min(wake, at);
+                }
+                if (start) {
+                    ch.write_draining = static_cast<std::uint32_t>(ch.wq.size());
+                    ++stats_.write_drains;
+                }
+            }
+            // The first request of the mode's queue whose bank command queue has room moves.
+            bool moved = false;
+            queue& src = ch.write_draining != 0 ? ch.wq : ch.rq;
+            for (std::size_t i = 0; i < src.size(); ++i) {
+                const auto k = src.key_at(i);
+                if (k.visible_at > t) {
+                    wake = std::min(wake, k.visible_at);
+                    break;
+                }
+                if (ch.cq_of_bank[k.bank] + ch.pend_n[k.bank] >= room) continue;
+                const mem_request r = src.request(i);
+                if (r.is_write) {
+                    // R→W dependency: a queued read of the line ends the drain.
+                    if (find_line(ch.rq, k.bank, k.row, r.address) != none ||
+                        find_line(ch.cq, k.bank, k.row, r.address, 0) != none) {
+                        ch.write_draining = 0;
+                        ch.hazard_hold = true;
+                        drain_changed = true;
+                        break;
+                    }
+                    --ch.write_draining;
+                    ++stats_.drained_writes;
+                } else {
+                    ch.hazard_hold = false;
+                    ++ch.cq_reads;
+                }
+                ch.cq.push_back({.visible_at = t + 1, .row = k.row, .bank = k.bank}, r);
+                ++ch.cq_of_bank[k.bank];
+                ch.cq_banks |= std::uint64_t{1} << k.bank;
+                src.erase(i);
+                moved = true;
+                break;
+            }
+            // A column command issuing frees a command-queue slot (and may empty them all).
+            if (!moved && (!src.empty() || !ch.wq.empty())) wake = std::min(wake, ch.pend_min);
+            if (selected) ch.min_decision = t + 1;
+            ch.next_decision = selected || moved || drain_changed ? t + 1 : std::max(wake, t + 1);
+        }
+    }
+
+    /// Drops the pending column cycles ≤ t (those commands have issued).
+    void purge_columns(channel& ch, std::uint64_t t) const noexcept {
+        ch.pend_min = never;
+        for (std::uint32_t b = 0; b < p_.timing.banks_per_channel(); ++b) {
+            std::uint64_t* col = &ch.pend_col[std::size_t{b} * p_.bank_command_queue];
+            std::uint32_t kept = 0;
+            for (std::uint32_t j = 0; j < ch.pend_n[b]; ++j)
+                if (col[j] > t) {
+                    col[kept++] = col[j];
+                    ch.pend_min = std::min(ch.pend_min, col[j]);
+                }
+            ch.pend_total -= ch.pend_n[b] - kept;
+            ch.pend_n[b] = kept;
+        }
+    }
+
+    /// Issues command-queue entry `i` chosen at t, unless the refresh or a read of its line
+    /// holds it back; whether it was issued. `wake` learns when to look again.
+    bool select_two_level(std::uint32_t c, channel& ch, const view& v, std::size_t i,
+                          std::uint64_t t, std::uint64_t& wake) noexcept {
+        const auto k = ch.cq.key_at(i);
+        const mem_request r = ch.cq.request(i);
+        if (p_.row_commands_apart) {
+            ch.dram.settle(k.bank, t);
+            const command_plan plan = ch.dram.plan(k.bank, k.row, r.is_write, t);
+            if (plan.kind != row_class::hit) {
+                // Only its PRE / ACT now (those before a due refresh); it stays queued.
+                const bool preempt = p_.refresh_preempts &&
+                                     p_.timing.refresh == refresh_mode::all_bank &&
+                                     p_.timing.tREFI != 0;
+                const std::uint64_t due =
+                    preempt ? ch.dram.refresh_due_of_rank(ch.dram.rank_of(k.bank)) : never;
+                ch.dram.commit_row_commands(k.bank, k.row, plan, due);
+                sync_bank(ch, k.bank, t);
+                if (plan.act >= due) {
+                    ch.refresh_hold_until = std::max(due, t + 1);
+                    wake = std::min(wake, ch.refresh_hold_until);
+                    return false;
+                }
+                ch.act_pending |= std::uint64_t{1} << k.bank;
+                ch.act_kind[k.bank] = plan.kind;
+                ch.sched.on_selected(v, i);
+                return true;
+            }
+        }
+        if (p_.refresh_preempts && p_.timing.refresh == refresh_mode::all_bank &&
+            p_.timing.tREFI != 0) {
+            // As in run_channel: a column command at or after the refresh waits for it; its
+            // PRE / ACT before the due cycle still issue. (The moves go on meanwhile.)
+            const std::uint64_t due = ch.dram.refresh_due_of_rank(ch.dram.rank_of(k.bank));
+            ch.dram.settle(k.bank, t);
+            const command_plan plan = ch.dram.plan(k.bank, k.row, r.is_write, t);
+            if (plan.column >= due) {
+                ch.dram.commit_row_commands(k.bank, k.row, plan, due);
+                sync_bank(ch, k.bank, t);
+                ch.refresh_hold_until = std::max(due, t + 1);
+                wake = std::min(wake, ch.refresh_hold_until);
+                return false;
+            }
+        }
+        if (r.is_write) {
+            // command_queue.cc HasRWDependency: not before an older read of its line.
+            for (std::size_t j = 0; j < i; ++j)
+                if (ch.cq.key_at(j).bank == k.bank && !ch.cq.request(j).is_write &&
+                    ch.cq.key_at(j).row == k.row &&
+                    (ch.cq.request(j).address.value >> line_shift_) ==
+                        (r.address.value >> line_shift_)) {
+                    wake = std::min(wake, t + 1);
+                    return false;
+                }
+        }
+        ch.sched.on_selected(v, i);
+        const std::uint64_t column = issue(c, ch, k, r, t);
+        if (column > t) {
+            // It holds its command-queue slot until the column command issues.
+            ch.pend_col[std::size_t{k.bank} * p_.bank_command_queue + ch.pend_n[k.bank]++] = column;
+            ++ch.pend_total;
+            ch.pend_min = std::min(ch.pend_min, column);
+        }
+        ch.cq.erase(i);
+        --ch.per_bank[k.bank];
+        if (--ch.cq_of_bank[k.bank] == 0) ch.cq_banks &= ~(std::uint64_t{1} << k.bank);
+        if (!r.is_write) {
+            ch.hazard_hold = false; // a read went: drains may start again
+            if (--ch.cq_reads == 0 && ch.rq.empty()) ch.reads_absent_since = t;
+        }
+        return true;
+    }
+
     /// Banks with queued requests that take a request at `t` (t never decreases per channel);
     /// when there are none, `wake` = the earliest cycle one does.
     [[nodiscard]] static std::uint64_t ready_mask(channel& ch, std::uint64_t t,
@@ -875,12 +1136,19 @@ private:
         ch.busy.update(b, old, t, ch.bank_ready);
     }
 
-    void issue(std::uint32_t c, channel& ch, const detail::request_queue::key& k,
-               const mem_request& r, std::uint64_t t) noexcept {
+    /// Places the request's commands; returns its column command's cycle.
+    std::uint64_t issue(std::uint32_t c, channel& ch, const detail::request_queue::key& k,
+                        const mem_request& r, std::uint64_t t) noexcept {
         ch.dram.settle(k.bank, t);
         const command_plan plan = ch.dram.plan(k.bank, k.row, r.is_write, t);
         const std::uint32_t gbank = c * p_.timing.banks_per_channel() + k.bank;
-        rows_.observe(gbank, plan.kind, plan.premature_close);
+        row_class kind = plan.kind;
+        if (const std::uint64_t bit = std::uint64_t{1} << k.bank; (ch.act_pending & bit) != 0) {
+            // row_commands_apart: the first column command after the ACT placed for a miss.
+            if (kind == row_class::hit) kind = ch.act_kind[k.bank];
+            ch.act_pending &= ~bit;
+        }
+        rows_.observe(gbank, kind, plan.premature_close);
         ch.dram.commit(k.bank, k.row, r.is_write, plan, rows_.close_at(gbank, plan.done));
         sync_bank(ch, k.bank, t);
         heap_.push(completion{.id = r.id,
@@ -889,11 +1157,12 @@ private:
                               .requester = r.requester,
                               .channel = c,
                               .bank = k.bank,
-                              .kind = plan.kind,
+                              .kind = kind,
                               .arrival_cycle = r.arrival_cycle,
                               .selected_cycle = t,
                               .data_cycle = plan.data,
                               .done_cycle = plan.done});
+        return plan.column;
     }
 
     Mapping map_;
@@ -922,12 +1191,14 @@ template <address_mapping Mapping = bit_field_mapping>
 using hmc_vault_controller = dram_controller<fr_fcfs, closed_page, Mapping>;
 
 /// Parameters that match DRAMSim3's controller (src/controller.cc, command_queue.cc) as far as
-/// memsub models it: the write rules are the defaults; on top, DRAMSim3's per-bank command
-/// queues of 8 (its configs' cmd_queue_size) behind transaction queues of 32, its refresh
+/// memsub models it: its two levels, transaction queues of 32 feeding per-bank command queues
+/// of 8 (its configs' cmd_queue_size) with its drain and transfer rules (`two_level_queues`,
+/// `row_commands_apart`; memsub's idle flush kept, no write wait bound, as DRAMSim3), its refresh
 /// (refresh.cc, command_queue.cc FinishRefresh, channel_state.cc GetReadyCommand:
 /// `refresh_preempts`, `refresh_precharge_one_per_cycle`) and, with FR-FCFS, its round-robin
-/// over the bank queues (command_queue.cc GetCommandToIssue: `round_robin_hits`). The fidelity
-/// suite (tests/memory/fidelity_test.cpp) runs these against DRAMSim3's own figures.
+/// over the bank queues (command_queue.cc GetCommandToIssue: `round_robin_hits`,
+/// `round_robin_misses`). The fidelity suite (tests/memory/fidelity_test.cpp) runs these against
+/// DRAMSim3's own figures.
 template <class Controller = dram_controller<fr_fcfs>>
 [[nodiscard]] typename Controller::params dramsim3_params(const dram_timing& timing) {
     typename Controller::params p{};
@@ -935,9 +1206,15 @@ template <class Controller = dram_controller<fr_fcfs>>
     p.read_queue = 32;
     p.write_queue = 32;
     p.bank_command_queue = 8;
+    p.two_level_queues = true;
+    p.row_commands_apart = true;
     p.refresh_preempts = true;
     p.refresh_precharge_one_per_cycle = true;
-    if constexpr (requires { p.scheduler.round_robin_hits; }) p.scheduler.round_robin_hits = true;
+    p.write_max_wait_cycles = 0; // DRAMSim3 bounds no write's wait
+    if constexpr (requires { p.scheduler.round_robin_hits; }) {
+        p.scheduler.round_robin_hits = true;
+        p.scheduler.round_robin_misses = true;
+    }
     return p;
 }
 

@@ -54,6 +54,10 @@ public:
         /// last issue, and issues the first ready command found). Views with `issue_at` only.
         /// false: the oldest ready hit.
         bool round_robin_hits = false;
+        /// Likewise among the misses that may go (each its bank's oldest ready request, its
+        /// bank with no row hit waiting): the first bank after the last selected one, instead
+        /// of the oldest miss (DRAMSim3's round-robin covers every command, its ACTs too).
+        bool round_robin_misses = false;
     };
 
     fr_fcfs() : fr_fcfs(params{}, 1) {}
@@ -61,6 +65,7 @@ public:
         : cap_(p.max_row_hit_bypasses)
         , lookahead_(p.hit_lookahead_cycles)
         , round_robin_(p.round_robin_hits)
+        , round_robin_misses_(p.round_robin_misses)
         , bypasses_(banks, 0) {
         memsub::detail::require(banks >= 1 && banks <= 64, component, "banks", banks,
                                 "must be in 1..64");
@@ -205,6 +210,28 @@ private:
             return {.index = best, .wake = 0};
         }
         // A miss: the oldest whose bank has no row hit waiting (or has reached the cap).
+        if (round_robin_misses_ && first_miss != selection::none) {
+            // Or the one whose bank comes first from next_bank_ on.
+            std::size_t pick = selection::none;
+            std::uint32_t pick_key = 64;
+            std::uint64_t left = miss_banks;
+            for (std::size_t i = first_miss; i < n && left != 0; ++i) {
+                const std::uint32_t b = v.bank(i);
+                const std::uint64_t bit = std::uint64_t{1} << b;
+                if ((left & bit) == 0 || !v.ready(i)) continue;
+                left &= ~bit; // its bank's oldest ready entry (a miss)
+                if ((hit_waiting & bit) != 0 && bypasses_[b] < cap_) continue;
+                const std::uint32_t key = (b + 64 - next_bank_) & 63u;
+                if (key < pick_key) {
+                    pick = i;
+                    pick_key = key;
+                }
+            }
+            if (pick != selection::none) {
+                chosen_has_older_ = false;
+                return {.index = pick, .wake = 0};
+            }
+        }
         if (first_miss != selection::none) {
             const std::uint32_t b0 = v.bank(first_miss);
             if (((hit_waiting >> b0) & 1u) == 0 || bypasses_[b0] >= cap_) {
@@ -246,6 +273,7 @@ private:
     std::uint32_t cap_;
     std::uint32_t lookahead_ = 8;
     bool round_robin_ = false;
+    bool round_robin_misses_ = false;
     std::uint32_t next_bank_ = 0; ///< round-robin: the bank after the last selected one
     std::vector<std::uint32_t> bypasses_;
     bool chosen_has_older_ = false;
