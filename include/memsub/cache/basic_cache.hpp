@@ -68,6 +68,7 @@
 #include <memsub/cache/access_result.hpp>
 #include <memsub/config.hpp>
 #include <memsub/core/access.hpp>
+#include <memsub/core/bits.hpp>
 #include <memsub/core/byte_match.hpp>
 #include <memsub/core/errors.hpp>
 #include <memsub/core/geometry.hpp>
@@ -1122,11 +1123,14 @@ private:
         for (entry_mask m = touched; m != 0; m &= m - 1)
             touch(s, lowest_entry(m), requested, line_key, write, a, L);
 
-        // Requested bytes that are not resident (what a bypassed read fetches).
-        std::uint32_t missing_bytes =
-            static_cast<std::uint32_t>(std::popcount(missing)) * seg_bytes;
-        if ((missing >> first_seg) & 1u) missing_bytes -= lo - first_seg * seg_bytes;
-        if ((missing >> last_seg) & 1u) missing_bytes -= (last_seg + 1) * seg_bytes - hi;
+        // Requested bytes that are not resident (what a bypassed read fetches): all of them
+        // on a full miss (the common case), else the missing segments' share.
+        std::uint32_t missing_bytes = req_bytes;
+        if (missing != requested) {
+            missing_bytes = popcount64(missing) * seg_bytes; // inline: no libgcc call
+            if ((missing >> first_seg) & 1u) missing_bytes -= lo - first_seg * seg_bytes;
+            if ((missing >> last_seg) & 1u) missing_bytes -= (last_seg + 1) * seg_bytes - hi;
+        }
 
         const auto decline = [&](bypass_reason why) {
             if constexpr (Options.writes == write_policy::write_evict) {
@@ -1237,8 +1241,7 @@ private:
             // Only the segments not already resident come from the next level; a writeback
             // from above overwrites the whole block, so nothing is fetched for it.
             if (a.kind != access_kind::writeback) {
-                const auto fetched =
-                    static_cast<std::uint32_t>(std::popcount(region & ~line.resident)) * seg_bytes;
+                const auto fetched = popcount64(region & ~line.resident) * seg_bytes;
                 r.bytes_fetched += fetched;
                 stats_.bytes_fetched += fetched;
             }

@@ -175,7 +175,9 @@ private:
 /// the `alignment_bits` the instruction size fixes (spec [resolution]).
 [[nodiscard]] constexpr std::uint32_t pc_bits(std::uint64_t pc, std::uint32_t alignment_bits,
                                               std::uint32_t index_bits) noexcept {
-    return static_cast<std::uint32_t>((pc >> alignment_bits) & low_bits_mask(index_bits));
+    // index_bits < 64 (validated 1..14): a plain mask, no low_bits_mask compare per access.
+    return static_cast<std::uint32_t>((pc >> alignment_bits) &
+                                      ((std::uint64_t{1} << index_bits) - 1u));
 }
 
 inline void validate_pc_params(std::uint32_t pc_index_bits, std::uint32_t pc_alignment_bits,
