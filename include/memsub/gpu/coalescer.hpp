@@ -156,30 +156,33 @@ public:
             std::uint32_t sectors = r.sector_mask;
             // One run of sectors (nearly every request): it holds every touched byte, so the
             // access spans the line's first to last touched byte; no per-run masks needed.
-            if ((sectors & (sectors + (sectors & (0u - sectors)))) == 0) {
-                const std::uint32_t first_byte =
-                    r.byte_mask[0] != 0
-                        ? static_cast<std::uint32_t>(std::countr_zero(r.byte_mask[0]))
-                        : 64u + static_cast<std::uint32_t>(std::countr_zero(r.byte_mask[1]));
-                const std::uint32_t last_byte =
-                    r.byte_mask[1] != 0
-                        ? 127u - static_cast<std::uint32_t>(std::countl_zero(r.byte_mask[1]))
-                        : 63u - static_cast<std::uint32_t>(std::countl_zero(r.byte_mask[0]));
-                a.address = byte_address{r.line_base.value + first_byte};
-                a.size = last_byte - first_byte + 1;
-                fn(static_cast<const memsub::access&>(a));
-                continue;
-            }
+            const bool one_run = (sectors & (sectors + (sectors & (0u - sectors)))) == 0;
             while (sectors != 0) {
-                const auto first_sector = static_cast<std::uint32_t>(std::countr_zero(sectors));
-                const auto run =
-                    static_cast<std::uint32_t>(std::countr_one(sectors >> first_sector));
-                sectors &= ~(static_cast<std::uint32_t>(low_bits_mask(run)) << first_sector);
-                const std::uint32_t lo = first_sector * sector;
-                const std::uint32_t hi = (first_sector + run) * sector; // exclusive
-                // The run's first and last sectors hold touched bytes (they are in the mask).
-                const std::uint32_t first_byte = first_set_from(r.byte_mask, lo);
-                const std::uint32_t last_byte = last_set_below(r.byte_mask, hi);
+                std::uint32_t first_byte = 0, last_byte = 0;
+                if (one_run) {
+                    sectors = 0;
+                    first_byte =
+                        r.byte_mask[0] != 0
+                            ? static_cast<std::uint32_t>(std::countr_zero(r.byte_mask[0]))
+                            : 64u + static_cast<std::uint32_t>(std::countr_zero(r.byte_mask[1]));
+                    last_byte =
+                        r.byte_mask[1] != 0
+                            ? 127u - static_cast<std::uint32_t>(std::countl_zero(r.byte_mask[1]))
+                            : 63u - static_cast<std::uint32_t>(std::countl_zero(r.byte_mask[0]));
+                } else {
+                    const auto first_sector = static_cast<std::uint32_t>(std::countr_zero(sectors));
+                    const auto run =
+                        static_cast<std::uint32_t>(std::countr_one(sectors >> first_sector));
+                    sectors &= ~(static_cast<std::uint32_t>(low_bits_mask(run)) << first_sector);
+                    const std::uint32_t lo = first_sector * sector;
+                    const std::uint32_t hi = (first_sector + run) * sector; // exclusive
+                    // The run's first and last sectors hold touched bytes (they are in the mask).
+                    first_byte = first_set_from(r.byte_mask, lo);
+                    last_byte = last_set_below(r.byte_mask, hi);
+                }
+                // One call site: `fn` (a whole cache access, inlined) is not duplicated, which
+                // kept GCC from inlining the engine into the caller (the baseline L1 stored its
+                // whole access_result to memory on every access).
                 a.address = byte_address{r.line_base.value + first_byte};
                 a.size = last_byte - first_byte + 1;
                 fn(static_cast<const memsub::access&>(a));
