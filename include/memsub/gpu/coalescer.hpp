@@ -108,8 +108,13 @@ public:
         out.count = 0;
         if (active_mask == 0) return;
         if (unit_stride(lanes, active_mask, access_bytes, out)) return;
-        const std::uint64_t offset_mask = line_bytes_ - 1;
+        // Locals, not members: the request stores below may alias any uint32 member (and
+        // out.count), which would be reloaded after each of them.
+        const std::uint32_t line_bytes = line_bytes_;
+        const std::uint32_t sector_shift = sector_shift_;
+        const std::uint64_t offset_mask = line_bytes - 1;
         line_index index;         // which request holds a line: O(1) per lane, whatever d is
+        std::uint32_t count = 0;  // requests so far (out.count, written once at the end)
         std::uint32_t recent = 0; // the request the previous lane added to
         for (std::uint32_t m = active_mask; m != 0; m &= m - 1) {
             const auto lane = static_cast<std::uint32_t>(std::countr_zero(m));
@@ -118,13 +123,16 @@ public:
             const std::uint64_t base = first & ~offset_mask;
             const auto lo = static_cast<std::uint32_t>(first & offset_mask);
             if ((last & ~offset_mask) == base) {
-                recent = add(out, index, base, lo, lo + access_bytes, lane, recent);
+                recent =
+                    add(out, index, count, base, lo, lo + access_bytes, lane, recent, sector_shift);
             } else { // straddles: the tail of this line, then the head of the next
-                recent = add(out, index, base, lo, line_bytes_, lane, recent);
-                recent = add(out, index, base + line_bytes_, 0,
-                             static_cast<std::uint32_t>(last & offset_mask) + 1u, lane, recent);
+                recent = add(out, index, count, base, lo, line_bytes, lane, recent, sector_shift);
+                recent = add(out, index, count, base + line_bytes, 0,
+                             static_cast<std::uint32_t>(last & offset_mask) + 1u, lane, recent,
+                             sector_shift);
             }
         }
+        out.count = count;
     }
 
     [[nodiscard]] coalesced_warp coalesce(std::span<const std::uint64_t, warp_size> lanes,
@@ -146,16 +154,35 @@ public:
         const std::uint32_t sector = 1u << sector_shift_;
         for (const line_request& r : w.lines()) {
             std::uint32_t sectors = r.sector_mask;
+            // One run of sectors (nearly every request): it holds every touched byte, so the
+            // access spans the line's first to last touched byte; no per-run masks needed.
+            const bool one_run = (sectors & (sectors + (sectors & (0u - sectors)))) == 0;
             while (sectors != 0) {
-                const auto first_sector = static_cast<std::uint32_t>(std::countr_zero(sectors));
-                const auto run =
-                    static_cast<std::uint32_t>(std::countr_one(sectors >> first_sector));
-                sectors &= ~(static_cast<std::uint32_t>(low_bits_mask(run)) << first_sector);
-                const std::uint32_t lo = first_sector * sector;
-                const std::uint32_t hi = (first_sector + run) * sector; // exclusive
-                // The run's first and last sectors hold touched bytes (they are in the mask).
-                const std::uint32_t first_byte = first_set_from(r.byte_mask, lo);
-                const std::uint32_t last_byte = last_set_below(r.byte_mask, hi);
+                std::uint32_t first_byte = 0, last_byte = 0;
+                if (one_run) {
+                    sectors = 0;
+                    first_byte =
+                        r.byte_mask[0] != 0
+                            ? static_cast<std::uint32_t>(std::countr_zero(r.byte_mask[0]))
+                            : 64u + static_cast<std::uint32_t>(std::countr_zero(r.byte_mask[1]));
+                    last_byte =
+                        r.byte_mask[1] != 0
+                            ? 127u - static_cast<std::uint32_t>(std::countl_zero(r.byte_mask[1]))
+                            : 63u - static_cast<std::uint32_t>(std::countl_zero(r.byte_mask[0]));
+                } else {
+                    const auto first_sector = static_cast<std::uint32_t>(std::countr_zero(sectors));
+                    const auto run =
+                        static_cast<std::uint32_t>(std::countr_one(sectors >> first_sector));
+                    sectors &= ~(static_cast<std::uint32_t>(low_bits_mask(run)) << first_sector);
+                    const std::uint32_t lo = first_sector * sector;
+                    const std::uint32_t hi = (first_sector + run) * sector; // exclusive
+                    // The run's first and last sectors hold touched bytes (they are in the mask).
+                    first_byte = first_set_from(r.byte_mask, lo);
+                    last_byte = last_set_below(r.byte_mask, hi);
+                }
+                // One call site: `fn` (a whole cache access, inlined) is not duplicated, which
+                // kept GCC from inlining the engine into the caller (the baseline L1 stored its
+                // whole access_result to memory on every access).
                 a.address = byte_address{r.line_base.value + first_byte};
                 a.size = last_byte - first_byte + 1;
                 fn(static_cast<const memsub::access&>(a));
@@ -188,9 +215,12 @@ private:
         if ((run & (run + 1)) != 0) return false; // the active lanes are not one run
         const auto n = static_cast<std::uint32_t>(std::countr_one(run));
         const std::uint64_t start = lanes[l0];
+        // The second lane first: a gather or a column walk fails here, without the whole check.
+        if (n > 1 && lanes[l0 + 1] != start + access_bytes) return false;
         std::uint64_t differ = 0; // branch-free: the compiler vectorises the check
-        for (std::uint32_t k = 0; k < n; ++k)
-            differ |= lanes[l0 + k] ^ (start + std::uint64_t{k} * access_bytes);
+        std::uint64_t expected = start;
+        for (std::uint32_t k = 0; k < n; ++k, expected += access_bytes)
+            differ |= lanes[l0 + k] ^ expected;
         if (differ != 0) return false;
         const std::uint64_t end = start + std::uint64_t{n} * access_bytes; // exclusive
         if (end < start) return false; // wraps the address space: the general path handles it
@@ -208,22 +238,27 @@ private:
             ++out.count;
             r.lanes = static_cast<std::uint32_t>(low_bits_mask(last_lane - first_lane + 1))
                       << (l0 + first_lane);
-            mark_bytes(r, lo, hi);
+            mark_bytes(r, lo, hi, sector_shift_);
             if (base + line_bytes_ < base) break; // the last line of the address space
         }
         return true;
     }
 
-    /// Sets bytes [lo, hi) of `r`'s byte mask and the sectors holding them.
-    void mark_bytes(line_request& r, std::uint32_t lo, std::uint32_t hi) const noexcept {
-        if (lo < 64) r.byte_mask[0] |= low_bits_mask((hi < 64 ? hi : 64) - lo) << lo;
-        if (hi > 64) {
-            const std::uint32_t from = lo > 64 ? lo : 64;
-            r.byte_mask[1] |= low_bits_mask(hi - from) << (from - 64);
+    /// Sets bytes [lo, hi) of `r`'s byte mask (lo < hi ≤ 128) and the sectors holding them.
+    /// Shifts only, no compare-and-select per word: this runs once per active lane of a
+    /// divergent warp (callgrind: 30 instructions a lane with low_bits_mask on each word).
+    static void mark_bytes(line_request& r, std::uint32_t lo, std::uint32_t hi,
+                           std::uint32_t sector_shift) noexcept {
+        constexpr std::uint64_t ones = ~std::uint64_t{0};
+        if (((lo ^ (hi - 1)) & 64u) == 0) { // inside one 64-byte word
+            r.byte_mask[lo >> 6] |= (ones >> (64u - (hi - lo))) << (lo & 63u);
+        } else { // across the middle: lo < 64 < hi
+            r.byte_mask[0] |= ones << lo;
+            r.byte_mask[1] |= ones >> (128u - hi);
         }
-        const std::uint32_t first_sector = lo >> sector_shift_;
-        const std::uint32_t last_sector = (hi - 1) >> sector_shift_;
-        r.sector_mask |= static_cast<std::uint32_t>(low_bits_mask(last_sector - first_sector + 1))
+        const std::uint32_t first_sector = lo >> sector_shift;
+        const std::uint32_t last_sector = (hi - 1) >> sector_shift;
+        r.sector_mask |= (~std::uint32_t{0} >> (31u - (last_sector - first_sector)))
                          << first_sector;
     }
 
@@ -234,17 +269,20 @@ private:
     };
 
     /// Marks bytes [lo, hi) of the line at `base` as touched by `lane`; returns the request.
-    /// `recent` is tried first: consecutive lanes usually share a line.
-    std::uint32_t add(coalesced_warp& out, line_index& index, std::uint64_t base, std::uint32_t lo,
-                      std::uint32_t hi, std::uint32_t lane, std::uint32_t recent) const noexcept {
+    /// `recent` is tried first: consecutive lanes usually share a line. `count` is the number
+    /// of requests so far.
+    static std::uint32_t add(coalesced_warp& out, line_index& index, std::uint32_t& count,
+                             std::uint64_t base, std::uint32_t lo, std::uint32_t hi,
+                             std::uint32_t lane, std::uint32_t recent,
+                             std::uint32_t sector_shift) noexcept {
         std::uint32_t i = recent;
-        if (i >= out.count || out.bases[i] != base) {
+        if (i >= count || out.bases[i] != base) {
             constexpr std::uint32_t mask = 2 * max_line_requests - 1;
             auto h = static_cast<std::uint32_t>((base * 0x9e3779b97f4a7c15ull) >> 57) & mask;
             for (;; h = (h + 1) & mask) {
                 const std::uint8_t s = index.slot[h];
                 if (s == 0) { // a new line: the next request, in first-lane order
-                    i = out.count++;
+                    i = count++;
                     index.slot[h] = static_cast<std::uint8_t>(i + 1);
                     out.bases[i] = base;
                     out.requests[i] = line_request{.line_base = byte_address{base}};
@@ -258,7 +296,7 @@ private:
         }
         line_request& r = out.requests[i];
         r.lanes |= 1u << lane;
-        mark_bytes(r, lo, hi);
+        mark_bytes(r, lo, hi, sector_shift);
         return i;
     }
 

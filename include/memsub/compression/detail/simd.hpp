@@ -40,21 +40,12 @@
 #endif
 
 #include <memsub/config.hpp>
+#include <memsub/core/bits.hpp>
 
 namespace memsub::compression::detail {
 
-/// Population count that stays inline without a POPCNT instruction (the portable build has
-/// none; GCC would otherwise call libgcc's __popcountdi2).
-[[nodiscard]] MEMSUB_ALWAYS_INLINE constexpr std::uint32_t popcount64(std::uint64_t x) noexcept {
-#if defined(__POPCNT__)
-    return static_cast<std::uint32_t>(std::popcount(x));
-#else
-    x = x - ((x >> 1) & 0x5555555555555555ull);
-    x = (x & 0x3333333333333333ull) + ((x >> 2) & 0x3333333333333333ull);
-    x = (x + (x >> 4)) & 0x0F0F0F0F0F0F0F0Full;
-    return static_cast<std::uint32_t>((x * 0x0101010101010101ull) >> 56);
-#endif
-}
+/// memsub::popcount64 (core/bits.hpp): inline without a POPCNT instruction.
+using memsub::popcount64;
 
 /// True when the xsimd kernels may be used (little-endian host).
 inline constexpr bool simd_enabled = std::endian::native == std::endian::little;
