@@ -3,6 +3,7 @@
 // stamp-based reference, kept and labelled as what it is.
 #pragma once
 
+#include <memsub/core/aligned_allocator.hpp>
 #include <memsub/core/geometry.hpp>
 
 #include <bit>
@@ -16,7 +17,9 @@ constexpr std::uint64_t no_line = ~std::uint64_t{0};
 
 /// The baseline: a plain move-to-front LRU loop with a runtime shape — per set a contiguous
 /// array of `ways` line addresses, a linear scan, the lines above the hit shifted down one and the
-/// line written at the front (the Engine 2 issue's definition).
+/// line written at the front (the Engine 2 issue's definition). Its array starts on a cache line,
+/// as memsub's tags do (a competent author aligns it; unaligned, a 16-way set's 128 bytes may
+/// span three lines, and its speed would depend on where malloc put the array).
 class plain_mtf_lru {
 public:
     explicit plain_mtf_lru(const memsub::geometry& g)
@@ -44,7 +47,7 @@ private:
     std::uint64_t set_mask_;
     std::uint32_t ways_;
     std::uint32_t line_shift_;
-    std::vector<std::uint64_t> tags_;
+    std::vector<std::uint64_t, memsub::aligned_allocator<std::uint64_t>> tags_;
 };
 
 /// The older reference: per line a tag, a valid bit and a last-use stamp; linear searches.

@@ -68,6 +68,7 @@
 #include <memsub/cache/access_result.hpp>
 #include <memsub/config.hpp>
 #include <memsub/core/access.hpp>
+#include <memsub/core/aligned_allocator.hpp>
 #include <memsub/core/bits.hpp>
 #include <memsub/core/byte_match.hpp>
 #include <memsub/core/errors.hpp>
@@ -1384,7 +1385,8 @@ private:
     [[no_unique_address]] policy_type policy_;
     [[no_unique_address]] Bypass bypass_;
     [[no_unique_address]] layout_type layout_;
-    std::vector<std::uint64_t> tags_;
+    // Cache-line aligned: a set's tags start on a line (core/aligned_allocator.hpp).
+    std::vector<std::uint64_t, aligned_allocator<std::uint64_t>> tags_;
     std::vector<std::uint8_t> span_;
     std::vector<std::uint8_t> stored_;
     std::vector<std::uint64_t> touched_;
