@@ -10,6 +10,14 @@
 // the mix over the read-only stream's), with the mix's bus turnarounds and writes per drain. A
 // refused host waits for the controller's next event before offering again (can_accept and
 // next_event_cycle), so refusals cost no retries.
+// The `*_dramsim3` rows run the same with `dramsim3_params` (DRAMSim3's two-level queues, its
+// refresh and round-robin: the fidelity suite's configuration) instead of the defaults; the mix
+// row also times the default controller's mix in the same run and reports
+// `speed_vs_default_mix` (requests/s of the dramsim3_params mix over the default's). The same
+// figures against DRAMSim3 itself, on the fidelity traces: tests/data/dramsim3/speed.sh.
+// Output: Google Benchmark's reporters; the figures are counters. Its CSV reporter needs the
+// same counters in every row, which holds within one function (e.g.
+// --benchmark_filter=BM_fr_fcfs_ddr4_mix --benchmark_format=csv), not across them.
 #include <benchmark/benchmark.h>
 
 #include <array>
@@ -117,29 +125,43 @@ const mm::bit_field_mapping& ddr4_map() {
     return m;
 }
 
-void BM_fr_fcfs_ddr4(benchmark::State& state, bool random) {
+/// FR-FCFS on DDR4-2400: the defaults, or `dramsim3_params` (DRAMSim3's structure).
+mm::fr_fcfs_controller<>::params ddr4_params(bool dramsim3) {
+    return dramsim3 ? mm::dramsim3_params(mm::presets::ddr4_2400)
+                    : mm::fr_fcfs_controller<>::params{.timing = mm::presets::ddr4_2400};
+}
+
+void BM_fr_fcfs_ddr4(benchmark::State& state, bool random, bool dramsim3) {
     const auto a = pattern(random);
-    mm::fr_fcfs_controller<> c(ddr4_map(), {.timing = mm::presets::ddr4_2400});
+    mm::fr_fcfs_controller<> c(ddr4_map(), ddr4_params(dramsim3));
     drive(state, c, a);
 }
 
-/// Saturated 70 / 30 read/write mix against a read-only stream, timed in the same run.
-void BM_fr_fcfs_ddr4_mix(benchmark::State& state, bool random) {
+/// Saturated 70 / 30 read/write mix against a read-only stream, timed in the same run (with
+/// `dramsim3`, both under dramsim3_params, and the default controller's mix timed alongside).
+void BM_fr_fcfs_ddr4_mix(benchmark::State& state, bool random, bool dramsim3) {
     const auto a = pattern(random);
     constexpr std::uint64_t n = 1u << 16;
-    double read_s = 0, mix_s = 0;
+    double read_s = 0, mix_s = 0, default_mix_s = 0;
     std::uint64_t runs = 0;
     mm::controller_stats last{};
     for (auto _ : state) {
-        mm::fr_fcfs_controller<> reads(ddr4_map(), {.timing = mm::presets::ddr4_2400});
-        mm::fr_fcfs_controller<> mix(ddr4_map(), {.timing = mm::presets::ddr4_2400});
+        mm::fr_fcfs_controller<> reads(ddr4_map(), ddr4_params(dramsim3));
+        mm::fr_fcfs_controller<> mix(ddr4_map(), ddr4_params(dramsim3));
         read_s += saturate(reads, a, n, false);
         mix_s += saturate(mix, a, n, true);
+        if (dramsim3) {
+            mm::fr_fcfs_controller<> default_mix(ddr4_map(), ddr4_params(false));
+            default_mix_s += saturate(default_mix, a, n, true);
+        }
         last = mix.stats();
         ++runs;
     }
-    state.SetItemsProcessed(static_cast<std::int64_t>(2 * n * runs));
+    state.SetItemsProcessed(static_cast<std::int64_t>((dramsim3 ? 3 : 2) * n * runs));
     state.counters["speed_vs_read_only"] = mix_s == 0 ? 0.0 : read_s / mix_s;
+    // 1 on the default rows (their mix is the default's), so every row has the same counters.
+    state.counters["speed_vs_default_mix"] =
+        !dramsim3 ? 1.0 : (mix_s == 0 ? 0.0 : default_mix_s / mix_s);
     state.counters["mix_req_per_s"] = mix_s == 0 ? 0.0 : static_cast<double>(n * runs) / mix_s;
     state.counters["read_only_req_per_s"] =
         read_s == 0 ? 0.0 : static_cast<double>(n * runs) / read_s;
@@ -180,10 +202,14 @@ void BM_fr_fcfs_hbm2(benchmark::State& state, bool random) {
 
 } // namespace
 
-BENCHMARK_CAPTURE(BM_fr_fcfs_ddr4, random, true);
-BENCHMARK_CAPTURE(BM_fr_fcfs_ddr4, streaming, false);
-BENCHMARK_CAPTURE(BM_fr_fcfs_ddr4_mix, random, true);
-BENCHMARK_CAPTURE(BM_fr_fcfs_ddr4_mix, streaming, false);
+BENCHMARK_CAPTURE(BM_fr_fcfs_ddr4, random, true, false);
+BENCHMARK_CAPTURE(BM_fr_fcfs_ddr4, streaming, false, false);
+BENCHMARK_CAPTURE(BM_fr_fcfs_ddr4, random_dramsim3, true, true);
+BENCHMARK_CAPTURE(BM_fr_fcfs_ddr4, streaming_dramsim3, false, true);
+BENCHMARK_CAPTURE(BM_fr_fcfs_ddr4_mix, random, true, false);
+BENCHMARK_CAPTURE(BM_fr_fcfs_ddr4_mix, streaming, false, false);
+BENCHMARK_CAPTURE(BM_fr_fcfs_ddr4_mix, random_dramsim3, true, true);
+BENCHMARK_CAPTURE(BM_fr_fcfs_ddr4_mix, streaming_dramsim3, false, true);
 BENCHMARK_CAPTURE(BM_fcfs_ddr4, random, true);
 BENCHMARK_CAPTURE(BM_fcfs_ddr4, streaming, false);
 BENCHMARK_CAPTURE(BM_flat, random, true);
