@@ -26,6 +26,7 @@
 
 #include "fidelity_traces.hpp"
 #include "helpers.hpp"
+#include "trace_host.hpp"
 
 using namespace memsub::memory;
 namespace fid = memtest::fidelity;
@@ -72,37 +73,12 @@ std::map<std::string, figures> load_reference() {
     return out;
 }
 
-/// Offers the trace as DRAMSim3's TraceBasedCPU does: in order, at most one request per cycle,
-/// from its trace cycle on; a request's latency counts from the cycle it is accepted (DRAMSim3
-/// stamps added_cycle at AddTransaction). A refused host waits for the controller's next event
-/// (nothing frees a slot before one) instead of retrying every cycle.
+/// Runs the trace through the shared host (trace_host.hpp) and computes the figures.
 template <class Controller>
 figures run_trace(Controller& c, const std::vector<fid::trace_request>& trace) {
     std::vector<completion> done;
     done.reserve(trace.size());
-    auto sink = [&](const completion& x) { done.push_back(x); };
-    std::size_t next = 0;
-    std::uint64_t t = 0;
-    std::uint64_t retry_at = 0; // a refused head waits until the controller's next event
-    while (done.size() < trace.size()) {
-        if (next < trace.size() && trace[next].cycle <= t && retry_at <= t) {
-            const mem_request r{.id = next,
-                                .address = memsub::byte_address{trace[next].address},
-                                .is_write = trace[next].is_write,
-                                .arrival_cycle = t};
-            if (c.can_accept(r) && c.enqueue(r) == enqueue_result::accepted)
-                ++next;
-            else
-                retry_at = memsub::never;
-        }
-        c.advance_to(t);
-        c.drain(sink);
-        std::uint64_t n = c.next_event_cycle();
-        if (retry_at == memsub::never) retry_at = std::max(n, t + 1); // the next event
-        if (next < trace.size()) n = std::min(n, std::max({trace[next].cycle, retry_at, t + 1}));
-        if (n == memsub::never) break;
-        t = std::max(n, t + 1);
-    }
+    memsub_test::offer_trace(c, trace, [&](const completion& x) { done.push_back(x); });
     REQUIRE(done.size() == trace.size());
     figures f;
     std::vector<std::uint64_t> lat;

@@ -797,6 +797,14 @@ private:
         }
     }
 
+    /// Performs the refreshes of `ch` due by `t` and updates the banks' mirror.
+    void refresh_due(channel& ch, std::uint64_t t) noexcept {
+        if (const std::uint64_t n = ch.dram.refresh_until(t); n != 0) {
+            stats_.refreshes += n;
+            for (std::uint32_t b = 0; b < p_.timing.banks_per_channel(); ++b) sync_bank(ch, b, t);
+        }
+    }
+
     void run_channel(std::uint32_t c, std::uint64_t until) noexcept {
         if (p_.two_level_queues) {
             run_channel_two_level(c, until);
@@ -805,11 +813,7 @@ private:
         channel& ch = channels_[c];
         while (ch.next_decision <= until) {
             const std::uint64_t t = ch.next_decision;
-            if (const std::uint64_t n = ch.dram.refresh_until(t); n != 0) {
-                stats_.refreshes += n;
-                for (std::uint32_t b = 0; b < p_.timing.banks_per_channel(); ++b)
-                    sync_bank(ch, b, t);
-            }
+            refresh_due(ch, t);
             // Which banks with queued requests take one now? If none, no scheduler can select
             // anything: sleep until the first one can.
             std::uint64_t bank_wake = never;
@@ -941,11 +945,7 @@ private:
         const std::uint32_t room = p_.bank_command_queue;
         while (ch.next_decision <= until) {
             const std::uint64_t t = ch.next_decision;
-            if (const std::uint64_t n = ch.dram.refresh_until(t); n != 0) {
-                stats_.refreshes += n;
-                for (std::uint32_t b = 0; b < p_.timing.banks_per_channel(); ++b)
-                    sync_bank(ch, b, t);
-            }
+            refresh_due(ch, t);
             if (ch.pend_min <= t) purge_columns(ch, t);
             std::uint64_t wake = never;
             bool selected = false;

@@ -25,6 +25,8 @@
 // 20 000 idle cycles run afterwards and the statistics. memsub_speed.cpp times memsub alike.
 // A trace of at most 8 reads (speed.sh's isolated reads) also gets each read's latency, in the
 // order they returned.
+#include "latency_summary.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -170,21 +172,15 @@ int main(int argc, char** argv) {
         }
     }
     const std::vector<std::uint64_t> in_return_order = lat;
-    std::sort(lat.begin(), lat.end());
-    auto rank = [&](double q) {
-        const auto k = static_cast<std::size_t>(std::ceil(q * static_cast<double>(lat.size())));
-        return lat[std::clamp<std::size_t>(k, 1, lat.size()) - 1];
-    };
-    double mean = 0;
-    for (auto v : lat) mean += static_cast<double>(v);
-    mean /= static_cast<double>(lat.size());
+    const latency_summary summary = summarize_latencies(lat);
     const double bw =
         64.0 * static_cast<double>(columns) / static_cast<double>(last_end - first_add);
-    std::printf(
-        "%s,%zu,%llu,%.3f,%llu,%llu,%.4f,%.4f,%llu,%llu", name.c_str(), reqs.size(),
-        static_cast<unsigned long long>(reads), mean, static_cast<unsigned long long>(rank(0.5)),
-        static_cast<unsigned long long>(rank(0.95)), cmds == 0 ? 0.0 : hits / cmds, bw,
-        static_cast<unsigned long long>(turnarounds), static_cast<unsigned long long>(columns));
+    std::printf("%s,%zu,%llu,%.3f,%llu,%llu,%.4f,%.4f,%llu,%llu", name.c_str(), reqs.size(),
+                static_cast<unsigned long long>(reads), summary.mean,
+                static_cast<unsigned long long>(summary.p50),
+                static_cast<unsigned long long>(summary.p95), cmds == 0 ? 0.0 : hits / cmds, bw,
+                static_cast<unsigned long long>(turnarounds),
+                static_cast<unsigned long long>(columns));
     if (argc == 8) {
         std::sort(cpu.begin(), cpu.end());
         std::printf(",%llu,%.9f,%.9f,%.9f", static_cast<unsigned long long>(refused), cpu.front(),

@@ -14,6 +14,8 @@
 //   memsub_speed <ddr4|hbm2> <trace> <name> <reps>
 //
 // Built by speed.sh with -O3 -DNDEBUG (memsub's release preset) against include/ only.
+#include "latency_summary.hpp"
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -26,6 +28,8 @@
 #include <vector>
 
 #include <memsub/memory/all.hpp>
+
+#include "../../memory/trace_host.hpp"
 
 namespace {
 
@@ -54,33 +58,10 @@ template <class Controller>
 result run(Controller& c, const std::vector<trace_request>& trace) {
     result out;
     out.done.reserve(trace.size());
-    auto sink = [&](const completion& x) { out.done.push_back(x); };
     const double cpu0 = cpu_now();
     const auto wall0 = std::chrono::steady_clock::now();
-    std::size_t next = 0;
-    std::uint64_t t = 0;
-    std::uint64_t retry_at = 0; // a refused head waits until the controller's next event
-    while (out.done.size() < trace.size()) {
-        if (next < trace.size() && trace[next].cycle <= t && retry_at <= t) {
-            const mem_request r{.id = next,
-                                .address = memsub::byte_address{trace[next].address},
-                                .is_write = trace[next].is_write,
-                                .arrival_cycle = t};
-            if (c.can_accept(r) && c.enqueue(r) == enqueue_result::accepted) {
-                ++next;
-            } else {
-                retry_at = memsub::never;
-                ++out.refused;
-            }
-        }
-        c.advance_to(t);
-        c.drain(sink);
-        std::uint64_t n = c.next_event_cycle();
-        if (retry_at == memsub::never) retry_at = std::max(n, t + 1); // the next event
-        if (next < trace.size()) n = std::min(n, std::max({trace[next].cycle, retry_at, t + 1}));
-        if (n == memsub::never) break;
-        t = std::max(n, t + 1);
-    }
+    out.refused =
+        memsub_test::offer_trace(c, trace, [&](const completion& x) { out.done.push_back(x); });
     out.cpu_s = cpu_now() - cpu0;
     out.wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - wall0).count();
     return out;
@@ -116,18 +97,11 @@ void report(const std::string& name, const char* params, const std::vector<trace
         end = std::max(end, x.done_cycle);
     }
     const std::vector<std::uint64_t> in_return_order = lat;
-    std::sort(lat.begin(), lat.end());
-    auto rank = [&](double q) {
-        const auto k = static_cast<std::size_t>(std::ceil(q * static_cast<double>(lat.size())));
-        return lat[std::clamp<std::size_t>(k, 1, lat.size()) - 1];
-    };
-    double mean = 0;
-    for (auto v : lat) mean += static_cast<double>(v);
-    mean /= static_cast<double>(lat.size());
+    const latency_summary summary = summarize_latencies(lat);
     std::printf(
         "%s,%s,%zu,%zu,%.3f,%llu,%llu,%.4f,%.4f,%llu,%llu,%.9f,%.9f,%.9f", name.c_str(), params,
-        trace.size(), lat.size(), mean, static_cast<unsigned long long>(rank(0.5)),
-        static_cast<unsigned long long>(rank(0.95)),
+        trace.size(), lat.size(), summary.mean, static_cast<unsigned long long>(summary.p50),
+        static_cast<unsigned long long>(summary.p95),
         dram == 0 ? 0.0 : static_cast<double>(hits) / static_cast<double>(dram),
         end == first ? 0.0 : 64.0 * static_cast<double>(dram) / static_cast<double>(end - first),
         static_cast<unsigned long long>(turnarounds), static_cast<unsigned long long>(last.refused),
