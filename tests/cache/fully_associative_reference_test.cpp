@@ -5,6 +5,8 @@
 // same oracleGeneral file read by memsub's reader, one 64-byte line per object.
 #include <doctest/doctest.h>
 
+#include "../support/data_dir.hpp"
+
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -26,7 +28,7 @@ struct reference_row {
 };
 
 std::filesystem::path data(const std::string& leaf) {
-    return std::filesystem::path(MEMSUB_TEST_DATA_DIR) / leaf;
+    return std::filesystem::path(memsub_test::data_dir()) / leaf;
 }
 
 std::vector<reference_row> reference() {

@@ -9,6 +9,8 @@
 // turnarounds within 1.5×.
 #include <doctest/doctest.h>
 
+#include "../support/data_dir.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -46,7 +48,7 @@ struct figures {
 /// figures.csv: memory,trace,requests,reads,read_mean,read_p50,read_p95,row_hit_rate,
 /// bytes_per_cycle,turnarounds,column_commands ('#' lines are comments).
 std::map<std::string, figures> load_reference() {
-    const std::string path = std::string(MEMSUB_TEST_DATA_DIR) + "/dramsim3/figures.csv";
+    const std::string path = std::string(memsub_test::data_dir()) + "/dramsim3/figures.csv";
     std::ifstream in(path);
     if (!in) throw std::runtime_error("fidelity_test: cannot open " + path);
     std::map<std::string, figures> out;

@@ -4,6 +4,8 @@
 // each error names the file and line, and every instruction before it has been delivered.
 #include <doctest/doctest.h>
 
+#include "../support/data_dir.hpp"
+
 #include <memsub/trace/accel_sim_reader.hpp>
 
 #include <cstdint>
@@ -16,7 +18,7 @@ using warp_instruction = memsub::workload::simt::warp_instruction;
 
 namespace {
 
-const std::string data_dir = MEMSUB_TEST_DATA_DIR;
+const std::string data_dir = memsub_test::data_dir();
 
 std::vector<warp_instruction> read_all(accel_sim_reader& r) {
     std::vector<warp_instruction> v;

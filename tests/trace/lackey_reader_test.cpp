@@ -1,3 +1,4 @@
+#include "../support/data_dir.hpp"
 #include "trace_test_util.hpp"
 
 #include <memsub/core/rng.hpp>
@@ -190,7 +191,7 @@ TEST_CASE("lackey: round trip through the writer, across buffer sizes") {
 }
 
 TEST_CASE("lackey: parses a real Valgrind 3.19 capture (valgrind --tool=lackey /bin/true)") {
-    const std::string path = std::string(MEMSUB_TEST_DATA_DIR) + "/lackey_true_excerpt.txt";
+    const std::string path = std::string(memsub_test::data_dir()) + "/lackey_true_excerpt.txt";
     // Independent reference: classify the lines naively.
     std::ifstream ref(path);
     REQUIRE(ref.is_open());

@@ -1,4 +1,5 @@
 // The sample traces shipped in tests/data, opened by detection as a user would.
+#include "../support/data_dir.hpp"
 #include "trace_test_util.hpp"
 
 #include <memsub/trace/all.hpp>
@@ -11,7 +12,7 @@ using namespace memsub::trace;
 
 namespace {
 std::filesystem::path data(const char* leaf) {
-    return std::filesystem::path(MEMSUB_TEST_DATA_DIR) / leaf;
+    return std::filesystem::path(memsub_test::data_dir()) / leaf;
 }
 struct rec {
     std::uint64_t address;

@@ -3,6 +3,8 @@
 // the file and line).
 #include <doctest/doctest.h>
 
+#include "../support/data_dir.hpp"
+
 #include <memsub/workload/simt/csr_inputs.hpp>
 
 #include <cstdint>
@@ -96,7 +98,7 @@ TEST_CASE("edge list: comments, blank lines, extra fields; errors name the file 
     CHECK(g.columns[g.row_offsets[3]] == 1);
 
     const csr_graph file =
-        read_edge_list(std::string(MEMSUB_TEST_DATA_DIR) + "/simt/small_graph.txt");
+        read_edge_list(std::string(memsub_test::data_dir()) + "/simt/small_graph.txt");
     CHECK(file.vertices == 10);
     CHECK(file.edges() == 22);
     CHECK(file.degree(5) == 7);
@@ -123,7 +125,8 @@ TEST_CASE("edge list: comments, blank lines, extra fields; errors name the file 
 }
 
 TEST_CASE("Matrix Market: symmetric mirrored, pattern, general; errors name the file and line") {
-    const csr_matrix m = read_matrix_market(std::string(MEMSUB_TEST_DATA_DIR) + "/simt/small.mtx");
+    const csr_matrix m =
+        read_matrix_market(std::string(memsub_test::data_dir()) + "/simt/small.mtx");
     CHECK(m.rows == 6);
     CHECK(m.cols == 6);
     CHECK(m.nonzeros() == 12); // 8 stored, 4 off-diagonal mirrored
@@ -175,6 +178,7 @@ TEST_CASE("Matrix Market: symmetric mirrored, pattern, general; errors name the 
     CHECK(err("%%MatrixMarket matrix coordinate real symmetric\n2 3 1\n1 1 1\n") ==
           "m.mtx: at line 2: a symmetric matrix must be square");
     CHECK(error_of([] {
-              (void)read_matrix_market(std::string(MEMSUB_TEST_DATA_DIR) + "/simt/bad_index.mtx");
+              (void)read_matrix_market(std::string(memsub_test::data_dir()) +
+                                       "/simt/bad_index.mtx");
           }).ends_with("bad_index.mtx: at line 4: row index 4 is outside 1..3"));
 }
