@@ -936,14 +936,6 @@ private:
         std::uint64_t resident = 0; ///< resident segments of the line
     };
 
-    /// Mask of the low `n` segments for n in 1..64 (a block's span, a request's segment
-    /// count): one shift, where low_bits_mask, which also takes 0, compares and selects; the
-    /// variable-block path builds several per access (callgrind: 76 of its 431 instructions per
-    /// access on bench_gpu_l1's mix stream were low_bits_mask).
-    [[nodiscard]] static constexpr std::uint64_t span_mask(std::uint32_t n) noexcept {
-        return ~std::uint64_t{0} >> (64u - n);
-    }
-
     /// The blocks of the line whose first segment key is `line_key`, in set `s`.
     [[nodiscard]] line_view line_blocks(set_index s, std::uint64_t line_key,
                                         const layout_type& L) const noexcept {
@@ -974,7 +966,9 @@ private:
             const entry_index e = lowest_entry(candidates);
             const std::uint64_t off = tags[e.value] - line_key;
             if (off < spl) {
-                const std::uint64_t segments = span_mask(spans[e.value]) << off;
+                // Spans are 1..64 segments: one shift (low_bits_mask's compare and select was 76
+                // of 431 instructions per access on bench_gpu_l1's mix stream).
+                const std::uint64_t segments = nonzero_low_bits_mask(spans[e.value]) << off;
                 const entry_mask bit = bit_of(e);
                 v.blocks |= bit;
                 v.resident |= segments;
@@ -987,7 +981,7 @@ private:
 
     /// Segments of the line covered by entry `i` (a block of the line at `line_key`).
     [[nodiscard]] std::uint64_t segments_of(std::size_t i, std::uint64_t line_key) const noexcept {
-        return span_mask(span_[i]) << (tags_[i] - line_key);
+        return nonzero_low_bits_mask(span_[i]) << (tags_[i] - line_key);
     }
 
     /// Marks entry `e` as used by the request (reused, touched, dirty on a write-back store)
@@ -997,7 +991,7 @@ private:
         set_state& st = state_of(s, L);
         const std::size_t i = slot(s, e, L);
         st.reused |= bit_of(e);
-        touched_[i] |= (requested >> (tags_[i] - line_key)) & span_mask(span_[i]);
+        touched_[i] |= (requested >> (tags_[i] - line_key)) & nonzero_low_bits_mask(span_[i]);
         if constexpr (Options.writes == write_policy::write_back)
             st.dirty |= bit_of(e) & (entry_mask{0} - entry_mask{write});
         notify_hit(s, e, a);
@@ -1069,7 +1063,8 @@ private:
         const std::uint32_t last_seg = (hi - 1) >> L.segment_shift;
         const std::uint32_t req_bytes = hi - lo;
         const std::uint32_t home_seg = offset >> L.segment_shift; // holds a.address
-        const std::uint64_t requested = span_mask(last_seg - first_seg + 1) << first_seg;
+        const std::uint64_t requested = nonzero_low_bits_mask(last_seg - first_seg + 1)
+                                        << first_seg;
 
         // The line's blocks, the ones the request touches and the one holding a.address, in
         // one pass over the set's candidates.

@@ -51,6 +51,12 @@ using entry_mask = std::uint64_t;
     return n >= 64 ? ~entry_mask{0} : (entry_mask{1} << n) - 1;
 }
 
+/// low_bits_mask for 1 ≤ n ≤ 64 in one shift, without low_bits_mask's compare and select: for
+/// hot paths whose count is never 0 (a block's span, a request's bytes or segments).
+[[nodiscard]] constexpr std::uint64_t nonzero_low_bits_mask(std::uint32_t n) noexcept {
+    return ~std::uint64_t{0} >> (64u - n);
+}
+
 /// The lowest entry in a non-empty mask.
 [[nodiscard]] constexpr entry_index lowest_entry(entry_mask m) noexcept {
     return entry_index{static_cast<std::uint32_t>(std::countr_zero(m))};

@@ -161,14 +161,8 @@ public:
                 std::uint32_t first_byte = 0, last_byte = 0;
                 if (one_run) {
                     sectors = 0;
-                    first_byte =
-                        r.byte_mask[0] != 0
-                            ? static_cast<std::uint32_t>(std::countr_zero(r.byte_mask[0]))
-                            : 64u + static_cast<std::uint32_t>(std::countr_zero(r.byte_mask[1]));
-                    last_byte =
-                        r.byte_mask[1] != 0
-                            ? 127u - static_cast<std::uint32_t>(std::countl_zero(r.byte_mask[1]))
-                            : 63u - static_cast<std::uint32_t>(std::countl_zero(r.byte_mask[0]));
+                    first_byte = first_set_from(r.byte_mask, 0);  // the whole mask's first
+                    last_byte = last_set_below(r.byte_mask, 128); // and last touched bytes
                 } else {
                     const auto first_sector = static_cast<std::uint32_t>(std::countr_zero(sectors));
                     const auto run =
@@ -251,15 +245,16 @@ private:
                            std::uint32_t sector_shift) noexcept {
         constexpr std::uint64_t ones = ~std::uint64_t{0};
         if (((lo ^ (hi - 1)) & 64u) == 0) { // inside one 64-byte word
-            r.byte_mask[lo >> 6] |= (ones >> (64u - (hi - lo))) << (lo & 63u);
+            r.byte_mask[lo >> 6] |= nonzero_low_bits_mask(hi - lo) << (lo & 63u);
         } else { // across the middle: lo < 64 < hi
             r.byte_mask[0] |= ones << lo;
             r.byte_mask[1] |= ones >> (128u - hi);
         }
         const std::uint32_t first_sector = lo >> sector_shift;
         const std::uint32_t last_sector = (hi - 1) >> sector_shift;
-        r.sector_mask |= (~std::uint32_t{0} >> (31u - (last_sector - first_sector)))
-                         << first_sector;
+        r.sector_mask |=
+            static_cast<std::uint32_t>(nonzero_low_bits_mask(last_sector - first_sector + 1))
+            << first_sector;
     }
 
     /// An open-addressing table from a line's base to its request (index + 1; 0 = empty): 128

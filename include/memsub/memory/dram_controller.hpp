@@ -445,7 +445,8 @@ public:
         // Served by a queued write to the same line: forwarding (reads), merging (writes).
         if ((r.is_write ? p_.merge_writes : p_.forward_reads) &&
             (find_line(ch.wq, bank, a.row, r.address) != none ||
-             (p_.two_level_queues && find_line(ch.cq, bank, a.row, r.address, 1) != none))) {
+             (p_.two_level_queues &&
+              find_line(ch.cq, bank, a.row, r.address, of_kind::writes) != none))) {
             ++ch.held;
             ++(r.is_write ? stats_.merged_writes : stats_.forwarded_reads);
             const std::uint64_t done = visible + p_.forward_latency_cycles;
@@ -608,15 +609,18 @@ private:
 
     static constexpr std::size_t none = static_cast<std::size_t>(-1);
 
-    /// The position in `q` of a request to the line of `a` at `bank` and `row`, or none (the
-    /// compact keys rule out other rows before a request's address is read).
-    /// `kind`: 0 reads only, 1 writes only, 2 either (for queues that hold both).
+    /// Which requests find_line looks for (a command queue holds reads and writes).
+    enum class of_kind { reads, writes, either };
+
+    /// The position in `q` of the oldest request to the line of `a` at `bank` and `row`, or
+    /// none (the compact keys rule out other rows before a request's address is read).
     [[nodiscard]] std::size_t find_line(const queue& q, std::uint32_t bank, std::uint32_t row,
-                                        byte_address a, int kind = 2) const noexcept {
+                                        byte_address a,
+                                        of_kind kind = of_kind::either) const noexcept {
         const std::uint64_t line = a.value >> line_shift_;
         auto match = [&](std::size_t i) {
             return q.key_at(i).row == row && (q.request(i).address.value >> line_shift_) == line &&
-                   (kind == 2 || static_cast<int>(q.request(i).is_write) == kind);
+                   (kind == of_kind::either || q.request(i).is_write == (kind == of_kind::writes));
         };
         if (q.tracks_positions()) {
             for (std::uint64_t m = q.positions_of(bank); m != 0; m &= m - 1) {
@@ -1002,7 +1006,7 @@ private:
                 if (r.is_write) {
                     // R→W dependency: a queued read of the line ends the drain.
                     if (find_line(ch.rq, k.bank, k.row, r.address) != none ||
-                        find_line(ch.cq, k.bank, k.row, r.address, 0) != none) {
+                        find_line(ch.cq, k.bank, k.row, r.address, of_kind::reads) != none) {
                         ch.write_draining = 0;
                         ch.hazard_hold = true;
                         drain_changed = true;
@@ -1090,14 +1094,11 @@ private:
         }
         if (r.is_write) {
             // command_queue.cc HasRWDependency: not before an older read of its line.
-            for (std::size_t j = 0; j < i; ++j)
-                if (ch.cq.key_at(j).bank == k.bank && !ch.cq.request(j).is_write &&
-                    ch.cq.key_at(j).row == k.row &&
-                    (ch.cq.request(j).address.value >> line_shift_) ==
-                        (r.address.value >> line_shift_)) {
-                    wake = std::min(wake, t + 1);
-                    return false;
-                }
+            const std::size_t read = find_line(ch.cq, k.bank, k.row, r.address, of_kind::reads);
+            if (read != none && read < i) {
+                wake = std::min(wake, t + 1);
+                return false;
+            }
         }
         ch.sched.on_selected(v, i);
         const std::uint64_t column = issue(c, ch, k, r, t);

@@ -175,9 +175,8 @@ private:
 /// the `alignment_bits` the instruction size fixes (spec [resolution]).
 [[nodiscard]] constexpr std::uint32_t pc_bits(std::uint64_t pc, std::uint32_t alignment_bits,
                                               std::uint32_t index_bits) noexcept {
-    // index_bits < 64 (validated 1..14): a plain mask, no low_bits_mask compare per access.
-    return static_cast<std::uint32_t>((pc >> alignment_bits) &
-                                      ((std::uint64_t{1} << index_bits) - 1u));
+    // index_bits is validated to 1..14: no low_bits_mask compare per access.
+    return static_cast<std::uint32_t>((pc >> alignment_bits) & nonzero_low_bits_mask(index_bits));
 }
 
 inline void validate_pc_params(std::uint32_t pc_index_bits, std::uint32_t pc_alignment_bits,
