@@ -11,6 +11,8 @@
 // Targets (one core, size-only, 64B lines): BDI ≥ 50 M, FPC ≥ 50 M, C-PACK ≥ 20 M, BPC ≥ 10 M,
 // SC² ≥ 10 M lines/s; decompression at least as fast as compression.
 #include <benchmark/benchmark.h>
+
+#include "run_benchmarks.hpp"
 #include <fmt/core.h>
 
 #include <algorithm>
@@ -344,4 +346,6 @@ const bool registered = [] {
 
 } // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+    return memsub_bench::run_benchmarks(argc, argv);
+}

@@ -21,6 +21,8 @@
 // --benchmark_format=json and --benchmark_out work as in any Google Benchmark program.
 #include <benchmark/benchmark.h>
 
+#include "run_benchmarks.hpp"
+
 #include "../examples/common/explorer.hpp"
 #include "baselines.hpp"
 
@@ -189,14 +191,11 @@ void bm_explorer_lru(benchmark::State& state) {
 } // namespace
 
 int main(int argc, char** argv) {
-    benchmark::Initialize(&argc, argv);
-    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-    (void)trace(); // write the file before any timing
-    benchmark::RegisterBenchmark("explorer/lru", bm_explorer_lru)
-        ->Unit(benchmark::kMillisecond)
-        ->UseRealTime()
-        ->MinTime(2.0);
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
-    return 0;
+    return memsub_bench::run_benchmarks(argc, argv, [] {
+        (void)trace(); // write the file before any timing
+        benchmark::RegisterBenchmark("explorer/lru", bm_explorer_lru)
+            ->Unit(benchmark::kMillisecond)
+            ->UseRealTime()
+            ->MinTime(2.0);
+    });
 }

@@ -30,6 +30,8 @@
 //   * alsi_only, pc_div_bypass_only: each half of ID-Cache on its own.
 #include <benchmark/benchmark.h>
 
+#include "run_benchmarks.hpp"
+
 #include <memsub/bypass/pc_divergence.hpp>
 #include <memsub/gpu/baseline_l1.hpp>
 #include <memsub/gpu/coalescer.hpp>
@@ -279,13 +281,10 @@ void register_rows(const std::string& prefix) {
 }
 
 int main(int argc, char** argv) {
-    benchmark::Initialize(&argc, argv);
-    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
-    register_rows<stream_kind::mix>("gpu_l1/mix/");
-    register_rows<stream_kind::regular>("gpu_l1/regular/");
-    register_rows<stream_kind::bfs>("gpu_l1/bfs/");
-    register_rows<stream_kind::spmv>("gpu_l1/spmv/");
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
-    return 0;
+    return memsub_bench::run_benchmarks(argc, argv, [] {
+        register_rows<stream_kind::mix>("gpu_l1/mix/");
+        register_rows<stream_kind::regular>("gpu_l1/regular/");
+        register_rows<stream_kind::bfs>("gpu_l1/bfs/");
+        register_rows<stream_kind::spmv>("gpu_l1/spmv/");
+    });
 }

@@ -20,6 +20,8 @@
 // --benchmark_filter=BM_fr_fcfs_ddr4_mix --benchmark_format=csv), not across them.
 #include <benchmark/benchmark.h>
 
+#include "run_benchmarks.hpp"
+
 #include <array>
 #include <cstdint>
 #include <ctime>
@@ -216,4 +218,6 @@ BENCHMARK_CAPTURE(BM_flat, random, true);
 BENCHMARK_CAPTURE(BM_fr_fcfs_hbm2, random, true);
 BENCHMARK_CAPTURE(BM_partitioned_hbm2, random, true);
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+    return memsub_bench::run_benchmarks(argc, argv);
+}

@@ -52,6 +52,7 @@
 #include <benchmark/benchmark.h>
 
 #include "baselines.hpp"
+#include "run_benchmarks.hpp"
 
 #include <memsub/cache/basic_cache.hpp>
 #include <memsub/replacement/all.hpp>
@@ -395,11 +396,7 @@ void register_all(std::tuple<Policies...>*) {
      ...);
 }
 
-} // namespace
-
-int main(int argc, char** argv) {
-    benchmark::Initialize(&argc, argv);
-    if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+void register_rows() {
     register_row("baseline/plain_mtf_loop", bm_baseline<plain_loop>);
     register_row("baseline/plain_mtf_loop_fixed", bm_baseline<plain_loop_fixed>);
     register_row("baseline/stamp_lru_array_of_structs", bm_vs_plain<stamp_lru>);
@@ -415,7 +412,10 @@ int main(int argc, char** argv) {
                  bm_vs_srrip<memsub_runner<memsub::replacement::srrip_perd>>);
     register_row("vs_srrip/srrip_mac", bm_vs_srrip<memsub_runner<memsub::replacement::srrip_mac>>);
     register_row("vs_srrip/mlp_aware", bm_vs_srrip<memsub_runner<memsub::replacement::mlp_aware>>);
-    benchmark::RunSpecifiedBenchmarks();
-    benchmark::Shutdown();
-    return 0;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    return memsub_bench::run_benchmarks(argc, argv, register_rows);
 }

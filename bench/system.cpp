@@ -16,6 +16,8 @@
 // Placement-only and scheduling-only variants isolate the two halves.
 #include <benchmark/benchmark.h>
 
+#include "run_benchmarks.hpp"
+
 #include <array>
 #include <cstdint>
 #include <ctime>
@@ -285,4 +287,6 @@ BENCHMARK(BM_placement_first_touch)->UseManualTime()->Unit(benchmark::kMilliseco
 BENCHMARK(BM_placement_round_robin_page)->UseManualTime()->Unit(benchmark::kMillisecond);
 BENCHMARK(BM_placement_random_page)->UseManualTime()->Unit(benchmark::kMillisecond);
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+    return memsub_bench::run_benchmarks(argc, argv);
+}
