@@ -950,8 +950,10 @@ private:
         entry_mask touched = 0;     ///< blocks holding a segment of `requested`
         entry_mask home = 0;        ///< the lowest block holding segment `home_seg` (or 0)
     };
-    [[nodiscard]] line_scan scan_line(set_index s, std::uint64_t line_key, std::uint64_t requested,
-                                      std::uint32_t home_seg, const layout_type& L) const noexcept {
+    [[nodiscard, gnu::always_inline]] line_scan scan_line(set_index s, std::uint64_t line_key,
+                                                          std::uint64_t requested,
+                                                          std::uint32_t home_seg,
+                                                          const layout_type& L) const noexcept {
         line_scan v;
         const std::size_t base = slot(s, entry_index{0}, L);
         const std::uint32_t spl = segments_per_line(L);
@@ -1043,8 +1045,6 @@ private:
     result_type access_variable(const memsub::access& a, const block_spec spec,
                                 const bool resize) noexcept {
         const layout_type L = layout_;
-        const std::uint32_t span = spec.span_segments;
-        const std::uint32_t stored = spec.stored_segments;
         result_type r;
         const set_index s = set_of(a.address, L);
         r.set = s;
@@ -1071,16 +1071,6 @@ private:
         const line_scan line = scan_line(s, line_key, requested, home_seg, L);
         const entry_mask touched = line.touched;
         const std::size_t base = slot(s, entry_index{0}, L);
-        // The entry reported in the result: the block holding the first requested segment.
-        const auto holder = [&](entry_mask m) {
-            entry_mask c = m;
-            while (c != 0) {
-                const entry_index e = lowest_entry(c);
-                c &= c - 1;
-                if (((segments_of(base + e.value, line_key) >> home_seg) & 1u) != 0) return e;
-            }
-            return lowest_entry(m);
-        };
 
         const std::uint64_t missing = requested & ~line.resident;
         if (missing == 0) {
@@ -1128,19 +1118,55 @@ private:
             if ((missing >> last_seg) & 1u) missing_bytes -= (last_seg + 1) * seg_bytes - hi;
         }
 
-        const auto decline = [&](bypass_reason why) {
-            if constexpr (Options.writes == write_policy::write_evict) {
-                if (write)
-                    for (entry_mask m = touched; m != 0; m &= m - 1)
-                        r.evictions.push_back(
-                            remove(s, lowest_entry(m), eviction_reason::write_evict, L));
-            }
-            serve_unallocated(a, r, why, write, missing_bytes);
-        };
         if (const bypass_reason why = admit(s, a, write); why != bypass_reason::none) {
-            decline(why);
+            decline_variable(a, r, why, write, touched, missing_bytes, s, L);
             return r;
         }
+        fill_variable(a, spec, s, line_key, requested, missing, line, home_seg, write,
+                      missing_bytes, r);
+        return r;
+    }
+
+    /// A variable-block miss declined (a bypass): a write-evict store still evicts the blocks
+    /// it touched; the bytes are served without allocating.
+    void decline_variable(const memsub::access& a, result_type& r, bypass_reason why, bool write,
+                          entry_mask touched, std::uint32_t missing_bytes, set_index s,
+                          const layout_type& L) noexcept {
+        if constexpr (Options.writes == write_policy::write_evict) {
+            if (write)
+                for (entry_mask m = touched; m != 0; m &= m - 1)
+                    r.evictions.push_back(
+                        remove(s, lowest_entry(m), eviction_reason::write_evict, L));
+        }
+        serve_unallocated(a, r, why, write, missing_bytes);
+    }
+
+    /// The allocating part of a variable-block miss (access_variable's, after admission): out
+    /// of line, so that the hit and bypass paths (most accesses of a GPU L1) stay small.
+    [[gnu::noinline]] void fill_variable(const memsub::access& a, const block_spec spec,
+                                         const set_index s, const std::uint64_t line_key,
+                                         const std::uint64_t requested, const std::uint64_t missing,
+                                         const line_scan& line, const std::uint32_t home_seg,
+                                         const bool write, const std::uint32_t missing_bytes,
+                                         result_type& r) noexcept {
+        const layout_type L = layout_;
+        const std::uint32_t span = spec.span_segments;
+        const std::uint32_t stored = spec.stored_segments;
+        const std::uint32_t spl = segments_per_line(L);
+        const std::uint32_t seg_bytes = 1u << L.segment_shift;
+        const entry_mask touched = line.touched;
+        const std::size_t base = slot(s, entry_index{0}, L);
+        // The entry reported in the result: the block holding the first requested segment.
+        const auto holder = [&](entry_mask m) {
+            entry_mask c = m;
+            while (c != 0) {
+                const entry_index e = lowest_entry(c);
+                c &= c - 1;
+                if (((segments_of(base + e.value, line_key) >> home_seg) & 1u) != 0) return e;
+            }
+            return lowest_entry(m);
+        };
+        (void)missing_bytes;
 
         // The aligned span-sized pieces holding missing segments, and the resident blocks of
         // the line inside them (superseded: they merge into the new blocks).
@@ -1172,8 +1198,8 @@ private:
                 segments_per_set() - st.used_segments + superseded_segments;
             if ((new_blocks > free_tags || new_blocks * stored > free_segs) &&
                 policy_.should_bypass(s, a)) {
-                decline(bypass_reason::policy);
-                return r;
+                decline_variable(a, r, bypass_reason::policy, write, touched, missing_bytes, s, L);
+                return;
             }
         }
 
@@ -1250,7 +1276,6 @@ private:
         }
         r.entry = holder(inserted | (touched & state_of(s, L).valid));
         r.payload = payload_[base + r.entry.value];
-        return r;
     }
 
     // ------------------------------------------------------------ line-crossing references
