@@ -210,6 +210,7 @@ public:
         }
         if constexpr (variable_blocks) {
             span_.assign(g.total_entries(), 0);
+            line_segments_.assign(g.total_entries(), 0);
             stored_.assign(g.total_entries(), 0);
             touched_.assign(g.total_entries(), 0);
             payload_.assign(g.total_entries(), 0);
@@ -958,32 +959,37 @@ private:
         const std::size_t base = slot(s, entry_index{0}, L);
         const std::uint32_t spl = segments_per_line(L);
         const std::uint64_t* tags = tags_.data() + base;
-        const std::uint8_t* spans = span_.data() + base;
+        const std::uint64_t* line_segments = line_segments_.data() + base;
+        const std::uint64_t home_bit = std::uint64_t{1} << home_seg;
+        entry_mask homes = 0; // blocks holding segment home_seg
         // Swiss-table style, as find_entry: the one-byte fingerprints of the entries' lines
-        // (all compared at once) name the candidates; their tags confirm them.
+        // (all compared at once) name the candidates; their tags confirm them. No variable
+        // shift per candidate (each costs a move to CL on x86-64 without BMI2): the block's
+        // segments are kept as a mask of its line, its entry bit is the candidates' lowest.
         entry_mask candidates =
             byte_equal_mask(fingerprint_row(s, L), L.fingerprint_stride, fingerprint_of(line_key)) &
             state_of(s, L).valid;
         for (; candidates != 0; candidates &= candidates - 1) {
-            const entry_index e = lowest_entry(candidates);
-            const std::uint64_t off = tags[e.value] - line_key;
-            if (off < spl) {
-                // Spans are 1..64 segments: one shift (low_bits_mask's compare and select was 76
-                // of 431 instructions per access on bench_gpu_l1's mix stream).
-                const std::uint64_t segments = nonzero_low_bits_mask(spans[e.value]) << off;
-                const entry_mask bit = bit_of(e);
+            const auto e = static_cast<std::uint32_t>(std::countr_zero(candidates));
+            if (tags[e] - line_key < spl) {
+                const std::uint64_t segments = line_segments[e];
+                const entry_mask bit = candidates & (entry_mask{0} - candidates);
                 v.blocks |= bit;
                 v.resident |= segments;
                 v.touched |= (segments & requested) != 0 ? bit : entry_mask{0};
-                if (v.home == 0 && ((segments >> home_seg) & 1u) != 0) v.home = bit;
+                homes |= (segments & home_bit) != 0 ? bit : entry_mask{0};
             }
         }
+        v.home = homes & (entry_mask{0} - homes); // the lowest
         return v;
     }
 
     /// Segments of the line covered by entry `i` (a block of the line at `line_key`).
     [[nodiscard]] std::uint64_t segments_of(std::size_t i, std::uint64_t line_key) const noexcept {
-        return nonzero_low_bits_mask(span_[i]) << (tags_[i] - line_key);
+        MEMSUB_ASSERT(line_segments_[i] == nonzero_low_bits_mask(span_[i])
+                                               << (tags_[i] - line_key));
+        (void)line_key;
+        return line_segments_[i];
     }
 
     /// Marks entry `e` as used by the request (reused, touched, dirty on a write-back store)
@@ -993,7 +999,7 @@ private:
         set_state& st = state_of(s, L);
         const std::size_t i = slot(s, e, L);
         st.reused |= bit_of(e);
-        touched_[i] |= (requested >> (tags_[i] - line_key)) & nonzero_low_bits_mask(span_[i]);
+        touched_[i] |= (requested & line_segments_[i]) >> (tags_[i] - line_key);
         if constexpr (Options.writes == write_policy::write_back)
             st.dirty |= bit_of(e) & (entry_mask{0} - entry_mask{write});
         notify_hit(s, e, a);
@@ -1248,6 +1254,7 @@ private:
             tags_[i] = line_key + off;
             fingerprint_row(s, L)[e.value] = fingerprint_of(line_key);
             span_[i] = static_cast<std::uint8_t>(span);
+            line_segments_[i] = region;
             stored_[i] = static_cast<std::uint8_t>(stored);
             payload_[i] = spec.payload;
             touched_[i] = ((merged_touched | requested) & region) >> off;
@@ -1410,6 +1417,9 @@ private:
     std::vector<std::uint8_t> span_;
     std::vector<std::uint8_t> stored_;
     std::vector<std::uint64_t> touched_;
+    /// Variable blocks: the segments of its line each entry's block covers (bit i = segment i
+    /// of the line; span_ and the tag's offset in the line, as one mask), set with the tag.
+    std::vector<std::uint64_t> line_segments_;
     std::vector<std::uint32_t> payload_;
     std::vector<header_block> headers_;
     cache_stats stats_{};
