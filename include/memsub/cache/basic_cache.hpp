@@ -210,6 +210,7 @@ public:
         }
         if constexpr (variable_blocks) {
             span_.assign(g.total_entries(), 0);
+            line_segments_.assign(g.total_entries(), 0);
             stored_.assign(g.total_entries(), 0);
             touched_.assign(g.total_entries(), 0);
             payload_.assign(g.total_entries(), 0);
@@ -950,38 +951,45 @@ private:
         entry_mask touched = 0;     ///< blocks holding a segment of `requested`
         entry_mask home = 0;        ///< the lowest block holding segment `home_seg` (or 0)
     };
-    [[nodiscard]] line_scan scan_line(set_index s, std::uint64_t line_key, std::uint64_t requested,
-                                      std::uint32_t home_seg, const layout_type& L) const noexcept {
+    [[nodiscard, gnu::always_inline]] line_scan scan_line(set_index s, std::uint64_t line_key,
+                                                          std::uint64_t requested,
+                                                          std::uint32_t home_seg,
+                                                          const layout_type& L) const noexcept {
         line_scan v;
         const std::size_t base = slot(s, entry_index{0}, L);
         const std::uint32_t spl = segments_per_line(L);
         const std::uint64_t* tags = tags_.data() + base;
-        const std::uint8_t* spans = span_.data() + base;
+        const std::uint64_t* line_segments = line_segments_.data() + base;
+        const std::uint64_t home_bit = std::uint64_t{1} << home_seg;
+        entry_mask homes = 0; // blocks holding segment home_seg
         // Swiss-table style, as find_entry: the one-byte fingerprints of the entries' lines
-        // (all compared at once) name the candidates; their tags confirm them.
+        // (all compared at once) name the candidates; their tags confirm them. No variable
+        // shift per candidate (each costs a move to CL on x86-64 without BMI2): the block's
+        // segments are kept as a mask of its line, its entry bit is the candidates' lowest.
         entry_mask candidates =
             byte_equal_mask(fingerprint_row(s, L), L.fingerprint_stride, fingerprint_of(line_key)) &
             state_of(s, L).valid;
         for (; candidates != 0; candidates &= candidates - 1) {
-            const entry_index e = lowest_entry(candidates);
-            const std::uint64_t off = tags[e.value] - line_key;
-            if (off < spl) {
-                // Spans are 1..64 segments: one shift (low_bits_mask's compare and select was 76
-                // of 431 instructions per access on bench_gpu_l1's mix stream).
-                const std::uint64_t segments = nonzero_low_bits_mask(spans[e.value]) << off;
-                const entry_mask bit = bit_of(e);
+            const auto e = static_cast<std::uint32_t>(std::countr_zero(candidates));
+            if (tags[e] - line_key < spl) {
+                const std::uint64_t segments = line_segments[e];
+                const entry_mask bit = candidates & (entry_mask{0} - candidates);
                 v.blocks |= bit;
                 v.resident |= segments;
                 v.touched |= (segments & requested) != 0 ? bit : entry_mask{0};
-                if (v.home == 0 && ((segments >> home_seg) & 1u) != 0) v.home = bit;
+                homes |= (segments & home_bit) != 0 ? bit : entry_mask{0};
             }
         }
+        v.home = homes & (entry_mask{0} - homes); // the lowest
         return v;
     }
 
     /// Segments of the line covered by entry `i` (a block of the line at `line_key`).
     [[nodiscard]] std::uint64_t segments_of(std::size_t i, std::uint64_t line_key) const noexcept {
-        return nonzero_low_bits_mask(span_[i]) << (tags_[i] - line_key);
+        MEMSUB_ASSERT(line_segments_[i] == nonzero_low_bits_mask(span_[i])
+                                               << (tags_[i] - line_key));
+        (void)line_key;
+        return line_segments_[i];
     }
 
     /// Marks entry `e` as used by the request (reused, touched, dirty on a write-back store)
@@ -991,7 +999,7 @@ private:
         set_state& st = state_of(s, L);
         const std::size_t i = slot(s, e, L);
         st.reused |= bit_of(e);
-        touched_[i] |= (requested >> (tags_[i] - line_key)) & nonzero_low_bits_mask(span_[i]);
+        touched_[i] |= (requested & line_segments_[i]) >> (tags_[i] - line_key);
         if constexpr (Options.writes == write_policy::write_back)
             st.dirty |= bit_of(e) & (entry_mask{0} - entry_mask{write});
         notify_hit(s, e, a);
@@ -1043,8 +1051,6 @@ private:
     result_type access_variable(const memsub::access& a, const block_spec spec,
                                 const bool resize) noexcept {
         const layout_type L = layout_;
-        const std::uint32_t span = spec.span_segments;
-        const std::uint32_t stored = spec.stored_segments;
         result_type r;
         const set_index s = set_of(a.address, L);
         r.set = s;
@@ -1071,16 +1077,6 @@ private:
         const line_scan line = scan_line(s, line_key, requested, home_seg, L);
         const entry_mask touched = line.touched;
         const std::size_t base = slot(s, entry_index{0}, L);
-        // The entry reported in the result: the block holding the first requested segment.
-        const auto holder = [&](entry_mask m) {
-            entry_mask c = m;
-            while (c != 0) {
-                const entry_index e = lowest_entry(c);
-                c &= c - 1;
-                if (((segments_of(base + e.value, line_key) >> home_seg) & 1u) != 0) return e;
-            }
-            return lowest_entry(m);
-        };
 
         const std::uint64_t missing = requested & ~line.resident;
         if (missing == 0) {
@@ -1128,19 +1124,55 @@ private:
             if ((missing >> last_seg) & 1u) missing_bytes -= (last_seg + 1) * seg_bytes - hi;
         }
 
-        const auto decline = [&](bypass_reason why) {
-            if constexpr (Options.writes == write_policy::write_evict) {
-                if (write)
-                    for (entry_mask m = touched; m != 0; m &= m - 1)
-                        r.evictions.push_back(
-                            remove(s, lowest_entry(m), eviction_reason::write_evict, L));
-            }
-            serve_unallocated(a, r, why, write, missing_bytes);
-        };
         if (const bypass_reason why = admit(s, a, write); why != bypass_reason::none) {
-            decline(why);
+            decline_variable(a, r, why, write, touched, missing_bytes, s, L);
             return r;
         }
+        fill_variable(a, spec, s, line_key, requested, missing, line, home_seg, write,
+                      missing_bytes, r);
+        return r;
+    }
+
+    /// A variable-block miss declined (a bypass): a write-evict store still evicts the blocks
+    /// it touched; the bytes are served without allocating.
+    void decline_variable(const memsub::access& a, result_type& r, bypass_reason why, bool write,
+                          entry_mask touched, std::uint32_t missing_bytes, set_index s,
+                          const layout_type& L) noexcept {
+        if constexpr (Options.writes == write_policy::write_evict) {
+            if (write)
+                for (entry_mask m = touched; m != 0; m &= m - 1)
+                    r.evictions.push_back(
+                        remove(s, lowest_entry(m), eviction_reason::write_evict, L));
+        }
+        serve_unallocated(a, r, why, write, missing_bytes);
+    }
+
+    /// The allocating part of a variable-block miss (access_variable's, after admission): out
+    /// of line, so that the hit and bypass paths (most accesses of a GPU L1) stay small.
+    [[gnu::noinline]] void fill_variable(const memsub::access& a, const block_spec spec,
+                                         const set_index s, const std::uint64_t line_key,
+                                         const std::uint64_t requested, const std::uint64_t missing,
+                                         const line_scan& line, const std::uint32_t home_seg,
+                                         const bool write, const std::uint32_t missing_bytes,
+                                         result_type& r) noexcept {
+        const layout_type L = layout_;
+        const std::uint32_t span = spec.span_segments;
+        const std::uint32_t stored = spec.stored_segments;
+        const std::uint32_t spl = segments_per_line(L);
+        const std::uint32_t seg_bytes = 1u << L.segment_shift;
+        const entry_mask touched = line.touched;
+        const std::size_t base = slot(s, entry_index{0}, L);
+        // The entry reported in the result: the block holding the first requested segment.
+        const auto holder = [&](entry_mask m) {
+            entry_mask c = m;
+            while (c != 0) {
+                const entry_index e = lowest_entry(c);
+                c &= c - 1;
+                if (((segments_of(base + e.value, line_key) >> home_seg) & 1u) != 0) return e;
+            }
+            return lowest_entry(m);
+        };
+        (void)missing_bytes;
 
         // The aligned span-sized pieces holding missing segments, and the resident blocks of
         // the line inside them (superseded: they merge into the new blocks).
@@ -1172,8 +1204,8 @@ private:
                 segments_per_set() - st.used_segments + superseded_segments;
             if ((new_blocks > free_tags || new_blocks * stored > free_segs) &&
                 policy_.should_bypass(s, a)) {
-                decline(bypass_reason::policy);
-                return r;
+                decline_variable(a, r, bypass_reason::policy, write, touched, missing_bytes, s, L);
+                return;
             }
         }
 
@@ -1222,6 +1254,7 @@ private:
             tags_[i] = line_key + off;
             fingerprint_row(s, L)[e.value] = fingerprint_of(line_key);
             span_[i] = static_cast<std::uint8_t>(span);
+            line_segments_[i] = region;
             stored_[i] = static_cast<std::uint8_t>(stored);
             payload_[i] = spec.payload;
             touched_[i] = ((merged_touched | requested) & region) >> off;
@@ -1250,7 +1283,6 @@ private:
         }
         r.entry = holder(inserted | (touched & state_of(s, L).valid));
         r.payload = payload_[base + r.entry.value];
-        return r;
     }
 
     // ------------------------------------------------------------ line-crossing references
@@ -1385,6 +1417,9 @@ private:
     std::vector<std::uint8_t> span_;
     std::vector<std::uint8_t> stored_;
     std::vector<std::uint64_t> touched_;
+    /// Variable blocks: the segments of its line each entry's block covers (bit i = segment i
+    /// of the line; span_ and the tag's offset in the line, as one mask), set with the tag.
+    std::vector<std::uint64_t> line_segments_;
     std::vector<std::uint32_t> payload_;
     std::vector<header_block> headers_;
     cache_stats stats_{};

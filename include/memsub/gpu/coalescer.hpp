@@ -21,9 +21,11 @@
 //    `access::divergence`; a request whose touched sectors are not contiguous becomes one access
 //    per maximal run of touched sectors, since a memsub access names one contiguous byte range
 //    (the engine would otherwise count the untouched sectors between as requested).
-// Nothing here allocates; `coalesce` costs O(active lanes) (a small hash index of the lines).
+// Nothing here allocates; `coalesce` costs O(active lanes) for up to 16 distinct lines (a
+// fingerprint compare per lane), O(active lanes × d / 16) beyond.
 #pragma once
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstddef>
@@ -31,7 +33,9 @@
 #include <span>
 #include <string_view>
 
+#include <memsub/config.hpp>
 #include <memsub/core/access.hpp>
+#include <memsub/core/byte_match.hpp>
 #include <memsub/core/errors.hpp>
 #include <memsub/core/types.hpp>
 
@@ -91,7 +95,13 @@ public:
     coalescer() : coalescer(params{}) {}
     explicit coalescer(const params& p)
         : line_bytes_((validate(p), p.line_bytes))
-        , sector_shift_(log2_exact(p.sector_bytes)) {}
+        , sector_shift_(log2_exact(p.sector_bytes)) {
+        for (std::uint32_t b = 0; b < line_bytes_; ++b) { // sectors of one line: < 32
+            const std::uint32_t sector = b >> sector_shift_;
+            sectors_.from[b] = ~0u << sector;
+            sectors_.through[b] = (2u << sector) - 1u; // all ones when sector is 31
+        }
+    }
 
     [[nodiscard]] std::uint32_t line_bytes() const noexcept { return line_bytes_; }
     [[nodiscard]] std::uint32_t sector_bytes() const noexcept { return 1u << sector_shift_; }
@@ -102,9 +112,11 @@ public:
     /// input the host takes from its trace or kernel).
     void coalesce(std::span<const std::uint64_t, warp_size> lanes, std::uint32_t active_mask,
                   std::uint32_t access_bytes, coalesced_warp& out) const {
-        detail::require(access_bytes >= 1 && access_bytes <= line_bytes_,
-                        "memsub::gpu::coalescer::coalesce", "access_bytes", access_bytes,
-                        "must be in 1..line_bytes");
+        // The check inline, the throw out of line: an unconditional call cost every warp ~14
+        // instructions.
+        if (MEMSUB_UNLIKELY(access_bytes - 1u >= line_bytes_))
+            detail::require(false, "memsub::gpu::coalescer::coalesce", "access_bytes", access_bytes,
+                            "must be in 1..line_bytes");
         out.count = 0;
         if (active_mask == 0) return;
         if (unit_stride(lanes, active_mask, access_bytes, out)) return;
@@ -113,7 +125,9 @@ public:
         const std::uint32_t line_bytes = line_bytes_;
         const std::uint32_t sector_shift = sector_shift_;
         const std::uint64_t offset_mask = line_bytes - 1;
-        line_index index;         // which request holds a line: O(1) per lane, whatever d is
+        // Used only when a lane stays in one 64-byte word, so at most 64 bytes.
+        const std::uint64_t run = nonzero_low_bits_mask(std::min(access_bytes, 64u));
+        line_index index{};       // which request holds a line: one byte compare per 16 lines
         std::uint32_t count = 0;  // requests so far (out.count, written once at the end)
         std::uint32_t recent = 0; // the request the previous lane added to
         for (std::uint32_t m = active_mask; m != 0; m &= m - 1) {
@@ -122,14 +136,12 @@ public:
             const std::uint64_t last = first + (access_bytes - 1); // inclusive
             const std::uint64_t base = first & ~offset_mask;
             const auto lo = static_cast<std::uint32_t>(first & offset_mask);
-            if ((last & ~offset_mask) == base) {
-                recent =
-                    add(out, index, count, base, lo, lo + access_bytes, lane, recent, sector_shift);
+            if (MEMSUB_LIKELY((last & ~offset_mask) == base)) {
+                recent = add_in_line(out, index, count, base, lo, access_bytes, run, lane, recent,
+                                     sectors_);
             } else { // straddles: the tail of this line, then the head of the next
-                recent = add(out, index, count, base, lo, line_bytes, lane, recent, sector_shift);
-                recent = add(out, index, count, base + line_bytes, 0,
-                             static_cast<std::uint32_t>(last & offset_mask) + 1u, lane, recent,
-                             sector_shift);
+                recent = add_straddling(out, index, count, base, lo, last, lane, recent, line_bytes,
+                                        sector_shift);
             }
         }
         out.count = count;
@@ -185,6 +197,13 @@ public:
     }
 
 private:
+    /// The sectors at and after the one holding byte b, and those up to and including it:
+    /// a lane reading bytes lo..end touches `from[lo] & through[end]`.
+    struct sector_tables {
+        std::array<std::uint32_t, max_coalescer_line_bytes> from{};
+        std::array<std::uint32_t, max_coalescer_line_bytes> through{};
+    };
+
     static void validate(const params& p) {
         using memsub::detail::require;
         constexpr std::string_view component = "memsub::gpu::coalescer";
@@ -241,8 +260,9 @@ private:
     /// Sets bytes [lo, hi) of `r`'s byte mask (lo < hi ≤ 128) and the sectors holding them.
     /// Shifts only, no compare-and-select per word: this runs once per active lane of a
     /// divergent warp (callgrind: 30 instructions a lane with low_bits_mask on each word).
-    static void mark_bytes(line_request& r, std::uint32_t lo, std::uint32_t hi,
-                           std::uint32_t sector_shift) noexcept {
+    [[gnu::always_inline]] static void mark_bytes(line_request& r, std::uint32_t lo,
+                                                  std::uint32_t hi,
+                                                  std::uint32_t sector_shift) noexcept {
         constexpr std::uint64_t ones = ~std::uint64_t{0};
         if (((lo ^ (hi - 1)) & 64u) == 0) { // inside one 64-byte word
             r.byte_mask[lo >> 6] |= nonzero_low_bits_mask(hi - lo) << (lo & 63u);
@@ -257,42 +277,87 @@ private:
             << first_sector;
     }
 
-    /// An open-addressing table from a line's base to its request (index + 1; 0 = empty): 128
-    /// slots for at most 64 lines, so probes stay short. Rebuilt for every warp (128 bytes).
+    /// One-byte fingerprints of the requests' line bases (entry i = request i's; the bytes at
+    /// and past the request count are ignored): a lane's line is found with one 16-byte
+    /// compare per 16 requests and a check of the (usually single) candidate's base, with no
+    /// table to clear or probe (an open-addressing index cost ~60 instructions per lane).
     struct line_index {
-        std::array<std::uint8_t, 2 * max_line_requests> slot{};
+        alignas(16) std::array<std::uint8_t, max_line_requests> fingerprint;
     };
+
+    [[nodiscard]] static std::uint8_t fingerprint_of(std::uint64_t base) noexcept {
+        return static_cast<std::uint8_t>((base * 0x9e3779b97f4a7c15ull) >> 56);
+    }
 
     /// Marks bytes [lo, hi) of the line at `base` as touched by `lane`; returns the request.
     /// `recent` is tried first: consecutive lanes usually share a line. `count` is the number
-    /// of requests so far.
-    static std::uint32_t add(coalesced_warp& out, line_index& index, std::uint32_t& count,
-                             std::uint64_t base, std::uint32_t lo, std::uint32_t hi,
-                             std::uint32_t lane, std::uint32_t recent,
-                             std::uint32_t sector_shift) noexcept {
+    /// of requests so far. Inlined: it runs once per active lane of a divergent warp.
+    [[gnu::always_inline]] static std::uint32_t add(coalesced_warp& out, line_index& index,
+                                                    std::uint32_t& count, std::uint64_t base,
+                                                    std::uint32_t lo, std::uint32_t hi,
+                                                    std::uint32_t lane, std::uint32_t recent,
+                                                    std::uint32_t sector_shift) noexcept {
         std::uint32_t i = recent;
-        if (i >= count || out.bases[i] != base) {
-            constexpr std::uint32_t mask = 2 * max_line_requests - 1;
-            auto h = static_cast<std::uint32_t>((base * 0x9e3779b97f4a7c15ull) >> 57) & mask;
-            for (;; h = (h + 1) & mask) {
-                const std::uint8_t s = index.slot[h];
-                if (s == 0) { // a new line: the next request, in first-lane order
-                    i = count++;
-                    index.slot[h] = static_cast<std::uint8_t>(i + 1);
-                    out.bases[i] = base;
-                    out.requests[i] = line_request{.line_base = byte_address{base}};
-                    break;
-                }
-                if (out.bases[s - 1u] == base) {
-                    i = s - 1u;
-                    break;
-                }
-            }
-        }
+        if (i >= count || out.bases[i] != base) i = find_or_append(out, index, count, base);
         line_request& r = out.requests[i];
         r.lanes |= 1u << lane;
         mark_bytes(r, lo, hi, sector_shift);
         return i;
+    }
+    /// `add` for a lane inside one line, reading `access_bytes` at offset `lo`: `run` is
+    /// low_bits_mask(access_bytes), computed once per warp, and the sector bits come from two
+    /// table loads (four variable shifts cost ~13 instructions a lane on x86-64 without BMI2).
+    [[gnu::always_inline]] static std::uint32_t
+    add_in_line(coalesced_warp& out, line_index& index, std::uint32_t& count, std::uint64_t base,
+                std::uint32_t lo, std::uint32_t access_bytes, std::uint64_t run, std::uint32_t lane,
+                std::uint32_t recent, const sector_tables& sectors) noexcept {
+        std::uint32_t i = recent;
+        if (i >= count || out.bases[i] != base) i = find_or_append(out, index, count, base);
+        line_request& r = out.requests[i];
+        r.lanes |= 1u << lane;
+        const std::uint32_t end = lo + access_bytes - 1u; // inclusive, inside the line
+        if (MEMSUB_LIKELY(((lo ^ end) & 64u) == 0)) {
+            r.byte_mask[lo >> 6] |= run << (lo & 63u);
+        } else { // across the middle: lo < 64 <= end
+            r.byte_mask[0] |= ~std::uint64_t{0} << lo;
+            r.byte_mask[1] |= ~std::uint64_t{0} >> (127u - end);
+        }
+        r.sector_mask |= sectors.from[lo] & sectors.through[end];
+        return i;
+    }
+
+    /// The request of the line at `base`, appended (in first-lane order) if there is none.
+    [[gnu::always_inline]] static std::uint32_t find_or_append(coalesced_warp& out,
+                                                               line_index& index,
+                                                               std::uint32_t& count,
+                                                               std::uint64_t base) noexcept {
+        const std::uint8_t f = fingerprint_of(base);
+        // The first 32 requests always (two compares): a branch on the count there
+        // mispredicted on streams whose warps alternate between few lines and many.
+        std::uint64_t c = byte_equal_mask(index.fingerprint.data(), 32, f);
+        if (MEMSUB_UNLIKELY(count > 32)) // only lanes straddling lines get here
+            c |= byte_equal_mask(index.fingerprint.data() + 32, 32, f) << 32;
+        for (c &= low_bits_mask(count); c != 0; c &= c - 1) {
+            const auto j = static_cast<std::uint32_t>(std::countr_zero(c));
+            if (MEMSUB_LIKELY(out.bases[j] == base)) return j;
+        }
+        const std::uint32_t i = count++;
+        index.fingerprint[i] = f;
+        out.bases[i] = base;
+        out.requests[i] = line_request{.line_base = byte_address{base}};
+        return i;
+    }
+
+    /// A lane whose bytes [first, last] cross a line boundary: the tail of the line at `base`,
+    /// then the head of the next. Out of line: aligned accesses never get here.
+    [[gnu::noinline]] static std::uint32_t
+    add_straddling(coalesced_warp& out, line_index& index, std::uint32_t& count, std::uint64_t base,
+                   std::uint32_t lo, std::uint64_t last, std::uint32_t lane, std::uint32_t recent,
+                   std::uint32_t line_bytes, std::uint32_t sector_shift) noexcept {
+        recent = add(out, index, count, base, lo, line_bytes, lane, recent, sector_shift);
+        return add(out, index, count, base + line_bytes, 0,
+                   static_cast<std::uint32_t>(last & (line_bytes - 1)) + 1u, lane, recent,
+                   sector_shift);
     }
 
     /// The first set bit at or after `from` (one exists).
@@ -319,6 +384,7 @@ private:
 
     std::uint32_t line_bytes_;
     std::uint32_t sector_shift_;
+    sector_tables sectors_;
 };
 
 } // namespace memsub::gpu
