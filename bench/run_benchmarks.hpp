@@ -13,6 +13,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <ostream>
 #include <string>
@@ -33,13 +34,10 @@ public:
 
     void ReportRuns(const std::vector<Run>& runs) override {
         for (const Run& run : runs) {
-            for (const auto& [name, counter] : run.counters) {
-                (void)counter;
-                if (is_fixed_column(name)) continue;
-                bool known = false;
-                for (const auto& c : counter_names_) known = known || c == name;
-                if (!known) counter_names_.push_back(name);
-            }
+            for (const auto& [name, counter] : run.counters)
+                if (!is_fixed_column(name) &&
+                    std::ranges::find(counter_names_, name) == counter_names_.end())
+                    counter_names_.push_back(name);
             runs_.push_back(run);
         }
     }

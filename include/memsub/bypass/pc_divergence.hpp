@@ -55,7 +55,7 @@ public:
                                              .learning_sample_rate = p.learning_sample_rate,
                                              .train_hit_on = p.train_hit_on}),
               component)
-        , pc_mask_(nonzero_low_bits_mask(p.pc_index_bits))
+        , index_bits_(p.pc_index_bits)
         , alignment_bits_(p.pc_alignment_bits)
         , bin_starts_(p.divergence_bin_starts) {}
     explicit pc_divergence(const geometry& g) : pc_divergence(g, params{}) {}
@@ -78,8 +78,7 @@ public:
     }
     /// The table index of an access: its PC's low bits × 4 + its divergence bin.
     [[nodiscard]] std::uint32_t index_of(const access& a) const noexcept {
-        // pc_bits with its mask made once (a variable shift per miss and fill otherwise).
-        return (static_cast<std::uint32_t>((a.pc >> alignment_bits_) & pc_mask_) << bin_bits) |
+        return (detail::pc_bits(a.pc, alignment_bits_, index_bits_) << bin_bits) |
                bin_of(a.divergence);
     }
 
@@ -96,7 +95,7 @@ private:
                 "must be greater than divergence_bin_starts[1]");
     }
 
-    std::uint64_t pc_mask_; ///< detail::pc_bits' mask: the low index_bits_ bits
+    std::uint32_t index_bits_;
     std::uint32_t alignment_bits_;
     std::array<std::uint32_t, bins - 1> bin_starts_;
 };

@@ -209,7 +209,6 @@ public:
                                    std::size_t{64} * blocks);
         }
         if constexpr (variable_blocks) {
-            span_.assign(g.total_entries(), 0);
             line_segments_.assign(g.total_entries(), 0);
             stored_.assign(g.total_entries(), 0);
             touched_.assign(g.total_entries(), 0);
@@ -608,10 +607,10 @@ private:
     [[nodiscard]] static set_index set_of(byte_address addr, const layout_type& L) noexcept {
         return set_index{static_cast<std::uint32_t>((addr.value >> L.line_shift) & L.set_mask)};
     }
-    /// One byte of a multiplicative hash of the key (the top byte of key × 2^64/φ). Every key of
-    /// a set has the same index bits, so the byte discriminates their tags; no shift needed.
+    /// The key's one-byte fingerprint (core/byte_match.hpp). Every key of a set has the same
+    /// index bits, so the byte discriminates their tags; no shift needed.
     [[nodiscard]] static std::uint8_t fingerprint_of(std::uint64_t key) noexcept {
-        return static_cast<std::uint8_t>((key * 0x9e3779b97f4a7c15ULL) >> 56);
+        return byte_fingerprint(key);
     }
     [[nodiscard]] static std::size_t slot(set_index s, entry_index e,
                                           const layout_type& L) noexcept {
@@ -649,7 +648,7 @@ private:
     }
     [[nodiscard]] std::uint32_t span_of(std::size_t i) const noexcept {
         if constexpr (variable_blocks)
-            return span_[i];
+            return popcount64(line_segments_[i]); // a block is one run of its line's segments
         else
             return 1;
     }
@@ -683,10 +682,10 @@ private:
                                    const layout_type& L) const noexcept {
         if constexpr (variable_blocks) {
             const std::uint64_t* tags = &tags_[slot(s, entry_index{0}, L)];
-            const std::uint8_t* span = &span_[slot(s, entry_index{0}, L)];
+            const std::size_t base = slot(s, entry_index{0}, L);
             entry_mask m = 0;
             for (std::uint32_t e = 0; e < L.entries; ++e)
-                m |= entry_mask{(key - tags[e]) < span[e]} << e;
+                m |= entry_mask{(key - tags[e]) < span_of(base + e)} << e;
             return m & state_of(s, L).valid;
         } else {
             const std::uint32_t e = find_entry(s, key, L);
@@ -986,8 +985,8 @@ private:
 
     /// Segments of the line covered by entry `i` (a block of the line at `line_key`).
     [[nodiscard]] std::uint64_t segments_of(std::size_t i, std::uint64_t line_key) const noexcept {
-        MEMSUB_ASSERT(line_segments_[i] == nonzero_low_bits_mask(span_[i])
-                                               << (tags_[i] - line_key));
+        // The mask starts at the block's first segment, which its tag names.
+        MEMSUB_ASSERT(std::countr_zero(line_segments_[i]) == static_cast<int>(tags_[i] - line_key));
         (void)line_key;
         return line_segments_[i];
     }
@@ -1014,7 +1013,7 @@ private:
         for (entry_mask m = touched; m != 0; m &= m - 1) {
             const entry_index e = lowest_entry(m);
             const std::size_t i = base + e.value;
-            if (span_[i] != spec.span_segments) continue;
+            if (span_of(i) != spec.span_segments) continue;
             payload_[i] = spec.payload;
             const std::uint32_t old_size = stored_[i];
             if (old_size == spec.stored_segments) continue;
@@ -1253,7 +1252,6 @@ private:
             const std::size_t i = base + e.value;
             tags_[i] = line_key + off;
             fingerprint_row(s, L)[e.value] = fingerprint_of(line_key);
-            span_[i] = static_cast<std::uint8_t>(span);
             line_segments_[i] = region;
             stored_[i] = static_cast<std::uint8_t>(stored);
             payload_[i] = spec.payload;
@@ -1414,11 +1412,10 @@ private:
     [[no_unique_address]] layout_type layout_;
     // Cache-line aligned: a set's tags start on a line (core/aligned_allocator.hpp).
     std::vector<std::uint64_t, aligned_allocator<std::uint64_t>> tags_;
-    std::vector<std::uint8_t> span_;
     std::vector<std::uint8_t> stored_;
     std::vector<std::uint64_t> touched_;
     /// Variable blocks: the segments of its line each entry's block covers (bit i = segment i
-    /// of the line; span_ and the tag's offset in the line, as one mask), set with the tag.
+    /// of the line), set with the tag: one run, so its length is the block's span (span_of).
     std::vector<std::uint64_t> line_segments_;
     std::vector<std::uint32_t> payload_;
     std::vector<header_block> headers_;

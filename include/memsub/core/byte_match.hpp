@@ -18,6 +18,12 @@
 
 namespace memsub {
 
+/// A one-byte fingerprint of a key for byte_equal_mask lookups (Swiss-table style): the top
+/// byte of key × 2^64/φ, so keys that differ only in high or only in low bits still differ.
+[[nodiscard]] constexpr std::uint8_t byte_fingerprint(std::uint64_t key) noexcept {
+    return static_cast<std::uint8_t>((key * 0x9e3779b97f4a7c15ULL) >> 56);
+}
+
 /// Bytes per set row for `entries` one-byte fields: rounded up to a multiple of 16.
 [[nodiscard]] constexpr std::uint32_t padded_row_bytes(std::uint32_t entries) noexcept {
     return (entries + 15u) & ~15u;

@@ -280,28 +280,33 @@ private:
     /// One-byte fingerprints of the requests' line bases (entry i = request i's; the bytes at
     /// and past the request count are ignored): a lane's line is found with one 16-byte
     /// compare per 16 requests and a check of the (usually single) candidate's base, with no
-    /// table to clear or probe (an open-addressing index cost ~60 instructions per lane).
+    /// probing (an open-addressing index cost ~60 instructions per lane); zeroed once per warp
+    /// so that the compares never read indeterminate bytes.
     struct line_index {
         alignas(16) std::array<std::uint8_t, max_line_requests> fingerprint;
     };
 
-    [[nodiscard]] static std::uint8_t fingerprint_of(std::uint64_t base) noexcept {
-        return static_cast<std::uint8_t>((base * 0x9e3779b97f4a7c15ull) >> 56);
+    /// The request of the line at `base`, with `lane` added to its lanes. `recent` is tried
+    /// first: consecutive lanes usually share a line. `count` is the number of requests so far.
+    [[gnu::always_inline]] static std::uint32_t claim(coalesced_warp& out, line_index& index,
+                                                      std::uint32_t& count, std::uint64_t base,
+                                                      std::uint32_t lane,
+                                                      std::uint32_t recent) noexcept {
+        std::uint32_t i = recent;
+        if (i >= count || out.bases[i] != base) i = find_or_append(out, index, count, base);
+        out.requests[i].lanes |= 1u << lane;
+        return i;
     }
 
     /// Marks bytes [lo, hi) of the line at `base` as touched by `lane`; returns the request.
-    /// `recent` is tried first: consecutive lanes usually share a line. `count` is the number
-    /// of requests so far. Inlined: it runs once per active lane of a divergent warp.
+    /// Inlined: it runs once per active lane of a divergent warp.
     [[gnu::always_inline]] static std::uint32_t add(coalesced_warp& out, line_index& index,
                                                     std::uint32_t& count, std::uint64_t base,
                                                     std::uint32_t lo, std::uint32_t hi,
                                                     std::uint32_t lane, std::uint32_t recent,
                                                     std::uint32_t sector_shift) noexcept {
-        std::uint32_t i = recent;
-        if (i >= count || out.bases[i] != base) i = find_or_append(out, index, count, base);
-        line_request& r = out.requests[i];
-        r.lanes |= 1u << lane;
-        mark_bytes(r, lo, hi, sector_shift);
+        const std::uint32_t i = claim(out, index, count, base, lane, recent);
+        mark_bytes(out.requests[i], lo, hi, sector_shift);
         return i;
     }
     /// `add` for a lane inside one line, reading `access_bytes` at offset `lo`: `run` is
@@ -311,10 +316,8 @@ private:
     add_in_line(coalesced_warp& out, line_index& index, std::uint32_t& count, std::uint64_t base,
                 std::uint32_t lo, std::uint32_t access_bytes, std::uint64_t run, std::uint32_t lane,
                 std::uint32_t recent, const sector_tables& sectors) noexcept {
-        std::uint32_t i = recent;
-        if (i >= count || out.bases[i] != base) i = find_or_append(out, index, count, base);
+        const std::uint32_t i = claim(out, index, count, base, lane, recent);
         line_request& r = out.requests[i];
-        r.lanes |= 1u << lane;
         const std::uint32_t end = lo + access_bytes - 1u; // inclusive, inside the line
         if (MEMSUB_LIKELY(((lo ^ end) & 64u) == 0)) {
             r.byte_mask[lo >> 6] |= run << (lo & 63u);
@@ -331,7 +334,7 @@ private:
                                                                line_index& index,
                                                                std::uint32_t& count,
                                                                std::uint64_t base) noexcept {
-        const std::uint8_t f = fingerprint_of(base);
+        const std::uint8_t f = byte_fingerprint(base);
         // The first 32 requests always (two compares): a branch on the count there
         // mispredicted on streams whose warps alternate between few lines and many.
         std::uint64_t c = byte_equal_mask(index.fingerprint.data(), 32, f);
