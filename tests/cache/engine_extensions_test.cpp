@@ -305,6 +305,11 @@ TEST_CASE("access_result::evictions: an in-place list read like a container") {
     list.clear();
     CHECK(list.empty());
     CHECK_FALSE(copy == list);
+    // emplace_back: a slot written in place (the engine's way of recording an eviction).
+    replacement::evicted_block& slot = list.emplace_back();
+    slot = b;
+    REQUIRE(list.size() == 1);
+    CHECK(list.front() == b);
     // Through the engine: a full 1-way set evicts exactly the block it held, dirty.
     cache::set_associative_cache<lru> c(geometry{.sets = 1, .ways = 1, .line_bytes = 64});
     (void)c.access(store(0));
@@ -313,4 +318,18 @@ TEST_CASE("access_result::evictions: an in-place list read like a container") {
     CHECK(r.evictions[0].line == line_address{0});
     CHECK(r.evictions[0].dirty);
     CHECK(r.writeback_bytes() == 64);
+    // Every field of the in-place record is written (a stale slot would show here: the
+    // result's slots are not initialised).
+    CHECK(r.evictions[0] ==
+          replacement::evicted_block{.line = line_address{0},
+                                     .address = byte_address{0},
+                                     .bytes = 64,
+                                     .stored_segments = 1,
+                                     .set = set_index{0},
+                                     .entry = entry_index{0},
+                                     .dirty = true,
+                                     .reused = false,
+                                     .reason = replacement::eviction_reason::replacement,
+                                     .touched_segments = 1,
+                                     .payload = 0});
 }

@@ -104,6 +104,15 @@ public:
         MEMSUB_ASSERT(size_ < Capacity);
         storage_.items[size_++] = b;
     }
+    /// Appends a slot for the caller to write every field of, in place; the list must not be
+    /// full. The engine records its evictions this way: a block built on the stack and then
+    /// copied in is read back with 16-byte loads that wait for its narrower field stores to
+    /// retire (a failed store-to-load forwarding, measured at ~20 ns per eviction when the
+    /// host does not inline the engine).
+    [[nodiscard]] evicted_block& emplace_back() noexcept {
+        MEMSUB_ASSERT(size_ < Capacity);
+        return storage_.items[size_++];
+    }
     void clear() noexcept { size_ = 0; }
 
     friend bool operator==(const eviction_list& a, const eviction_list& b) noexcept {

@@ -716,14 +716,21 @@ private:
     /// dirtiness moved to the new block; evicted_block's one meaning).
     evicted_block remove(set_index s, entry_index e, eviction_reason reason,
                          const layout_type& L) noexcept {
+        evicted_block out;
+        remove_into(out, s, e, reason, L);
+        return out;
+    }
+    /// remove(), writing the record into `out` (an access result's eviction slot: see
+    /// eviction_list::emplace_back).
+    void remove_into(evicted_block& out, set_index s, entry_index e, eviction_reason reason,
+                     const layout_type& L) noexcept {
         set_state& st = state_of(s, L);
         const entry_mask bit = bit_of(e);
-        const evicted_block out = depart(s, e, reason, L);
+        depart_into(out, s, e, reason, L);
         st.valid &= ~bit;
         st.dirty &= ~bit;
         st.reused &= ~bit;
         if constexpr (variable_blocks) st.used_segments -= out.stored_segments;
-        return out;
     }
 
     /// The departure of entry `e` as the host, the policy and the predictor see it (the report,
@@ -732,23 +739,31 @@ private:
     template <bool TellPolicy = true>
     evicted_block depart(set_index s, entry_index e, eviction_reason reason,
                          const layout_type& L) noexcept {
+        evicted_block out;
+        depart_into<TellPolicy>(out, s, e, reason, L);
+        return out;
+    }
+    /// depart(), writing the record into `out` field by field (see remove_into).
+    template <bool TellPolicy = true>
+    void depart_into(evicted_block& out, set_index s, entry_index e, eviction_reason reason,
+                     const layout_type& L) noexcept {
         const set_state& st = state_of(s, L);
         const std::size_t i = slot(s, e, L);
         const entry_mask bit = bit_of(e);
         const bool write_back_needed =
             (st.dirty & bit) != 0 && reason != eviction_reason::superseded;
         const byte_address address = block_address(i, L);
-        const evicted_block out{.line = line_address{address.value >> L.line_shift},
-                                .address = address,
-                                .bytes = span_of(i) << L.segment_shift,
-                                .stored_segments = stored_of(i),
-                                .set = s,
-                                .entry = e,
-                                .dirty = write_back_needed,
-                                .reused = (st.reused & bit) != 0,
-                                .reason = reason,
-                                .touched_segments = touched_of(i),
-                                .payload = payload_of(i)};
+        out.line = line_address{address.value >> L.line_shift};
+        out.address = address;
+        out.bytes = span_of(i) << L.segment_shift;
+        out.stored_segments = stored_of(i);
+        out.set = s;
+        out.entry = e;
+        out.dirty = write_back_needed;
+        out.reused = (st.reused & bit) != 0;
+        out.reason = reason;
+        out.touched_segments = touched_of(i);
+        out.payload = payload_of(i);
         if (reason == eviction_reason::replacement)
             ++stats_.evictions;
         else
@@ -758,7 +773,6 @@ private:
         stats_.bytes_written_back += out.bytes & (0u - std::uint32_t{write_back_needed});
         if constexpr (TellPolicy) policy_.on_evict(s, e, out); // else done by O7's replace
         bypass::notify_evict(bypass_, s, e, out);
-        return out;
     }
 
     /// Bytes of the request that lie in its line (a size of 0 asks for the whole line).
@@ -832,7 +846,7 @@ private:
                 r.bytes_written_down = request_bytes(a, L);
                 stats_.bytes_written_down += r.bytes_written_down;
                 if constexpr (Options.writes == write_policy::write_evict)
-                    r.evictions.push_back(remove(s, e, eviction_reason::write_evict, L));
+                    remove_into(r.evictions.emplace_back(), s, e, eviction_reason::write_evict, L);
             }
             return r;
         }
@@ -855,7 +869,8 @@ private:
                         // bookkeeping in one call; the engine does its own part.
                         e = policy_.replace(s, st.valid, a);
                         MEMSUB_ASSERT(contains_entry(st.valid, e));
-                        r.evictions.push_back(depart<false>(s, e, eviction_reason::replacement, L));
+                        depart_into<false>(r.evictions.emplace_back(), s, e,
+                                           eviction_reason::replacement, L);
                         fill_conventional(s, e, key, a, dirties, r, L);
                         bypass::notify_insert(bypass_, s, e, a); // the predictor's T2
                         return r;
@@ -870,7 +885,8 @@ private:
                         // The victim leaves (reported, counted, R5) and the new block takes
                         // its entry, the set's only free one (P5): its valid bit stays set,
                         // its dirty and reused bits are overwritten by the fill.
-                        r.evictions.push_back(depart(s, e, eviction_reason::replacement, L));
+                        depart_into(r.evictions.emplace_back(), s, e, eviction_reason::replacement,
+                                    L);
                     }
                 }
             }
@@ -1035,7 +1051,7 @@ private:
                         .incoming_bytes = spec.span_segments << L.segment_shift,
                         .incoming_segments = spec.stored_segments});
                 MEMSUB_ASSERT(contains_entry(st.valid, v));
-                r.evictions.push_back(remove(s, v, eviction_reason::replacement, L));
+                remove_into(r.evictions.emplace_back(), s, v, eviction_reason::replacement, L);
                 if (v == e) {
                     gone = true;
                     break;
@@ -1092,8 +1108,8 @@ private:
                     stats_.bytes_written_down += req_bytes;
                     if constexpr (Options.writes == write_policy::write_evict)
                         for (entry_mask m = touched; m != 0; m &= m - 1)
-                            r.evictions.push_back(
-                                remove(s, lowest_entry(m), eviction_reason::write_evict, L));
+                            remove_into(r.evictions.emplace_back(), s, lowest_entry(m),
+                                        eviction_reason::write_evict, L);
                 }
             }
             if constexpr (Options.writes != write_policy::write_evict) {
@@ -1140,8 +1156,8 @@ private:
         if constexpr (Options.writes == write_policy::write_evict) {
             if (write)
                 for (entry_mask m = touched; m != 0; m &= m - 1)
-                    r.evictions.push_back(
-                        remove(s, lowest_entry(m), eviction_reason::write_evict, L));
+                    remove_into(r.evictions.emplace_back(), s, lowest_entry(m),
+                                eviction_reason::write_evict, L);
         }
         serve_unallocated(a, r, why, write, missing_bytes);
     }
@@ -1220,7 +1236,7 @@ private:
             merged_dirty |= contains_entry(st.dirty, e) ? segs : 0u;
             merged_reused |= contains_entry(st.reused, e) ? segs : 0u;
             merged_touched |= touched_[i] << (tags_[i] - line_key);
-            r.evictions.push_back(remove(s, e, eviction_reason::superseded, L));
+            remove_into(r.evictions.emplace_back(), s, e, eviction_reason::superseded, L);
         }
         entry_mask inserted = 0;
         for (std::uint32_t off = 0; off < spl; off += span) {
@@ -1245,7 +1261,7 @@ private:
                                               .incoming_bytes = span << L.segment_shift,
                                               .incoming_segments = stored});
                 MEMSUB_ASSERT(contains_entry(eligible, v));
-                r.evictions.push_back(remove(s, v, eviction_reason::replacement, L));
+                remove_into(r.evictions.emplace_back(), s, v, eviction_reason::replacement, L);
             }
             // P5: fill the lowest free entry.
             const entry_index e = lowest_entry(~st.valid & all_entries(L));
@@ -1400,8 +1416,8 @@ private:
             if (blocks != 0 && spec != nullptr) resize_touched(r.set, blocks, *spec, a, r, L);
         } else if constexpr (Options.writes == write_policy::write_evict) {
             for (entry_mask m = blocks; m != 0; m &= m - 1)
-                r.evictions.push_back(
-                    remove(r.set, lowest_entry(m), eviction_reason::write_evict, L));
+                remove_into(r.evictions.emplace_back(), r.set, lowest_entry(m),
+                            eviction_reason::write_evict, L);
         }
         (void)spec;
     }
