@@ -273,3 +273,44 @@ TEST_CASE("property: unit-stride warps (the fast path) equal the model, and near
     REQUIRE(w.divergence() == 1);
     CHECK(w.lines()[0].line_base.value == ~std::uint64_t{0} - 127);
 }
+
+TEST_CASE("property: for_each_access gives each run of touched sectors' first to last byte") {
+    // Random warps (gathers, straddling lanes, bytes in either half of a line) against a model
+    // built byte by byte from the requests: the walk finds the first and last touched byte of a
+    // request without branches on which 64-byte half holds them.
+    xoshiro256ss r{4242};
+    for (const std::uint32_t line : {128u, 64u, 32u}) {
+        const coalescer c({.line_bytes = line, .sector_bytes = line / 4});
+        for (int trial = 0; trial < 2000; ++trial) {
+            const std::uint32_t size = std::min<std::uint32_t>(1u << r.below(7), line); // 1..64
+            const auto active = static_cast<std::uint32_t>(r());
+            const std::uint64_t spread = 1u << r.below(14);
+            lanes_t l{};
+            for (auto& a : l) a = 0x40'0000 + r.below(spread);
+            const auto w = c.coalesce(l, active, size);
+            std::vector<std::pair<std::uint64_t, std::uint32_t>> expected; // address, size
+            for (const auto& q : w.lines()) {
+                const std::uint32_t sector = c.sector_bytes();
+                for (std::uint32_t s = 0; s < line / sector;) {
+                    if (((q.sector_mask >> s) & 1u) == 0) {
+                        ++s;
+                        continue;
+                    }
+                    std::uint32_t e = s; // the run of touched sectors s..e
+                    while (e + 1 < line / sector && ((q.sector_mask >> (e + 1)) & 1u) != 0) ++e;
+                    std::uint32_t first = s * sector, last = (e + 1) * sector - 1;
+                    while (!q.touches_byte(first)) ++first;
+                    while (!q.touches_byte(last)) --last;
+                    expected.emplace_back(q.line_base.value + first, last - first + 1);
+                    s = e + 1;
+                }
+            }
+            std::vector<std::pair<std::uint64_t, std::uint32_t>> got;
+            c.for_each_access(w, memsub::access{}, [&](const memsub::access& a) {
+                CHECK(a.divergence == w.divergence());
+                got.emplace_back(a.address.value, a.size);
+            });
+            REQUIRE(got == expected);
+        }
+    }
+}
