@@ -736,14 +736,7 @@ private:
     /// The departure of entry `e` as the host, the policy and the predictor see it (the report,
     /// the counters, R5), without touching the set's state: remove() clears the entry
     /// afterwards, and a conventional miss that refills the victim's entry just overwrites it.
-    template <bool TellPolicy = true>
-    evicted_block depart(set_index s, entry_index e, eviction_reason reason,
-                         const layout_type& L) noexcept {
-        evicted_block out;
-        depart_into<TellPolicy>(out, s, e, reason, L);
-        return out;
-    }
-    /// depart(), writing the record into `out` field by field (see remove_into).
+    /// The record is written into `out` field by field (see remove_into).
     template <bool TellPolicy = true>
     void depart_into(evicted_block& out, set_index s, entry_index e, eviction_reason reason,
                      const layout_type& L) noexcept {
@@ -1168,7 +1161,8 @@ private:
                                          const set_index s, const std::uint64_t line_key,
                                          const std::uint64_t requested, const std::uint64_t missing,
                                          const line_scan& line, const std::uint32_t home_seg,
-                                         const bool write, const std::uint32_t missing_bytes,
+                                         const bool write,
+                                         [[maybe_unused]] const std::uint32_t missing_bytes,
                                          result_type& r) noexcept {
         const layout_type L = layout_;
         const std::uint32_t span = spec.span_segments;
@@ -1187,7 +1181,6 @@ private:
             }
             return lowest_entry(m);
         };
-        (void)missing_bytes;
 
         // The aligned span-sized pieces holding missing segments, and the resident blocks of
         // the line inside them (superseded: they merge into the new blocks).

@@ -35,6 +35,11 @@ namespace detail {
 [[nodiscard]] inline __m128i broadcast_byte(std::uint8_t v) noexcept {
     return _mm_set1_epi32(static_cast<int>(std::uint32_t{v} * 0x01010101u));
 }
+/// Bit i set iff byte i of `row` equals byte i of `value` (16 bits): the kernel of
+/// byte_equal_mask, also for rows a caller keeps in a register.
+[[nodiscard]] inline std::uint32_t byte_equal_bits(__m128i row, __m128i value) noexcept {
+    return static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(row, value)));
+}
 } // namespace detail
 #endif
 
@@ -54,8 +59,8 @@ byte_equal_mask_scalar(const std::uint8_t* row, std::uint32_t padded, std::uint8
     const __m128i v = detail::broadcast_byte(value);
     // Rows of ≤ 16 entries (the common case) take one compare and one well-predicted branch,
     // with or without AVX2 (a 32-byte loop first would cost them a loop set-up and two exits).
-    std::uint64_t m = static_cast<std::uint32_t>(_mm_movemask_epi8(
-        _mm_cmpeq_epi8(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row)), v)));
+    std::uint64_t m =
+        detail::byte_equal_bits(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row)), v);
     if (MEMSUB_LIKELY(padded == 16)) return m;
 #if defined(__AVX2__)
     const __m256i v32 = _mm256_broadcastb_epi8(v);
@@ -68,14 +73,12 @@ byte_equal_mask_scalar(const std::uint8_t* row, std::uint32_t padded, std::uint8
     }
     if (i < padded) {
         const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + i));
-        m |= std::uint64_t{static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, v)))}
-             << i;
+        m |= std::uint64_t{detail::byte_equal_bits(x, v)} << i;
     }
 #else
     for (std::uint32_t i = 16; i < padded; i += 16) {
         const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + i));
-        m |= std::uint64_t{static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, v)))}
-             << i;
+        m |= std::uint64_t{detail::byte_equal_bits(x, v)} << i;
     }
 #endif
     return m;

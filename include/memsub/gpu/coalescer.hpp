@@ -369,8 +369,7 @@ private:
 #if defined(__SSE2__)
         const __m128i fv = detail::broadcast_byte(f);
         std::uint64_t c =
-            static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(index.low, fv))) |
-            static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(index.high, fv))) << 16;
+            detail::byte_equal_bits(index.low, fv) | detail::byte_equal_bits(index.high, fv) << 16;
         if (MEMSUB_UNLIKELY(count > 32)) // only lanes straddling lines get here
             c |= byte_equal_mask(index.rest.data(), 32, f) << 32;
 #else
