@@ -24,6 +24,34 @@ TEST_CASE("byte_equal_mask agrees with the scalar reference") {
     CHECK(padded_row_bytes(64) == 64);
 }
 
+TEST_CASE("byte_max_lanes names the selected lanes holding their largest byte") {
+    xoshiro256ss rng(5);
+    alignas(16) std::array<std::uint8_t, 64> row{};
+    for (int trial = 0; trial < 20000; ++trial) {
+        // Small values (many ties, zeros in selected lanes) and 0xff padding-like bytes.
+        for (auto& b : row)
+            b = rng.below(8) == 0 ? std::uint8_t{0xff} : static_cast<std::uint8_t>(rng.below(8));
+        const auto padded = static_cast<std::uint32_t>(16 * (1 + rng.below(4)));
+        const std::uint64_t in_row =
+            padded == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << padded) - 1;
+        std::uint64_t lanes = 0;
+        while (lanes == 0)
+            lanes = rng.below(4) == 0 ? std::uint64_t{1} << rng.below(padded) : rng() & in_row;
+        const std::uint8_t best = byte_max_masked_scalar(row.data(), padded, lanes);
+        std::uint64_t expected = 0;
+        for (std::uint32_t i = 0; i < padded; ++i)
+            if (((lanes >> i) & 1u) != 0 && row[i] == best) expected |= std::uint64_t{1} << i;
+        if (byte_max_lanes(row.data(), padded, lanes) != expected)
+            FAIL("mismatch at trial ", trial);
+    }
+    // An LRU row: the eligible entry lowest in the stack, even at position 0.
+    alignas(16) std::array<std::uint8_t, 16> stack{};
+    for (std::uint32_t e = 0; e < 16; ++e) stack[e] = static_cast<std::uint8_t>(15 - e);
+    CHECK(byte_max_lanes(stack.data(), 16, 0x8000) == 0x8000);
+    CHECK(byte_max_lanes(stack.data(), 16, 0x8100) == 0x0100);
+    CHECK(byte_max_lanes(stack.data(), 16, 0x0003) == 0x0001);
+}
+
 TEST_CASE(
     "recency_promote(_position) / recency_demote keep a permutation and match the naive update") {
     xoshiro256ss rng(4);

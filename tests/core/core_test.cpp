@@ -1,5 +1,6 @@
 #include <doctest/doctest.h>
 
+#include <memsub/core/bits.hpp>
 #include <memsub/core/errors.hpp>
 #include <memsub/core/geometry.hpp>
 #include <memsub/core/rng.hpp>
@@ -25,6 +26,19 @@ TEST_CASE("entry masks") {
     CHECK(lowest_entry(0b1000) == entry_index{3});
     CHECK(contains(0b1010, entry_index{1}));
     CHECK_FALSE(contains(0b1010, entry_index{2}));
+}
+
+TEST_CASE("popcount64 and run_length64 count bits") {
+    CHECK(popcount64(0) == 0);
+    CHECK(popcount64(~0ULL) == 64);
+    CHECK(popcount64(0x8000000000000001ULL) == 2);
+    // run_length64: every run of ones (a block's segments in its line).
+    for (std::uint32_t len = 1; len <= 64; ++len)
+        for (std::uint32_t at = 0; at + len <= 64; ++at) {
+            const std::uint64_t run = low_bits_mask(len) << at;
+            if (run_length64(run) != len || popcount64(run) != len)
+                FAIL("run of ", len, " at ", at);
+        }
 }
 
 TEST_CASE("geometry derived values and validation") {

@@ -652,6 +652,16 @@ private:
         else
             return 1;
     }
+    /// span_of for a valid entry, whose segments are one non-empty run: no popcount64, which
+    /// the portable build spends about twenty instructions on per evicted block.
+    [[nodiscard]] std::uint32_t resident_span_of(std::size_t i) const noexcept {
+        if constexpr (variable_blocks) {
+            MEMSUB_ASSERT(line_segments_[i] != 0);
+            return run_length64(line_segments_[i]);
+        } else {
+            return 1;
+        }
+    }
     [[nodiscard]] std::uint32_t stored_of(std::size_t i) const noexcept {
         if constexpr (variable_blocks)
             return stored_[i];
@@ -748,7 +758,7 @@ private:
         const byte_address address = block_address(i, L);
         out.line = line_address{address.value >> L.line_shift};
         out.address = address;
-        out.bytes = span_of(i) << L.segment_shift;
+        out.bytes = resident_span_of(i) << L.segment_shift;
         out.stored_segments = stored_of(i);
         out.set = s;
         out.entry = e;
@@ -957,7 +967,7 @@ private:
         entry_mask blocks = 0;      ///< valid entries holding blocks of the line
         std::uint64_t resident = 0; ///< resident segments of the line
         entry_mask touched = 0;     ///< blocks holding a segment of `requested`
-        entry_mask home = 0;        ///< the lowest block holding segment `home_seg` (or 0)
+        entry_mask homes = 0;       ///< blocks holding segment `home_seg`
     };
     [[nodiscard, gnu::always_inline]] line_scan scan_line(set_index s, std::uint64_t line_key,
                                                           std::uint64_t requested,
@@ -988,7 +998,7 @@ private:
                 homes |= (segments & home_bit) != 0 ? bit : entry_mask{0};
             }
         }
-        v.home = homes & (entry_mask{0} - homes); // the lowest
+        v.homes = homes;
         return v;
     }
 
@@ -1089,9 +1099,9 @@ private:
         const std::uint64_t missing = requested & ~line.resident;
         if (missing == 0) {
             r.hit = true;
-            // holder(touched): every requested segment is resident, a.address's too, and
-            // the lowest block holding it is one the request touches.
-            r.entry = lowest_entry(line.home);
+            // Every requested segment is resident, a.address's too; the blocks holding it are
+            // ones the request touches.
+            r.entry = lowest_entry(line.homes);
             r.payload = payload_[base + r.entry.value];
             for (entry_mask m = touched; m != 0; m &= m - 1)
                 touch(s, lowest_entry(m), requested, line_key, write, a, L);
@@ -1167,31 +1177,17 @@ private:
         const layout_type L = layout_;
         const std::uint32_t span = spec.span_segments;
         const std::uint32_t stored = spec.stored_segments;
-        const std::uint32_t spl = segments_per_line(L);
-        const std::uint32_t seg_bytes = 1u << L.segment_shift;
         const entry_mask touched = line.touched;
         const std::size_t base = slot(s, entry_index{0}, L);
-        // The entry reported in the result: the block holding the first requested segment.
-        const auto holder = [&](entry_mask m) {
-            entry_mask c = m;
-            while (c != 0) {
-                const entry_index e = lowest_entry(c);
-                c &= c - 1;
-                if (((segments_of(base + e.value, line_key) >> home_seg) & 1u) != 0) return e;
-            }
-            return lowest_entry(m);
-        };
 
         // The aligned span-sized pieces holding missing segments, and the resident blocks of
-        // the line inside them (superseded: they merge into the new blocks).
-        const std::uint64_t piece = low_bits_mask(span);
-        std::uint64_t new_segments = 0;
-        std::uint32_t new_blocks = 0;
-        for (std::uint32_t off = 0; off < spl; off += span)
-            if ((missing & (piece << off)) != 0) {
-                new_segments |= piece << off;
-                ++new_blocks;
-            }
+        // the line inside them (superseded: they merge into the new blocks). Without a loop
+        // over the line's pieces: a piece's bits below its top plus their mask carry into the
+        // top bit iff one of them is set, so `tops` holds the top bit of each such piece.
+        const std::uint64_t piece = nonzero_low_bits_mask(span);
+        const std::uint64_t top_bits = piece_top_bits(span);
+        const std::uint64_t tops = (((missing & ~top_bits) + ~top_bits) | missing) & top_bits;
+        const std::uint64_t new_segments = (tops - (tops >> (span - 1))) | tops;
         entry_mask superseded = 0;
         std::uint32_t superseded_segments = 0;
         for (entry_mask m = line.blocks; m != 0; m &= m - 1) {
@@ -1205,6 +1201,7 @@ private:
         // O3 is asked before anything changes (P3): only when the set lacks room for the new
         // blocks even after the superseded ones merge into them.
         if constexpr (replacement::may_bypass<policy_type>) {
+            const std::uint32_t new_blocks = popcount64(tops);
             const set_state& st = state_of(s, L);
             const auto free_tags = static_cast<std::uint32_t>(
                 std::popcount(~st.valid & all_entries(L)) + std::popcount(superseded));
@@ -1232,12 +1229,14 @@ private:
             remove_into(r.evictions.emplace_back(), s, e, eviction_reason::superseded, L);
         }
         entry_mask inserted = 0;
-        for (std::uint32_t off = 0; off < spl; off += span) {
+        entry_mask home_filled = 0; // the inserted block holding segment home_seg (or 0)
+        std::uint32_t filled = 0;
+        set_state& st = state_of(s, L);
+        for (std::uint64_t m = tops; m != 0; m &= m - 1) { // in address order
+            const auto off = static_cast<std::uint32_t>(std::countr_zero(m)) + 1u - span;
             const std::uint64_t region = piece << off;
-            if ((missing & region) == 0) continue;
             // P4: victims (never a block this access inserted) until a tag and the segments
             // are free.
-            set_state& st = state_of(s, L);
             while ((~st.valid & all_entries(L)) == 0 ||
                    st.used_segments + stored > segments_per_set()) {
                 const entry_mask eligible = st.valid & ~inserted;
@@ -1272,15 +1271,8 @@ private:
             st.dirty |= bit_of(e) & (entry_mask{0} - entry_mask{dirty});
             st.reused |= bit_of(e) & (entry_mask{0} - entry_mask{(merged_reused & region) != 0});
             inserted |= bit_of(e);
-            ++stats_.fills;
-            ++r.blocks_filled;
-            // Only the segments not already resident come from the next level; a writeback
-            // from above overwrites the whole block, so nothing is fetched for it.
-            if (a.kind != access_kind::writeback) {
-                const auto fetched = popcount64(region & ~line.resident) * seg_bytes;
-                r.bytes_fetched += fetched;
-                stats_.bytes_fetched += fetched;
-            }
+            home_filled |= bit_of(e) & (entry_mask{0} - ((region >> home_seg) & 1u));
+            ++filled;
             notify_insert(s, e, a,
                           replacement::insert_info{
                               .address = byte_address{(line_key + off) << L.segment_shift},
@@ -1288,8 +1280,35 @@ private:
                               .stored_segments = stored,
                               .payload = spec.payload});
         }
-        r.entry = holder(inserted | (touched & state_of(s, L).valid));
+        stats_.fills += filled;
+        r.blocks_filled += filled;
+        // Only the segments not already resident come from the next level (the new blocks'
+        // segments, less the rare resident ones: no popcount on a full miss); a writeback from
+        // above overwrites the whole block, so nothing is fetched for it.
+        if (a.kind != access_kind::writeback) {
+            std::uint32_t fetched = filled * span;
+            if (const std::uint64_t kept = new_segments & line.resident; MEMSUB_UNLIKELY(kept != 0))
+                fetched -= popcount64(kept);
+            fetched <<= L.segment_shift;
+            r.bytes_fetched += fetched;
+            stats_.bytes_fetched += fetched;
+        }
+        // The entry reported: the lowest block holding the first requested segment (an
+        // inserted one, or one the request touched that is still there), else the lowest of
+        // those blocks.
+        const entry_mask holders = (line.homes & st.valid & ~inserted) | home_filled;
+        r.entry = lowest_entry(holders != 0 ? holders : inserted | (touched & st.valid));
         r.payload = payload_[base + r.entry.value];
+    }
+
+    /// The top bit of each aligned piece of `span` bits (a power of two ≤ 64) in a line mask.
+    [[nodiscard]] static std::uint64_t piece_top_bits(std::uint32_t span) noexcept {
+        static constexpr std::uint64_t tops[7] = {~std::uint64_t{0},     0xaaaaaaaaaaaaaaaaull,
+                                                  0x8888888888888888ull, 0x8080808080808080ull,
+                                                  0x8000800080008000ull, 0x8000000080000000ull,
+                                                  0x8000000000000000ull};
+        MEMSUB_ASSERT(std::has_single_bit(span) && span <= 64);
+        return tops[std::countr_zero(span)];
     }
 
     // ------------------------------------------------------------ line-crossing references

@@ -87,6 +87,69 @@ byte_equal_mask_scalar(const std::uint8_t* row, std::uint32_t padded, std::uint8
 #endif
 }
 
+/// The largest row[i] over the bits i set in `lanes` (0 when none), i < padded: the
+/// reference for byte_max_lanes.
+[[nodiscard]] inline std::uint8_t byte_max_masked_scalar(const std::uint8_t* row,
+                                                         std::uint32_t padded,
+                                                         std::uint64_t lanes) noexcept {
+    std::uint8_t best = 0;
+    for (std::uint32_t i = 0; i < padded; ++i)
+        if (((lanes >> i) & 1u) != 0 && row[i] > best) best = row[i];
+    return best;
+}
+
+#if defined(__SSE2__)
+namespace detail {
+/// The bytes of `row` whose bit in `lanes` (16 bits) is set, the others 0.
+[[nodiscard]] inline __m128i bytes_selected(__m128i row, std::uint32_t lanes) noexcept {
+#if defined(__AVX512BW__) && defined(__AVX512VL__)
+    return _mm_maskz_mov_epi8(static_cast<__mmask16>(lanes), row);
+#else
+    // Bit i of `lanes` tested in byte i: the low mask byte fills lanes 0-7, the high one 8-15.
+    const __m128i bit = _mm_set1_epi64x(static_cast<long long>(0x8040201008040201ull));
+    __m128i m = _mm_cvtsi32_si128(static_cast<int>(lanes));
+    m = _mm_unpacklo_epi8(m, m);
+    m = _mm_shuffle_epi32(_mm_unpacklo_epi16(m, m), 0x50);
+    return _mm_and_si128(row, _mm_cmpeq_epi8(_mm_and_si128(m, bit), bit));
+#endif
+}
+} // namespace detail
+#endif
+
+/// The lanes of `lanes` (non-empty, bits below padded) whose byte is the largest among theirs;
+/// same row rules as byte_equal_mask. Branch-free for 16-byte rows: an LRU's victim among the
+/// eligible entries (one lane: positions are distinct) when the bottom of the stack is not
+/// eligible (basic_lru::victim).
+[[nodiscard]] inline std::uint64_t byte_max_lanes(const std::uint8_t* row, std::uint32_t padded,
+                                                  std::uint64_t lanes) noexcept {
+#if defined(__SSE2__)
+    if (MEMSUB_LIKELY(padded == 16)) {
+        const __m128i x =
+            detail::bytes_selected(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row)),
+                                   static_cast<std::uint32_t>(lanes));
+        // Every lane ends up holding the maximum: no round trip through a general register.
+        __m128i m = _mm_max_epu8(x, _mm_shuffle_epi32(x, 0x4e));
+        m = _mm_max_epu8(m, _mm_shuffle_epi32(m, 0xb1));
+        m = _mm_max_epu8(m, _mm_shufflehi_epi16(_mm_shufflelo_epi16(m, 0xb1), 0xb1));
+        m = _mm_max_epu8(m, _mm_or_si128(_mm_slli_epi16(m, 8), _mm_srli_epi16(m, 8)));
+        // Unselected lanes hold 0, as a selected lane at position 0 may: `lanes` tells them apart.
+        return detail::byte_equal_bits(x, m) & lanes;
+    }
+    __m128i x = _mm_setzero_si128();
+    for (std::uint32_t i = 0; i < padded; i += 16)
+        x = _mm_max_epu8(
+            x, detail::bytes_selected(_mm_loadu_si128(reinterpret_cast<const __m128i*>(row + i)),
+                                      static_cast<std::uint32_t>((lanes >> i) & 0xffffu)));
+    x = _mm_max_epu8(x, _mm_srli_si128(x, 8));
+    x = _mm_max_epu8(x, _mm_srli_si128(x, 4));
+    x = _mm_max_epu8(x, _mm_srli_si128(x, 2));
+    x = _mm_max_epu8(x, _mm_srli_si128(x, 1));
+    return byte_equal_mask(row, padded, static_cast<std::uint8_t>(_mm_cvtsi128_si32(x))) & lanes;
+#else
+    return byte_equal_mask_scalar(row, padded, byte_max_masked_scalar(row, padded, lanes)) & lanes;
+#endif
+}
+
 /// Recency-stack update "move `lane` to the top": every byte of `row[0..padded)` below
 /// row[lane] gains 1 and row[lane] becomes 0. `padded` is a multiple of 16; the row's entries
 /// are distinct (a recency stack is a permutation) and padding bytes are 0xff (never below a
@@ -114,9 +177,29 @@ inline void recency_promote_row16_ssse3(std::uint8_t* row, std::uint32_t lane) n
 } // namespace detail
 #endif
 
-inline void recency_promote(std::uint8_t* row, std::uint32_t padded, std::uint32_t lane) noexcept {
+#if defined(__SSE2__)
+namespace detail {
+/// recency_promote_position of the 16 bytes at `row`, `bound` = the old position in every lane.
+MEMSUB_ALWAYS_INLINE void recency_promote_chunk(std::uint8_t* row, __m128i bound) noexcept {
+    __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row));
+    const __m128i is_lane = _mm_cmpeq_epi8(x, bound);
+    // old − x saturates to 0 unless x < old, so min(old − x, 1) is the increment.
+    x = _mm_add_epi8(x, _mm_min_epu8(_mm_subs_epu8(bound, x), _mm_set1_epi8(1)));
+    x = _mm_andnot_si128(is_lane, x); // the lane → 0
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(row), x);
+}
+} // namespace detail
+#endif
+
+MEMSUB_ALWAYS_INLINE void recency_promote(std::uint8_t* row, std::uint32_t padded,
+                                          std::uint32_t lane) noexcept {
 #if defined(__SSSE3__)
     if (padded == 16) return detail::recency_promote_row16_ssse3(row, lane);
+#elif defined(__SSE2__)
+    // Inline for a 16-byte row: GCC kept recency_promote_position (its loop for longer rows)
+    // out of line, a call on every hit and fill (the ID-Cache's basic_lru<16> included).
+    if (MEMSUB_LIKELY(padded == 16))
+        return detail::recency_promote_chunk(row, detail::broadcast_byte(row[lane]));
 #endif
     recency_promote_position(row, padded, row[lane]);
 }
@@ -128,17 +211,8 @@ inline void recency_promote_position(std::uint8_t* row, std::uint32_t padded,
                                      std::uint8_t old) noexcept {
 #if defined(__SSE2__)
     const __m128i bound = detail::broadcast_byte(old);
-    const __m128i one = _mm_set1_epi8(1);
-    const auto chunk = [&](std::uint32_t i) {
-        __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + i));
-        const __m128i is_lane = _mm_cmpeq_epi8(x, bound);
-        // old − x saturates to 0 unless x < old, so min(old − x, 1) is the increment.
-        x = _mm_add_epi8(x, _mm_min_epu8(_mm_subs_epu8(bound, x), one));
-        x = _mm_andnot_si128(is_lane, x); // the lane → 0
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(row + i), x);
-    };
-    chunk(0); // padded ≥ 16: rows of ≤ 16 entries need no loop
-    for (std::uint32_t i = 16; i < padded; i += 16) chunk(i);
+    detail::recency_promote_chunk(row, bound); // padded ≥ 16: rows of ≤ 16 entries need no loop
+    for (std::uint32_t i = 16; i < padded; i += 16) detail::recency_promote_chunk(row + i, bound);
 #else
     for (std::uint32_t i = 0; i < padded; ++i)
         row[i] =

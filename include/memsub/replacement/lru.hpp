@@ -60,16 +60,13 @@ public:
         // Fast path: the bottom of the stack is eligible (always so in a full conventional set).
         const entry_mask bottom_entries = byte_equal_mask(pos, stride(), bottom()) & eligible;
         if (bottom_entries != 0) return lowest_entry(bottom_entries);
-        std::uint32_t best = 0;
-        int best_pos = -1;
-        for (std::uint32_t e = 0; e < entries(); ++e) {
-            const int p = ((eligible >> e) & 1u) ? pos[e] : -1;
-            if (p > best_pos) {
-                best_pos = p;
-                best = e;
-            }
-        }
-        return entry_index{best};
+        // Else the eligible entry lowest in the stack: positions are distinct, so it is the one
+        // eligible entry at the eligible entries' highest position. A variable-block set,
+        // whose freed tags sit at the bottom, gets here often (ALSI on bench_gpu_l1's mix
+        // stream: 608,215 of 907,836 victims), where a scalar loop over the entries (unrolled,
+        // two data-dependent branches per entry) took 88 instructions per call (callgrind),
+        // this about 25.
+        return lowest_entry(byte_max_lanes(pos, stride(), eligible));
     }
 
     /// O7: victim + on_evict + on_insert of a replacement in one call. Evicting an entry drops
