@@ -177,32 +177,38 @@ inline void recency_promote_row16_ssse3(std::uint8_t* row, std::uint32_t lane) n
 } // namespace detail
 #endif
 
+#if defined(__SSSE3__)
+inline void recency_promote(std::uint8_t* row, std::uint32_t padded, std::uint32_t lane) noexcept {
+    if (padded == 16) return detail::recency_promote_row16_ssse3(row, lane);
+    recency_promote_position(row, padded, row[lane]);
+}
+#else
 #if defined(__SSE2__)
 namespace detail {
-/// recency_promote_position of the 16 bytes at `row`, `bound` = the old position in every lane.
-MEMSUB_ALWAYS_INLINE void recency_promote_chunk(std::uint8_t* row, __m128i bound) noexcept {
+/// recency_promote of a 16-byte row with SSE2 only (the portable build).
+MEMSUB_ALWAYS_INLINE void recency_promote_row16_sse2(std::uint8_t* row,
+                                                     std::uint32_t lane) noexcept {
     __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row));
+    const __m128i bound = broadcast_byte(row[lane]);
     const __m128i is_lane = _mm_cmpeq_epi8(x, bound);
-    // old − x saturates to 0 unless x < old, so min(old − x, 1) is the increment.
     x = _mm_add_epi8(x, _mm_min_epu8(_mm_subs_epu8(bound, x), _mm_set1_epi8(1)));
-    x = _mm_andnot_si128(is_lane, x); // the lane → 0
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(row), x);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(row), _mm_andnot_si128(is_lane, x));
 }
 } // namespace detail
 #endif
-
+/// Always inlined, with the 16-byte row inline, in the portable build: GCC kept
+/// recency_promote_position (with its loop for longer rows) out of line, a call on every hit
+/// and fill of an LRU (the ID-Cache's basic_lru<16> included). Not in an SSSE3 build: there
+/// forcing it inline made a runtime-shaped LRU loop slower (bench_replacement, MEMSUB_NATIVE:
+/// 1.01-1.03x -> 0.96-0.98x the plain loop).
 MEMSUB_ALWAYS_INLINE void recency_promote(std::uint8_t* row, std::uint32_t padded,
                                           std::uint32_t lane) noexcept {
-#if defined(__SSSE3__)
-    if (padded == 16) return detail::recency_promote_row16_ssse3(row, lane);
-#elif defined(__SSE2__)
-    // Inline for a 16-byte row: GCC kept recency_promote_position (its loop for longer rows)
-    // out of line, a call on every hit and fill (the ID-Cache's basic_lru<16> included).
-    if (MEMSUB_LIKELY(padded == 16))
-        return detail::recency_promote_chunk(row, detail::broadcast_byte(row[lane]));
+#if defined(__SSE2__)
+    if (MEMSUB_LIKELY(padded == 16)) return detail::recency_promote_row16_sse2(row, lane);
 #endif
     recency_promote_position(row, padded, row[lane]);
 }
+#endif
 
 /// recency_promote of the lane holding position `old` (exactly one lane does): every byte below
 /// `old` gains 1 and that lane becomes 0. With `old` a constant (the bottom of a fixed-shape
@@ -211,8 +217,17 @@ inline void recency_promote_position(std::uint8_t* row, std::uint32_t padded,
                                      std::uint8_t old) noexcept {
 #if defined(__SSE2__)
     const __m128i bound = detail::broadcast_byte(old);
-    detail::recency_promote_chunk(row, bound); // padded ≥ 16: rows of ≤ 16 entries need no loop
-    for (std::uint32_t i = 16; i < padded; i += 16) detail::recency_promote_chunk(row + i, bound);
+    const __m128i one = _mm_set1_epi8(1);
+    const auto chunk = [&](std::uint32_t i) {
+        __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + i));
+        const __m128i is_lane = _mm_cmpeq_epi8(x, bound);
+        // old − x saturates to 0 unless x < old, so min(old − x, 1) is the increment.
+        x = _mm_add_epi8(x, _mm_min_epu8(_mm_subs_epu8(bound, x), one));
+        x = _mm_andnot_si128(is_lane, x); // the lane → 0
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(row + i), x);
+    };
+    chunk(0); // padded ≥ 16: rows of ≤ 16 entries need no loop
+    for (std::uint32_t i = 16; i < padded; i += 16) chunk(i);
 #else
     for (std::uint32_t i = 0; i < padded; ++i)
         row[i] =
