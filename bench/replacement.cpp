@@ -38,6 +38,11 @@
 // the older, deliberately simple reference (per line a tag, valid bit and last-use stamp; linear
 // search for the hit and for the smallest stamp), kept as what it is: slower than the plain loop.
 //
+// `ceiling/fingerprint_lru_fixed` is neither a baseline nor memsub: the engine's own LRU design
+// written by hand for the fixed shape, with no statistics, eviction report or policy interface.
+// Its `x_plain_loop` is how far that design can go; `policy_fixed_geometry/lru` divided by it is
+// what the engine costs over the design's floor. It must be an exact LRU (checked).
+//
 // Throughput is timed over repeated passes of the stream on one warm cache. `miss_ratio` is
 // not taken from those passes (a warm cache would make it depend on the iteration count): it
 // is the miss ratio of exactly one pass of the stream on a fresh cache, measured once per
@@ -55,6 +60,7 @@
 #include "run_benchmarks.hpp"
 
 #include <memsub/cache/basic_cache.hpp>
+#include <memsub/core/byte_match.hpp>
 #include <memsub/replacement/all.hpp>
 #include <memsub/workload/synthetic.hpp>
 
@@ -128,6 +134,75 @@ private:
     std::vector<std::array<std::uint64_t, Ways>,
                 memsub::aligned_allocator<std::array<std::uint64_t, Ways>>>
         sets_; // cache-line aligned, as plain_mtf_lru
+};
+
+/// A ceiling, not a baseline: memsub's own LRU design written by hand for one compile-time shape,
+/// without the engine. Per set one 64-byte line holds the 16 entries' one-byte tag fingerprints,
+/// their LRU stack positions (0 = most recent), the occupied and dirty bits; an array beside it
+/// holds the full tags. A lookup compares the fingerprints at once (memsub::byte_equal_mask) and
+/// verifies the (nearly always single) candidate's tag; a hit moves the entry to the top of the
+/// stack; a miss fills the lowest free entry, else the entry at the bottom. No statistics, no
+/// eviction report, no reused bits, no policy interface: `policy_fixed_geometry/lru` ÷ this row
+/// is what the engine costs over the least its design can cost, and this row's x_plain_loop is
+/// how far that design can go against the plain loop. An exact LRU (checked as the plain loops).
+template <std::uint32_t Sets, std::uint32_t LineBytes>
+class fingerprint_lru_fixed {
+public:
+    static constexpr std::uint32_t ways = 16;
+
+    fingerprint_lru_fixed() : headers_(Sets), tags_(Sets) {
+        for (set_header& h : headers_)
+            for (std::uint8_t w = 0; w < ways; ++w) h.positions[w] = w;
+    }
+
+    /// `word` is a stream word: a byte address with bit 0 set for a store.
+    bool access(std::uint64_t word) noexcept {
+        const std::uint64_t line = word >> std::countr_zero(LineBytes);
+        const auto store_bit = static_cast<std::uint32_t>(word & 1u);
+        set_header& h = headers_[line & (Sets - 1)];
+        std::array<std::uint64_t, ways>& tags = tags_[line & (Sets - 1)];
+        const std::uint8_t fingerprint = memsub::byte_fingerprint(line);
+        for (auto candidates = static_cast<std::uint32_t>(
+                 memsub::byte_equal_mask(h.fingerprints.data(), ways, fingerprint) & h.occupied);
+             candidates != 0; candidates &= candidates - 1) {
+            const auto e = static_cast<std::uint32_t>(std::countr_zero(candidates));
+            if (tags[e] == line) {
+                h.dirty = static_cast<std::uint16_t>(h.dirty | (store_bit << e));
+                promote(h, e);
+                return true;
+            }
+        }
+        const std::uint32_t e =
+            h.occupied != 0xffffu
+                ? static_cast<std::uint32_t>(std::countr_one(h.occupied))
+                : static_cast<std::uint32_t>(std::countr_zero(
+                      memsub::byte_equal_mask(h.positions.data(), ways, ways - 1)));
+        // A write-back cache would write the victim back here when its dirty bit is set.
+        tags[e] = line;
+        h.fingerprints[e] = fingerprint;
+        h.occupied = static_cast<std::uint16_t>(h.occupied | (1u << e));
+        h.dirty = static_cast<std::uint16_t>((h.dirty & ~(1u << e)) | (store_bit << e));
+        promote(h, e);
+        return false;
+    }
+
+private:
+    struct alignas(64) set_header {
+        std::array<std::uint8_t, ways> fingerprints{};
+        std::array<std::uint8_t, ways> positions{};
+        std::uint16_t occupied = 0;
+        std::uint16_t dirty = 0;
+    };
+
+    /// Entry e to the top: the entries above it move down one (memsub's own primitive).
+    static void promote(set_header& h, std::uint32_t e) noexcept {
+        memsub::recency_promote(h.positions.data(), ways, e);
+    }
+
+    std::vector<set_header, memsub::aligned_allocator<set_header>> headers_;
+    std::vector<std::array<std::uint64_t, ways>,
+                memsub::aligned_allocator<std::array<std::uint64_t, ways>>>
+        tags_;
 };
 
 /// Next use of each access in the stream repeated forever: the next position of the same line,
@@ -236,6 +311,7 @@ struct plain_runner {
 using plain_loop = plain_runner<plain_mtf_lru>;
 using plain_loop_fixed = plain_runner<plain_mtf_lru_fixed<2048, 16, 64>>;
 using stamp_lru = plain_runner<stamp_lru_array_of_structs>;
+using fingerprint_lru_ceiling = plain_runner<fingerprint_lru_fixed<2048, 64>>;
 
 template <class Policy, class Geometry = memsub::geometry>
 struct memsub_runner {
@@ -281,6 +357,8 @@ struct fixed_shape_of : std::false_type {};
 template <class Policy, class Geometry>
 struct fixed_shape_of<memsub_runner<Policy, Geometry>>
     : std::bool_constant<memsub_runner<Policy, Geometry>::fixed_shape> {};
+template <std::uint32_t Sets, std::uint32_t LineBytes>
+struct fixed_shape_of<plain_runner<fingerprint_lru_fixed<Sets, LineBytes>>> : std::true_type {};
 
 /// CPU seconds of this thread (the clock Google Benchmark's CPU time uses).
 double thread_cpu_seconds() noexcept {
@@ -351,6 +429,16 @@ void bm_vs_plain(benchmark::State& state) {
     }
 }
 
+/// bm_vs_plain for a hand-written loop that must be an exact LRU (as bm_baseline checks).
+template <class Runner>
+void bm_vs_plain_checked(benchmark::State& state) {
+    if (Runner::one_pass_misses() != memsub_runner<memsub::replacement::lru>::one_pass_misses()) {
+        state.SkipWithError("the loop's misses differ from memsub's lru: not an LRU");
+        return;
+    }
+    bm_vs_plain<Runner>(state);
+}
+
 /// A row timed against memsub's SRRIP on the same engine, interleaved the same way: every timed
 /// pass of the row follows an untimed SRRIP pass on its own warm cache; `x_srrip` = SRRIP's CPU
 /// time ÷ the row's (ReMAP's issue target: ≥ 0.4). The plain loop's ratio is kept too.
@@ -400,6 +488,7 @@ void register_rows() {
     register_row("baseline/plain_mtf_loop", bm_baseline<plain_loop>);
     register_row("baseline/plain_mtf_loop_fixed", bm_baseline<plain_loop_fixed>);
     register_row("baseline/stamp_lru_array_of_structs", bm_vs_plain<stamp_lru>);
+    register_row("ceiling/fingerprint_lru_fixed", bm_vs_plain_checked<fingerprint_lru_ceiling>);
     // Calibration: the plain loop timed against a second instance of itself (x_plain_loop
     // should read 1.00; how far it strays is the noise floor of every ratio in the run).
     register_row("baseline/plain_mtf_loop_vs_itself", bm_vs_plain<plain_loop>);
