@@ -382,14 +382,21 @@ void set_common_counters(benchmark::State& state, std::uint64_t total, std::uint
         benchmark::Counter(static_cast<double>(total), benchmark::Counter::kIsRate);
 }
 
-/// A baseline alone. The plain loops must be exact LRUs: same one-pass misses as memsub's lru.
+/// True when a hand-written loop is an exact LRU (the same one-pass misses as memsub's lru);
+/// otherwise the row is skipped with an error.
+template <class Runner>
+bool is_exact_lru(benchmark::State& state) {
+    if (Runner::one_pass_misses() == memsub_runner<memsub::replacement::lru>::one_pass_misses())
+        return true;
+    state.SkipWithError("the loop's misses differ from memsub's lru: not an LRU");
+    return false;
+}
+
+/// A baseline alone. The plain loops must be exact LRUs.
 template <class Runner>
 void bm_baseline(benchmark::State& state) {
+    if (!is_exact_lru<Runner>(state)) return;
     const std::uint64_t misses = Runner::one_pass_misses();
-    if (misses != memsub_runner<memsub::replacement::lru>::one_pass_misses()) {
-        state.SkipWithError("the plain loop's misses differ from memsub's lru: not an LRU");
-        return;
-    }
     Runner r;
     std::uint64_t total = 0, hits = 0;
     for (auto _ : state) {
@@ -432,11 +439,7 @@ void bm_vs_plain(benchmark::State& state) {
 /// bm_vs_plain for a hand-written loop that must be an exact LRU (as bm_baseline checks).
 template <class Runner>
 void bm_vs_plain_checked(benchmark::State& state) {
-    if (Runner::one_pass_misses() != memsub_runner<memsub::replacement::lru>::one_pass_misses()) {
-        state.SkipWithError("the loop's misses differ from memsub's lru: not an LRU");
-        return;
-    }
-    bm_vs_plain<Runner>(state);
+    if (is_exact_lru<Runner>(state)) bm_vs_plain<Runner>(state);
 }
 
 /// A row timed against memsub's SRRIP on the same engine, interleaved the same way: every timed
