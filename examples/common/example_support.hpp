@@ -9,6 +9,7 @@
 #include <fmt/core.h>
 
 #include <signal.h> // sigaction (POSIX)
+#include <unistd.h> // access (POSIX)
 
 #include <algorithm>
 #include <cctype>
@@ -19,7 +20,9 @@
 #include <csignal>
 #include <cstdint>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
+#include <iostream>
 #include <limits>
 #include <optional>
 #include <stdexcept>
@@ -68,6 +71,20 @@ T parse_unsigned_as(std::string_view flag, std::string_view text, T min = 0,
     return static_cast<T>(parse_unsigned(flag, text, min, max));
 }
 
+/// parse_unsigned for a power of two in [min, max] (both powers of two): a value that is not
+/// one is named with the nearest powers of two around it.
+inline std::uint32_t parse_power_of_two(std::string_view flag, std::string_view text,
+                                        std::uint32_t min, std::uint32_t max) {
+    const auto v = static_cast<std::uint32_t>(parse_unsigned(flag, text, min, max));
+    if ((v & (v - 1)) != 0) {
+        std::uint32_t below = 1;
+        while (below <= v / 2) below *= 2;
+        throw option_error(fmt::format("{} = {} is not a power of two (try {} or {})", flag, text,
+                                       below, std::uint64_t{below} * 2));
+    }
+    return v;
+}
+
 /// A finite real option value in (0, max]. Throws option_error naming `flag` otherwise.
 inline double parse_positive_real(std::string_view flag, std::string_view text,
                                   double max = std::numeric_limits<double>::max()) {
@@ -105,6 +122,32 @@ inline std::uint64_t parse_number(std::string_view program, std::string_view fla
     return parse_or_exit(program, [&] { return parse_unsigned(flag, text, min, max); });
 }
 
+/// Checks, before any work is done, that the output `file` given with `flag` can be written:
+/// an existing file must be writable, a new one needs an existing, writable directory. Nothing
+/// is created. Throws option_error naming the option, the file and why not, so a long run never
+/// ends in an output error that was knowable at its start.
+inline void check_writable(std::string_view flag, const std::string& file) {
+    if (file.empty()) return;
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    const fs::path path(file);
+    if (fs::is_directory(path, ec))
+        throw option_error(fmt::format("{} {}: is a directory, not a file", flag, file));
+    if (fs::exists(path, ec)) {
+        if (::access(file.c_str(), W_OK) != 0)
+            throw option_error(
+                fmt::format("{} {}: cannot write it: {}", flag, file, std::strerror(errno)));
+        return;
+    }
+    const fs::path dir = path.has_parent_path() ? path.parent_path() : fs::path(".");
+    if (!fs::is_directory(dir, ec))
+        throw option_error(fmt::format("{} {}: cannot write it: the directory {} does not exist",
+                                       flag, file, dir.string()));
+    if (::access(dir.c_str(), W_OK) != 0)
+        throw option_error(fmt::format("{} {}: cannot write it: the directory {}: {}", flag, file,
+                                       dir.string(), std::strerror(errno)));
+}
+
 /// The gnuplot terminal for a plot file, chosen by its extension (.png, .svg, .pdf; case
 /// insensitive); nullopt for any other name, which the examples reject at parse time.
 inline std::optional<std::string> gnuplot_terminal_for(std::string_view file) {
@@ -118,6 +161,17 @@ inline std::optional<std::string> gnuplot_terminal_for(std::string_view file) {
     if (ext == "svg") return std::string("svg dynamic");
     if (ext == "pdf") return std::string("pdfcairo");
     return std::nullopt;
+}
+
+/// The one rule for plot files in every program: the format follows the name, .png, .svg or
+/// .pdf (case insensitive); any other name is an option_error at parse time, before any work,
+/// naming the option. Returns the gnuplot terminal for the name.
+inline std::string plot_terminal_or_throw(std::string_view flag, std::string_view file) {
+    auto terminal = gnuplot_terminal_for(file);
+    if (!terminal)
+        throw option_error(fmt::format(
+            "{} {}: unknown plot format; name the file .png, .svg or .pdf", flag, file));
+    return std::move(*terminal);
 }
 
 /// `s` as a gnuplot single-quoted string (a quote doubled).
@@ -202,23 +256,39 @@ public:
         : enabled_(enabled)
         , label_(std::move(label).substr(0, 40)) {}
 
+    /// `accesses` done so far and, when known, the fraction of the work done.
     void update(std::uint64_t accesses, std::optional<double> fraction) {
-        if (!enabled_) return;
-        const auto now = clock::now();
-        if (now - last_ < std::chrono::seconds(1)) return;
-        last_ = now;
-        printed_ = true;
-        const double secs = std::chrono::duration<double>(now - start_).count();
-        const std::string head = label_.empty() ? std::string("  ") : "  " + label_ + ": ";
+        if (!due()) return;
+        const double secs = seconds();
         if (fraction && *fraction > 0) {
             const double left = secs * (1.0 - *fraction) / *fraction;
-            fmt::print(stderr, "\r{}{:.1f} M accesses ({:.0f}%), {:.0f} s, about {} left   ", head,
-                       static_cast<double>(accesses) / 1e6, 100.0 * *fraction, secs,
-                       duration_text(left));
+            fmt::print(stderr, "\r{}{:.1f} M {} ({:.0f}%), {:.0f} s, about {} left{}   ", head(),
+                       static_cast<double>(accesses) / 1e6, unit_, 100.0 * *fraction, secs,
+                       duration_text(left), then_);
         } else {
-            fmt::print(stderr, "\r{}{:.1f} M accesses, {:.0f} s   ", head,
-                       static_cast<double>(accesses) / 1e6, secs);
+            fmt::print(stderr, "\r{}{:.1f} M {}, {:.0f} s{}   ", head(),
+                       static_cast<double>(accesses) / 1e6, unit_, secs, then_);
         }
+    }
+
+    /// A phase measured only by its fraction done (e.g. the OPT bound's pass).
+    void update(double fraction) {
+        if (!due()) return;
+        const double secs = seconds();
+        const double f = std::clamp(fraction, 0.0, 1.0);
+        if (f > 0)
+            fmt::print(stderr, "\r{}{:.0f}%, {:.0f} s, about {} left{}   ", head(), 100.0 * f, secs,
+                       duration_text(secs * (1.0 - f) / f), then_);
+        else
+            fmt::print(stderr, "\r{}{:.0f} s{}   ", head(), secs, then_);
+    }
+
+    /// What the counts of update(count, fraction) are ("accesses" unless set).
+    void set_unit(std::string unit) { unit_ = std::move(unit); }
+    /// Work that follows this meter's and its time left does not include, said after the time
+    /// left (e.g. "then the OPT bound"), so the estimate does not promise too much.
+    void set_then(std::string_view what) {
+        then_ = what.empty() ? std::string() : fmt::format(" ({})", what);
     }
 
     void finish() {
@@ -235,12 +305,39 @@ public:
     }
 
 private:
+    /// True (and the clock of the last line reset) when a line is due: at most one a second.
+    bool due() {
+        if (!enabled_) return false;
+        const auto now = clock::now();
+        if (now - last_ < std::chrono::seconds(1)) return false;
+        last_ = now;
+        printed_ = true;
+        return true;
+    }
+    [[nodiscard]] double seconds() const {
+        return std::chrono::duration<double>(last_ - start_).count();
+    }
+    [[nodiscard]] std::string head() const {
+        return label_.empty() ? std::string("  ") : "  " + label_ + ": ";
+    }
+
     bool enabled_;
     std::string label_;
+    std::string unit_ = "accesses";
+    std::string then_;
     clock::time_point start_ = clock::now();
     clock::time_point last_ = start_;
     bool printed_ = false;
 };
+
+/// The input name that means standard input in every program ("-", as in cat and sort).
+inline constexpr std::string_view stdin_name = "-";
+/// How standard input is named in tables, files and errors.
+inline constexpr std::string_view stdin_label = "standard input";
+/// The name a program shows for the input `file`.
+inline std::string input_label(const std::string& file) {
+    return file == stdin_name ? std::string(stdin_label) : file;
+}
 
 /// Accesses per chunk a source delivers: 4 Ki records (320 KiB) stay in the core's L2 between
 /// being decoded and being simulated; a chunk of 64 Ki (5 MiB) went out to memory and back and
@@ -253,15 +350,15 @@ inline constexpr std::size_t chunk_accesses = std::size_t{1} << 12;
 template <class Generator>
 class chunked_source {
 public:
-    /// Reads `file` (format detected unless given).
+    /// Reads `file` (format detected unless given); "-" is standard input.
     chunked_source(const std::string& file, std::optional<memsub::trace::trace_format> format,
                    std::uint64_t limit, const memsub::trace::open_options& options = {})
         : reader_(open(file, format, options))
-        , label_(file)
+        , label_(input_label(file))
         , cap_(limit != 0 ? limit : ~std::uint64_t{0}) {
         std::error_code ec;
         const auto size = std::filesystem::file_size(file, ec);
-        if (!ec) file_bytes_ = size; // unknown for a pipe or a device
+        if (!ec && file != stdin_name) file_bytes_ = size; // unknown for a pipe or a device
     }
 
     /// Draws `generated` accesses (capped by `limit`) from `generator`.
@@ -322,6 +419,12 @@ private:
     static memsub::trace::any_reader open(const std::string& file,
                                           std::optional<memsub::trace::trace_format> format,
                                           const memsub::trace::open_options& options) {
+        if (file == stdin_name) {
+            std::ios::sync_with_stdio(false); // cin reads in blocks, not through stdio
+            const std::string name(stdin_label);
+            return format ? memsub::trace::open_trace(std::cin, name, *format, options)
+                          : memsub::trace::open_trace(std::cin, name, options);
+        }
         std::error_code ec;
         if (std::filesystem::is_directory(file, ec))
             throw memsub::input_error(file, memsub::input_error::position_kind::byte_offset, 0,

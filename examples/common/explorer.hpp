@@ -24,7 +24,8 @@
 // covers but is one access with at most one miss (basic_cache::access_spanning). With the same
 // geometry (e.g. --sets 64 --ways 8 --line-bytes 64 for cachegrind's --D1=32768,8,64) and the
 // lru policy, a lackey trace of a program gives cachegrind's D1 refs and misses, read and write.
-// The fully associative rows and the 3C split count a reference by its first line.
+// Every row follows this one rule: the set-associative policies, OPT, the fully associative rows
+// and the 3C split (so a one-set LRU equals fa_lru, and has no conflict misses).
 //
 // The trace is streamed in chunks (constant memory for the simulation). OPT needs the next use
 // of every access: it keeps 16 bytes per line touched in memory up to --opt-memory (default
@@ -44,6 +45,7 @@
 #include "example_support.hpp"
 #include "explorer_options.hpp"
 #include "opt_spool.hpp"
+#include "result_table.hpp"
 
 #include <fmt/core.h>
 #include <fmt/ostream.h>
@@ -53,6 +55,8 @@
 #include <condition_variable>
 #include <cstdio>
 #include <cstdlib>
+#include <exception>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <mutex>
@@ -70,6 +74,10 @@ namespace memsub_examples::explorer_detail {
 using clock_type = std::chrono::steady_clock;
 
 // ------------------------------------------------------------------ options
+
+/// The program's name in its messages and files (argv[0]'s file name: "explorer", or the name of
+/// a program that runs the explorer on its own policies).
+inline std::string program = "explorer";
 
 using options = memsub_examples::explorer_options;
 namespace status = memsub_examples::explorer_status;
@@ -245,7 +253,17 @@ struct policy_entry {
     std::string name;
     /// Builds the runner; throws memsub::config_error when the policy rejects the geometry.
     std::unique_ptr<runner> (*make)(const memsub::geometry&);
+    /// The host hints the policy needs (replacement concept O8), which a trace cannot give.
+    std::string_view hints_needed;
 };
+
+template <class P>
+constexpr std::string_view hints_needed_by() {
+    if constexpr (memsub::replacement::states_host_hints<P>)
+        return P::host_hints_needed;
+    else
+        return {};
+}
 
 template <class P>
 std::unique_ptr<runner> make_runner(const memsub::geometry& g) {
@@ -258,8 +276,10 @@ std::unique_ptr<runner> make_runner(const memsub::geometry& g) {
 template <class P>
 std::string policy_name(const memsub::geometry& shape) {
     std::string component;
+    // A small shape first: the name does not depend on the shape, and building a policy for a
+    // huge one (--sets 2147483648) only to ask its name would exhaust memory.
     for (const memsub::geometry& g :
-         {shape, memsub::geometry{.sets = 64, .ways = 16, .line_bytes = 64}}) {
+         {memsub::geometry{.sets = 64, .ways = 16, .line_bytes = 64}, shape}) {
         try {
             return std::string(P(g, typename P::params{}).name());
         } catch (const memsub::config_error& e) {
@@ -276,7 +296,8 @@ std::vector<policy_entry> policy_entries(const memsub::geometry& shape) {
     return [&]<class... Ps>(std::tuple<Ps...>*) {
         static_assert((memsub::replacement::replacement_policy<Ps> && ...),
                       "run_explorer: every type of the list must be a replacement policy");
-        return std::vector<policy_entry>{policy_entry{policy_name<Ps>(shape), &make_runner<Ps>}...};
+        return std::vector<policy_entry>{
+            policy_entry{policy_name<Ps>(shape), &make_runner<Ps>, hints_needed_by<Ps>()}...};
     }(static_cast<Policies*>(nullptr));
 }
 
@@ -295,12 +316,45 @@ inline std::vector<policy_entry> select_policies(const options& o,
             (void)e.make(o.shape); // the same construction each trace repeats
             out.push_back(e);
         } catch (const memsub::config_error& err) {
-            fmt::print(stderr, "explorer: {} cannot run on this geometry: {}\n", e.name,
+            fmt::print(stderr, "{}: {} cannot run on this geometry: {}\n", program, e.name,
                        err.what());
             if (named) requested_rejected.emplace_back(e.name);
         }
     }
     return out;
+}
+
+// ------------------------------------------------------------------ out of memory
+
+/// What the explorer is doing, for the message when memory runs out (one thread sets it).
+inline std::string memory_use = "starting";
+
+/// Sets memory_use for the rest of the scope.
+/// Sets memory_use for the rest of the scope; an exception leaving the scope keeps it, so the
+/// handler can say what was running.
+class memory_phase {
+public:
+    explicit memory_phase(std::string what)
+        : previous_(std::exchange(memory_use, std::move(what))) {}
+    memory_phase(const memory_phase&) = delete;
+    memory_phase& operator=(const memory_phase&) = delete;
+    ~memory_phase() {
+        if (std::uncaught_exceptions() == exceptions_) memory_use = std::move(previous_);
+    }
+
+private:
+    std::string previous_;
+    int exceptions_ = std::uncaught_exceptions();
+};
+
+/// The caches' memory is the geometry's: say so with its size, and what to change.
+inline std::string caches_phase(const options& o) {
+    const double lines = static_cast<double>(o.shape.sets) * static_cast<double>(o.shape.ways);
+    const double gib = lines * o.shape.line_bytes / 1073741824.0;
+    return fmt::format("building the caches of the geometry {} sets x {} ways x {} B ({:.0f} "
+                       "lines, {:.{}f} GiB of cache): choose a smaller --sets or --ways",
+                       o.shape.sets, o.shape.ways, o.shape.line_bytes, lines, gib,
+                       gib < 10 ? 2 : 0);
 }
 
 // ------------------------------------------------------------------ sources
@@ -348,6 +402,8 @@ struct trace_result {
     /// The signal that interrupted this trace (its rows cover the accesses read until then and
     /// OPT was skipped); 0 when it ran to its end.
     int interrupted_by = 0;
+    /// The signal came during OPT's pass: every access was simulated, the bound is missing.
+    bool opt_interrupted = false;
 
     /// Read without error and held no access at all (an empty or comments-only file).
     [[nodiscard]] bool empty() const { return !error && interrupted_by == 0 && accesses_read == 0; }
@@ -390,11 +446,14 @@ inline void print_table(const options& o, const trace_result& t) {
                !t.error         ? ""
                : t.rows.empty() ? " (not read: input error)"
                                 : " (truncated by an input error)",
-               t.interrupted_by != 0
-                   ? fmt::format(" (PARTIAL: interrupted by signal {} after {} accesses; OPT "
-                                 "skipped)",
+               t.interrupted_by == 0 ? std::string()
+               : t.opt_interrupted
+                   ? fmt::format(" (PARTIAL: interrupted by signal {} during the OPT bound's "
+                                 "pass, after all {} accesses ran; OPT skipped)",
                                  t.interrupted_by, t.accesses_read)
-                   : std::string());
+                   : fmt::format(" (PARTIAL: interrupted by signal {} after {} accesses; OPT "
+                                 "skipped)",
+                                 t.interrupted_by, t.accesses_read));
     if (t.empty()) fmt::print("(no accesses were read: every count is 0)\n");
     fmt::print("LLC: {} sets x {} ways x {} B = {} KiB\n", o.shape.sets, o.shape.ways,
                o.shape.line_bytes, o.shape.capacity_bytes() / 1024);
@@ -444,107 +503,73 @@ inline void print_table(const options& o, const trace_result& t) {
     }
 }
 
-inline std::string json_escape(std::string_view s) {
-    std::string out;
-    for (const char c : s) {
-        switch (c) {
-        case '"':
-            out += "\\\"";
-            break;
-        case '\\':
-            out += "\\\\";
-            break;
-        case '\n':
-            out += "\\n";
-            break;
-        default:
-            if (static_cast<unsigned char>(c) < 0x20)
-                out += fmt::format("\\u{:04x}", static_cast<unsigned>(c));
-            else
-                out += c;
+/// The results as one table (common/result_table.hpp): a row per policy and trace, and a row
+/// with no policy for a trace that could not be read, so every input shows in the files. CSV
+/// and JSON carry the same fields: the geometry; per trace its instructions, accesses read,
+/// OPT's misses, `partial` (a stop signal or an input error cut the run short: the rows cover
+/// `accesses_read` accesses, or OPT's pass was stopped) with the signal, and `error`; per
+/// policy its counts, rates, metadata bits (empty / null when unknown) and the 3C counts
+/// (--3c).
+inline memsub_examples::result_table results_table(const options& o,
+                                                   const std::vector<trace_result>& all) {
+    memsub_examples::result_table table(program);
+    for (const auto& t : all) {
+        const result_row* bound = t.opt();
+        const auto trace_fields = [&](memsub_examples::result_table::row& row) {
+            row.text("trace", t.label)
+                .number("sets", o.shape.sets)
+                .number("ways", o.shape.ways)
+                .number("line_bytes", o.shape.line_bytes)
+                .optional_number("instructions", t.instructions)
+                .number("accesses_read", t.accesses_read)
+                .optional_number("opt_misses", bound ? std::optional(bound->misses) : std::nullopt)
+                .boolean("partial", t.interrupted_by != 0 || t.error.has_value())
+                .optional_number("interrupted_by_signal", t.interrupted_by != 0
+                                                              ? std::optional(t.interrupted_by)
+                                                              : std::nullopt)
+                .optional_text("error", t.error)
+                .optional_text("opt_problem", t.opt_problem);
+        };
+        if (t.rows.empty()) {
+            auto& row = table.add_row();
+            trace_fields(row);
+            row.null("policy");
+            continue;
+        }
+        for (const auto& r : t.rows) {
+            auto& row = table.add_row();
+            trace_fields(row);
+            row.text("policy", r.policy)
+                .boolean("bound", r.bound)
+                .number("accesses", r.accesses)
+                .number("misses", r.misses)
+                .number("miss_ratio", miss_ratio(r), "{:.6f}")
+                .optional_number("mpki", mpki(t, r), "{:.4f}")
+                .optional_number("writebacks", r.writebacks)
+                .number("reads", r.reads)
+                .number("read_misses", r.read_misses)
+                .number("writes", r.writes)
+                .number("write_misses", r.write_misses)
+                .number("seconds", r.seconds, "{:.6f}")
+                .optional_number("accesses_per_second", accesses_per_second(r), "{:.0f}")
+                .optional_number("storage_bits", r.storage_bits);
+            const auto c = r.three_c;
+            row.optional_number("compulsory", c ? std::optional(c->compulsory) : std::nullopt)
+                .optional_number("capacity", c ? std::optional(c->capacity) : std::nullopt)
+                .optional_number("conflict", c ? std::optional(c->conflict) : std::nullopt)
+                .optional_number("hill_conflict",
+                                 c ? std::optional(c->hill_conflict()) : std::nullopt);
         }
     }
-    return out;
+    return table;
 }
 
-inline std::string csv_quote(std::string_view s) {
-    std::string out = "\"";
-    for (const char c : s) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return out + "\"";
-}
-
-/// CSV and JSON carry the same fields per row: policy, accesses, misses, miss_ratio, mpki,
-/// writebacks, reads, read_misses, writes, write_misses, accesses_per_second, storage_bits
-/// (empty in CSV / null in JSON when unknown), and with --3c the 3C counts.
 inline void write_csv(const options& o, const std::vector<trace_result>& all) {
-    std::ofstream out(o.csv);
-    if (!out) throw std::runtime_error("cannot write " + o.csv);
-    fmt::print(out, "trace,sets,ways,line_bytes,policy,accesses,misses,miss_ratio,mpki,"
-                    "writebacks,reads,read_misses,writes,write_misses,accesses_per_second,"
-                    "storage_bits,partial,compulsory,capacity,conflict,hill_conflict\n");
-    auto opt_text = [](const auto& v, std::string_view spec) {
-        return v ? fmt::format(fmt::runtime(spec), *v) : std::string();
-    };
-    for (const auto& t : all)
-        for (const auto& r : t.rows)
-            fmt::print(out, "{},{},{},{},{},{},{},{:.6f},{},{},{},{},{},{},{},{},{},{}\n",
-                       csv_quote(t.label), o.shape.sets, o.shape.ways, o.shape.line_bytes, r.policy,
-                       r.accesses, r.misses, miss_ratio(r), opt_text(mpki(t, r), "{:.4f}"),
-                       opt_text(r.writebacks, "{}"), r.reads, r.read_misses, r.writes,
-                       r.write_misses, opt_text(accesses_per_second(r), "{:.0f}"),
-                       opt_text(r.storage_bits, "{}"), t.interrupted_by != 0 ? 1 : 0,
-                       r.three_c
-                           ? fmt::format("{},{},{},{}", r.three_c->compulsory, r.three_c->capacity,
-                                         r.three_c->conflict, r.three_c->hill_conflict())
-                           : std::string(",,,"));
-    if (!out) throw std::runtime_error("error writing " + o.csv);
+    results_table(o, all).write_csv(o.csv);
 }
 
 inline void write_json(const options& o, const std::vector<trace_result>& all) {
-    std::ofstream out(o.json);
-    if (!out) throw std::runtime_error("cannot write " + o.json);
-    auto opt_text = [](const auto& v, std::string_view spec) {
-        return v ? fmt::format(fmt::runtime(spec), *v) : std::string("null");
-    };
-    fmt::print(out, "{{\n  \"geometry\": {{\"sets\": {}, \"ways\": {}, \"line_bytes\": {}}},\n",
-               o.shape.sets, o.shape.ways, o.shape.line_bytes);
-    fmt::print(out, "  \"traces\": [\n");
-    for (std::size_t i = 0; i < all.size(); ++i) {
-        const auto& t = all[i];
-        const result_row* bound = t.opt();
-        fmt::print(out,
-                   "    {{\"trace\": \"{}\", \"instructions\": {}, \"opt_misses\": {}, "
-                   "\"error\": {}, \"partial\": {}, \"interrupted_by_signal\": {},\n",
-                   json_escape(t.label), opt_text(t.instructions, "{}"),
-                   bound ? std::to_string(bound->misses) : "null",
-                   t.error ? "\"" + json_escape(*t.error) + "\"" : std::string("null"),
-                   t.interrupted_by != 0,
-                   t.interrupted_by != 0 ? std::to_string(t.interrupted_by) : "null");
-        fmt::print(out, "     \"policies\": [\n");
-        for (std::size_t j = 0; j < t.rows.size(); ++j) {
-            const auto& r = t.rows[j];
-            fmt::print(
-                out,
-                "       {{\"policy\": \"{}\", \"bound\": {}, \"accesses\": {}, "
-                "\"misses\": {}, \"miss_ratio\": {:.6f}, \"mpki\": {}, \"writebacks\": {}, "
-                "\"reads\": {}, \"read_misses\": {}, \"writes\": {}, \"write_misses\": {}, "
-                "\"accesses_per_second\": {}, \"seconds\": {:.9f}, \"storage_bits\": {}, "
-                "\"three_c\": {}}}{}\n",
-                json_escape(r.policy), r.bound, r.accesses, r.misses, miss_ratio(r),
-                opt_text(mpki(t, r), "{:.4f}"), opt_text(r.writebacks, "{}"), r.reads,
-                r.read_misses, r.writes, r.write_misses, opt_text(accesses_per_second(r), "{:.0f}"),
-                r.seconds, opt_text(r.storage_bits, "{}"),
-                r.three_c ? fmt::format("{{\"compulsory\": {}, \"capacity\": {}, \"conflict\": {}, "
-                                        "\"hill_conflict\": {}}}",
-                                        r.three_c->compulsory, r.three_c->capacity,
-                                        r.three_c->conflict, r.three_c->hill_conflict())
-                          : std::string("null"),
-                j + 1 < t.rows.size() ? "," : "");
-        }
-        fmt::print(out, "     ]}}{}\n", i + 1 < all.size() ? "," : "");
-    }
-    fmt::print(out, "  ]\n}}\n");
-    if (!out) throw std::runtime_error("error writing " + o.json);
+    results_table(o, all).write_json(o.json);
 }
 
 /// Writes FILE.dat and FILE.gp (a grouped bar chart of miss ratio per policy, one group per
@@ -609,7 +634,7 @@ inline void write_plot(const options& o, const std::vector<trace_result>& all) {
         fmt::print(gp, "\n");
     }
     if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
-        fmt::print(stderr, "explorer: gnuplot not found; render with: gnuplot {}.gp\n", base);
+        fmt::print(stderr, "{}: gnuplot not found; render with: gnuplot {}.gp\n", program, base);
     else if (std::system(fmt::format("gnuplot '{}.gp'", base).c_str()) == 0)
         fmt::print("\nplot written to {} (data {}.dat, script {}.gp)\n", o.plot, base, base);
     else
@@ -631,13 +656,18 @@ inline bool wants_fully_associative(const options& o, std::string_view name) {
            std::find(o.policies.begin(), o.policies.end(), name) != o.policies.end();
 }
 
-/// Belady's OPT on the geometry ("opt", every line of each reference, counted per reference as
-/// the policies' rows are) and, with --fully-associative, on a fully associative cache of its
-/// capacity ("fa_opt", the first line of each reference, as the other fully associative rows).
-inline std::vector<result_row> opt_rows(const options& o, opt_spool& stream) {
+/// Belady's OPT on the geometry ("opt") and, with --fully-associative, on a fully associative
+/// cache of its capacity ("fa_opt"): every line of each reference, counted per reference as the
+/// policies' rows are.
+/// Empty when a stop signal interrupted the pass (the rows would be incomplete: none is kept).
+inline std::optional<std::vector<result_row>> opt_rows(const options& o, opt_spool& stream,
+                                                       const std::string& label) {
     const std::uint32_t line_shift = memsub::log2_exact(o.shape.line_bytes);
+    const bool fully_associative = wants_fully_associative(o, "fa_opt");
+    const int passes = fully_associative ? 2 : 1;
+    memsub_examples::progress_meter progress(o.progress, "OPT bound of " + label);
     std::vector<result_row> rows;
-    const auto run = [&](auto& cache, std::string name, std::uint64_t kept, auto&& keep) {
+    const auto run = [&](auto& cache, std::string name, int pass) {
         const auto t0 = clock_type::now();
         result_row r;
         bool missed = false;  // the reference in progress missed somewhere
@@ -651,29 +681,43 @@ inline std::vector<result_row> opt_rows(const options& o, opt_spool& stream) {
             missed = false;
         };
         memsub::access a;
-        stream.replay(kept, keep, [&](std::uint64_t word, std::uint64_t next_use) {
-            if (pending && (word & opt_spool::continues_flag) == 0) finish();
-            pending = true;
-            pending_write = (word & opt_spool::write_flag) != 0;
-            a.address = memsub::byte_address{(word & opt_spool::line_mask) << line_shift};
-            a.hints.next_use = next_use;
-            missed |= !cache.access(a).hit;
-        });
+        const bool complete = stream.replay(
+            [&](std::uint64_t word, std::uint64_t next_use) {
+                if (pending && (word & opt_spool::continues_flag) == 0) finish();
+                pending = true;
+                pending_write = (word & opt_spool::write_flag) != 0;
+                a.address = memsub::byte_address{(word & opt_spool::line_mask) << line_shift};
+                a.hints.next_use = next_use;
+                missed |= !cache.access(a).hit;
+            },
+            [&](double fraction) {
+                progress.update((pass + fraction) / passes);
+                return memsub_examples::stop_requested() == 0;
+            });
+        if (!complete) return false;
         if (pending) finish();
         r.policy = std::move(name);
         r.bound = true;
         r.seconds = std::chrono::duration<double>(clock_type::now() - t0).count();
         rows.push_back(std::move(r));
+        return true;
     };
-    memsub::cache::set_associative_cache<memsub::replacement::opt> set_assoc(o.shape);
-    run(set_assoc, std::string(opt_name), stream.lines(), [](std::uint64_t) { return true; });
-    if (wants_fully_associative(o, "fa_opt")) {
+    const memory_phase phase(fmt::format("computing the OPT bound of {} (about 50 bytes a "
+                                         "distinct line, 8 more a line touched unless spilled): "
+                                         "try --no-opt or --limit N",
+                                         label));
+    bool complete = false;
+    {
+        memsub::cache::set_associative_cache<memsub::replacement::opt> set_assoc(o.shape);
+        complete = run(set_assoc, std::string(opt_name), 0);
+    }
+    if (complete && fully_associative) {
         memsub::cache::fully_associative_cache<memsub::cache::fa_opt> fa(
             std::uint64_t{o.shape.sets} * o.shape.ways, o.shape.line_bytes);
-        // The first line of each reference only (every word then starts a reference).
-        run(fa, "fa_" + std::string(opt_name), stream.references(),
-            [](std::uint64_t w) { return (w & opt_spool::continues_flag) == 0; });
+        complete = run(fa, "fa_" + std::string(opt_name), 1);
     }
+    progress.finish();
+    if (!complete) return std::nullopt;
     return rows;
 }
 
@@ -702,8 +746,17 @@ inline trace_result explore(const options& o, const std::vector<policy_entry>& p
     std::optional<memsub::cache::three_c_classifier> classifier;
     if (o.three_c)
         classifier.emplace(std::uint64_t{o.shape.sets} * o.shape.ways, o.shape.line_bytes);
+    const memory_phase reading(
+        fmt::format("reading {}: {}{}try {}--limit N", t.label,
+                    o.no_opt ? ""
+                             : fmt::format("OPT's line stream keeps 16 bytes a line touched up to "
+                                           "--opt-memory {} MiB; ",
+                                           o.opt_memory_mib),
+                    o.three_c ? "--3c keeps 8 bytes a distinct line; " : "",
+                    o.no_opt ? "" : "a smaller --opt-memory, --no-opt or "));
     std::uint64_t done = 0;
     memsub_examples::progress_meter progress(o.progress, src->label());
+    if (!o.no_opt) progress.set_then("then the OPT bound's pass");
     // OPT needs every access's next use: keep each line each reference touches (8 bytes each;
     // 16 with the next uses; spilled to a temporary file beyond --opt-memory).
     opt_spool lines(o.opt_memory_mib << 20);
@@ -758,10 +811,17 @@ inline trace_result explore(const options& o, const std::vector<policy_entry>& p
                           .three_c = o.three_c ? std::optional(r->three_c) : std::nullopt});
         split_reads_writes(s, t.rows.back());
     }
-    // An interrupted run skips OPT: its next-use pass would take as long again.
+    // An interrupted run skips OPT: its next-use pass would take as long again. A stop signal
+    // during OPT's own pass drops it too (the trace's other rows are complete), and the run is
+    // partial: the bound it promised is missing.
     if (!o.no_opt && t.interrupted_by == 0) {
         try {
-            for (auto& row : opt_rows(o, lines)) t.rows.push_back(std::move(row));
+            if (auto rows = opt_rows(o, lines, t.label))
+                for (auto& row : *rows) t.rows.push_back(std::move(row));
+            else {
+                t.interrupted_by = memsub_examples::stop_requested();
+                t.opt_interrupted = true;
+            }
         } catch (const std::runtime_error& e) { // the spill file: the other rows stand
             t.opt_problem = e.what();
         }
@@ -795,6 +855,7 @@ inline int run(const options& o, const std::vector<policy_entry>& entries) {
     std::vector<trace_result> results;
     std::vector<std::string> not_run; // traces left out by an interruption
     o.shape.validate("explorer geometry");
+    const memory_phase phase(caches_phase(o));
     const auto policies = select_policies(o, entries, requested_rejected);
     memsub_examples::install_stop_handlers();
     if (o.traces.empty()) results.push_back(explore(o, policies, std::nullopt));
@@ -806,6 +867,10 @@ inline int run(const options& o, const std::vector<policy_entry>& entries) {
     }
     const int signal = memsub_examples::stop_requested();
     for (const auto& r : results) print_table(o, r);
+    // A trace carries no timing: policies that weigh misses by a host-supplied cost say what
+    // they fall back to, so identical rows are not mistaken for a finding.
+    for (const auto& p : policies)
+        if (!p.hints_needed.empty()) fmt::print("\nnote: {} needs {}.\n", p.name, p.hints_needed);
     const std::vector<std::string> output_failures = write_outputs(o, results);
 
     // Problems are reported after the tables, so they are the last thing a user sees: every
@@ -815,34 +880,35 @@ inline int run(const options& o, const std::vector<policy_entry>& entries) {
         if (r.empty()) {
             empty = true;
             fmt::print(stderr,
-                       "explorer: warning: {} holds no accesses (an empty input, or only "
+                       "{}: warning: {} holds no accesses (an empty input, or only "
                        "comments or blank lines); its counts are all 0\n",
-                       r.label);
+                       program, r.label);
         }
         if (!r.error) continue;
         input_failed = true;
-        fmt::print(stderr, "explorer: trace error: {}\n", *r.error);
+        fmt::print(stderr, "{}: trace error: {}\n", program, *r.error);
         if (r.rows.empty())
-            fmt::print(stderr, "explorer: {} was not read\n", r.label);
+            fmt::print(stderr, "{}: {} was not read\n", program, r.label);
         else
-            fmt::print(stderr, "explorer: the results for {} cover the {} accesses before it\n",
+            fmt::print(stderr, "{}: the results for {} cover the {} accesses before it\n", program,
                        r.label, r.accesses_read);
     }
     for (const auto& r : results)
         if (r.opt_problem)
-            fmt::print(stderr, "explorer: the OPT bound of {} was not computed: {}\n", r.label,
+            fmt::print(stderr, "{}: the OPT bound of {} was not computed: {}\n", program, r.label,
                        *r.opt_problem);
-    for (const auto& f : output_failures) fmt::print(stderr, "explorer: output error: {}\n", f);
+    for (const auto& f : output_failures) fmt::print(stderr, "{}: output error: {}\n", program, f);
     for (const auto& p : requested_rejected)
         fmt::print(stderr,
-                   "explorer: requested policy {} did not run (it rejects the geometry, "
+                   "{}: requested policy {} did not run (it rejects the geometry, "
                    "see above)\n",
-                   p);
+                   program, p);
     if (signal != 0) {
-        fmt::print(
-            stderr, "explorer: interrupted by signal {}: the results above are partial{}\n", signal,
-            not_run.empty() ? std::string() : fmt::format("; {} trace(s) not run", not_run.size()));
-        for (const auto& t : not_run) fmt::print(stderr, "explorer: not run: {}\n", t);
+        fmt::print(stderr, "{}: interrupted by signal {}: the results above are partial{}\n",
+                   program, signal,
+                   not_run.empty() ? std::string()
+                                   : fmt::format("; {} trace(s) not run", not_run.size()));
+        for (const auto& t : not_run) fmt::print(stderr, "{}: not run: {}\n", program, t);
         return memsub_examples::stopped_exit_status(signal);
     }
     if (input_failed || !output_failures.empty()) return status::input_error;
@@ -861,26 +927,48 @@ namespace memsub_examples {
 template <class Policies>
 int run_explorer(int argc, char** argv) {
     using namespace explorer_detail;
+    if (argc > 0 && argv[0] != nullptr && *argv[0] != '\0')
+        program = std::filesystem::path(argv[0]).filename().string();
     const std::vector<std::string_view> args(argv + 1, argv + argc);
     const options o = memsub_examples::parse_or_exit(
-        "explorer", [&] { return memsub_examples::parse_explorer_options(args); });
+        program, [&] { return memsub_examples::parse_explorer_options(args); });
     if (o.what == options::action::help) {
-        fmt::print("{}", memsub_examples::explorer_usage);
+        // The usage names the program as it was run (explorer, or a program built on it).
+        std::string usage(memsub_examples::explorer_usage);
+        if (const auto at = usage.find("explorer"); at != std::string::npos)
+            usage.replace(at, 8, program);
+        fmt::print("{}", usage);
         return status::ok;
     }
-    const std::vector<policy_entry> entries = policy_entries<Policies>(o.shape);
+    std::vector<policy_entry> entries;
+    try {
+        entries = policy_entries<Policies>(o.shape);
+    } catch (const std::bad_alloc&) {
+        fmt::print(stderr, "{}: out of memory while naming the policies\n", program);
+        return status::out_of_memory;
+    }
     if (o.what == options::action::list) {
         for (const auto& e : entries) fmt::print("{}\n", e.name);
         fmt::print("{}\n", opt_name);
         for (const auto n : fully_associative_names) fmt::print("{}\n", n);
         return status::ok;
     }
+    // Every output is checked before the run, so a long run cannot end in an output error
+    // that was knowable at its start (the writers still report a failure while writing).
+    try {
+        memsub_examples::check_writable("--csv", o.csv);
+        memsub_examples::check_writable("--json", o.json);
+        memsub_examples::check_writable("--plot", o.plot);
+    } catch (const memsub_examples::option_error& e) {
+        fmt::print(stderr, "{}: {} (nothing was run)\n", program, e.what());
+        return status::usage_error;
+    }
     // OPT: on unless --no-opt; naming it in --policies asks for it (and only then may it stand
     // alone: `--policies opt` runs nothing but the bound).
     const bool opt_named =
         std::find(o.policies.begin(), o.policies.end(), opt_name) != o.policies.end();
     if (opt_named && o.no_opt) {
-        fmt::print(stderr, "explorer: --no-opt contradicts --policies {}\n", opt_name);
+        fmt::print(stderr, "{}: --no-opt contradicts --policies {}\n", program, opt_name);
         return status::usage_error;
     }
     for (const auto& p : o.policies) {
@@ -891,21 +979,20 @@ int run_explorer(int argc, char** argv) {
             std::find(std::begin(fully_associative_names), std::end(fully_associative_names), p) !=
                 std::end(fully_associative_names);
         if (!known) {
-            fmt::print(stderr, "explorer: unknown policy '{}'; --list shows them\n", p);
+            fmt::print(stderr, "{}: unknown policy '{}'; --list shows them\n", program, p);
             return status::usage_error;
         }
     }
     try {
         return run(o, entries);
     } catch (const memsub::config_error& e) {
-        fmt::print(stderr, "explorer: {}\n", e.what());
+        fmt::print(stderr, "{}: {}\n", program, e.what());
         return status::usage_error;
     } catch (const std::bad_alloc&) {
-        fmt::print(stderr, "explorer: out of memory (try a smaller --opt-memory, --no-opt or "
-                           "--limit N)\n");
+        fmt::print(stderr, "{}: out of memory while {}\n", program, memory_use);
         return status::out_of_memory;
     } catch (const std::exception& e) {
-        fmt::print(stderr, "explorer: {}\n", e.what());
+        fmt::print(stderr, "{}: {}\n", program, e.what());
         return status::input_error;
     }
 }

@@ -46,9 +46,9 @@ inline constexpr std::string_view explorer_usage =
     "usage: explorer [options] [TRACE ...]\n"
     "  --trace FILE         a trace to replay (repeatable; bare arguments too)\n"
     "  --format NAME        lackey | din | text | u64 | oracleGeneral (default: detect)\n"
-    "  --sets N             sets (power of two; default 2048)\n"
+    "  --sets N             sets (a power of two, 1..2147483648; default 2048)\n"
     "  --ways N             ways (1..64; default 16)\n"
-    "  --line-bytes N       line size (power of two >= 4; default 64)\n"
+    "  --line-bytes N       line size (a power of two >= 4; default 64)\n"
     "  --policies A,B,...   policies to run (default: all; --list shows them). Belady's\n"
     "                       OPT bound (opt) is added unless --no-opt; --policies opt\n"
     "                       runs the bound alone\n"
@@ -116,11 +116,12 @@ inline explorer_options parse_explorer_options(std::span<const std::string_view>
             o.format = memsub::trace::parse_format(v);
             if (!o.format) throw option_error(fmt::format("unknown format '{}'", v));
         } else if (arg == "--sets")
-            o.shape.sets = parse_unsigned_as<std::uint32_t>(arg, value(), 1);
+            o.shape.sets = parse_power_of_two(arg, value(), 1, std::uint32_t{1} << 31);
         else if (arg == "--ways")
-            o.shape.ways = parse_unsigned_as<std::uint32_t>(arg, value(), 1);
+            o.shape.ways =
+                parse_unsigned_as<std::uint32_t>(arg, value(), 1, memsub::max_entries_per_set);
         else if (arg == "--line-bytes")
-            o.shape.line_bytes = parse_unsigned_as<std::uint32_t>(arg, value(), 1);
+            o.shape.line_bytes = parse_power_of_two(arg, value(), 4, std::uint32_t{1} << 31);
         else if (arg == "--policies")
             o.policies = split_list(value());
         else if (arg == "--no-opt")
@@ -137,9 +138,7 @@ inline explorer_options parse_explorer_options(std::span<const std::string_view>
             o.json = value();
         else if (arg == "--plot") {
             o.plot = value();
-            if (!gnuplot_terminal_for(o.plot))
-                throw option_error(fmt::format(
-                    "--plot {}: unknown plot format; name the file .png, .svg or .pdf", o.plot));
+            (void)plot_terminal_or_throw(arg, o.plot);
         } else if (arg == "--fully-associative")
             o.fully_associative = true;
         else if (arg == "--3c")

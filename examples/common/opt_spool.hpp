@@ -116,61 +116,66 @@ public:
     [[nodiscard]] std::uint64_t references() const noexcept { return references_; }
     [[nodiscard]] bool spilled() const noexcept { return file_ != nullptr; }
 
-    /// Replays the words `keep(word)` selects, in order, as `replay(word, next_use)`, where
-    /// next_use is the position (among the kept words) of the next kept word of the same line,
-    /// or memsub::never. `kept` is how many words `keep` selects.
-    template <class Keep, class Replay>
-    void replay(std::uint64_t kept, Keep&& keep, Replay&& replay) {
+    /// Words between two calls of replay()'s `tick`.
+    static constexpr std::size_t tick_words = std::size_t{1} << 16;
+
+    /// Replays every word, in order, as `replay(word, next_use)`, where next_use is the
+    /// position of the next word of the same line, or memsub::never. Every tick_words words of
+    /// its two passes (next uses backwards, then the replay) it calls `tick(fraction_done)`;
+    /// when that returns false the replay stops and returns false (a stop signal: the replay
+    /// is incomplete, so its result must be dropped). True when every word was replayed.
+    template <class Replay, class Tick>
+    bool replay(Replay&& replay, Tick&& tick) {
         flush();
         memsub::replacement::next_use_tracker tracker;
+        const std::uint64_t n = lines();
+        const double total = 2.0 * static_cast<double>(std::max<std::uint64_t>(n, 1));
+        std::uint64_t seen = 0; // words of both passes gone through
+        const auto ticked = [&](std::uint64_t words) {
+            seen += words;
+            return tick(static_cast<double>(seen) / total);
+        };
         if (!spilled()) {
-            std::vector<std::uint64_t> next(kept, memsub::never);
-            std::uint64_t pos = kept;
-            for (std::size_t i = words_.size(); i-- > 0;)
-                if (keep(words_[i])) {
-                    --pos;
-                    next[pos] = tracker.observe(memsub::line_address{words_[i] & line_mask}, pos);
-                }
-            pos = 0;
-            for (const std::uint64_t w : words_)
-                if (keep(w)) replay(w, next[pos++]);
-            return;
+            std::vector<std::uint64_t> next(n);
+            for (std::size_t end = n; end > 0;) { // a tick's words at a time
+                const std::size_t begin = end > tick_words ? end - tick_words : 0;
+                for (std::size_t i = end; i-- > begin;)
+                    next[i] = tracker.observe(memsub::line_address{words_[i] & line_mask}, i);
+                if (!ticked(end - begin)) return false;
+                end = begin;
+            }
+            for (std::size_t begin = 0; begin < n; begin += tick_words) {
+                const std::size_t end = std::min<std::size_t>(n, begin + tick_words);
+                for (std::size_t i = begin; i < end; ++i) replay(words_[i], next[i]);
+                if (!ticked(end - begin)) return false;
+            }
+            return true;
         }
         // Spilled: backwards a block at a time, the next uses of each block written to a second
-        // file at their kept positions; then forwards through both.
+        // file at their positions; then forwards through both.
         spill_file next_file;
-        std::vector<std::uint64_t> block(block_words), next_block;
-        next_block.reserve(block_words);
-        std::uint64_t pos = kept;
-        for (std::uint64_t end = spilled_; end > 0;) {
+        std::vector<std::uint64_t> block(block_words), next_block(block_words);
+        for (std::uint64_t end = n; end > 0;) {
             const std::uint64_t begin = end > block_words ? end - block_words : 0;
             const std::span<std::uint64_t> b(block.data(), end - begin);
+            const std::span<std::uint64_t> next(next_block.data(), b.size());
             file_->read_at(begin, b);
-            next_block.clear();
             for (std::size_t i = b.size(); i-- > 0;)
-                if (keep(b[i])) {
-                    --pos;
-                    next_block.push_back(
-                        tracker.observe(memsub::line_address{b[i] & line_mask}, pos));
-                }
-            std::reverse(next_block.begin(), next_block.end());
-            next_file.write_at(pos, next_block);
+                next[i] = tracker.observe(memsub::line_address{b[i] & line_mask}, begin + i);
+            next_file.write_at(begin, next);
+            if (!ticked(b.size())) return false;
             end = begin;
         }
-        std::uint64_t next_pos = 0;
-        for (std::uint64_t begin = 0; begin < spilled_; begin += block_words) {
-            const std::span<std::uint64_t> b(
-                block.data(), std::min<std::uint64_t>(block_words, spilled_ - begin));
+        for (std::uint64_t begin = 0; begin < n; begin += block_words) {
+            const std::size_t count = std::min<std::uint64_t>(block_words, n - begin);
+            const std::span<std::uint64_t> b(block.data(), count);
+            const std::span<std::uint64_t> next(next_block.data(), count);
             file_->read_at(begin, b);
-            std::size_t k = 0;
-            for (const std::uint64_t w : b) k += keep(w) ? 1 : 0;
-            next_block.resize(k);
-            next_file.read_at(next_pos, next_block);
-            next_pos += k;
-            k = 0;
-            for (const std::uint64_t w : b)
-                if (keep(w)) replay(w, next_block[k++]);
+            next_file.read_at(begin, next);
+            for (std::size_t i = 0; i < count; ++i) replay(b[i], next[i]);
+            if (!ticked(count)) return false;
         }
+        return true;
     }
 
 private:

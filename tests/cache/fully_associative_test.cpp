@@ -231,3 +231,51 @@ TEST_CASE("3C: Hill's identities hold on a seeded stream for several organisatio
         if (ways == 1) CHECK(n.conflict > 0); // a direct-mapped cache has conflict misses
     }
 }
+
+TEST_CASE("line-crossing references: one rule for the set engine, the fully associative cache "
+          "and the 3C split") {
+    // References of 1..200 bytes at any offset, so many cross one or more line boundaries.
+    xoshiro256ss rng(42);
+    std::vector<memsub::access> s(40000);
+    for (auto& a : s) {
+        a.address = byte_address{rng.below(600) * line_bytes + rng.below(line_bytes)};
+        a.size = static_cast<std::uint32_t>(1 + rng.below(200));
+        a.kind = rng.below(4) == 0 ? access_kind::store : access_kind::load;
+    }
+    const std::uint64_t crossing =
+        static_cast<std::uint64_t>(std::count_if(s.begin(), s.end(), [](const memsub::access& a) {
+            return a.address.value % line_bytes + a.size > line_bytes;
+        }));
+    REQUIRE(crossing > s.size() / 2);
+
+    // A one-set LRU of the set engine and the fully associative LRU of the same 64 lines are
+    // the same cache: equal counts reference by reference.
+    cache::set_associative_cache<replacement::lru> one_set(
+        geometry{.sets = 1, .ways = 64, .line_bytes = line_bytes});
+    fully_associative_cache<cache::fa_lru> fa(64, line_bytes);
+    cache::three_c_classifier cls(64, line_bytes);
+    std::uint64_t lines_touched = 0, agree = 0;
+    for (const auto& a : s) {
+        const bool engine_missed = one_set.access_spanning(a, [](const auto&) noexcept {});
+        const bool fa_missed =
+            fa.access_spanning(a, [&](const cache::fa_result&) noexcept { ++lines_touched; });
+        agree += engine_missed == fa_missed;
+        cls.classify(a, !engine_missed);
+    }
+    CHECK(agree == s.size());
+    CHECK(lines_touched > s.size());          // every line of a crossing reference was accessed
+    CHECK(fa.stats().accesses() == s.size()); // one access per reference
+    CHECK(fa.stats().misses() == one_set.stats().misses());
+    for (std::size_t k = 0; k < access_kind_count; ++k) {
+        CHECK(fa.stats().by_kind[k].accesses == one_set.stats().by_kind[k].accesses);
+        CHECK(fa.stats().by_kind[k].misses == one_set.stats().by_kind[k].misses);
+    }
+    // The 3C split of that cache: no conflict misses, Hill's conflict 0, and its misses are the
+    // cache's.
+    CHECK(cls.counts().conflict == 0);
+    CHECK(cls.counts().hill_conflict() == 0);
+    CHECK(cls.counts().misses() == one_set.stats().misses());
+    // A reference over two new lines is one compulsory miss: fewer than the lines seen.
+    CHECK(cls.counts().compulsory > 0);
+    CHECK(cls.counts().compulsory < cls.footprint_lines());
+}

@@ -3,20 +3,24 @@
 # programs' command-line behaviour, registered in examples/CMakeLists.txt).
 #
 #   expect_run.sh [--code N] [--out RE] [--err RE] [--no-out RE] [--no-err RE] [--file F RE]
-#                 [--no-file F] [--signal SIG --after SECONDS] [--in DIR] -- PROGRAM ARGS...
+#                 [--no-file F] [--no-file-match F RE] [--signal SIG --after SECONDS] [--in DIR]
+#                 -- PROGRAM ARGS...
 #
 # --code N         the exit status must be N (default 0)
 # --out/--err RE   stdout/stderr must match the extended regular expression RE (repeatable)
 # --no-out/--no-err RE   ... must not match RE
 # --file F RE      file F must exist after the run and match RE
 # --no-file F      file F must not exist after the run
+# --no-file-match F RE   file F must exist after the run and not match RE
 # --distinct F RE N   the matches of RE in file F (grep -o) are at least N and all different
 # --signal SIG --after S   send SIG to the program S seconds after it starts
+# --signal SIG --when-err RE   ... as soon as its stderr matches RE (polled; at most 120 s)
 # --in DIR         run in DIR (created; files named by --file are relative to it)
 set -uo pipefail
 
-code=0 signal="" after=1 dir=""
+code=0 signal="" after=1 when_err="" dir=""
 out_re=() err_re=() no_out_re=() no_err_re=() file_checks=() no_files=() distinct=()
+no_file_matches=()
 while [[ $# -gt 0 && "$1" != "--" ]]; do
     case "$1" in
     --code) code="$2"; shift 2 ;;
@@ -26,9 +30,11 @@ while [[ $# -gt 0 && "$1" != "--" ]]; do
     --no-err) no_err_re+=("$2"); shift 2 ;;
     --file) file_checks+=("$2" "$3"); shift 3 ;;
     --no-file) no_files+=("$2"); shift 2 ;;
+    --no-file-match) no_file_matches+=("$2" "$3"); shift 3 ;;
     --distinct) distinct+=("$2" "$3" "$4"); shift 4 ;;
     --signal) signal="$2"; shift 2 ;;
     --after) after="$2"; shift 2 ;;
+    --when-err) when_err="$2"; shift 2 ;;
     --in) dir="$2"; shift 2 ;;
     *) echo "expect_run.sh: unknown option $1" >&2; exit 2 ;;
     esac
@@ -47,7 +53,15 @@ if [[ -n "$signal" ]]; then
     set -m
     "$@" >"$out" 2>"$err" &
     pid=$!
-    sleep "$after"
+    if [[ -n "$when_err" ]]; then
+        for ((tries = 0; tries < 1200; ++tries)); do
+            grep -Eq -- "$when_err" "$err" && break
+            kill -0 "$pid" 2>/dev/null || break
+            sleep 0.1
+        done
+    else
+        sleep "$after"
+    fi
     kill -s "$signal" "$pid" 2>/dev/null
     wait "$pid"
     status=$?
@@ -69,6 +83,11 @@ for ((i = 0; i < ${#file_checks[@]}; i += 2)); do
     grep -Eq -- "$re" "$f" || fail "file $f does not match: $re"
 done
 for f in "${no_files[@]+"${no_files[@]}"}"; do [[ ! -e "$f" ]] || fail "file $f exists"; done
+for ((i = 0; i < ${#no_file_matches[@]}; i += 2)); do
+    f="${no_file_matches[i]}" re="${no_file_matches[i + 1]}"
+    if [[ ! -f "$f" ]]; then fail "file $f was not written"; continue; fi
+    ! grep -Eq -- "$re" "$f" || fail "file $f matches: $re"
+done
 for ((i = 0; i < ${#distinct[@]}; i += 3)); do
     f="${distinct[i]}" re="${distinct[i + 1]}" n="${distinct[i + 2]}"
     if [[ ! -f "$f" ]]; then fail "file $f was not written"; continue; fi

@@ -1,7 +1,7 @@
 // The explorer's OPT line stream (examples/common/opt_spool.hpp): spilled to a temporary file or
 // kept in memory, it replays the same words with the same next uses as the library's in-memory
-// next_use_positions over the kept words, for the set-associative stream (every line) and the
-// fully associative one (first lines only); and the progress meter's time text.
+// next_use_positions; a replay stopped by its progress tick (a stop signal) says so; and the
+// progress meter's time text.
 #include <doctest/doctest.h>
 
 #include <memsub/core/access.hpp>
@@ -33,13 +33,23 @@ std::vector<memsub::access> references(std::size_t n, std::uint64_t seed) {
     return v;
 }
 
-/// Replays `spool` keeping `keep`, collecting (word, next use).
-template <class Keep>
-std::vector<std::pair<std::uint64_t, std::uint64_t>> replayed(opt_spool& spool, std::uint64_t kept,
-                                                              Keep keep) {
+/// Replays `spool`, collecting (word, next use); stops after `stop_after` ticks.
+std::vector<std::pair<std::uint64_t, std::uint64_t>>
+replayed(opt_spool& spool, bool* completed = nullptr, std::size_t stop_after = ~std::size_t{0}) {
     std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
-    spool.replay(kept, keep,
-                 [&](std::uint64_t w, std::uint64_t next) { out.emplace_back(w, next); });
+    std::size_t ticks = 0;
+    double last = 0;
+    bool rising = true;
+    const bool done =
+        spool.replay([&](std::uint64_t w, std::uint64_t next) { out.emplace_back(w, next); },
+                     [&](double fraction) {
+                         rising = rising && fraction > last && fraction <= 1.0;
+                         last = fraction;
+                         return ++ticks < stop_after;
+                     });
+    CHECK(rising);
+    if (done) CHECK(last == 1.0);
+    if (completed != nullptr) *completed = done;
     return out;
 }
 
@@ -60,7 +70,7 @@ TEST_CASE("opt_spool: spilled and in-memory replays equal the reference next use
     CHECK(spilled.references() == refs.size());
 
     // The reference: every line of every reference, in order, its flags, and next uses from
-    // the library's next_use_positions over the kept words only.
+    // the library's next_use_positions.
     std::vector<std::uint64_t> words;
     for (const auto& a : refs) {
         const std::uint64_t first = a.address.value >> 6,
@@ -69,26 +79,30 @@ TEST_CASE("opt_spool: spilled and in-memory replays equal the reference next use
             words.push_back(l | (memsub::is_write(a.kind) ? opt_spool::write_flag : 0) |
                             (l != first ? opt_spool::continues_flag : 0));
     }
-    for (const bool first_lines_only : {false, true}) {
-        CAPTURE(first_lines_only);
-        const auto keep = [&](std::uint64_t w) {
-            return !first_lines_only || (w & opt_spool::continues_flag) == 0;
-        };
-        std::vector<std::uint64_t> kept_words;
-        std::vector<memsub::line_address> kept_lines;
-        for (const auto w : words)
-            if (keep(w)) {
-                kept_words.push_back(w);
-                kept_lines.push_back(memsub::line_address{w & opt_spool::line_mask});
-            }
-        const auto next = memsub::replacement::next_use_positions(kept_lines);
-        const std::uint64_t kept = first_lines_only ? refs.size() : words.size();
-        REQUIRE(kept_words.size() == kept);
-        std::vector<std::pair<std::uint64_t, std::uint64_t>> expected;
-        for (std::size_t i = 0; i < kept_words.size(); ++i)
-            expected.emplace_back(kept_words[i], next[i]);
-        CHECK(replayed(in_memory, kept, keep) == expected);
-        CHECK(replayed(spilled, kept, keep) == expected);
+    std::vector<memsub::line_address> lines;
+    for (const auto w : words) lines.push_back(memsub::line_address{w & opt_spool::line_mask});
+    const auto next = memsub::replacement::next_use_positions(lines);
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> expected;
+    for (std::size_t i = 0; i < words.size(); ++i) expected.emplace_back(words[i], next[i]);
+    CHECK(replayed(in_memory) == expected);
+    CHECK(replayed(spilled) == expected);
+}
+
+TEST_CASE("opt_spool: a replay stopped by its tick says so and stops early") {
+    const auto refs = references(3 * opt_spool::block_words / 2, 7);
+    opt_spool in_memory(std::uint64_t{1} << 40), spilled(0);
+    for (const auto& a : refs) {
+        in_memory.add(a, 6);
+        spilled.add(a, 6);
+    }
+    for (opt_spool* spool : {&in_memory, &spilled}) {
+        bool completed = true;
+        const auto out = replayed(*spool, &completed, 2); // stop at the second tick
+        CHECK_FALSE(completed);
+        CHECK(out.size() < spool->lines());
+        completed = false;
+        CHECK(replayed(*spool, &completed).size() == spool->lines()); // not used up by a stop
+        CHECK(completed);
     }
 }
 

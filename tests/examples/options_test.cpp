@@ -85,9 +85,23 @@ TEST_CASE("the explorer's command line") {
     CHECK(parse({"--help", "--bogus"}).what == explorer_options::action::help);
     CHECK(parse({"--list"}).what == explorer_options::action::list);
     CHECK(error_of([] { parse({"--sets", "4294968320"}); }).find("--sets = 4294968320") == 0);
+    // Each option states its own range, not its field's (ways: 1..64; sets: powers of two).
     CHECK(error_of([] {
               parse({"--ways", "0"});
-          }) == "--ways = 0 is out of range: it must be in 1..4294967295");
+          }) == "--ways = 0 is out of range: it must be in 1..64");
+    CHECK(error_of([] {
+              parse({"--ways", "65"});
+          }) == "--ways = 65 is out of range: it must be in 1..64");
+    CHECK(error_of([] {
+              parse({"--sets", "1000"});
+          }) == "--sets = 1000 is not a power of two (try 512 or 1024)");
+    CHECK(error_of([] {
+              parse({"--sets", "4294967296"});
+          }) == "--sets = 4294967296 is out of range: it must be in 1..2147483648");
+    CHECK(error_of([] {
+              parse({"--line-bytes", "2"});
+          }) == "--line-bytes = 2 is out of range: it must be in 4..2147483648");
+    CHECK(parse({"--sets", "2147483648"}).shape.sets == 2147483648u);
     CHECK(error_of([] { parse({"--plot", "out.gif"}); }).find("--plot out.gif: unknown plot") == 0);
     CHECK(error_of([] { parse({"--csv"}); }) == "--csv needs a value");
     CHECK(error_of([] { parse({"--format", "xml"}); }) == "unknown format 'xml'");

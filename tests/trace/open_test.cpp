@@ -3,10 +3,17 @@
 #include <memsub/core/rng.hpp>
 #include <memsub/trace/all.hpp>
 
+#include <fmt/core.h>
+
+#include <sys/stat.h> // mkfifo
+
 #include <chrono>
 #include <fstream>
+#include <optional>
 #include <sstream>
+#include <streambuf>
 #include <string>
+#include <thread>
 #include <vector>
 
 using memsub::access_kind;
@@ -238,5 +245,99 @@ TEST_CASE("stream_source: lines equal a naive split, for every buffer size") {
         }
         CHECK(i == lines.size());
         CHECK(src.byte_offset() == text.size());
+    }
+}
+
+namespace {
+/// A stream that cannot seek and hands out at most `piece` bytes per read, as a pipe does.
+class trickle_buf : public std::streambuf {
+public:
+    trickle_buf(std::string bytes, std::size_t piece) : bytes_(std::move(bytes)), piece_(piece) {}
+
+protected:
+    int_type underflow() override {
+        if (at_ >= bytes_.size()) return traits_type::eof();
+        const std::size_t n = std::min(piece_, bytes_.size() - at_);
+        char* p = bytes_.data() + at_;
+        setg(p, p, p + n);
+        at_ += n;
+        return traits_type::to_int_type(*p);
+    }
+
+private:
+    std::string bytes_;
+    std::size_t piece_;
+    std::size_t at_ = 0;
+};
+
+std::string lackey_text(std::size_t records) {
+    std::string s = "==1== Lackey, an example Valgrind tool\n";
+    for (std::size_t i = 0; i < records; ++i)
+        s += fmt::format("I  {:08x},3\n {} {:09x},8\n", 0x400000 + 4 * i, i % 3 ? 'L' : 'S',
+                         0x7ff000000 + 64 * i);
+    return s;
+}
+} // namespace
+
+TEST_CASE("detection by content consumes nothing: a stream that cannot be rewound") {
+    // Every record of each format must arrive, the ones in the first detection window too
+    // (they were once read by detection and lost by the reader, which opened the input again).
+    const std::string lackey = lackey_text(3000); // well beyond the 4 KiB detection window
+    const std::string din = [] {
+        std::string s;
+        for (int i = 0; i < 5000; ++i) s += fmt::format("{} {:x}\n", i % 2, 0x1000 + 64 * i);
+        return s;
+    }();
+    for (const std::size_t piece : {std::size_t{1}, std::size_t{100}, std::size_t{1} << 16}) {
+        CAPTURE(piece);
+        trickle_buf lb(lackey, piece), db(din, piece);
+        std::istream ls(&lb), ds(&db);
+        any_reader lr = open_trace(ls, "lackey pipe");
+        CHECK(lr.index() == static_cast<std::size_t>(trace_format::lackey));
+        CHECK(for_each_access(lr, [](const memsub::access&) {}) == 3000);
+        CHECK(instructions(lr) == std::optional<std::uint64_t>(3000));
+        any_reader dr = open_trace(ds, "din pipe");
+        CHECK(dr.index() == static_cast<std::size_t>(trace_format::din));
+        std::uint64_t expect = 0x1000;
+        bool in_order = true;
+        CHECK(for_each_access(dr, [&](const memsub::access& a) {
+                  in_order = in_order && a.address.value == expect;
+                  expect += 64;
+              }) == 5000);
+        CHECK(in_order);
+    }
+}
+
+#ifdef __unix__
+TEST_CASE("open_trace on a FIFO delivers the same records as on the file") {
+    const trace_test::temp_file fifo("pipe_fifo");
+    const std::string text = lackey_text(2500);
+    REQUIRE(::mkfifo(fifo.path.c_str(), 0600) == 0);
+    std::thread writer([&] {
+        std::ofstream out(fifo.path, std::ios::binary);
+        out.write(text.data(), static_cast<std::streamsize>(text.size()));
+    });
+    any_reader r = open_trace(fifo.path); // no extension: detected from the content
+    std::uint64_t stores = 0;
+    const auto n = for_each_access(
+        r, [&](const memsub::access& a) { stores += a.kind == access_kind::store; });
+    writer.join();
+    CHECK(n == 2500);
+    CHECK(stores == 834); // records 0, 3, 6, ... are stores
+}
+#endif
+
+TEST_CASE("an Accel-Sim SASS trace is named as one, not misread as text") {
+    const trace_test::temp_file by_name("kernel-1.traceg"), by_content("kernel_dump.txt");
+    by_name.write("-kernel name = k\n");
+    by_content.write("\n-kernel name = _Z6kernelPf\n-kernel id = 1\n#BEGIN_TB\n");
+    for (const auto* f : {&by_name, &by_content}) {
+        CAPTURE(f->path);
+        try {
+            (void)open_trace(f->path);
+            FAIL("no error");
+        } catch (const memsub::input_error& e) {
+            CHECK(e.problem() == memsub::trace::detail::accel_sim_trace_problem);
+        }
     }
 }

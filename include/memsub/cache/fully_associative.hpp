@@ -23,11 +23,14 @@
 // not modelled in bits (a reference model).
 #pragma once
 
+#include <algorithm>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <memsub/cache/access_result.hpp>
@@ -233,7 +236,8 @@ public:
 
     MEMSUB_ALWAYS_INLINE fa_result access(const memsub::access& a) noexcept {
         const std::uint64_t line = a.address.value >> line_shift_;
-        const bool write = is_write(a.kind);
+        // A read-modify-write is a read that leaves the line dirty (as in the set engine).
+        const bool write = is_write(a.kind) || a.read_modify_write;
         auto& kind = stats_.by_kind[static_cast<std::size_t>(a.kind)];
         ++kind.accesses;
         fa_result r;
@@ -268,6 +272,51 @@ public:
         // A writeback from above overwrites the whole line: nothing is fetched.
         stats_.bytes_fetched += a.kind == access_kind::writeback ? 0u : line_bytes();
         return r;
+    }
+
+    /// A reference whose bytes [address, address + size) may cross line boundaries, counted
+    /// by the rule of basic_cache::access_spanning (valgrind's cachegrind): every line it
+    /// touches is accessed in address order, changing the cache's state as `access` does and
+    /// reported to `sink(const fa_result&)`, but the reference counts as one access of its kind
+    /// with at most one miss. Returns whether any line missed. One rule for every organisation,
+    /// so a one-set cache of the set engine and this cache of the same capacity agree.
+    template <class Sink>
+    bool access_spanning(const memsub::access& a,
+                         Sink&& sink) noexcept(noexcept(sink(std::declval<const fa_result&>()))) {
+        const std::uint64_t line = std::uint64_t{1} << line_shift_;
+        if (a.size == 0 || (a.address.value & (line - 1)) + a.size <= line) [[likely]] {
+            const fa_result r = access(a);
+            sink(r);
+            return !r.hit;
+        }
+        auto& kind = stats_.by_kind[static_cast<std::size_t>(a.kind)];
+        memsub::access piece = a;
+        std::uint64_t left = a.size;
+        bool missed = false;
+        for (bool first = true; left != 0; first = false) {
+            const std::uint64_t in_line = line - (piece.address.value & (line - 1));
+            piece.size = static_cast<std::uint32_t>(std::min(left, in_line));
+            const fa_result r = access(piece);
+            if (!first) { // the same reference: one access, and one miss at most
+                --kind.accesses;
+                if (!r.hit && missed) --kind.misses;
+            }
+            missed |= !r.hit;
+            sink(r);
+            left -= piece.size;
+            if (piece.address.value > ~std::uint64_t{0} - in_line) break; // top of the space
+            piece.address = byte_address{piece.address.value + in_line};
+        }
+        return missed;
+    }
+
+    /// Every reference of `batch` through access_spanning; `sink(const access&, const
+    /// fa_result&)` receives each line's result with the reference it belongs to.
+    template <class Sink>
+    void access_all_spanning(std::span<const memsub::access> batch, Sink&& sink) noexcept(
+        noexcept(sink(batch[0], std::declval<const fa_result&>()))) {
+        for (const memsub::access& a : batch)
+            (void)access_spanning(a, [&](const fa_result& r) { sink(a, r); });
     }
 
 private:

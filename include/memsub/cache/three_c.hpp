@@ -12,6 +12,8 @@
 // reports `fa_misses_hit` — accesses the cache hit while the fully associative LRU missed — and
 // Hill's signed conflict count is conflict − fa_misses_hit (`hill_conflict()`).
 //
+// A reference that crosses a line boundary is one access over every line it touches, the rule
+// of basic_cache::access_spanning (cachegrind's): the cache under study must count it so too.
 // Feed every access of the stream, in order, with the cache's own outcome (`hit`): the
 // classifier keeps its own fully associative LRU and the set of lines seen so far. Memory: the
 // LRU is fixed at construction; the seen-line set grows with the stream's footprint (8 bytes per
@@ -57,23 +59,11 @@ public:
 
     /// Classifies access `a`, which the cache under study hit (`hit`) or missed.
     miss_class classify(const access& a, bool hit) {
-        const bool fa_hit = fa_.access(a).hit;
-        const bool first = remember(a.address.value >> line_shift_);
-        ++counts_.accesses;
-        if (hit) {
-            counts_.fa_misses_hit += !fa_hit;
-            return miss_class::hit;
-        }
-        if (first) {
-            ++counts_.compulsory;
-            return miss_class::compulsory;
-        }
-        if (!fa_hit) {
-            ++counts_.capacity;
-            return miss_class::capacity;
-        }
-        ++counts_.conflict;
-        return miss_class::conflict;
+        const reference ref = observe(a);
+        count(counts_, ref, hit);
+        if (hit) return miss_class::hit;
+        if (ref.first) return miss_class::compulsory;
+        return ref.fa_hit ? miss_class::conflict : miss_class::capacity;
     }
 
     /// The fully associative LRU's own outcome for the same stream, and the first-reference
@@ -82,10 +72,24 @@ public:
         bool fa_hit = false;
         bool first = false;
     };
+    /// A reference whose bytes cross a line boundary touches every line it covers, as in
+    /// basic_cache::access_spanning (one access, at most one miss): the fully associative LRU
+    /// hits it when every line hits, and it is a first reference when any of its lines is. So a
+    /// one-set cache of the same capacity under LRU has no conflict misses, whatever the trace.
     reference observe(const access& a) {
         reference r;
-        r.fa_hit = fa_.access(a).hit;
-        r.first = remember(a.address.value >> line_shift_);
+        r.fa_hit = !fa_.access_spanning(a, [](const fa_result&) noexcept {});
+        const std::uint64_t first_line = a.address.value >> line_shift_;
+        std::uint64_t last_line = first_line;
+        if (a.size > 1) {
+            const std::uint64_t end = a.address.value + (a.size - 1);
+            last_line =
+                end < a.address.value ? ~std::uint64_t{0} >> line_shift_ : end >> line_shift_;
+        }
+        for (std::uint64_t l = first_line;; ++l) {
+            r.first |= remember(l);
+            if (l == last_line) break;
+        }
         return r;
     }
     /// Counts one access of a cache whose outcome was `hit`, given observe()'s reference.

@@ -54,6 +54,10 @@
 //       replacement and that has neither sized form (R4, R6). The engine calls it for a
 //       conventional miss into a full set (P4 with one victim, then P5 into its entry);
 //       `check_replacement_contract` checks that it matches the three hooks (K8).
+//   O8. `P::host_hints_needed` — a `static constexpr std::string_view` saying which host hints
+//       (core/access.hpp `host_hints`) the policy needs to differ from a simpler policy, and
+//       what it does without them. Documentation a tool can show: a host without those hints
+//       (a trace replay with no timing) then tells its user why the rows look alike.
 // A policy author's helpers: core/types.hpp (entry masks: `lowest_entry`, `bit_of`,
 // `low_bits_mask`, `contains`), core/byte_match.hpp (recency rows: `recency_promote`,
 // `recency_demote`, `byte_equal_mask`), replacement/detail/rrpv_state.hpp (RRPV rows with ageing).
@@ -286,6 +290,12 @@ template <class P>
 concept fuses_replacement = requires(P& p, set_index s, entry_mask m, const access& a) {
     { p.replace(s, m, a) }
     noexcept->std::same_as<entry_index>;
+};
+
+/// O8: the policy states the host hints it needs.
+template <class P>
+concept states_host_hints = requires {
+    { P::host_hints_needed } -> std::convertible_to<std::string_view>;
 };
 
 /// O5: the policy's per-set rows may be hosted by the engine.

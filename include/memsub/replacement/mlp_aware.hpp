@@ -105,6 +105,10 @@ struct mlp_aware_params {
 class mlp_aware {
 public:
     static constexpr std::string_view component = "memsub::replacement::mlp_aware";
+    /// O8: what it needs from the host.
+    static constexpr std::string_view host_hints_needed =
+        "each miss's MLP-based cost in hints.miss_cost_cycles (or update_cost): without costs "
+        "every cost_q is 0, LIN's ties go to the LRU end, and it replaces exactly as LRU";
     using params = mlp_aware_params;
     static constexpr std::uint32_t lin = 0;
     static constexpr std::uint32_t lru = 1;

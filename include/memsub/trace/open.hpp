@@ -10,7 +10,12 @@
 //       control byte → binary, which cannot be told apart reliably: input_error asking for an
 //       explicit format; a Valgrind message ("==pid==") or a Lackey record ("I  a,n", " L a,n",
 //       " S a,n", " M a,n") → lackey; "<0-5> <hex> …" → din; anything else → text.
+//       An Accel-Sim SASS trace (*.traceg, or "-kernel name" / "#BEGIN_TB" lines) is an
+//       input_error saying so: its records are warp instructions (trace/accel_sim_reader.hpp).
 //   open_trace(file, format, options) / open_trace(file, options) → any_reader (a std::variant)
+//       The file is opened once; detection by content reads its first bytes from the stream the
+//       reader then continues, so a pipe (`/dev/stdin`) delivers every record.
+//   open_trace(stream, name[, format], options)  the same over an open std::istream (std::cin)
 //   for_each_access(reader, f)  calls f(const memsub::access&) for every record; returns the
 //                               count. For `any_reader` the variant is visited once, outside the
 //                               loop, so the per-record path has no variant dispatch.
@@ -21,6 +26,8 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <istream>
+#include <memory>
 #include <optional>
 #include <span>
 #include <string>
@@ -81,6 +88,12 @@ using any_reader = std::variant<lackey_reader, dinero_reader, text_reader, binar
                                 oracle_general_reader>;
 
 namespace detail {
+/// The problem an Accel-Sim SASS trace is reported with: it holds warp instructions, which no
+/// per-access reader of `any_reader` decodes.
+inline constexpr std::string_view accel_sim_trace_problem =
+    "an Accel-Sim SASS trace (kernel-N.traceg: warp instructions, not single accesses); "
+    "read it with memsub::trace::accel_sim_reader";
+
 [[nodiscard]] inline std::optional<trace_format> format_from_name(const std::filesystem::path& f) {
     const std::string name = f.filename().string();
     if (name.find(".oracleGeneral") != std::string::npos) return trace_format::oracle_general;
@@ -88,6 +101,9 @@ namespace detail {
     if (ext == ".din") return trace_format::din;
     if (ext == ".u64" || ext == ".bin") return trace_format::u64;
     if (ext == ".lackey") return trace_format::lackey;
+    if (ext == ".traceg")
+        throw input_error(f.string(), input_error::position_kind::byte_offset, 0,
+                          accel_sim_trace_problem);
     return std::nullopt;
 }
 
@@ -123,30 +139,41 @@ namespace detail {
     return parse_hex(addr, v, bad) == number_status::ok;
 }
 
-[[nodiscard]] inline trace_format format_from_content(const std::filesystem::path& file) {
-    std::ifstream in(file, std::ios::binary);
-    if (!in.is_open())
-        throw input_error(file.string(), input_error::position_kind::byte_offset, 0,
-                          "cannot open file for reading");
-    char buf[4096];
-    in.read(buf, sizeof buf);
-    const auto n = static_cast<std::size_t>(in.gcount());
-    for (std::size_t i = 0; i < n; ++i) {
-        const auto c = static_cast<unsigned char>(buf[i]);
+/// Bytes of an input's start that format detection examines.
+inline constexpr std::size_t sniff_bytes = 4096;
+
+/// True when `line` starts a header or thread block of an Accel-Sim SASS trace.
+[[nodiscard]] inline bool looks_like_accel_sim_line(std::string_view line) noexcept {
+    return line.starts_with("-kernel name") || line.starts_with("-kernel id") ||
+           line.starts_with("-grid dim") || line.starts_with("-accelsim tracer version") ||
+           line.starts_with("#BEGIN_TB") || line.starts_with("#traces format");
+}
+
+/// The format of an input whose first bytes are `head` (at most sniff_bytes; all of the input
+/// when it is shorter). `name` is for the error messages.
+[[nodiscard]] inline trace_format format_from_head(std::string_view head, const std::string& name) {
+    for (std::size_t i = 0; i < head.size(); ++i) {
+        const auto c = static_cast<unsigned char>(head[i]);
         if (c < 0x20 && c != '\n' && c != '\r' && c != '\t')
-            throw input_error(file.string(), input_error::position_kind::byte_offset, i,
+            throw input_error(name, input_error::position_kind::byte_offset, i,
                               "binary content; cannot detect the trace format (name it: u64 or "
                               "oracleGeneral)");
     }
-    std::string_view text(buf, n);
+    const bool whole = head.size() < sniff_bytes; // the input ended within the window
+    std::string_view text = head;
+    std::uint64_t line_number = 0;
     while (!text.empty()) {
         const std::size_t nl = text.find('\n');
         const bool complete = nl != std::string_view::npos;
         std::string_view line = text.substr(0, complete ? nl : text.size());
         text.remove_prefix(complete ? nl + 1 : text.size());
-        if (!complete && n == sizeof buf) break; // a line cut by the sniff window
+        ++line_number;
+        if (!complete && !whole) break; // a line cut by the sniff window
         if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
         if (is_blank_line(line)) continue;
+        if (looks_like_accel_sim_line(line))
+            throw input_error(name, input_error::position_kind::line_number, line_number,
+                              accel_sim_trace_problem);
         if (line.starts_with("==") || looks_like_lackey_record(line)) return trace_format::lackey;
         if (looks_like_din_record(line)) return trace_format::din;
         const std::size_t first = line.find_first_not_of(" \t");
@@ -154,6 +181,25 @@ namespace detail {
         return trace_format::text;
     }
     return trace_format::text; // empty or comments only: any text reader yields nothing
+}
+
+/// Reads up to sniff_bytes of `*input.in` into `input.head` (fewer only at the end of input).
+inline void read_head(read_ahead_input& input) {
+    input.head.resize(sniff_bytes);
+    std::size_t got = 0;
+    while (got < sniff_bytes && *input.in) { // a pipe may deliver a short read
+        input.in->read(input.head.data() + got, static_cast<std::streamsize>(sniff_bytes - got));
+        got += static_cast<std::size_t>(input.in->gcount());
+    }
+    input.head.resize(got);
+    if (input.in->bad())
+        throw input_error(input.name, input_error::position_kind::byte_offset, got, "read error");
+}
+
+[[nodiscard]] inline trace_format format_from_content(const std::filesystem::path& file) {
+    read_ahead_input input = read_ahead_input::open(file);
+    read_head(input);
+    return format_from_head(input.head, input.name);
 }
 } // namespace detail
 
@@ -181,10 +227,57 @@ namespace detail {
                        "must be a trace_format");
 }
 
-/// Opens `file` in the format `detect_format` finds.
+namespace detail {
+/// A reader of `format` over `input` (its read-ahead bytes first).
+[[nodiscard]] inline any_reader open_read_ahead(read_ahead_input&& input, trace_format format,
+                                                const open_options& o) {
+    switch (format) {
+    case trace_format::lackey:
+        return any_reader{std::in_place_type<lackey_reader>, std::move(input), o.lackey};
+    case trace_format::din:
+        return any_reader{std::in_place_type<dinero_reader>, std::move(input), o.din};
+    case trace_format::text:
+        return any_reader{std::in_place_type<text_reader>, std::move(input), o.text};
+    case trace_format::u64:
+        return any_reader{std::in_place_type<binary_u64_reader>, std::move(input), o.u64};
+    case trace_format::oracle_general:
+        return any_reader{std::in_place_type<oracle_general_reader>, std::move(input),
+                          o.oracle_general};
+    }
+    throw config_error("memsub::trace::open_trace", "format", static_cast<std::uint64_t>(format),
+                       "must be a trace_format");
+}
+} // namespace detail
+
+/// Opens `file` in the format `detect_format` finds. The file is opened once: the bytes that
+/// detection by content reads are delivered to the reader, so a pipe or a FIFO (`/dev/stdin`,
+/// `<(zcat t.gz)`) loses nothing. (`detect_format` itself opens the file on its own and would
+/// consume a pipe's first bytes.)
 [[nodiscard]] inline any_reader open_trace(const std::filesystem::path& file,
                                            const open_options& o = {}) {
-    return open_trace(file, detect_format(file), o);
+    if (const auto f = detail::format_from_name(file)) return open_trace(file, *f, o);
+    detail::read_ahead_input input = detail::read_ahead_input::open(file);
+    detail::read_head(input);
+    const trace_format format = detail::format_from_head(input.head, input.name);
+    return detail::open_read_ahead(std::move(input), format, o);
+}
+
+/// Reads the already-open stream `in` (borrowed: it must outlive the reader, e.g. `std::cin`)
+/// in `format`; `name` names it in error messages.
+[[nodiscard]] inline any_reader open_trace(std::istream& in, std::string name, trace_format format,
+                                           const open_options& o = {}) {
+    return detail::open_read_ahead(detail::read_ahead_input::borrow(in, std::move(name)), format,
+                                   o);
+}
+
+/// Reads the already-open stream `in` (borrowed) in the format its first bytes show (the
+/// content rules of `detect_format`); those bytes are delivered to the reader too.
+[[nodiscard]] inline any_reader open_trace(std::istream& in, std::string name,
+                                           const open_options& o = {}) {
+    detail::read_ahead_input input = detail::read_ahead_input::borrow(in, std::move(name));
+    detail::read_head(input);
+    const trace_format format = detail::format_from_head(input.head, input.name);
+    return detail::open_read_ahead(std::move(input), format, o);
 }
 
 /// Calls `f(const memsub::access&)` for every record of `r`; returns how many. Input errors

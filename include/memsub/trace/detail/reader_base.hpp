@@ -41,6 +41,10 @@ public:
     reader_base(std::istream& in, std::string name, const params& p)
         : p_(validated(p))
         , src_(in, std::move(name), p.buffer_bytes) {}
+    /// An input whose first bytes were read ahead (format detection): they are read first.
+    reader_base(read_ahead_input&& input, const params& p)
+        : p_(validated(p))
+        , src_(std::move(input), p.buffer_bytes) {}
 
     /// Fills `out` from the front with the next records; returns how many: 0 only at the end of
     /// input. An input error after k > 0 records returns k and is thrown by the next call (see

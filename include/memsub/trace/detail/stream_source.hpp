@@ -3,7 +3,10 @@
 // A `stream_source` reads its input through one fixed-size buffer allocated at construction, so
 // a reader's memory does not grow with the trace (constant memory, however long the file). It
 // either owns a `std::ifstream` opened from a path or borrows an already-open `std::istream`
-// (tests use `std::istringstream`; hosts may pass `std::cin`). It offers two views of the bytes:
+// (tests use `std::istringstream`; hosts may pass `std::cin`), or takes a `read_ahead_input`:
+// a stream whose first bytes were already read to detect its format, delivered first, so that
+// detection loses nothing on an input that cannot be read twice (a pipe). It offers two views
+// of the bytes:
 //   * lines (`next_line`): text formats; a line ends at '\n', a trailing '\r' is dropped, the last
 //     line may lack its '\n'. Lines longer than `max_line_bytes` are an `input_error` (naming the
 //     line number), never a buffer overrun;
@@ -45,6 +48,36 @@ inline void validate_binary_buffer(std::string_view component, std::size_t buffe
                             "must be at least 64");
 }
 
+/// An input opened once whose first bytes (`head`) were read ahead, to detect its format: a
+/// `stream_source` built from it delivers `head`, then the rest of the stream. A pipe or a
+/// terminal cannot be rewound or opened a second time, so detection must not consume.
+struct read_ahead_input {
+    std::unique_ptr<std::istream> owned; ///< the stream, when the input owns it
+    std::istream* in = nullptr;          ///< the stream read (owned.get() or a borrowed one)
+    std::string name;                    ///< for error messages
+    std::string head;                    ///< bytes already read from `in`, in order
+
+    /// `file` opened for binary reading (not read yet); input_error when it cannot be opened.
+    static read_ahead_input open(const std::filesystem::path& file) {
+        read_ahead_input input;
+        auto stream = std::make_unique<std::ifstream>(file, std::ios::binary);
+        if (!stream->is_open())
+            throw input_error(file.string(), input_error::position_kind::byte_offset, 0,
+                              "cannot open file for reading");
+        input.in = stream.get();
+        input.owned = std::move(stream);
+        input.name = file.string();
+        return input;
+    }
+    /// `in`, borrowed (it must outlive the reader), not read yet.
+    static read_ahead_input borrow(std::istream& in, std::string name) {
+        read_ahead_input input;
+        input.in = &in;
+        input.name = std::move(name);
+        return input;
+    }
+};
+
 class stream_source {
 public:
     /// Opens `file` for binary reading; `input_error` (byte offset 0) when it cannot be opened.
@@ -54,7 +87,7 @@ public:
         , name_(file.string())
         , buffer_(std::make_unique_for_overwrite<char[]>(buffer_bytes))
         , capacity_(buffer_bytes) {
-        if (!owned_->is_open())
+        if (!static_cast<std::ifstream&>(*owned_).is_open())
             throw input_error(name_, input_error::position_kind::byte_offset, 0,
                               "cannot open file for reading");
     }
@@ -65,6 +98,15 @@ public:
         , name_(std::move(name))
         , buffer_(std::make_unique_for_overwrite<char[]>(buffer_bytes))
         , capacity_(buffer_bytes) {}
+
+    /// Takes `input` (its stream owned or borrowed as `input` says): `input.head` first.
+    stream_source(read_ahead_input&& input, std::size_t buffer_bytes)
+        : owned_(std::move(input.owned))
+        , in_(input.in)
+        , name_(std::move(input.name))
+        , buffer_(std::make_unique_for_overwrite<char[]>(buffer_bytes))
+        , capacity_(buffer_bytes)
+        , head_(std::move(input.head)) {}
 
     stream_source(stream_source&&) noexcept = default;
     stream_source& operator=(stream_source&&) noexcept = default;
@@ -174,7 +216,14 @@ private:
             begin_ = 0;
             end_ = avail;
         }
-        if (end_ == capacity_) return; // caller guarantees progress (line limit < capacity)
+        if (end_ == capacity_) return;    // caller guarantees progress (line limit < capacity)
+        if (head_taken_ < head_.size()) { // the bytes read ahead come first
+            const std::size_t k = std::min(capacity_ - end_, head_.size() - head_taken_);
+            std::memcpy(buffer_.get() + end_, head_.data() + head_taken_, k);
+            head_taken_ += k;
+            end_ += k;
+            return;
+        }
         in_->read(buffer_.get() + end_, static_cast<std::streamsize>(capacity_ - end_));
         const auto got = static_cast<std::size_t>(in_->gcount());
         end_ += got;
@@ -184,12 +233,14 @@ private:
         if (!*in_) eof_ = true; // eof (and fail) after a short read: no more input
     }
 
-    std::unique_ptr<std::ifstream> owned_;
+    std::unique_ptr<std::istream> owned_;
     std::istream* in_;
     std::string name_;
     std::unique_ptr<char[]> buffer_;
     std::size_t capacity_;
     std::size_t begin_ = 0, end_ = 0;
+    std::string head_;           // read_ahead_input's bytes, delivered before the stream's
+    std::size_t head_taken_ = 0; // how many of them are in the buffer already
     bool eof_ = false;
     std::uint64_t line_ = 0;
     std::uint64_t consumed_ = 0;
