@@ -234,6 +234,30 @@ inline int stopped_exit_status(int sig) noexcept {
     return 128 + sig;
 }
 
+/// `text` wrapped at spaces into lines of at most `width` characters (a longer word stands on
+/// its own line), the lines after the first indented by `indent` spaces; no final newline.
+inline std::string wrap_text(std::string_view text, std::size_t width = 100,
+                             std::size_t indent = 0) {
+    std::string out, line;
+    const auto flush = [&] {
+        if (!out.empty()) out += '\n' + std::string(indent, ' ');
+        out += line;
+        line.clear();
+    };
+    while (!text.empty()) {
+        const auto space = text.find(' ');
+        const std::string_view word = text.substr(0, space);
+        text = space == std::string_view::npos ? std::string_view{} : text.substr(space + 1);
+        if (word.empty()) continue;
+        const std::size_t room = width - (out.empty() ? 0 : indent);
+        if (!line.empty() && line.size() + 1 + word.size() > room) flush();
+        if (!line.empty()) line += ' ';
+        line += word;
+    }
+    if (!line.empty()) flush();
+    return out;
+}
+
 /// "a,b,c" → {"a", "b", "c"}.
 inline std::vector<std::string> split_list(std::string_view s) {
     std::vector<std::string> out;

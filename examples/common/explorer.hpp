@@ -870,7 +870,10 @@ inline int run(const options& o, const std::vector<policy_entry>& entries) {
     // A trace carries no timing: policies that weigh misses by a host-supplied cost say what
     // they fall back to, so identical rows are not mistaken for a finding.
     for (const auto& p : policies)
-        if (!p.hints_needed.empty()) fmt::print("\nnote: {} needs {}.\n", p.name, p.hints_needed);
+        if (!p.hints_needed.empty())
+            fmt::print("\n{}\n",
+                       memsub_examples::wrap_text(
+                           fmt::format("note: {} needs {}.", p.name, p.hints_needed), 100, 6));
     const std::vector<std::string> output_failures = write_outputs(o, results);
 
     // Problems are reported after the tables, so they are the last thing a user sees: every

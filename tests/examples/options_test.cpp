@@ -2,6 +2,7 @@
 // field's range checked, real values, plot formats, and the explorer's command line.
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <limits>
 #include <string>
@@ -139,4 +140,27 @@ TEST_CASE("the explorer's --jobs and --opt-memory") {
     CHECK(error_of([] {
               parse({"--opt-memory", "0"});
           }).find("--opt-memory = 0 is out") != std::string::npos);
+}
+
+TEST_CASE("wrap_text: lines at most the width, words whole, continuation indented") {
+    using memsub_examples::wrap_text;
+    CHECK(wrap_text("") == "");
+    CHECK(wrap_text("one two three", 7) == "one two\nthree");
+    CHECK(wrap_text("one two three", 9, 2) == "one two\n  three");
+    CHECK(wrap_text("a verylongword b", 4) == "a\nverylongword\nb");
+    const std::string text = "note: mlp_aware needs each miss's MLP-based cost in "
+                             "hints.miss_cost_cycles (or update_cost): without costs every "
+                             "cost_q is 0 and it replaces exactly as LRU.";
+    const std::string wrapped = wrap_text(text, 40, 6);
+    std::size_t longest = 0, start = 0;
+    for (std::size_t nl; (nl = wrapped.find('\n', start)) != std::string::npos; start = nl + 1)
+        longest = std::max(longest, nl - start);
+    longest = std::max(longest, wrapped.size() - start);
+    CHECK(longest <= 40);
+    std::string rejoined; // the words are the text's, in order
+    for (const char c : wrapped) rejoined += c == '\n' ? ' ' : c;
+    std::string squeezed;
+    for (const char c : rejoined)
+        if (!(c == ' ' && !squeezed.empty() && squeezed.back() == ' ')) squeezed += c;
+    CHECK(squeezed == text);
 }
