@@ -2,7 +2,7 @@
 // compress some data, line by line, as a cache would store it.
 //
 //   compressibility [--line-bytes 32|64|128] [--segment-bytes S] [--sc2-train FILE]
-//                   [--output-dir DIR] [--no-plot] [FILE...]   (--help explains every option)
+//                   [--output-dir DIR] [--no-plot] [--quiet] [FILE...]   (--help explains all)
 //
 // Without files it builds a default data set: binary code (the largest shared library of this
 // machine, or generated code-like bytes), zero-heavy data, integer arrays, pointer arrays and
@@ -14,11 +14,17 @@
 // file given with --sc2-train; the report says which. Files are streamed in 1 MiB blocks
 // (bounded memory whatever their size); a trailing partial line is not counted (with a warning). It
 // writes the ratios and a gnuplot script for a grouped bar chart like Figure 4.1 of the LATTE-CC
-// dissertation to the output directory and renders it with gnuplot when gnuplot is installed.
+// dissertation to the output directory and renders it with gnuplot when gnuplot is installed,
+// and a CSV with a row per input, unreadable or skipped ones included, carrying the status
+// columns partial, interrupted_by_signal and error (common/result_table.hpp). A FILE of - is
+// standard input; an input that can be read only once (standard input, a pipe, a FIFO) and
+// trains its own SC² book is copied to an unnamed temporary file first, so its report is the
+// file's.
 #include <fmt/core.h>
 
 #include <algorithm>
 #include <array>
+#include <cerrno>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
@@ -27,6 +33,7 @@
 #include <exception>
 #include <filesystem>
 #include <fstream>
+#include <iostream>
 #include <limits>
 #include <memory>
 #include <new>
@@ -42,6 +49,9 @@
 #include <memsub/core/rng.hpp>
 
 #include "common/example_support.hpp"
+#include "common/result_table.hpp"
+
+#include <unistd.h> // POSIX: mkstemp, unlink, close
 
 namespace mc = memsub::compression;
 namespace fs = std::filesystem;
@@ -50,11 +60,12 @@ namespace {
 
 struct options {
     std::uint32_t line_bytes = 64;
-    std::optional<fs::path> sc2_train; // train SC²'s code book on this file instead
-    std::uint32_t segment_bytes = 0;   // 0 = the §2 G3 default for the line size
+    std::optional<std::string> sc2_train; // train SC²'s code book on this file instead
+    std::uint32_t segment_bytes = 0;      // 0 = the §2 G3 default for the line size
     fs::path output_dir = ".";
     bool plot = true;
-    std::vector<fs::path> files;
+    bool progress = true;
+    std::vector<std::string> files; // "-" is standard input
 };
 
 struct input {
@@ -178,29 +189,36 @@ input floats() {
 constexpr std::array<std::string_view, 7> algorithm_names = {"BDI", "FPC", "C-PACK", "C-PACK+Z",
                                                              "BPC", "SC2", "best"};
 constexpr std::size_t algorithms = algorithm_names.size();
+/// The algorithms' names in the CSV's column names.
+constexpr std::array<std::string_view, algorithms> algorithm_columns = {
+    "bdi", "fpc", "cpack", "cpack_z", "bpc", "sc2", "best"};
 
 struct result {
-    std::string name;
+    std::string input;      // the input as given: a path, "standard input", a data set's name
+    std::string name;       // as the report shows it: a file's name without its directory
     std::string sc2_source; // what SC²'s code book was trained on
-    bool partial = false;   // interrupted by a signal: covers the lines read until then
+    bool partial = false;   // a stop signal came: covers the lines read until then (or none)
+    int interrupted_by = 0; // that signal
+    std::optional<std::string> error;   // the input could not be read (no lines counted)
+    std::optional<std::string> warning; // e.g. a trailing partial line left out
     std::uint64_t lines = 0;
+    std::uint64_t trailing_bytes = 0; // a trailing partial line, not counted
     std::array<mc::ratio_accumulator, algorithms> stored;
     std::array<mc::ratio_accumulator, algorithms> exact;            // S = 1 byte
     std::array<std::vector<std::uint64_t>, algorithms> histogram{}; // lines per segment count
+
+    /// The name in the report and the plot: marked when the input was cut short.
+    [[nodiscard]] std::string shown_name() const { return partial ? name + " (partial)" : name; }
 };
 
-/// Calls `sink` with blocks of whole `L`-byte lines of `file` (at most `max_lines` lines; 0 = all),
-/// reading 1 MiB at a time, so memory stays bounded whatever the file's size. Returns the bytes
-/// of a trailing partial line (not passed on). Throws std::runtime_error naming the file when
-/// it cannot be opened or read. Stops early (between blocks) when a stop signal arrived.
-template <class Sink>
-std::uint64_t stream_lines(const fs::path& file, std::uint32_t L, std::uint64_t max_lines,
-                           Sink&& sink) {
-    std::error_code ec;
-    if (fs::is_directory(file, ec))
-        throw std::runtime_error(file.string() + ": is a directory, not a data file");
-    std::ifstream in(file, std::ios::binary);
-    if (!in) throw std::runtime_error(file.string() + ": cannot open for reading");
+/// Calls `sink` with blocks of whole `L`-byte lines read from `in` (at most `max_lines` lines;
+/// 0 = all), 1 MiB at a time, so memory stays bounded whatever the input's size, and
+/// `progress(lines so far)` after each block. Returns the bytes of a trailing partial line (not
+/// passed on). Throws std::runtime_error naming `name` on a read error. Stops early (between
+/// blocks) when a stop signal arrived.
+template <class Sink, class Progress>
+std::uint64_t stream_lines(std::istream& in, const std::string& name, std::uint32_t L,
+                           std::uint64_t max_lines, Sink&& sink, Progress&& progress) {
     const std::size_t block_lines = (std::size_t{1} << 20) / L;
     std::vector<std::byte> block(block_lines * L);
     std::uint64_t lines = 0;
@@ -209,15 +227,124 @@ std::uint64_t stream_lines(const fs::path& file, std::uint32_t L, std::uint64_t 
         if (max_lines != 0) want = std::min<std::uint64_t>(want, (max_lines - lines) * L);
         in.read(reinterpret_cast<char*>(block.data()), static_cast<std::streamsize>(want));
         const auto got = static_cast<std::size_t>(in.gcount());
-        if (in.bad()) throw std::runtime_error(file.string() + ": read error");
+        if (in.bad()) throw std::runtime_error(name + ": read error");
         const std::size_t whole = got / L * L;
         if (whole != 0) sink(std::span<const std::byte>(block.data(), whole));
         lines += whole / L;
-        if (got < want) return got - whole;                   // end of file
+        progress(lines);
+        if (got < want) return got - whole;                   // end of input
         if (memsub_examples::stop_requested() != 0) return 0; // SIGINT/SIGTERM: main reports
     }
     return 0;
 }
+
+/// An input file as the analysis reads it, in one or more passes. A regular file is opened
+/// again for each pass. Standard input ("-"), a pipe, a FIFO or a device can be read once: when
+/// more than one pass is needed it is first copied to an unnamed temporary file in $TMPDIR
+/// (else /tmp), unlinked at once, so memory stays bounded and the report is the file's; with one
+/// pass it is streamed. Throws std::runtime_error naming the input when it cannot be read.
+class input_source {
+public:
+    input_source(const std::string& path, bool several_passes, bool progress)
+        : path_(path)
+        , name_(memsub_examples::input_label(path)) {
+        std::error_code ec;
+        if (path != memsub_examples::stdin_name && fs::is_directory(path, ec))
+            throw std::runtime_error(path + ": is a directory, not a data file");
+        regular_ = path != memsub_examples::stdin_name && fs::is_regular_file(path, ec);
+        if (regular_) {
+            const auto size = fs::file_size(path, ec);
+            if (!ec) size_ = size;
+        } else if (several_passes) {
+            copy_to_temporary_file(progress);
+        }
+    }
+
+    /// The input's name as shown ("standard input" for "-").
+    [[nodiscard]] const std::string& name() const noexcept { return name_; }
+    /// Its size in bytes, when known before reading it (a regular file, or a copied pipe).
+    [[nodiscard]] std::optional<std::uint64_t> size() const noexcept { return size_; }
+    /// A stop signal came while a pipe was being copied: nothing was analysed.
+    [[nodiscard]] bool copy_interrupted() const noexcept { return copy_interrupted_; }
+
+    /// One pass: stream_lines over the input.
+    template <class Sink, class Progress>
+    std::uint64_t read(std::uint32_t L, std::uint64_t max_lines, Sink&& sink, Progress&& progress) {
+        if (copy_) {
+            copy_->clear();
+            copy_->seekg(0);
+            return stream_lines(*copy_, name_, L, max_lines, sink, progress);
+        }
+        if (read_once_ && !regular_)
+            throw std::logic_error(name_ + " can be read once and was read already");
+        read_once_ = true;
+        if (path_ == memsub_examples::stdin_name) {
+            std::ios::sync_with_stdio(false); // cin reads in blocks, not through stdio
+            return stream_lines(std::cin, name_, L, max_lines, sink, progress);
+        }
+        std::ifstream in(path_, std::ios::binary);
+        if (!in) throw std::runtime_error(path_ + ": cannot open for reading");
+        return stream_lines(in, name_, L, max_lines, sink, progress);
+    }
+
+private:
+    void copy_to_temporary_file(bool progress) {
+        std::ifstream file;
+        if (path_ != memsub_examples::stdin_name) {
+            file.open(path_, std::ios::binary);
+            if (!file) throw std::runtime_error(path_ + ": cannot open for reading");
+        } else {
+            std::ios::sync_with_stdio(false); // cin reads in blocks, not through stdio
+        }
+        std::istream& source = path_ == memsub_examples::stdin_name ? std::cin : file;
+        const char* env = std::getenv("TMPDIR");
+        const std::string dir = env != nullptr && *env != '\0' ? env : "/tmp";
+        std::string temporary = dir + "/memsub-compressibility-XXXXXX";
+        const int fd = ::mkstemp(temporary.data());
+        if (fd < 0)
+            throw std::runtime_error(fmt::format(
+                "{}: cannot create a temporary file in {} for a copy of it (it can be read only "
+                "once, and SC2's self-training reads it twice): {}; set TMPDIR, or give "
+                "--sc2-train",
+                name_, dir, std::strerror(errno)));
+        copy_.emplace(temporary, std::ios::in | std::ios::out | std::ios::binary);
+        ::close(fd);
+        ::unlink(temporary.c_str());
+        if (!*copy_)
+            throw std::runtime_error(
+                fmt::format("{}: cannot open its temporary copy in {}", name_, dir));
+        memsub_examples::progress_meter meter(progress, name_);
+        meter.set_unit("bytes copied to a temporary file");
+        meter.set_then("then the analysis");
+        std::uint64_t copied = 0;
+        std::vector<char> block(std::size_t{1} << 20);
+        while (source && !copy_interrupted_) {
+            source.read(block.data(), static_cast<std::streamsize>(block.size()));
+            if (source.bad()) throw std::runtime_error(name_ + ": read error");
+            copy_->write(block.data(), source.gcount());
+            if (!*copy_)
+                throw std::runtime_error(
+                    fmt::format("{}: writing its copy in {} failed after {} bytes: {}; set TMPDIR "
+                                "to a disk with room, or give --sc2-train",
+                                name_, dir, copied, std::strerror(errno)));
+            copied += static_cast<std::uint64_t>(source.gcount());
+            meter.update(copied, std::nullopt);
+            copy_interrupted_ = memsub_examples::stop_requested() != 0;
+        }
+        meter.finish();
+        if (!copy_->flush())
+            throw std::runtime_error(fmt::format("{}: writing its copy in {} failed: {}", name_,
+                                                 dir, std::strerror(errno)));
+        size_ = copied;
+    }
+
+    std::string path_, name_;
+    bool regular_ = false;
+    bool read_once_ = false;
+    bool copy_interrupted_ = false;
+    std::optional<std::uint64_t> size_;
+    std::optional<std::fstream> copy_; // the temporary copy of an input that can be read once
+};
 
 /// Where SC²'s code book comes from (printed with the report).
 struct sc2_training {
@@ -246,11 +373,10 @@ std::uint64_t self_training_lines(std::uint64_t lines) {
 /// Accumulates the report of one input over blocks of whole lines.
 class analysis {
 public:
-    analysis(std::string name, std::uint64_t expected_lines, const options& opt,
-             const mc::storage_rule& rule, std::shared_ptr<const mc::huffman_code_book> book)
+    analysis(std::string name, const options& opt, const mc::storage_rule& rule,
+             std::shared_ptr<const mc::huffman_code_book> book)
         : L_(opt.line_bytes)
         , rule_(rule)
-        , expected_(expected_lines)
         , compressors_(make_compressors(opt.line_bytes, book)) {
         r_.name = std::move(name);
         for (auto& h : r_.histogram) h.assign(rule.segments_per_line() + 1, 0);
@@ -260,7 +386,6 @@ public:
     /// `block` holds whole lines.
     void add(std::span<const std::byte> block) {
         const mc::storage_rule exact_rule = mc::byte_aligned_storage_rule(L_); // SC²'s own (G3)
-        const bool long_input = expected_ >= (std::uint64_t{1} << 18);
         for (std::size_t off = 0; off + L_ <= block.size(); off += L_) {
             const std::span<const std::byte> line = block.subspan(off, L_);
             std::size_t a = 0;
@@ -278,19 +403,11 @@ public:
                         ...);
                 },
                 compressors_);
-            if (long_input && (r_.lines & 0xFFFF) == 0)
-                fmt::print(stderr, "\r{}: {:5.1f} % of {} lines", r_.name,
-                           100.0 * static_cast<double>(r_.lines) / static_cast<double>(expected_),
-                           expected_);
             ++r_.lines;
         }
     }
 
-    result finish() {
-        if (expected_ >= (std::uint64_t{1} << 18))
-            fmt::print(stderr, "\r{}: done ({} lines){:20}\n", r_.name, r_.lines, "");
-        return std::move(r_);
-    }
+    result finish() { return std::move(r_); }
 
 private:
     using compressor_set =
@@ -311,14 +428,21 @@ private:
 
     std::uint32_t L_;
     mc::storage_rule rule_;
-    std::uint64_t expected_;
     result r_;
     compressor_set compressors_;
 };
 
 // --- output -----------------------------------------------------------------------------------
 
-void print_report(const std::vector<result>& results, const mc::storage_rule& rule) {
+/// The inputs with at least one whole line: those the report, the data file and the plot show.
+std::vector<const result*> reported(const std::vector<result>& results) {
+    std::vector<const result*> out;
+    for (const auto& r : results)
+        if (r.lines > 0) out.push_back(&r);
+    return out;
+}
+
+void print_report(const std::vector<const result*>& results, const mc::storage_rule& rule) {
     fmt::print("Compression ratio = Σ original / Σ stored bytes ({}-byte lines, {}-byte segments, "
                "lines that save nothing stored raw)\n\n",
                rule.line_bytes, rule.segment_bytes);
@@ -326,41 +450,39 @@ void print_report(const std::vector<result>& results, const mc::storage_rule& ru
     for (auto n : algorithm_names) fmt::print(" {:>8}", n);
     fmt::print("\n");
     std::array<double, algorithms> mean{};
-    for (const auto& r : results) {
-        fmt::print("{:<34} {:>9}", r.name.substr(0, 34), r.lines);
+    for (const result* r : results) {
+        fmt::print("{:<34} {:>9}", r->shown_name().substr(0, 34), r->lines);
         for (std::size_t a = 0; a < algorithms; ++a) {
-            fmt::print(" {:>8.3f}", r.stored[a].ratio());
-            mean[a] += r.stored[a].ratio() / static_cast<double>(results.size());
+            fmt::print(" {:>8.3f}", r->stored[a].ratio());
+            mean[a] += r->stored[a].ratio() / static_cast<double>(results.size());
         }
         fmt::print("\n");
     }
     fmt::print("{:<34} {:>9}", "average (of the ratios)", "");
     for (double m : mean) fmt::print(" {:>8.3f}", m);
     fmt::print("\n\nSC2's code book (a value-frequency table, spec §1.5) was trained on:\n");
-    for (const auto& r : results) fmt::print("  {}: {}\n", r.name, r.sc2_source);
+    for (const result* r : results) fmt::print("  {}: {}\n", r->shown_name(), r->sc2_source);
     fmt::print("\nExact (byte-granular, S = 1, how SC² stores its lines) ratios:\n");
-    for (const auto& r : results) {
-        fmt::print("{:<34} {:>9}", r.name.substr(0, 34), "");
-        for (std::size_t a = 0; a < algorithms; ++a) fmt::print(" {:>8.3f}", r.exact[a].ratio());
+    for (const result* r : results) {
+        fmt::print("{:<34} {:>9}", r->shown_name().substr(0, 34), "");
+        for (std::size_t a = 0; a < algorithms; ++a) fmt::print(" {:>8.3f}", r->exact[a].ratio());
         fmt::print("\n");
     }
 
     const std::uint32_t segs = rule.segments_per_line();
-    for (const auto& r : results) {
+    for (const result* r : results) {
         fmt::print(
             "\nPer-line stored size, {} (% of lines per number of {}-byte segments; {} = raw "
             "or nothing saved):\n",
-            r.name, rule.segment_bytes, segs);
+            r->shown_name(), rule.segment_bytes, segs);
         fmt::print("{:<10}", "segments");
         for (std::uint32_t s = 0; s <= segs; ++s) fmt::print(" {:>5}", s);
         fmt::print("\n");
         for (std::size_t a = 0; a < algorithms; ++a) {
             fmt::print("{:<10}", algorithm_names[a]);
             for (std::uint32_t s = 0; s <= segs; ++s)
-                fmt::print(" {:>5.1f}", r.lines == 0
-                                            ? 0.0
-                                            : 100.0 * static_cast<double>(r.histogram[a][s]) /
-                                                  static_cast<double>(r.lines));
+                fmt::print(" {:>5.1f}", 100.0 * static_cast<double>(r->histogram[a][s]) /
+                                            static_cast<double>(r->lines));
             fmt::print("\n");
         }
     }
@@ -384,32 +506,88 @@ std::string shell_quoted(const std::string& s) {
     return q + "'";
 }
 
-void write_plot(const std::vector<result>& results, const options& opt) {
-    fs::create_directories(opt.output_dir);
-    const fs::path dat = opt.output_dir / "compressibility.dat";
-    const fs::path gp = opt.output_dir / "compressibility.gp";
-    const fs::path png = opt.output_dir / "compressibility.png";
+/// The output files, all in --output-dir.
+struct output_files {
+    fs::path dat, gp, png, csv;
+    explicit output_files(const fs::path& dir)
+        : dat(dir / "compressibility.dat")
+        , gp(dir / "compressibility.gp")
+        , png(dir / "compressibility.png")
+        , csv(dir / "compressibility.csv") {}
+};
+
+/// Every input's row, the unreadable and the skipped ones too (common/result_table.hpp): its
+/// bytes and whole lines, each algorithm's ratio (ratio_*, at the storage rule's segments) and
+/// exact ratio (exact_ratio_*, S = 1 byte), SC²'s training, a warning, and the status columns
+/// `partial` (a stop signal cut it short or kept it from being read), `interrupted_by_signal` and
+/// `error` (why it could not be read). The ratios of an input without a whole line are null.
+memsub_examples::result_table results_table(const std::vector<result>& results,
+                                            const mc::storage_rule& rule) {
+    memsub_examples::result_table table("compressibility");
+    for (const auto& r : results) {
+        auto& row = table.add_row();
+        row.text("input", r.input)
+            .text("name", r.name)
+            .number("bytes", r.lines * rule.line_bytes + r.trailing_bytes)
+            .number("lines", r.lines)
+            .number("line_bytes", rule.line_bytes)
+            .number("segment_bytes", rule.segment_bytes);
+        const auto ratio = [&](const mc::ratio_accumulator& a) {
+            return r.lines > 0 ? std::optional(a.ratio()) : std::nullopt;
+        };
+        for (std::size_t a = 0; a < algorithms; ++a)
+            row.optional_number(fmt::format("ratio_{}", algorithm_columns[a]), ratio(r.stored[a]),
+                                "{:.6f}");
+        for (std::size_t a = 0; a < algorithms; ++a)
+            row.optional_number(fmt::format("exact_ratio_{}", algorithm_columns[a]),
+                                ratio(r.exact[a]), "{:.6f}");
+        row.optional_text("sc2_training", r.lines > 0 ? std::optional(r.sc2_source) : std::nullopt)
+            .optional_text("warning", r.warning)
+            .boolean("partial", r.partial)
+            .optional_number("interrupted_by_signal",
+                             r.interrupted_by != 0 ? std::optional(r.interrupted_by) : std::nullopt)
+            .optional_text("error", r.error);
+    }
+    return table;
+}
+
+/// Writes the plot's data file (the inputs with a whole line, and a comment naming each input
+/// that has none) and its gnuplot script. Throws std::runtime_error naming a file that cannot
+/// be written.
+void write_plot_files(const std::vector<result>& results, const options& opt,
+                      const output_files& files) {
+    const auto shown = reported(results);
     {
-        std::ofstream out(dat);
+        std::ofstream out(files.dat);
+        if (!out) throw std::runtime_error("cannot write " + files.dat.string());
+        out << "# Compression ratio per input (rows) and algorithm (columns); partial = 1 when a\n"
+               "# stop signal cut the input short. Every input's status, the unread ones too, is\n"
+               "# in compressibility.csv.\n";
         out << "# input";
         for (auto n : algorithm_names) out << ' ' << n;
-        out << "\n";
+        out << " partial\n";
         std::array<double, algorithms> mean{};
-        for (const auto& r : results) {
-            out << quoted(r.name);
+        for (const result* r : shown) {
+            out << quoted(r->shown_name());
             for (std::size_t a = 0; a < algorithms; ++a) {
-                out << ' ' << fmt::format("{:.4f}", r.stored[a].ratio());
-                mean[a] += r.stored[a].ratio() / static_cast<double>(results.size());
+                out << ' ' << fmt::format("{:.4f}", r->stored[a].ratio());
+                mean[a] += r->stored[a].ratio() / static_cast<double>(shown.size());
             }
-            out << "\n";
+            out << ' ' << (r->partial ? 1 : 0) << "\n";
         }
         out << quoted("AVG");
         for (double m : mean) out << ' ' << fmt::format("{:.4f}", m);
-        out << "\n";
+        out << " 0\n";
+        for (const auto& r : results)
+            if (r.lines == 0)
+                out << "# not plotted: " << r.input << ": "
+                    << r.error.value_or(r.warning.value_or("no whole line")) << "\n";
+        if (!out.flush()) throw std::runtime_error("error writing " + files.dat.string());
     }
     {
         // Figure 4.1 shows BDI, FPC, C-PACK+Z, BPC and SC (columns 2, 3, 5, 6, 7 of the data).
-        std::ofstream out(gp);
+        std::ofstream out(files.gp);
+        if (!out) throw std::runtime_error("cannot write " + files.gp.string());
         out << "# Compression ratio per input and algorithm (after Figure 4.1 of the LATTE-CC\n"
                "# dissertation). Render: gnuplot compressibility.gp\n"
             << "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
@@ -417,7 +595,7 @@ void write_plot(const std::vector<result>& results, const options& opt) {
                "} else {\n"
                "    set terminal png size 1100,520\n"
                "}\n"
-            << "set output " << quoted(png.filename().string()) << "\n"
+            << "set output " << quoted(files.png.filename().string()) << "\n"
             << "set title "
             << quoted(fmt::format("Compression ratio, {}-byte lines, {}-byte segments",
                                   opt.line_bytes, opt.segment_bytes))
@@ -432,11 +610,12 @@ void write_plot(const std::vector<result>& results, const options& opt) {
                "set key top left\n"
                // input names are file names: no enhanced-text markup (a '_' would subscript)
                "set xtics rotate by -15 scale 0 noenhanced\n"
-            << "plot " << quoted(dat.filename().string())
+            << "plot " << quoted(files.dat.filename().string())
             << " using 2:xtic(1) title 'BDI', '' using 3 title 'FPC', '' using 5 title "
                "'C-PACK+Z', '' using 6 title 'BPC', '' using 7 title 'SC^2'\n";
+        if (!out.flush()) throw std::runtime_error("error writing " + files.gp.string());
     }
-    fmt::print("\nwrote {} and {}\n", dat.string(), gp.string());
+    fmt::print("\nwrote {} and {}\n", files.dat.string(), files.gp.string());
     if (!opt.plot) {
         fmt::print("plot skipped (--no-plot); render with: cd {} && gnuplot compressibility.gp\n",
                    opt.output_dir.string());
@@ -450,37 +629,47 @@ void write_plot(const std::vector<result>& results, const options& opt) {
     }
     const std::string cmd = fmt::format("cd -- {} && gnuplot compressibility.gp",
                                         shell_quoted(opt.output_dir.string()));
-    if (std::system(cmd.c_str()) == 0)
-        fmt::print("plot: {}\n", png.string());
-    else
-        fmt::print(stderr, "gnuplot failed; the script is {}\n", gp.string());
+    if (std::system(cmd.c_str()) != 0)
+        throw std::runtime_error("gnuplot failed on " + files.gp.string());
+    fmt::print("plot: {}\n", files.png.string());
 }
 
+constexpr std::string_view usage_text =
+    "usage: compressibility [options] [FILE...]\n"
+    "Compression ratio (sum of original / sum of stored bytes) of BDI, FPC, C-PACK, C-PACK+Z,\n"
+    "BPC, SC2 and their per-line best on each FILE, line by line as a cache stores it, with\n"
+    "a histogram of the per-line stored sizes, a data file, a CSV and a gnuplot bar chart.\n"
+    "Without files: a built-in data set (binary code, zero-heavy data, integers, pointers,\n"
+    "floats). A FILE of - is standard input; a pipe or a FIFO (/dev/stdin, <(zcat f.gz)) works\n"
+    "too and gives the file's report: as SC2 trains on its first 10 % of lines it is copied to a\n"
+    "temporary file in $TMPDIR (else /tmp) first, unless --sc2-train is given.\n"
+    "  --line-bytes N      line size: 32, 64 (default) or 128\n"
+    "  --segment-bytes S   storage granularity in bytes: a power of two up to the line size\n"
+    "                      (default 8 for 32/64-byte lines, 32 for 128-byte lines); a line that\n"
+    "                      saves nothing is stored raw\n"
+    "  --sc2-train FILE    train SC2's code book on FILE (all its lines; - is standard input).\n"
+    "                      Default: each input trains its own book on its first 10 % of lines,\n"
+    "                      which are then also compressed (an optimistic setting; the report\n"
+    "                      says which was used)\n"
+    "  --output-dir DIR    where compressibility.dat/.gp/.png/.csv go (default .; created if\n"
+    "                      missing); every output is checked before any work\n"
+    "  --no-plot           write the data and script but do not run gnuplot\n"
+    "  --quiet             no progress on stderr\n"
+    "  -h, --help          this help\n"
+    "compressibility.csv has a row per input, unreadable and skipped ones included: bytes,\n"
+    "lines, ratio_* and exact_ratio_* per algorithm, sc2_training, warning, and the status\n"
+    "columns partial, interrupted_by_signal and error.\n"
+    "Files are streamed (bounded memory). Only whole lines are counted: a trailing partial\n"
+    "line is left out with a warning; a file shorter than one line is skipped with one.\n"
+    "SIGINT / SIGTERM (Ctrl-C): the lines read so far are reported (marked partial) and the\n"
+    "data files written, then the program exits with 128 + the signal number.\n"
+    "exit status: 0 success; 1 a file could not be read (the others are still reported), or\n"
+    "an output could not be written; 2 bad usage (an output that cannot be written: nothing is\n"
+    "run); 3 no input holds a whole line; 4 out of memory; 130 / 143 interrupted by SIGINT /\n"
+    "SIGTERM.\n";
+
 [[noreturn]] void usage(int code) {
-    fmt::print(
-        code == 0 ? stdout : stderr,
-        "usage: compressibility [options] [FILE...]\n"
-        "Compression ratio (sum of original / sum of stored bytes) of BDI, FPC, C-PACK, C-PACK+Z,\n"
-        "BPC, SC2 and their per-line best on each FILE, line by line as a cache stores it, with\n"
-        "a histogram of the per-line stored sizes, a data file and a gnuplot bar chart. Without\n"
-        "files: a built-in data set (binary code, zero-heavy data, integers, pointers, floats).\n"
-        "  --line-bytes N      line size: 32, 64 (default) or 128\n"
-        "  --segment-bytes S   storage granularity in bytes (default 8 for 32/64-byte lines,\n"
-        "                      32 for 128-byte lines); a line that saves nothing is stored raw\n"
-        "  --sc2-train FILE    train SC2's code book on FILE (all its lines). Default: each\n"
-        "                      input trains its own book on its first 10 %% of lines, which\n"
-        "                      are then also compressed (an optimistic setting; the report\n"
-        "                      says which was used)\n"
-        "  --output-dir DIR    where compressibility.dat/.gp/.png go (default .)\n"
-        "  --no-plot           write the data and script but do not run gnuplot\n"
-        "  -h, --help          this help\n"
-        "Files are streamed (bounded memory). Only whole lines are counted: a trailing partial\n"
-        "line is left out with a warning; a file shorter than one line is skipped with one.\n"
-        "SIGINT / SIGTERM (Ctrl-C): the lines read so far are reported (marked partial) and the\n"
-        "data file written, then the program exits with 128 + the signal number.\n"
-        "exit status: 0 success; 1 a file could not be read (the others are still reported);\n"
-        "2 bad usage; 3 no input holds a whole line; 4 out of memory; 130 / 143 interrupted\n"
-        "by SIGINT / SIGTERM.\n");
+    fmt::print(code == 0 ? stdout : stderr, "{}", usage_text);
     std::exit(code);
 }
 
@@ -505,18 +694,20 @@ options parse(int argc, char** argv) {
         } else if (a == "--segment-bytes") {
             o.segment_bytes = parse_u32(a, value());
         } else if (a == "--sc2-train") {
-            o.sc2_train = fs::path(std::string(value()));
+            o.sc2_train = std::string(value());
         } else if (a == "--output-dir") {
             o.output_dir = std::string(value());
         } else if (a == "--no-plot") {
             o.plot = false;
+        } else if (a == "--quiet") {
+            o.progress = false;
         } else if (a == "-h" || a == "--help") {
             usage(0);
-        } else if (!a.empty() && a[0] == '-') {
+        } else if (a.size() > 1 && a[0] == '-') {
             fmt::print(stderr, "compressibility: unknown option {}\n", a);
             usage(2);
         } else {
-            o.files.emplace_back(a);
+            o.files.emplace_back(a); // "-" is standard input
         }
     }
     if (!mc::is_supported_line_size(o.line_bytes)) {
@@ -525,8 +716,29 @@ options parse(int argc, char** argv) {
                    o.line_bytes);
         std::exit(2);
     }
+    // Standard input can be read once.
+    const auto stdin_uses =
+        std::count(o.files.begin(), o.files.end(), memsub_examples::stdin_name) +
+        (o.sc2_train == memsub_examples::stdin_name ? 1 : 0);
+    if (stdin_uses > 1) {
+        fmt::print(stderr,
+                   "compressibility: standard input (-) is named {} times (as a FILE or "
+                   "--sc2-train); it can be read once\n",
+                   stdin_uses);
+        std::exit(2);
+    }
     if (o.segment_bytes == 0) o.segment_bytes = mc::default_segment_bytes(o.line_bytes); // §2 G3
     return o;
+}
+
+/// A progress line for an input: lines so far and, when its size is known, the share done and
+/// the time left.
+auto line_progress(memsub_examples::progress_meter& meter, std::optional<std::uint64_t> lines) {
+    return [&meter, lines](std::uint64_t done) {
+        meter.update(done, lines && *lines > 0 ? std::optional(static_cast<double>(done) /
+                                                               static_cast<double>(*lines))
+                                               : std::nullopt);
+    };
 }
 
 /// Analyses an in-memory input (the built-in data set).
@@ -543,59 +755,90 @@ result analyse_bytes(const input& in, const options& opt, const mc::storage_rule
         t.book = train_sc2(L, [&](auto&& sink) { sink(all.first(n * L)); });
         t.source = fmt::format("the first 10 % of its lines ({} lines)", n);
     }
-    analysis an(in.name, lines, opt, rule, t.book);
+    analysis an(in.name, opt, rule, t.book);
     an.add(all);
     result r = an.finish();
+    r.input = in.name;
     r.sc2_source = t.source;
     return r;
 }
 
-/// Analyses a file, streamed twice when it trains its own SC² book (first 10 % of its lines,
-/// then every line). Throws std::runtime_error naming the file when it cannot be read.
-std::optional<result> analyse_file(const fs::path& f, const options& opt,
-                                   const mc::storage_rule& rule,
-                                   const std::optional<sc2_training>& shared) {
+/// How the report names an input file: its name without the directory ("standard input" for -).
+std::string report_name(const std::string& file) {
+    if (file == memsub_examples::stdin_name) return std::string(memsub_examples::stdin_label);
+    const std::string name = fs::path(file).filename().string();
+    return name.empty() ? file : name;
+}
+
+/// Analyses a file ("-": standard input), read twice when it trains its own SC² book (the first
+/// 10 % of its lines, then every line). Throws std::runtime_error naming the file when it cannot
+/// be read.
+result analyse_file(const std::string& file, const options& opt, const mc::storage_rule& rule,
+                    const std::optional<sc2_training>& shared) {
     const std::uint32_t L = opt.line_bytes;
-    std::error_code ec;
-    const std::uintmax_t size = fs::is_regular_file(f, ec) ? fs::file_size(f, ec) : 0;
-    const std::uint64_t expected = ec ? 0 : size / L;
-    sc2_training t;
-    if (shared) {
-        t = *shared;
+    input_source in(file, !shared, opt.progress);
+    const std::string short_name = report_name(file);
+    memsub_examples::progress_meter meter(opt.progress, short_name);
+    meter.set_unit("lines");
+    const std::optional<std::uint64_t> expected =
+        in.size() ? std::optional(*in.size() / L) : std::nullopt;
+    result r;
+    if (in.copy_interrupted()) { // nothing analysed: the row says so
+        r.name = short_name;
+        r.warning = "a stop signal came while it was being copied; not analysed";
     } else {
-        // The number of lines is known for a regular file; otherwise (a pipe) train on the
-        // first 10 % of a first read's count.
-        std::uint64_t lines = expected;
-        if (lines == 0)
-            stream_lines(f, L, 0, [&](std::span<const std::byte> b) { lines += b.size() / L; });
-        const std::uint64_t n = self_training_lines(lines);
-        t.book = train_sc2(L, [&](auto&& sink) { stream_lines(f, L, n, sink); });
-        t.source = fmt::format("the first 10 % of its lines ({} lines)", n);
+        sc2_training t;
+        if (shared) {
+            t = *shared;
+        } else {
+            const std::uint64_t n = self_training_lines(expected.value_or(0));
+            t.book = train_sc2(L, [&](auto&& sink) { in.read(L, n, sink, [](std::uint64_t) {}); });
+            t.source = fmt::format("the first 10 % of its lines ({} lines)", n);
+        }
+        analysis an(short_name, opt, rule, t.book);
+        const std::uint64_t trailing = in.read(
+            L, 0, [&](std::span<const std::byte> block) { an.add(block); },
+            line_progress(meter, expected));
+        meter.finish();
+        r = an.finish();
+        r.sc2_source = t.source;
+        r.trailing_bytes = trailing;
     }
-    analysis an(f.filename().string(), expected, opt, rule, t.book);
-    const std::uint64_t trailing =
-        stream_lines(f, L, 0, [&](std::span<const std::byte> block) { an.add(block); });
-    result r = an.finish();
-    r.sc2_source = t.source;
-    r.partial = memsub_examples::stop_requested() != 0;
-    if (r.partial) r.name += " (partial)";
+    r.input = in.name();
+    r.interrupted_by = memsub_examples::stop_requested();
+    r.partial = r.interrupted_by != 0;
     if (r.lines == 0 && !r.partial) {
-        if (trailing == 0)
-            fmt::print(stderr, "compressibility: warning: {} is empty; skipped\n", f.string());
-        else
-            fmt::print(stderr,
-                       "compressibility: warning: {} is shorter than one {}-byte line ({} bytes); "
-                       "skipped\n",
-                       f.string(), L, trailing);
-        return std::nullopt;
+        if (r.trailing_bytes == 0) {
+            r.warning = "is empty; skipped";
+            fmt::print(stderr, "compressibility: warning: {} is empty; skipped\n", in.name());
+        } else {
+            r.warning = fmt::format("is shorter than one {}-byte line ({} bytes); skipped", L,
+                                    r.trailing_bytes);
+            fmt::print(stderr, "compressibility: warning: {} {}\n", in.name(), *r.warning);
+        }
+    } else if (r.trailing_bytes != 0) {
+        r.warning = fmt::format("ends with a partial line: its last {} bytes (less than one "
+                                "{}-byte line) are not counted",
+                                r.trailing_bytes, L);
+        fmt::print(stderr, "compressibility: warning: {} {}\n", in.name(), *r.warning);
     }
-    if (r.lines == 0) return std::nullopt; // interrupted before its first line
-    if (trailing != 0)
-        fmt::print(stderr,
-                   "compressibility: warning: {} ends with a partial line: its last {} bytes (less "
-                   "than one {}-byte line) are not counted\n",
-                   f.string(), trailing, L);
     return r;
+}
+
+/// Creates the output directory and checks that every output in it can be written, before any
+/// work. Throws option_error naming the option and the file.
+void check_outputs(const options& opt, const output_files& files) {
+    std::error_code ec;
+    fs::create_directories(opt.output_dir, ec);
+    if (ec)
+        throw memsub_examples::option_error(fmt::format("--output-dir {}: cannot create it: {}",
+                                                        opt.output_dir.string(), ec.message()));
+    if (!fs::is_directory(opt.output_dir, ec))
+        throw memsub_examples::option_error(
+            fmt::format("--output-dir {}: is not a directory", opt.output_dir.string()));
+    for (const fs::path* f : {&files.dat, &files.gp, &files.csv})
+        memsub_examples::check_writable("--output-dir", f->string());
+    if (opt.plot) memsub_examples::check_writable("--output-dir", files.png.string());
 }
 
 } // namespace
@@ -609,62 +852,112 @@ int main(int argc, char** argv) try {
         fmt::print(stderr, "compressibility: {}\n", e.what());
         return 2;
     }
+    const output_files files(opt.output_dir);
+    try {
+        check_outputs(opt, files);
+    } catch (const memsub_examples::option_error& e) {
+        fmt::print(stderr, "compressibility: {} (nothing was run)\n", e.what());
+        return 2;
+    }
 
+    memsub_examples::install_stop_handlers();
     // SC²'s code book: one trained on --sc2-train FILE for every input, or each input's own.
     std::optional<sc2_training> shared;
     if (opt.sc2_train) {
         std::uint64_t lines = 0;
         sc2_training t;
+        std::string name = *opt.sc2_train;
         try {
+            input_source in(*opt.sc2_train, false, opt.progress);
+            name = in.name();
+            memsub_examples::progress_meter meter(opt.progress, "SC2 training on " + in.name());
+            meter.set_unit("lines");
+            meter.set_then("then the inputs");
             t.book = train_sc2(opt.line_bytes, [&](auto&& sink) {
-                stream_lines(*opt.sc2_train, opt.line_bytes, 0, [&](std::span<const std::byte> b) {
-                    lines += b.size() / opt.line_bytes;
-                    sink(b);
-                });
+                in.read(
+                    opt.line_bytes, 0,
+                    [&](std::span<const std::byte> b) {
+                        lines += b.size() / opt.line_bytes;
+                        sink(b);
+                    },
+                    line_progress(meter, in.size() ? std::optional(*in.size() / opt.line_bytes)
+                                                   : std::nullopt));
             });
+            meter.finish();
         } catch (const std::runtime_error& e) {
             fmt::print(stderr, "compressibility: --sc2-train: {}\n", e.what());
             return 1;
         }
+        if (const int sig = memsub_examples::stop_requested(); sig != 0) {
+            fmt::print(stderr,
+                       "compressibility: interrupted by signal {} while training SC2 on {}; "
+                       "nothing was analysed\n",
+                       sig, name);
+            return memsub_examples::stopped_exit_status(sig);
+        }
         if (lines == 0) {
             fmt::print(stderr, "compressibility: --sc2-train {} holds no whole {}-byte line\n",
-                       opt.sc2_train->string(), opt.line_bytes);
+                       name, opt.line_bytes);
             return 2;
         }
-        t.source =
-            fmt::format("{} ({} lines, given with --sc2-train)", opt.sc2_train->string(), lines);
+        t.source = fmt::format("{} ({} lines, given with --sc2-train)", name, lines);
         shared = std::move(t);
     }
 
     std::vector<result> results;
     std::vector<std::string> errors, not_run;
-    memsub_examples::install_stop_handlers();
     if (opt.files.empty()) {
         for (auto make : {binary_code, zero_heavy, integers, pointers, floats})
             if (memsub_examples::stop_requested() == 0)
                 results.push_back(analyse_bytes(make(), opt, rule, shared));
     } else {
         for (const auto& f : opt.files) {
-            if (memsub_examples::stop_requested() != 0) {
-                not_run.push_back(f.string());
+            if (const int sig = memsub_examples::stop_requested(); sig != 0) {
+                // Not read: its row says so (partial, the signal).
+                not_run.push_back(memsub_examples::input_label(f));
+                result& r = results.emplace_back();
+                r.input = memsub_examples::input_label(f);
+                r.name = report_name(f);
+                r.partial = true;
+                r.interrupted_by = sig;
+                r.warning = "not read: a stop signal came before it";
                 continue;
             }
             try {
-                if (auto r = analyse_file(f, opt, rule, shared)) results.push_back(std::move(*r));
+                results.push_back(analyse_file(f, opt, rule, shared));
             } catch (const std::runtime_error& e) {
-                // Reported after the others' results, which are kept.
+                // Reported after the others' results, which are kept; its row has the error.
                 errors.emplace_back(e.what());
+                result& r = results.emplace_back();
+                r.input = memsub_examples::input_label(f);
+                r.name = report_name(f);
+                r.error = e.what();
             }
         }
     }
-    if (!results.empty()) {
-        print_report(results, rule);
-        write_plot(results, opt);
-    }
+    const auto shown = reported(results);
+    if (!shown.empty()) print_report(shown, rule);
+    std::vector<std::string> output_failures;
+    const auto attempt = [&](auto&& write) {
+        try {
+            write();
+        } catch (const std::bad_alloc&) {
+            throw;
+        } catch (const std::exception& e) {
+            output_failures.emplace_back(e.what());
+        }
+    };
+    if (!shown.empty()) attempt([&] { write_plot_files(results, opt, files); });
+    attempt([&] {
+        results_table(results, rule).write_csv(files.csv.string());
+        fmt::print("every input's row (CSV): {}\n", files.csv.string());
+    });
     for (const auto& e : errors) fmt::print(stderr, "compressibility: {}\n", e);
-    if (!errors.empty() && !results.empty())
+    if (!errors.empty() && !shown.empty())
         fmt::print(stderr, "compressibility: the report covers the other {} file(s)\n",
-                   results.size());
+                   shown.size());
+    for (const auto& f : output_failures)
+        fmt::print(stderr, "compressibility: output error: {}\n", f);
     if (const int sig = memsub_examples::stop_requested(); sig != 0) {
         fmt::print(
             stderr, "compressibility: interrupted by signal {}: the report above is partial{}\n",
@@ -673,8 +966,8 @@ int main(int argc, char** argv) try {
         for (const auto& f : not_run) fmt::print(stderr, "compressibility: not read: {}\n", f);
         return memsub_examples::stopped_exit_status(sig);
     }
-    if (!errors.empty()) return 1;
-    if (results.empty()) {
+    if (!errors.empty() || !output_failures.empty()) return 1;
+    if (shown.empty()) {
         fmt::print(stderr,
                    "compressibility: warning: no input holds a whole {}-byte line; "
                    "nothing to report\n",

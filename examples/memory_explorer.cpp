@@ -3,14 +3,23 @@
 // latency (mean, p50, p95, p99), row-hit rate and bandwidth, and plot the latency CDFs.
 //
 //   memory_explorer                                built-in workload, all configurations
-//   memory_explorer --trace app.lackey             a Valgrind Lackey trace (any memsub format)
-//   memory_explorer --configs ddr4-frfcfs,hbm2-pmc --cdf lat.svg --csv lat.csv
+//   memory_explorer app.lackey                     a Valgrind Lackey trace (any memsub format;
+//                                                  the same as --trace app.lackey; - is stdin)
+//   memory_explorer --configs ddr4-frfcfs,hbm2-pmc --cdf lat.png --csv lat.csv
 //
-// Time base: the LLC sees one access every --access-ns nanoseconds (the host's clock); each
-// miss is a 64 B read and each dirty eviction a 64 B write arriving at that time; each
+// The LLC counts each reference as valgrind's cachegrind counts it (and as the explorer does):
+// a reference whose bytes cross a line boundary touches every line it covers, in address order,
+// and is ONE access with at most one miss (basic_cache::access_spanning); every line it missed
+// is fetched from memory (each is a real fill), and every dirty line it evicted is written
+// back. With --sets 64 --ways 8 (cachegrind's --D1=32768,8,64) a lackey trace gives
+// cachegrind's D1 accesses and misses.
+//
+// Time base: the LLC sees one reference every --access-ns nanoseconds (the host's clock); each
+// line fill is a 64 B read and each dirty eviction a 64 B write arriving at that time; each
 // controller converts it to its own command clock (tCK) and reports in ns. A request refused by
 // a full controller queue waits at the host with its original arrival time, so back-pressure
-// counts as queueing.
+// counts as queueing. The controllers count cycles in 64 bits: the simulated time is at most
+// max_simulated_ns (below), which every configuration's clock holds exactly.
 //
 // Requesters (what the partitioned controller partitions by; --requesters N, --requester-map):
 //   built-in workload  its 16 clusters (cluster mod N with --requesters N);
@@ -21,6 +30,12 @@
 //                      (a stand-in for "which core/thread issued it"), page hashes its 4 KiB page
 //                      (threads owning address regions), trace keeps the record's requester and
 //                      fails if it is >= N.
+//
+// Outputs: the table on stdout; --cdf FILE draws the latency CDFs, the format following the
+// name (.svg drawn here, .png and .pdf by gnuplot from the script FILE-without-extension.gp,
+// which stays for restyling); --csv FILE writes one row per CDF point of each configuration
+// with that configuration's figures, the LLC's and the status columns (partial,
+// interrupted_by_signal, error) through result_table, like every example's CSV.
 //
 // Built-in workload (memory-side structure matters here, so it is the example's own): 16
 // clusters issue in turn; each access is, with probability 0.4, the next line of the
@@ -36,6 +51,7 @@
 #include <memsub/trace/open.hpp>
 
 #include "common/example_support.hpp"
+#include "common/result_table.hpp"
 
 #include <fmt/core.h>
 #include <fmt/ostream.h>
@@ -44,7 +60,9 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <fstream>
 #include <limits>
 #include <memory>
@@ -54,6 +72,7 @@
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -61,6 +80,7 @@ namespace {
 namespace mm = memsub::memory;
 using clock_type = std::chrono::steady_clock;
 using memsub_examples::chunk_accesses;
+using memsub_examples::option_error;
 
 // ------------------------------------------------------------------ options
 
@@ -79,61 +99,139 @@ struct options {
     /// Requesters (0 = the default: 16 for the built-in workload, 1 for a trace).
     std::uint32_t requesters = 0;
     enum class requester_map { pc, page, trace } map = requester_map::pc;
+    enum class action { run, help, list } what = action::run;
 };
 
-[[noreturn]] void usage(int code) {
-    std::fputs(
-        "usage: memory_explorer [options]\n"
-        "  --trace FILE        replay a trace (lackey | din | text | u64 | oracleGeneral)\n"
-        "  --format NAME       trace format (default: detect)\n"
-        "  --limit N           stop the trace after N accesses\n"
-        "  --accesses N        length of the built-in workload (default 2000000)\n"
-        "  --seed N            seed of the built-in workload (default 2026)\n"
-        "  --sets N --ways N   LLC shape (default 1024 x 16, 64 B lines: 1 MB, ReMAP Table 2.3)\n"
-        "  --access-ns X       ns between two LLC accesses (default 24)\n"
-        "  --configs A,B,...   configurations to run (default all; --list shows them)\n"
-        "  --requesters N      requesters the partitioned controller partitions by (default\n"
-        "                      16 for the built-in workload, 1 for a trace)\n"
-        "  --requester-map M   trace accesses -> requester: pc (hash of the PC, default),\n"
-        "                      page (hash of the 4 KiB page) or trace (the record's own; must\n"
-        "                      be < N)\n"
-        "  --cdf FILE          latency CDF plot, SVG (default memory_latency_cdf.svg; '' = none)\n"
-        "  --csv FILE          also write the CDF points as CSV\n"
-        "  --quiet             no progress on stderr\n"
-        "  --list              list the configurations and exit\n"
-        "Numbers are decimal and checked against their field's range (nothing is truncated);\n"
-        "--access-ns is at most 1e12, and the simulated time (accesses x --access-ns) at most\n"
-        "1e18 ns. One --trace per run (a second one is an error).\n"
-        "SIGINT / SIGTERM (Ctrl-C): the results so far are printed (marked partial) and the\n"
-        "CDF plot and CSV written, then the program exits with 128 + the signal number.\n"
-        "exit status: 0 success; 1 the trace could not be read or is malformed (results before\n"
-        "the bad record are still printed), or an output file could not be written; 2 bad\n"
-        "usage or configuration; 3 the trace held no accesses (warning; all-zero table); 4 out\n"
-        "of memory; 130 / 143 interrupted by SIGINT / SIGTERM.\n",
-        code == 0 ? stdout : stderr);
-    std::exit(code);
-}
-
-std::uint64_t parse_number(std::string_view flag, std::string_view text, std::uint64_t min = 0,
-                           std::uint64_t max = std::numeric_limits<std::uint64_t>::max()) {
-    return memsub_examples::parse_number("memory_explorer", flag, text, min, max);
-}
-
-/// Largest --access-ns (1000 s between two LLC accesses) and largest simulated time: the
-/// controllers count cycles in 64 bits, and a double of the time in ns must convert exactly
-/// enough (1e18 ns is 1.2e18 DDR4 cycles, well inside 2^64).
+/// Largest --access-ns (1000 s between two LLC references) and largest simulated time. The
+/// controllers count cycles in 64 bits (at most 1.8e19): 1e19 ns is 1.2e19 cycles of the
+/// fastest clock here (DDR4-2400, 0.833 ns), and a double of the time in ns converts to a cycle
+/// exactly enough (its rounding, 2 us at 1e19 ns, is far below the time between references that
+/// reach it). Decision: 1e19 ns rather than the 1e18 ns this example once allowed, so that the
+/// default 2,000,000 references run at the largest --access-ns (2e18 ns).
 constexpr double max_access_ns = 1e12;
-constexpr double max_simulated_ns = 1e18;
+constexpr double max_simulated_ns = 1e19;
 
-double parse_real(std::string_view flag, std::string_view text) {
-    return memsub_examples::parse_or_exit("memory_explorer", [&] {
-        return memsub_examples::parse_positive_real(flag, text, max_access_ns);
-    });
+constexpr std::string_view usage_text =
+    "usage: memory_explorer [options] [TRACE]\n"
+    "  TRACE, --trace FILE replay a trace (lackey | din | text | u64 | oracleGeneral); - is\n"
+    "                      standard input (a pipe or a FIFO loses nothing). One trace per run\n"
+    "  --format NAME       trace format (default: detect)\n"
+    "  --limit N           stop the trace after N accesses\n"
+    "  --accesses N        length of the built-in workload (default 2000000)\n"
+    "  --seed N            seed of the built-in workload (default 2026)\n"
+    "  --sets N --ways N   LLC shape: sets a power of two in 1..2147483648, ways 1..64 (default\n"
+    "                      1024 x 16, 64 B lines: 1 MB, ReMAP Table 2.3)\n"
+    "  --access-ns X       ns between two LLC references, in (0, 1e12] (default 24)\n"
+    "  --configs A,B,...   configurations to run (default all; --list shows them)\n"
+    "  --requesters N      requesters the partitioned controller partitions by, 1..1024\n"
+    "                      (default 16 for the built-in workload, 1 for a trace)\n"
+    "  --requester-map M   trace accesses -> requester: pc (hash of the PC, default),\n"
+    "                      page (hash of the 4 KiB page) or trace (the record's own; must\n"
+    "                      be < N)\n"
+    "  --cdf FILE          latency CDF plot (default memory_latency_cdf.svg; '' = none); the\n"
+    "                      format follows the name: .svg, .png or .pdf (.png and .pdf are drawn\n"
+    "                      by gnuplot, which must be installed, from FILE's name with .gp, kept)\n"
+    "  --csv FILE          the results as CSV: a row per CDF point of each configuration\n"
+    "                      (config, latency_ns, cdf) with that configuration's figures, the\n"
+    "                      LLC's (llc_misses, ...) and the status columns partial,\n"
+    "                      interrupted_by_signal and error; a configuration without a completed\n"
+    "                      request, or an unreadable trace, still has a row\n"
+    "  --quiet             no progress on stderr\n"
+    "  --list              list the configurations and exit\n"
+    "The LLC counts a reference whose bytes cross a line boundary as cachegrind does: every line\n"
+    "it covers is accessed (a miss fetches each missing line from memory), and it is one access\n"
+    "with at most one miss.\n"
+    "Numbers are decimal and checked against each option's range (nothing is truncated); the\n"
+    "simulated time (references x --access-ns) is at most 1e19 ns. Every output file is checked\n"
+    "before the run.\n"
+    "SIGINT / SIGTERM (Ctrl-C): the results so far are printed (marked partial) and the\n"
+    "CDF plot and CSV written, then the program exits with 128 + the signal number.\n"
+    "exit status: 0 success; 1 the trace could not be read or is malformed (results before\n"
+    "the bad record are still printed and written), or an output file could not be written;\n"
+    "2 bad usage or configuration (an output that cannot be written, a trace that passes the\n"
+    "simulated-time limit: the results before it are kept); 3 the trace held no accesses\n"
+    "(warning; all-zero table); 4 out of memory; 130 / 143 interrupted by SIGINT / SIGTERM.\n";
+
+/// Parses the arguments after the program name. Throws option_error (exit status 2) naming the
+/// option for an unknown option, a missing or bad value, a second trace or a plot file of an
+/// unknown format.
+options parse_options(std::span<const std::string_view> args) {
+    using namespace memsub_examples;
+    options o;
+    const auto set_trace = [&](std::string_view file) {
+        if (o.trace)
+            throw option_error(fmt::format("--trace given twice ('{}' and '{}'); it replays one "
+                                           "trace per run",
+                                           *o.trace, file));
+        o.trace = std::string(file);
+    };
+    for (std::size_t i = 0; i < args.size(); ++i) {
+        const std::string_view arg = args[i];
+        auto value = [&]() -> std::string_view {
+            if (i + 1 >= args.size()) throw option_error(fmt::format("{} needs a value", arg));
+            return args[++i];
+        };
+        if (arg == "--help" || arg == "-h") {
+            o.what = options::action::help;
+            return o;
+        }
+        if (arg == "--trace")
+            set_trace(value());
+        else if (arg == "--format") {
+            const std::string_view v = value();
+            o.format = memsub::trace::parse_format(v);
+            if (!o.format) throw option_error(fmt::format("unknown format '{}'", v));
+        } else if (arg == "--limit")
+            o.limit = parse_unsigned(arg, value());
+        else if (arg == "--accesses")
+            o.accesses = parse_unsigned(arg, value());
+        else if (arg == "--seed")
+            o.seed = parse_unsigned(arg, value());
+        else if (arg == "--sets")
+            o.shape.sets = parse_power_of_two(arg, value(), 1, std::uint32_t{1} << 31);
+        else if (arg == "--ways")
+            o.shape.ways =
+                parse_unsigned_as<std::uint32_t>(arg, value(), 1, memsub::max_entries_per_set);
+        else if (arg == "--access-ns")
+            o.access_ns = parse_positive_real(arg, value(), max_access_ns);
+        else if (arg == "--configs")
+            o.configs = split_list(value());
+        else if (arg == "--cdf") {
+            o.cdf = value();
+            if (!o.cdf.empty()) (void)plot_terminal_or_throw(arg, o.cdf);
+        } else if (arg == "--csv")
+            o.csv = value();
+        else if (arg == "--quiet")
+            o.progress = false;
+        else if (arg == "--requesters")
+            o.requesters = parse_unsigned_as<std::uint32_t>(arg, value(), 1, 1024);
+        else if (arg == "--requester-map") {
+            const std::string_view v = value();
+            if (v == "pc")
+                o.map = options::requester_map::pc;
+            else if (v == "page")
+                o.map = options::requester_map::page;
+            else if (v == "trace")
+                o.map = options::requester_map::trace;
+            else
+                throw option_error(
+                    fmt::format("--requester-map is pc, page or trace, got '{}'", v));
+        } else if (arg == "--list")
+            o.what = options::action::list;
+        else if (arg.size() > 1 && arg[0] == '-')
+            throw option_error(fmt::format("unknown option {} (--help lists them)", arg));
+        else
+            set_trace(arg); // a bare argument is the trace, as in the explorer ("-" = stdin)
+    }
+    return o;
 }
 
 namespace status {
 constexpr int ok = 0, input_error = 1, usage_error = 2, empty_input = 3, out_of_memory = 4;
 } // namespace status
+
+/// What the program is doing, for the message when memory runs out.
+std::string memory_use = "starting";
 
 // ------------------------------------------------------------------ memory requests
 
@@ -396,13 +494,13 @@ std::string xml_escape(std::string_view s) {
     return out;
 }
 
-/// Throws std::runtime_error when `file` cannot be written.
-void write_svg(const std::string& file, const std::vector<std::unique_ptr<runner>>& rs,
-               const std::string& title) {
-    std::ofstream out(file);
-    if (!out) throw std::runtime_error("cannot write " + file);
-    constexpr double W = 900, H = 520, L = 70, R = 260, T = 40, B = 60;
-    // Logarithmic latency axis: an overloaded configuration's tail does not flatten the rest.
+/// The decades the latency axis spans (log10 of its ends), the same in every plot format: an
+/// overloaded configuration's tail does not flatten the rest on a logarithmic axis.
+struct latency_axis {
+    double lo = 0, hi = 1;
+};
+
+latency_axis axis_of(const std::vector<std::unique_ptr<runner>>& rs) {
     double xmin = 1e300, xmax = 1;
     for (const auto& r : rs) {
         if (r->stats().latency.count() == 0) continue;
@@ -411,14 +509,28 @@ void write_svg(const std::string& file, const std::vector<std::unique_ptr<runner
     }
     if (xmin > xmax) xmin = 1;
     const double lo = std::floor(std::log10(std::max(xmin, 1e-3)));
-    const double hi = std::max(lo + 1, std::ceil(std::log10(xmax)));
-    // One colour per configuration (all nine differ), and a dash pattern cycling every three
-    // so neighbouring curves differ in print too.
-    constexpr std::array<const char*, 10> colours{"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
-                                                  "#9467bd", "#8c564b", "#e377c2", "#17becf",
-                                                  "#bcbd22", "#7f7f7f"};
-    static_assert(colours.size() >= all_configs.size());
-    constexpr std::array<const char*, 3> dashes{"none", "7,3", "2,2"};
+    return {.lo = lo, .hi = std::max(lo + 1, std::ceil(std::log10(xmax)))};
+}
+
+// One colour per configuration (all nine differ), and a dash pattern cycling every three so
+// neighbouring curves differ in print too; the same in every plot format.
+constexpr std::array<const char*, 10> colours{"#1f77b4", "#ff7f0e", "#2ca02c", "#d62728",
+                                              "#9467bd", "#8c564b", "#e377c2", "#17becf",
+                                              "#bcbd22", "#7f7f7f"};
+static_assert(colours.size() >= all_configs.size());
+constexpr std::array<const char*, 3> svg_dashes{"none", "7,3", "2,2"};
+constexpr std::array<const char*, 3> gnuplot_dashes{"1", "(7,3)", "(2,2)"};
+
+constexpr std::string_view x_label =
+    "latency (ns, log scale), arrival at the controller to last data beat";
+
+/// Draws the CDFs as SVG. Throws std::runtime_error when `file` cannot be written.
+void write_svg(const std::string& file, const std::vector<std::unique_ptr<runner>>& rs,
+               const std::string& title) {
+    std::ofstream out(file);
+    if (!out) throw std::runtime_error("cannot write " + file);
+    constexpr double W = 900, H = 520, L = 70, R = 260, T = 40, B = 60;
+    const auto [lo, hi] = axis_of(rs);
     auto X = [&](double v) {
         const double l = std::log10(std::max(v, std::pow(10.0, lo)));
         return L + (W - L - R) * (l - lo) / (hi - lo);
@@ -455,10 +567,8 @@ void write_svg(const std::string& file, const std::vector<std::unique_ptr<runner
             fmt::print(out, "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n",
                        X(x), H - B + 16, label);
         }
-    fmt::print(out,
-               "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">latency (ns, log "
-               "scale), arrival at the controller to last data beat</text>\n",
-               (L + W - R) / 2, H - 18);
+    fmt::print(out, "<text x=\"{:.1f}\" y=\"{:.1f}\" text-anchor=\"middle\">{}</text>\n",
+               (L + W - R) / 2, H - 18, x_label);
     fmt::print(out,
                "<rect x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" fill=\"none\" "
                "stroke=\"black\"/>\n",
@@ -469,7 +579,7 @@ void write_svg(const std::string& file, const std::vector<std::unique_ptr<runner
         fmt::print(out,
                    "<polyline fill=\"none\" stroke-width=\"2\" stroke=\"{}\" "
                    "stroke-dasharray=\"{}\" points=\"",
-                   colours[i % colours.size()], dashes[i % dashes.size()]);
+                   colours[i % colours.size()], svg_dashes[i % svg_dashes.size()]);
         double prev = 0;
         for (const auto& [x, f] : pts) {
             fmt::print(out, "{:.1f},{:.1f} {:.1f},{:.1f} ", X(x), Y(prev), X(x), Y(f));
@@ -481,138 +591,232 @@ void write_svg(const std::string& file, const std::vector<std::unique_ptr<runner
                    "<line x1=\"{}\" y1=\"{:.1f}\" x2=\"{}\" y2=\"{:.1f}\" stroke=\"{}\" "
                    "stroke-dasharray=\"{}\" stroke-width=\"3\"/>\n",
                    W - R + 15, ly, W - R + 40, ly, colours[i % colours.size()],
-                   dashes[i % dashes.size()]);
+                   svg_dashes[i % svg_dashes.size()]);
         fmt::print(out, "<text x=\"{}\" y=\"{:.1f}\">{}</text>\n", W - R + 46, ly + 4,
                    rs[i]->name());
     }
     fmt::print(out, "</svg>\n");
-    if (!out) throw std::runtime_error("error writing " + file);
+    if (!out.flush()) throw std::runtime_error("error writing " + file);
 }
 
-/// Throws std::runtime_error when `file` cannot be written.
-void write_csv(const std::string& file, const std::vector<std::unique_ptr<runner>>& rs) {
-    std::ofstream out(file);
-    if (!out) throw std::runtime_error("cannot write " + file);
-    fmt::print(out, "config,latency_ns,cdf\n");
-    for (const auto& r : rs)
-        for (const auto& [x, f] : cdf_points(*r))
-            fmt::print(out, "{},{:.3f},{:.6f}\n", r->name(), x, f);
-    if (!out) throw std::runtime_error("error writing " + file);
+/// Whether the plot file's format (its name's: plot_terminal_or_throw) is drawn by gnuplot: a
+/// .png or a .pdf; an .svg is drawn here, without it.
+bool drawn_by_gnuplot(const std::string& plot) {
+    return memsub_examples::plot_terminal_or_throw("--cdf", plot) != "svg dynamic";
+}
+
+/// The gnuplot script that draws `plot` (a .png or .pdf): its name with .gp.
+std::string gnuplot_script_for(const std::string& plot) {
+    return plot.substr(0, plot.find_last_of('.')) + ".gp";
+}
+
+/// Draws the CDFs as `plot` (.png or .pdf) with gnuplot: the same curves, colours, dashes and
+/// axis as the SVG, from a script (gnuplot_script_for(plot)) that holds the points and stays for
+/// restyling. Throws std::runtime_error when the script cannot be written or gnuplot fails.
+void write_gnuplot(const std::string& plot, const std::vector<std::unique_ptr<runner>>& rs,
+                   const std::string& title) {
+    const std::string script = gnuplot_script_for(plot);
+    const std::string terminal = memsub_examples::plot_terminal_or_throw("--cdf", plot);
+    {
+        std::ofstream gp(script);
+        if (!gp) throw std::runtime_error("cannot write " + script);
+        const auto [lo, hi] = axis_of(rs);
+        const bool pdf = terminal.starts_with("pdf");
+        fmt::print(gp, "# Memory latency CDF drawn by memory_explorer. Render: gnuplot {}\n",
+                   memsub_examples::gnuplot_quoted(script));
+        fmt::print(gp, "set terminal {} size {} font 'Sans,{}'\n", terminal,
+                   pdf ? "9in,5.2in" : "900,520", pdf ? 10 : 9);
+        fmt::print(gp, "set output {}\nset termoption noenhanced\n",
+                   memsub_examples::gnuplot_quoted(plot));
+        fmt::print(gp, "set title {}\n",
+                   memsub_examples::gnuplot_quoted("Memory latency CDF — " + title));
+        fmt::print(gp,
+                   "set logscale x\nset xrange [{:g}:{:g}]\nset yrange [0:1]\nset ytics 0.1\n"
+                   "set grid xtics ytics mxtics\nset xlabel {}\nset ylabel 'fraction of "
+                   "requests'\nset key outside right top\n",
+                   std::pow(10.0, lo), std::pow(10.0, hi),
+                   memsub_examples::gnuplot_quoted(x_label));
+        // Each curve's points as a data block; a step up at each bucket's upper end, from 0.
+        std::string plot_command;
+        for (std::size_t i = 0; i < rs.size(); ++i) {
+            const auto pts = cdf_points(*rs[i]);
+            if (pts.empty()) continue;
+            fmt::print(gp, "$config{} << EOD\n{:.3f} 0\n", i, pts.front().first);
+            for (const auto& [x, f] : pts) fmt::print(gp, "{:.3f} {:.6f}\n", x, f);
+            fmt::print(gp, "EOD\n");
+            plot_command +=
+                fmt::format("{}$config{} using 1:2 with steps lw 2 lc rgb '{}' dt {} title {}",
+                            plot_command.empty() ? "plot " : ", \\\n     ", i,
+                            colours[i % colours.size()], gnuplot_dashes[i % gnuplot_dashes.size()],
+                            memsub_examples::gnuplot_quoted(rs[i]->name()));
+        }
+        fmt::print(gp, "{}\n", plot_command);
+        if (!gp.flush()) throw std::runtime_error("error writing " + script);
+    }
+    if (!memsub_examples::render_with_gnuplot(script, plot))
+        throw std::runtime_error(fmt::format("{} not drawn: gnuplot is not installed", plot));
+}
+
+/// The results as one table (common/result_table.hpp): a row per CDF point (config,
+/// latency_ns, cdf: the fraction of requests completed within latency_ns) of each configuration,
+/// with that configuration's figures, the LLC's and the run's status (`partial`: a stop signal,
+/// an input error or the simulated-time limit cut the run short; `interrupted_by_signal`;
+/// `error`). A configuration without a completed request (an empty or unreadable trace) has one
+/// row with no point, so every configuration and every error shows in the file.
+struct run_summary {
+    std::string label;
+    std::uint64_t references = 0;
+    std::uint64_t llc_misses = 0;
+    std::uint64_t line_fills = 0; ///< reads sent to memory
+    std::uint64_t writebacks = 0; ///< writes sent to memory
+    std::optional<std::string> error;
+    int interrupted_by = 0;
+};
+
+memsub_examples::result_table results_table(const options& o, const run_summary& run,
+                                            const std::vector<std::unique_ptr<runner>>& rs) {
+    memsub_examples::result_table table("memory_explorer");
+    for (const auto& r : rs) {
+        const auto& s = r->stats();
+        const double elapsed_ns = static_cast<double>(s.elapsed_cycles()) * r->tck_ns();
+        const double gbs = elapsed_ns > 0 ? static_cast<double>(s.bytes) / elapsed_ns : 0.0;
+        const bool any = s.completed() > 0;
+        const auto fields = [&](memsub_examples::result_table::row& row) {
+            // Latency figures of a configuration that completed nothing are null, not 0.
+            const auto latency = [&](double v) { return any ? std::optional(v) : std::nullopt; };
+            row.number("requests", s.completed())
+                .optional_number("mean_ns", latency(s.latency.mean() * r->tck_ns()), "{:.3f}")
+                .optional_number("p50_ns", latency(ns(*r, s.latency.percentile(0.50))), "{:.3f}")
+                .optional_number("p95_ns", latency(ns(*r, s.latency.percentile(0.95))), "{:.3f}")
+                .optional_number("p99_ns", latency(ns(*r, s.latency.percentile(0.99))), "{:.3f}")
+                .optional_number("q95_ns", latency(ns(*r, s.queueing.percentile(0.95))), "{:.3f}")
+                .optional_number("row_hit_rate", latency(s.row_hit_rate()), "{:.6f}")
+                .number("bus_utilisation", gbs / r->peak_gb_per_s(), "{:.6f}")
+                .number("gb_per_s", gbs, "{:.6f}")
+                .text("trace", run.label)
+                .number("sets", o.shape.sets)
+                .number("ways", o.shape.ways)
+                .number("line_bytes", o.shape.line_bytes)
+                .number("access_ns", o.access_ns, "{:g}")
+                .number("llc_accesses", run.references)
+                .number("llc_misses", run.llc_misses)
+                .number("llc_miss_ratio",
+                        run.references > 0 ? static_cast<double>(run.llc_misses) /
+                                                 static_cast<double>(run.references)
+                                           : 0.0,
+                        "{:.6f}")
+                .number("llc_line_fills", run.line_fills)
+                .number("llc_writebacks", run.writebacks)
+                .boolean("partial", run.interrupted_by != 0 || run.error.has_value())
+                .optional_number("interrupted_by_signal", run.interrupted_by != 0
+                                                              ? std::optional(run.interrupted_by)
+                                                              : std::nullopt)
+                .optional_text("error", run.error);
+        };
+        const auto pts = cdf_points(*r);
+        if (pts.empty()) {
+            auto& row = table.add_row();
+            row.text("config", r->name()).null("latency_ns").null("cdf");
+            fields(row);
+        }
+        for (const auto& [x, f] : pts) {
+            auto& row = table.add_row();
+            row.text("config", r->name())
+                .number("latency_ns", x, "{:.3f}")
+                .number("cdf", f, "{:.6f}");
+            fields(row);
+        }
+    }
+    return table;
+}
+
+/// Checks, before any work, that every output can be written (exit 2 otherwise), and that
+/// gnuplot is there when the plot's format needs it. Throws option_error naming the option.
+void check_outputs(const options& o) {
+    memsub_examples::check_writable("--cdf", o.cdf);
+    memsub_examples::check_writable("--csv", o.csv);
+    if (o.cdf.empty() || !drawn_by_gnuplot(o.cdf)) return;
+    memsub_examples::check_writable("--cdf", gnuplot_script_for(o.cdf));
+    if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
+        throw option_error(fmt::format("--cdf {}: a .png or .pdf plot is drawn by gnuplot, which "
+                                       "is not installed (Debian: gnuplot-nox); install it or "
+                                       "name the file .svg",
+                                       o.cdf));
 }
 
 } // namespace
 
 int main(int argc, char** argv) {
-    options o;
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view arg = argv[i];
-        auto value = [&]() -> const char* {
-            if (i + 1 >= argc) {
-                fmt::print(stderr, "memory_explorer: {} needs a value\n", arg);
-                std::exit(2);
-            }
-            return argv[++i];
-        };
-        if (arg == "--help" || arg == "-h")
-            usage(0);
-        else if (arg == "--trace") {
-            const char* file = value();
-            if (o.trace) {
-                fmt::print(stderr,
-                           "memory_explorer: --trace given twice ('{}' and '{}'); it replays one "
-                           "trace per run\n",
-                           *o.trace, file);
-                return status::usage_error;
-            }
-            o.trace = file;
-        } else if (arg == "--format") {
-            const std::string_view v = value();
-            o.format = memsub::trace::parse_format(v);
-            if (!o.format) {
-                fmt::print(stderr, "memory_explorer: unknown format '{}'\n", v);
-                return 2;
-            }
-        } else if (arg == "--limit")
-            o.limit = parse_number(arg, value());
-        else if (arg == "--accesses")
-            o.accesses = parse_number(arg, value());
-        else if (arg == "--seed")
-            o.seed = parse_number(arg, value());
-        else if (arg == "--sets")
-            o.shape.sets = static_cast<std::uint32_t>(
-                parse_number(arg, value(), 1, std::numeric_limits<std::uint32_t>::max()));
-        else if (arg == "--ways")
-            o.shape.ways = static_cast<std::uint32_t>(
-                parse_number(arg, value(), 1, std::numeric_limits<std::uint32_t>::max()));
-        else if (arg == "--access-ns")
-            o.access_ns = parse_real(arg, value());
-        else if (arg == "--configs")
-            o.configs = memsub_examples::split_list(value());
-        else if (arg == "--cdf")
-            o.cdf = value();
-        else if (arg == "--csv")
-            o.csv = value();
-        else if (arg == "--quiet")
-            o.progress = false;
-        else if (arg == "--requesters") {
-            o.requesters = static_cast<std::uint32_t>(parse_number(arg, value(), 1, 1024));
-        } else if (arg == "--requester-map") {
-            const std::string_view v = value();
-            if (v == "pc")
-                o.map = options::requester_map::pc;
-            else if (v == "page")
-                o.map = options::requester_map::page;
-            else if (v == "trace")
-                o.map = options::requester_map::trace;
-            else {
-                fmt::print(stderr, "memory_explorer: --requester-map is pc, page or trace\n");
-                return 2;
-            }
-        } else if (arg == "--list") {
-            for (const auto& c : all_configs) fmt::print("{:<14} {}\n", c.name, c.description);
-            return 0;
-        } else {
-            fmt::print(stderr, "memory_explorer: unknown argument {}\n", arg);
-            usage(2);
-        }
+    const std::vector<std::string_view> args(argv + 1, argv + argc);
+    const options o =
+        memsub_examples::parse_or_exit("memory_explorer", [&] { return parse_options(args); });
+    if (o.what == options::action::help) {
+        fmt::print("{}", usage_text);
+        return status::ok;
     }
-
+    if (o.what == options::action::list) {
+        for (const auto& c : all_configs) fmt::print("{:<14} {}\n", c.name, c.description);
+        return status::ok;
+    }
+    for (const auto& want : o.configs)
+        if (std::none_of(all_configs.begin(), all_configs.end(),
+                         [&](const config_spec& c) { return c.name == want; })) {
+            fmt::print(stderr, "memory_explorer: unknown configuration '{}' (--list)\n", want);
+            return status::usage_error;
+        }
     if (!o.trace) {
         const std::uint64_t n = o.limit != 0 ? std::min(o.limit, o.accesses) : o.accesses;
         if (static_cast<double>(n) * o.access_ns > max_simulated_ns) {
             fmt::print(stderr,
                        "memory_explorer: {} accesses at --access-ns {:g} simulate more than {:g} "
-                       "ns; lower --access-ns or --accesses\n",
+                       "ns, the limit; lower --access-ns or --accesses\n",
                        n, o.access_ns, max_simulated_ns);
             return status::usage_error;
         }
+    }
+    // Every output is checked before the run, so a long run cannot end in an output error
+    // that was knowable at its start (the writers still report a failure while writing).
+    try {
+        check_outputs(o);
+    } catch (const option_error& e) {
+        fmt::print(stderr, "memory_explorer: {} (nothing was run)\n", e.what());
+        return status::usage_error;
     }
     // Built-in workload: its 16 clusters; a trace: one requester unless told otherwise.
     const std::uint32_t requesters = o.requesters != 0 ? o.requesters : (o.trace ? 1u : 16u);
     try {
         std::vector<std::unique_ptr<runner>> runners;
+        memory_use = "building the memory controllers";
         for (const auto& c : all_configs)
             if (o.configs.empty() ||
                 std::find(o.configs.begin(), o.configs.end(), c.name) != o.configs.end())
                 runners.push_back(make_runner(c.name, requesters));
-        for (const auto& want : o.configs)
-            if (std::none_of(all_configs.begin(), all_configs.end(),
-                             [&](const config_spec& c) { return c.name == want; })) {
-                fmt::print(stderr, "memory_explorer: unknown configuration '{}' (--list)\n", want);
-                return 2;
-            }
 
+        memory_use = fmt::format(
+            "building the LLC of {} sets x {} ways x {} B ({:.2f} GiB of cache): choose a "
+            "smaller --sets or --ways",
+            o.shape.sets, o.shape.ways, o.shape.line_bytes,
+            static_cast<double>(o.shape.capacity_bytes()) / 1073741824.0);
         memsub::cache::set_associative_cache<memsub::replacement::lru> llc(o.shape);
-        source src = make_source(o);
+        memory_use = "simulating";
+
+        run_summary run;
+        // A trace that cannot be opened still gets its rows (with the error) in the CSV.
+        std::optional<source> src;
+        try {
+            src.emplace(make_source(o));
+            run.label = src->label();
+        } catch (const memsub::input_error& e) {
+            run.label = memsub_examples::input_label(*o.trace);
+            run.error = e.what();
+        }
         std::vector<memsub::access> chunk;
         chunk.reserve(chunk_accesses);
         std::vector<mem_event> events;
-        events.reserve(2 * chunk_accesses);
-        std::uint64_t done = 0;
-        std::string error_text;
-        int interrupted_by = 0; // the signal that stopped the run early
+        events.reserve(4 * chunk_accesses);
+        std::optional<std::string> time_limit; // the simulated-time limit stopped a trace
         memsub_examples::progress_meter progress(o.progress, "");
-        const std::uint32_t line = o.shape.line_bytes;
+        const std::uint64_t line = o.shape.line_bytes;
         // Which requester a memory request belongs to (see the header comment).
         const auto mix = [](std::uint64_t x) {
             x ^= x >> 33;
@@ -637,51 +841,68 @@ int main(int argc, char** argv) {
         };
         auto run_chunk = [&] {
             events.clear();
-            // The controllers count cycles in 64 bits: refuse a simulated time they cannot
-            // represent rather than overflow a conversion (checked once per chunk).
-            if (static_cast<double>(done + chunk.size()) * o.access_ns > max_simulated_ns)
-                throw std::range_error(fmt::format(
-                    "the simulated time passes {:g} ns after {} accesses at --access-ns {:g}; "
-                    "lower --access-ns or --limit",
-                    max_simulated_ns, done, o.access_ns));
+            // The controllers count cycles in 64 bits: a trace stops at the simulated time they
+            // can represent rather than overflow a conversion (the references before it count).
+            const auto fitting = static_cast<std::uint64_t>(max_simulated_ns / o.access_ns);
+            if (run.references + chunk.size() > fitting) {
+                chunk.resize(fitting > run.references ? fitting - run.references : 0);
+                time_limit = fmt::format(
+                    "the trace goes past the simulated-time limit, {:g} ns at --access-ns {:g}: "
+                    "it stopped after {} accesses; lower --access-ns or use --limit",
+                    max_simulated_ns, o.access_ns, run.references + chunk.size());
+            }
             for (const memsub::access& a : chunk) {
-                const double t = static_cast<double>(done++) * o.access_ns;
-                const auto r = llc.access(a);
-                // Dirty victims are written back, then the missing line is fetched.
-                for (const auto& ev : r.evictions)
-                    if (ev.dirty)
-                        events.push_back({t, ev.address, true, requester_of(a, ev.address)});
-                if (!r.hit && r.bytes_fetched > 0) {
-                    const memsub::byte_address fill{a.address.value / line * line};
-                    events.push_back({t, fill, false, requester_of(a, fill)});
-                }
+                const double t = static_cast<double>(run.references++) * o.access_ns;
+                // Every line the reference covers, in address order (cachegrind's rule): each
+                // line's dirty victims are written back, then the line is fetched if it missed.
+                std::uint64_t line_index = a.address.value / line;
+                if (llc.access_spanning(a, [&](const auto& r) {
+                        for (const auto& ev : r.evictions)
+                            if (ev.dirty) {
+                                events.push_back(
+                                    {t, ev.address, true, requester_of(a, ev.address)});
+                                ++run.writebacks;
+                            }
+                        if (!r.hit && r.bytes_fetched > 0) {
+                            const memsub::byte_address fill{line_index * line};
+                            events.push_back({t, fill, false, requester_of(a, fill)});
+                            ++run.line_fills;
+                        }
+                        ++line_index;
+                    }))
+                    ++run.llc_misses;
             }
             for (auto& r : runners) r->feed(events);
         };
-        try {
-            memsub_examples::install_stop_handlers();
-            while (src.next_chunk(chunk)) {
-                run_chunk();
-                if ((interrupted_by = memsub_examples::stop_requested()) != 0) break;
-                progress.update(done, src.fraction_done());
+        int& interrupted_by = run.interrupted_by; // the signal that stopped the run early
+        if (src) {
+            try {
+                memsub_examples::install_stop_handlers();
+                while (!time_limit && src->next_chunk(chunk)) {
+                    run_chunk();
+                    if ((interrupted_by = memsub_examples::stop_requested()) != 0) break;
+                    progress.update(run.references, src->fraction_done());
+                }
+            } catch (const memsub::input_error& e) {
+                run.error = e.what(); // the results cover everything read before it
             }
-        } catch (const memsub::input_error& e) {
-            error_text = e.what();
-            run_chunk(); // everything read before the bad record
         }
+        if (time_limit && !run.error) run.error = time_limit;
         for (auto& r : runners) r->finish();
         progress.finish();
 
-        const auto& cs = llc.stats();
-        fmt::print("workload: {}{}\n", src.label(),
+        const std::uint64_t done = run.references;
+        fmt::print("workload: {}{}\n", run.label,
                    interrupted_by != 0
                        ? fmt::format(" (PARTIAL: interrupted by signal {} after {} accesses)",
                                      interrupted_by, done)
                        : std::string());
-        fmt::print("LLC {} KB {}-way {} B lines (LRU): {} accesses, miss ratio {:.3f}, {} "
-                   "writebacks; one access every {} ns\n\n",
+        const auto& cs = llc.stats();
+        fmt::print("LLC {} KB {}-way {} B lines (LRU): {} accesses, {} misses, miss ratio {:.3f} "
+                   "(a reference crossing lines is one access); to memory {} line fills and {} "
+                   "writebacks; one access every {:g} ns\n\n",
                    o.shape.capacity_bytes() / 1024, o.shape.ways, o.shape.line_bytes, cs.accesses(),
-                   cs.miss_ratio(), cs.writebacks, o.access_ns);
+                   cs.misses(), cs.miss_ratio(), run.line_fills, run.writebacks, o.access_ns);
         fmt::print("{:<13} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>6} {:>7} {:>9}\n", "config",
                    "requests", "mean ns", "p50 ns", "p95 ns", "p99 ns", "q95 ns", "row hits",
                    "bus %", "GB/s", "sim M/s");
@@ -736,6 +957,7 @@ int main(int argc, char** argv) {
                        100.0 * gb_per_s(*shared) / shared->peak_gb_per_s(),
                        100.0 * gb_per_s(*pmc) / pmc->peak_gb_per_s());
         }
+
         std::vector<std::string> output_failures;
         auto attempt = [&](const std::string& what, const std::string& file, auto&& write) {
             try {
@@ -747,18 +969,38 @@ int main(int argc, char** argv) {
                 output_failures.emplace_back(e.what());
             }
         };
-        if (!o.cdf.empty())
-            attempt("latency CDF plot", o.cdf, [&] { write_svg(o.cdf, runners, src.label()); });
+        const bool partial = interrupted_by != 0 || run.error.has_value();
+        const std::string title = run.label + (partial ? " (partial)" : "");
+        const bool any_latency = std::any_of(runners.begin(), runners.end(), [](const auto& r) {
+            return r->stats().completed() > 0;
+        });
+        // Decision: no plot when no request reached memory (an empty or unreadable trace): an
+        // empty frame would pass for a result; the CSV still has a row per configuration.
+        if (!o.cdf.empty() && !any_latency)
+            fmt::print("latency CDF plot: not drawn, no request reached memory\n");
+        else if (!o.cdf.empty())
+            attempt("latency CDF plot", o.cdf, [&] {
+                if (!drawn_by_gnuplot(o.cdf))
+                    write_svg(o.cdf, runners, title);
+                else
+                    write_gnuplot(o.cdf, runners, title);
+            });
         if (!o.csv.empty())
-            attempt("latency CDF points", o.csv, [&] { write_csv(o.csv, runners); });
-        if (error_text.empty() && interrupted_by == 0 && done == 0)
+            attempt("results (CSV)", o.csv,
+                    [&] { results_table(o, run, runners).write_csv(o.csv); });
+
+        if (!run.error && interrupted_by == 0 && done == 0)
             fmt::print(stderr,
                        "memory_explorer: warning: {} holds no accesses (an empty input, or only "
                        "comments or blank lines); every figure is 0\n",
-                       src.label());
-        if (!error_text.empty()) {
-            fmt::print(stderr, "memory_explorer: trace error: {}\n", error_text);
-            fmt::print(stderr, "memory_explorer: results cover the {} accesses before it\n", done);
+                       run.label);
+        if (time_limit) {
+            fmt::print(stderr, "memory_explorer: stopped: {}\n", *time_limit);
+        } else if (run.error) {
+            fmt::print(stderr, "memory_explorer: trace error: {}\n", *run.error);
+            if (src)
+                fmt::print(stderr, "memory_explorer: results cover the {} accesses before it\n",
+                           done);
         }
         for (const auto& f : output_failures)
             fmt::print(stderr, "memory_explorer: output error: {}\n", f);
@@ -769,16 +1011,14 @@ int main(int argc, char** argv) {
                        interrupted_by, done);
             return memsub_examples::stopped_exit_status(interrupted_by);
         }
-        if (!error_text.empty() || !output_failures.empty()) return status::input_error;
+        if (time_limit) return status::usage_error;
+        if (run.error || !output_failures.empty()) return status::input_error;
         if (done == 0) return status::empty_input;
     } catch (const memsub::config_error& e) {
         fmt::print(stderr, "memory_explorer: configuration error: {}\n", e.what());
         return status::usage_error;
-    } catch (const memsub::input_error& e) {
-        fmt::print(stderr, "memory_explorer: {}\n", e.what());
-        return status::input_error;
     } catch (const std::bad_alloc&) {
-        fmt::print(stderr, "memory_explorer: out of memory\n");
+        fmt::print(stderr, "memory_explorer: out of memory while {}\n", memory_use);
         return status::out_of_memory;
     } catch (const std::runtime_error& e) {
         fmt::print(stderr, "memory_explorer: {}\n", e.what());

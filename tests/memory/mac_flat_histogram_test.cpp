@@ -129,6 +129,41 @@ TEST_CASE("flat memory: a retried request with an old arrival never completes in
     CHECK(got[0].queueing_delay() == 4990); // the wait before the retry counts as queueing
 }
 
+// The pipe's times once lived in one 64-bit word of 1/65536 cycles, which overflowed from
+// cycle 2^48 on (4e14 ns at the memory explorer's 1 GHz flat clock): latencies of 1.8e19 cycles.
+TEST_CASE("flat memory: exact at any 64-bit cycle, past the 2^48 of a fixed-point word") {
+    for (const std::uint64_t base : {std::uint64_t{400'000'000'000'000}, std::uint64_t{1} << 48,
+                                     std::uint64_t{1} << 62, std::uint64_t{1} << 63}) {
+        CAPTURE(base);
+        // 64 B at 12.8 B/cycle occupy the pipe 5 cycles: a lone request sees the bare latency,
+        // two together queue by 5 cycles.
+        flat_memory f(flat_memory::params{.latency_cycles = 45, .bytes_per_cycle = 12.8});
+        const auto out = memtest::run(f, {memtest::read_at(0, byte_address{0}, base),
+                                          memtest::read_at(1, byte_address{64}, base + 1000),
+                                          memtest::read_at(2, byte_address{128}, base + 1000)});
+        REQUIRE(out.size() == 3);
+        CHECK(out[0].selected_cycle == base);
+        CHECK(out[0].done_cycle == base + 45);
+        CHECK(out[1].selected_cycle == base + 1000);
+        CHECK(out[2].selected_cycle == base + 1005);
+        CHECK(out[2].latency() == 50);
+        CHECK(f.stats().latency.max() == 50);
+        CHECK(f.stats().data_bus_cycles == 15);
+        // Fractional occupancy (64 B at 24 B/cycle = 2.67 cycles) carried across whole cycles.
+        flat_memory g(flat_memory::params{.latency_cycles = 50, .bytes_per_cycle = 24.0});
+        std::vector<mem_request> together;
+        for (std::uint64_t i = 0; i < 4; ++i)
+            together.push_back(memtest::read_at(i, byte_address{i * 64}, base - 1));
+        const auto fine = memtest::run(g, together);
+        REQUIRE(fine.size() == 4);
+        CHECK(fine[1].selected_cycle == base - 1 + 3); // 2.67 rounded up
+        CHECK(fine[2].selected_cycle == base - 1 + 6); // 5.33
+        // 8 cycles and 3/65536 (each occupancy is rounded up to 1/65536 cycle)
+        CHECK(fine[3].selected_cycle == base - 1 + 9);
+        CHECK(g.stats().data_bus_cycles == 10); // 4 x 2.67 = 10.67
+    }
+}
+
 TEST_CASE("latency histogram: percentiles within the bucket resolution of exact order statistics") {
     memsub::xoshiro256ss rng(3);
     for (int dist = 0; dist < 3; ++dist) {

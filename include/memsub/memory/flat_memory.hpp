@@ -5,16 +5,19 @@
 // `bytes_per_cycle`, so a request starts when the pipe is free (its queueing delay) and
 // completes `latency_cycles` later. The pipe is tracked in 1/65536 cycles, so a request takes
 // exactly request_bytes / bytes_per_cycle of it (rounded up to 1/65536 cycle: 64 B at 24 B per
-// cycle occupy 2.67 cycles, not 3), and the bandwidth is never exceeded. A request starts no
-// earlier than its arrival and the last `advance_to` cycle (a retried request keeps its old
-// arrival, but never completes in the past). Completions are in arrival order. MCM-GPU (seed 001,
-// Ch. 5) models its DRAM partitions this way (100 ns flat latency, 768 GB/s per partition), and
-// HTA's multi-GPU study sets MGPUSim's flat DRAM latency to a measured average (seed 004).
+// cycle occupy 2.67 cycles, not 3), and the bandwidth is never exceeded. Its times are whole
+// cycles and a 16-bit fraction held apart, so every cycle a host can name (any 64-bit one) is
+// exact: one 64-bit fixed-point word would overflow at 2^48 cycles (78 hours at 1 GHz). A request
+// starts no earlier than its arrival and the last `advance_to` cycle (a retried request keeps its
+// old arrival, but never completes in the past). Completions are in arrival order. MCM-GPU (seed
+// 001, Ch. 5) models its DRAM partitions this way (100 ns flat latency, 768 GB/s per partition),
+// and HTA's multi-GPU study sets MGPUSim's flat DRAM latency to a measured average (seed 004).
 // Every request is reported as `row_class::empty` (the flat model has no row buffers).
 #pragma once
 
 #include <algorithm>
 #include <cmath>
+#include <compare>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -59,14 +62,19 @@ public:
                                "must be a finite number in (0, 1e9]");
         require(p.request_bytes >= 1, component, "request_bytes", p.request_bytes, "must be >= 1");
         require(p.capacity >= 1, component, "capacity", p.capacity, "must be >= 1");
-        // Occupancy of the pipe per request, in 1/65536 cycles (fixed point), rounded up.
-        occupancy_ = static_cast<std::uint64_t>(
-            std::ceil(static_cast<double>(p.request_bytes) / p.bytes_per_cycle * 65536.0));
-        if (occupancy_ == 0) occupancy_ = 1;
-        require(std::uint64_t{p.latency_cycles} << 16 >= occupancy_, component, "latency_cycles",
-                p.latency_cycles,
+        // Checked in floating point before the conversion below (a transfer of more than
+        // 2^32 cycles, at a tiny bandwidth, would not fit it).
+        const double transfer_cycles = static_cast<double>(p.request_bytes) / p.bytes_per_cycle;
+        require(transfer_cycles <= static_cast<double>(p.latency_cycles), component,
+                "latency_cycles", p.latency_cycles,
                 "must cover the transfer: >= request_bytes / bytes_per_cycle (" +
-                    std::to_string((occupancy_ + 0xffff) >> 16) + ")");
+                    fmt_real(std::ceil(transfer_cycles)) + ")");
+        // Occupancy of the pipe per request, in 1/65536 cycles, rounded up (at most
+        // latency_cycles · 2^16 < 2^48).
+        const auto occupancy = std::max<std::uint64_t>(
+            1, static_cast<std::uint64_t>(std::ceil(transfer_cycles * 65536.0)));
+        occupancy_ = pipe_time{.cycles = occupancy >> 16,
+                               .fraction = static_cast<std::uint32_t>(occupancy & 0xffff)};
         stats_.channels = 1;
         stats_.peak_bytes_per_cycle = p.bytes_per_cycle;
     }
@@ -80,11 +88,11 @@ public:
             ++stats_.refused;
             return enqueue_result::queue_full;
         }
-        // Start = max(arrival, last advance_to cycle, pipe free), in fixed point.
-        const std::uint64_t arrival_fp = std::max(r.arrival_cycle, now_) << 16;
-        const std::uint64_t start_fp = std::max(arrival_fp, pipe_free_fp_);
-        pipe_free_fp_ = start_fp + occupancy_;
-        const std::uint64_t start = (start_fp + 0xffff) >> 16;
+        // Start = max(arrival, last advance_to cycle, pipe free), to the 1/65536 cycle.
+        const pipe_time start_fine =
+            std::max(pipe_time{.cycles = std::max(r.arrival_cycle, now_)}, pipe_free_);
+        pipe_free_ = start_fine + occupancy_;
+        const std::uint64_t start = start_fine.cycles + (start_fine.fraction != 0 ? 1 : 0);
         completion c{.id = r.id,
                      .address = r.address,
                      .is_write = r.is_write,
@@ -136,6 +144,19 @@ public:
     [[nodiscard]] const params& parameters() const noexcept { return p_; }
 
 private:
+    /// A time (or a duration) on the pipe: whole cycles and 1/65536 cycles.
+    struct pipe_time {
+        std::uint64_t cycles = 0;
+        std::uint32_t fraction = 0; ///< < 65536
+
+        friend constexpr auto operator<=>(const pipe_time&, const pipe_time&) = default;
+        friend constexpr pipe_time operator+(pipe_time a, pipe_time b) noexcept {
+            const std::uint32_t fraction = a.fraction + b.fraction; // < 2^17
+            return {.cycles = a.cycles + b.cycles + (fraction >> 16),
+                    .fraction = fraction & 0xffff};
+        }
+    };
+
     static std::string fmt_real(double v) {
         char buf[32];
         std::snprintf(buf, sizeof buf, "%g", v);
@@ -150,15 +171,15 @@ private:
     void record(const completion& c) noexcept {
         // The pipe's busy time stands for the data-bus occupancy (whole cycles, rounded down).
         stats_.record(c, 0, p_.request_bytes);
-        busy_fp_ += occupancy_;
-        stats_.data_bus_cycles = busy_fp_ >> 16;
+        busy_ = busy_ + occupancy_;
+        stats_.data_bus_cycles = busy_.cycles;
     }
 
     params p_;
     detail::ring_buffer<completion> ring_;
-    std::uint64_t occupancy_ = 1;
-    std::uint64_t pipe_free_fp_ = 0;
-    std::uint64_t busy_fp_ = 0; ///< pipe occupancy of the drained requests, fixed point
+    pipe_time occupancy_{.cycles = 0, .fraction = 1};
+    pipe_time pipe_free_{};
+    pipe_time busy_{}; ///< pipe occupancy of the drained requests
     std::uint64_t now_ = 0;
     controller_stats stats_{};
 };
