@@ -30,10 +30,22 @@
 // measured run replays the kernel. No L2 or timing is modelled here: the paper's speedups and
 // interconnect stalls are not reported.
 //
+// Inputs: BFS runs on an R-MAT graph or on --graph FILE (an edge list, or a Matrix Market file
+// read as the adjacency matrix), SpMV on a power-law matrix or on --matrix FILE; "-" reads
+// standard input. Every given file is checked before any work (a missing one is an error), and
+// one whose kernel is not run is named as unused. --traceg replays Accel-Sim SASS traces
+// (kernel-N.traceg) through the same scheduler, coalescer and L1s (see accel_sim_kernel below).
+// Results: a table per workload on stdout; --csv writes one row per workload and configuration
+// with the status columns partial, interrupted_by_signal and error (a workload whose input could
+// not be read has one row with its error). Progress on stderr: the profiling pass counts warp
+// instructions (its total is known only for a trace, by bytes read), the measured pass shows
+// its percentage and time left, since the profiling pass counted its warp instructions.
+//
 //   gpu_l1_explorer                                  every kernel, built-in inputs
 //   gpu_l1_explorer --kernels bfs,spmv --sms 15 --plot traffic.svg
-//   gpu_l1_explorer --kernels bfs --graph g.txt      BFS on an edge list
+//   gpu_l1_explorer --kernels bfs --graph g.txt      BFS on an edge list (or a .mtx)
 //   gpu_l1_explorer --kernels spmv --matrix m.mtx    SpMV on a Matrix Market file
+//   gpu_l1_explorer --traceg traces/                 an application's kernel-N.traceg files
 
 #include <memsub/bypass/offline_trainer.hpp>
 #include <memsub/bypass/pc_divergence.hpp>
@@ -46,22 +58,31 @@
 #include <memsub/gpu/l1_statistics.hpp>
 #include <memsub/linesize/alsi.hpp>
 #include <memsub/linesize/static_size.hpp>
+#include <memsub/trace/accel_sim_reader.hpp>
 #include <memsub/workload/simt/all.hpp>
 
 #include "common/example_support.hpp"
+#include "common/result_table.hpp"
 
 #include <fmt/core.h>
 
+#include <algorithm>
 #include <array>
+#include <bit>
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <functional>
+#include <iostream>
 #include <new>
 #include <optional>
 #include <string>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -70,7 +91,10 @@ using memsub_examples::gnuplot_quoted;
 
 namespace simt = memsub::workload::simt;
 namespace gpu = memsub::gpu;
+namespace fs = std::filesystem;
 using memsub_examples::option_error;
+
+constexpr std::string_view program = "gpu_l1_explorer";
 
 namespace status {
 constexpr int ok = 0, input_error = 1, usage_error = 2, out_of_memory = 4;
@@ -81,12 +105,19 @@ constexpr std::array<std::string_view, 7> all_kernels{"bfs",    "spmv",  "kmeans
 
 struct options {
     std::vector<std::string> kernels{all_kernels.begin(), all_kernels.end()};
+    bool kernels_given = false;
+    std::vector<std::string> traceg; // files or directories, one workload each
     std::uint32_t sms = 15;
     std::uint64_t seed = 1;
     double scale = 1.0;
     std::optional<std::string> graph, matrix, csv, plot;
+    std::string plot_terminal;
     bool quiet = false;
     bool reuse = false;
+
+    [[nodiscard]] bool runs(std::string_view kernel) const {
+        return std::find(kernels.begin(), kernels.end(), kernel) != kernels.end();
+    }
 };
 
 [[noreturn]] void usage(int code) {
@@ -95,29 +126,261 @@ struct options {
         "usage: gpu_l1_explorer [options]\n"
         "Runs SIMT kernels on N SMs (GTO warp scheduling, Table 3.1's 48 warps and 8 CTAs per\n"
         "SM) and compares GPU L1 configurations on the same warp instruction stream: the\n"
-        "16 KB baseline, 32 KB, static 32 B / 64 B lines, PC-only and PC+Div bypass (online),\n"
-        "ALSI and ID-Cache.\n"
+        "16 KB baseline, 32 KB, static 32 B / 64 B lines, PC-only and PC+Div bypass (online\n"
+        "and offline-trained), ALSI and ID-Cache.\n"
         "  --kernels a,b,...   of bfs, spmv, kmeans, stencil, matmul, saxpy, histogram\n"
-        "                      (default: all)\n"
-        "  --sms N             SMs, each with a private L1 (default 15, Table 3.1)\n"
+        "                      (default: all, or none when --traceg is given)\n"
+        "  --sms N             SMs, each with a private L1 (1..1024; default 15, Table 3.1)\n"
         "  --seed S            input generator seed (default 1)\n"
-        "  --scale X           input size multiplier (default 1; 0.1 for a quick run)\n"
-        "  --graph FILE        BFS on this edge list ('u v' per line, 0-based) instead of\n"
-        "                      an R-MAT graph\n"
+        "  --scale X           input size multiplier (up to 1000; default 1; 0.1 for a quick\n"
+        "                      run)\n"
+        "  --graph FILE        BFS on this graph instead of an R-MAT graph: an edge list ('u v'\n"
+        "                      per line, 0-based), or a Matrix Market file (its '%%MatrixMarket'\n"
+        "                      banner detected), read as the adjacency matrix: every stored\n"
+        "                      entry is an edge, a symmetric file's in both directions; '-' is\n"
+        "                      standard input\n"
         "  --matrix FILE       SpMV on this Matrix Market coordinate file instead of a\n"
-        "                      power-law matrix\n"
-        "  --csv FILE          every counter, one row per kernel and configuration\n"
-        "  --plot FILE         bytes fetched relative to the baseline, per kernel and\n"
+        "                      power-law matrix; '-' is standard input\n"
+        "  --traceg PATH       replay an Accel-Sim SASS trace: a kernel-N.traceg file, or a\n"
+        "                      directory whose kernel-N.traceg files run in the order of N as\n"
+        "                      successive launches, the L1s kept across them (repeatable:\n"
+        "                      one workload each). Thread blocks go to SMs as the built-in\n"
+        "                      kernels' do, in file order; every load stalls its warp (a\n"
+        "                      trace has no dependences); a file is read twice (profiling,\n"
+        "                      then measuring), so it cannot be standard input\n"
+        "  --csv FILE          every counter, one row per workload and configuration, with\n"
+        "                      the columns partial, interrupted_by_signal and error (a\n"
+        "                      workload with no figures, e.g. an unreadable input, has one\n"
+        "                      row with its error)\n"
+        "  --plot FILE         bytes fetched relative to the baseline, per workload and\n"
         "                      configuration (.svg, .png or .pdf; needs gnuplot; the data\n"
         "                      and script are written beside it)\n"
         "  --reuse             per-PC reuse distances (p25 / median / p75, SM 0's L1 sets)\n"
-        "  --quiet             no progress on stderr\n"
+        "  --quiet             no progress on stderr (the profiling pass counts warp\n"
+        "                      instructions, with a percentage for a trace, by bytes read;\n"
+        "                      the measured pass shows its percentage and time left; neither\n"
+        "                      estimate covers the workloads after it)\n"
         "  --help              this text\n"
-        "exit status: 0 ok, 1 bad input file or unwritable output, 2 bad usage, 4 out of\n"
-        "memory; on SIGINT / SIGTERM the running kernel stops, its partial figures are\n"
-        "printed and written, and the program exits with 128 + the signal number\n");
+        "Every output is checked before the run, and every input file too: a given file\n"
+        "that cannot be read is an error; one whose kernel is not run draws a warning.\n"
+        "exit status: 0 ok; 1 an input file could not be read (the other workloads still run\n"
+        "and are written; a file missing at the start stops the run before any work) or an\n"
+        "output could not be written; 2 bad usage or an output that cannot be created\n"
+        "(checked first); 4 out of memory; on SIGINT / SIGTERM the running workload stops,\n"
+        "its partial figures are printed and written (partial = 1), and the program exits\n"
+        "with 128 + the signal number\n");
     std::exit(code);
 }
+
+// ------------------------------------------------------------------ Accel-Sim traces
+
+/// The kernel-N.traceg files of a --traceg PATH: the file itself, or a directory's
+/// kernel-N.traceg files in the order of N (Accel-Sim numbers them by kernel id, the launch
+/// order). Throws memsub::input_error when there is none.
+std::vector<fs::path> traceg_files(const std::string& path) {
+    std::error_code ec;
+    if (!fs::is_directory(path, ec)) return {fs::path(path)};
+    std::vector<std::pair<std::uint64_t, fs::path>> found;
+    for (const auto& entry : fs::directory_iterator(path, ec)) {
+        const std::string name = entry.path().filename().string();
+        constexpr std::string_view prefix = "kernel-", suffix = ".traceg";
+        if (name.size() <= prefix.size() + suffix.size() || !name.starts_with(prefix) ||
+            !name.ends_with(suffix))
+            continue;
+        const std::string digits =
+            name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+        if (digits.size() > 18 ||
+            !std::all_of(digits.begin(), digits.end(), [](char c) { return c >= '0' && c <= '9'; }))
+            continue;
+        found.emplace_back(std::stoull(digits), entry.path());
+    }
+    if (ec)
+        throw memsub::input_error(path, memsub::input_error::position_kind::byte_offset, 0,
+                                  "cannot list the directory: " + ec.message());
+    if (found.empty())
+        throw memsub::input_error(path, memsub::input_error::position_kind::byte_offset, 0,
+                                  "the directory holds no kernel-N.traceg file");
+    std::sort(found.begin(), found.end());
+    std::vector<fs::path> files;
+    for (auto& f : found) files.push_back(std::move(f.second));
+    return files;
+}
+
+/// An Accel-Sim SASS trace replayed as a SIMT kernel (simt::simt_kernel), so that its warp
+/// instructions take the built-in kernels' path: simt::gto_scheduler places thread blocks on the
+/// SMs (one per SM in turn, then whenever an SM has room) and interleaves each SM's warps
+/// greedy-then-oldest, then the coalescer and every L1 configuration. Each file is one launch.
+/// Decision: thread blocks are issued in file order, as Accel-Sim issues them (the k-th block of
+/// the file is CTA k); a block is read when the scheduler starts it and a warp's instructions are
+/// freed when it exits, so memory holds the resident blocks only (at most 8 per SM), not the
+/// trace. A block without memory instructions is invisible to the reader: the blocks after the
+/// last one read start empty and exit at once.
+/// Decision: every load stalls its warp for the scheduler's load latency (the reader delivers no
+/// register dependences); stores and atomics do not.
+/// Decision: the L1s are not flushed between launches, as for the built-in kernels' launches.
+class accel_sim_kernel {
+public:
+    /// One warp instruction as kept in memory: the active lanes' addresses are in the warp's
+    /// address list, one per set bit of `mask`, lowest lane first.
+    struct stored_instruction {
+        std::uint64_t pc = 0;
+        std::uint32_t mask = 0;
+        std::uint32_t access_bytes = 4;
+        memsub::access_kind kind = memsub::access_kind::load;
+    };
+    struct warp_state {
+        std::vector<stored_instruction> instructions;
+        std::vector<std::uint64_t> addresses;
+        std::size_t next = 0;
+        std::size_t next_address = 0;
+    };
+
+    accel_sim_kernel(std::string name, std::vector<fs::path> files)
+        : name_(std::move(name))
+        , files_(std::move(files)) {
+        for (const auto& f : files_) {
+            std::error_code ec;
+            const auto size = fs::file_size(f, ec);
+            if (!ec) total_bytes_ += size;
+        }
+    }
+
+    bool next_launch(simt::launch_shape& shape) {
+        finish_file();
+        if (next_file_ == files_.size()) return false;
+        reader_.emplace(files_[next_file_++]);
+        pending_.emplace();
+        if (!reader_->next(*pending_)) pending_.reset(); // the header is read either way
+        const auto& k = reader_->kernel();
+        const std::uint64_t ctas = std::uint64_t{k.grid[0]} * k.grid[1] * k.grid[2];
+        const std::uint64_t threads = std::uint64_t{k.block[0]} * k.block[1] * k.block[2];
+        if (ctas > std::numeric_limits<std::uint32_t>::max())
+            fail(fmt::format("the grid ({},{},{}) has {} thread blocks, more than 2^32 - 1",
+                             k.grid[0], k.grid[1], k.grid[2], ctas));
+        if (threads == 0 || threads > 1024)
+            fail(fmt::format("the block dim ({},{},{}) has {} threads; a CUDA block has 1..1024",
+                             k.block[0], k.block[1], k.block[2], threads));
+        shape = {static_cast<std::uint32_t>(ctas), static_cast<std::uint32_t>(threads)};
+        ctas_ = shape.ctas;
+        threads_per_cta_ = shape.threads_per_cta;
+        block_.assign((threads + simt::warp_lanes - 1) / simt::warp_lanes, warp_state{});
+        current_block_.reset();
+        ctas_in_grids_ += ctas;
+        if (std::find(kernel_names_.begin(), kernel_names_.end(), k.name) == kernel_names_.end())
+            kernel_names_.push_back(k.name);
+        ++launches_;
+        return true;
+    }
+
+    void start_warp(warp_state& w, const simt::warp_origin& o) {
+        if (current_block_ != o.cta) { // the scheduler starts blocks in order, 0, 1, ...
+            read_block();
+            current_block_ = o.cta;
+        }
+        w = std::move(block_[o.warp_in_cta]);
+        block_[o.warp_in_cta] = warp_state{};
+    }
+
+    bool step(warp_state& w, simt::warp_instruction& out) {
+        if (w.next == w.instructions.size()) {
+            w = warp_state{}; // the warp exits: its memory goes
+            return false;
+        }
+        const stored_instruction& s = w.instructions[w.next++];
+        out.pc = s.pc;
+        out.active_mask = s.mask;
+        out.kind = s.kind;
+        out.access_bytes = s.access_bytes;
+        out.stalls = s.kind == memsub::access_kind::load;
+        for (std::uint32_t m = s.mask; m != 0; m &= m - 1)
+            out.lanes[static_cast<std::size_t>(std::countr_zero(m))] =
+                w.addresses[w.next_address++];
+        return true;
+    }
+
+    [[nodiscard]] std::string_view name() const noexcept { return name_; }
+
+    /// How far through its files the replay has read, in [0, 1] (by bytes).
+    [[nodiscard]] std::optional<double> fraction_read() const noexcept {
+        if (total_bytes_ == 0) return std::nullopt;
+        const std::uint64_t now = bytes_done_ + (reader_ ? reader_->bytes_consumed() : 0);
+        return std::min(1.0, static_cast<double>(now) / static_cast<double>(total_bytes_));
+    }
+
+    /// What was replayed, for the table's title.
+    [[nodiscard]] std::string describe() const {
+        std::string names;
+        for (std::size_t i = 0; i < kernel_names_.size() && i < 3; ++i)
+            names += (i ? ", " : "") + kernel_names_[i];
+        if (kernel_names_.size() > 3)
+            names += fmt::format(" and {} more", kernel_names_.size() - 3);
+        const std::uint64_t skipped = skipped_ + open_skipped();
+        return fmt::format(", {} launch{} of {}; {} of {} thread blocks with memory "
+                           "instructions; {} instructions read, {} memory instruction{} the L1 "
+                           "does not see (shared, constant, texture) skipped",
+                           launches_, launches_ == 1 ? "" : "es", names.empty() ? "-" : names,
+                           blocks_read_, ctas_in_grids_, instructions_ + open_instructions(),
+                           skipped, skipped == 1 ? "" : "s");
+    }
+
+private:
+    /// Reads the next thread block of the file into block_ (one instruction list per warp).
+    void read_block() {
+        for (auto& w : block_) w = warp_state{};
+        if (!pending_) return; // past the last block with memory instructions
+        const std::uint32_t id = pending_->cta;
+        ++blocks_read_;
+        do {
+            if (pending_->warp_in_cta >= block_.size())
+                fail(fmt::format("warp {} of a block of {} threads ({} warps)",
+                                 pending_->warp_in_cta, threads_per_cta_, block_.size()));
+            warp_state& w = block_[pending_->warp_in_cta];
+            w.instructions.push_back({.pc = pending_->pc,
+                                      .mask = pending_->active_mask,
+                                      .access_bytes = pending_->access_bytes,
+                                      .kind = pending_->kind});
+            for (std::uint32_t m = pending_->active_mask; m != 0; m &= m - 1)
+                w.addresses.push_back(
+                    pending_->lanes[static_cast<std::size_t>(std::countr_zero(m))]);
+            if (!reader_->next(*pending_)) pending_.reset();
+        } while (pending_ && pending_->cta == id);
+    }
+
+    /// The launch of the open file has ended: nothing of it may be left unread.
+    void finish_file() {
+        if (!reader_) return;
+        if (pending_) fail(fmt::format("more thread blocks than the grid's {}", ctas_));
+        instructions_ += reader_->instructions();
+        skipped_ += reader_->skipped_memory();
+        bytes_done_ += reader_->bytes_consumed();
+        reader_.reset();
+    }
+    [[nodiscard]] std::uint64_t open_instructions() const noexcept {
+        return reader_ ? reader_->instructions() : 0;
+    }
+    [[nodiscard]] std::uint64_t open_skipped() const noexcept {
+        return reader_ ? reader_->skipped_memory() : 0;
+    }
+
+    [[noreturn]] void fail(const std::string& problem) const {
+        throw memsub::input_error(reader_->name(), memsub::input_error::position_kind::line_number,
+                                  reader_->position().value, problem);
+    }
+
+    std::string name_;
+    std::vector<fs::path> files_;
+    std::size_t next_file_ = 0;
+    std::optional<memsub::trace::accel_sim_reader> reader_;
+    std::optional<simt::warp_instruction> pending_; ///< the first instruction of the next block
+    std::vector<warp_state> block_;                 ///< the block being started, per warp
+    std::optional<std::uint32_t> current_block_;
+    std::uint32_t ctas_ = 0, threads_per_cta_ = 0;
+    std::uint64_t total_bytes_ = 0, bytes_done_ = 0;
+    std::uint64_t launches_ = 0, ctas_in_grids_ = 0, blocks_read_ = 0;
+    std::uint64_t instructions_ = 0, skipped_ = 0;
+    std::vector<std::string> kernel_names_;
+};
+static_assert(simt::simt_kernel<accel_sim_kernel>);
 
 // ------------------------------------------------------------------ configurations
 
@@ -242,13 +505,72 @@ struct kernel_result {
     std::vector<std::tuple<std::uint64_t, gpu::reuse_distance_profile::summary,
                            std::array<std::optional<gpu::reuse_distance_profile::summary>, 4>>>
         reuse;
+    /// The measured pass ran (not when the input could not be read, nor when a signal came
+    /// during the profiling pass).
+    bool measured = false;
+    /// The input error that stopped the workload: its input could not be read (nothing
+    /// measured), or a trace is malformed further on (the figures cover what came before).
+    std::optional<std::string> error;
+    /// The signal that stopped the workload (0: none).
+    int interrupted_by = 0;
+
+    /// Figures were measured: the configurations' counters mean something.
+    [[nodiscard]] bool has_figures() const noexcept {
+        return measured && (warp_instructions > 0 || (!error && interrupted_by == 0));
+    }
+    /// A stop signal or an input error cut the workload short.
+    [[nodiscard]] bool partial() const noexcept { return interrupted_by != 0 || error; }
+};
+
+/// Which workload of how many is running, for the progress lines.
+struct run_slot {
+    std::size_t index = 0, count = 1;
+    /// "then 3 more workloads" after the last pass of this one (empty for the last).
+    [[nodiscard]] std::string then_rest() const {
+        const std::size_t rest = count - index - 1;
+        return rest == 0 ? std::string()
+                         : fmt::format("then {} more workload{}", rest, rest == 1 ? "" : "s");
+    }
+};
+
+/// A workload's name as the progress lines show it: a trace's file or directory name.
+std::string short_name(const std::string& name) {
+    const fs::path p = fs::path(name).lexically_normal();
+    const std::string last = p.filename().string();
+    if (!last.empty()) return last;
+    const std::string parent = p.parent_path().filename().string();
+    return parent.empty() ? name : parent;
+}
+
+/// How far a kernel's replay has read its input, when that is known (a trace, by bytes).
+template <class Kernel>
+std::optional<double> fraction_read(const Kernel& kernel) {
+    if constexpr (requires { kernel.fraction_read(); })
+        return kernel.fraction_read();
+    else
+        return std::nullopt;
+}
+
+/// The offline predictors' tables, from a profiling pass over the kernel.
+struct offline_tables {
+    std::vector<offline_pc_only::params> pc_only;
+    std::vector<offline_pc_div::params> pc_div;
+    /// Warp instructions the pass issued: the measured pass issues the same (the kernels and a
+    /// trace's replay are deterministic), which gives its percentage.
+    std::uint64_t warp_instructions = 0;
+    /// The signal that stopped the pass (0: none).
+    int interrupted_by = 0;
+    /// The input error that ended the pass (a malformed trace; the tables cover what came
+    /// before, and the measured pass stops at the same place).
+    std::optional<std::string> error;
 };
 
 /// The offline predictors' tables: a profiling pass over the kernel (a fresh instance from
 /// `make`), each SM's line requests profiled over its own L1's sets, one table per SM.
 template <class MakeKernel>
-std::pair<std::vector<offline_pc_only::params>, std::vector<offline_pc_div::params>>
-train_offline(MakeKernel& make, const options& o) {
+offline_tables train_offline(MakeKernel& make, const options& o, const std::string& name,
+                             const run_slot& slot) {
+    offline_tables t;
     auto kernel = make();
     simt::gto_scheduler<decltype(kernel)> scheduler(kernel, simt::gto_params{.sms = o.sms});
     const gpu::coalescer coalescer;
@@ -256,62 +578,99 @@ train_offline(MakeKernel& make, const options& o) {
     // Sized to the kernel's memory instructions (PCs beyond share an untrained row).
     std::vector<gpu::reuse_distance_profile> profiles(
         o.sms, gpu::reuse_distance_profile({.sets = 32, .line_bytes = 128, .max_pcs = 256}));
+    memsub_examples::progress_meter progress(
+        !o.quiet,
+        fmt::format("{} ({} of {}), profiling", short_name(name), slot.index + 1, slot.count));
+    progress.set_unit("warp instructions");
+    const std::string rest = slot.then_rest();
+    progress.set_then(rest.empty() ? std::string("then the measured pass")
+                                   : "then the measured pass, " + rest);
     simt::warp_instruction w;
-    std::uint64_t n = 0;
-    while (scheduler.next(w)) {
-        coalescer.coalesce(w.lanes, w.active_mask, w.access_bytes, lines);
-        for (const auto& r : lines.lines())
-            (void)profiles[w.sm].reference(w.pc, lines.count, r.line_base.value);
-        if ((++n & 0xffff) == 0 && memsub_examples::stop_requested() != 0) break;
+    std::uint64_t& n = t.warp_instructions;
+    try {
+        while (scheduler.next(w)) {
+            coalescer.coalesce(w.lanes, w.active_mask, w.access_bytes, lines);
+            for (const auto& r : lines.lines())
+                (void)profiles[w.sm].reference(w.pc, lines.count, r.line_base.value);
+            if ((++n & 0xffff) == 0) {
+                progress.update(n, fraction_read(kernel));
+                if ((t.interrupted_by = memsub_examples::stop_requested()) != 0) break;
+            }
+        }
+    } catch (const memsub::input_error& e) {
+        t.error = e.what();
     }
-    std::pair<std::vector<offline_pc_only::params>, std::vector<offline_pc_div::params>> t;
+    progress.finish();
     for (const auto& p : profiles) {
-        t.first.push_back(
+        t.pc_only.push_back(
             {.base = {}, .table = memsub::bypass::train(p, memsub::bypass::pc_only::params{})});
-        t.second.push_back(
+        t.pc_div.push_back(
             {.base = {},
              .table = memsub::bypass::train(p, memsub::bypass::pc_divergence::params{})});
     }
     return t;
 }
 
+/// What the program is doing, for the message when memory runs out.
+std::string memory_use = "starting";
+
 /// Runs the kernel `make` builds on `sms` SMs through every configuration (after a profiling
 /// pass for the offline predictors); `describe(kernel)` adds to the input label afterwards.
+/// A malformed trace ends the run at its bad record (the figures cover what came before); a
+/// stop signal ends it at the next check (every 64 Ki warp instructions).
 template <class MakeKernel, class Describe>
-kernel_result run_kernel(MakeKernel&& make, std::string input, const options& o,
-                         Describe&& describe) {
-    const auto tables = train_offline(make, o);
-    auto kernel = make();
+kernel_result run_kernel(std::string name, MakeKernel&& make, std::string input, const options& o,
+                         const run_slot& slot, Describe&& describe) {
     kernel_result out;
-    out.kernel = std::string(kernel.name());
+    out.kernel = std::move(name);
     out.input = std::move(input);
+    memory_use = fmt::format("running {} on {} SMs (its input and 10 L1 configurations per SM): "
+                             "try a smaller --scale or fewer --sms",
+                             out.kernel, o.sms);
+    const offline_tables tables = train_offline(make, o, out.kernel, slot);
+    if (tables.interrupted_by != 0) {
+        out.interrupted_by = tables.interrupted_by; // nothing measured yet
+        return out;
+    }
+    auto kernel = make();
     simt::gto_scheduler<decltype(kernel)> scheduler(kernel, simt::gto_params{.sms = o.sms});
     const gpu::coalescer coalescer;
     gpu::coalesced_warp lines;
-    all_configs configs(o.sms, tables.first, tables.second);
+    all_configs configs(o.sms, tables.pc_only, tables.pc_div);
     gpu::reuse_distance_profile reuse;
     simt::warp_instruction w;
-    memsub_examples::progress_meter progress(!o.quiet, out.kernel);
-    while (scheduler.next(w)) {
-        coalescer.coalesce(w.lanes, w.active_mask, w.access_bytes, lines);
-        ++out.warp_instructions;
-        out.line_requests += lines.count;
-        if (w.sm == 0)
-            for (const auto& r : lines.lines())
-                reuse.reference(w.pc, lines.count, r.line_base.value);
-        memsub::access proto{};
-        proto.pc = w.pc;
-        proto.kind = w.kind;
-        proto.requester = w.sm;
-        coalescer.for_each_access(lines, proto, [&](const memsub::access& a) {
-            configs.each([&](auto& c) { c.access(w.sm, a); });
-        });
-        if ((out.warp_instructions & 0xffff) == 0) {
-            progress.update(out.line_requests, std::nullopt);
-            if (memsub_examples::stop_requested() != 0) break;
+    memsub_examples::progress_meter progress(
+        !o.quiet, fmt::format("{} ({} of {})", short_name(out.kernel), slot.index + 1, slot.count));
+    progress.set_unit("warp instructions");
+    progress.set_then(slot.then_rest());
+    const double total = static_cast<double>(std::max<std::uint64_t>(tables.warp_instructions, 1));
+    out.measured = true;
+    try {
+        while (scheduler.next(w)) {
+            coalescer.coalesce(w.lanes, w.active_mask, w.access_bytes, lines);
+            ++out.warp_instructions;
+            out.line_requests += lines.count;
+            if (w.sm == 0)
+                for (const auto& r : lines.lines())
+                    reuse.reference(w.pc, lines.count, r.line_base.value);
+            memsub::access proto{};
+            proto.pc = w.pc;
+            proto.kind = w.kind;
+            proto.requester = w.sm;
+            coalescer.for_each_access(lines, proto, [&](const memsub::access& a) {
+                configs.each([&](auto& c) { c.access(w.sm, a); });
+            });
+            if ((out.warp_instructions & 0xffff) == 0) {
+                progress.update(out.warp_instructions,
+                                std::min(1.0, static_cast<double>(out.warp_instructions) / total));
+                if ((out.interrupted_by = memsub_examples::stop_requested()) != 0) break;
+            }
         }
+    } catch (const memsub::input_error& e) {
+        out.error = e.what();
     }
     progress.finish();
+    if (!out.error && tables.error) out.error = tables.error; // the same record stops both
     out.input += describe(kernel);
     std::size_t i = 0;
     configs.each([&](auto& c) {
@@ -330,8 +689,9 @@ kernel_result run_kernel(MakeKernel&& make, std::string input, const options& o,
 }
 
 template <class MakeKernel>
-kernel_result run_kernel(MakeKernel&& make, std::string input, const options& o) {
-    return run_kernel(std::forward<MakeKernel>(make), std::move(input), o,
+kernel_result run_kernel(std::string name, MakeKernel&& make, std::string input, const options& o,
+                         const run_slot& slot) {
+    return run_kernel(std::move(name), std::forward<MakeKernel>(make), std::move(input), o, slot,
                       [](const auto&) { return std::string(); });
 }
 
@@ -339,81 +699,167 @@ std::uint64_t scaled(double base, double scale) {
     return static_cast<std::uint64_t>(std::max(1.0, std::round(base * scale)));
 }
 
-kernel_result run_named(std::string_view name, const options& o) {
+/// The inputs read from --graph and --matrix (read before any kernel runs), or why not.
+struct file_inputs {
+    std::optional<simt::csr_graph> graph;
+    std::string graph_label;
+    std::optional<simt::csr_matrix> matrix;
+    std::string matrix_label;
+    std::optional<std::string> graph_error, matrix_error;
+};
+
+/// Reads `file` ("-": standard input) with `read(stream, label)`.
+template <class Read>
+auto read_input(const std::string& file, Read&& read) {
+    const std::string label = memsub_examples::input_label(file);
+    if (file == memsub_examples::stdin_name) return read(std::cin, label);
+    std::ifstream in(file);
+    if (!in)
+        throw memsub::input_error(label, memsub::input_error::position_kind::line_number, 0,
+                                  "cannot open for reading");
+    return read(in, label);
+}
+
+/// Reads the --graph and --matrix files of the kernels that run; an unreadable one is kept as
+/// its error (its kernel's row shows it), not thrown.
+file_inputs read_inputs(const options& o) {
+    file_inputs in;
+    if (o.graph && o.runs("bfs")) {
+        memory_use = fmt::format("reading --graph {}", *o.graph);
+        try {
+            simt::graph_file_format format = simt::graph_file_format::edge_list;
+            in.graph = read_input(*o.graph, [&](std::istream& s, const std::string& label) {
+                return simt::read_graph(s, label, &format);
+            });
+            in.graph_label = memsub_examples::input_label(*o.graph) +
+                             (format == simt::graph_file_format::matrix_market
+                                  ? " (Matrix Market, read as the adjacency matrix)"
+                                  : "");
+        } catch (const memsub::input_error& e) {
+            in.graph_error = e.what();
+        }
+    }
+    if (o.matrix && o.runs("spmv")) {
+        memory_use = fmt::format("reading --matrix {}", *o.matrix);
+        try {
+            in.matrix = read_input(*o.matrix, [](std::istream& s, const std::string& label) {
+                return simt::read_matrix_market(s, label);
+            });
+            in.matrix_label = memsub_examples::input_label(*o.matrix);
+        } catch (const memsub::input_error& e) {
+            in.matrix_error = e.what();
+        }
+    }
+    return in;
+}
+
+/// A row for a workload whose input could not be read: nothing was run.
+kernel_result unread(std::string kernel, std::string input, std::string error) {
+    kernel_result r;
+    r.kernel = std::move(kernel);
+    r.input = std::move(input);
+    r.error = std::move(error);
+    return r;
+}
+
+kernel_result run_named(std::string_view name, const options& o, const file_inputs& files,
+                        const run_slot& slot) {
+    const std::string kernel(name);
+    memory_use = fmt::format("building the input of {}: try a smaller --scale", kernel);
     if (name == "bfs") {
-        simt::csr_graph g;
+        if (files.graph_error) return unread(kernel, *o.graph, *files.graph_error);
+        simt::csr_graph generated;
         std::string label;
-        if (o.graph) {
-            g = simt::read_edge_list(*o.graph);
-            label = *o.graph;
-        } else {
+        if (!files.graph) {
             const auto scale = static_cast<std::uint32_t>(
                 std::clamp(std::lround(14 + std::log2(o.scale)), 4L, 24L));
-            g = simt::make_rmat_graph({.scale = scale, .edge_factor = 8, .seed = o.seed});
+            generated = simt::make_rmat_graph({.scale = scale, .edge_factor = 8, .seed = o.seed});
             label = fmt::format("R-MAT 2^{}", scale);
         }
+        const simt::csr_graph& g = files.graph ? *files.graph : generated;
+        if (files.graph) label = files.graph_label;
         // Source: the vertex of largest degree (R-MAT leaves some vertices isolated).
         std::uint32_t source = 0;
         for (std::uint32_t v = 0; v < g.vertices; ++v)
             if (g.degree(v) > g.degree(source)) source = v;
         return run_kernel(
-            [&] { return simt::bfs_kernel(g, {.source = source}); },
-            fmt::format("{}: {} vertices, {} edges", label, g.vertices, g.edges()), o,
+            kernel, [&] { return simt::bfs_kernel(g, {.source = source}); },
+            fmt::format("{}: {} vertices, {} edges", label, g.vertices, g.edges()), o, slot,
             [](const simt::bfs_kernel& k) { return fmt::format(", {} levels", k.levels()); });
     }
     if (name == "spmv") {
-        simt::csr_matrix m;
+        if (files.matrix_error) return unread(kernel, *o.matrix, *files.matrix_error);
+        simt::csr_matrix generated;
         std::string label;
-        if (o.matrix) {
-            m = simt::read_matrix_market(*o.matrix);
-            label = *o.matrix;
-        } else {
+        if (!files.matrix) {
             const auto rows = static_cast<std::uint32_t>(
                 std::min<std::uint64_t>(scaled(32768, o.scale), 1u << 24));
-            m = simt::make_power_law_matrix({.rows = rows,
-                                             .cols = rows,
-                                             .max_row_length = std::min(rows, 1024u),
-                                             .seed = o.seed});
+            generated = simt::make_power_law_matrix({.rows = rows,
+                                                     .cols = rows,
+                                                     .max_row_length = std::min(rows, 1024u),
+                                                     .seed = o.seed});
             label = "power-law";
         }
+        const simt::csr_matrix& m = files.matrix ? *files.matrix : generated;
+        if (files.matrix) label = files.matrix_label;
         return run_kernel(
-            [&] { return simt::spmv_kernel(m, {.seed = o.seed}); },
-            fmt::format("{}: {} x {}, {} non-zeros", label, m.rows, m.cols, m.nonzeros()), o);
+            kernel, [&] { return simt::spmv_kernel(m, {.seed = o.seed}); },
+            fmt::format("{}: {} x {}, {} non-zeros", label, m.rows, m.cols, m.nonzeros()), o, slot);
     }
     if (name == "kmeans") {
         const auto points =
             static_cast<std::uint32_t>(std::min<std::uint64_t>(scaled(16384, o.scale), 1u << 24));
-        return run_kernel([&] { return simt::kmeans_kernel({.points = points, .seed = o.seed}); },
-                          fmt::format("{} points x 34 features, 5 clusters, point-major", points),
-                          o);
+        return run_kernel(
+            kernel, [&] { return simt::kmeans_kernel({.points = points, .seed = o.seed}); },
+            fmt::format("{} points x 34 features, 5 clusters, point-major", points), o, slot);
     }
     if (name == "stencil") {
         const auto side = static_cast<std::uint32_t>(
             std::clamp<std::uint64_t>(scaled(512, std::sqrt(o.scale)), 16, 16384));
         return run_kernel(
+            kernel,
             [&] { return simt::stencil_kernel({.rows = side, .cols = side, .seed = o.seed}); },
-            fmt::format("{} x {} grid, 2 iterations", side, side), o);
+            fmt::format("{} x {} grid, 2 iterations", side, side), o, slot);
     }
     if (name == "matmul") {
         const auto side = static_cast<std::uint32_t>(
             std::clamp<std::uint64_t>(scaled(256, std::cbrt(o.scale)) / 16 * 16, 16, 4096));
         return run_kernel(
+            kernel,
             [&] {
                 return simt::matmul_kernel(
                     {.height_a = side, .width_a = side, .width_b = side, .seed = o.seed});
             },
-            fmt::format("{0} x {0} x {0}, 16 x 16 tiles", side), o);
+            fmt::format("{0} x {0} x {0}, 16 x 16 tiles", side), o, slot);
     }
     if (name == "saxpy") {
         const auto n = static_cast<std::uint32_t>(
             std::min<std::uint64_t>(scaled(1u << 20, o.scale), 1u << 28));
-        return run_kernel([&] { return simt::saxpy_kernel({.elements = n, .seed = o.seed}); },
-                          fmt::format("{} elements", n), o);
+        return run_kernel(
+            kernel, [&] { return simt::saxpy_kernel({.elements = n, .seed = o.seed}); },
+            fmt::format("{} elements", n), o, slot);
     }
     const auto words =
         static_cast<std::uint32_t>(std::min<std::uint64_t>(scaled(1u << 18, o.scale), 1u << 28));
-    return run_kernel([&] { return simt::histogram_kernel({.words = words, .seed = o.seed}); },
-                      fmt::format("{} bytes, 256 bins, global atomics", 4ull * words), o);
+    return run_kernel(
+        kernel, [&] { return simt::histogram_kernel({.words = words, .seed = o.seed}); },
+        fmt::format("{} bytes, 256 bins, global atomics", 4ull * words), o, slot);
+}
+
+/// Replays the Accel-Sim trace at `path` (a file or a directory of kernel-N.traceg).
+kernel_result run_traceg(const std::string& path, const options& o, const run_slot& slot) {
+    std::vector<fs::path> files;
+    try {
+        files = traceg_files(path);
+    } catch (const memsub::input_error& e) {
+        return unread(path, "Accel-Sim trace", e.what());
+    }
+    const std::string input =
+        files.size() == 1 ? std::string("Accel-Sim trace")
+                          : fmt::format("Accel-Sim trace, {} kernel-N.traceg files", files.size());
+    return run_kernel(
+        path, [&] { return accel_sim_kernel(path, files); }, input, o, slot,
+        [](const accel_sim_kernel& k) { return k.describe(); });
 }
 
 // ------------------------------------------------------------------ output
@@ -422,24 +868,48 @@ double pct(double x) {
     return 100.0 * x;
 }
 
+/// Bytes fetched relative to the baseline's, when the baseline fetched any.
+std::optional<double> relative_bytes(const kernel_result& r, std::size_t config) {
+    const auto base = r.configs[0].bytes_fetched;
+    if (base == 0) return std::nullopt;
+    return static_cast<double>(r.configs[config].bytes_fetched) / static_cast<double>(base);
+}
+
 void print_table(const kernel_result& r, const options& o) {
-    fmt::print("\n{} ({}), {} SMs: {} warp instructions, {} line requests\n", r.kernel, r.input,
-               o.sms, r.warp_instructions, r.line_requests);
+    if (!r.measured) {
+        fmt::print("\n{} ({}): {}\n", r.kernel, r.input,
+                   r.error ? std::string("not run: its input could not be read (see the error "
+                                         "below)")
+                           : fmt::format("PARTIAL: interrupted by signal {} during the profiling "
+                                         "pass; nothing was measured",
+                                         r.interrupted_by));
+        return;
+    }
+    std::string state;
+    if (r.interrupted_by != 0)
+        state = fmt::format(" (PARTIAL: interrupted by signal {} after {} warp instructions)",
+                            r.interrupted_by, r.warp_instructions);
+    else if (r.error)
+        state = fmt::format(" (PARTIAL: an input error after {} warp instructions, see below)",
+                            r.warp_instructions);
+    fmt::print("\n{} ({}), {} SMs: {} warp instructions, {} line requests{}\n", r.kernel, r.input,
+               o.sms, r.warp_instructions, r.line_requests, state);
+    if (!r.has_figures()) return;
     fmt::print("{:<14} {:>7} {:>7} {:>7} {:>6} {:>6} {:>7} {:>8} {:>8} {:>7} {:>10} {:>6}\n",
                "config", "hit%", "temp%", "spat%", "mixed%", "part%", "bypass%", "0-reuse%",
                "util<=25", "util", "MB fetched", "rel");
-    const double base = static_cast<double>(r.configs[0].bytes_fetched);
     for (std::size_t i = 0; i < config_count; ++i) {
         const auto& c = r.configs[i];
         const double n = static_cast<double>(std::max<std::uint64_t>(c.accesses, 1));
+        const auto rel = relative_bytes(r, i);
         fmt::print("{:<14} {:>7.2f} {:>7.2f} {:>7.2f} {:>6.2f} {:>6.2f} {:>7.2f} {:>8.2f} {:>8.2f} "
-                   "{:>7.2f} {:>10.2f} {:>6.3f}\n",
+                   "{:>7.2f} {:>10.2f} {:>6}\n",
                    config_names[i], pct(c.hit_rate()), pct(c.temporal_hits / n),
                    pct(c.spatial_hits / n), pct(c.mixed_hits / n), pct(c.partial_misses / n),
                    pct(c.bypassed_misses / n), pct(c.zero_reuse_fraction()),
                    pct(c.utilisation_fraction(0)), pct(c.mean_utilisation()),
                    static_cast<double>(c.bytes_fetched) / 1e6,
-                   base == 0 ? 0.0 : static_cast<double>(c.bytes_fetched) / base);
+                   rel ? fmt::format("{:.3f}", *rel) : std::string("-"));
     }
     if (o.reuse) {
         fmt::print("reuse distances of SM 0's line requests (distinct lines in the set between "
@@ -460,42 +930,95 @@ void print_table(const kernel_result& r, const options& o) {
     }
 }
 
-void write_csv(const std::string& file, const std::vector<kernel_result>& results) {
-    std::ofstream out(file);
-    if (!out) throw std::runtime_error(fmt::format("cannot write {}", file));
-    out << "kernel,config,accesses,hits,temporal_hits,spatial_hits,mixed_hits,full_misses,"
-           "partial_misses,bypassed_misses,blocks_inserted,departures,zero_reuse_departures,"
-           "util_0_25,util_25_50,util_50_75,util_75_100,bytes_fetched,bytes_relative\n";
+/// The results as one table (common/result_table.hpp): a row per workload and configuration,
+/// and one row without a configuration for a workload with no figures (its input could not be
+/// read, or a signal came during its profiling pass). Every row has the status columns:
+/// partial (a stop signal or an input error cut the workload short), interrupted_by_signal and
+/// error.
+memsub_examples::result_table results_table(const std::vector<kernel_result>& results,
+                                            const options& o) {
+    memsub_examples::result_table table(std::string{program});
     for (const auto& r : results) {
-        const double base = static_cast<double>(r.configs[0].bytes_fetched);
+        const auto common = [&](memsub_examples::result_table::row& row) {
+            row.text("input", r.input)
+                .number("sms", o.sms)
+                .number("warp_instructions", r.warp_instructions)
+                .number("line_requests", r.line_requests)
+                .boolean("partial", r.partial())
+                .optional_number("interrupted_by_signal", r.interrupted_by != 0
+                                                              ? std::optional(r.interrupted_by)
+                                                              : std::nullopt)
+                .optional_text("error", r.error);
+        };
+        if (!r.has_figures()) {
+            auto& row = table.add_row();
+            row.text("kernel", r.kernel).null("config");
+            common(row);
+            continue;
+        }
         for (std::size_t i = 0; i < config_count; ++i) {
             const auto& c = r.configs[i];
-            out << fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{:.6f}\n",
-                               r.kernel, config_names[i], c.accesses, c.hits(), c.temporal_hits,
-                               c.spatial_hits, c.mixed_hits, c.full_misses, c.partial_misses,
-                               c.bypassed_misses, c.blocks_inserted, c.departures,
-                               c.zero_reuse_departures, c.utilisation[0], c.utilisation[1],
-                               c.utilisation[2], c.utilisation[3], c.bytes_fetched,
-                               base == 0 ? 0.0 : static_cast<double>(c.bytes_fetched) / base);
+            auto& row = table.add_row();
+            row.text("kernel", r.kernel).text("config", config_names[i]);
+            common(row);
+            row.number("accesses", c.accesses)
+                .number("hits", c.hits())
+                .number("temporal_hits", c.temporal_hits)
+                .number("spatial_hits", c.spatial_hits)
+                .number("mixed_hits", c.mixed_hits)
+                .number("full_misses", c.full_misses)
+                .number("partial_misses", c.partial_misses)
+                .number("bypassed_misses", c.bypassed_misses)
+                .number("blocks_inserted", c.blocks_inserted)
+                .number("departures", c.departures)
+                .number("zero_reuse_departures", c.zero_reuse_departures)
+                .number("util_0_25", c.utilisation[0])
+                .number("util_25_50", c.utilisation[1])
+                .number("util_50_75", c.utilisation[2])
+                .number("util_75_100", c.utilisation[3])
+                .number("bytes_fetched", c.bytes_fetched)
+                .optional_number("bytes_relative", relative_bytes(r, i), "{:.6f}");
         }
     }
-    if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", file));
+    return table;
 }
 
-void write_plot(const std::string& file, const std::string& terminal,
+/// Writes FILE.dat and FILE.gp beside the plot and renders it; a workload without figures, or
+/// whose baseline fetched nothing, has no bars, and a plot with no bar at all is not drawn (a
+/// note says why). Returns false when it was not drawn.
+bool write_plot(const std::string& file, const std::string& terminal,
                 const std::vector<kernel_result>& results, std::uint32_t sms) {
+    std::vector<const kernel_result*> drawn;
+    for (const auto& r : results) {
+        if (!r.has_figures()) {
+            fmt::print("note: --plot {}: {} has no bars ({})\n", file, r.kernel,
+                       r.measured ? "no warp instruction was measured" : "nothing was measured");
+        } else if (r.configs[0].bytes_fetched == 0) {
+            fmt::print("note: --plot {}: {} has no bars (its baseline fetched no byte, so no "
+                       "ratio to it)\n",
+                       file, r.kernel);
+        } else {
+            drawn.push_back(&r);
+        }
+    }
+    if (drawn.empty()) {
+        fmt::print("note: --plot {} not drawn: no workload has bytes fetched to compare\n", file);
+        return false;
+    }
     const std::string dat = file + ".dat", gp = file + ".gp";
     {
         std::ofstream out(dat);
         out << "kernel";
         for (const auto n : config_names) out << ' ' << n;
         out << "\n";
-        for (const auto& r : results) {
-            const double base =
-                static_cast<double>(std::max<std::uint64_t>(r.configs[0].bytes_fetched, 1));
-            out << r.kernel;
-            for (const auto& c : r.configs)
-                out << fmt::format(" {:.4f}", static_cast<double>(c.bytes_fetched) / base);
+        for (const kernel_result* r : drawn) {
+            // One word per label (gnuplot splits the data on blanks); a partial row says so.
+            std::string label = short_name(r->kernel);
+            for (char& c : label)
+                if (c == ' ' || c == '"') c = '_';
+            out << '"' << label << (r->partial() ? " (partial)" : "") << '"';
+            for (std::size_t i = 0; i < config_count; ++i)
+                out << fmt::format(" {:.4f}", *relative_bytes(*r, i));
             out << "\n";
         }
         if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", dat));
@@ -520,6 +1043,7 @@ void write_plot(const std::string& file, const std::string& terminal,
         if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", gp));
     }
     if (memsub_examples::render_with_gnuplot(gp, file)) fmt::print("plot: {}\n", file);
+    return true;
 }
 
 options parse(int argc, char** argv) {
@@ -534,6 +1058,7 @@ options parse(int argc, char** argv) {
             usage(0);
         } else if (arg == "--kernels") {
             o.kernels = memsub_examples::split_list(value());
+            o.kernels_given = true;
             if (o.kernels.empty()) throw option_error("--kernels needs at least one kernel");
             for (const auto& k : o.kernels)
                 if (std::find(all_kernels.begin(), all_kernels.end(), k) == all_kernels.end())
@@ -550,14 +1075,19 @@ options parse(int argc, char** argv) {
             o.graph = std::string(value());
         } else if (arg == "--matrix") {
             o.matrix = std::string(value());
+        } else if (arg == "--traceg") {
+            const std::string path(value());
+            // The profiling pass and the measured pass each read the trace.
+            if (path == memsub_examples::stdin_name)
+                throw option_error("--traceg -: a trace is read twice (the offline predictors' "
+                                   "profiling pass, then the measured pass), so it must be a "
+                                   "file or a directory, not standard input");
+            o.traceg.push_back(path);
         } else if (arg == "--csv") {
             o.csv = std::string(value());
         } else if (arg == "--plot") {
             o.plot = std::string(value());
-            if (!memsub_examples::gnuplot_terminal_for(*o.plot))
-                throw option_error(fmt::format(
-                    "--plot {}: unknown plot format (use a name ending in .png, .svg or .pdf)",
-                    *o.plot));
+            o.plot_terminal = memsub_examples::plot_terminal_or_throw("--plot", *o.plot);
         } else if (arg == "--quiet") {
             o.quiet = true;
         } else if (arg == "--reuse") {
@@ -566,47 +1096,148 @@ options parse(int argc, char** argv) {
             throw option_error(fmt::format("unknown option '{}' (--help lists them)", arg));
         }
     }
+    // Decision: --traceg alone replays the traces only; --kernels adds built-in kernels to them.
+    if (!o.traceg.empty() && !o.kernels_given) o.kernels.clear();
+    if (o.graph && o.matrix && *o.graph == memsub_examples::stdin_name &&
+        *o.matrix == memsub_examples::stdin_name)
+        throw option_error("--graph - and --matrix -: standard input can be read only once");
     return o;
+}
+
+/// A problem with an input file found before any work.
+class input_problem : public std::runtime_error {
+public:
+    using std::runtime_error::runtime_error;
+};
+
+/// Checks that the input `file` given with `flag` can be read ("-", standard input, always can;
+/// `directory_ok` for --traceg). Throws input_problem naming the option, the file and why not.
+void check_readable(std::string_view flag, const std::string& file, bool directory_ok) {
+    if (file == memsub_examples::stdin_name) return;
+    std::error_code ec;
+    if (fs::is_directory(file, ec)) {
+        if (!directory_ok)
+            throw input_problem(fmt::format("{} {}: is a directory, not a file", flag, file));
+        try {
+            (void)traceg_files(file);
+        } catch (const memsub::input_error& e) {
+            throw input_problem(fmt::format("{} {}: {}", flag, file, e.problem()));
+        }
+        return;
+    }
+    errno = 0;
+    const std::ifstream in(file);
+    if (!in)
+        throw input_problem(fmt::format("{} {}: cannot read it: {}", flag, file,
+                                        errno != 0 ? std::strerror(errno) : "cannot open it"));
+}
+
+/// The built-in kernels that run, for messages: "bfs, spmv" or "none".
+std::string kernels_run(const options& o) {
+    std::string s;
+    for (const auto& k : o.kernels) s += (s.empty() ? "" : ", ") + k;
+    return s.empty() ? std::string("none: --traceg without --kernels runs the traces only") : s;
 }
 
 } // namespace
 
 int main(int argc, char** argv) {
-    const options o =
-        memsub_examples::parse_or_exit("gpu_l1_explorer", [&] { return parse(argc, argv); });
+    const options o = memsub_examples::parse_or_exit(program, [&] { return parse(argc, argv); });
+    // Every output and every input file is checked before any work, so a long run cannot end
+    // in an error that was knowable at its start.
+    try {
+        if (o.csv) memsub_examples::check_writable("--csv", *o.csv);
+        if (o.plot) {
+            memsub_examples::check_writable("--plot", *o.plot);
+            memsub_examples::check_writable("--plot", *o.plot + ".dat");
+            memsub_examples::check_writable("--plot", *o.plot + ".gp");
+        }
+    } catch (const option_error& e) {
+        fmt::print(stderr, "{}: {} (nothing was run)\n", program, e.what());
+        return status::usage_error;
+    }
+    try {
+        if (o.graph) check_readable("--graph", *o.graph, false);
+        if (o.matrix) check_readable("--matrix", *o.matrix, false);
+        for (const auto& t : o.traceg) check_readable("--traceg", t, true);
+    } catch (const input_problem& e) {
+        fmt::print(stderr, "{}: {} (nothing was run)\n", program, e.what());
+        return status::input_error;
+    }
+    // A readable file whose kernel does not run would be ignored: say so.
+    if (o.graph && !o.runs("bfs"))
+        fmt::print(stderr, "{}: warning: --graph {} is unused: bfs is not run (kernels run: {})\n",
+                   program, memsub_examples::input_label(*o.graph), kernels_run(o));
+    if (o.matrix && !o.runs("spmv"))
+        fmt::print(stderr,
+                   "{}: warning: --matrix {} is unused: spmv is not run (kernels run: {})\n",
+                   program, memsub_examples::input_label(*o.matrix), kernels_run(o));
     memsub_examples::install_stop_handlers();
     std::vector<kernel_result> results;
-    int stopped_by = 0;
+    std::vector<std::string> not_run; // workloads left out by a stop signal
+    const std::size_t count = o.kernels.size() + o.traceg.size();
     try {
-        for (const auto& k : o.kernels) {
-            results.push_back(run_named(k, o));
-            print_table(results.back(), o);
-            if ((stopped_by = memsub_examples::stop_requested()) != 0) {
-                // The last kernel's figures cover the instructions run before the signal.
-                fmt::print("PARTIAL: interrupted by signal {} (the {} figures are partial; "
-                           "kernels not run: {})\n",
-                           stopped_by, results.back().kernel, o.kernels.size() - results.size());
-                fmt::print(stderr, "gpu_l1_explorer: interrupted by signal {}\n", stopped_by);
-                break;
+        const file_inputs files = read_inputs(o);
+        for (std::size_t i = 0; i < count; ++i) {
+            const bool built_in = i < o.kernels.size();
+            const std::string& name = built_in ? o.kernels[i] : o.traceg[i - o.kernels.size()];
+            if (memsub_examples::stop_requested() != 0) {
+                not_run.push_back(name);
+                continue;
             }
+            const run_slot slot{i, count};
+            results.push_back(built_in ? run_named(name, o, files, slot)
+                                       : run_traceg(name, o, slot));
+            print_table(results.back(), o);
         }
-    } catch (const memsub::input_error& e) {
-        fmt::print(stderr, "gpu_l1_explorer: input error: {}\n", e.what());
-        return status::input_error;
     } catch (const memsub::config_error& e) {
-        fmt::print(stderr, "gpu_l1_explorer: {}\n", e.what());
+        fmt::print(stderr, "{}: {}\n", program, e.what());
         return status::usage_error;
     } catch (const std::bad_alloc&) {
-        fmt::print(stderr, "gpu_l1_explorer: out of memory\n");
+        fmt::print(stderr, "{}: out of memory while {}\n", program, memory_use);
         return status::out_of_memory;
     }
-    try { // partial results are written too
-        if (o.csv) write_csv(*o.csv, results);
-        if (o.plot)
-            write_plot(*o.plot, *memsub_examples::gnuplot_terminal_for(*o.plot), results, o.sms);
-    } catch (const std::exception& e) {
-        fmt::print(stderr, "gpu_l1_explorer: output error: {}\n", e.what());
-        return status::input_error;
+    const int signal = memsub_examples::stop_requested();
+    if (signal != 0)
+        fmt::print("PARTIAL: interrupted by signal {} (the last workload's figures are partial; "
+                   "workloads not run: {})\n",
+                   signal, not_run.size());
+
+    // Partial results are written too; an output that fails does not stop the others.
+    std::vector<std::string> output_failures;
+    const auto attempt = [&](auto&& write) {
+        try {
+            write();
+        } catch (const std::bad_alloc&) {
+            throw;
+        } catch (const std::exception& e) {
+            output_failures.emplace_back(e.what());
+        }
+    };
+    if (o.csv) attempt([&] { results_table(results, o).write_csv(*o.csv); });
+    if (o.plot) attempt([&] { (void)write_plot(*o.plot, o.plot_terminal, results, o.sms); });
+
+    // Problems come last, so they are what a user sees: input errors, outputs, the signal.
+    bool input_failed = false;
+    for (const auto& r : results) {
+        if (!r.error) continue;
+        input_failed = true;
+        fmt::print(stderr, "{}: input error: {}\n", program, *r.error);
+        if (!r.measured)
+            fmt::print(stderr, "{}: {} was not run\n", program, r.kernel);
+        else
+            fmt::print(stderr,
+                       "{}: the figures of {} cover the {} warp instructions issued "
+                       "before it\n",
+                       program, r.kernel, r.warp_instructions);
     }
-    return stopped_by != 0 ? memsub_examples::stopped_exit_status(stopped_by) : status::ok;
+    for (const auto& f : output_failures) fmt::print(stderr, "{}: output error: {}\n", program, f);
+    if (signal != 0) {
+        fmt::print(stderr, "{}: interrupted by signal {}: the results above are partial\n", program,
+                   signal);
+        for (const auto& n : not_run) fmt::print(stderr, "{}: not run: {}\n", program, n);
+        return memsub_examples::stopped_exit_status(signal);
+    }
+    if (input_failed || !output_failures.empty()) return status::input_error;
+    return status::ok;
 }

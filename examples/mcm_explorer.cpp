@@ -49,6 +49,17 @@
 // N modules of S SMs against one module running the same kernel in the baseline configuration
 // (a monolithic module with its whole L2), for every configuration.
 //
+// Outputs: the tables on stdout; --csv (one row per kernel, module count and configuration that
+// ran, with the status columns partial, interrupted_by_signal and error); --plot, two panels:
+// the traffic relative to the baseline (nothing to show when the baseline moves no byte between
+// modules, e.g. --modules 1) and EDPSE over module counts (nothing to show without a 1-module
+// run: --scaling none, or a list without 1); a panel with nothing to show is left out with a
+// note, and a plot with neither is not drawn. Every output is checked before any work.
+// Progress (stderr): per kernel, the share of its streams done, each stream weighted by 6 + the
+// memory-side configurations it feeds (4 in the main run, 1 in an EDPSE run); a stream's length
+// is its warp instructions, the same for every stream of a kernel (counted by its first), or its
+// launches while the first runs (BFS's are not known beforehand: no percentage then).
+//
 //   mcm_explorer                               stencil, spmv, bfs, kmeans on 4 × 8 SMs
 //   mcm_explorer --kernels stencil --scale 0.25 --plot mcm.svg --csv mcm.csv
 
@@ -71,6 +82,7 @@
 #include <memsub/workload/simt/all.hpp>
 
 #include "common/example_support.hpp"
+#include "common/result_table.hpp"
 
 #include <fmt/core.h>
 
@@ -102,6 +114,8 @@ namespace topology = memsub::topology;
 namespace energy = memsub::energy;
 using memsub_examples::option_error;
 
+constexpr std::string_view program = "mcm_explorer";
+
 namespace status {
 constexpr int ok = 0, input_error = 1, usage_error = 2, out_of_memory = 4;
 } // namespace status
@@ -118,6 +132,7 @@ struct options {
     double scale = 1.0;
     double constant_power_w = 20.0;
     std::optional<std::string> csv, plot;
+    std::string plot_terminal;
     bool quiet = false;
 };
 
@@ -142,14 +157,22 @@ struct options {
         "  --seed S             input generator seed (default 1)\n"
         "  --constant-power W   constant power per module in W for the energy model (default\n"
         "                       20; not published in the seeds, G6.3)\n"
-        "  --csv FILE           every counter, one row per kernel, module count and config\n"
+        "  --csv FILE           every counter, one row per kernel, module count and config,\n"
+        "                       with the columns partial, interrupted_by_signal and error\n"
         "  --plot FILE          relative inter-module traffic per config and EDPSE vs modules\n"
         "                       (.svg, .png or .pdf; needs gnuplot; data and script beside it)\n"
-        "  --quiet              no progress on stderr\n"
+        "  --quiet              no progress on stderr (the running kernel's share done and\n"
+        "                       time left, its main and EDPSE runs; not the kernels after\n"
+        "                       it; BFS's first stream shows no percentage: its levels are\n"
+        "                       not known beforehand)\n"
         "  --help               this text\n"
-        "exit status: 0 ok, 1 unwritable output, 2 bad usage, 4 out of memory; on SIGINT /\n"
-        "SIGTERM the run stops after the running simulation, prints what it has and exits\n"
-        "with 128 + the signal number\n");
+        "Outputs are checked before any work. A plot panel with nothing to show (the traffic\n"
+        "panel when the baseline moves no byte between modules, e.g. --modules 1; the EDPSE\n"
+        "panel without a 1-module run, e.g. --scaling none) is left out with a note.\n"
+        "exit status: 0 ok, 1 an output could not be written, 2 bad usage or an output that\n"
+        "cannot be created (checked first), 4 out of memory; on SIGINT / SIGTERM the run stops\n"
+        "within 64 Ki warp instructions, prints and writes what it has (partial = 1 in the\n"
+        "CSV) and exits with 128 + the signal number\n");
     std::exit(code);
 }
 
@@ -378,13 +401,71 @@ struct machine_result {
     std::uint64_t warp_instructions_simulated = 0; // over both CTA schedulers' streams
     double wall_seconds = 0, cpu_seconds = 0;
     bool partial = false;
+    int interrupted_by = 0; // the signal that cut it short (partial)
+};
+
+/// One kernel's progress on stderr: warp instructions simulated and, when it can be known, the
+/// share of the kernel's work done and the time left. The work is its streams (two per machine
+/// run: one per CTA scheduler), each weighted by its cost per warp instruction: 6 + the
+/// memory-side configurations it feeds (4 in the main run, 1 in an EDPSE run; measured on
+/// stencil, Release and Debug builds alike: a main-run stream takes 1.4-1.5 times an EDPSE
+/// stream, so the scheduler, coalescer and L1s cost about six memory sides). A
+/// stream's length is its warp instructions, the same for every stream of a kernel (the CTA
+/// placement and the module count change their order, not their number), once the first stream
+/// has counted them; during the first, its launches when the kernel's launch count is known.
+class study_progress {
+public:
+    study_progress(const options& o, const std::string& kernel, std::size_t index,
+                   std::size_t count, std::optional<std::uint32_t> launches)
+        : meter_(!o.quiet, fmt::format("{} ({} of {})", kernel, index + 1, count))
+        , launches_(launches) {
+        meter_.set_unit("warp instructions");
+        const std::size_t rest = count - index - 1;
+        if (rest != 0)
+            meter_.set_then(fmt::format("then {} more kernel{}", rest, rest == 1 ? "" : "s"));
+        total_ = 2 * weight(4);
+        for (const std::uint32_t n : o.scaling)
+            if (n != o.modules) total_ += 2 * weight(1);
+    }
+
+    /// A stream feeding `sides` memory-side configurations starts.
+    void begin_stream(std::size_t sides) { weight_ = weight(sides); }
+    /// The running stream has issued `instructions`; it is in launch `launch` (0, 1, ...).
+    void update(std::uint64_t instructions, std::uint32_t launch) {
+        std::optional<double> within;
+        if (per_stream_)
+            within =
+                std::min(1.0, static_cast<double>(instructions) /
+                                  static_cast<double>(std::max<std::uint64_t>(*per_stream_, 1)));
+        else if (launches_)
+            within = std::min(1.0, static_cast<double>(launch) / *launches_);
+        std::optional<double> fraction;
+        if (within) fraction = std::min(1.0, (done_ + weight_ * *within) / total_);
+        meter_.update(simulated_ + instructions, fraction);
+    }
+    /// The running stream has ended after `instructions`.
+    void end_stream(std::uint64_t instructions) {
+        done_ += weight_;
+        simulated_ += instructions;
+        if (!per_stream_) per_stream_ = instructions;
+    }
+    void finish() { meter_.finish(); }
+
+private:
+    static double weight(std::size_t sides) { return 6.0 + static_cast<double>(sides); }
+
+    memsub_examples::progress_meter meter_;
+    std::optional<std::uint32_t> launches_;
+    std::optional<std::uint64_t> per_stream_;
+    double total_ = 1, done_ = 0, weight_ = 1;
+    std::uint64_t simulated_ = 0;
 };
 
 /// Runs one stream (kernel under CTA scheduler `Sched`) and feeds the four memory-side
 /// configurations of that scheduler. Returns false if a stop signal arrived.
 template <class Sched, class Kernel>
 bool run_stream(Kernel& kernel, const machine& m, bool distributed, bool edpse_only,
-                machine_result& out, memsub_examples::progress_meter& progress) {
+                machine_result& out, study_progress& progress) {
     const std::uint64_t footprint = kernel.memory().footprint_bytes();
     const placement::fine_grain_interleave::params fgi{.partitions = m.modules,
                                                        .granule_bytes = line_bytes};
@@ -409,6 +490,9 @@ bool run_stream(Kernel& kernel, const machine& m, bool distributed, bool edpse_o
         if (ft_plain.active()) fn(ft_plain);
         if (ft_l15.active()) fn(ft_l15);
     };
+    std::size_t sides = 0;
+    each([&](const auto&) { ++sides; });
+    progress.begin_stream(sides);
 
     Sched sched({.modules = m.modules, .sms_per_module = m.sms_per_module});
     simt::gto_scheduler<Kernel, Sched> gto(kernel, simt::gto_params{.sms = m.sms()}, sched);
@@ -465,15 +549,15 @@ bool run_stream(Kernel& kernel, const machine& m, bool distributed, bool edpse_o
         const bool stalling = w.kind == memsub::access_kind::load && w.stalls;
         each([&](auto& side) { side.end_instruction(stalling); });
         if ((front.warp_instructions & 0xffff) == 0) {
-            progress.update(out.warp_instructions_simulated + front.warp_instructions,
-                            std::nullopt);
-            if (memsub_examples::stop_requested() != 0) {
+            progress.update(front.warp_instructions, w.launch);
+            if ((out.interrupted_by = memsub_examples::stop_requested()) != 0) {
                 stopped = true;
                 break;
             }
         }
     }
     end_launch();
+    progress.end_stream(front.warp_instructions);
     out.warp_instructions_simulated += front.warp_instructions;
     const auto store_result = [&](auto& side, bool ft_on, bool l15_on) {
         if (!side.active()) return;
@@ -516,12 +600,10 @@ energy::energy_breakdown energy_of(const config_result& r, std::uint32_t modules
 /// Runs a kernel (a fresh one from `make` per stream) on machine `m`: all eight configs, or
 /// only the baseline and all three (`edpse_only`).
 template <class Make>
-machine_result run_machine(Make&& make, const machine& m, const options& o,
-                           const std::string& label, bool edpse_only) {
+machine_result run_machine(Make&& make, const machine& m, const options& o, bool edpse_only,
+                           study_progress& progress) {
     machine_result out;
     out.m = m;
-    memsub_examples::progress_meter progress(
-        !o.quiet, fmt::format("{} on {} x {} SMs", label, m.modules, m.sms_per_module));
     const auto t0 = std::chrono::steady_clock::now();
     const std::clock_t c0 = std::clock();
     bool complete = true;
@@ -534,7 +616,6 @@ machine_result run_machine(Make&& make, const machine& m, const options& o,
         auto kernel = make();
         complete = run_stream<cta::contiguous_batches>(*kernel, m, true, edpse_only, out, progress);
     }
-    progress.finish();
     out.partial = !complete;
     out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     out.cpu_seconds = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC;
@@ -553,10 +634,20 @@ std::uint64_t scaled(double base, double scale) {
     return static_cast<std::uint64_t>(std::max(1.0, std::round(base * scale)));
 }
 
+/// Which kernel of how many is running, for the progress line.
+struct study_slot {
+    std::size_t index = 0, count = 1;
+};
+
+/// The kernel `make` builds on the main machine (all eight configurations), then on every
+/// --scaling module count (the baseline and all three); `launches` is its launch count when
+/// known beforehand (for the progress).
 template <class Make>
-kernel_study study(std::string name, std::string input, Make&& make, const options& o) {
+kernel_study study(std::string name, std::string input, Make&& make, const options& o,
+                   const study_slot& slot, std::optional<std::uint32_t> launches) {
     kernel_study s{std::move(name), std::move(input), {}, {}, false};
-    s.main = run_machine(make, {o.modules, o.sms_per_module}, o, s.kernel, false);
+    study_progress progress(o, s.kernel, slot.index, slot.count, launches);
+    s.main = run_machine(make, {o.modules, o.sms_per_module}, o, false, progress);
     s.partial = s.main.partial;
     for (const std::uint32_t n : o.scaling) {
         if (s.partial) break;
@@ -564,13 +655,14 @@ kernel_study study(std::string name, std::string input, Make&& make, const optio
             s.scaling.push_back(s.main);
             continue;
         }
-        s.scaling.push_back(run_machine(make, {n, o.sms_per_module}, o, s.kernel, true));
+        s.scaling.push_back(run_machine(make, {n, o.sms_per_module}, o, true, progress));
         s.partial = s.scaling.back().partial;
     }
+    progress.finish();
     return s;
 }
 
-kernel_study run_named(std::string_view name, const options& o) {
+kernel_study run_named(std::string_view name, const options& o, const study_slot& slot) {
     if (name == "stencil") {
         const auto side = static_cast<std::uint32_t>(
             std::clamp<std::uint64_t>(scaled(512, std::sqrt(o.scale)), 16, 16384));
@@ -580,7 +672,7 @@ kernel_study run_named(std::string_view name, const options& o) {
                 return std::make_unique<simt::stencil_kernel>(simt::stencil_kernel::params{
                     .rows = side, .cols = side, .iterations = o.launches, .seed = o.seed});
             },
-            o);
+            o, slot, o.launches);
     }
     if (name == "spmv") {
         const auto rows =
@@ -597,7 +689,7 @@ kernel_study run_named(std::string_view name, const options& o) {
                 return std::make_unique<simt::spmv_kernel>(
                     *m, simt::spmv_kernel::params{.seed = o.seed, .launches = o.launches});
             },
-            o);
+            o, slot, o.launches);
     }
     if (name == "bfs") {
         const auto scale =
@@ -613,7 +705,7 @@ kernel_study run_named(std::string_view name, const options& o) {
                 return std::make_unique<simt::bfs_kernel>(
                     *g, simt::bfs_kernel::params{.source = source});
             },
-            o);
+            o, slot, std::nullopt); // BFS runs until its frontier is empty
     }
     const auto points =
         static_cast<std::uint32_t>(std::min<std::uint64_t>(scaled(16384, o.scale), 1u << 24));
@@ -624,7 +716,7 @@ kernel_study run_named(std::string_view name, const options& o) {
             return std::make_unique<simt::kmeans_kernel>(simt::kmeans_kernel::params{
                 .points = points, .seed = o.seed, .iterations = o.launches});
         },
-        o);
+        o, slot, o.launches);
 }
 
 // ------------------------------------------------------------------ output
@@ -656,10 +748,12 @@ std::vector<std::optional<double>> edpse_row(const kernel_study& s, std::size_t 
     // its whole L2 budget as L2) for every configuration, so EDPSE compares each N-module
     // design with the same single module.
     const auto& base = s.scaling[b].configs[0];
+    if (s.scaling[b].partial) return row; // a run cut short is no base
     const energy::run_point bp{base.joules.total(), base.seconds(), 1};
     for (std::size_t i = 0; i < s.scaling.size(); ++i) {
         const auto& r = s.scaling[i].configs[c];
-        if (r.cycles <= 0 || base.cycles <= 0) continue;
+        if (s.scaling[i].partial || !s.scaling[i].ran[c] || r.cycles <= 0 || base.cycles <= 0)
+            continue;
         row[i] = energy::edpse(bp, {r.joules.total(), r.seconds(), double(s.scaling[i].m.modules)});
     }
     return row;
@@ -668,11 +762,19 @@ std::vector<std::optional<double>> edpse_row(const kernel_study& s, std::size_t 
 void print_study(const kernel_study& s, const options& o) {
     const machine_result& r = s.main;
     const config_result& b = r.configs[0];
-    fmt::print("\n{} ({}), {} modules x {} SMs: {} warp instructions, {} launches\n", s.kernel,
-               s.input, r.m.modules, r.m.sms_per_module, b.warp_instructions, b.launches);
+    fmt::print("\n{} ({}), {} modules x {} SMs: {} warp instructions, {} launches{}\n", s.kernel,
+               s.input, r.m.modules, r.m.sms_per_module, b.warp_instructions, b.launches,
+               r.partial ? fmt::format(" (PARTIAL: interrupted by signal {}; the "
+                                       "distributed-scheduling configurations did not run)",
+                                       r.interrupted_by)
+                         : std::string());
     fmt::print("{}\n", traffic_header);
     for (std::size_t i = 0; i < config_count; ++i) {
         const config_result& c = r.configs[i];
+        if (!r.ran[i]) {
+            fmt::print("{:<12} (not run)\n", configs[i].name);
+            continue;
+        }
         const double rel = ratio(double(c.inter_module_bytes), double(b.inter_module_bytes));
         const std::uint64_t requests = c.local_requests + c.remote_requests;
         fmt::print(
@@ -694,6 +796,7 @@ void print_study(const kernel_study& s, const options& o) {
     for (std::size_t i = 0; i < config_count; ++i) {
         const config_result& c = r.configs[i];
         const auto& e = c.joules;
+        if (!r.ran[i]) continue;
         fmt::print("{:<12} {:>7.1f} {:>7.1f} {:>7.1f} {:>8.1f} {:>8.4f} {:>8.4f} {:>8.4f} {:>8.4f} "
                    "{:>8.4f} {:>8.4f} {:>9.4f}\n",
                    configs[i].name, c.issue_cycles / 1e3, c.dram_bound_cycles / 1e3,
@@ -739,8 +842,12 @@ void print_summary(const std::vector<kernel_study>& studies, double sim_seconds,
     for (const auto& s : studies) {
         fmt::print("{:<10}", s.kernel);
         const double base = double(s.main.configs[0].inter_module_bytes);
-        bool all_positive = base > 0;
+        bool all_positive = base > 0 && !s.main.partial; // a partial run stays out of the mean
         for (std::size_t i = 0; i < config_count; ++i) {
+            if (!s.main.ran[i]) {
+                fmt::print(" {:>11}", "-");
+                continue;
+            }
             const double c = double(s.main.configs[i].inter_module_bytes);
             all_positive = all_positive && c > 0;
             fmt::print(" {:>11}", c == 0 ? std::string("inf") : fmt::format("{:.2f}x", base / c));
@@ -766,106 +873,207 @@ void print_summary(const std::vector<kernel_study>& studies, double sim_seconds,
                cpu_seconds > 0 ? simulated / cpu_seconds / 1e6 : 0.0);
 }
 
-void write_csv(const std::string& file, const std::vector<kernel_study>& studies) {
-    std::ofstream out(file);
-    if (!out) throw std::runtime_error(fmt::format("cannot write {}", file));
-    out << "kernel,modules,sms_per_module,config,distributed,first_touch,l15,warp_instructions,"
-           "launches,l1_load_accesses,l1_load_hits,local_requests,remote_requests,ring_requests,"
-           "l15_lookups,l15_hits,l15_flushes,ring_payload_bytes,inter_module_bytes,"
-           "dram_read_bytes,dram_write_bytes,issue_cycles,dram_bound_cycles,link_bound_cycles,"
-           "latency_cycles,cycles,energy_compute_j,energy_l1_j,energy_l2_to_l1_j,energy_dram_j,"
-           "energy_links_j,energy_constant_j,energy_total_j\n";
-    const auto row = [&](const std::string& k, const machine_result& m) {
+/// The results as one table (common/result_table.hpp): a row per kernel, module count and
+/// configuration that ran (the EDPSE runs simulate the baseline and all three), the main run's
+/// module count first. Every row has the status columns partial (a stop signal cut its run
+/// short), interrupted_by_signal and error (the kernels read no input file: always empty).
+memsub_examples::result_table results_table(const std::vector<kernel_study>& studies) {
+    memsub_examples::result_table table(std::string{program});
+    const auto rows = [&](const std::string& k, const machine_result& m) {
         for (std::size_t i = 0; i < config_count; ++i) {
-            if (!m.ran[i]) continue; // the EDPSE runs simulate the baseline and all three
+            if (!m.ran[i]) continue;
             const auto& c = m.configs[i];
             const auto& e = c.joules;
-            out << fmt::format(
-                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},"
-                "{},{:.3f},{:.3f},{:.6e},{:.6e},{:.6e},{:.6e},{:.6e},{:.6e},{:.6e}\n",
-                k, m.m.modules, m.m.sms_per_module, configs[i].name, int(configs[i].distributed),
-                int(configs[i].first_touch), int(configs[i].l15), c.warp_instructions, c.launches,
-                c.l1_load_accesses, c.l1_load_hits, c.local_requests, c.remote_requests,
-                c.ring_requests, c.l15_lookups, c.l15_hits, c.l15_flushes, c.ring_payload_bytes,
-                c.inter_module_bytes, c.dram_read_bytes, c.dram_write_bytes, c.issue_cycles,
-                c.dram_bound_cycles, c.link_bound_cycles, c.latency_cycles, c.cycles, e.compute,
-                e.l1_shared, e.l2_to_l1, e.dram_to_l2, e.inter_module, e.constant, e.total());
+            table.add_row()
+                .text("kernel", k)
+                .number("modules", m.m.modules)
+                .number("sms_per_module", m.m.sms_per_module)
+                .text("config", configs[i].name)
+                .number("distributed", int(configs[i].distributed))
+                .number("first_touch", int(configs[i].first_touch))
+                .number("l15", int(configs[i].l15))
+                .number("warp_instructions", c.warp_instructions)
+                .number("launches", c.launches)
+                .number("l1_load_accesses", c.l1_load_accesses)
+                .number("l1_load_hits", c.l1_load_hits)
+                .number("local_requests", c.local_requests)
+                .number("remote_requests", c.remote_requests)
+                .number("ring_requests", c.ring_requests)
+                .number("l15_lookups", c.l15_lookups)
+                .number("l15_hits", c.l15_hits)
+                .number("l15_flushes", c.l15_flushes)
+                .number("ring_payload_bytes", c.ring_payload_bytes)
+                .number("inter_module_bytes", c.inter_module_bytes)
+                .number("dram_read_bytes", c.dram_read_bytes)
+                .number("dram_write_bytes", c.dram_write_bytes)
+                .number("issue_cycles", c.issue_cycles)
+                .number("dram_bound_cycles", c.dram_bound_cycles)
+                .number("link_bound_cycles", c.link_bound_cycles)
+                .number("latency_cycles", c.latency_cycles, "{:.3f}")
+                .number("cycles", c.cycles, "{:.3f}")
+                .number("energy_compute_j", e.compute, "{:.6e}")
+                .number("energy_l1_j", e.l1_shared, "{:.6e}")
+                .number("energy_l2_to_l1_j", e.l2_to_l1, "{:.6e}")
+                .number("energy_dram_j", e.dram_to_l2, "{:.6e}")
+                .number("energy_links_j", e.inter_module, "{:.6e}")
+                .number("energy_constant_j", e.constant, "{:.6e}")
+                .number("energy_total_j", e.total(), "{:.6e}")
+                .boolean("partial", m.partial)
+                .optional_number("interrupted_by_signal", m.interrupted_by != 0
+                                                              ? std::optional(m.interrupted_by)
+                                                              : std::nullopt)
+                .null("error");
         }
     };
     for (const auto& s : studies) {
-        row(s.kernel, s.main);
+        rows(s.kernel, s.main);
         for (const auto& m : s.scaling)
-            if (m.m.modules != s.main.m.modules) row(s.kernel, m);
+            if (m.m.modules != s.main.m.modules) rows(s.kernel, m);
     }
-    if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", file));
+    return table;
 }
 
-void write_plot(const std::string& file, const std::string& terminal,
+/// Writes FILE.traffic.dat, FILE.edpse.dat and FILE.gp beside the plot and renders it: the
+/// inter-module traffic relative to the baseline per kernel and configuration, and EDPSE over
+/// module counts. A panel with nothing to show is left out, and the plot is not drawn when
+/// neither has anything; a note on stdout says which and why. Returns whether it was drawn.
+bool write_plot(const std::string& file, const std::string& terminal,
                 const std::vector<kernel_study>& studies, const options& o) {
+    const auto note = [&](const std::string& text) {
+        fmt::print("note: --plot {}: {}\n", file, text);
+    };
+    // Traffic: a kernel whose baseline moved no byte between modules has no ratio to show.
+    std::vector<const kernel_study*> traffic;
+    for (const auto& s : studies) {
+        if (s.main.ran[0] && s.main.configs[0].inter_module_bytes > 0)
+            traffic.push_back(&s);
+        else if (o.modules > 1)
+            note(fmt::format("{} has no bars in the traffic panel: its baseline moved no byte "
+                             "between modules",
+                             s.kernel));
+    }
+    std::string traffic_gone;
+    if (traffic.empty())
+        traffic_gone = o.modules == 1 ? "one module (--modules 1) moves no byte between modules, "
+                                        "so there is no traffic relative to the baseline"
+                                      : "no kernel's baseline moved a byte between modules";
+    // EDPSE: the (kernel, configuration) series with at least one point.
+    struct series {
+        std::string title;
+        std::vector<std::optional<double>> points; // o.scaling order
+    };
+    std::vector<series> edpse;
+    for (const auto& s : studies)
+        for (const std::size_t c : {std::size_t{0}, all_three}) {
+            auto row = edpse_row(s, c, o);
+            if (std::any_of(row.begin(), row.end(), [](const auto& v) { return v.has_value(); }))
+                edpse.push_back({fmt::format("{}_{}", s.kernel, c == 0 ? "baseline" : "all_three"),
+                                 std::move(row)});
+        }
+    std::string edpse_gone;
+    if (edpse.empty())
+        edpse_gone = o.scaling.empty() ? "--scaling none runs no module counts"
+                     : std::find(o.scaling.begin(), o.scaling.end(), 1u) == o.scaling.end()
+                         ? "--scaling has no 1-module run, which EDPSE is measured against (add 1)"
+                         : "no scaling run completed (interrupted)";
+    if (traffic.empty() && edpse.empty()) {
+        note(fmt::format("not drawn: both panels are empty: {}; {}", traffic_gone, edpse_gone));
+        return false;
+    }
+    if (traffic.empty()) note("the traffic panel is left out: " + traffic_gone);
+    if (edpse.empty()) note("the EDPSE panel is left out: " + edpse_gone);
+    // A configuration no kernel ran (a stop signal before the distributed-scheduling stream)
+    // has no bars: gnuplot rejects a histogram column without a valid point.
+    std::array<bool, config_count> shown{};
+    std::string missing;
+    for (std::size_t i = 0; i < config_count; ++i) {
+        for (const kernel_study* s : traffic) shown[i] = shown[i] || s->main.ran[i];
+        if (!traffic.empty() && !shown[i])
+            missing += (missing.empty() ? "" : ", ") + std::string(configs[i].name);
+    }
+    if (!missing.empty())
+        note("the traffic panel has no bars for " + missing + " (not run: interrupted)");
+
     const std::string traffic_dat = file + ".traffic.dat", edpse_dat = file + ".edpse.dat",
                       gp = file + ".gp";
-    {
+    if (!traffic.empty()) {
         std::ofstream out(traffic_dat);
         out << "kernel";
         for (const auto& c : configs) out << ' ' << c.name;
         out << "\n";
-        for (const auto& s : studies) {
-            const double base = std::max<double>(1.0, double(s.main.configs[0].inter_module_bytes));
-            out << s.kernel;
-            for (const auto& c : s.main.configs)
-                out << fmt::format(" {:.4f}", double(c.inter_module_bytes) / base);
+        for (const kernel_study* s : traffic) {
+            const double base = double(s->main.configs[0].inter_module_bytes);
+            out << '"' << s->kernel << (s->main.partial ? " (partial)" : "") << '"';
+            for (std::size_t i = 0; i < config_count; ++i)
+                out << (s->main.ran[i]
+                            ? fmt::format(" {:.4f}",
+                                          double(s->main.configs[i].inter_module_bytes) / base)
+                            : std::string(" NaN"));
             out << "\n";
         }
         if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", traffic_dat));
     }
-    {
+    std::uint32_t lo = 0, hi = 0; // the module counts with an EDPSE point
+    if (!edpse.empty()) {
         std::ofstream out(edpse_dat);
         out << "modules";
-        for (const auto& s : studies)
-            out << ' ' << s.kernel << "_baseline " << s.kernel << "_all_three";
+        for (const auto& e : edpse) out << ' ' << e.title;
         out << "\n";
         for (std::size_t i = 0; i < o.scaling.size(); ++i) {
-            out << o.scaling[i];
-            for (const auto& s : studies)
-                for (const std::size_t c : {std::size_t{0}, all_three}) {
-                    const auto row = edpse_row(s, c, o);
-                    out << (i < row.size() && row[i] ? fmt::format(" {:.3f}", *row[i])
-                                                     : std::string(" NaN"));
-                }
-            out << "\n";
+            bool any = false;
+            std::string line = std::to_string(o.scaling[i]);
+            for (const auto& e : edpse) {
+                const auto& v = i < e.points.size() ? e.points[i] : std::nullopt;
+                any = any || v.has_value();
+                line += v ? fmt::format(" {:.3f}", *v) : std::string(" NaN");
+            }
+            if (!any) continue;
+            lo = lo == 0 ? o.scaling[i] : std::min(lo, o.scaling[i]);
+            hi = std::max(hi, o.scaling[i]);
+            out << line << "\n";
         }
         if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", edpse_dat));
     }
     {
+        const bool both = !traffic.empty() && !edpse.empty();
         std::ofstream out(gp);
         out << "# mcm_explorer: inter-module traffic relative to the baseline; EDPSE vs modules\n"
-            << "set terminal " << terminal << " size 1400,560\n"
-            << "set output " << gnuplot_quoted(file) << "\n"
-            << "set multiplot layout 1,2\n"
-            << "set title "
-            << gnuplot_quoted(fmt::format("inter-module bytes / baseline, {} x {} SMs", o.modules,
-                                          o.sms_per_module))
-            << " noenhanced\n"
-            << "set style data histograms\nset style histogram clustered gap 1\n"
-               "set style fill solid 0.85 border -1\nset boxwidth 0.9\n"
-               "set ylabel 'relative inter-module bytes'\nset yrange [0:*]\nset grid ytics\n"
-               "set key outside bottom center horizontal noenhanced\n"
-               "set xtics scale 0 noenhanced\n"
-            << "plot " << gnuplot_quoted(traffic_dat) << " using 2:xtic(1) title columnheader";
-        for (std::size_t i = 3; i <= config_count + 1; ++i)
-            out << ", '' using " << i << " title columnheader";
-        out << "\n"
-            << "set title " << gnuplot_quoted("EDPSE vs modules (100 = ideal)") << "\n"
-            << "set style data linespoints\nset logscale x 2\nset xlabel 'modules'\n"
-               "set ylabel 'EDPSE %'\nset yrange [0:*]\nset xtics auto\n"
-               "set key outside bottom center horizontal\n"
-            << "plot " << gnuplot_quoted(edpse_dat) << " using 1:2 title columnheader";
-        for (std::size_t i = 3; i <= 2 * studies.size() + 1; ++i)
-            out << ", '' using 1:" << i << " title columnheader";
-        out << "\nunset multiplot\n";
+            << "set terminal " << terminal << " size " << (both ? "1400,560" : "760,560") << "\n"
+            << "set output " << gnuplot_quoted(file) << "\n";
+        if (both) out << "set multiplot layout 1,2\n";
+        if (!traffic.empty()) {
+            out << "set title "
+                << gnuplot_quoted(fmt::format("inter-module bytes / baseline, {} x {} SMs",
+                                              o.modules, o.sms_per_module))
+                << " noenhanced\n"
+                << "set style data histograms\nset style histogram clustered gap 1\n"
+                   "set style fill solid 0.85 border -1\nset boxwidth 0.9\n"
+                   "set ylabel 'relative inter-module bytes'\nset yrange [0:*]\nset grid ytics\n"
+                   "set key outside bottom center horizontal noenhanced\n"
+                   "set xtics scale 0 noenhanced\n"
+                << "plot " << gnuplot_quoted(traffic_dat) << " using 2:xtic(1) title columnheader";
+            for (std::size_t i = 1; i < config_count; ++i) // the baseline's column is 2
+                if (shown[i]) out << ", '' using " << i + 2 << " title columnheader";
+            out << "\n";
+        }
+        if (!edpse.empty()) {
+            // An explicit x range: gnuplot rejects the empty range of a single module count on
+            // a log scale.
+            out << "set title " << gnuplot_quoted("EDPSE vs modules (100 = ideal)") << "\n"
+                << "set style data linespoints\nset logscale x 2\nset xlabel 'modules'\n"
+                << fmt::format("set xrange [{}:{}]\n", lo / 1.5, hi * 1.5)
+                << "set ylabel 'EDPSE %'\nset yrange [0:*]\nset xtics auto\n"
+                   "set key outside bottom center horizontal noenhanced\n"
+                << "plot " << gnuplot_quoted(edpse_dat) << " using 1:2 title columnheader";
+            for (std::size_t i = 3; i <= edpse.size() + 1; ++i)
+                out << ", '' using 1:" << i << " title columnheader";
+            out << "\n";
+        }
+        if (both) out << "unset multiplot\n";
         if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", gp));
     }
     if (memsub_examples::render_with_gnuplot(gp, file)) fmt::print("plot: {}\n", file);
+    return true;
 }
 
 options parse(int argc, char** argv) {
@@ -912,10 +1120,7 @@ options parse(int argc, char** argv) {
             o.csv = std::string(value());
         } else if (arg == "--plot") {
             o.plot = std::string(value());
-            if (!memsub_examples::gnuplot_terminal_for(*o.plot))
-                throw option_error(fmt::format(
-                    "--plot {}: unknown plot format (use a name ending in .png, .svg or .pdf)",
-                    *o.plot));
+            o.plot_terminal = memsub_examples::plot_terminal_or_throw("--plot", *o.plot);
         } else if (arg == "--quiet") {
             o.quiet = true;
         } else {
@@ -928,16 +1133,30 @@ options parse(int argc, char** argv) {
 } // namespace
 
 int main(int argc, char** argv) {
-    const options o =
-        memsub_examples::parse_or_exit("mcm_explorer", [&] { return parse(argc, argv); });
+    const options o = memsub_examples::parse_or_exit(program, [&] { return parse(argc, argv); });
+    // Every output is checked before the run, so a long run cannot end in an output error that
+    // was knowable at its start (the writers still report a failure while writing).
+    try {
+        if (o.csv) memsub_examples::check_writable("--csv", *o.csv);
+        if (o.plot)
+            for (const std::string suffix : {"", ".traffic.dat", ".edpse.dat", ".gp"})
+                memsub_examples::check_writable("--plot", *o.plot + suffix);
+    } catch (const option_error& e) {
+        fmt::print(stderr, "{}: {} (nothing was run)\n", program, e.what());
+        return status::usage_error;
+    }
     memsub_examples::install_stop_handlers();
     std::vector<kernel_study> studies;
-    int stopped_by = 0;
+    std::vector<std::string> not_run; // kernels left out by a stop signal
     double sim_seconds = 0, cpu_seconds = 0;
     std::uint64_t simulated = 0;
     try {
-        for (const auto& k : o.kernels) {
-            studies.push_back(run_named(k, o));
+        for (std::size_t k = 0; k < o.kernels.size(); ++k) {
+            if (memsub_examples::stop_requested() != 0) {
+                not_run.push_back(o.kernels[k]);
+                continue;
+            }
+            studies.push_back(run_named(o.kernels[k], o, {k, o.kernels.size()}));
             const auto& s = studies.back();
             const auto count = [&](const machine_result& m) {
                 sim_seconds += m.wall_seconds;
@@ -948,32 +1167,43 @@ int main(int argc, char** argv) {
             for (const auto& m : s.scaling)
                 if (m.m.modules != s.main.m.modules) count(m);
             print_study(s, o);
-            if ((stopped_by = memsub_examples::stop_requested()) != 0) {
-                fmt::print("PARTIAL: interrupted by signal {} (the {} figures are partial; "
-                           "kernels not run: {})\n",
-                           stopped_by, s.kernel, o.kernels.size() - studies.size());
-                fmt::print(stderr, "mcm_explorer: interrupted by signal {}\n", stopped_by);
-                break;
-            }
         }
+        if (const int signal = memsub_examples::stop_requested(); signal != 0)
+            fmt::print("PARTIAL: interrupted by signal {} (the {} figures are partial; "
+                       "kernels not run: {})\n",
+                       signal, studies.empty() ? std::string("-") : studies.back().kernel,
+                       not_run.size());
         print_summary(studies, sim_seconds, cpu_seconds, simulated);
     } catch (const memsub::config_error& e) {
-        fmt::print(stderr, "mcm_explorer: {}\n", e.what());
+        fmt::print(stderr, "{}: {}\n", program, e.what());
         return status::usage_error;
     } catch (const placement::capacity_error& e) {
-        fmt::print(stderr, "mcm_explorer: {}\n", e.what());
+        fmt::print(stderr, "{}: {}\n", program, e.what());
         return status::usage_error;
     } catch (const std::bad_alloc&) {
-        fmt::print(stderr, "mcm_explorer: out of memory\n");
+        fmt::print(stderr, "{}: out of memory while simulating {} modules of {} SMs\n", program,
+                   o.modules, o.sms_per_module);
         return status::out_of_memory;
     }
-    try {
-        if (o.csv) write_csv(*o.csv, studies);
-        if (o.plot)
-            write_plot(*o.plot, *memsub_examples::gnuplot_terminal_for(*o.plot), studies, o);
-    } catch (const std::exception& e) {
-        fmt::print(stderr, "mcm_explorer: output error: {}\n", e.what());
-        return status::input_error;
+    // Partial results are written too; an output that fails does not stop the others.
+    std::vector<std::string> output_failures;
+    const auto attempt = [&](auto&& write) {
+        try {
+            write();
+        } catch (const std::bad_alloc&) {
+            throw;
+        } catch (const std::exception& e) {
+            output_failures.emplace_back(e.what());
+        }
+    };
+    if (o.csv) attempt([&] { results_table(studies).write_csv(*o.csv); });
+    if (o.plot) attempt([&] { (void)write_plot(*o.plot, o.plot_terminal, studies, o); });
+    for (const auto& f : output_failures) fmt::print(stderr, "{}: output error: {}\n", program, f);
+    if (const int signal = memsub_examples::stop_requested(); signal != 0) {
+        fmt::print(stderr, "{}: interrupted by signal {}: the results above are partial\n", program,
+                   signal);
+        for (const auto& k : not_run) fmt::print(stderr, "{}: not run: {}\n", program, k);
+        return memsub_examples::stopped_exit_status(signal);
     }
-    return stopped_by != 0 ? memsub_examples::stopped_exit_status(stopped_by) : status::ok;
+    return output_failures.empty() ? status::ok : status::input_error;
 }

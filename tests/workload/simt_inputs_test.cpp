@@ -182,3 +182,70 @@ TEST_CASE("Matrix Market: symmetric mirrored, pattern, general; errors name the 
                                        "/simt/bad_index.mtx");
           }).ends_with("bad_index.mtx: at line 4: row index 4 is outside 1..3"));
 }
+
+TEST_CASE("graph files: a Matrix Market file is an adjacency matrix, not an edge list") {
+    const std::string data(memsub_test::data_dir());
+    // small.mtx: 6 x 6 symmetric, 8 stored entries, 12 once mirrored: 12 edges on 6 vertices.
+    graph_file_format format = graph_file_format::edge_list;
+    const csr_graph g = read_graph(data + "/simt/small.mtx", &format);
+    CHECK(format == graph_file_format::matrix_market);
+    const csr_matrix m = read_matrix_market(data + "/simt/small.mtx");
+    CHECK(g.vertices == 6);
+    CHECK(g.edges() == 12);
+    CHECK(g.row_offsets == m.row_offsets);
+    CHECK(g.columns == m.columns);
+    CHECK(g == adjacency_graph(m));
+    // Vertex 0 (row 1): itself (the diagonal 4.0), 1 (mirrored from (2,1)) and 5 (from (6,1)).
+    CHECK(g.degree(0) == 3);
+    CHECK(g.columns[0] == 0);
+    CHECK(g.columns[1] == 1);
+    CHECK(g.columns[2] == 5);
+
+    // An edge list is read as before, whether or not it starts with a '%' comment (KONECT's
+    // files do).
+    const csr_graph edges = read_graph(data + "/simt/small_graph.txt", &format);
+    CHECK(format == graph_file_format::edge_list);
+    CHECK(edges == read_edge_list(data + "/simt/small_graph.txt"));
+    std::istringstream konect("% sym unweighted\n% 2 3 3\n1 2\n2 3\n");
+    const csr_graph k = read_graph(konect, "out.konect");
+    CHECK(k.vertices == 4);
+    CHECK(k.edges() == 2);
+
+    // A pattern file: every entry is an edge, its value absent; an explicit zero is an edge too.
+    std::istringstream pattern("%%MatrixMarket matrix coordinate pattern symmetric\n3 3 2\n2 1\n"
+                               "3 2\n");
+    const csr_graph p = read_graph(pattern, "p.mtx");
+    CHECK(p.vertices == 3);
+    CHECK(p.edges() == 4);
+    std::istringstream zero("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 0\n");
+    CHECK(read_graph(zero, "z.mtx").edges() == 1);
+
+    // The edge-list reader no longer reads a matrix's size line and 1-based entries as edges
+    // (small.mtx became 7 vertices and 8 wrong edges).
+    std::istringstream mtx("%%MatrixMarket matrix coordinate real general\n2 2 1\n1 2 1.0\n");
+    CHECK(error_of([&] { (void)read_edge_list(mtx, "m.mtx"); }) ==
+          "m.mtx: at line 1: a Matrix Market banner: this is a matrix file, not an edge list "
+          "(read_graph reads it as an adjacency matrix)");
+    CHECK(error_of([&] { (void)read_edge_list(data + "/simt/small.mtx"); })
+              .ends_with("small.mtx: at line 1: a Matrix Market banner: this is a matrix file, "
+                         "not an edge list (read_graph reads it as an adjacency matrix)"));
+
+    // A matrix that is not square is no adjacency matrix: the error names its size line.
+    std::istringstream wide("%%MatrixMarket matrix coordinate real general\n% c\n2 3 1\n1 3 1.0\n");
+    CHECK(error_of([&] { (void)read_graph(wide, "w.mtx"); }) ==
+          "w.mtx: at line 3: a 2 x 3 matrix is not a graph's adjacency matrix: it must be "
+          "square");
+    // Matrix Market errors keep their lines when read as a graph.
+    std::istringstream bad("%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1.0\n");
+    CHECK(error_of([&] { (void)read_graph(bad, "b.mtx"); }) ==
+          "b.mtx: at line 3: row index 3 is outside 1..2");
+    std::istringstream empty("");
+    CHECK(error_of([&] { (void)read_graph(empty, "e.txt"); }) ==
+          "e.txt: at line 0: holds no edges");
+    std::istringstream bad_edge("0 1\n2\n");
+    CHECK(error_of([&] { (void)read_graph(bad_edge, "g.txt"); }) ==
+          "g.txt: at line 2: expected two vertex ids 'u v', got one field");
+    CHECK(error_of([] {
+              (void)read_graph(std::string("/nonexistent/g.txt"));
+          }).starts_with("/nonexistent/g.txt"));
+}

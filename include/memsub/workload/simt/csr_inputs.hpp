@@ -10,7 +10,10 @@
 // comment lines, a `rows cols entries` size line, then one `i j [value]` line per entry with
 // 1-based indices. Supported fields: real, integer, pattern (value 1); symmetries: general,
 // symmetric, skew-symmetric (the mirrored entry negated). Edge list: one `u v` pair (0-based;
-// further fields ignored) per line; blank lines and lines starting with '#' or '%' are skipped.
+// further fields ignored) per line; blank lines and lines starting with '#' or '%' are skipped,
+// but a first line that is a Matrix Market banner is an error (read as an edge list, a matrix
+// file's size line and 1-based entries would silently become wrong edges). `read_graph` reads
+// either: a Matrix Market file as the graph's adjacency matrix (every stored entry an edge).
 // Readers stream the file line by line; bad input throws memsub::input_error naming the file and
 // line.
 #pragma once
@@ -22,6 +25,7 @@
 #include <fstream>
 #include <istream>
 #include <limits>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -132,6 +136,40 @@ inline std::string lower(std::string_view s) {
     return out;
 }
 
+/// Whether `line` is a Matrix Market banner: its first field is "%%MatrixMarket" (any case).
+inline bool is_matrix_market_banner(std::string_view line) {
+    std::string_view first[1];
+    return split_fields(line, first, 1) == 1 && lower(first[0]) == "%%matrixmarket";
+}
+
+/// The lines of a stream, numbered from 1; the first may have been read already (to detect the
+/// format), and is then delivered first.
+class numbered_lines {
+public:
+    numbered_lines(std::istream& in, std::optional<std::string> first)
+        : in_(in)
+        , first_(std::move(first)) {}
+
+    bool next(std::string& line) {
+        if (first_) {
+            line = std::move(*first_);
+            first_.reset();
+        } else if (!std::getline(in_, line)) {
+            return false;
+        }
+        ++number_;
+        return true;
+    }
+    /// The number of the last line delivered (0 before the first).
+    [[nodiscard]] std::uint64_t number() const noexcept { return number_; }
+    [[nodiscard]] bool bad() const { return in_.bad(); }
+
+private:
+    std::istream& in_;
+    std::optional<std::string> first_;
+    std::uint64_t number_ = 0;
+};
+
 inline std::ifstream open_input(const std::string& path) {
     std::ifstream in(path);
     if (!in)
@@ -194,39 +232,51 @@ struct rmat_params {
     return g;
 }
 
-/// Reads an edge list from `in`; `source` names it in errors.
-[[nodiscard]] inline csr_graph read_edge_list(std::istream& in, std::string_view source) {
+namespace detail {
+
+inline csr_graph read_edge_list(numbered_lines& lines, std::string_view source) {
     constexpr std::uint64_t max_vertex = (std::uint64_t{1} << 26) - 1; // as matrices' 2^26
-    std::vector<detail::coo_entry> edges;
+    std::vector<coo_entry> edges;
     std::uint32_t n = 0;
     std::string line;
-    std::uint64_t number = 0;
-    while (std::getline(in, line)) {
-        ++number;
+    while (lines.next(line)) {
+        const std::uint64_t number = lines.number();
+        if (number == 1 && is_matrix_market_banner(line))
+            throw input_error(source, input_error::position_kind::line_number, number,
+                              "a Matrix Market banner: this is a matrix file, not an edge list "
+                              "(read_graph reads it as an adjacency matrix)");
         std::string_view fields[2];
-        const std::size_t k = detail::split_fields(line, fields, 2);
+        const std::size_t k = split_fields(line, fields, 2);
         if (k == 0 || fields[0][0] == '#' || fields[0][0] == '%') continue;
         if (k < 2)
             throw input_error(source, input_error::position_kind::line_number, number,
                               "expected two vertex ids 'u v', got one field");
-        const std::uint64_t u = detail::parse_index(fields[0], source, number, "vertex id");
-        const std::uint64_t v = detail::parse_index(fields[1], source, number, "vertex id");
+        const std::uint64_t u = parse_index(fields[0], source, number, "vertex id");
+        const std::uint64_t v = parse_index(fields[1], source, number, "vertex id");
         if (u > max_vertex || v > max_vertex)
             throw input_error(source, input_error::position_kind::line_number, number,
                               "vertex id exceeds " + std::to_string(max_vertex));
         edges.push_back({static_cast<std::uint32_t>(u), static_cast<std::uint32_t>(v), 1.0f});
         n = std::max<std::uint32_t>(n, static_cast<std::uint32_t>(std::max(u, v) + 1));
     }
-    if (in.bad())
-        throw input_error(source, input_error::position_kind::line_number, number + 1,
+    if (lines.bad())
+        throw input_error(source, input_error::position_kind::line_number, lines.number() + 1,
                           "read error");
     if (edges.empty())
-        throw input_error(source, input_error::position_kind::line_number, number,
+        throw input_error(source, input_error::position_kind::line_number, lines.number(),
                           "holds no edges");
     csr_graph g;
     g.vertices = n;
-    detail::build_csr(n, edges, g.row_offsets, g.columns, nullptr);
+    build_csr(n, edges, g.row_offsets, g.columns, nullptr);
     return g;
+}
+
+} // namespace detail
+
+/// Reads an edge list from `in`; `source` names it in errors.
+[[nodiscard]] inline csr_graph read_edge_list(std::istream& in, std::string_view source) {
+    detail::numbered_lines lines(in, std::nullopt);
+    return detail::read_edge_list(lines, source);
 }
 
 [[nodiscard]] inline csr_graph read_edge_list(const std::string& path) {
@@ -308,29 +358,33 @@ struct power_law_params {
     return m;
 }
 
-/// Reads a Matrix Market coordinate file from `in`; `source` names it in errors.
-[[nodiscard]] inline csr_matrix read_matrix_market(std::istream& in, std::string_view source) {
+namespace detail {
+
+/// Reads a Matrix Market coordinate file from `lines`; `size_line` receives the number of its
+/// size line (read_graph names it when the matrix is not square).
+inline csr_matrix read_matrix_market(numbered_lines& lines, std::string_view source,
+                                     std::uint64_t& size_line) {
     using pk = input_error::position_kind;
     std::string line;
     std::uint64_t number = 0;
     const auto fail = [&](std::string problem) {
         throw input_error(source, pk::line_number, number, problem);
     };
-    if (!std::getline(in, line)) {
+    if (!lines.next(line)) {
         number = 1;
         fail("empty file: expected a '%%MatrixMarket matrix coordinate ...' banner");
     }
     number = 1;
     std::string_view banner[5];
-    if (detail::split_fields(line, banner, 5) != 5 || detail::lower(banner[0]) != "%%matrixmarket")
+    if (split_fields(line, banner, 5) != 5 || lower(banner[0]) != "%%matrixmarket")
         fail("expected a '%%MatrixMarket matrix coordinate <field> <symmetry>' banner");
-    if (detail::lower(banner[1]) != "matrix") fail("object must be 'matrix'");
-    if (detail::lower(banner[2]) != "coordinate")
+    if (lower(banner[1]) != "matrix") fail("object must be 'matrix'");
+    if (lower(banner[2]) != "coordinate")
         fail("format '" + std::string(banner[2]) + "' is not supported (only 'coordinate')");
-    const std::string field = detail::lower(banner[3]);
+    const std::string field = lower(banner[3]);
     if (field != "real" && field != "integer" && field != "pattern")
         fail("field '" + std::string(banner[3]) + "' is not supported (real, integer or pattern)");
-    const std::string symmetry = detail::lower(banner[4]);
+    const std::string symmetry = lower(banner[4]);
     if (symmetry != "general" && symmetry != "symmetric" && symmetry != "skew-symmetric")
         fail("symmetry '" + std::string(banner[4]) +
              "' is not supported (general, symmetric or skew-symmetric)");
@@ -338,22 +392,23 @@ struct power_law_params {
 
     std::uint64_t rows = 0, cols = 0, declared = 0;
     bool have_size = false;
-    std::vector<detail::coo_entry> entries;
+    std::vector<coo_entry> entries;
     std::uint64_t read_entries = 0;
-    while (std::getline(in, line)) {
-        ++number;
+    while (lines.next(line)) {
+        number = lines.number();
         std::string_view f[4];
-        const std::size_t k = detail::split_fields(line, f, 4);
+        const std::size_t k = split_fields(line, f, 4);
         if (k == 0 || f[0][0] == '%') continue;
         if (!have_size) {
             if (k < 3) fail("expected the size line 'rows cols entries'");
-            rows = detail::parse_index(f[0], source, number, "rows");
-            cols = detail::parse_index(f[1], source, number, "cols");
-            declared = detail::parse_index(f[2], source, number, "entries");
+            rows = parse_index(f[0], source, number, "rows");
+            cols = parse_index(f[1], source, number, "cols");
+            declared = parse_index(f[2], source, number, "entries");
             if (rows == 0 || cols == 0 || rows > (1u << 26) || cols > (1u << 26))
                 fail("rows and cols must be in 1..2^26");
             if ((symmetry != "general") && rows != cols) fail("a symmetric matrix must be square");
             have_size = true;
+            size_line = number;
             entries.reserve(static_cast<std::size_t>(std::min<std::uint64_t>(declared, 1u << 24)));
             continue;
         }
@@ -361,20 +416,21 @@ struct power_law_params {
             fail("more entries than the " + std::to_string(declared) + " the size line declares");
         if (k < (pattern ? 2u : 3u))
             fail(pattern ? "expected an entry 'i j'" : "expected an entry 'i j value'");
-        const std::uint64_t i = detail::parse_index(f[0], source, number, "row index");
-        const std::uint64_t j = detail::parse_index(f[1], source, number, "column index");
+        const std::uint64_t i = parse_index(f[0], source, number, "row index");
+        const std::uint64_t j = parse_index(f[1], source, number, "column index");
         if (i < 1 || i > rows)
             fail("row index " + std::to_string(i) + " is outside 1.." + std::to_string(rows));
         if (j < 1 || j > cols)
             fail("column index " + std::to_string(j) + " is outside 1.." + std::to_string(cols));
-        const float v = pattern ? 1.0f : detail::parse_value(f[2], source, number);
+        const float v = pattern ? 1.0f : parse_value(f[2], source, number);
         const auto r = static_cast<std::uint32_t>(i - 1), c = static_cast<std::uint32_t>(j - 1);
         entries.push_back({r, c, v});
         if (symmetry != "general" && r != c)
             entries.push_back({c, r, symmetry == "skew-symmetric" ? -v : v});
         ++read_entries;
     }
-    if (in.bad()) fail("read error");
+    number = lines.number();
+    if (lines.bad()) fail("read error");
     if (!have_size) fail("missing the size line 'rows cols entries'");
     if (read_entries != declared)
         fail("the file ends after " + std::to_string(read_entries) +
@@ -382,13 +438,67 @@ struct power_law_params {
     csr_matrix m;
     m.rows = static_cast<std::uint32_t>(rows);
     m.cols = static_cast<std::uint32_t>(cols);
-    detail::build_csr(m.rows, entries, m.row_offsets, m.columns, &m.values);
+    build_csr(m.rows, entries, m.row_offsets, m.columns, &m.values);
     return m;
+}
+
+} // namespace detail
+
+/// Reads a Matrix Market coordinate file from `in`; `source` names it in errors.
+[[nodiscard]] inline csr_matrix read_matrix_market(std::istream& in, std::string_view source) {
+    detail::numbered_lines lines(in, std::nullopt);
+    std::uint64_t size_line = 0;
+    return detail::read_matrix_market(lines, source, size_line);
 }
 
 [[nodiscard]] inline csr_matrix read_matrix_market(const std::string& path) {
     std::ifstream in = detail::open_input(path);
     return read_matrix_market(in, path);
+}
+
+// ------------------------------------------------------------------------------ graph files
+
+/// The graph whose adjacency matrix is `m` (square): an edge u → v for every stored entry
+/// (u + 1, v + 1) of the file, whatever its value (an explicit zero is stored, so it is an
+/// edge); a symmetric or skew-symmetric file's mirrored entries give both directions, and
+/// diagonal entries are self-loops (kept, as an edge list's are).
+[[nodiscard]] inline csr_graph adjacency_graph(const csr_matrix& m) {
+    memsub::detail::require(m.rows == m.cols, "memsub::workload::simt::adjacency_graph", "cols",
+                            m.cols, "must equal rows (an adjacency matrix is square)");
+    csr_graph g;
+    g.vertices = m.rows;
+    g.row_offsets = m.row_offsets;
+    g.columns = m.columns;
+    return g;
+}
+
+/// How `read_graph` read a graph file.
+enum class graph_file_format : std::uint8_t { edge_list, matrix_market };
+
+/// Reads a graph from `in`: a Matrix Market file (detected by its "%%MatrixMarket" banner on the
+/// first line) as an adjacency matrix (adjacency_graph; it must be square), anything else as an
+/// edge list. `format`, when given, receives which it was. `source` names the input in errors.
+[[nodiscard]] inline csr_graph read_graph(std::istream& in, std::string_view source,
+                                          graph_file_format* format = nullptr) {
+    std::optional<std::string> first;
+    if (std::string line; std::getline(in, line)) first = std::move(line);
+    const bool matrix = first && detail::is_matrix_market_banner(*first);
+    if (format) *format = matrix ? graph_file_format::matrix_market : graph_file_format::edge_list;
+    detail::numbered_lines lines(in, std::move(first));
+    if (!matrix) return detail::read_edge_list(lines, source);
+    std::uint64_t size_line = 0;
+    const csr_matrix m = detail::read_matrix_market(lines, source, size_line);
+    if (m.rows != m.cols)
+        throw input_error(source, input_error::position_kind::line_number, size_line,
+                          "a " + std::to_string(m.rows) + " x " + std::to_string(m.cols) +
+                              " matrix is not a graph's adjacency matrix: it must be square");
+    return adjacency_graph(m);
+}
+
+[[nodiscard]] inline csr_graph read_graph(const std::string& path,
+                                          graph_file_format* format = nullptr) {
+    std::ifstream in = detail::open_input(path);
+    return read_graph(in, path, format);
 }
 
 } // namespace memsub::workload::simt
