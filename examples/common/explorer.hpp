@@ -890,6 +890,10 @@ inline int run(const options& o, const std::vector<policy_entry>& entries) {
         if (!r.error) continue;
         input_failed = true;
         fmt::print(stderr, "{}: trace error: {}\n", program, *r.error);
+        if (r.error->find(memsub::trace::detail::accel_sim_trace_problem) != std::string::npos)
+            fmt::print(stderr, "{}: gpu_l1_explorer --traceg replays Accel-Sim traces through "
+                               "GPU L1 configurations\n",
+                       program);
         if (r.rows.empty())
             fmt::print(stderr, "{}: {} was not read\n", program, r.label);
         else
