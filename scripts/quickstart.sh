@@ -4,8 +4,9 @@
 #   scripts/quickstart.sh test                         build everything and run the whole test suite
 # Missing Debian packages are installed when run as root (apt-get); otherwise the script says
 # which ones to install and stops. `test` also needs valgrind (the explorer is checked against
-# valgrind's cachegrind). gnuplot is optional (only the explorer's --plot renders with
-# it): it is installed along with the rest as root, and only noted when missing otherwise.
+# valgrind's cachegrind). gnuplot is optional (the programs' --plot, memory_explorer's .png and
+# .pdf CDFs and compressibility's plot render with it): it is installed along with the rest as
+# root, and only noted when missing otherwise.
 # ccache is optional too: when it is there, CMake compiles through it (MEMSUB_CCACHE), so a
 # second build of unchanged sources takes seconds; it is installed as root, never required.
 set -euo pipefail
