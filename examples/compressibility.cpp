@@ -937,16 +937,8 @@ int main(int argc, char** argv) try {
     }
     const auto shown = reported(results);
     if (!shown.empty()) print_report(shown, rule);
-    std::vector<std::string> output_failures;
-    const auto attempt = [&](auto&& write) {
-        try {
-            write();
-        } catch (const std::bad_alloc&) {
-            throw;
-        } catch (const std::exception& e) {
-            output_failures.emplace_back(e.what());
-        }
-    };
+    memsub_examples::output_attempts outputs;
+    const auto attempt = [&](auto&& write) { outputs.attempt(write); };
     if (!shown.empty()) attempt([&] { write_plot_files(results, opt, files); });
     attempt([&] {
         results_table(results, rule).write_csv(files.csv.string());
@@ -956,7 +948,7 @@ int main(int argc, char** argv) try {
     if (!errors.empty() && !shown.empty())
         fmt::print(stderr, "compressibility: the report covers the other {} file(s)\n",
                    shown.size());
-    for (const auto& f : output_failures)
+    for (const auto& f : outputs.failures())
         fmt::print(stderr, "compressibility: output error: {}\n", f);
     if (const int sig = memsub_examples::stop_requested(); sig != 0) {
         fmt::print(
@@ -966,7 +958,7 @@ int main(int argc, char** argv) try {
         for (const auto& f : not_run) fmt::print(stderr, "compressibility: not read: {}\n", f);
         return memsub_examples::stopped_exit_status(sig);
     }
-    if (!errors.empty() || !output_failures.empty()) return 1;
+    if (!errors.empty() || !outputs.ok()) return 1;
     if (shown.empty()) {
         fmt::print(stderr,
                    "compressibility: warning: no input holds a whole {}-byte line; "

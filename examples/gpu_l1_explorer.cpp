@@ -1204,16 +1204,8 @@ int main(int argc, char** argv) {
                    signal, not_run.size());
 
     // Partial results are written too; an output that fails does not stop the others.
-    std::vector<std::string> output_failures;
-    const auto attempt = [&](auto&& write) {
-        try {
-            write();
-        } catch (const std::bad_alloc&) {
-            throw;
-        } catch (const std::exception& e) {
-            output_failures.emplace_back(e.what());
-        }
-    };
+    memsub_examples::output_attempts outputs;
+    const auto attempt = [&](auto&& write) { outputs.attempt(write); };
     if (o.csv) attempt([&] { results_table(results, o).write_csv(*o.csv); });
     if (o.plot) attempt([&] { (void)write_plot(*o.plot, o.plot_terminal, results, o.sms); });
 
@@ -1231,13 +1223,14 @@ int main(int argc, char** argv) {
                        "before it\n",
                        program, r.kernel, r.warp_instructions);
     }
-    for (const auto& f : output_failures) fmt::print(stderr, "{}: output error: {}\n", program, f);
+    for (const auto& f : outputs.failures())
+        fmt::print(stderr, "{}: output error: {}\n", program, f);
     if (signal != 0) {
         fmt::print(stderr, "{}: interrupted by signal {}: the results above are partial\n", program,
                    signal);
         for (const auto& n : not_run) fmt::print(stderr, "{}: not run: {}\n", program, n);
         return memsub_examples::stopped_exit_status(signal);
     }
-    if (input_failed || !output_failures.empty()) return status::input_error;
+    if (input_failed || !outputs.ok()) return status::input_error;
     return status::ok;
 }

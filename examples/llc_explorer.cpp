@@ -1247,11 +1247,10 @@ bool write_outputs(const options& o, const std::vector<core_trace>& traces,
                    const std::vector<run_result>& rs, const std::vector<run_result>& sweep,
                    int signal) {
     bool ok = true;
+    memsub_examples::output_attempts outputs;
     const auto attempt = [&](auto&& write) {
-        try {
-            write();
-        } catch (const std::runtime_error& e) {
-            fmt::print(stderr, "{}: output error: {}\n", program, e.what());
+        if (!outputs.attempt(write)) {
+            fmt::print(stderr, "{}: output error: {}\n", program, outputs.failures().back());
             ok = false;
         }
     };

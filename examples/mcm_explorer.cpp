@@ -1186,24 +1186,17 @@ int main(int argc, char** argv) {
         return status::out_of_memory;
     }
     // Partial results are written too; an output that fails does not stop the others.
-    std::vector<std::string> output_failures;
-    const auto attempt = [&](auto&& write) {
-        try {
-            write();
-        } catch (const std::bad_alloc&) {
-            throw;
-        } catch (const std::exception& e) {
-            output_failures.emplace_back(e.what());
-        }
-    };
+    memsub_examples::output_attempts outputs;
+    const auto attempt = [&](auto&& write) { outputs.attempt(write); };
     if (o.csv) attempt([&] { results_table(studies).write_csv(*o.csv); });
     if (o.plot) attempt([&] { (void)write_plot(*o.plot, o.plot_terminal, studies, o); });
-    for (const auto& f : output_failures) fmt::print(stderr, "{}: output error: {}\n", program, f);
+    for (const auto& f : outputs.failures())
+        fmt::print(stderr, "{}: output error: {}\n", program, f);
     if (const int signal = memsub_examples::stop_requested(); signal != 0) {
         fmt::print(stderr, "{}: interrupted by signal {}: the results above are partial\n", program,
                    signal);
         for (const auto& k : not_run) fmt::print(stderr, "{}: not run: {}\n", program, k);
         return memsub_examples::stopped_exit_status(signal);
     }
-    return output_failures.empty() ? status::ok : status::input_error;
+    return outputs.ok() ? status::ok : status::input_error;
 }

@@ -958,16 +958,9 @@ int main(int argc, char** argv) {
                        100.0 * gb_per_s(*pmc) / pmc->peak_gb_per_s());
         }
 
-        std::vector<std::string> output_failures;
+        memsub_examples::output_attempts outputs;
         auto attempt = [&](const std::string& what, const std::string& file, auto&& write) {
-            try {
-                write();
-                fmt::print("{}: {}\n", what, file);
-            } catch (const std::bad_alloc&) {
-                throw;
-            } catch (const std::exception& e) {
-                output_failures.emplace_back(e.what());
-            }
+            if (outputs.attempt(write)) fmt::print("{}: {}\n", what, file);
         };
         const bool partial = interrupted_by != 0 || run.error.has_value();
         const std::string title = run.label + (partial ? " (partial)" : "");
@@ -1002,7 +995,7 @@ int main(int argc, char** argv) {
                 fmt::print(stderr, "memory_explorer: results cover the {} accesses before it\n",
                            done);
         }
-        for (const auto& f : output_failures)
+        for (const auto& f : outputs.failures())
             fmt::print(stderr, "memory_explorer: output error: {}\n", f);
         if (interrupted_by != 0) {
             fmt::print(stderr,
@@ -1012,7 +1005,7 @@ int main(int argc, char** argv) {
             return memsub_examples::stopped_exit_status(interrupted_by);
         }
         if (time_limit) return status::usage_error;
-        if (run.error || !output_failures.empty()) return status::input_error;
+        if (run.error || !outputs.ok()) return status::input_error;
         if (done == 0) return status::empty_input;
     } catch (const memsub::config_error& e) {
         fmt::print(stderr, "memory_explorer: configuration error: {}\n", e.what());

@@ -24,6 +24,7 @@
 #include <filesystem>
 #include <iostream>
 #include <limits>
+#include <new>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -147,6 +148,32 @@ inline void check_writable(std::string_view flag, const std::string& file) {
         throw option_error(fmt::format("{} {}: cannot write it: the directory {}: {}", flag, file,
                                        dir.string(), std::strerror(errno)));
 }
+
+/// The outputs a program writes at the end of a run: each write is attempted, and one that
+/// fails (a full disk) is kept as a message without stopping the others, so every output that
+/// can be written is; running out of memory still ends the program (its own exit status).
+class output_attempts {
+public:
+    /// Calls `write()`; returns whether it succeeded.
+    template <class Write>
+    bool attempt(Write&& write) {
+        try {
+            write();
+            return true;
+        } catch (const std::bad_alloc&) {
+            throw;
+        } catch (const std::exception& e) {
+            failures_.emplace_back(e.what());
+            return false;
+        }
+    }
+    /// One message per output that could not be written, in the order attempted.
+    [[nodiscard]] const std::vector<std::string>& failures() const noexcept { return failures_; }
+    [[nodiscard]] bool ok() const noexcept { return failures_.empty(); }
+
+private:
+    std::vector<std::string> failures_;
+};
 
 /// The gnuplot terminal for a plot file, chosen by its extension (.png, .svg, .pdf; case
 /// insensitive); nullopt for any other name, which the examples reject at parse time.

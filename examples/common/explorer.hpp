@@ -833,21 +833,11 @@ inline trace_result explore(const options& o, const std::vector<policy_entry>& p
 /// others are still written).
 inline std::vector<std::string> write_outputs(const options& o,
                                               const std::vector<trace_result>& results) {
-    std::vector<std::string> failures;
-    auto attempt = [&](const std::string& file, auto&& write) {
-        if (file.empty()) return;
-        try {
-            write(o, results);
-        } catch (const std::bad_alloc&) {
-            throw;
-        } catch (const std::exception& e) {
-            failures.emplace_back(e.what());
-        }
-    };
-    attempt(o.csv, write_csv);
-    attempt(o.json, write_json);
-    attempt(o.plot, write_plot);
-    return failures;
+    memsub_examples::output_attempts outputs;
+    if (!o.csv.empty()) outputs.attempt([&] { write_csv(o, results); });
+    if (!o.json.empty()) outputs.attempt([&] { write_json(o, results); });
+    if (!o.plot.empty()) outputs.attempt([&] { write_plot(o, results); });
+    return outputs.failures();
 }
 
 inline int run(const options& o, const std::vector<policy_entry>& entries) {
@@ -891,8 +881,9 @@ inline int run(const options& o, const std::vector<policy_entry>& entries) {
         input_failed = true;
         fmt::print(stderr, "{}: trace error: {}\n", program, *r.error);
         if (r.error->find(memsub::trace::detail::accel_sim_trace_problem) != std::string::npos)
-            fmt::print(stderr, "{}: gpu_l1_explorer --traceg replays Accel-Sim traces through "
-                               "GPU L1 configurations\n",
+            fmt::print(stderr,
+                       "{}: gpu_l1_explorer --traceg replays Accel-Sim traces through "
+                       "GPU L1 configurations\n",
                        program);
         if (r.rows.empty())
             fmt::print(stderr, "{}: {} was not read\n", program, r.label);

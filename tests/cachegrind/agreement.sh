@@ -21,57 +21,20 @@ if [ $# -ne 4 ]; then
     echo "usage: agreement.sh EXPLORER COMPILER WORKLOAD_SOURCE WORK_DIR" >&2
     exit 2
 fi
-explorer=$1 compiler=$2 source=$3 work=$4
+explorer=$1 compiler=$2 workload_c=$3 work=$4
 
-if ! command -v valgrind >/dev/null 2>&1; then
-    echo "agreement.sh: valgrind is not installed (sudo apt-get install valgrind, or run" >&2
-    echo "agreement.sh: scripts/quickstart.sh test as root, which installs it)" >&2
-    exit 1
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 mkdir -p "$work"
 cd "$work"
-
-# The workload: plain -O1 C, nothing that differs between runs.
-"$compiler" -x c -std=c11 -O1 -o workload "$source"
-
-d1=(--D1=32768,8,64 --I1=32768,8,64 --LL=1048576,16,64)
-valgrind --tool=lackey --trace-mem=yes --log-file=trace.lackey ./workload
-valgrind --tool=cachegrind --cache-sim=yes "${d1[@]}" --cachegrind-out-file=cachegrind.out \
-    ./workload 2>cachegrind.txt
-
-# cachegrind.out: "events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw" and "summary: <numbers>".
-cachegrind_value() {
-    awk -v want="$1" '
-        $1 == "events:" { for (i = 2; i <= NF; ++i) col[$i] = i }
-        $1 == "summary:" { if (want in col) print $(col[want]); else print "missing" }
-    ' cachegrind.out
-}
+capture_workload "$compiler" "$workload_c" --D1=32768,8,64
 
 "$explorer" --quiet --sets 64 --ways 8 --line-bytes 64 --policies lru --no-opt \
     --format lackey --csv explorer.csv trace.lackey >explorer.txt
-# explorer.csv: a header, then one row per policy (the trace label is quoted, no comma in it).
-explorer_value() {
-    awk -F, -v want="$1" '
-        NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
-        $(col["policy"]) == "lru" { print $(col[want]) }
-    ' explorer.csv
-}
+explorer_value() { csv_column explorer.csv "$1" policy lru; }
 
 # The trace must exercise what the test is about.
-modifies=$(grep -c '^ M ' trace.lackey || true)
-crossing=$(awk -F'[ ,]+' '/^ [LSM] / { # the offset in a 64 B line: the last two hex digits
-        h = tolower(substr($3, length($3) - 1))
-        hi = index("0123456789abcdef", substr(h, 1, 1)) - 1
-        off = hi * 16 + index("0123456789abcdef", substr(h, 2, 1)) - 1
-        if (off % 64 + $4 > 64) ++n
-    } END { print n + 0 }' trace.lackey)
-echo "lackey trace: $(grep -c '^ [LSM] ' trace.lackey) data records, $modifies read-modify-writes (M)," \
-    "$crossing crossing a 64 B line boundary"
 status=0
-if [ "$modifies" -lt 1000 ] || [ "$crossing" -lt 1000 ]; then
-    echo "FAIL: the workload made too few read-modify-writes or line-crossing references" >&2
-    status=1
-fi
+check_workload_trace trace.lackey || status=1
 
 printf '%-14s %12s %12s\n' "D1 (32 KiB)" "cachegrind" "explorer"
 for pair in Dr:reads Dw:writes D1mr:read_misses D1mw:write_misses; do
@@ -93,10 +56,8 @@ echo "PASS: the explorer's D1 reads, writes and misses equal cachegrind's"
 # The same trace through a pipe: standard input as "-" and as /dev/stdin, and a FIFO, must give
 # the file's counts (format detection reads the start of the input: it must not lose it).
 csv_counts() { # accesses, misses, reads, writes of the lru row of CSV $1
-    awk -F, 'NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
-        $(col["policy"]) == "lru" {
-            print $(col["accesses"]), $(col["misses"]), $(col["reads"]), $(col["writes"])
-        }' "$1"
+    local c
+    for c in accesses misses reads writes; do printf '%s ' "$(csv_column "$1" $c policy lru)"; done
 }
 cp trace.lackey trace_no_extension # detected from its content, as a pipe must be
 "$explorer" --quiet --sets 64 --ways 8 --policies lru --no-opt --csv file.csv trace_no_extension \
@@ -129,14 +90,10 @@ done
 # and the set-associative and fully associative OPT of one set agree.
 valgrind --tool=cachegrind --cache-sim=yes --D1=4096,64,64 --I1=32768,8,64 --LL=1048576,16,64 \
     --cachegrind-out-file=cachegrind_fa.out ./workload 2>/dev/null
-fa_misses=$(( $(awk '$1 == "events:" { for (i = 2; i <= NF; ++i) col[$i] = i }
-    $1 == "summary:" { print $(col["D1mr"]) + $(col["D1mw"]) }' cachegrind_fa.out) ))
+fa_misses=$(CACHEGRIND_OUT=cachegrind_fa.out cachegrind_value D1mr D1mw)
 "$explorer" --quiet --sets 1 --ways 64 --policies lru,fifo,fa_lru,fa_fifo,fa_opt,opt --3c \
     --format lackey --csv one_set.csv trace.lackey >one_set.txt
-one_set() { # column $2 of policy $1's row
-    awk -F, -v p="$1" -v c="$2" 'NR == 1 { for (i = 1; i <= NF; ++i) col[$i] = i; next }
-        $(col["policy"]) == p { print $(col[c]) }' one_set.csv
-}
+one_set() { csv_column one_set.csv "$2" policy "$1"; } # column $2 of policy $1's row
 printf '%-26s %12s\n' "4 KiB fully associative" "misses"
 printf '%-26s %12s\n' "cachegrind" "$fa_misses"
 for p in lru fa_lru fifo fa_fifo opt fa_opt; do printf '%-26s %12s\n' "explorer $p" "$(one_set $p misses)"; done

@@ -23,28 +23,12 @@ if [ $# -ne 4 ]; then
     echo "usage: llc_agreement.sh LLC_EXPLORER COMPILER WORKLOAD_SOURCE WORK_DIR" >&2
     exit 2
 fi
-llc_explorer=$1 compiler=$2 source=$3 work=$4
+llc_explorer=$1 compiler=$2 workload_c=$3 work=$4
 
-if ! command -v valgrind >/dev/null 2>&1; then
-    echo "llc_agreement.sh: valgrind is not installed (sudo apt-get install valgrind, or run" >&2
-    echo "llc_agreement.sh: scripts/quickstart.sh test as root, which installs it)" >&2
-    exit 1
-fi
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 mkdir -p "$work"
 cd "$work"
-
-"$compiler" -x c -std=c11 -O1 -o workload "$source"
-valgrind --tool=lackey --trace-mem=yes --log-file=trace.lackey ./workload
-valgrind --tool=cachegrind --cache-sim=yes --D1=32768,8,64 --I1=32768,8,64 --LL=1048576,16,64 \
-    --cachegrind-out-file=cachegrind.out ./workload 2>cachegrind.txt
-
-# cachegrind.out: "events: Ir I1mr ILmr Dr D1mr DLmr Dw D1mw DLmw" and "summary: <numbers>".
-cachegrind_value() {
-    awk -v want="$1" '
-        $1 == "events:" { for (i = 2; i <= NF; ++i) col[$i] = i }
-        $1 == "summary:" { if (want in col) print $(col[want]); else print "missing" }
-    ' cachegrind.out
-}
+capture_workload "$compiler" "$workload_c" --D1=32768,8,64
 
 run_llc() { # CSV file, stdout file, then the trace arguments
     local csv=$1 out=$2
@@ -65,20 +49,8 @@ core_value() { # column $2 of the core row of CSV $1 ("missing" when there is no
 }
 
 # The trace must exercise what the test is about.
-modifies=$(grep -c '^ M ' trace.lackey || true)
-crossing=$(awk -F'[ ,]+' '/^ [LSM] / { # the offset in a 64 B line: the last two hex digits
-        h = tolower(substr($3, length($3) - 1))
-        hi = index("0123456789abcdef", substr(h, 1, 1)) - 1
-        off = hi * 16 + index("0123456789abcdef", substr(h, 2, 1)) - 1
-        if (off % 64 + $4 > 64) ++n
-    } END { print n + 0 }' trace.lackey)
-echo "lackey trace: $(grep -c '^ [LSM] ' trace.lackey) data records, $modifies read-modify-writes (M)," \
-    "$crossing crossing a 64 B line boundary"
 status=0
-if [ "$modifies" -lt 1000 ] || [ "$crossing" -lt 1000 ]; then
-    echo "FAIL: the workload made too few read-modify-writes or line-crossing references" >&2
-    status=1
-fi
+check_workload_trace trace.lackey || status=1
 
 printf '%-22s %12s %12s\n' "" "cachegrind" "llc_explorer"
 compare() { # label, cachegrind's value, llc_explorer's value
