@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # The README's sample outputs come from the programs: every code block the README introduces with
 #
-#   <!-- sample: PROGRAM ARGS... [| mask: COLUMN[, COLUMN...]] -->
+#   <!-- sample: PROGRAM ARGS... [| mask: COLUMN[, COLUMN...]] [| from: RE] [| to: RE] -->
 #
 # must be exactly what `PROGRAM ARGS...` prints on stdout (PROGRAM is one of the example
-# programs, run from a scratch directory). The columns named after "mask:" are measured times
-# or rates (e.g. "M acc/s") that differ from run to run: in a fixed-width table they are left out
-# of the comparison, found by their header names (a right-aligned column spans from the end of
-# the header name before it to the end of its own).
+# programs, run from a scratch directory), or with "from:" / "to:" the part of it from the first
+# line matching the extended regular expression RE (and up to the next line matching the "to:"
+# one), both included. The columns named after "mask:" are measured times or rates (e.g.
+# "M acc/s") that differ from run to run: in a fixed-width table they are left out of the
+# comparison, found by their header names (a right-aligned column spans from the end of the
+# header name before it to the end of its own).
 #
 #   readme_samples.sh README BIN_DIR             check every sample (ctest "readme_samples")
 #   readme_samples.sh --update README BIN_DIR    rewrite every sample block from the programs
@@ -77,24 +79,35 @@ out_readme="$work/README.new"
 exec 3<"$readme"
 while IFS= read -r line <&3 || [ -n "$line" ]; do
     printf '%s\n' "$line" >>"$out_readme"
-    [[ "$line" =~ ^\<\!--\ sample:\ (.*)\ --\>$ ]] || continue
-    spec="${BASH_REMATCH[1]}"
+    [[ "$line" =~ ^(\ *)\<\!--\ sample:\ (.*)\ --\>$ ]] || continue
+    indent="${BASH_REMATCH[1]}" # a sample inside a list item is indented as the item's text
+    spec="${BASH_REMATCH[2]}"
     command="${spec%%|*}"
-    masks=""
-    if [[ "$spec" == *"|"* ]]; then
-        rest="${spec#*|}"
-        rest="${rest#"${rest%%[! ]*}"}"
-        [[ "$rest" == mask:* ]] || { echo "readme_samples.sh: bad sample marker: $line" >&2; exit 2; }
-        masks="${rest#mask:}"
-        masks="${masks#"${masks%%[! ]*}"}"
-    fi
+    masks="" from="" to=""
+    rest="${spec#"$command"}"
+    while [[ "$rest" == "|"* ]]; do # the options, each "| name: value"
+        rest="${rest#|}"
+        option="${rest%%|*}"
+        rest="${rest#"$option"}"
+        option="${option#"${option%%[! ]*}"}"
+        option="${option%"${option##*[! ]}"}"
+        case "$option" in
+        mask:*) masks="${option#mask:}" ;;
+        from:*) from="${option#from:}" ;;
+        to:*) to="${option#to:}" ;;
+        *) echo "readme_samples.sh: bad sample option '$option' in: $line" >&2; exit 2 ;;
+        esac
+    done
+    masks="${masks#"${masks%%[! ]*}"}" from="${from#"${from%%[! ]*}"}" to="${to#"${to%%[! ]*}"}"
+    command="${command%"${command##*[! ]}"}"
     IFS= read -r fence <&3 || fence=""
-    [[ "$fence" == '```'* ]] || { echo "readme_samples.sh: no code block after: $line" >&2; exit 2; }
+    [[ "$fence" == "$indent"'```'* ]] ||
+        { echo "readme_samples.sh: no code block after: $line" >&2; exit 2; }
     printf '%s\n' "$fence" >>"$out_readme"
     : >"$work/expected"
     while IFS= read -r block <&3; do
-        [[ "$block" == '```' ]] && break
-        printf '%s\n' "$block" >>"$work/expected"
+        [[ "$block" == "$indent"'```' ]] && break
+        printf '%s\n' "${block#"$indent"}" >>"$work/expected"
     done
     samples=$((samples + 1))
     read -r -a argv <<<"$command"
@@ -104,15 +117,24 @@ while IFS= read -r line <&3 || [ -n "$line" ]; do
         exit 2
     fi
     mkdir -p "$work/run$samples"
-    if ! (cd "$work/run$samples" && "$bin/$program" "${argv[@]:1}") >"$work/actual" 2>"$work/stderr"; then
+    if ! (cd "$work/run$samples" && "$bin/$program" "${argv[@]:1}") >"$work/output" 2>"$work/stderr"; then
         echo "FAIL: \`$command\` exited with an error:" >&2
         cat "$work/stderr" >&2
         status=1
     fi
+    # The part the sample shows: from the "from:" line to the "to:" line, both included.
+    awk -v from="$from" -v to="$to" '
+        !on && (from == "" || $0 ~ from) { on = 1 }
+        on { print }
+        on && to != "" && $0 ~ to { exit }
+    ' "$work/output" >"$work/actual"
     if [ $update -eq 1 ]; then
-        cat "$work/actual" >>"$out_readme"
+        # Blank lines stay empty (no trailing blanks in the README).
+        awk -v indent="$indent" '{ print ($0 == "" ? "" : indent $0) }' "$work/actual" \
+            >>"$out_readme"
     else
-        cat "$work/expected" >>"$out_readme"
+        awk -v indent="$indent" '{ print ($0 == "" ? "" : indent $0) }' "$work/expected" \
+            >>"$out_readme"
         if ! diff -u <(mask_columns "$work/expected" "$masks") <(mask_columns "$work/actual" "$masks") \
             >"$work/diff"; then
             echo "FAIL: the README's sample of \`$command\` differs from what it prints" \
@@ -123,7 +145,7 @@ while IFS= read -r line <&3 || [ -n "$line" ]; do
             echo "ok: \`$command\` (masked: ${masks:-nothing})"
         fi
     fi
-    printf '%s\n' '```' >>"$out_readme"
+    printf '%s\n' "$indent"'```' >>"$out_readme"
 done
 exec 3<&-
 if [ $samples -eq 0 ]; then
