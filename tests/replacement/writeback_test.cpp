@@ -163,6 +163,41 @@ TEST_CASE("ReMAP: a writeback from the level above is not a re-reference") {
     }
 }
 
+TEST_CASE("ReMAP as published: PERD fixed at insertion, writebacks looked up like demand misses") {
+    // The two Decisions can be turned off to reproduce [Dissertation] §2.2 as written.
+    auto published = [](remap_weights w) {
+        auto p = small_params<remap>(w);
+        p.policy.spend_unconfirmed_perd = false;
+        p.policy.writebacks_are_not_reuse = false;
+        return p;
+    };
+    // A near line that is never reused again stays for good (the thrash the Decision removes).
+    set_associative_cache<remap> c(two_sets, published({1, 1, 0}));
+    const auto [r, perd] = near_line_lifetime(c, 64);
+    CHECK(perd == 3);
+    CHECK(r == 64);
+    // A writeback fill is classified by the victim buffer and its miss moves PSEL by its cost.
+    set_associative_cache<remap> w(two_sets, published({1, 1, 4}));
+    const auto& p = w.policy();
+    auto with_class = [](memsub::access a) {
+        a.hints.memory_cost_class = 1;
+        return a;
+    };
+    for (std::uint64_t l : {0, 2, 4, 6, 8}) w.access(with_class(line_access(l)));
+    REQUIRE(p.victim_buffer().classify(0) == filter::reuse_distance::near);
+    const std::uint32_t psel = p.psel();
+    const auto back = w.access(with_class(writeback_of(0)));
+    REQUIRE(back.filled());
+    CHECK(p.perd(back.set, back.entry) == 3);
+    CHECK(p.psel() == psel + 2);
+    // Storage: no confirmed bit (2 PERD bits per line, as the dissertation counts).
+    const geometry llc{.sets = 1024, .ways = 16, .line_bytes = 64};
+    remap::params with_bit, without_bit;
+    without_bit.policy.spend_unconfirmed_perd = false;
+    CHECK(remap(llc, with_bit).storage_bits() - remap(llc, without_bit).storage_bits() ==
+          1024 * 16);
+}
+
 TEST_CASE("SHiP: writebacks carry no signature; they neither use nor train the SHCT") {
     set_associative_cache<ship> c(geometry{.sets = 1, .ways = 2, .line_bytes = 64});
     const ship& s = c.policy();

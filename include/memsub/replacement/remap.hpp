@@ -35,7 +35,8 @@
 //    a loop larger than the cache), and spending every line gave that up (bench_replacement's zipf
 //    stream, eight times the cache: +9.5 % misses for remap, +12.7 % for remap_lru); exempting
 //    confirmed lines keeps it (+1.1 %, −0.3 %). Over LRU, R (0..E−1) already limits a save to lines
-//    fewer than β·PERD positions above; the rule is the same there.
+//    fewer than β·PERD positions above; the rule is the same there. `spend_unconfirmed_perd =
+//    false` gives the published rule (and saves the confirmed bit).
 //  * Decision: a writeback from the level above (access_kind::writeback) is not a re-reference: its
 //    fill is not looked up in the victim buffer (PERD distant) and its miss moves the dueling
 //    selector by nothing (it reads no memory). The spec looks every miss up; Algorithm 2 describes
@@ -44,7 +45,8 @@
 //    see the hierarchy's traffic, not the program's reuse. Measured (same run): 99.5 % of writeback
 //    fills were classed far or nearer, all of them together were hit 30 times, and writeback hits
 //    fell from 59,430 (SRRIP) to 37,474. The written-back line still enters the buffer when it is
-//    evicted: a demand re-read of it is a real post-eviction reuse.
+//    evicted: a demand re-read of it is a real post-eviction reuse. `writebacks_are_not_reuse =
+//    false` treats writebacks as the spec does.
 //  * MAC (2 bits per line, set at insertion): the host's class (`hints.memory_cost_class`, §2.3.6
 //    suggests a host-supplied cost for complex schedulers) when known, else memsub's mac_table
 //    (memory/mac_table.hpp, Table 2.2) estimated on the miss before the miss itself is recorded.
@@ -63,14 +65,14 @@
 //    Any weights can be fixed statically (give both sides the same weights).
 // Storage (`storage_bits()`): the victim buffer's three Bloom filters (3 × c × E/3 bits) + per
 // line the recency bits (SRRIP: M; LRU: ⌈log2 E⌉) + 2 PERD bits and the confirmed bit (when
-// some β ≠ 0) + 2 MAC bits (when some γ ≠ 0) + the MAC table (per bank two row addresses and
-// the last-Q approximation) + the PSEL. The dissertation's 18.75 KB is the filters alone with
-// 5K-entry stages (spec "Hardware budget"; `victim_buffer.stage_entries = 5120` on a 1 MB 16-way
-// LLC); it counts 4 bits per line (PERD, MAC), memsub 5 with the confirmed bit.
-// Layout and deviations: one byte per line holds PERD, MAC, the confirmed bit and (over SRRIP)
-// the RRPV, so the RRPV width is limited to 1..3 bits (the RRIP paper's 2 is the default); the
-// rows are hosted in the engine's set header (O5) when they fit.
-// Hot path: no allocation, no virtual call; a victim costs two branch-free passes over the set's
+// some β ≠ 0; no confirmed bit with spend_unconfirmed_perd off) + 2 MAC bits (when some γ ≠ 0) +
+// the MAC table (per bank two row addresses and the last-Q approximation) + the PSEL. The
+// dissertation's 18.75 KB is the filters alone with 5K-entry stages (spec "Hardware budget";
+// `victim_buffer.stage_entries = 5120` on a 1 MB 16-way LLC); it counts 4 bits per line (PERD,
+// MAC), memsub 5 with the confirmed bit. Layout and deviations: one byte per line holds PERD, MAC,
+// the confirmed bit and (over SRRIP) the RRPV, so the RRPV width is limited to 1..3 bits (the RRIP
+// paper's 2 is the default); the rows are hosted in the engine's set header (O5) when they fit. Hot
+// path: no allocation, no virtual call; a victim costs two branch-free passes over the set's
 // entries (ageing, then the least key cost · 64 + entry), its eviction one more (the PERD spend).
 // Left open by [Dissertation] §2.2–§2.3, and what memsub does:
 //  * whether PERD (or MAC) changes after insertion — an unconfirmed PERD is spent (Decision
@@ -153,6 +155,13 @@ struct remap_dual_params {
     std::uint32_t mac_row_bits = 16;
     /// Q of the pending-count approximation (0 = no approximation: pending is 0).
     std::uint32_t mac_window = 16;
+    /// Spend an unconfirmed PERD when it keeps a line (header: Decision). false = PERD fixed at
+    /// insertion, as [Dissertation] §2.2.2 publishes it (no confirmed bit in the storage).
+    bool spend_unconfirmed_perd = true;
+    /// A writeback from the level above is not a re-reference (header: Decision). false = it is
+    /// looked up in the victim buffer and its miss costs the dueling selector like a demand
+    /// miss, as the spec reads Algorithm 2.
+    bool writebacks_are_not_reuse = true;
 };
 
 /// ReMAP's state under both weight sets: the dual policy `set_dueling` drives.
@@ -178,6 +187,8 @@ public:
         , distant_(static_cast<std::uint8_t>((1u << p.rrip.rrpv_bits) - 1u))
         , weights_(p.weights)
         , promotion_(p.rrip.promotion)
+        , spend_unconfirmed_(p.spend_unconfirmed_perd)
+        , writebacks_not_reuse_(p.writebacks_are_not_reuse)
         , stack_(make_stack(g))
         , rows_(g.sets, padded_row_bytes(g.entries_per_set()), 0)
         , buffer_(g.sets, p.victim_buffer)
@@ -232,7 +243,7 @@ public:
         const std::uint64_t line = addr >> line_shift_;
         // PERD after the victim entered the buffer (on_evict precedes on_insert); a writeback
         // from the level above is not a re-reference (header: Decision).
-        const auto perd = a.kind == access_kind::writeback
+        const auto perd = writebacks_not_reuse_ && a.kind == access_kind::writeback
                               ? 0u
                               : static_cast<std::uint32_t>(buffer_.classify(line));
         std::uint32_t mac = 0;
@@ -254,7 +265,8 @@ public:
         if (b.reason == eviction_reason::replacement) {
             buffer_.insert(b.line.value);
             // Before LRU's demote below: spend() compares costs as victim() saw them.
-            if (chosen_.set == s.value && chosen_.entry == e.value) spend(s, e);
+            if (spend_unconfirmed_ && chosen_.set == s.value && chosen_.entry == e.value)
+                spend(s, e);
             chosen_.set = no_set;
         }
         if (b.dirty) mac_.record(bank_of(b.address.value), row_of(b.address.value));
@@ -309,6 +321,8 @@ public:
         const remap_weights w = weights_[side];
         return w.recency * recency(s, e) + w.reuse * perd(s, e) + w.cost * mac(s, e);
     }
+    /// Whether a writeback from the level above is kept out of PERD and the dueling cost.
+    [[nodiscard]] bool writebacks_are_not_reuse() const noexcept { return writebacks_not_reuse_; }
     /// The MAC class of the last miss (what the dueling cost reads).
     [[nodiscard]] std::uint32_t last_miss_class() const noexcept { return miss_class_; }
     [[nodiscard]] const std::array<remap_weights, 2>& weights() const noexcept { return weights_; }
@@ -333,7 +347,8 @@ public:
             recency_bits = stack_.storage_bits();
         else
             recency_bits = lines * rrpv_bits_;
-        return recency_bits + lines * ((uses_perd ? 3u : 0u) + (uses_mac ? 2u : 0u));
+        const std::uint64_t perd_bits = uses_perd ? (spend_unconfirmed_ ? 3u : 2u) : 0u;
+        return recency_bits + lines * (perd_bits + (uses_mac ? 2u : 0u));
     }
     /// Victim buffer + per-line bits + MAC table (the PSEL is added by set_dueling).
     [[nodiscard]] std::uint64_t storage_bits() const noexcept {
@@ -490,6 +505,8 @@ private:
     std::uint8_t distant_;
     std::array<remap_weights, 2> weights_;
     hit_promotion promotion_;
+    bool spend_unconfirmed_;
+    bool writebacks_not_reuse_;
     [[no_unique_address]] stack_type stack_;
     detail::set_rows rows_;
     filter::cascaded_victim_buffer buffer_;
@@ -517,7 +534,7 @@ struct remap_miss_cost {
     [[nodiscard]] std::uint32_t operator()(const remap_dual<V, R>& d, set_index,
                                            const access& a) const noexcept {
         // A writeback miss reads nothing from memory (header: Decision).
-        if (a.kind == access_kind::writeback) return 0;
+        if (a.kind == access_kind::writeback && d.writebacks_are_not_reuse()) return 0;
         if (a.hints.miss_cost_cycles != 0) return a.hints.miss_cost_cycles;
         return d.last_miss_class() + 1u;
     }
