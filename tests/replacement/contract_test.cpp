@@ -187,12 +187,13 @@ TEST_CASE("storage budgets") {
     drrip::params ta{.policy = {.source = bimodal_source::counter}};
     ta.requesters = 4;
     CHECK(drrip(llc, ta).storage_bits() == lines * 2 + 5 + 40);
-    // SHiP-PC: RRPVs + (14-bit signature + outcome) per line + 16K x 3-bit SHCT = 40 KB.
-    CHECK(ship(llc).storage_bits() == lines * 2 + lines * 15 + 16384 * 3);
-    CHECK(ship(llc).storage_bits() == 40 * 1024 * 8);
+    // SHiP-PC: RRPVs + (14-bit signature + outcome + has-signature) per line + 16K x 3-bit
+    // SHCT = 42 KB.
+    CHECK(ship(llc).storage_bits() == lines * 2 + lines * 16 + 16384 * 3);
+    CHECK(ship(llc).storage_bits() == 42 * 1024 * 8);
     // SHiP-PC-S-R2: 64 sampled sets of 1024, 2-bit counters.
     CHECK(ship(llc, {.counter_bits = 2, .sampled_sets = 64}).storage_bits() ==
-          lines * 2 + 64 * 16 * 15 + 16384 * 2);
+          lines * 2 + 64 * 16 * 16 + 16384 * 2);
     CHECK(set_dueling<dual_of<lru, fifo>>(llc).storage_bits() ==
           lru(llc).storage_bits() + fifo(llc).storage_bits() + 10);
 }

@@ -18,6 +18,35 @@
 //    missing line is looked up in on_insert (Algorithm 2's order). [resolution] Blocks leaving
 //    for other reasons (write-evict, invalidate, flush, superseded) are not inserted: Algorithm 1
 //    inserts the chosen victim only.
+//  * Decision: an unconfirmed PERD is spent when it keeps a line. At a replacement, every other
+//    eligible line that has not been hit since its insertion and outranked the victim only through
+//    its β·PERD term (its key without that term is below the victim's, so without its prediction it
+//    would have been evicted instead) loses one class; a demand hit confirms the prediction, and a
+//    confirmed PERD stands as [Dissertation] §2.2.2 has it (set at insertion, never revised; one
+//    bit per line records the hit). The spec never revises PERD; we do for unconfirmed lines
+//    because a fixed PERD outranks recency for good: over SRRIP R is 0..3, so a near line costs
+//    3 + R (β = 1) or 12 + R (β = 4) against 1 for a line just inserted, and a near line that is
+//    never used again outlives every newer line. Measured in ChampSim (2 MiB LLC, bzip2 with L2
+//    writebacks): lines filled near were evicted 354 times in 13,164 fills and held 12,810 of the
+//    32,768 lines at the end. Spent one class per save, an unconfirmed prediction buys at most PERD
+//    (≤ 3) replacements in its set beyond what recency and MAC allow — about Table 2.1's "near"
+//    distance of 4 evictions — whatever β. Why not spend confirmed lines too: a lasting PERD is
+//    also what keeps reused lines that come back soon after eviction (a zipf's warm lines, part of
+//    a loop larger than the cache), and spending every line gave that up (bench_replacement's zipf
+//    stream, eight times the cache: +9.5 % misses for remap, +12.7 % for remap_lru); exempting
+//    confirmed lines keeps it (+1.1 %, −0.3 %). Over LRU, R (0..E−1) already limits a save to lines
+//    fewer than β·PERD positions above; the rule is the same there. `spend_unconfirmed_perd =
+//    false` gives the published rule (and saves the confirmed bit).
+//  * Decision: a writeback from the level above (access_kind::writeback) is not a re-reference: its
+//    fill is not looked up in the victim buffer (PERD distant) and its miss moves the dueling
+//    selector by nothing (it reads no memory). The spec looks every miss up; Algorithm 2 describes
+//    a demand miss ("issue request to DRAM"), and a writeback that misses is the level above
+//    returning a dirty line the LLC dropped while the level above still held it — the buffer would
+//    see the hierarchy's traffic, not the program's reuse. Measured (same run): 99.5 % of writeback
+//    fills were classed far or nearer, all of them together were hit 30 times, and writeback hits
+//    fell from 59,430 (SRRIP) to 37,474. The written-back line still enters the buffer when it is
+//    evicted: a demand re-read of it is a real post-eviction reuse. `writebacks_are_not_reuse =
+//    false` treats writebacks as the spec does.
 //  * MAC (2 bits per line, set at insertion): the host's class (`hints.memory_cost_class`, §2.3.6
 //    suggests a host-supplied cost for complex schedulers) when known, else memsub's mac_table
 //    (memory/mac_table.hpp, Table 2.2) estimated on the miss before the miss itself is recorded.
@@ -35,15 +64,27 @@
 //    α = 1 and the dueled value of the remaining weight: (1,1,0)/(1,4,0) and (1,0,4)/(1,0,1).
 //    Any weights can be fixed statically (give both sides the same weights).
 // Storage (`storage_bits()`): the victim buffer's three Bloom filters (3 × c × E/3 bits) + per
-// line the recency bits (SRRIP: M; LRU: ⌈log2 E⌉) + 2 PERD bits (when some β ≠ 0) + 2 MAC bits
-// (when some γ ≠ 0) + the MAC table (per bank two row addresses and the last-Q approximation) +
-// the PSEL. The dissertation's 18.75 KB is the filters alone with 5K-entry stages (spec
-// "Hardware budget"; `victim_buffer.stage_entries = 5120` on a 1 MB 16-way LLC).
-// Layout and deviations: one byte per line holds PERD, MAC and (over SRRIP) the RRPV, so the
-// RRPV width is limited to 1..3 bits (the RRIP paper's 2 is the default); the rows are hosted in
-// the engine's set header (O5) when they fit.
-// Hot path: no allocation, no virtual call; a victim costs two branch-free passes over the set's
-// entries (ageing, then the least key cost · 64 + entry).
+// line the recency bits (SRRIP: M; LRU: ⌈log2 E⌉) + 2 PERD bits and the confirmed bit (when
+// some β ≠ 0; no confirmed bit with spend_unconfirmed_perd off) + 2 MAC bits (when some γ ≠ 0) +
+// the MAC table (per bank two row addresses and the last-Q approximation) + the PSEL. The
+// dissertation's 18.75 KB is the filters alone with 5K-entry stages (spec "Hardware budget";
+// `victim_buffer.stage_entries = 5120` on a 1 MB 16-way LLC); it counts 4 bits per line (PERD,
+// MAC), memsub 5 with the confirmed bit. Layout and deviations: one byte per line holds PERD, MAC,
+// the confirmed bit and (over SRRIP) the RRPV, so the RRPV width is limited to 1..3 bits (the RRIP
+// paper's 2 is the default); the rows are hosted in the engine's set header (O5) when they fit. Hot
+// path: no allocation, no virtual call; a victim costs two branch-free passes over the set's
+// entries (ageing, then the least key cost · 64 + entry), its eviction one more (the PERD spend).
+// Left open by [Dissertation] §2.2–§2.3, and what memsub does:
+//  * whether PERD (or MAC) changes after insertion — an unconfirmed PERD is spent (Decision
+//    above); MAC stays as estimated (a re-fetch cost, not a reuse prediction), so with γ = 4 a
+//    class-3 line can outrank newer cheaper lines for as long as they keep coming cheaper;
+//  * writebacks from the level above, which the evaluated non-inclusive hierarchy (§2.3.1) sends
+//    to the LLC — Decision above;
+//  * the scale of R: with RRPVs R spans 0..3 (M = 2) while β·PERD and γ·MAC span 0..12, so the
+//    (1, 1, 4) / (1, 4, 1) weights let either term override recency entirely; over LRU, R spans
+//    0..E−1. memsub keeps the published weights and does not rescale R;
+//  * RRIP state under ReMAP (ageing), k of the filters, the MAC table's mapping and its pending
+//    count — the [resolution] notes above.
 #pragma once
 
 #include <algorithm>
@@ -114,14 +155,22 @@ struct remap_dual_params {
     std::uint32_t mac_row_bits = 16;
     /// Q of the pending-count approximation (0 = no approximation: pending is 0).
     std::uint32_t mac_window = 16;
+    /// Spend an unconfirmed PERD when it keeps a line (header: Decision). false = PERD fixed at
+    /// insertion, as [Dissertation] §2.2.2 publishes it (no confirmed bit in the storage).
+    bool spend_unconfirmed_perd = true;
+    /// A writeback from the level above is not a re-reference (header: Decision). false = it is
+    /// looked up in the victim buffer and its miss costs the dueling selector like a demand
+    /// miss, as the spec reads Algorithm 2.
+    bool writebacks_are_not_reuse = true;
 };
 
 /// ReMAP's state under both weight sets: the dual policy `set_dueling` drives.
-/// Layout: one byte per line — PERD in bits 0–1, MAC in bits 2–3 and, over SRRIP, the RRPV in
-/// bits 4–6 (so M ≤ 3) — one 16-byte-padded row per set (detail/set_rows.hpp), hosted in the
-/// engine's set header when it fits (O5: a 16-way set's row shares the line of its tags'
-/// fingerprints), so a hit or a victim scan touches one metadata line, as SRRIP's does. Over
-/// LRU the stack positions live in their own rows (detail/recency_stack.hpp).
+/// Layout: one byte per line — PERD in bits 0–1, MAC in bits 2–3, over SRRIP the RRPV in bits
+/// 4–6 (so M ≤ 3), and in bit 7 whether a demand hit confirmed the PERD — one 16-byte-padded
+/// row per set (detail/set_rows.hpp), hosted in the engine's set header when it fits (O5: a
+/// 16-way set's row shares the line of its tags' fingerprints), so a hit or a victim scan
+/// touches one metadata line, as SRRIP's does. Over LRU the stack positions live in their own
+/// rows (detail/recency_stack.hpp).
 template <remap_variant Variant, remap_recency Recency>
 class remap_dual {
 public:
@@ -138,6 +187,8 @@ public:
         , distant_(static_cast<std::uint8_t>((1u << p.rrip.rrpv_bits) - 1u))
         , weights_(p.weights)
         , promotion_(p.rrip.promotion)
+        , spend_unconfirmed_(p.spend_unconfirmed_perd)
+        , writebacks_not_reuse_(p.writebacks_are_not_reuse)
         , stack_(make_stack(g))
         , rows_(g.sets, padded_row_bytes(g.entries_per_set()), 0)
         , buffer_(g.sets, p.victim_buffer)
@@ -161,14 +212,16 @@ public:
         }
     }
 
-    void on_hit(set_index s, entry_index e, const access&, std::uint32_t) noexcept {
+    void on_hit(set_index s, entry_index e, const access& a, std::uint32_t) noexcept {
+        std::uint8_t& b = row(s)[e.value];
+        // A demand hit confirms the line's PERD (header: Decision); a writeback does not.
+        if (a.kind != access_kind::writeback) b |= confirmed_bit;
         if constexpr (Recency == remap_recency::lru) {
             stack_.promote(s, e);
         } else {
-            std::uint8_t& b = row(s)[e.value];
             if (promotion_ == hit_promotion::hit_priority)
                 b &= meta_mask; // RRPV ← 0
-            else if ((b >> rrpv_shift) != 0)
+            else if ((b & rrpv_mask) != 0)
                 b = static_cast<std::uint8_t>(b - (1u << rrpv_shift)); // RRPV ← RRPV − 1
         }
     }
@@ -188,8 +241,11 @@ public:
     void on_insert(set_index s, entry_index e, const access& a, std::uint32_t) noexcept {
         const std::uint64_t addr = a.address.value;
         const std::uint64_t line = addr >> line_shift_;
-        // PERD after the victim entered the buffer (on_evict precedes on_insert).
-        const auto perd = static_cast<std::uint32_t>(buffer_.classify(line));
+        // PERD after the victim entered the buffer (on_evict precedes on_insert); a writeback
+        // from the level above is not a re-reference (header: Decision).
+        const auto perd = writebacks_not_reuse_ && a.kind == access_kind::writeback
+                              ? 0u
+                              : static_cast<std::uint32_t>(buffer_.classify(line));
         std::uint32_t mac = 0;
         if (miss_pending_ && line == miss_line_)
             mac = miss_class_;
@@ -206,7 +262,13 @@ public:
     }
 
     void on_evict(set_index s, entry_index e, const evicted_block& b) noexcept {
-        if (b.reason == eviction_reason::replacement) buffer_.insert(b.line.value);
+        if (b.reason == eviction_reason::replacement) {
+            buffer_.insert(b.line.value);
+            // Before LRU's demote below: spend() compares costs as victim() saw them.
+            if (spend_unconfirmed_ && chosen_.set == s.value && chosen_.entry == e.value)
+                spend(s, e);
+            chosen_.set = no_set;
+        }
         if (b.dirty) mac_.record(bank_of(b.address.value), row_of(b.address.value));
         if constexpr (Recency == remap_recency::lru) stack_.demote(s, e);
     }
@@ -216,9 +278,14 @@ public:
                                      std::uint32_t side) noexcept {
         // A full conventional set offers every entry: loops without a per-entry mask test
         // (the compiler vectorises them); otherwise the masked loops.
+        entry_index v{};
         if (eligible == low_bits_mask(entries_))
-            return choose(s, side, [](std::uint32_t) { return true; });
-        return choose(s, side, [eligible](std::uint32_t e) { return ((eligible >> e) & 1u) != 0; });
+            v = choose(s, side, [](std::uint32_t) { return true; });
+        else
+            v = choose(s, side,
+                       [eligible](std::uint32_t e) { return ((eligible >> e) & 1u) != 0; });
+        chosen_ = {.set = s.value, .entry = v.value, .side = side, .eligible = eligible};
+        return v;
     }
 
     /// O5: the per-set rows may live in the engine's set header.
@@ -236,7 +303,7 @@ public:
     }
     /// The RRPV of an entry (over SRRIP).
     [[nodiscard]] std::uint32_t rrpv(set_index s, entry_index e) const noexcept {
-        return row(s)[e.value] >> rrpv_shift;
+        return (row(s)[e.value] & rrpv_mask) >> rrpv_shift;
     }
     [[nodiscard]] std::uint32_t perd(set_index s, entry_index e) const noexcept {
         return row(s)[e.value] & 3u;
@@ -244,12 +311,18 @@ public:
     [[nodiscard]] std::uint32_t mac(set_index s, entry_index e) const noexcept {
         return (row(s)[e.value] >> 2) & 3u;
     }
+    /// Whether a demand hit confirmed the entry's PERD since its insertion.
+    [[nodiscard]] bool confirmed(set_index s, entry_index e) const noexcept {
+        return (row(s)[e.value] & confirmed_bit) != 0;
+    }
     /// The cost Eq. 2.3 gives an entry under side `side`'s weights.
     [[nodiscard]] std::uint32_t cost(set_index s, entry_index e,
                                      std::uint32_t side) const noexcept {
         const remap_weights w = weights_[side];
         return w.recency * recency(s, e) + w.reuse * perd(s, e) + w.cost * mac(s, e);
     }
+    /// Whether a writeback from the level above is kept out of PERD and the dueling cost.
+    [[nodiscard]] bool writebacks_are_not_reuse() const noexcept { return writebacks_not_reuse_; }
     /// The MAC class of the last miss (what the dueling cost reads).
     [[nodiscard]] std::uint32_t last_miss_class() const noexcept { return miss_class_; }
     [[nodiscard]] const std::array<remap_weights, 2>& weights() const noexcept { return weights_; }
@@ -264,7 +337,7 @@ public:
         return static_cast<std::uint32_t>(address >> (row_shift_ + bank_shift_));
     }
 
-    /// Per-line bits (recency, PERD when weighed, MAC when weighed).
+    /// Per-line bits (recency, PERD and its confirmed bit when weighed, MAC when weighed).
     [[nodiscard]] std::uint64_t per_line_storage_bits() const noexcept {
         const bool uses_perd = weights_[0].reuse != 0 || weights_[1].reuse != 0;
         const bool uses_mac = weights_[0].cost != 0 || weights_[1].cost != 0;
@@ -274,7 +347,8 @@ public:
             recency_bits = stack_.storage_bits();
         else
             recency_bits = lines * rrpv_bits_;
-        return recency_bits + lines * ((uses_perd ? 2u : 0u) + (uses_mac ? 2u : 0u));
+        const std::uint64_t perd_bits = uses_perd ? (spend_unconfirmed_ ? 3u : 2u) : 0u;
+        return recency_bits + lines * (perd_bits + (uses_mac ? 2u : 0u));
     }
     /// Victim buffer + per-line bits + MAC table (the PSEL is added by set_dueling).
     [[nodiscard]] std::uint64_t storage_bits() const noexcept {
@@ -282,8 +356,11 @@ public:
     }
 
 private:
+    // Row byte: PERD bits 0–1, MAC bits 2–3, RRPV bits 4–6 (over SRRIP), confirmed bit 7.
     static constexpr std::uint32_t rrpv_shift = 4;
-    static constexpr std::uint8_t meta_mask = 0x0f;
+    static constexpr std::uint8_t rrpv_mask = 0x70;
+    static constexpr std::uint8_t confirmed_bit = 0x80;
+    static constexpr std::uint8_t meta_mask = 0x8f; // all but the RRPV
     struct no_stack {};
     using stack_type =
         std::conditional_t<Recency == remap_recency::lru, detail::recency_stack, no_stack>;
@@ -298,7 +375,7 @@ private:
             // is distant, i.e. add distant − (the largest eligible RRPV), saturating.
             std::uint8_t largest = 0;
             for (std::uint32_t e = 0; e < entries_; ++e) {
-                const auto v = static_cast<std::uint8_t>(eligible(e) ? r[e] : 0);
+                const auto v = static_cast<std::uint8_t>(eligible(e) ? r[e] & rrpv_mask : 0);
                 largest = std::max(largest, v);
             }
             const std::uint32_t k = distant_ - (largest >> rrpv_shift);
@@ -306,8 +383,8 @@ private:
                 const auto cap = static_cast<std::uint8_t>(distant_ << rrpv_shift);
                 const auto add = static_cast<std::uint8_t>(k << rrpv_shift);
                 for (std::uint32_t e = 0; e < entries_; ++e) {
-                    // RRPV in the high bits: (b | meta) + k·16 saturates at distant·16 + meta.
-                    const auto high = static_cast<std::uint8_t>(r[e] & ~meta_mask);
+                    // RRPV in bits 4–6: RRPV·16 + k·16 saturates at distant·16; others kept.
+                    const auto high = static_cast<std::uint8_t>(r[e] & rrpv_mask);
                     const auto aged =
                         static_cast<std::uint8_t>(std::min<std::uint32_t>(high + add, cap));
                     r[e] = static_cast<std::uint8_t>(aged | (r[e] & meta_mask));
@@ -322,8 +399,9 @@ private:
         // ineligible entries get the largest key. In 16-bit lanes when every cost is < 512.
         auto cost_of = [&](std::uint32_t e) noexcept {
             const std::uint32_t b = r[e];
-            const std::uint32_t recency =
-                Recency == remap_recency::srrip ? distant_ - (b >> rrpv_shift) : top - rec[e];
+            const std::uint32_t recency = Recency == remap_recency::srrip
+                                              ? distant_ - ((b & rrpv_mask) >> rrpv_shift)
+                                              : top - rec[e];
             return w.recency * recency + w.reuse * (b & 3u) + w.cost * ((b >> 2) & 3u);
         };
         if (narrow_keys_) {
@@ -341,6 +419,53 @@ private:
             best = std::min(best, key);
         }
         return entry_index{best & 63u};
+    }
+
+    // Decision (PERD is spent): every other eligible line not yet confirmed by a hit that
+    // outranked the victim only through its β·PERD term — its key without the term is below the
+    // victim's, so without its prediction it would have gone instead — loses one PERD class.
+    // Runs once per replacement (in on_evict, so a host that asks victim() twice spends once),
+    // before the victim's row is rewritten; one branch-free pass over the set.
+    void spend(set_index s, entry_index v) noexcept {
+        const remap_weights w = weights_[chosen_.side];
+        if (w.reuse == 0) return;
+        if (chosen_.eligible == low_bits_mask(entries_))
+            spend_in(s, v, w, [](std::uint32_t) { return true; });
+        else
+            spend_in(s, v, w,
+                     [m = chosen_.eligible](std::uint32_t e) { return ((m >> e) & 1u) != 0; });
+    }
+    template <class Eligible>
+    void spend_in(set_index s, entry_index v, remap_weights w, Eligible eligible) noexcept {
+        // Locals, not members: the row stores (uint8_t) may alias `this`, which would keep the
+        // loop from vectorising.
+        std::uint8_t* r = row(s);
+        const std::uint8_t* rec = nullptr;
+        if constexpr (Recency == remap_recency::lru) rec = stack_.row(s);
+        const std::uint32_t n = entries_, top = Recency == remap_recency::srrip ? distant_ : n - 1u;
+        const std::uint32_t victim = v.value;
+        auto base_cost = [=](std::uint32_t b, std::uint32_t e) noexcept { // α·R + γ·MAC
+            const std::uint32_t recency = Recency == remap_recency::srrip
+                                              ? top - ((b & rrpv_mask) >> rrpv_shift)
+                                              : top - rec[e];
+            return w.recency * recency + w.cost * ((b >> 2) & 3u);
+        };
+        const std::uint32_t victim_key =
+            ((base_cost(r[victim], victim) + w.reuse * (r[victim] & 3u)) << 6) | victim;
+        // Branch-free (bit arithmetic, no &&), so the loop vectorises as choose()'s does.
+        auto spare = [&](std::uint32_t e, auto key_type) noexcept {
+            using key_t = decltype(key_type);
+            const std::uint32_t b = r[e];
+            const auto key = static_cast<key_t>((base_cost(b, e) << 6) | e);
+            const std::uint32_t unconfirmed = ((b | (b >> 1)) & 1u) & ~(b >> 7); // PERD ≠ 0
+            const std::uint32_t below = key < static_cast<key_t>(victim_key) ? 1u : 0u;
+            const std::uint32_t other = (e != victim && eligible(e)) ? 1u : 0u;
+            r[e] = static_cast<std::uint8_t>(b - (unconfirmed & below & other));
+        };
+        if (narrow_keys_)
+            for (std::uint32_t e = 0; e < n; ++e) spare(e, std::uint16_t{});
+        else
+            for (std::uint32_t e = 0; e < n; ++e) spare(e, std::uint32_t{});
     }
 
     static void validate(const geometry& g, const params& p) {
@@ -380,10 +505,21 @@ private:
     std::uint8_t distant_;
     std::array<remap_weights, 2> weights_;
     hit_promotion promotion_;
+    bool spend_unconfirmed_;
+    bool writebacks_not_reuse_;
     [[no_unique_address]] stack_type stack_;
     detail::set_rows rows_;
     filter::cascaded_victim_buffer buffer_;
     memory::mac_table mac_;
+    /// The last victim() decision, for on_evict's spend() (no_set: none pending).
+    static constexpr std::uint32_t no_set = ~0u;
+    struct chosen_victim {
+        std::uint32_t set = no_set;
+        std::uint32_t entry = 0;
+        std::uint32_t side = 0;
+        entry_mask eligible = 0;
+    };
+    chosen_victim chosen_{};
     std::uint64_t miss_line_ = 0;
     std::uint8_t miss_class_ = 0;
     bool miss_pending_ = false;
@@ -397,6 +533,8 @@ struct remap_miss_cost {
     template <remap_variant V, remap_recency R>
     [[nodiscard]] std::uint32_t operator()(const remap_dual<V, R>& d, set_index,
                                            const access& a) const noexcept {
+        // A writeback miss reads nothing from memory (header: Decision).
+        if (a.kind == access_kind::writeback && d.writebacks_are_not_reuse()) return 0;
         if (a.hints.miss_cost_cycles != 0) return a.hints.miss_cost_cycles;
         return d.last_miss_class() + 1u;
     }
@@ -419,6 +557,9 @@ public:
     }
     [[nodiscard]] std::uint32_t mac(set_index s, entry_index e) const noexcept {
         return this->dual().mac(s, e);
+    }
+    [[nodiscard]] bool confirmed(set_index s, entry_index e) const noexcept {
+        return this->dual().confirmed(s, e);
     }
     [[nodiscard]] const filter::cascaded_victim_buffer& victim_buffer() const noexcept {
         return this->dual().victim_buffer();
