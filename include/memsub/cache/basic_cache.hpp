@@ -1325,14 +1325,9 @@ private:
     [[gnu::noinline]] bool
     access_crossing(const memsub::access& a,
                     Sink& sink) noexcept(noexcept(sink(std::declval<const result_type&>()))) {
-        const std::uint64_t line = std::uint64_t{1} << layout_.line_shift;
         const auto k = static_cast<std::size_t>(a.kind);
-        memsub::access piece = a;
-        std::uint64_t left = a.size; // bytes not yet accessed
         bool missed = false;
-        for (bool first = true; left != 0; first = false) {
-            const std::uint64_t in_line = line - (piece.address.value & (line - 1));
-            piece.size = static_cast<std::uint32_t>(std::min(left, in_line));
+        for_each_line_piece(a, layout_.line_shift, [&](const memsub::access& piece, bool first) {
             const result_type r = access(piece);
             if (!first) { // the same reference: one access, and one miss at most
                 --stats_.by_kind[k].accesses;
@@ -1340,10 +1335,7 @@ private:
             }
             missed |= !r.hit;
             sink(r);
-            left -= piece.size;
-            if (piece.address.value > ~std::uint64_t{0} - in_line) break; // top of the space
-            piece.address = byte_address{piece.address.value + in_line};
-        }
+        });
         return missed;
     }
 

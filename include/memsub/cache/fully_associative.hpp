@@ -290,12 +290,8 @@ public:
             return !r.hit;
         }
         auto& kind = stats_.by_kind[static_cast<std::size_t>(a.kind)];
-        memsub::access piece = a;
-        std::uint64_t left = a.size;
         bool missed = false;
-        for (bool first = true; left != 0; first = false) {
-            const std::uint64_t in_line = line - (piece.address.value & (line - 1));
-            piece.size = static_cast<std::uint32_t>(std::min(left, in_line));
+        for_each_line_piece(a, line_shift_, [&](const memsub::access& piece, bool first) {
             const fa_result r = access(piece);
             if (!first) { // the same reference: one access, and one miss at most
                 --kind.accesses;
@@ -303,10 +299,7 @@ public:
             }
             missed |= !r.hit;
             sink(r);
-            left -= piece.size;
-            if (piece.address.value > ~std::uint64_t{0} - in_line) break; // top of the space
-            piece.address = byte_address{piece.address.value + in_line};
-        }
+        });
         return missed;
     }
 

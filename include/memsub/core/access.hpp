@@ -86,4 +86,28 @@ struct access {
     host_hints hints{};
 };
 
+/// Splits a reference's bytes [address, address + size) at the boundaries of lines of
+/// 2^line_shift bytes and calls `piece_fn(const access& piece, bool first)` for each piece in
+/// address order (piece = the access narrowed to one line; size 0 is one piece, the whole line).
+/// Stops at the top of the address space rather than wrapping. The caches' access_spanning
+/// count the pieces as one reference (valgrind cachegrind's rule).
+template <class PieceFn>
+constexpr void for_each_line_piece(const access& a, std::uint32_t line_shift, PieceFn&& piece_fn) {
+    const std::uint64_t line = std::uint64_t{1} << line_shift;
+    if (a.size == 0 || (a.address.value & (line - 1)) + a.size <= line) {
+        piece_fn(a, true);
+        return;
+    }
+    access piece = a;
+    std::uint64_t left = a.size; // bytes not yet handed out
+    for (bool first = true; left != 0; first = false) {
+        const std::uint64_t in_line = line - (piece.address.value & (line - 1));
+        piece.size = static_cast<std::uint32_t>(left < in_line ? left : in_line);
+        piece_fn(static_cast<const access&>(piece), first);
+        left -= piece.size;
+        if (piece.address.value > ~std::uint64_t{0} - in_line) break; // top of the space
+        piece.address = byte_address{piece.address.value + in_line};
+    }
+}
+
 } // namespace memsub
