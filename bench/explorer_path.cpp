@@ -12,7 +12,7 @@
 //     memsub's cache with cachegrind-exact counting (access_all_spanning);
 //   * the plain programs, each an exact LRU (their misses must equal the explorer's, or the row
 //     fails): `plain_read_all` reads the whole file into memory, then runs the plain
-//     move-to-front loop over it (the Engine 2 issue's definition of the plain program);
+//     move-to-front loop over it (the definition of the plain program the speed target uses);
 //     `plain_streaming` reads 1 MiB blocks and runs the same loop on each (what a competent
 //     author would write for a long trace); `stamp_read_all` reads it all and runs the older
 //     stamp-based reference.

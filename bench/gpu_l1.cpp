@@ -1,5 +1,5 @@
 // GPU L1 throughput: warp memory instructions per second through the coalescer and a GPU L1
-// (the target: ID-Cache at least 10 M warp instructions/s on one core), with the hit
+// (the target: ID-Cache at least 10 M warp instructions/s on one core), with the hit
 // rate and the bytes fetched from the next level, and the baseline L1's rate in the same run.
 //
 // Two streams of 64 Ki warp instructions each, generated once, replayed as often as the timer

@@ -5,7 +5,7 @@
 // Quality counters: row-hit rate, data-bus utilisation, mean and p95 latency (cycles).
 //
 // Target (one core): FR-FCFS on DDR4 ≥ 5 M requests/s.
-// Saturated read/write mix (issue 13): BM_fr_fcfs_ddr4_mix times a read-only stream and a
+// Saturated read/write mix: BM_fr_fcfs_ddr4_mix times a read-only stream and a
 // 70 / 30 read / write stream in the same run and reports `speed_vs_read_only` (requests/s of
 // the mix over the read-only stream's), with the mix's bus turnarounds and writes per drain. A
 // refused host waits for the controller's next event before offering again (can_accept and

@@ -24,7 +24,7 @@
 // also compile its own loop for that shape, so those rows are compared with
 // `baseline/plain_mtf_loop_fixed` (the same loop with the sets and ways as template constants:
 // the scan has a constant trip count, the set index a constant mask) in `x_plain_loop_fixed`,
-// and with the runtime-shaped loop in `x_plain_loop` (the issue's target is stated against it).
+// and with the runtime-shaped loop in `x_plain_loop` (the engine's speed target is stated against it).
 //
 // Counters: `accesses/s` (CPU time), `miss_ratio`, and `x_plain_loop` (and `x_plain_loop_fixed`)
 // = the row's accesses/s ÷ the plain loop's. The ratio is measured interleaved: every timed pass
@@ -50,7 +50,7 @@
 //
 // `vs_srrip/*` rows (ReMAP, its variants, MLP-aware): the same interleaving with an untimed pass
 // of memsub's SRRIP before each timed pass; `x_srrip` = SRRIP's CPU time ÷ the row's, so ReMAP's
-// speed against SRRIP is a same-run ratio (issue 10's target: ≥ 0.4).
+// speed against SRRIP is a same-run ratio (target: ≥ 0.4).
 //
 // Output: the standard Google Benchmark reporters (console, --benchmark_format=json|csv,
 // --benchmark_out=file --benchmark_out_format=…); the ratios are ordinary counters.

@@ -1,4 +1,4 @@
-// Multi-module GPU decisions per second (issue 12): page placement and CTA scheduling, one
+// Multi-module GPU decisions per second: page placement and CTA scheduling, one
 // core. A host loop runs an iterative kernel on a 4-module GPU (4 × 64 SMs, 8 CTAs per SM,
 // 32768 CTAs per launch): SMs free up in start order (a FIFO of running CTAs, all CTAs equally
 // long), the scheduler starts a CTA on each free slot, and each started CTA makes 16 memory

@@ -4,7 +4,7 @@
 // fidelity_traces.hpp as DRAMSim3's trace-driven host does, and its figures are held to the
 // reference figures committed in tests/data/dramsim3/figures.csv (made by DRAMSim3 from the
 // same traces with the matched configs there; tests/data/dramsim3/README.md says how to
-// regenerate them and explains the remaining differences). Tolerances (issue 13): mean and p95
+// regenerate them and explains the remaining differences). Tolerances: mean and p95
 // read latency within 5 % on read-only traces and 15 % on mixes, bandwidth within 5 %, bus
 // turnarounds within 1.5×.
 #include <doctest/doctest.h>
@@ -123,7 +123,7 @@ std::vector<memory_case> memories() {
         {"hbm2", presets::hbm2_4gb_x128, "rorabgbachco", &fid::hbm2_traces(), fid::hbm2_geometry}};
 }
 
-/// Figures outside the issue's tolerance today, each with the deviation it is held to instead
+/// Figures outside the tolerance today, each with the deviation it is held to instead
 /// (the measured one plus a little, so a regression still fails) and the reason
 /// (tests/data/dramsim3/README.md, "Remaining differences"). Not a loosened tolerance: a list of
 /// open gaps, printed by the test and reported.
@@ -143,9 +143,9 @@ const known_gap* gap_of(const std::string& key, const char* metric) {
 
 } // namespace
 
-TEST_CASE("fidelity: FR-FCFS against DRAMSim3 on the generated traces (issue 13 tolerances)") {
+TEST_CASE("fidelity: FR-FCFS against DRAMSim3 on the generated traces (within tolerances)") {
     const auto ref = load_reference();
-    std::string gaps = "\nOutside the issue's tolerance (open gaps; none listed today):\n";
+    std::string gaps = "\nOutside the tolerance (open gaps; none listed today):\n";
     std::size_t open = 0;
     std::string table = "\nmemory/trace: memsub | DRAMSim3 — read mean, p50, p95; row-hit rate; "
                         "bytes/cycle; turnarounds\n";
@@ -167,7 +167,7 @@ TEST_CASE("fidelity: FR-FCFS against DRAMSim3 on the generated traces (issue 13 
             const bool read_only = spec.write_per_mille == 0 && spec.kind != fid::pattern::copy;
             const double lat_tol = read_only ? 0.05 : 0.15;
             CHECK(got.reads == want.reads);
-            // Within the issue's tolerance, or (an open gap, listed) within its recorded bound.
+            // Within the tolerance, or (an open gap, listed) within its recorded bound.
             auto within = [&](const char* metric, double dev, double tol) {
                 CAPTURE(metric);
                 CAPTURE(dev);
@@ -206,7 +206,7 @@ TEST_CASE("fidelity: FR-FCFS against DRAMSim3 on the generated traces (issue 13 
     CHECK(open == std::size(known_gaps));
 }
 
-TEST_CASE("fidelity: the write policy before issue 13 turned the bus around twice as often") {
+TEST_CASE("fidelity: the write policy before drains turned the bus around twice as often") {
     // The earlier policy (a write whenever no read is selectable, 80 / 20 % watermarks) on the
     // 70 / 30 mixes, against the defaults: batching must at least halve the turnarounds and
     // lower the p95 read latency. The figures are printed for the record.
@@ -218,7 +218,7 @@ TEST_CASE("fidelity: the write policy before issue 13 turned the bus around twic
         REQUIRE(it != fid::ddr4_traces().end());
         const auto trace = fid::generate(*it, fid::ddr4_geometry);
         fr_fcfs_controller<> before(
-            m, memtest::write_policy_before_issue_13(
+            m, memtest::write_policy_before_drains(
                    fr_fcfs_controller<>::params{.timing = presets::ddr4_2400}));
         fr_fcfs_controller<> after(m, {.timing = presets::ddr4_2400});
         // (the default single 32-entry queue: the same queue structure as before)

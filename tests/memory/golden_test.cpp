@@ -3,7 +3,7 @@
 // recorded with the command-history model of commit bf4d86e (as revised up to a83a76c), before
 // the speed work that followed, which must leave every simulated cycle unchanged. A deliberate
 // change of the model changes them: record the new values then (the failure prints them).
-// Re-recorded for issue 13's write scheduling (write drains, forwarding, merging: the shared-
+// Re-recorded for DRAMSim3-style write scheduling (write drains, forwarding, merging: the shared-
 // queue controllers' defaults changed); the earlier policy, still available as parameters,
 // keeps its old fingerprint below.
 #include <doctest/doctest.h>
@@ -121,10 +121,10 @@ TEST_CASE("golden: FR-FCFS and FCFS on DDR4 (one and two ranks, row policies)") 
         fr_fcfs_controller<> c(m, {.timing = presets::ddr4_2400});
         CHECK_EQ(fingerprint(c, requests, stream::random, 1), 0x8cf38f8b2da20f58ull);
     }
-    SUBCASE("fr-fcfs random, the write policy before issue 13") {
+    SUBCASE("fr-fcfs random, the write policy before drains") {
         // write_when_no_read with 80 / 20 % watermarks, no idle drains, no forwarding or
         // merging reproduces the earlier model cycle for cycle (its recorded fingerprint).
-        fr_fcfs_controller<> c(m, memtest::write_policy_before_issue_13(
+        fr_fcfs_controller<> c(m, memtest::write_policy_before_drains(
                                       fr_fcfs_controller<>::params{.timing = presets::ddr4_2400}));
         CHECK_EQ(fingerprint(c, requests, stream::random, 1), 0xc9bfbdfa29f60b2dull);
     }
@@ -156,7 +156,7 @@ TEST_CASE("golden: HBM2 (FR-FCFS per-bank refresh, partitioned) and the HMC vaul
         partitioned_controller<> c(m, {.timing = presets::hbm2_4gb_x128, .requesters = 16});
         CHECK_EQ(fingerprint(c, requests, stream::random, 16), 0x2962270a6721869eull);
     }
-    SUBCASE("partitioned random, the write policy before issue 13") {
+    SUBCASE("partitioned random, the write policy before drains") {
         partitioned_controller<> c(m, {.timing = presets::hbm2_4gb_x128,
                                        .requesters = 16,
                                        .write_high_watermark_pct = 80,

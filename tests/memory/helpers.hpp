@@ -112,12 +112,12 @@ inline const completion& by_id(const std::vector<completion>& v, std::uint64_t i
     return *std::find_if(v.begin(), v.end(), [&](const completion& c) { return c.id == id; });
 }
 
-/// The shared-queue controllers' write policy before issue 13 (write drains with DRAMSim3-style
-/// watermarks came then): 80 / 20 % watermarks, no idle or start-up drains, no read
+/// The shared-queue controllers' earlier write policy, before write drains with DRAMSim3-style
+/// watermarks: 80 / 20 % watermarks, no idle or start-up drains, no read
 /// forwarding or write merging, drained writes apart from reads, writes issued whenever no read
 /// waits. Applied to `p`, a dram_controller's params (timing and the rest kept).
 template <class Params>
-Params write_policy_before_issue_13(Params p) {
+Params write_policy_before_drains(Params p) {
     p.write_high_watermark_pct = 80;
     p.write_low_watermark_pct = 20;
     p.write_idle_drain_min = 0;

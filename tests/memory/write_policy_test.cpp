@@ -1,4 +1,4 @@
-// Write scheduling of the shared-queue controller (issue 13): drains with hysteresis and their
+// Write scheduling of the shared-queue controller: drains with hysteresis and their
 // rules (DRAMSim3's full-queue and idle drains of the writes queued at the start, the idle
 // flush, gem5's min_writes_per_switch, the R→W hazard), read-after-write forwarding, write
 // merging, DRAMSim3's per-bank command queues, and the counters that show them.
@@ -73,8 +73,8 @@ TEST_CASE("a few writes wait while reads flow: no write whenever no read is sele
     CHECK(first_bounded == 1024);
     CHECK(bounded.stats().bus_turnarounds == 2);
 
-    fr_fcfs_controller<> old(map(), memtest::write_policy_before_issue_13(
-                                        fr_fcfs_controller<>::params{.timing = ddr4()}));
+    fr_fcfs_controller<> old(
+        map(), memtest::write_policy_before_drains(fr_fcfs_controller<>::params{.timing = ddr4()}));
     const auto before = memtest::run(old, reqs);
     CHECK(by_id(before, 1000).selected_cycle < 20); // served at once, before the reads ended
     CHECK(old.stats().bus_turnarounds >= 2);

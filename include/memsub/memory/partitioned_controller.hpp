@@ -15,7 +15,7 @@
 // misses forever; a cap (`max_row_hit_bypasses`, default 16) on consecutive hit wins over the
 // round-robin choice bounds every wait, as the FR-FCFS cap does.
 // Read/write priority and write drain are not in the paper (G4.5). As the shared-queue
-// controller (dram_controller.hpp, issue 13): the channel is in read mode or in a write drain
+// controller (dram_controller.hpp): the channel is in read mode or in a write drain
 // and arbitrates only the heads of its mode's FIFOs, so writes go in batches. A drain starts at
 // the high watermark of the channel's total write slots (G4.5 names no values: gem5's 85 %),
 // when a requester's write FIFO is full (it blocks that requester), or, with no read queued,

@@ -1,5 +1,5 @@
 // memsub — `topology::link_traffic<T>`: per-link byte accounting over a topology
-// (system-policies.md §1 C5.8, issue 12 "per-link byte accounting").
+// (system-policies.md §1 C5.8: per-link byte accounting).
 //
 // The host calls `record(src, dst, bytes)` for every transfer; the counter walks the topology's
 // route and adds the bytes to each directed link it crosses. It keeps the totals an energy model

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Issue 13's speed table: memsub's FR-FCFS controller against DRAMSim3 on DDR4-2400 (the matched
+# The speed table: memsub's FR-FCFS controller against DRAMSim3 on DDR4-2400 (the matched
 # config), read latency and simulation time on the same traces. Not part of CI (nor of
 # regenerate.sh, which writes figures.csv).
 #

@@ -10,7 +10,7 @@
 //   C[(by*16 + ty) * wB + bx*16 + tx] = sum;
 //
 // Only global loads and stores are emitted: the shared-memory reads do not go through the L1
-// (issue 11: "shared memory traffic left out of L1"); the barrier is not modelled (see
+// (shared-memory traffic is not L1 traffic); the barrier is not modelled (see
 // gto_scheduler), the B load is waited for. Dimensions are multiples of 16 (as the SDK's);
 // floats. Thread (tx, ty) of a CTA is thread ty × 16 + tx; CTA b is (b mod (wB/16), b div (wB/16)).
 #pragma once
