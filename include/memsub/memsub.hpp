@@ -22,6 +22,7 @@
 #include <memsub/gpu/l1_l2_hierarchy.hpp>
 #include <memsub/gpu/l1_statistics.hpp>
 #include <memsub/gpu/l2.hpp>
+#include <memsub/gpu/timing.hpp>
 #include <memsub/linesize/all.hpp>
 #include <memsub/memory/all.hpp>
 #include <memsub/placement/all.hpp>
