@@ -15,14 +15,13 @@
 //    a set is assumed compacted, as in Amoeba-Cache and the compressed caches it models, so there
 //    is no fragmentation (documented deviation from Amoeba, which also charges tags to data).
 //
-// Requests (variable-size blocks). An access requests the bytes [address, address + size) of
-// one line (size 0 = the whole line; bytes past the line's end are ignored: `access_spanning`
-// runs a line-crossing reference over each of its lines, counted as cachegrind counts it), or,
-// when `access::sector_mask` is not 0, the masked segments of its line, each whole (a GPU line
-// request's touched sectors, which need not be one run; conventional caches ignore the mask: a
-// line is their only segment, so the Fermi L1 hits iff the line is resident and fetches it
-// whole). It hits
-// when every requested segment is resident. Otherwise it is a miss, "partial" when some requested
+// Requests (variable-size blocks). An access requests the bytes [address, address + size) of one
+// line (size 0 = the whole line; bytes past the line's end are ignored: `access_spanning` runs a
+// line-crossing reference over each of its lines, counted as cachegrind counts it), or, when
+// `access::sector_mask` is not 0, the masked segments of its line, each whole (a GPU line request's
+// touched sectors, which need not be one run; conventional caches ignore the mask: a line is their
+// only segment, so the Fermi L1 hits iff the line is resident and fetches it whole). It hits when
+// every requested segment is resident. Otherwise it is a miss, "partial" when some requested
 // segments are resident (id-cache spec, ALSI [resolution]): the resident blocks it touches served
 // part of it and count as used, and only the missing segments are fetched, in aligned blocks of the
 // span the host asks for — one block per span-sized piece that holds a missing requested segment. A
