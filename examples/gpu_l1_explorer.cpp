@@ -18,8 +18,10 @@
 // spatial utilisation (Fig. 3.3) and the bytes fetched from L2 (the interconnect traffic) with
 // their ratio to the baseline; optionally a CSV, a relative-traffic plot (gnuplot) and the
 // per-PC reuse distances (Figs. 3.6–3.8) of SM 0's stream.
-// Units: an "access" is what the coalescer hands an L1 (one per run of touched 32 B sectors of a
-// line request), loads and stores alike; hit% and the hit split are per access; bypass% counts
+// Units: an "access" is one L1 lookup: one coalesced line request with the mask of its touched
+// 32 B sectors (gpu::coalescer::for_each_request; GPGPU-Sim's sectored L1 likewise looks a line
+// request up once), loads and stores alike; hit% and the hit split are per access, so two pieces
+// of one line in one warp instruction are one access, never a hit on each other; bypass% counts
 // misses that inserted nothing (store misses of the write-evict L1 included); 0-reuse% and the
 // utilisation are over blocks leaving the L1 (the L1s are flushed at the end so resident blocks
 // count too); MB fetched is the L1→L2 read traffic (gpu::l1_statistics: fills in whole blocks,
@@ -128,6 +130,9 @@ struct options {
         "SM) and compares GPU L1 configurations on the same warp instruction stream: the\n"
         "16 KB baseline, 32 KB, static 32 B / 64 B lines, PC-only and PC+Div bypass (online\n"
         "and offline-trained), ALSI and ID-Cache.\n"
+        "Units: an access is one L1 lookup, a coalesced line request with its touched 32 B\n"
+        "sectors: hit% is per line request (the CSV's sector_runs counts the requests' runs\n"
+        "of touched sectors, for comparison).\n"
         "  --kernels a,b,...   of bfs, spmv, kmeans, stencil, matmul, saxpy, histogram\n"
         "                      (default: all, or none when --traceg is given)\n"
         "  --sms N             SMs, each with a private L1 (1..1024; default 15, Table 3.1)\n"
@@ -501,6 +506,10 @@ struct kernel_result {
     std::string input;
     std::uint64_t warp_instructions = 0;
     std::uint64_t line_requests = 0;
+    /// Maximal runs of touched sectors over the line requests (as many as line requests when
+    /// every request's sectors are contiguous): what counting per sector run would have
+    /// counted as accesses. Reported only as a CSV column.
+    std::uint64_t sector_runs = 0;
     std::array<gpu::l1_statistics::counters, config_count> configs{};
     std::vector<std::tuple<std::uint64_t, gpu::reuse_distance_profile::summary,
                            std::array<std::optional<gpu::reuse_distance_profile::summary>, 4>>>
@@ -650,6 +659,9 @@ kernel_result run_kernel(std::string name, MakeKernel&& make, std::string input,
             coalescer.coalesce(w.lanes, w.active_mask, w.access_bytes, lines);
             ++out.warp_instructions;
             out.line_requests += lines.count;
+            for (const auto& r : lines.lines())
+                out.sector_runs += static_cast<std::uint64_t>(
+                    std::popcount(r.sector_mask & ~(r.sector_mask << 1))); // runs' first sectors
             if (w.sm == 0)
                 for (const auto& r : lines.lines())
                     reuse.reference(w.pc, lines.count, r.line_base.value);
@@ -657,7 +669,7 @@ kernel_result run_kernel(std::string name, MakeKernel&& make, std::string input,
             proto.pc = w.pc;
             proto.kind = w.kind;
             proto.requester = w.sm;
-            coalescer.for_each_access(lines, proto, [&](const memsub::access& a) {
+            coalescer.for_each_request(lines, proto, [&](const memsub::access& a) {
                 configs.each([&](auto& c) { c.access(w.sm, a); });
             });
             if ((out.warp_instructions & 0xffff) == 0) {
@@ -977,7 +989,9 @@ memsub_examples::result_table results_table(const std::vector<kernel_result>& re
                 .number("util_50_75", c.utilisation[2])
                 .number("util_75_100", c.utilisation[3])
                 .number("bytes_fetched", c.bytes_fetched)
-                .optional_number("bytes_relative", relative_bytes(r, i), "{:.6f}");
+                .optional_number("bytes_relative", relative_bytes(r, i), "{:.6f}")
+                // Last: the columns before it keep their places.
+                .number("sector_runs", r.sector_runs);
         }
     }
     return table;

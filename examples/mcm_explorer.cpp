@@ -43,6 +43,11 @@
 // each warp memory instruction counts its active lanes as int_other operations (address
 // arithmetic; no ALU instructions are simulated), L1 accesses as L1→RF transactions, L1 fill
 // bytes as L2→L1 sectors, DRAM reads as DRAM→L2 sectors, stores and write-backs as writes.
+// Units: an L1 access is one L1 lookup, a coalesced line request with the mask of its touched
+// 32 B sectors (gpu::coalescer::for_each_request), so l1_load_accesses / l1_load_hits count line
+// requests, a store sends one request per line (the bytes from its first to last touched byte,
+// as the write-evict L1 writes them down), and the CSV's last column, sector_runs, counts the
+// requests' runs of touched sectors (what counting per sector run would have called accesses).
 // EPStall and the constant power are not published (G6.2, G6.3): stalls are not counted
 // (EPStall term 0) and the constant power per module is this host's assumption
 // (--constant-power, default 20 W per 8-SM module, not from the seeds). EDPSE (§2.1) compares
@@ -145,7 +150,9 @@ struct options {
         "distributed CTA scheduling (contiguous batches) and first-touch page placement, alone,\n"
         "in pairs and all three, against the baseline (centralised round robin, fine-grain\n"
         "interleave). Reports inter-module traffic, local / remote accesses, L1.5 hit rate, a\n"
-        "modelled time, the energy breakdown and EDPSE over module counts.\n"
+        "modelled time, the energy breakdown and EDPSE over module counts. An L1 access is\n"
+        "one L1 lookup: a coalesced line request with its touched 32 B sectors (the CSV's\n"
+        "last column, sector_runs, counts the requests' runs of touched sectors).\n"
         "  --kernels a,b,...    of stencil, spmv, bfs, kmeans (default: all)\n"
         "  --modules M          modules of the main machine (default 4)\n"
         "  --sms-per-module S   SMs per module (default 8)\n"
@@ -225,6 +232,7 @@ struct machine {
 struct config_result {
     std::uint64_t warp_instructions = 0, lane_operations = 0, launches = 0;
     std::uint64_t l1_load_accesses = 0, l1_load_hits = 0, l1_fill_bytes = 0, store_bytes = 0;
+    std::uint64_t sector_runs = 0; // runs of touched sectors over the line requests
     std::uint64_t local_requests = 0, remote_requests = 0, ring_requests = 0;
     std::uint64_t l15_lookups = 0, l15_hits = 0, l15_flushes = 0, l15_sync_commands = 0;
     std::uint64_t ring_payload_bytes = 0, inter_module_bytes = 0; // payload; Σ over links
@@ -524,7 +532,10 @@ bool run_stream(Kernel& kernel, const machine& m, bool distributed, bool edpse_o
         proto.kind = w.kind;
         proto.requester = w.sm;
         each([](auto& side) { side.begin_instruction(); });
-        coalescer.for_each_access(lines, proto, [&](const memsub::access& a) {
+        for (const auto& req : lines.lines())
+            front.sector_runs += static_cast<std::uint64_t>(
+                std::popcount(req.sector_mask & ~(req.sector_mask << 1))); // runs' first sectors
+        coalescer.for_each_request(lines, proto, [&](const memsub::access& a) {
             const auto r = l1[w.sm].access(a);
             if (a.kind == memsub::access_kind::load) {
                 ++front.l1_load_accesses;
@@ -537,6 +548,7 @@ bool run_stream(Kernel& kernel, const machine& m, bool distributed, bool edpse_o
                 line.address =
                     memsub::byte_address{a.address.value & ~std::uint64_t{line_bytes - 1}};
                 line.size = line_bytes;
+                line.sector_mask = 0; // the whole line
                 line.requester = module;
                 each([&](auto& side) { side.request(module, line, r.bytes_fetched); });
             } else {
@@ -567,6 +579,7 @@ bool run_stream(Kernel& kernel, const machine& m, bool distributed, bool edpse_o
         r.lane_operations = front.lane_operations;
         r.l1_load_accesses = front.l1_load_accesses;
         r.l1_load_hits = front.l1_load_hits;
+        r.sector_runs = front.sector_runs;
         r.l1_fill_bytes = front.l1_fill_bytes;
         r.store_bytes = front.store_bytes;
         out.configs[config_index(distributed, ft_on, l15_on)] = r;
@@ -922,7 +935,9 @@ memsub_examples::result_table results_table(const std::vector<kernel_study>& stu
                 .optional_number("interrupted_by_signal", m.interrupted_by != 0
                                                               ? std::optional(m.interrupted_by)
                                                               : std::nullopt)
-                .null("error");
+                .null("error")
+                // Last: the columns before it keep their places.
+                .number("sector_runs", c.sector_runs);
         }
     };
     for (const auto& s : studies) {

@@ -314,3 +314,111 @@ TEST_CASE("property: for_each_access gives each run of touched sectors' first to
         }
     }
 }
+
+TEST_CASE("for_each_request: one access per line request, its touched sectors as the mask") {
+    // Lane 0 reads bytes 0-3 and lane 1 bytes 96-99 of one line (sectors 0 and 3); lane 2 reads
+    // another line. for_each_access makes three accesses (two runs, then the other line).
+    const coalescer c;
+    lanes_t l = strided(0x3000, 0);
+    l[1] = 0x3060;
+    l[2] = 0x3104;
+    const auto w = c.coalesce(l, 0x7u, 4);
+    REQUIRE(w.divergence() == 2);
+    memsub::access proto;
+    proto.pc = 0x88;
+    proto.kind = access_kind::load;
+    proto.requester = 5;
+    proto.sector_mask = 0xffff; // overwritten per request
+    std::vector<memsub::access> got;
+    c.for_each_request(w, proto, [&](const memsub::access& a) { got.push_back(a); });
+    REQUIRE(got.size() == 2);
+    CHECK(got[0].address == byte_address{0x3000});
+    CHECK(got[0].size == 100); // first to last touched byte
+    CHECK(got[0].sector_mask == 0b1001);
+    CHECK(got[1].address == byte_address{0x3104});
+    CHECK(got[1].size == 4);
+    CHECK(got[1].sector_mask == 0b0001);
+    for (const auto& a : got) {
+        CHECK(a.divergence == 2);
+        CHECK(a.pc == 0x88);
+        CHECK(a.requester == 5);
+        CHECK(a.kind == access_kind::load);
+    }
+    // A whole line: address its base, size 128, every sector.
+    const auto whole = c.coalesce(strided(0x5000, 4), all_lanes, 4);
+    got.clear();
+    c.for_each_request(whole, proto, [&](const memsub::access& a) { got.push_back(a); });
+    REQUIRE(got.size() == 1);
+    CHECK(got[0].address == byte_address{0x5000});
+    CHECK(got[0].size == 128);
+    CHECK(got[0].sector_mask == 0b1111);
+    CHECK(got[0].divergence == 1);
+    // for_each_access carries no mask, whatever the prototype's.
+    got.clear();
+    c.for_each_access(w, proto, [&](const memsub::access& a) { got.push_back(a); });
+    REQUIRE(got.size() == 3);
+    for (const auto& a : got) CHECK(a.sector_mask == 0);
+}
+
+TEST_CASE("for_each_request: a line of more than 16 sectors throws config_error naming "
+          "sector_bytes") {
+    const coalescer fine({.line_bytes = 128, .sector_bytes = 4}); // 32 sectors: valid to coalesce
+    const auto w = fine.coalesce(strided(0, 4), all_lanes, 4);
+    CHECK(w.lines()[0].sector_mask == 0xffff'ffffu);
+    try {
+        fine.for_each_request(w, memsub::access{}, [](const memsub::access&) {});
+        FAIL("no throw");
+    } catch (const config_error& e) {
+        CHECK(e.parameter() == "sector_bytes");
+    }
+    const coalescer sixteen({.line_bytes = 64, .sector_bytes = 4}); // 16 sectors: fits
+    int calls = 0;
+    sixteen.for_each_request(sixteen.coalesce(strided(0, 4), 0xffffu, 4), memsub::access{},
+                             [&](const memsub::access& a) {
+                                 CHECK(a.sector_mask == 0xffff);
+                                 ++calls;
+                             });
+    CHECK(calls == 1);
+}
+
+TEST_CASE("property: for_each_request gives each request's first to last byte and its sectors") {
+    // Random warps against a model built byte by byte from the requests' byte masks: one access
+    // per request in request order, its first to last touched byte, and bit s of the mask iff a
+    // byte of sector s is touched.
+    xoshiro256ss r{777};
+    for (const std::uint32_t line : {128u, 64u, 32u}) {
+        for (const std::uint32_t sectors : {4u, 16u}) {
+            const coalescer c({.line_bytes = line, .sector_bytes = line / sectors});
+            for (int trial = 0; trial < 1000; ++trial) {
+                const std::uint32_t size = std::min<std::uint32_t>(1u << r.below(7), line);
+                const auto active = static_cast<std::uint32_t>(r());
+                const std::uint64_t spread = 1u << r.below(14);
+                lanes_t l{};
+                for (auto& a : l) a = 0x40'0000 + r.below(spread);
+                const auto w = c.coalesce(l, active, size);
+                struct expected_access {
+                    std::uint64_t address;
+                    std::uint32_t size;
+                    std::uint32_t mask;
+                    bool operator==(const expected_access&) const = default;
+                };
+                std::vector<expected_access> expected, got;
+                for (const auto& q : w.lines()) {
+                    std::uint32_t first = line, last = 0, mask = 0;
+                    for (std::uint32_t b = 0; b < line; ++b) {
+                        if (!q.touches_byte(b)) continue;
+                        first = std::min(first, b);
+                        last = b;
+                        mask |= 1u << (b / c.sector_bytes());
+                    }
+                    expected.push_back({q.line_base.value + first, last - first + 1, mask});
+                }
+                c.for_each_request(w, memsub::access{}, [&](const memsub::access& a) {
+                    CHECK(a.divergence == w.divergence());
+                    got.push_back({a.address.value, a.size, a.sector_mask});
+                });
+                REQUIRE(got == expected);
+            }
+        }
+    }
+}

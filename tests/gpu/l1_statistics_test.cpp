@@ -245,7 +245,9 @@ std::array<std::uint64_t, 4> run_bfs_through(Cache& cache, l1_statistics& stats)
         memsub::access proto;
         proto.pc = w.pc;
         proto.kind = w.kind;
-        co.for_each_access(lines, proto, [&](const memsub::access& a) {
+        // One access per line request (as the explorers feed it): the masked requests' touched
+        // bytes must agree with the engine's touched segments.
+        co.for_each_request(lines, proto, [&](const memsub::access& a) {
             const auto r = cache.access(a);
             stats.record(a, r);
             for (const auto& b : r.evictions) count(b);

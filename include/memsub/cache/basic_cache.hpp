@@ -15,10 +15,13 @@
 //    a set is assumed compacted, as in Amoeba-Cache and the compressed caches it models, so there
 //    is no fragmentation (documented deviation from Amoeba, which also charges tags to data).
 //
-// Requests (variable-size blocks). An access requests the bytes [address, address + size) of
-// one line (size 0 = the whole line; bytes past the line's end are ignored: `access_spanning`
-// runs a line-crossing reference over each of its lines, counted as cachegrind counts it). It hits
-// when every requested segment is resident. Otherwise it is a miss, "partial" when some requested
+// Requests (variable-size blocks). An access requests the bytes [address, address + size) of one
+// line (size 0 = the whole line; bytes past the line's end are ignored: `access_spanning` runs a
+// line-crossing reference over each of its lines, counted as cachegrind counts it), or, when
+// `access::sector_mask` is not 0, the masked segments of its line, each whole (a GPU line request's
+// touched sectors, which need not be one run; conventional caches ignore the mask: a line is their
+// only segment, so the Fermi L1 hits iff the line is resident and fetches it whole). It hits when
+// every requested segment is resident. Otherwise it is a miss, "partial" when some requested
 // segments are resident (id-cache spec, ALSI [resolution]): the resident blocks it touches served
 // part of it and count as used, and only the missing segments are fetched, in aligned blocks of the
 // span the host asks for — one block per span-sized piece that holds a missing requested segment. A
@@ -786,6 +789,18 @@ private:
         return a.size == 0 ? line : std::min(a.size, line - offset);
     }
 
+    /// Bytes a write of `a` sends down: its bytes in the line, or in a variable-block cache
+    /// the masked segments of a masked access (access::sector_mask; see narrow_to_mask).
+    [[nodiscard]] static std::uint32_t written_bytes(const memsub::access& a,
+                                                     const layout_type& L) noexcept {
+        if constexpr (variable_blocks) {
+            const std::uint64_t masked =
+                std::uint64_t{a.sector_mask} & nonzero_low_bits_mask(segments_per_line(L));
+            if (masked != 0) return popcount64(masked) << L.segment_shift;
+        }
+        return request_bytes(a, L);
+    }
+
     void count_access(access_kind k) noexcept {
         ++stats_.by_kind[static_cast<std::size_t>(k)].accesses;
     }
@@ -932,7 +947,7 @@ private:
         r.bypass = why;
         ++stats_.bypasses_by_reason[static_cast<std::size_t>(why)];
         if (write) {
-            r.bytes_written_down = request_bytes(a, layout_);
+            r.bytes_written_down = written_bytes(a, layout_);
             stats_.bytes_written_down += r.bytes_written_down;
         } else {
             r.bytes_fetched = read_bytes;
@@ -1081,14 +1096,16 @@ private:
         const std::uint32_t line_bytes = 1u << L.line_shift;
         const std::uint64_t line_key = (a.address.value >> L.line_shift) * spl;
         const auto offset = static_cast<std::uint32_t>(a.address.value & (line_bytes - 1));
-        const std::uint32_t lo = a.size == 0 ? 0u : offset;
-        const std::uint32_t hi = a.size == 0 ? line_bytes : offset + request_bytes(a, L);
-        const std::uint32_t first_seg = lo >> L.segment_shift;
-        const std::uint32_t last_seg = (hi - 1) >> L.segment_shift;
-        const std::uint32_t req_bytes = hi - lo;
-        const std::uint32_t home_seg = offset >> L.segment_shift; // holds a.address
-        const std::uint64_t requested = nonzero_low_bits_mask(last_seg - first_seg + 1)
-                                        << first_seg;
+        std::uint32_t lo = a.size == 0 ? 0u : offset;
+        std::uint32_t hi = a.size == 0 ? line_bytes : offset + request_bytes(a, L);
+        std::uint32_t first_seg = lo >> L.segment_shift;
+        std::uint32_t last_seg = (hi - 1) >> L.segment_shift;
+        std::uint32_t req_bytes = hi - lo;
+        std::uint32_t home_seg = offset >> L.segment_shift; // holds a.address
+        std::uint64_t requested = nonzero_low_bits_mask(last_seg - first_seg + 1) << first_seg;
+        if (a.sector_mask != 0)
+            narrow_to_mask(a, spl, seg_bytes, requested, lo, hi, first_seg, last_seg, req_bytes,
+                           home_seg);
 
         // The line's blocks, the ones the request touches and the one holding a.address, in
         // one pass over the set's candidates.
@@ -1149,6 +1166,31 @@ private:
         fill_variable(a, spec, s, line_key, requested, missing, line, home_seg, write,
                       missing_bytes, r);
         return r;
+    }
+
+    /// A masked request (access::sector_mask): the requested segments are the mask's (bits past
+    /// the line's last segment are ignored; a mask with none inside the line leaves the byte
+    /// range's segments), each requested whole: [lo, hi) becomes the masked segments' extent and
+    /// the requested bytes their size, so a bypassed read fetches the missing masked segments
+    /// and a store writes the masked segments down. The address's own segment is the lowest
+    /// masked one (the coalescer addresses a request at its first touched byte).
+    /// Decision: whole segments, not the span's bytes inside them: a sectored L1 moves whole
+    /// sectors (GPGPU-Sim's sector mask, 32 B per sector), and the mask cannot say which bytes
+    /// of an interior segment were touched; clipping the end segments to [address, address +
+    /// size) was considered and rejected for counting some segments partially and others not.
+    static void narrow_to_mask(const memsub::access& a, std::uint32_t spl, std::uint32_t seg_bytes,
+                               std::uint64_t& requested, std::uint32_t& lo, std::uint32_t& hi,
+                               std::uint32_t& first_seg, std::uint32_t& last_seg,
+                               std::uint32_t& req_bytes, std::uint32_t& home_seg) noexcept {
+        const std::uint64_t masked = std::uint64_t{a.sector_mask} & nonzero_low_bits_mask(spl);
+        if (masked == 0) return;
+        requested = masked;
+        first_seg = static_cast<std::uint32_t>(std::countr_zero(masked));
+        last_seg = 63u - static_cast<std::uint32_t>(std::countl_zero(masked));
+        lo = first_seg * seg_bytes;
+        hi = (last_seg + 1) * seg_bytes;
+        req_bytes = popcount64(masked) * seg_bytes;
+        home_seg = first_seg;
     }
 
     /// A variable-block miss declined (a bypass): a write-evict store still evicts the blocks
@@ -1381,18 +1423,22 @@ private:
         const layout_type L = layout_;
         entry_mask blocks = 0; // the blocks holding the requested bytes
         std::uint32_t bytes = request_bytes(a, L);
-        if (r.hit || r.filled()) {
-            if constexpr (variable_blocks) {
-                const std::uint32_t spl = segments_per_line(L);
-                const std::uint32_t line_bytes = 1u << L.line_shift;
-                const std::uint64_t line_key = (a.address.value >> L.line_shift) * spl;
-                const auto offset = static_cast<std::uint32_t>(a.address.value & (line_bytes - 1));
-                const std::uint32_t lo = a.size == 0 ? 0u : offset;
-                const std::uint32_t hi = a.size == 0 ? line_bytes : offset + bytes;
-                bytes = hi - lo;
-                const std::uint32_t first_seg = lo >> L.segment_shift;
-                const std::uint64_t requested =
-                    low_bits_mask(((hi - 1) >> L.segment_shift) - first_seg + 1) << first_seg;
+        if constexpr (variable_blocks) {
+            const std::uint32_t spl = segments_per_line(L);
+            const std::uint32_t line_bytes = 1u << L.line_shift;
+            const std::uint64_t line_key = (a.address.value >> L.line_shift) * spl;
+            const auto offset = static_cast<std::uint32_t>(a.address.value & (line_bytes - 1));
+            std::uint32_t lo = a.size == 0 ? 0u : offset;
+            std::uint32_t hi = a.size == 0 ? line_bytes : offset + bytes;
+            bytes = hi - lo;
+            std::uint32_t first_seg = lo >> L.segment_shift;
+            std::uint32_t last_seg = (hi - 1) >> L.segment_shift;
+            std::uint64_t requested = low_bits_mask(last_seg - first_seg + 1) << first_seg;
+            std::uint32_t home_seg = 0; // unused here
+            if (a.sector_mask != 0)
+                narrow_to_mask(a, spl, 1u << L.segment_shift, requested, lo, hi, first_seg,
+                               last_seg, bytes, home_seg);
+            if (r.hit || r.filled()) {
                 const line_view line = line_blocks(r.set, line_key, L);
                 if ((requested & ~line.resident) == 0) {
                     const std::size_t base = slot(r.set, entry_index{0}, L);
@@ -1402,9 +1448,9 @@ private:
                             blocks |= bit_of(e);
                     }
                 }
-            } else {
-                blocks = bit_of(r.entry);
             }
+        } else if (r.hit || r.filled()) {
+            blocks = bit_of(r.entry);
         }
         if constexpr (Options.writes == write_policy::write_back) {
             if (blocks != 0) {

@@ -74,6 +74,16 @@ struct access {
     /// split cachegrind's "D refs rd" over two kinds; the flag changes nothing for an access
     /// that does not set it (it sits in padding, so `access` keeps its size).
     bool read_modify_write = false;
+    /// The segments of the line the reference requests, when they are not one run: bit i =
+    /// segment i of the line (in the unit of the cache that serves it: a sectored GPU L1's
+    /// 32 B sectors) is requested. 0 (the default) = the segments holding the bytes
+    /// [address, address + size), as before. A GPU coalescer's line request names its touched
+    /// sectors this way (gpu::coalescer::for_each_request): one access per line request, as
+    /// GPGPU-Sim's sectored L1 sees it, without requesting the untouched sectors between. A
+    /// masked access lies in one line and `address` in its lowest masked segment; caches without
+    /// segments smaller than a line ignore the mask (see cache/basic_cache.hpp). In the padding
+    /// after `read_modify_write`: `access` keeps its size.
+    std::uint16_t sector_mask = 0;
     /// Which core / SM / GPU module issued the reference.
     std::uint32_t requester = 0;
     /// Bytes the reference touches starting at `address`; 0 means "the whole line".
@@ -85,6 +95,11 @@ struct access {
     std::span<const std::byte> data{};
     host_hints hints{};
 };
+// sector_mask sits in the padding before `requester`: `access` (copied per access, batched in
+// arrays) keeps its size.
+static_assert(offsetof(access, sector_mask) + sizeof(access::sector_mask) <=
+                  offsetof(access, requester),
+              "memsub::access::sector_mask must stay in padding");
 
 /// Splits a reference's bytes [address, address + size) at the boundaries of lines of
 /// 2^line_shift bytes and calls `piece_fn(const access& piece, bool first)` for each piece in

@@ -17,10 +17,14 @@
 //  * d = the number of line requests. [resolution] A lane straddling a line boundary adds both
 //    lines to d (the spec counts distinct line requests); then d may exceed 32 (at most 64).
 //    A warp with no active lane has d = 0 and no request.
-//  * The memsub::access records a cache sees (`for_each_access`) carry d in
-//    `access::divergence`; a request whose touched sectors are not contiguous becomes one access
-//    per maximal run of touched sectors, since a memsub access names one contiguous byte range
-//    (the engine would otherwise count the untouched sectors between as requested).
+//  * The memsub::access records a cache sees carry d in `access::divergence`. `for_each_request`
+//    makes one access per line request, as the L1 sees it (GPGPU-Sim's sectored L1 looks up one
+//    line request with its sector mask): its first to last touched byte with
+//    `access::sector_mask` = the touched sectors, so a variable-block L1 whose segments are the
+//    sectors requests exactly those, and hits, misses and trains its predictors once per
+//    request. `for_each_access` (kept for hosts that count sector runs) makes one access per
+//    maximal run of touched sectors of a request, without a mask: two runs of one request are
+//    two L1 accesses, and the second "hits" the line the first filled.
 // Nothing here allocates; `coalesce` costs O(active lanes) for up to 16 distinct lines (a
 // fingerprint compare per lane), O(active lanes × d / 16) beyond.
 #pragma once
@@ -51,6 +55,8 @@ inline constexpr std::uint32_t warp_size = 32;
 inline constexpr std::uint32_t max_line_requests = 2 * warp_size;
 /// The largest line a coalescer handles (the byte mask has 128 bits).
 inline constexpr std::uint32_t max_coalescer_line_bytes = 128;
+/// The most sectors per line `for_each_request` can name (access::sector_mask has 16 bits).
+inline constexpr std::uint32_t max_mask_sectors = 16;
 
 /// One line request: the touched bytes of one line.
 struct line_request {
@@ -162,14 +168,46 @@ public:
         return out;
     }
 
-    /// Calls `fn(const memsub::access&)` for every access the warp's requests make: one per
-    /// maximal run of touched sectors of each request, covering the run's first to last touched
-    /// byte, with `prototype`'s pc, kind, requester and hints and `divergence` = d.
+    /// Calls `fn(const memsub::access&)` once per line request of the warp, in request order:
+    /// the access covers the request's first to last touched byte, its `sector_mask` is the
+    /// request's touched sectors (bit i = sector i of the line), and it has `prototype`'s pc,
+    /// kind, requester and hints and `divergence` = d. This is what an L1 sees: one lookup per
+    /// coalesced line request. Precondition: the coalescer's `sector_bytes` is the L1's segment
+    /// size (a variable-block L1 reads the mask in its segments; a conventional one ignores it).
+    /// Throws `config_error` naming `sector_bytes` if a line has more than 16 sectors (the
+    /// mask has 16 bits).
+    template <class Fn>
+    void for_each_request(const coalesced_warp& w, const memsub::access& prototype, Fn&& fn) const {
+        if (MEMSUB_UNLIKELY(line_bytes_ >> sector_shift_ > max_mask_sectors))
+            detail::require(false, "memsub::gpu::coalescer::for_each_request", "sector_bytes",
+                            sector_bytes(), "must leave at most 16 sectors per line");
+        memsub::access a = prototype;
+        a.divergence = w.divergence();
+        a.data = {};
+        for (const line_request& r : w.lines()) {
+            std::uint32_t first_byte = 0, last_byte = max_coalescer_line_bytes - 1;
+            if ((r.byte_mask[0] & r.byte_mask[1]) != ~std::uint64_t{0}) { // not a whole line
+                first_byte = first_set(r.byte_mask);
+                last_byte = last_set(r.byte_mask);
+            }
+            a.address = byte_address{r.line_base.value + first_byte};
+            a.size = last_byte - first_byte + 1;
+            a.sector_mask = static_cast<std::uint16_t>(r.sector_mask);
+            fn(static_cast<const memsub::access&>(a));
+        }
+    }
+
+    /// Calls `fn(const memsub::access&)` for every maximal run of touched sectors of each of
+    /// the warp's requests: the access covers the run's first to last touched byte, with
+    /// `prototype`'s pc, kind, requester and hints, `divergence` = d and no sector mask. It
+    /// counts sector runs, not L1 lookups: a request touching sectors 0 and 3 makes two
+    /// accesses (for_each_request makes one).
     template <class Fn>
     void for_each_access(const coalesced_warp& w, const memsub::access& prototype, Fn&& fn) const {
         memsub::access a = prototype;
         a.divergence = w.divergence();
         a.data = {};
+        a.sector_mask = 0;
         const std::uint32_t sector = 1u << sector_shift_;
         for (const line_request& r : w.lines()) {
             std::uint32_t sectors = r.sector_mask;

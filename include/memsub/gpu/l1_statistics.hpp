@@ -14,8 +14,9 @@
 //    read — for which the engine reports the requested bytes only — counted in the 32 B
 //    granules it needs (Table 3.1's interconnect moves 32 B flits; a 4-byte bypassed load still
 //    moves one), so that bypassing and filling configurations are compared in one unit:
-//    the granules the access spans, or for a partial miss of a variable-block cache the missing
-//    segments (`access_result::missing_segments`; its segments must be the granule size).
+//    the granules the access requests (its masked sectors, else those its range spans), or for
+//    a partial miss of a variable-block cache the missing segments
+//    (`access_result::missing_segments`; its segments must be the granule size).
 //    `params::bypass_reads_in_granules = false` keeps the engine's byte count; a partial miss
 //    that bypasses still reads its resident bytes from the L1, which count as touched;
 //  * zero-reuse departures (Fig. 3.2: "cache lines that are brought to the cache but never
@@ -29,7 +30,16 @@
 //    `evicted_block::touched_segments` cannot give this for a conventional cache (its one
 //    segment is the whole line), so the observer keeps its own record of the bytes touched in
 //    each resident line (a fixed open-addressing table sized from the cache's blocks).
-// Accesses must lie within one line (what gpu::coalescer::for_each_access delivers).
+// Input: one `record` per L1 lookup, i.e. per coalesced line request (what
+// gpu::coalescer::for_each_request delivers): it counts one access and classifies it once. An
+// access lies within one line; its requested bytes are [address, address + size), or, when its
+// `sector_mask` is not 0, the part of that range inside the masked sectors, which must be
+// `granule_bytes` long (the coalescer's sector_bytes). A bypassed read's traffic is then its
+// masked granules (popcount × granule_bytes, not the span's granules), and the touched bytes of
+// the hit split and the utilisation are the span's bytes inside them: the bytes of the untouched
+// sectors between two touched ones count as neither requested nor touched. Fed
+// for_each_access's sector runs instead, it counts each run as an access, and a run that finds
+// the line an earlier run of the same request filled counts as a hit.
 //
 // `reuse_distance_profile` measures reuse distances of a line reference stream, per PC and per
 // (PC, divergence bin) (Figs. 3.6–3.8: median, 25th and 75th percentiles). [resolution, spec]
@@ -250,17 +260,30 @@ private:
         }
     }
 
+    /// The bytes `a` requests: its range in the line, inside its masked granules if it has a
+    /// sector mask.
     [[nodiscard]] std::array<std::uint64_t, 2> byte_mask(const memsub::access& a) const noexcept {
         const std::uint32_t line_bytes = 1u << line_shift_;
         const auto offset = static_cast<std::uint32_t>(a.address.value & (line_bytes - 1));
         const std::uint32_t size = a.size == 0 ? line_bytes : a.size;
         std::array<std::uint64_t, 2> m{};
         set_range(m, offset, std::min(offset + size, line_bytes)); // clipped to the line
+        if (a.sector_mask != 0) {
+            std::array<std::uint64_t, 2> sectors{};
+            for (std::uint32_t g = a.sector_mask; g != 0; g &= g - 1) {
+                const auto i = static_cast<std::uint32_t>(std::countr_zero(g));
+                set_range(sectors, i * granule_bytes_,
+                          std::min((i + 1) * granule_bytes_, line_bytes));
+            }
+            m[0] &= sectors[0];
+            m[1] &= sectors[1];
+        }
         return m;
     }
 
-    /// Granules of the line holding bytes of `a`.
+    /// Granules of the line `a` requests: its masked ones, else those its range spans.
     [[nodiscard]] std::uint32_t spanned_granules(const memsub::access& a) const noexcept {
+        if (a.sector_mask != 0) return static_cast<std::uint32_t>(std::popcount(a.sector_mask));
         const std::uint32_t line_bytes = 1u << line_shift_;
         const auto offset = static_cast<std::uint32_t>(a.address.value & (line_bytes - 1));
         const std::uint32_t end =
