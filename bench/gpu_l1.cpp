@@ -185,7 +185,7 @@ struct l1_runner {
             memsub::access prototype;
             prototype.pc = w.pc;
             prototype.kind = w.kind;
-            coalescer.for_each_access(warp, prototype, [&](const memsub::access& a) {
+            coalescer.for_each_request(warp, prototype, [&](const memsub::access& a) {
                 const auto r = cache.access(a);
                 ++accesses;
                 hits += r.hit;
@@ -195,7 +195,7 @@ struct l1_runner {
     }
 };
 
-/// The front end alone: coalescing and walking the accesses, no cache.
+/// The front end alone: coalescing and walking the line requests, no cache.
 template <stream_kind Kind>
 struct coalescer_runner {
     static constexpr bool front_end_only = true;
@@ -209,7 +209,7 @@ struct coalescer_runner {
             memsub::access prototype;
             prototype.pc = w.pc;
             prototype.kind = w.kind;
-            coalescer.for_each_access(warp, prototype, [&](const memsub::access& a) {
+            coalescer.for_each_request(warp, prototype, [&](const memsub::access& a) {
                 ++accesses;
                 checksum += a.address.value + a.size;
             });

@@ -45,8 +45,8 @@
 // bytes as L2→L1 sectors, DRAM reads as DRAM→L2 sectors, stores and write-backs as writes.
 // Units: an L1 access is one L1 lookup, a coalesced line request with the mask of its touched
 // 32 B sectors (gpu::coalescer::for_each_request), so l1_load_accesses / l1_load_hits count line
-// requests, a store sends one request per line (the bytes from its first to last touched byte,
-// as the write-evict L1 writes them down), and the CSV's last column, sector_runs, counts the
+// requests, a store sends one request per run of touched sectors (the bytes the write-evict L1
+// writes down), and the CSV's last column, sector_runs, counts the
 // requests' runs of touched sectors (what counting per sector run would have called accesses).
 // EPStall and the constant power are not published (G6.2, G6.3): stalls are not counted
 // (EPStall term 0) and the constant power per module is this host's assumption
@@ -535,7 +535,7 @@ bool run_stream(Kernel& kernel, const machine& m, bool distributed, bool edpse_o
         for (const auto& req : lines.lines())
             front.sector_runs += static_cast<std::uint64_t>(
                 std::popcount(req.sector_mask & ~(req.sector_mask << 1))); // runs' first sectors
-        coalescer.for_each_request(lines, proto, [&](const memsub::access& a) {
+        const auto to_l1 = [&](const memsub::access& a) {
             const auto r = l1[w.sm].access(a);
             if (a.kind == memsub::access_kind::load) {
                 ++front.l1_load_accesses;
@@ -557,7 +557,14 @@ bool run_stream(Kernel& kernel, const machine& m, bool distributed, bool edpse_o
                 store.requester = module;
                 each([&](auto& side) { side.request(module, store, r.bytes_written_down); });
             }
-        });
+        };
+        // A load is one L1 lookup per line request; a store (the write-evict L1 allocates
+        // nothing) writes each run of touched sectors down, so its traffic is those bytes,
+        // not the span from the request's first to last byte.
+        if (w.kind == memsub::access_kind::load)
+            coalescer.for_each_request(lines, proto, to_l1);
+        else
+            coalescer.for_each_access(lines, proto, to_l1);
         const bool stalling = w.kind == memsub::access_kind::load && w.stalls;
         each([&](auto& side) { side.end_instruction(stalling); });
         if ((front.warp_instructions & 0xffff) == 0) {

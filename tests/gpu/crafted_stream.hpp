@@ -26,7 +26,7 @@ void run_rounds(int rounds, Issue&& issue) {
         const auto emit = [&](std::uint64_t pc) {
             memsub::access proto;
             proto.pc = pc;
-            co.for_each_access(w, proto, [&](const memsub::access& a) { issue(a, round); });
+            co.for_each_request(w, proto, [&](const memsub::access& a) { issue(a, round); });
         };
         for (int pass = 0; pass < 2; ++pass)
             for (std::uint64_t line = 0; line < 64; ++line) {

@@ -790,15 +790,42 @@ private:
     }
 
     /// Bytes a write of `a` sends down: its bytes in the line, or in a variable-block cache
-    /// the masked segments of a masked access (access::sector_mask; see narrow_to_mask).
+    /// those of a masked access (access::sector_mask; masked_request_bytes).
     [[nodiscard]] static std::uint32_t written_bytes(const memsub::access& a,
                                                      const layout_type& L) noexcept {
         if constexpr (variable_blocks) {
             const std::uint64_t masked =
                 std::uint64_t{a.sector_mask} & nonzero_low_bits_mask(segments_per_line(L));
-            if (masked != 0) return popcount64(masked) << L.segment_shift;
+            if (masked != 0) {
+                const std::uint32_t line_bytes = 1u << L.line_shift;
+                const auto offset = static_cast<std::uint32_t>(a.address.value & (line_bytes - 1));
+                const std::uint32_t lo = a.size == 0 ? 0u : offset;
+                const std::uint32_t hi = a.size == 0 ? line_bytes : offset + request_bytes(a, L);
+                return masked_request_bytes(masked, lo, hi, L.segment_shift);
+            }
         }
         return request_bytes(a, L);
+    }
+
+    /// The bytes a masked request asks for: its masked segments, the first and the last clipped
+    /// to the request's bytes [lo, hi) (the coalescer gives a line request its first to last
+    /// touched byte), interior ones whole. A request of one run of sectors asks for exactly the
+    /// bytes an unmasked access of [lo, hi) asks for, so a bypassed read still fetches only the
+    /// requested bytes (id-cache spec, Algorithm 5: "fetch the requested bytes").
+    /// Decision: interior masked segments count whole — the mask cannot say which of their bytes
+    /// were touched, and a sectored L1 moves whole sectors; clipping only the ends keeps the
+    /// single-run requests (nearly all) exact.
+    [[nodiscard]] static std::uint32_t masked_request_bytes(std::uint64_t masked, std::uint32_t lo,
+                                                            std::uint32_t hi,
+                                                            std::uint32_t segment_shift) noexcept {
+        const std::uint32_t seg_bytes = 1u << segment_shift;
+        const auto first_seg = static_cast<std::uint32_t>(std::countr_zero(masked));
+        const std::uint32_t last_seg = 63u - static_cast<std::uint32_t>(std::countl_zero(masked));
+        const std::uint32_t seg_lo = first_seg << segment_shift;
+        const std::uint32_t seg_hi = (last_seg + 1) << segment_shift;
+        const std::uint32_t head = lo > seg_lo && lo < seg_lo + seg_bytes ? lo - seg_lo : 0u;
+        const std::uint32_t tail = hi < seg_hi && hi > seg_hi - seg_bytes ? seg_hi - hi : 0u;
+        return (popcount64(masked) << segment_shift) - head - tail;
     }
 
     void count_access(access_kind k) noexcept {
@@ -1170,26 +1197,25 @@ private:
 
     /// A masked request (access::sector_mask): the requested segments are the mask's (bits past
     /// the line's last segment are ignored; a mask with none inside the line leaves the byte
-    /// range's segments), each requested whole: [lo, hi) becomes the masked segments' extent and
-    /// the requested bytes their size, so a bypassed read fetches the missing masked segments
-    /// and a store writes the masked segments down. The address's own segment is the lowest
+    /// range's segments). [lo, hi) is clipped to the masked segments' extent (an end that does
+    /// not fall in the first / last masked segment moves to its edge) and the requested bytes
+    /// are masked_request_bytes, so a bypassed read fetches the requested bytes of the missing
+    /// masked segments and a store writes them down. The address's own segment is the lowest
     /// masked one (the coalescer addresses a request at its first touched byte).
-    /// Decision: whole segments, not the span's bytes inside them: a sectored L1 moves whole
-    /// sectors (GPGPU-Sim's sector mask, 32 B per sector), and the mask cannot say which bytes
-    /// of an interior segment were touched; clipping the end segments to [address, address +
-    /// size) was considered and rejected for counting some segments partially and others not.
     static void narrow_to_mask(const memsub::access& a, std::uint32_t spl, std::uint32_t seg_bytes,
                                std::uint64_t& requested, std::uint32_t& lo, std::uint32_t& hi,
                                std::uint32_t& first_seg, std::uint32_t& last_seg,
                                std::uint32_t& req_bytes, std::uint32_t& home_seg) noexcept {
         const std::uint64_t masked = std::uint64_t{a.sector_mask} & nonzero_low_bits_mask(spl);
         if (masked == 0) return;
+        const auto segment_shift = static_cast<std::uint32_t>(std::countr_zero(seg_bytes));
+        req_bytes = masked_request_bytes(masked, lo, hi, segment_shift);
         requested = masked;
         first_seg = static_cast<std::uint32_t>(std::countr_zero(masked));
         last_seg = 63u - static_cast<std::uint32_t>(std::countl_zero(masked));
-        lo = first_seg * seg_bytes;
-        hi = (last_seg + 1) * seg_bytes;
-        req_bytes = popcount64(masked) * seg_bytes;
+        const std::uint32_t seg_lo = first_seg * seg_bytes, seg_hi = (last_seg + 1) * seg_bytes;
+        if (!(lo > seg_lo && lo < seg_lo + seg_bytes)) lo = seg_lo;
+        if (!(hi < seg_hi && hi > seg_hi - seg_bytes)) hi = seg_hi;
         home_seg = first_seg;
     }
 
