@@ -32,21 +32,26 @@
 // measured run replays the kernel. No L2 or timing is modelled here: the paper's speedups and
 // interconnect stalls are not reported.
 //
-// Inputs: BFS runs on an R-MAT graph or on --graph FILE (an edge list, or a Matrix Market file
-// read as the adjacency matrix), SpMV on a power-law matrix or on --matrix FILE; "-" reads
-// standard input. Every given file is checked before any work (a missing one is an error), and
-// one whose kernel is not run is named as unused. --traceg replays Accel-Sim SASS traces
-// (kernel-N.traceg) through the same scheduler, coalescer and L1s (see accel_sim_kernel below).
-// Results: a table per workload on stdout; --csv writes one row per workload and configuration
-// with the status columns partial, interrupted_by_signal and error (a workload whose input could
-// not be read has one row with its error). Progress on stderr: the profiling pass counts warp
-// instructions (its total is known only for a trace, by bytes read), the measured pass shows
-// its percentage and time left, since the profiling pass counted its warp instructions.
+// Inputs: BFS runs on a generated graph (--graph-gen: R-MAT by default, Barabási–Albert,
+// Erdős–Rényi or a 2-D grid) or on --graph FILE (an edge list, or a Matrix Market file read as
+// the adjacency matrix), SpMV on a generated matrix (--matrix-gen: power-law by default, banded,
+// uniform-random or a 2-D Laplacian) or on --matrix FILE; "-" reads standard input. Generated
+// inputs follow --scale unless their size options are given; the table header names the input.
+// Every given file is checked before any work (a missing one is an error), and one whose kernel is
+// not run is named as unused. --traceg replays Accel-Sim SASS traces (kernel-N.traceg) through the
+// same scheduler, coalescer and L1s (see accel_sim_kernel below). Results: a table per workload on
+// stdout; --csv writes one row per workload and configuration with the status columns partial,
+// interrupted_by_signal and error (a workload whose input could not be read has one row with its
+// error). Progress on stderr: the profiling pass counts warp instructions (its total is known only
+// for a trace, by bytes read), the measured pass shows its percentage and time left, since the
+// profiling pass counted its warp instructions.
 //
 //   gpu_l1_explorer                                  every kernel, built-in inputs
 //   gpu_l1_explorer --kernels bfs,spmv --sms 15 --plot traffic.svg
 //   gpu_l1_explorer --kernels bfs --graph g.txt      BFS on an edge list (or a .mtx)
 //   gpu_l1_explorer --kernels spmv --matrix m.mtx    SpMV on a Matrix Market file
+//   gpu_l1_explorer --kernels bfs --graph-gen ba --vertices 65536 --edges-per-vertex 4
+//   gpu_l1_explorer --kernels spmv --matrix-gen banded --half-bandwidth 16
 //   gpu_l1_explorer --traceg traces/                 an application's kernel-N.traceg files
 
 #include <memsub/bypass/offline_trainer.hpp>
@@ -116,6 +121,16 @@ struct options {
     std::string plot_terminal;
     bool quiet = false;
     bool reuse = false;
+    // The generated BFS graph and SpMV matrix (when no --graph / --matrix file is given): the
+    // generator and the sizes given; a size not given follows --scale.
+    std::string graph_gen = "rmat", matrix_gen = "power-law";
+    std::optional<std::uint32_t> vertices, edge_factor, edges_per_vertex;
+    std::optional<double> mean_degree;
+    std::optional<std::pair<std::uint32_t, std::uint32_t>> grid_size;
+    std::optional<std::uint32_t> rows, half_bandwidth, nonzeros_per_row;
+    std::optional<std::pair<std::uint32_t, std::uint32_t>> laplacian_size;
+    /// The generator options given, in order (--graph-gen and the graph's sizes; the matrix's).
+    std::vector<std::string> graph_options, matrix_options;
 
     [[nodiscard]] bool runs(std::string_view kernel) const {
         return std::find(kernels.begin(), kernels.end(), kernel) != kernels.end();
@@ -138,14 +153,46 @@ struct options {
         "  --sms N             SMs, each with a private L1 (1..1024; default 15, Table 3.1)\n"
         "  --seed S            input generator seed (default 1)\n"
         "  --scale X           input size multiplier (up to 1000; default 1; 0.1 for a quick\n"
-        "                      run)\n"
-        "  --graph FILE        BFS on this graph instead of an R-MAT graph: an edge list ('u v'\n"
+        "                      run); the sizes below, when given, override it for their input\n"
+        "  --graph FILE        BFS on this graph instead of a generated one: an edge list ('u v'\n"
         "                      per line, 0-based), or a Matrix Market file (its '%%MatrixMarket'\n"
         "                      banner detected), read as the adjacency matrix: every stored\n"
         "                      entry is an edge, a symmetric file's in both directions; '-' is\n"
-        "                      standard input\n"
+        "                      standard input. Not with --graph-gen or its sizes\n"
+        "  --graph-gen G       BFS's generated graph (undirected, no self-loops), of\n"
+        "                      rmat      R-MAT, Graph500's a, b, c (default)\n"
+        "                      ba        Barabasi-Albert preferential attachment\n"
+        "                      er        Erdos-Renyi G(n, p)\n"
+        "                      grid      2-D grid, 4 neighbours\n"
+        "                      (rmat, ba and er default to the same vertex count)\n"
+        "  --vertices N        rmat, ba, er: vertices (16..16777216, rmat a power of two;\n"
+        "                      default 16384 x --scale, rounded to a power of two)\n"
+        "  --edge-factor N     rmat: edges drawn per vertex, before duplicates and self-loops\n"
+        "                      are dropped, each stored both ways (1..64; default 8)\n"
+        "  --edges-per-vertex M  ba: edges each new vertex adds (1..32, below --vertices;\n"
+        "                      default 8: mean degree about 16)\n"
+        "  --mean-degree D     er: expected degree (a real in (0, 64], at most --vertices - 1;\n"
+        "                      default 16)\n"
+        "  --grid-size RxC     grid: rows x columns (each 1 or more, 16777216 vertices at\n"
+        "                      most; default a square of the rmat vertex count, 128x128)\n"
         "  --matrix FILE       SpMV on this Matrix Market coordinate file instead of a\n"
-        "                      power-law matrix; '-' is standard input\n"
+        "                      generated matrix; '-' is standard input. Not with --matrix-gen\n"
+        "                      or its sizes\n"
+        "  --matrix-gen M      SpMV's generated matrix (square, values in [-1, 1) but the\n"
+        "                      Laplacian's), of\n"
+        "                      power-law  power-law row lengths (1..1024), skewed columns\n"
+        "                                 (default)\n"
+        "                      banded     a band around the diagonal\n"
+        "                      uniform    the same number of uniformly random columns per row\n"
+        "                      laplacian  the 5-point 2-D Laplacian of a grid (4, -1)\n"
+        "  --rows N            power-law, banded, uniform: rows = columns (1..16777216;\n"
+        "                      default 32768 x --scale)\n"
+        "  --half-bandwidth H  banded: non-zeros at columns row - H .. row + H (0..64, below\n"
+        "                      --rows; default 8: 17 per row)\n"
+        "  --nonzeros-per-row K  uniform: non-zeros per row (1..64, at most --rows; default 16)\n"
+        "  --laplacian-size XxY  laplacian: grid points, a row per point (each 1 or more,\n"
+        "                      16777216 points at most; default the square nearest the\n"
+        "                      --rows default, 181x181)\n"
         "  --traceg PATH       replay an Accel-Sim SASS trace: a kernel-N.traceg file, or a\n"
         "                      directory whose kernel-N.traceg files run in the order of N as\n"
         "                      successive launches, the L1s kept across them (repeatable:\n"
@@ -711,6 +758,228 @@ std::uint64_t scaled(double base, double scale) {
     return static_cast<std::uint64_t>(std::max(1.0, std::round(base * scale)));
 }
 
+// ------------------------------------------------------------------ generated inputs
+
+constexpr std::array<std::string_view, 4> graph_generators{"rmat", "ba", "er", "grid"};
+constexpr std::array<std::string_view, 4> matrix_generators{"power-law", "banded", "uniform",
+                                                            "laplacian"};
+/// The most vertices of a generated graph and rows of a generated matrix (as --scale's caps).
+constexpr std::uint32_t max_generated_size = 1u << 24;
+
+/// A size option and the generators it sizes.
+struct size_option {
+    std::string_view flag;
+    std::array<std::string_view, 3> generators;
+};
+constexpr std::array<size_option, 9> size_options{{
+    {"--vertices", {"rmat", "ba", "er"}},
+    {"--edge-factor", {"rmat"}},
+    {"--edges-per-vertex", {"ba"}},
+    {"--mean-degree", {"er"}},
+    {"--grid-size", {"grid"}},
+    {"--rows", {"power-law", "banded", "uniform"}},
+    {"--half-bandwidth", {"banded"}},
+    {"--nonzeros-per-row", {"uniform"}},
+    {"--laplacian-size", {"laplacian"}},
+}};
+
+/// "a", "a or b", "a, b or c".
+std::string either(const auto& names) {
+    std::vector<std::string_view> named;
+    for (const std::string_view n : names)
+        if (!n.empty()) named.push_back(n);
+    std::string out;
+    for (std::size_t i = 0; i < named.size(); ++i)
+        out += fmt::format("{}{}", i == 0 ? "" : i + 1 == named.size() ? " or " : ", ", named[i]);
+    return out;
+}
+
+/// `text` if it is one of `names`, else option_error naming `flag` and the choices.
+std::string one_of(std::string_view flag, std::string_view text, const auto& names) {
+    if (std::find(names.begin(), names.end(), text) == names.end())
+        throw option_error(
+            fmt::format("{}: unknown generator '{}' ({})", flag, text, either(names)));
+    return std::string(text);
+}
+
+/// Two sizes written `form` ("RxC", "XxY"): whole numbers, each 1 or more, whose product is at
+/// most `max_product`; else option_error naming `flag` and the text given.
+std::pair<std::uint32_t, std::uint32_t> parse_dimensions(std::string_view flag,
+                                                         std::string_view form,
+                                                         std::string_view text,
+                                                         std::uint64_t max_product) {
+    const auto digits = [](std::string_view t) {
+        return !t.empty() && t.size() <= 18 &&
+               std::all_of(t.begin(), t.end(), [](char c) { return c >= '0' && c <= '9'; });
+    };
+    const auto x = text.find('x');
+    if (x == std::string_view::npos || !digits(text.substr(0, x)) || !digits(text.substr(x + 1)))
+        throw option_error(fmt::format("{} expects {}, two whole numbers (e.g. 128x128), got '{}'",
+                                       flag, form, text));
+    const std::uint64_t a = std::stoull(std::string(text.substr(0, x)));
+    const std::uint64_t b = std::stoull(std::string(text.substr(x + 1)));
+    if (a == 0 || b == 0 || a > max_product || b > max_product || a * b > max_product)
+        throw option_error(fmt::format("{} = {} is out of range: each size must be 1 or more and "
+                                       "their product at most {}",
+                                       flag, text, max_product));
+    return {static_cast<std::uint32_t>(a), static_cast<std::uint32_t>(b)};
+}
+
+/// A generated graph: its generator and every size, the options given or --scale's.
+struct graph_recipe {
+    std::string generator;
+    std::uint32_t vertices = 0;
+    std::uint32_t edge_factor = 8;      // rmat
+    std::uint32_t edges_per_vertex = 8; // ba
+    double mean_degree = 16.0;          // er
+    std::uint32_t grid_rows = 0, grid_cols = 0;
+};
+
+/// A generated matrix likewise.
+struct matrix_recipe {
+    std::string generator;
+    std::uint32_t rows = 0;
+    std::uint32_t half_bandwidth = 8;    // banded
+    std::uint32_t nonzeros_per_row = 16; // uniform
+    std::uint32_t nx = 0, ny = 0;        // laplacian
+};
+
+/// The graph that --graph-gen and its sizes describe. Throws option_error when the sizes given
+/// do not fit together (a size that depends on another is checked against it).
+graph_recipe graph_recipe_of(const options& o) {
+    graph_recipe r;
+    r.generator = o.graph_gen;
+    // --scale's size: R-MAT 2^14 at --scale 1, the other generators as many vertices.
+    const auto rmat_scale =
+        static_cast<std::uint32_t>(std::clamp(std::lround(14 + std::log2(o.scale)), 4L, 24L));
+    r.vertices = o.vertices.value_or(1u << rmat_scale);
+    if (r.generator == "rmat" && !std::has_single_bit(r.vertices))
+        throw option_error(fmt::format("--vertices = {} is not a power of two, as --graph-gen "
+                                       "rmat needs (try {} or {})",
+                                       r.vertices, std::bit_floor(r.vertices),
+                                       std::uint64_t{std::bit_floor(r.vertices)} * 2));
+    r.edge_factor = o.edge_factor.value_or(r.edge_factor);
+    // A default that would not fit the vertices given shrinks to fit; one given must fit.
+    r.edges_per_vertex = o.edges_per_vertex.value_or(std::min(r.edges_per_vertex, r.vertices - 1));
+    if (r.generator == "ba" && r.edges_per_vertex >= r.vertices)
+        throw option_error(fmt::format("--edges-per-vertex = {} needs more vertices: it must be "
+                                       "below --vertices ({})",
+                                       r.edges_per_vertex, r.vertices));
+    r.mean_degree = o.mean_degree.value_or(std::min(r.mean_degree, r.vertices - 1.0));
+    if (r.generator == "er" && r.mean_degree > r.vertices - 1.0)
+        throw option_error(fmt::format("--mean-degree = {:g} needs more vertices: it must be at "
+                                       "most --vertices - 1 ({})",
+                                       r.mean_degree, r.vertices - 1));
+    const auto side = static_cast<std::uint32_t>(std::lround(std::sqrt(1u << rmat_scale)));
+    std::tie(r.grid_rows, r.grid_cols) = o.grid_size.value_or(std::pair{side, side});
+    return r;
+}
+
+/// The matrix that --matrix-gen and its sizes describe; throws option_error as graph_recipe_of.
+matrix_recipe matrix_recipe_of(const options& o) {
+    matrix_recipe r;
+    r.generator = o.matrix_gen;
+    r.rows = o.rows.value_or(
+        static_cast<std::uint32_t>(std::min<std::uint64_t>(scaled(32768, o.scale), 1u << 24)));
+    // A default that would not fit a tiny --scale's rows shrinks to fit; one given must fit.
+    r.half_bandwidth = o.half_bandwidth.value_or(std::min(r.half_bandwidth, r.rows - 1));
+    if (r.generator == "banded" && r.half_bandwidth >= r.rows)
+        throw option_error(fmt::format("--half-bandwidth = {} needs more rows: it must be below "
+                                       "--rows ({})",
+                                       r.half_bandwidth, r.rows));
+    r.nonzeros_per_row = o.nonzeros_per_row.value_or(std::min(r.nonzeros_per_row, r.rows));
+    if (r.generator == "uniform" && r.nonzeros_per_row > r.rows)
+        throw option_error(fmt::format("--nonzeros-per-row = {} needs more rows: it must be at "
+                                       "most --rows ({})",
+                                       r.nonzeros_per_row, r.rows));
+    const auto side = static_cast<std::uint32_t>(std::max(1L, std::lround(std::sqrt(r.rows))));
+    std::tie(r.nx, r.ny) = o.laplacian_size.value_or(std::pair{side, side});
+    return r;
+}
+
+/// ", seed S" for a random generator run with a seed other than the default 1 (the default run's
+/// labels name no seed).
+std::string seed_note(std::uint64_t seed) {
+    return seed == 1 ? std::string() : fmt::format(", seed {}", seed);
+}
+
+/// Generates the graph of `r`; `label` names it in the table header (the generator and the
+/// parameters that shape it).
+simt::csr_graph make_graph(const graph_recipe& r, std::uint64_t seed, std::string& label) {
+    if (r.generator == "ba") {
+        label = fmt::format("Barabasi-Albert, {} edges per new vertex{}", r.edges_per_vertex,
+                            seed_note(seed));
+        return simt::make_barabasi_albert_graph(
+            {.vertices = r.vertices, .edges_per_vertex = r.edges_per_vertex, .seed = seed});
+    }
+    if (r.generator == "er") {
+        label = fmt::format("Erdos-Renyi, mean degree {:g}{}", r.mean_degree, seed_note(seed));
+        return simt::make_erdos_renyi_graph(
+            {.vertices = r.vertices, .mean_degree = r.mean_degree, .seed = seed});
+    }
+    if (r.generator == "grid") {
+        label = fmt::format("{} x {} grid, 4 neighbours", r.grid_rows, r.grid_cols);
+        return simt::make_grid_graph({.rows = r.grid_rows, .cols = r.grid_cols});
+    }
+    label = fmt::format("R-MAT 2^{}{}{}", std::countr_zero(r.vertices),
+                        r.edge_factor == 8 ? std::string()
+                                           : fmt::format(", edge factor {}", r.edge_factor),
+                        seed_note(seed));
+    return simt::make_rmat_graph({.scale = static_cast<std::uint32_t>(std::countr_zero(r.vertices)),
+                                  .edge_factor = r.edge_factor,
+                                  .seed = seed});
+}
+
+/// Generates the matrix of `r`, as make_graph.
+simt::csr_matrix make_matrix(const matrix_recipe& r, std::uint64_t seed, std::string& label) {
+    if (r.generator == "banded") {
+        label = fmt::format("banded, half-bandwidth {}{}", r.half_bandwidth, seed_note(seed));
+        return simt::make_banded_matrix(
+            {.rows = r.rows, .half_bandwidth = r.half_bandwidth, .seed = seed});
+    }
+    if (r.generator == "uniform") {
+        label = fmt::format("uniform, {} non-zeros per row{}", r.nonzeros_per_row, seed_note(seed));
+        return simt::make_uniform_matrix(
+            {.rows = r.rows, .cols = r.rows, .nonzeros_per_row = r.nonzeros_per_row, .seed = seed});
+    }
+    if (r.generator == "laplacian") {
+        label = fmt::format("2-D Laplacian of a {} x {} grid, 5-point", r.nx, r.ny);
+        return simt::make_laplacian_matrix({.nx = r.nx, .ny = r.ny});
+    }
+    label = "power-law" + seed_note(seed);
+    return simt::make_power_law_matrix(
+        {.rows = r.rows, .cols = r.rows, .max_row_length = std::min(r.rows, 1024u), .seed = seed});
+}
+
+/// Checks the generator options together, once all are parsed: none with a --graph / --matrix
+/// file, each size with a generator it sizes, and the sizes that depend on each other.
+void check_generator_options(const options& o) {
+    const auto check = [](const std::vector<std::string>& given, std::string_view input,
+                          const std::optional<std::string>& file, std::string_view gen_flag,
+                          const std::string& generator) {
+        for (const std::string& flag : given) {
+            if (file)
+                throw option_error(fmt::format(
+                    "{} and --{} FILE are mutually exclusive: {} {} a generated {}, --{} reads "
+                    "the {} from a file",
+                    flag, input, flag, flag == gen_flag ? "chooses" : "sizes", input, input,
+                    input));
+            if (flag == gen_flag) continue;
+            const auto s = std::find_if(size_options.begin(), size_options.end(),
+                                        [&](const size_option& x) { return x.flag == flag; });
+            if (std::find(s->generators.begin(), s->generators.end(), generator) ==
+                s->generators.end())
+                throw option_error(fmt::format("{} does not apply to {} {}: it sizes {} {}", flag,
+                                               gen_flag, generator, gen_flag,
+                                               either(s->generators)));
+        }
+    };
+    check(o.graph_options, "graph", o.graph, "--graph-gen", o.graph_gen);
+    check(o.matrix_options, "matrix", o.matrix, "--matrix-gen", o.matrix_gen);
+    if (!o.graph) (void)graph_recipe_of(o);
+    if (!o.matrix) (void)matrix_recipe_of(o);
+}
+
 /// The inputs read from --graph and --matrix (read before any kernel runs), or why not.
 struct file_inputs {
     std::optional<simt::csr_graph> graph;
@@ -777,17 +1046,13 @@ kernel_result unread(std::string kernel, std::string input, std::string error) {
 kernel_result run_named(std::string_view name, const options& o, const file_inputs& files,
                         const run_slot& slot) {
     const std::string kernel(name);
-    memory_use = fmt::format("building the input of {}: try a smaller --scale", kernel);
+    memory_use =
+        fmt::format("building the input of {}: try a smaller --scale or input size", kernel);
     if (name == "bfs") {
         if (files.graph_error) return unread(kernel, *o.graph, *files.graph_error);
         simt::csr_graph generated;
         std::string label;
-        if (!files.graph) {
-            const auto scale = static_cast<std::uint32_t>(
-                std::clamp(std::lround(14 + std::log2(o.scale)), 4L, 24L));
-            generated = simt::make_rmat_graph({.scale = scale, .edge_factor = 8, .seed = o.seed});
-            label = fmt::format("R-MAT 2^{}", scale);
-        }
+        if (!files.graph) generated = make_graph(graph_recipe_of(o), o.seed, label);
         const simt::csr_graph& g = files.graph ? *files.graph : generated;
         if (files.graph) label = files.graph_label;
         // Source: the vertex of largest degree (R-MAT leaves some vertices isolated).
@@ -803,15 +1068,7 @@ kernel_result run_named(std::string_view name, const options& o, const file_inpu
         if (files.matrix_error) return unread(kernel, *o.matrix, *files.matrix_error);
         simt::csr_matrix generated;
         std::string label;
-        if (!files.matrix) {
-            const auto rows = static_cast<std::uint32_t>(
-                std::min<std::uint64_t>(scaled(32768, o.scale), 1u << 24));
-            generated = simt::make_power_law_matrix({.rows = rows,
-                                                     .cols = rows,
-                                                     .max_row_length = std::min(rows, 1024u),
-                                                     .seed = o.seed});
-            label = "power-law";
-        }
+        if (!files.matrix) generated = make_matrix(matrix_recipe_of(o), o.seed, label);
         const simt::csr_matrix& m = files.matrix ? *files.matrix : generated;
         if (files.matrix) label = files.matrix_label;
         return run_kernel(
@@ -1089,6 +1346,44 @@ options parse(int argc, char** argv) {
             o.graph = std::string(value());
         } else if (arg == "--matrix") {
             o.matrix = std::string(value());
+        } else if (arg == "--graph-gen") {
+            o.graph_gen = one_of(arg, value(), graph_generators);
+            o.graph_options.emplace_back(arg);
+        } else if (arg == "--vertices") {
+            o.vertices = memsub_examples::parse_unsigned_as<std::uint32_t>(arg, value(), 16,
+                                                                           max_generated_size);
+            o.graph_options.emplace_back(arg);
+        } else if (arg == "--edge-factor") {
+            o.edge_factor = memsub_examples::parse_unsigned_as<std::uint32_t>(arg, value(), 1, 64);
+            o.graph_options.emplace_back(arg);
+        } else if (arg == "--edges-per-vertex") {
+            o.edges_per_vertex =
+                memsub_examples::parse_unsigned_as<std::uint32_t>(arg, value(), 1, 32);
+            o.graph_options.emplace_back(arg);
+        } else if (arg == "--mean-degree") {
+            o.mean_degree = memsub_examples::parse_positive_real(arg, value(), 64.0);
+            o.graph_options.emplace_back(arg);
+        } else if (arg == "--grid-size") {
+            o.grid_size = parse_dimensions(arg, "RxC", value(), max_generated_size);
+            o.graph_options.emplace_back(arg);
+        } else if (arg == "--matrix-gen") {
+            o.matrix_gen = one_of(arg, value(), matrix_generators);
+            o.matrix_options.emplace_back(arg);
+        } else if (arg == "--rows") {
+            o.rows = memsub_examples::parse_unsigned_as<std::uint32_t>(arg, value(), 1,
+                                                                       max_generated_size);
+            o.matrix_options.emplace_back(arg);
+        } else if (arg == "--half-bandwidth") {
+            o.half_bandwidth =
+                memsub_examples::parse_unsigned_as<std::uint32_t>(arg, value(), 0, 64);
+            o.matrix_options.emplace_back(arg);
+        } else if (arg == "--nonzeros-per-row") {
+            o.nonzeros_per_row =
+                memsub_examples::parse_unsigned_as<std::uint32_t>(arg, value(), 1, 64);
+            o.matrix_options.emplace_back(arg);
+        } else if (arg == "--laplacian-size") {
+            o.laplacian_size = parse_dimensions(arg, "XxY", value(), max_generated_size);
+            o.matrix_options.emplace_back(arg);
         } else if (arg == "--traceg") {
             const std::string path(value());
             // The profiling pass and the measured pass each read the trace.
@@ -1115,6 +1410,7 @@ options parse(int argc, char** argv) {
     if (o.graph && o.matrix && *o.graph == memsub_examples::stdin_name &&
         *o.matrix == memsub_examples::stdin_name)
         throw option_error("--graph - and --matrix -: standard input can be read only once");
+    check_generator_options(o);
     return o;
 }
 
@@ -1186,6 +1482,17 @@ int main(int argc, char** argv) {
         fmt::print(stderr,
                    "{}: warning: --matrix {} is unused: spmv is not run (kernels run: {})\n",
                    program, memsub_examples::input_label(*o.matrix), kernels_run(o));
+    const auto unused_generator = [&](const std::vector<std::string>& given,
+                                      std::string_view kernel) {
+        if (given.empty() || o.runs(kernel)) return;
+        std::string flags;
+        for (const auto& f : given)
+            if (flags.find(f) == std::string::npos) flags += (flags.empty() ? "" : ", ") + f;
+        fmt::print(stderr, "{}: warning: {} unused: {} is not run (kernels run: {})\n", program,
+                   flags, kernel, kernels_run(o));
+    };
+    unused_generator(o.graph_options, "bfs");
+    unused_generator(o.matrix_options, "spmv");
     memsub_examples::install_stop_handlers();
     std::vector<kernel_result> results;
     std::vector<std::string> not_run; // workloads left out by a stop signal

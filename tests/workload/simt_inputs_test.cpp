@@ -1,13 +1,19 @@
-// Inputs of the SIMT kernels: R-MAT, banded and power-law generators (deterministic for a seed,
-// well-formed CSR), the edge-list and Matrix Market readers on good and bad input (errors name
-// the file and line).
+// Inputs of the SIMT kernels: R-MAT, Barabási–Albert, Erdős–Rényi and grid graphs; banded,
+// power-law, uniform-random and 2-D Laplacian matrices (deterministic for a seed, well-formed CSR,
+// exact shapes against their definitions, random ones' statistics against theory), the edge-list
+// and Matrix Market readers on good and bad input (errors name the file and line).
 #include <doctest/doctest.h>
 
 #include "../support/data_dir.hpp"
 
 #include <memsub/workload/simt/csr_inputs.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <cstdint>
+#include <limits>
+#include <numeric>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -87,6 +93,285 @@ TEST_CASE("banded and power-law matrices: deterministic, well-formed, the reques
     }
     CHECK(longest > 50);    // a heavy tail ...
     CHECK(ones > 2000 / 4); // ... over mostly short rows
+}
+
+namespace {
+/// An undirected simple graph: no self-loops, and every edge's reverse is stored.
+void check_undirected_simple(const csr_graph& g) {
+    for (std::uint32_t v = 0; v < g.vertices; ++v)
+        for (std::uint32_t i = g.row_offsets[v]; i < g.row_offsets[v + 1]; ++i) {
+            const std::uint32_t u = g.columns[i];
+            REQUIRE(u != v);
+            const auto first = g.columns.begin() + g.row_offsets[u];
+            const auto last = g.columns.begin() + g.row_offsets[u + 1];
+            REQUIRE(std::binary_search(first, last, v));
+        }
+}
+
+struct degree_summary {
+    double mean = 0, variance = 0;
+    std::uint32_t min = 0, max = 0;
+};
+
+degree_summary degrees_of(const csr_graph& g, std::uint32_t first = 0,
+                          std::uint32_t last = std::numeric_limits<std::uint32_t>::max()) {
+    last = std::min(last, g.vertices);
+    degree_summary s{.min = std::numeric_limits<std::uint32_t>::max()};
+    double sum = 0, sum_sq = 0;
+    for (std::uint32_t v = first; v < last; ++v) {
+        const double d = g.degree(v);
+        sum += d;
+        sum_sq += d * d;
+        s.min = std::min(s.min, g.degree(v));
+        s.max = std::max(s.max, g.degree(v));
+    }
+    const double n = last - first;
+    s.mean = sum / n;
+    s.variance = sum_sq / n - s.mean * s.mean;
+    return s;
+}
+
+/// The fraction of vertices whose degree is at least k.
+double share_with_degree_at_least(const csr_graph& g, std::uint32_t k) {
+    std::uint32_t count = 0;
+    for (std::uint32_t v = 0; v < g.vertices; ++v) count += g.degree(v) >= k;
+    return static_cast<double>(count) / g.vertices;
+}
+} // namespace
+
+TEST_CASE("grid graph: 4-neighbour, the exact degree counts and edge count of a rows x cols grid") {
+    const std::uint32_t rows = 5, cols = 7;
+    const csr_graph g = make_grid_graph({.rows = rows, .cols = cols});
+    CHECK(g.vertices == 35);
+    check_well_formed(g, g.vertices, g.vertices);
+    check_undirected_simple(g);
+    // 2·(r(c − 1) + c(r − 1)) directed edges: 2·(5·6 + 7·4) = 116.
+    CHECK(g.edges() == 116);
+    // 4 corners of degree 2, 2(r − 2) + 2(c − 2) = 16 border vertices of degree 3, and
+    // (r − 2)(c − 2) = 15 interior vertices of degree 4.
+    std::uint32_t by_degree[5] = {};
+    for (std::uint32_t v = 0; v < g.vertices; ++v) ++by_degree[std::min(g.degree(v), 4u)];
+    CHECK(by_degree[0] == 0);
+    CHECK(by_degree[1] == 0);
+    CHECK(by_degree[2] == 4);
+    CHECK(by_degree[3] == 16);
+    CHECK(by_degree[4] == 15);
+    // Vertex (2, 3) = 17: up 10, left 16, right 18, down 24.
+    CHECK(std::vector<std::uint32_t>(g.columns.begin() + g.row_offsets[17],
+                                     g.columns.begin() + g.row_offsets[18]) ==
+          std::vector<std::uint32_t>{10, 16, 18, 24});
+    // Against the definition: u ~ v exactly when their grid positions are 1 apart (Manhattan).
+    for (std::uint32_t u = 0; u < g.vertices; ++u)
+        for (std::uint32_t v = 0; v < g.vertices; ++v) {
+            const auto dr = std::abs(static_cast<int>(u / cols) - static_cast<int>(v / cols));
+            const auto dc = std::abs(static_cast<int>(u % cols) - static_cast<int>(v % cols));
+            const auto first = g.columns.begin() + g.row_offsets[u];
+            const auto last = g.columns.begin() + g.row_offsets[u + 1];
+            REQUIRE(std::binary_search(first, last, v) == (dr + dc == 1));
+        }
+    // A single row is a path; a single vertex has no edge.
+    const csr_graph path = make_grid_graph({.rows = 1, .cols = 6});
+    CHECK(path.edges() == 10);
+    CHECK(path.degree(0) == 1);
+    CHECK(path.degree(3) == 2);
+    CHECK(make_grid_graph({.rows = 1, .cols = 1}).edges() == 0);
+
+    CHECK_THROWS_AS(make_grid_graph({.rows = 0, .cols = 4}), config_error);
+    CHECK_THROWS_AS(make_grid_graph({.rows = 4, .cols = 0}), config_error);
+    // 2^16 × 2^16 is 2^32 vertices: a 32-bit product would wrap to 0 and pass.
+    CHECK_THROWS_AS(make_grid_graph({.rows = 1u << 16, .cols = 1u << 16}), config_error);
+    CHECK_THROWS_AS(make_grid_graph({.rows = 1u << 13, .cols = (1u << 13) + 1}), config_error);
+}
+
+TEST_CASE("Erdős–Rényi: the requested mean degree, no bias across the vertex range, seeded") {
+    const erdos_renyi_params p{.vertices = 20000, .mean_degree = 10.0, .seed = 7};
+    const csr_graph g = make_erdos_renyi_graph(p);
+    CHECK(g == make_erdos_renyi_graph(p));
+    CHECK(g != make_erdos_renyi_graph({.vertices = 20000, .mean_degree = 10.0, .seed = 8}));
+    CHECK(g.vertices == 20000);
+    check_well_formed(g, g.vertices, g.vertices);
+    check_undirected_simple(g);
+    // 100 000 undirected edges expected, standard deviation about 316 (0.3 %).
+    const degree_summary all = degrees_of(g);
+    CHECK(all.mean == doctest::Approx(10.0).epsilon(0.02));
+    // Binomial degrees: variance ≈ mean; no heavy tail (Poisson(10) reaches 35 with
+    // probability ~1e-9 per vertex).
+    CHECK(all.variance == doctest::Approx(10.0).epsilon(0.1));
+    CHECK(all.max < 35);
+    // Every pair is equally likely: low and high vertex ids get the same mean degree (a walk
+    // over the pairs that skipped wrongly would favour one end).
+    CHECK(degrees_of(g, 0, 10000).mean == doctest::Approx(10.0).epsilon(0.03));
+    CHECK(degrees_of(g, 10000, 20000).mean == doctest::Approx(10.0).epsilon(0.03));
+    // A sparse graph and a small one keep their means too.
+    const degree_summary sparse =
+        degrees_of(make_erdos_renyi_graph({.vertices = 100000, .mean_degree = 2.0, .seed = 1}));
+    CHECK(sparse.mean == doctest::Approx(2.0).epsilon(0.03));
+    double small_mean = 0;
+    for (std::uint64_t seed = 1; seed <= 200; ++seed)
+        small_mean +=
+            degrees_of(make_erdos_renyi_graph({.vertices = 10, .mean_degree = 3.0, .seed = seed}))
+                .mean;
+    CHECK(small_mean / 200 == doctest::Approx(3.0).epsilon(0.05));
+    // p = 1: the complete graph.
+    const csr_graph complete = make_erdos_renyi_graph({.vertices = 6, .mean_degree = 5.0});
+    CHECK(complete.edges() == 30);
+    check_undirected_simple(complete);
+
+    CHECK_THROWS_AS(make_erdos_renyi_graph({.vertices = 1, .mean_degree = 0.5}), config_error);
+    CHECK_THROWS_AS(make_erdos_renyi_graph({.vertices = 100, .mean_degree = 0.0}), config_error);
+    CHECK_THROWS_AS(make_erdos_renyi_graph({.vertices = 100, .mean_degree = 99.5}), config_error);
+    CHECK_THROWS_AS(make_erdos_renyi_graph({.vertices = 100, .mean_degree = std::nan("")}),
+                    config_error);
+    // 2^26 vertices of mean degree 64 would be 2^32 directed edges: refused before any draw.
+    CHECK_THROWS_AS(make_erdos_renyi_graph({.vertices = 1u << 26, .mean_degree = 64.0}),
+                    config_error);
+}
+
+TEST_CASE("Barabási–Albert: exact edge count, minimum degree m, a power-law tail, seeded") {
+    const std::uint32_t n = 20000, m = 4;
+    const barabasi_albert_params p{.vertices = n, .edges_per_vertex = m, .seed = 3};
+    const csr_graph g = make_barabasi_albert_graph(p);
+    CHECK(g == make_barabasi_albert_graph(p));
+    CHECK(g != make_barabasi_albert_graph({.vertices = n, .edges_per_vertex = m, .seed = 4}));
+    CHECK(g.vertices == n);
+    check_well_formed(g, n, n);
+    check_undirected_simple(g);
+    // The clique on m + 1 vertices, then m edges per further vertex, none merged as a duplicate:
+    // m(m + 1) + 2m(n − m − 1) = 20 + 8·19995 directed edges.
+    CHECK(g.edges() == 159980);
+    const degree_summary d = degrees_of(g);
+    CHECK(d.min == m);
+    // Heavy-tailed: the largest hub far above the mean (about m·sqrt(n) ≈ 570 expected; an
+    // Erdős–Rényi graph of the same mean stays near 20).
+    CHECK(d.max > 20 * d.mean);
+    // P(degree >= k) = m(m + 1) / (k(k + 1)) for preferential attachment (Barabási–Albert's
+    // k^-3 law; Dorogovtsev, Mendes, Samukhin 2000): 7.4 % at k = 16, 1.9 % at k = 32. Uniform
+    // attachment would give (m / (m + 1))^(k − m): 0.19 % at k = 32.
+    CHECK(share_with_degree_at_least(g, 16) == doctest::Approx(20.0 / 272).epsilon(0.1));
+    CHECK(share_with_degree_at_least(g, 32) == doctest::Approx(20.0 / 1056).epsilon(0.15));
+    // The hubs are scattered over the ids, not the oldest vertices 0, 1, 2, ...
+    std::uint32_t low_id_hubs = 0;
+    for (std::uint32_t v = 0; v < 100; ++v) low_id_hubs += g.degree(v) >= 64;
+    CHECK(low_id_hubs < 10);
+    // m = n − 1: nothing grows on the clique, the complete graph.
+    const csr_graph complete = make_barabasi_albert_graph({.vertices = 5, .edges_per_vertex = 4});
+    CHECK(complete.edges() == 20);
+    check_undirected_simple(complete);
+    // m = 1: a tree, n − 1 undirected edges.
+    const csr_graph tree = make_barabasi_albert_graph({.vertices = 1000, .edges_per_vertex = 1});
+    CHECK(tree.edges() == 2 * 999);
+    check_undirected_simple(tree);
+
+    CHECK_THROWS_AS(make_barabasi_albert_graph({.vertices = 1, .edges_per_vertex = 1}),
+                    config_error);
+    CHECK_THROWS_AS(make_barabasi_albert_graph({.vertices = 100, .edges_per_vertex = 0}),
+                    config_error);
+    CHECK_THROWS_AS(make_barabasi_albert_graph({.vertices = 100, .edges_per_vertex = 100}),
+                    config_error);
+    // 2^26 vertices × 64 edges each, both directions: 2^33 entries, refused before any draw.
+    CHECK_THROWS_AS(make_barabasi_albert_graph({.vertices = 1u << 26, .edges_per_vertex = 64}),
+                    config_error);
+}
+
+TEST_CASE("uniform matrix: exactly k distinct sorted columns per row, every column as likely") {
+    const uniform_matrix_params p{.rows = 4000, .cols = 1000, .nonzeros_per_row = 25, .seed = 2};
+    const csr_matrix m = make_uniform_matrix(p);
+    CHECK(m == make_uniform_matrix(p));
+    CHECK(m !=
+          make_uniform_matrix({.rows = 4000, .cols = 1000, .nonzeros_per_row = 25, .seed = 3}));
+    check_well_formed(m, 4000, 1000); // sorted and distinct within each row
+    CHECK(m.values.size() == m.columns.size());
+    for (std::uint32_t r = 0; r < 4000; ++r) REQUIRE(m.row_offsets[r + 1] - m.row_offsets[r] == 25);
+    for (const float v : m.values) REQUIRE((v >= -1.0f && v < 1.0f));
+    // 100 000 entries over 1000 columns: 100 each expected, standard deviation about 10.
+    std::vector<std::uint32_t> per_column(1000, 0);
+    for (const std::uint32_t c : m.columns) ++per_column[c];
+    CHECK(*std::min_element(per_column.begin(), per_column.end()) > 50);
+    CHECK(*std::max_element(per_column.begin(), per_column.end()) < 150);
+    // Floyd's draw takes column j when its pick is taken: the last columns must not be favoured.
+    const std::uint32_t last_25 = std::accumulate(per_column.end() - 25, per_column.end(), 0u);
+    CHECK(last_25 == doctest::Approx(2500).epsilon(0.1));
+    // k = cols: every row is full.
+    const csr_matrix full = make_uniform_matrix({.rows = 3, .cols = 8, .nonzeros_per_row = 8});
+    CHECK(full.nonzeros() == 24);
+    check_well_formed(full, 3, 8);
+
+    CHECK_THROWS_AS(make_uniform_matrix({.rows = 10, .cols = 10, .nonzeros_per_row = 0}),
+                    config_error);
+    CHECK_THROWS_AS(make_uniform_matrix({.rows = 10, .cols = 10, .nonzeros_per_row = 11}),
+                    config_error);
+    CHECK_THROWS_AS(make_uniform_matrix({.rows = 0, .cols = 10, .nonzeros_per_row = 1}),
+                    config_error);
+    // 2^26 rows × 64 = 2^32 entries: refused before any draw.
+    CHECK_THROWS_AS(
+        make_uniform_matrix({.rows = 1u << 26, .cols = 1u << 10, .nonzeros_per_row = 64}),
+        config_error);
+}
+
+TEST_CASE("2-D Laplacian: the 5-point stencil, nnz = 5 nx ny - 2 nx - 2 ny, interior rows sum 0") {
+    const std::uint32_t nx = 6, ny = 4, n = nx * ny;
+    const csr_matrix a = make_laplacian_matrix({.nx = nx, .ny = ny});
+    CHECK(a.rows == n);
+    CHECK(a.cols == n);
+    check_well_formed(a, n, n);
+    CHECK(a.nonzeros() == 5 * n - 2 * nx - 2 * ny); // 100
+    const auto value = [&](std::uint32_t i, std::uint32_t j) -> std::optional<float> {
+        const auto first = a.columns.begin() + a.row_offsets[i];
+        const auto last = a.columns.begin() + a.row_offsets[i + 1];
+        const auto it = std::lower_bound(first, last, j);
+        if (it == last || *it != j) return std::nullopt;
+        return a.values[static_cast<std::size_t>(it - a.columns.begin())];
+    };
+    // Against the definition on grid coordinates (x = i mod nx, y = i div nx).
+    for (std::uint32_t i = 0; i < n; ++i)
+        for (std::uint32_t j = 0; j < n; ++j) {
+            const int dx = std::abs(static_cast<int>(i % nx) - static_cast<int>(j % nx));
+            const int dy = std::abs(static_cast<int>(i / nx) - static_cast<int>(j / nx));
+            const std::optional<float> v = value(i, j);
+            if (i == j)
+                REQUIRE(v == 4.0f);
+            else if (dx + dy == 1)
+                REQUIRE(v == -1.0f);
+            else
+                REQUIRE(!v);
+        }
+    // Row sums: 0 inside, 1 on an edge of the grid, 2 at a corner (the missing neighbours).
+    for (std::uint32_t i = 0; i < n; ++i) {
+        float sum = 0;
+        for (std::uint32_t k = a.row_offsets[i]; k < a.row_offsets[i + 1]; ++k) sum += a.values[k];
+        const std::uint32_t x = i % nx, y = i / nx;
+        const int missing = (x == 0) + (x == nx - 1) + (y == 0) + (y == ny - 1);
+        REQUIRE(sum == static_cast<float>(missing));
+    }
+    // A linear function u = x + 10y is harmonic: (A u) is 0 at every interior point.
+    for (std::uint32_t i = 0; i < n; ++i) {
+        const std::uint32_t x = i % nx, y = i / nx;
+        if (x == 0 || y == 0 || x == nx - 1 || y == ny - 1) continue;
+        float au = 0;
+        for (std::uint32_t k = a.row_offsets[i]; k < a.row_offsets[i + 1]; ++k)
+            au += a.values[k] * static_cast<float>(a.columns[k] % nx + 10 * (a.columns[k] / nx));
+        REQUIRE(au == 0.0f);
+    }
+    // One row of grid points: the tridiagonal [-1 4 -1] minus the missing ends, 3n − 2.
+    CHECK(make_laplacian_matrix({.nx = 9, .ny = 1}).nonzeros() == 25);
+    CHECK(make_laplacian_matrix({.nx = 1, .ny = 1}).values == std::vector<float>{4.0f});
+
+    CHECK_THROWS_AS(make_laplacian_matrix({.nx = 0, .ny = 3}), config_error);
+    CHECK_THROWS_AS(make_laplacian_matrix({.nx = 3, .ny = 0}), config_error);
+    CHECK_THROWS_AS(make_laplacian_matrix({.nx = 1u << 16, .ny = 1u << 16}), config_error);
+}
+
+TEST_CASE("generators refuse sizes past 32-bit CSR offsets before drawing anything") {
+    // R-MAT 2^26 × edge factor 64, both directions: 2^33 entries.
+    CHECK_THROWS_AS(make_rmat_graph({.scale = 26, .edge_factor = 64}), config_error);
+    try {
+        (void)make_uniform_matrix({.rows = 1u << 26, .cols = 1u << 10, .nonzeros_per_row = 64});
+        FAIL("no error");
+    } catch (const config_error& e) {
+        CHECK(std::string(e.what()) ==
+              "memsub::workload::simt::make_uniform_matrix: nonzeros_per_row = 64 violates "
+              "\"gives more than 2^32 - 1 stored entries (CSR offsets are 32-bit)\"");
+    }
 }
 
 TEST_CASE("edge list: comments, blank lines, extra fields; errors name the file and line") {

@@ -1,10 +1,26 @@
 // memsub — inputs of the irregular SIMT kernels: CSR graphs and CSR sparse matrices, generated
-// from a seed (R-MAT graphs; banded and power-law matrices) or read from a file the user gives
-// (an edge list; a Matrix Market coordinate file).
+// (R-MAT, Barabási–Albert, Erdős–Rényi and 2-D grid graphs; banded, power-law, uniform-random
+// and 2-D Laplacian matrices) or read from a file the user gives (an edge list; a Matrix Market
+// coordinate file). The random generators draw from memsub's own xoshiro256** (core/rng.hpp),
+// never a std:: distribution, so a seed gives the same input with every standard library.
 //
 // R-MAT: D. Chakrabarti, Y. Zhan, C. Faloutsos, "R-MAT: A Recursive Model for Graph Mining",
 // SDM 2004 — each edge picks one quadrant of the adjacency matrix per level with probabilities
 // a, b, c, d (defaults 0.57, 0.19, 0.19, 0.05, Graph500's).
+// Barabási–Albert: A.-L. Barabási, R. Albert, "Emergence of Scaling in Random Networks",
+// Science 286, 1999 — growth by preferential attachment: each new vertex links to m distinct
+// existing vertices, chosen with probability proportional to their degree (a power-law degree
+// tail, P(k) ~ k^-3). Drawn as V. Batagelj, U. Brandes, "Efficient generation of large random
+// networks", Phys. Rev. E 71, 036113 (2005), Algorithm 5: a uniform pick from the list of every
+// edge's endpoints is a pick proportional to degree.
+// Erdős–Rényi G(n, p): every one of the n(n − 1)/2 vertex pairs is an edge independently with
+// probability p; drawn in O(n + edges) by Batagelj–Brandes' Algorithm 1, which skips over the
+// pairs that are not edges with geometrically distributed gaps.
+// Uniform-random rows: R. Floyd's sampling (J. Bentley, "Programming Pearls: A Sample of
+// Brilliance", CACM 30(9), 1987) picks k distinct columns, every k-subset equally likely.
+// 2-D Laplacian: the 5-point finite-difference matrix of −∇² on an nx × ny grid with Dirichlet
+// boundaries (Y. Saad, "Iterative Methods for Sparse Linear Systems", 2nd ed., §2.2), grid point
+// (x, y) at row y·nx + x: 4 on the diagonal and −1 for each of its (up to 4) grid neighbours.
 // Matrix Market: the NIST format ("The Matrix Market Exchange Formats: Initial Design", Boisvert,
 // Pozo, Remington 1996): a `%%MatrixMarket matrix coordinate <field> <symmetry>` banner, `%`
 // comment lines, a `rows cols entries` size line, then one `i j [value]` line per entry with
@@ -20,6 +36,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cmath>
 #include <cstdint>
 #include <cstdlib>
 #include <fstream>
@@ -92,6 +109,24 @@ inline void build_csr(std::uint32_t rows, std::vector<coo_entry>& entries,
         columns[i] = entries[i].col;
         if (values) (*values)[i] = entries[i].value;
     }
+}
+
+/// CSR offsets are 32-bit: a generator whose `entries` (an exact count or a bound) would not fit
+/// says so at construction, naming the parameter that sets the size.
+inline void require_csr_size(std::string_view component, std::string_view field,
+                             std::uint64_t value, std::uint64_t entries) {
+    memsub::detail::require(entries <= std::numeric_limits<std::uint32_t>::max(), component, field,
+                            value,
+                            "gives more than 2^32 - 1 stored entries (CSR offsets are 32-bit)");
+}
+
+/// 0 .. n − 1 in an order drawn from `rng` (Fisher–Yates).
+inline std::vector<std::uint32_t> shuffled_ids(std::uint32_t n, xoshiro256ss& rng) {
+    std::vector<std::uint32_t> perm(n);
+    for (std::uint32_t i = 0; i < n; ++i) perm[i] = i;
+    for (std::uint32_t i = n; i > 1; --i)
+        std::swap(perm[i - 1], perm[static_cast<std::uint32_t>(rng.below(i))]);
+    return perm;
 }
 
 /// Splits `line` into whitespace-separated fields (at most `max` kept).
@@ -204,6 +239,8 @@ struct rmat_params {
         throw config_error(component, "a, b, c", "", "must be a > 0, b, c >= 0, a + b + c < 1");
     const std::uint32_t n = 1u << p.scale;
     const std::uint64_t draws = std::uint64_t{n} * p.edge_factor;
+    detail::require_csr_size(component, "edge_factor", p.edge_factor,
+                             p.symmetric ? 2 * draws : draws);
     xoshiro256ss rng(p.seed);
     std::vector<detail::coo_entry> edges;
     edges.reserve(p.symmetric ? 2 * draws : draws);
@@ -221,11 +258,168 @@ struct rmat_params {
         if (p.symmetric) edges.push_back({v, u, 1.0f});
     }
     // Scramble vertex ids (a fixed permutation from the seed) so that hubs are not all at low ids.
-    std::vector<std::uint32_t> perm(n);
-    for (std::uint32_t i = 0; i < n; ++i) perm[i] = i;
-    for (std::uint32_t i = n - 1; i > 0; --i)
-        std::swap(perm[i], perm[static_cast<std::uint32_t>(rng.below(i + 1))]);
+    const std::vector<std::uint32_t> perm = detail::shuffled_ids(n, rng);
     for (auto& e : edges) e = {perm[e.row], perm[e.col], 1.0f};
+    csr_graph g;
+    g.vertices = n;
+    detail::build_csr(n, edges, g.row_offsets, g.columns, nullptr);
+    return g;
+}
+
+struct barabasi_albert_params {
+    std::uint32_t vertices = 16384;
+    /// m: the edges each new vertex adds, to m distinct existing vertices (mean degree ≈ 2m).
+    std::uint32_t edges_per_vertex = 8;
+    std::uint64_t seed = 1;
+};
+
+/// A Barabási–Albert graph, undirected (both directions stored), without self-loops or
+/// duplicate edges: vertices 0..m form a clique, then each further vertex attaches to m distinct
+/// earlier vertices drawn proportionally to their degree, so every vertex has degree >= m and
+/// there are m(m + 1) + 2m(vertices − m − 1) directed edges. The same params give the same graph.
+///
+/// Decision: the growth starts from a clique of m + 1 vertices (Batagelj–Brandes start from m
+/// isolated vertices, whose zero degrees give preferential attachment nothing to draw from, and
+/// tolerate repeated edges; a star would give its centre a head start). With the clique, every
+/// vertex has degree m or more and the edge count is exact.
+/// Decision: vertex ids are scrambled by a permutation drawn from the seed, as make_rmat_graph's
+/// are: growth makes the oldest vertices the hubs, and leaving them at ids 0, 1, 2, ... would
+/// pack the hot vertices into a few cache lines, a locality the model does not imply.
+[[nodiscard]] inline csr_graph make_barabasi_albert_graph(const barabasi_albert_params& p) {
+    constexpr std::string_view component = "memsub::workload::simt::make_barabasi_albert_graph";
+    memsub::detail::require(p.vertices >= 2 && p.vertices <= (1u << 26), component, "vertices",
+                            p.vertices, "must be in 2..2^26");
+    memsub::detail::require(p.edges_per_vertex >= 1 && p.edges_per_vertex < p.vertices, component,
+                            "edges_per_vertex", p.edges_per_vertex, "must be in 1..vertices - 1");
+    const std::uint32_t n = p.vertices, m = p.edges_per_vertex;
+    const std::uint64_t undirected =
+        std::uint64_t{m} * (m + 1) / 2 + std::uint64_t{m} * (n - m - 1);
+    detail::require_csr_size(component, "edges_per_vertex", m, 2 * undirected);
+    xoshiro256ss rng(p.seed);
+    std::vector<detail::coo_entry> edges;
+    edges.reserve(2 * undirected);
+    // Every edge's two endpoints: a vertex of degree k appears k times.
+    std::vector<std::uint32_t> endpoints;
+    endpoints.reserve(2 * undirected);
+    const auto add_edge = [&](std::uint32_t u, std::uint32_t v) {
+        edges.push_back({u, v, 1.0f});
+        edges.push_back({v, u, 1.0f});
+        endpoints.push_back(u);
+        endpoints.push_back(v);
+    };
+    for (std::uint32_t u = 0; u <= m; ++u)
+        for (std::uint32_t v = u + 1; v <= m; ++v) add_edge(u, v);
+    // chosen_by[t] == v: vertex v has already picked t (a repeat is drawn again).
+    std::vector<std::uint32_t> chosen_by(n, 0);
+    std::vector<std::uint32_t> targets;
+    targets.reserve(m);
+    for (std::uint32_t v = m + 1; v < n; ++v) {
+        // All m targets come from the graph before v joins, as in the model.
+        targets.clear();
+        while (targets.size() < m) {
+            const std::uint32_t t =
+                endpoints[static_cast<std::size_t>(rng.below(endpoints.size()))];
+            if (chosen_by[t] == v) continue;
+            chosen_by[t] = v;
+            targets.push_back(t);
+        }
+        for (const std::uint32_t t : targets) add_edge(v, t);
+    }
+    const std::vector<std::uint32_t> perm = detail::shuffled_ids(n, rng);
+    for (auto& e : edges) e = {perm[e.row], perm[e.col], 1.0f};
+    csr_graph g;
+    g.vertices = n;
+    detail::build_csr(n, edges, g.row_offsets, g.columns, nullptr);
+    return g;
+}
+
+struct erdos_renyi_params {
+    std::uint32_t vertices = 16384;
+    /// The expected degree: each pair is an edge with p = mean_degree / (vertices − 1).
+    double mean_degree = 16.0;
+    std::uint64_t seed = 1;
+};
+
+/// An Erdős–Rényi G(n, p) graph, undirected (both directions stored), without self-loops, with
+/// p = mean_degree / (vertices − 1), drawn in O(vertices + edges). The same params give the same
+/// graph.
+///
+/// Decision: the geometric gaps are ⌊log(1 − r) / log(1 − p)⌋ computed with std::log1p, a libm
+/// function, not a std:: distribution. A different libm could round a gap that lies within an
+/// ulp of an integer the other way; no exactly reproducible integer sampler with O(1) cost per
+/// edge was found, and an O(n²) Bernoulli draw per pair is what this generator exists to avoid.
+[[nodiscard]] inline csr_graph make_erdos_renyi_graph(const erdos_renyi_params& p) {
+    constexpr std::string_view component = "memsub::workload::simt::make_erdos_renyi_graph";
+    memsub::detail::require(p.vertices >= 2 && p.vertices <= (1u << 26), component, "vertices",
+                            p.vertices, "must be in 2..2^26");
+    const std::uint32_t n = p.vertices;
+    // (Written so that NaN fails too.)
+    if (!(p.mean_degree > 0 && p.mean_degree <= n - 1.0))
+        throw config_error(component, "mean_degree", std::to_string(p.mean_degree),
+                           "must be > 0 and <= vertices - 1");
+    // The edge count is random: its mean (mean_degree × vertices directed edges) is held to
+    // 2^31, where going past 2^32 - 1 would take dozens of standard deviations; past it anyway
+    // the draw stops with the same error.
+    if (!(p.mean_degree * n <= 2147483648.0))
+        throw config_error(component, "mean_degree", std::to_string(p.mean_degree),
+                           "times vertices must be <= 2^31 (CSR offsets are 32-bit)");
+    const double prob = p.mean_degree / (n - 1.0);
+    const double pairs = 0.5 * n * (n - 1.0);
+    xoshiro256ss rng(p.seed);
+    std::vector<detail::coo_entry> edges;
+    edges.reserve(static_cast<std::size_t>(1.05 * p.mean_degree * n) + 64);
+    // Walk the pairs (v, w), w < v, row by row; each step jumps over the gap of non-edges.
+    const double log_q = prob < 1.0 ? std::log1p(-prob) : 0.0;
+    std::uint64_t v = 1;
+    std::int64_t w = -1;
+    while (v < n) {
+        double gap = 0.0;
+        if (prob < 1.0) gap = std::floor(std::log1p(-rng.uniform()) / log_q);
+        if (gap >= pairs) break; // past the last pair
+        w += 1 + static_cast<std::int64_t>(gap);
+        while (w >= static_cast<std::int64_t>(v) && v < n) {
+            w -= static_cast<std::int64_t>(v);
+            ++v;
+        }
+        if (v == n) break;
+        if (edges.size() + 2 > std::numeric_limits<std::uint32_t>::max())
+            throw config_error(component, "mean_degree", std::to_string(p.mean_degree),
+                               "drew more than 2^32 - 1 edges (CSR offsets are 32-bit)");
+        const auto a = static_cast<std::uint32_t>(v), b = static_cast<std::uint32_t>(w);
+        edges.push_back({a, b, 1.0f});
+        edges.push_back({b, a, 1.0f});
+    }
+    csr_graph g;
+    g.vertices = n;
+    detail::build_csr(n, edges, g.row_offsets, g.columns, nullptr);
+    return g;
+}
+
+struct grid_params {
+    std::uint32_t rows = 128;
+    std::uint32_t cols = 128;
+};
+
+/// A rows × cols 2-D grid graph, 4-neighbour (up, left, right, down; no wrap-around), vertex
+/// (r, c) at id r·cols + c, both directions stored: 2·(rows·(cols − 1) + cols·(rows − 1))
+/// directed edges. Deterministic (no seed).
+[[nodiscard]] inline csr_graph make_grid_graph(const grid_params& p) {
+    constexpr std::string_view component = "memsub::workload::simt::make_grid_graph";
+    memsub::detail::require(p.rows >= 1, component, "rows", p.rows, "must be >= 1");
+    memsub::detail::require(p.cols >= 1, component, "cols", p.cols, "must be >= 1");
+    memsub::detail::require(std::uint64_t{p.rows} * p.cols <= (1u << 26), component, "cols", p.cols,
+                            "times rows must be <= 2^26 vertices");
+    const std::uint32_t n = p.rows * p.cols;
+    std::vector<detail::coo_entry> edges;
+    edges.reserve(4 * std::size_t{n});
+    for (std::uint32_t r = 0; r < p.rows; ++r)
+        for (std::uint32_t c = 0; c < p.cols; ++c) {
+            const std::uint32_t v = r * p.cols + c;
+            if (r > 0) edges.push_back({v, v - p.cols, 1.0f});
+            if (c > 0) edges.push_back({v, v - 1, 1.0f});
+            if (c + 1 < p.cols) edges.push_back({v, v + 1, 1.0f});
+            if (r + 1 < p.rows) edges.push_back({v, v + p.cols, 1.0f});
+        }
     csr_graph g;
     g.vertices = n;
     detail::build_csr(n, edges, g.row_offsets, g.columns, nullptr);
@@ -340,10 +534,7 @@ struct power_law_params {
     xoshiro256ss rng(p.seed);
     zipf_distribution lengths(p.max_row_length, p.length_exponent);
     zipf_distribution popularity(p.cols, p.column_exponent);
-    std::vector<std::uint32_t> perm(p.cols);
-    for (std::uint32_t i = 0; i < p.cols; ++i) perm[i] = i;
-    for (std::uint32_t i = p.cols - 1; i > 0; --i)
-        std::swap(perm[i], perm[static_cast<std::uint32_t>(rng.below(i + 1))]);
+    const std::vector<std::uint32_t> perm = detail::shuffled_ids(p.cols, rng);
     std::vector<detail::coo_entry> entries;
     for (std::uint32_t r = 0; r < p.rows; ++r) {
         const auto len = static_cast<std::uint32_t>(lengths(rng));
@@ -355,6 +546,87 @@ struct power_law_params {
     m.rows = p.rows;
     m.cols = p.cols;
     detail::build_csr(p.rows, entries, m.row_offsets, m.columns, &m.values);
+    return m;
+}
+
+struct uniform_matrix_params {
+    std::uint32_t rows = 65536;
+    std::uint32_t cols = 65536;
+    /// Every row holds exactly this many non-zeros, at distinct columns drawn uniformly.
+    std::uint32_t nonzeros_per_row = 16;
+    std::uint64_t seed = 1;
+};
+
+/// A matrix whose every row has `nonzeros_per_row` distinct columns, each k-subset of the columns
+/// equally likely (no locality: the other extreme from the banded matrix), values uniform in
+/// [-1, 1). The same params give the same matrix.
+[[nodiscard]] inline csr_matrix make_uniform_matrix(const uniform_matrix_params& p) {
+    constexpr std::string_view component = "memsub::workload::simt::make_uniform_matrix";
+    memsub::detail::require(p.rows >= 1 && p.rows <= (1u << 26), component, "rows", p.rows,
+                            "must be in 1..2^26");
+    memsub::detail::require(p.cols >= 1 && p.cols <= (1u << 26), component, "cols", p.cols,
+                            "must be in 1..2^26");
+    memsub::detail::require(p.nonzeros_per_row >= 1 && p.nonzeros_per_row <= p.cols, component,
+                            "nonzeros_per_row", p.nonzeros_per_row, "must be in 1..cols");
+    detail::require_csr_size(component, "nonzeros_per_row", p.nonzeros_per_row,
+                             std::uint64_t{p.rows} * p.nonzeros_per_row);
+    xoshiro256ss rng(p.seed);
+    std::vector<detail::coo_entry> entries;
+    entries.reserve(std::size_t{p.rows} * p.nonzeros_per_row);
+    // taken_in[c] == r + 1: row r already holds column c (one array for all rows, O(1) checks).
+    std::vector<std::uint32_t> taken_in(p.cols, 0);
+    std::vector<std::uint32_t> row_columns;
+    row_columns.reserve(p.nonzeros_per_row);
+    for (std::uint32_t r = 0; r < p.rows; ++r) {
+        row_columns.clear();
+        // Floyd: for j in cols − k .. cols − 1, take a uniform t in 0..j, or j if t is taken.
+        for (std::uint32_t j = p.cols - p.nonzeros_per_row; j < p.cols; ++j) {
+            auto t = static_cast<std::uint32_t>(rng.below(std::uint64_t{j} + 1));
+            if (taken_in[t] == r + 1) t = j;
+            taken_in[t] = r + 1;
+            row_columns.push_back(t);
+        }
+        std::sort(row_columns.begin(), row_columns.end());
+        for (const std::uint32_t c : row_columns)
+            entries.push_back({r, c, static_cast<float>(rng.uniform() * 2.0 - 1.0)});
+    }
+    csr_matrix m;
+    m.rows = p.rows;
+    m.cols = p.cols;
+    detail::build_csr(p.rows, entries, m.row_offsets, m.columns, &m.values);
+    return m;
+}
+
+struct laplacian_params {
+    /// Grid points per row of the grid (x) and rows of the grid (y): an (nx·ny)² matrix.
+    std::uint32_t nx = 256;
+    std::uint32_t ny = 256;
+};
+
+/// The 5-point 2-D Laplacian on an nx × ny grid with Dirichlet boundaries: grid point (x, y) is
+/// row and column y·nx + x, with 4 on the diagonal and −1 at each grid neighbour (x ± 1, y ± 1
+/// inside the grid): 5·nx·ny − 2·nx − 2·ny non-zeros; an interior row sums to 0. Deterministic.
+[[nodiscard]] inline csr_matrix make_laplacian_matrix(const laplacian_params& p) {
+    constexpr std::string_view component = "memsub::workload::simt::make_laplacian_matrix";
+    memsub::detail::require(p.nx >= 1, component, "nx", p.nx, "must be >= 1");
+    memsub::detail::require(p.ny >= 1, component, "ny", p.ny, "must be >= 1");
+    memsub::detail::require(std::uint64_t{p.nx} * p.ny <= (1u << 26), component, "ny", p.ny,
+                            "times nx must be <= 2^26 grid points (rows)");
+    const std::uint32_t n = p.nx * p.ny;
+    std::vector<detail::coo_entry> entries;
+    entries.reserve(5 * std::size_t{n});
+    for (std::uint32_t y = 0; y < p.ny; ++y)
+        for (std::uint32_t x = 0; x < p.nx; ++x) {
+            const std::uint32_t i = y * p.nx + x;
+            if (y > 0) entries.push_back({i, i - p.nx, -1.0f});
+            if (x > 0) entries.push_back({i, i - 1, -1.0f});
+            entries.push_back({i, i, 4.0f});
+            if (x + 1 < p.nx) entries.push_back({i, i + 1, -1.0f});
+            if (y + 1 < p.ny) entries.push_back({i, i + p.nx, -1.0f});
+        }
+    csr_matrix m;
+    m.rows = m.cols = n;
+    detail::build_csr(n, entries, m.row_offsets, m.columns, &m.values);
     return m;
 }
 
