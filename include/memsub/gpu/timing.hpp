@@ -11,16 +11,27 @@
 //     bank's port for F / bank_flits_per_cycle cycles (FCFS in issue order: the reply's flits
 //     leave through it, so a smaller fetch, such as ID-Cache's, holds the bank for less);
 //     s = the start of that reservation.
+//       - Fill owed (the bank's MSHRs hold the line: its DRAM fill is in flight, waits for an
+//         MSHR, or completed after s): no DRAM read; data back at max(s, the fill's
+//         completion) + (l2_hit_cycles − to_l2_cycles), reported through `advance_to` with the
+//         read's own tag, or returned at once when the completion is already known.
 //       - L2 hit: data back at s + (l2_hit_cycles − to_l2_cycles); unloaded t + 120.
-//       - L2 miss: the DRAM read arrives at the bank's partition at s; data back at the
-//         controller's completion + (l2_hit_cycles − to_l2_cycles); unloaded with the default
-//         flat DRAM t + 40 + 100 + 80 = t + 220 (`dram_cycles`). `read` returns
-//         memsub::never and `advance_to` reports the completion later, with the host's tag.
-//   * Store: reserves its bank the same way; nobody waits. An L2 write-allocate miss reads
-//     DRAM, and every dirty L2 victim (of a load or a store) is a DRAM write, both at s.
+//       - L2 miss: the line's fill takes an MSHR and its DRAM read arrives at the bank's
+//         partition at s; data back at the controller's completion + (l2_hit_cycles −
+//         to_l2_cycles); unloaded with the default flat DRAM t + 40 + 100 + 80 = t + 220
+//         (`dram_cycles`). `read` returns memsub::never and `advance_to` reports the
+//         completion later, with the host's tag. With every MSHR of the bank taken, the fill
+//         waits (FIFO) and arrives when a completion frees one.
+//   * Store: reserves its bank the same way; nobody waits. An L2 write-allocate miss with no
+//     fill owed reads DRAM (through an MSHR, like a load's), and every dirty L2 victim (of a
+//     load or a store) is a DRAM write at s.
+//   * A line is line_bytes / request bytes controller requests at consecutive addresses, all
+//     arriving together (DDR4's 64 B bursts: two); its fill completes with the last of them.
 // Arrivals at each controller are the starts of its bank's reservations, which never decrease
-// whatever the issue order (a reservation starts no earlier than the previous one ends): the
-// controllers' MP2 (memory/concept.hpp) holds by construction.
+// whatever the issue order (a reservation starts no earlier than the previous one ends), or,
+// for a fill that waited for an MSHR, the cycle one freed; a request sent after such a fill
+// arrives no earlier than it, so the controllers' MP2 (memory/concept.hpp) holds by
+// construction.
 //
 // Usage (a host whose scheduler takes completions; tag = the waiting warp):
 //   gpu::l2_dram_timing<> memory;  // Table 3.1 with flat DRAM partitions
@@ -30,7 +41,8 @@
 //   store:         memory.write(t, line, bytes);
 //   blocked:       memory.advance_to(memory.next_event_cycle(), on_completion);
 //                  on_completion(tag, ready) hands the warp its data's cycle.
-// A request a controller rejects for good (MC2 `rejected`) is lost: `stats().rejected`.
+// A request a controller rejects for good (MC2 `rejected`) is lost: `stats().rejected` (a
+// lost fill keeps its MSHR and its waiting reads).
 //
 // Decisions:
 //   * [resolution] One DRAM partition per L2 bank (memory-side L2 slices, as GPGPU-Sim's
@@ -45,18 +57,33 @@
 //     allocation outside the steady state counted in `stats().overflow_growths`: chosen over
 //     dropping a request (a lost read would leave its warp waiting for ever) or throwing on the
 //     hot path.
-//   * Tags are the host's, below 2^63: requests the timing makes for itself (a store's
-//     write-allocate read) carry the top bit, so completions need no lookup table.
+//   * MSHRs (`mshr_entries` per bank, 64: see timing_params): a fill that finds them all
+//     taken waits in a FIFO and is sent when a completion frees one, at that completion's
+//     cycle; later fills of the bank queue behind it, but L2 hits and reads merged into a
+//     waiting fill do not (the bank's port is not held: GPGPU-Sim stalls its L2 input queue
+//     instead, which also delays hits behind a miss). Chosen over dropping or retrying the
+//     request (a host would have to resend it). Merges per MSHR are not limited: GPGPU-Sim's
+//     limit (4) stalls the fifth request until the fill returns, and then it hits, the same
+//     ready cycle as merging here. The waiting reads and lines live in per-bank pools sized at
+//     construction (`mshr_waiters`) that double if outgrown (`stats().mshr_growths`).
+//   * A bank keeps its last `mshr_entries` completed fills, so a host that issues behind the
+//     memory's time (a request whose bank start precedes a fill already reported) still waits
+//     for that fill rather than hitting early; one older than that hits at its bank start.
+//   * Tags are the host's, any 64-bit value: controller requests carry the fill's MSHR index
+//     (the waiting tags stay in the bank's MSHRs), victims' writes a fixed id.
 //   * A load's demand read is sent before its dirty victim's write (the warp waits for the
 //     read; an FR-FCFS controller may still reorder them).
 //   * Controllers that count in their own clock (memory::dram_controller, in tCK) get a
 //     core → controller `clock_ratio`; arrivals, completions and the next event are rounded
 //     up to the next cycle of the other clock (and `advance_to` down), so no latency shrinks.
+//   * Requests per line: a controller with a DRAM timing moves one burst per request
+//     (`parameters().timing.burst_bytes()`), so a 128 B line is 128 / burst requests;
+//     flat_memory, which has no burst, gets one request per line (it moves its own
+//     `request_bytes`, the line in `table_3_1_flat_dram`); `dram_request_bytes` overrides
+//     both (a controller wrapped in a type without `parameters()`).
 // Deviations:
-//   * The L2 is updated when the request is issued: a second request to a line whose DRAM
-//     fill is still in flight is timed as an L2 hit (no MSHR merging at the L2).
-//   * One controller request per line: a controller whose burst is smaller than 128 B moves
-//     one burst for it (flat_memory moves `request_bytes`).
+//   * The L2's contents are updated when the request is issued (a miss installs its line at
+//     once); the MSHRs, not the L2, say whether its data is there yet.
 //   * Completions are reported when `advance_to` passes the DRAM completion; the ready cycle
 //     they carry (+ the return to the SM) is later than that, and the host applies it.
 #pragma once
@@ -224,18 +251,251 @@ inline constexpr double gtx480_core_ghz = 0.7;
             .capacity = capacity};
 }
 
+namespace detail {
+
+/// One L2 bank's miss status holding registers: the lines whose DRAM fill is owed (in flight,
+/// or waiting for a free entry), the reads waiting on each, and the fills completed last (a host
+/// may issue a request whose bank start precedes a fill already reported). Every pool is sized
+/// at construction and doubles only when outgrown (`growths`); a line is found through an
+/// open-addressed index with linear probing. No allocation in the steady state.
+class line_fill_table {
+public:
+    static constexpr std::uint32_t none = 0xffffffffu;
+
+    enum class fill_state : std::uint8_t { free, queued, in_flight, filled };
+
+    struct fill {
+        std::uint64_t line = 0;       ///< line number (address / line bytes)
+        std::uint64_t bank_start = 0; ///< core cycle its first request started at the bank
+        std::uint64_t done = 0;       ///< controller cycle its last burst completed
+        std::uint32_t requester = 0;
+        std::uint32_t bursts_left = 0;
+        std::uint32_t first_waiter = none;
+        std::uint32_t last_waiter = none;
+        std::uint32_t next = none;    ///< the free list or the queue for an entry
+        std::uint32_t generation = 0; ///< completions so far (tells stale `recent_` slots)
+        fill_state state = fill_state::free;
+    };
+
+    struct waiter {
+        std::uint64_t tag = 0;
+        std::uint64_t bank_start = 0; ///< core cycle the read started at the bank
+        std::uint32_t next = none;
+    };
+
+    /// `entries` fills in flight at once; room for `waiting` reads (and lines) at first.
+    line_fill_table(std::uint32_t entries, std::uint32_t waiting)
+        : entries_(entries)
+        , recent_(entries) {
+        grow_fills(std::size_t{entries} * 2 + waiting);
+        grow_waiters(waiting);
+    }
+
+    /// The fill owed or last completed for `line`, or `none`.
+    [[nodiscard]] std::uint32_t find(std::uint64_t line) const noexcept {
+        for (std::size_t s = slot_of(line);; s = (s + 1) & mask_) {
+            const std::uint32_t f = index_[s];
+            if (f == none || fills_[f].line == line) return f;
+        }
+    }
+    [[nodiscard]] fill& operator[](std::uint32_t f) noexcept { return fills_[f]; }
+    [[nodiscard]] const fill& operator[](std::uint32_t f) const noexcept { return fills_[f]; }
+
+    /// A new fill for `line` (not in the table), `queued` until the caller dispatches it.
+    std::uint32_t allocate(std::uint64_t line, std::uint64_t& growths) {
+        if (free_ == none) reclaim_recent();
+        if (free_ == none) {
+            ++growths;
+            grow_fills(fills_.size() * 2);
+        }
+        const std::uint32_t f = free_;
+        free_ = fills_[f].next;
+        fills_[f] =
+            fill{.line = line, .generation = fills_[f].generation, .state = fill_state::queued};
+        std::size_t s = slot_of(line);
+        while (index_[s] != none) s = (s + 1) & mask_;
+        index_[s] = f;
+        return f;
+    }
+
+    void add_waiter(std::uint32_t f, std::uint64_t tag, std::uint64_t bank_start,
+                    std::uint64_t& growths) {
+        if (free_waiter_ == none) {
+            ++growths;
+            grow_waiters(waiters_.size() * 2);
+        }
+        const std::uint32_t w = free_waiter_;
+        free_waiter_ = waiters_[w].next;
+        waiters_[w] = {.tag = tag, .bank_start = bank_start, .next = none};
+        fill& x = fills_[f];
+        (x.last_waiter == none ? x.first_waiter : waiters_[x.last_waiter].next) = w;
+        x.last_waiter = w;
+    }
+
+    /// Calls `each(tag, bank_start)` for the reads waiting on `f`, in arrival order, and frees
+    /// them.
+    template <class Each>
+    void release_waiters(std::uint32_t f, Each&& each) {
+        fill& x = fills_[f];
+        for (std::uint32_t w = x.first_waiter; w != none;) {
+            const waiter v = waiters_[w];
+            waiters_[w].next = free_waiter_;
+            free_waiter_ = w;
+            each(v.tag, v.bank_start);
+            w = v.next;
+        }
+        x.first_waiter = x.last_waiter = none;
+    }
+
+    [[nodiscard]] bool has_free_entry() const noexcept { return in_flight_ < entries_; }
+    [[nodiscard]] std::uint32_t in_flight() const noexcept { return in_flight_; }
+    void mark_in_flight(std::uint32_t f) noexcept {
+        fills_[f].state = fill_state::in_flight;
+        ++in_flight_;
+    }
+    /// `f`'s last burst completed: its entry is free; it is kept, as `filled`, among the last
+    /// `entries` fills completed.
+    void mark_filled(std::uint32_t f) noexcept {
+        fill& x = fills_[f];
+        x.state = fill_state::filled;
+        ++x.generation;
+        --in_flight_;
+        if (recent_.full()) {
+            release_if_filled(recent_.front());
+            recent_.pop_front();
+        }
+        recent_.push_back({f, x.generation});
+    }
+
+    /// The queue for a free entry (FIFO).
+    void enqueue(std::uint32_t f) noexcept {
+        fills_[f].state = fill_state::queued;
+        fills_[f].next = none;
+        (queue_tail_ == none ? queue_head_ : fills_[queue_tail_].next) = f;
+        queue_tail_ = f;
+        ++queued_;
+    }
+    [[nodiscard]] std::uint32_t queued() const noexcept { return queued_; }
+    std::uint32_t dequeue() noexcept {
+        const std::uint32_t f = queue_head_;
+        queue_head_ = fills_[f].next;
+        if (queue_head_ == none) queue_tail_ = none;
+        --queued_;
+        return f;
+    }
+
+private:
+    struct recent_fill {
+        std::uint32_t fill;
+        std::uint32_t generation;
+    };
+
+    [[nodiscard]] std::size_t slot_of(std::uint64_t line) const noexcept {
+        return static_cast<std::size_t>((line * 0x9e3779b97f4a7c15ull) >> shift_);
+    }
+
+    // Frees the oldest completed fills until one is free (none left: the caller grows).
+    void reclaim_recent() noexcept {
+        while (free_ == none && !recent_.empty()) {
+            release_if_filled(recent_.front());
+            recent_.pop_front();
+        }
+    }
+
+    // A recent_ slot whose fill has since been reused or completed again is stale.
+    void release_if_filled(const recent_fill& r) noexcept {
+        fill& x = fills_[r.fill];
+        if (x.state != fill_state::filled || x.generation != r.generation) return;
+        erase_from_index(r.fill);
+        x.state = fill_state::free;
+        x.next = free_;
+        free_ = r.fill;
+    }
+
+    // Backward-shift deletion: later entries of the probe run move up, so no tombstones.
+    void erase_from_index(std::uint32_t f) noexcept {
+        std::size_t hole = slot_of(fills_[f].line);
+        while (index_[hole] != f) hole = (hole + 1) & mask_;
+        for (std::size_t s = (hole + 1) & mask_; index_[s] != none; s = (s + 1) & mask_) {
+            const std::size_t home = slot_of(fills_[index_[s]].line);
+            // Move s into the hole unless its home lies cyclically in (hole, s].
+            if (((s - home) & mask_) >= ((s - hole) & mask_)) {
+                index_[hole] = index_[s];
+                hole = s;
+            }
+        }
+        index_[hole] = none;
+    }
+
+    // Resizes the fill pool to `n` (new fills join the free list) and rebuilds the index at
+    // no more than half full.
+    void grow_fills(std::size_t n) {
+        const auto old = static_cast<std::uint32_t>(fills_.size());
+        fills_.resize(n);
+        for (auto f = static_cast<std::uint32_t>(n); f-- > old;) {
+            fills_[f].next = free_;
+            free_ = f;
+        }
+        std::size_t slots = 1;
+        unsigned bits = 0;
+        while (slots < 2 * n) {
+            slots *= 2;
+            ++bits;
+        }
+        index_.assign(slots, none);
+        mask_ = slots - 1;
+        shift_ = 64 - bits;
+        for (std::uint32_t f = 0; f < old; ++f) {
+            if (fills_[f].state == fill_state::free) continue;
+            std::size_t s = slot_of(fills_[f].line);
+            while (index_[s] != none) s = (s + 1) & mask_;
+            index_[s] = f;
+        }
+    }
+
+    void grow_waiters(std::size_t n) {
+        const auto old = static_cast<std::uint32_t>(waiters_.size());
+        waiters_.resize(n);
+        for (auto w = static_cast<std::uint32_t>(n); w-- > old;) {
+            waiters_[w].next = free_waiter_;
+            free_waiter_ = w;
+        }
+    }
+
+    std::uint32_t entries_;
+    std::uint32_t in_flight_ = 0;
+    std::vector<fill> fills_;
+    std::vector<waiter> waiters_;
+    std::vector<std::uint32_t> index_; ///< fill per slot, or none
+    std::size_t mask_ = 0;
+    unsigned shift_ = 63;
+    std::uint32_t free_ = none;
+    std::uint32_t free_waiter_ = none;
+    std::uint32_t queue_head_ = none;
+    std::uint32_t queue_tail_ = none;
+    std::uint32_t queued_ = 0;
+    memory::detail::ring_buffer<recent_fill> recent_;
+};
+
+} // namespace detail
+
 /// What the memory side did (requests, not cycles; the ports and controllers keep their own).
+/// reads = l2_read_hits + merged_reads + dram_reads.
 struct timing_stats {
-    std::uint64_t reads = 0;            ///< `read` calls
-    std::uint64_t l2_read_hits = 0;     ///< of which the L2 held the line
-    std::uint64_t dram_reads = 0;       ///< reads a host waits for (L2 read misses)
-    std::uint64_t writes = 0;           ///< `write` calls
-    std::uint64_t fill_reads = 0;       ///< DRAM reads of store write-allocate misses
-    std::uint64_t dram_writes = 0;      ///< dirty L2 victims written to DRAM
-    std::uint64_t completed = 0;        ///< waited reads reported through `advance_to`
-    std::uint64_t overflowed = 0;       ///< requests a controller refused at first (queue_full)
+    std::uint64_t reads = 0;        ///< `read` calls
+    std::uint64_t l2_read_hits = 0; ///< of which the L2 held the line, no fill owed
+    std::uint64_t dram_reads = 0;   ///< of which missed with no fill owed: a line fill from DRAM
+    std::uint64_t writes = 0;       ///< `write` calls
+    std::uint64_t fill_reads = 0;   ///< line fills for store write-allocate misses
+    std::uint64_t dram_writes = 0;  ///< dirty L2 victims (lines) written to DRAM
+    std::uint64_t completed = 0;    ///< waited reads reported through `advance_to`
+    std::uint64_t overflowed = 0;   ///< controller requests refused at first (queue_full)
     std::uint64_t overflow_growths = 0; ///< times an overflow ring had to double
-    std::uint64_t rejected = 0;         ///< requests a controller can never accept (lost)
+    std::uint64_t rejected = 0;         ///< controller requests never accepted (lost)
+    std::uint64_t merged_reads = 0;     ///< reads of a line whose fill was owed: no DRAM read
+    std::uint64_t merged_writes = 0;    ///< stores to a line whose fill was owed: no second fill
+    std::uint64_t mshr_waits = 0;       ///< fills that found every MSHR of their bank taken
+    std::uint64_t mshr_growths = 0;     ///< times a bank's fill or waiter pool had to double
 };
 
 /// Sizing and clocks of `l2_dram_timing` (latencies in core cycles).
@@ -246,16 +506,42 @@ struct timing_params {
     /// Requests each partition holds while its controller refuses them: Table 3.1's 15 SMs ×
     /// 48 warps × 64 requests, spread over the 6 partitions.
     std::uint32_t overflow_entries = 15 * 48 * 64 / l2_banks;
+    /// Line fills each L2 bank has in flight at once (its MSHRs). Decision: 64, GPGPU-Sim's
+    /// GTX480 configuration (-gpgpu_cache:dl2 "64:128:8,L:B:m:W:L,A:32:4,4:0,32": 32 MSHRs per
+    /// L2 slice, with -gpgpu_n_sub_partition_per_mchannel 2 slices per memory partition of
+    /// 128 KB, the size of one bank here). Considered: 32 (one slice's, with half of Fermi's
+    /// entries per bank) and no limit (hides the stall that bounds a GPU's memory parallelism).
+    std::uint32_t mshr_entries = 64;
+    /// Reads each bank holds while they wait on a fill (merged or not), the initial size of its
+    /// pool (lines waiting for an MSHR take from a pool of this size too); one that outgrows it
+    /// doubles, counted in `stats().mshr_growths`. Table 3.1's 15 SMs × 48 warps × 64 requests
+    /// over the 6 banks, as `overflow_entries`.
+    std::uint32_t mshr_waiters = 15 * 48 * 64 / l2_banks;
+    /// Bytes one controller request moves; a line is line_bytes / this many requests. 0 = the
+    /// controller's: its DRAM burst (`parameters().timing.burst_bytes()`: 64 B for DDR4), or the
+    /// whole line for a controller without a DRAM timing (flat_memory, whose requests move its
+    /// own `request_bytes`).
+    std::uint32_t dram_request_bytes = 0;
 };
 
-/// Table 3.1's memory side: six L2 banks with their ports, over one `Dram` per bank.
+/// The bytes one request to controller `c` moves: its DRAM burst, or 0 when it has none.
+template <class Controller>
+[[nodiscard]] constexpr std::uint32_t controller_burst_bytes(const Controller& c) noexcept {
+    if constexpr (requires {
+                      { c.parameters().timing.burst_bytes() } -> std::convertible_to<std::uint32_t>;
+                  })
+        return c.parameters().timing.burst_bytes();
+    else
+        return 0;
+}
+
+/// Table 3.1's memory side: six L2 banks with their ports and MSHRs, over one `Dram` per bank.
 template <memory::memory_controller Dram = memory::flat_memory>
 class l2_dram_timing {
 public:
     static constexpr std::string_view component = "memsub::gpu::l2_dram_timing";
-    /// Requests the timing sends for itself carry this bit in their id; host tags are below.
-    static constexpr std::uint64_t own_request_bit = std::uint64_t{1} << 63;
     static constexpr std::uint32_t partitions = l2_banks;
+    static constexpr std::uint32_t line_bytes = l2_bank_geometry::line_bytes;
 
     /// The default machine: flat DRAM partitions from `table_3_1_flat_dram(p.latency)`.
     l2_dram_timing() requires std::same_as<Dram, memory::flat_memory>
@@ -272,21 +558,30 @@ public:
         : p_(validated(p))
         , banks_(partitions)
         , ports_(partitions)
-        , next_event_(partitions, never) {
+        , next_event_(partitions, never)
+        , last_arrival_(partitions, 0) {
         controllers_.reserve(partitions);
         overflow_.reserve(partitions);
+        mshrs_.reserve(partitions);
         for (std::uint32_t i = 0; i < partitions; ++i) {
             controllers_.push_back(make_controller(i));
             overflow_.emplace_back(p.overflow_entries);
+            mshrs_.emplace_back(p.mshr_entries, p.mshr_waiters);
         }
+        std::uint32_t bytes = p.dram_request_bytes;
+        if (bytes == 0) bytes = controller_burst_bytes(controllers_[0]);
+        if (bytes == 0 || bytes > line_bytes) bytes = line_bytes;
+        memsub::detail::require(line_bytes % bytes == 0, component, "dram_request_bytes", bytes,
+                                "must divide the 128 B line (or be 0: the controller's burst)");
+        request_bytes_ = bytes;
+        requests_per_line_ = line_bytes / bytes;
     }
 
     /// A load's line request (L1 miss or bypass) issued at `issue_cycle`, whose reply carries
     /// `reply_bytes` (the L1's bytes_fetched). Returns the cycle its data is back at the SM, or
-    /// memsub::never when it waits for DRAM: `advance_to` then reports `tag` (< 2^63) once.
+    /// memsub::never when it waits for DRAM: `advance_to` then reports `tag` once.
     std::uint64_t read(std::uint64_t issue_cycle, std::uint64_t tag, const memsub::access& line,
                        std::uint32_t reply_bytes) {
-        MEMSUB_ASSERT(tag < own_request_bit);
         ++stats_.reads;
         const std::uint32_t b = l2_bank_router(line);
         memsub::access a = line;
@@ -294,13 +589,23 @@ public:
         const auto r = banks_[b].access(a);
         const std::uint64_t start = ports_[b].reserve(issue_cycle + p_.latency.to_l2_cycles,
                                                       p_.latency.bank_occupancy(reply_bytes));
+        auto& mshr = mshrs_[b];
         std::uint64_t ready = never;
-        if (r.hit) {
+        std::uint32_t f = mshr.find(line_number(line.address));
+        if (f != fill_table::none && fill_owed(mshr[f], start)) {
+            ++stats_.merged_reads;
+            if (mshr[f].state == fill_state::filled)
+                ready = p_.dram_clock.to_core_up(mshr[f].done) + p_.latency.l2_return_cycles();
+            else
+                wait_on(b, f, tag, start);
+        } else if (r.hit) {
             ++stats_.l2_read_hits;
             ready = start + p_.latency.l2_return_cycles();
         } else {
             ++stats_.dram_reads;
-            send(b, request(tag, line.address, false, line.requester, start));
+            f = new_fill(b, f, line, start);
+            wait_on(b, f, tag, start);
+            dispatch(b, f);
         }
         write_back_victims(b, r, line.requester, start);
         return ready;
@@ -316,9 +621,12 @@ public:
         const auto r = banks_[b].access(a);
         const std::uint64_t start = ports_[b].reserve(issue_cycle + p_.latency.to_l2_cycles,
                                                       p_.latency.bank_occupancy(bytes));
-        if (r.bytes_fetched != 0) {
+        const std::uint32_t f = mshrs_[b].find(line_number(store.address));
+        if (f != fill_table::none && fill_owed(mshrs_[b][f], start)) {
+            ++stats_.merged_writes;
+        } else if (r.bytes_fetched != 0) {
             ++stats_.fill_reads;
-            send(b, request(own_request_bit, store.address, false, store.requester, start));
+            dispatch(b, new_fill(b, f, store, start));
         }
         write_back_victims(b, r, store.requester, start);
     }
@@ -328,10 +636,10 @@ public:
     [[nodiscard]] std::uint64_t next_event_cycle() const noexcept { return earliest_; }
 
     /// Advances every controller to core cycle `cycle` (non-decreasing across calls) and calls
-    /// `done(tag, ready_cycle)` once for every waited read whose DRAM access completed by then:
-    /// partitions in index order, each in its controller's completion order. `ready_cycle`
-    /// (> the DRAM completion) is when the data is back at the SM. `done` must not call
-    /// `read` or `write`.
+    /// `done(tag, ready_cycle)` once for every waited read whose line fill completed by then:
+    /// partitions in index order, each in its fills' completion order, a fill's reads in their
+    /// arrival order. `ready_cycle` (> the fill's completion) is when the data is back at the
+    /// SM. `done` must not call `read` or `write`.
     template <class Done>
     requires std::invocable<Done&, std::uint64_t, std::uint64_t>
     void advance_to(std::uint64_t cycle, Done&& done) {
@@ -343,10 +651,8 @@ public:
         }
     }
 
-    /// Waited reads sent to DRAM and not yet reported.
-    [[nodiscard]] std::uint64_t outstanding_reads() const noexcept {
-        return stats_.dram_reads - stats_.completed;
-    }
+    /// Waited reads not yet reported.
+    [[nodiscard]] std::uint64_t outstanding_reads() const noexcept { return waiting_reads_; }
     [[nodiscard]] const timing_stats& stats() const noexcept { return stats_; }
     [[nodiscard]] const latency_params& latency() const noexcept { return p_.latency; }
     [[nodiscard]] const timing_params& parameters() const noexcept { return p_; }
@@ -367,6 +673,19 @@ public:
         MEMSUB_ASSERT(partition < partitions);
         return overflow_[partition].size();
     }
+    /// Line fills of bank `b` in flight (holding an MSHR) and waiting for one.
+    [[nodiscard]] std::uint32_t fills_in_flight(std::uint32_t b) const noexcept {
+        MEMSUB_ASSERT(b < partitions);
+        return mshrs_[b].in_flight();
+    }
+    [[nodiscard]] std::uint32_t fills_waiting(std::uint32_t b) const noexcept {
+        MEMSUB_ASSERT(b < partitions);
+        return mshrs_[b].queued();
+    }
+    /// Controller requests per 128 B line (a line's fill completes with the last of them), and
+    /// the bytes each moves.
+    [[nodiscard]] std::uint32_t requests_per_line() const noexcept { return requests_per_line_; }
+    [[nodiscard]] std::uint32_t dram_request_bytes() const noexcept { return request_bytes_; }
 
     /// The partition-local address a controller sees for `address`: the bank's 8 KB granules
     /// packed (granule / banks, then the offset in the granule).
@@ -379,6 +698,11 @@ public:
 private:
     using result_type = typename l2_bank::result_type;
     using overflow_ring = memory::detail::ring_buffer<memory::mem_request>;
+    using fill_table = detail::line_fill_table;
+    using fill_state = fill_table::fill_state;
+    /// Controller request ids: a fill's bursts carry its index in its bank's table; victims'
+    /// writes carry this (their completions are not looked at).
+    static constexpr std::uint64_t write_back_id = ~std::uint64_t{0};
 
     static timing_params validated(const timing_params& p) {
         using memsub::detail::require;
@@ -389,17 +713,66 @@ private:
                 p.dram_clock.core_cycles, "must be >= 1");
         require(p.overflow_entries >= 1, component, "overflow_entries", p.overflow_entries,
                 "must be >= 1");
+        require(p.mshr_entries >= 1, component, "mshr_entries", p.mshr_entries, "must be >= 1");
+        require(p.mshr_waiters >= 1, component, "mshr_waiters", p.mshr_waiters, "must be >= 1");
         return p;
     }
 
-    memory::mem_request request(std::uint64_t id, byte_address address, bool write,
-                                std::uint32_t requester, std::uint64_t bank_start) const noexcept {
-        const std::uint64_t line = address.value & ~std::uint64_t{l2_bank_geometry::line_bytes - 1};
-        return {.id = id,
-                .address = local_address(byte_address{line}),
-                .is_write = write,
-                .requester = requester,
-                .arrival_cycle = p_.dram_clock.to_controller_up(bank_start)};
+    static constexpr std::uint64_t line_number(byte_address a) noexcept {
+        return a.value / line_bytes;
+    }
+
+    // Does a request starting at the bank at `start` get its line from fill `x`: one queued or
+    // in flight, or one that completed after `start` (a host issuing behind the memory's time)?
+    bool fill_owed(const fill_table::fill& x, std::uint64_t start) const noexcept {
+        return x.state != fill_state::filled || p_.dram_clock.to_core_up(x.done) > start;
+    }
+
+    // A fill for `line`, in the slot of its completed fill `old` if the table still has one.
+    std::uint32_t new_fill(std::uint32_t b, std::uint32_t old, const memsub::access& line,
+                           std::uint64_t start) {
+        auto& mshr = mshrs_[b];
+        const std::uint32_t f = old != fill_table::none
+                                    ? old
+                                    : mshr.allocate(line_number(line.address), stats_.mshr_growths);
+        mshr[f].bank_start = start;
+        mshr[f].requester = line.requester;
+        mshr[f].done = 0;
+        return f;
+    }
+
+    void wait_on(std::uint32_t b, std::uint32_t f, std::uint64_t tag, std::uint64_t start) {
+        mshrs_[b].add_waiter(f, tag, start, stats_.mshr_growths);
+        ++waiting_reads_;
+    }
+
+    // Sends fill f to DRAM if its bank has a free MSHR and no fill waits for one; else queues.
+    void dispatch(std::uint32_t b, std::uint32_t f) {
+        auto& mshr = mshrs_[b];
+        if (mshr.has_free_entry() && mshr.queued() == 0) {
+            start_fill(b, f, 0);
+            return;
+        }
+        ++stats_.mshr_waits;
+        mshr.enqueue(f);
+    }
+
+    // The line's requests, consecutive addresses, arriving together: at the bank start, or at
+    // controller cycle `free_at` when the fill waited for an MSHR freed then.
+    void start_fill(std::uint32_t b, std::uint32_t f, std::uint64_t free_at) {
+        auto& mshr = mshrs_[b];
+        mshr.mark_in_flight(f);
+        auto& x = mshr[f];
+        x.bursts_left = requests_per_line_;
+        const std::uint64_t base = local_address(byte_address{x.line * line_bytes}).value;
+        const std::uint64_t arrival =
+            std::max(p_.dram_clock.to_controller_up(x.bank_start), free_at);
+        for (std::uint32_t k = 0; k < requests_per_line_; ++k)
+            send(b, {.id = f,
+                     .address = byte_address{base + std::uint64_t{k} * request_bytes_},
+                     .is_write = false,
+                     .requester = x.requester,
+                     .arrival_cycle = arrival});
     }
 
     void write_back_victims(std::uint32_t b, const result_type& r, std::uint32_t requester,
@@ -407,12 +780,23 @@ private:
         for (const auto& e : r.evictions) {
             if (!e.dirty) continue;
             ++stats_.dram_writes;
-            send(b, request(own_request_bit, e.address, true, requester, start));
+            const std::uint64_t line = e.address.value & ~std::uint64_t{line_bytes - 1};
+            const std::uint64_t base = local_address(byte_address{line}).value;
+            for (std::uint32_t k = 0; k < requests_per_line_; ++k)
+                send(b, {.id = write_back_id,
+                         .address = byte_address{base + std::uint64_t{k} * request_bytes_},
+                         .is_write = true,
+                         .requester = requester,
+                         .arrival_cycle = p_.dram_clock.to_controller_up(start)});
         }
     }
 
-    // Enqueues in order: behind any request already waiting in the overflow ring.
-    void send(std::uint32_t i, const memory::mem_request& r) {
+    // Enqueues in order: behind any request already waiting in the overflow ring. Arrivals are
+    // kept non-decreasing (MP2): a fill that waited for an MSHR arrives when the MSHR freed,
+    // possibly later than the bank start of a request sent after it.
+    void send(std::uint32_t i, memory::mem_request r) {
+        r.arrival_cycle = std::max(r.arrival_cycle, last_arrival_[i]);
+        last_arrival_[i] = r.arrival_cycle;
         if (overflow_[i].empty()) {
             const auto result = controllers_[i].enqueue(r);
             if (result == memory::enqueue_result::accepted) {
@@ -436,22 +820,41 @@ private:
         ring = std::move(bigger);
     }
 
+    // One controller request of fill f completed at controller cycle `done_cycle`; after the
+    // line's last, its reads are reported and its MSHR is free.
+    template <class Done>
+    void finish_request(std::uint32_t i, std::uint32_t f, std::uint64_t done_cycle, Done& done) {
+        auto& mshr = mshrs_[i];
+        auto& x = mshr[f];
+        x.done = std::max(x.done, done_cycle);
+        if (--x.bursts_left != 0) return;
+        const std::uint64_t filled = p_.dram_clock.to_core_up(x.done);
+        mshr.release_waiters(f, [&](std::uint64_t tag, std::uint64_t bank_start) {
+            ++stats_.completed;
+            --waiting_reads_;
+            done(tag, std::max(filled, bank_start) + p_.latency.l2_return_cycles());
+        });
+        mshr.mark_filled(f);
+    }
+
     // Advances partition i to controller cycle `target`, event by event while requests wait
-    // in its overflow ring, so each is retried as soon as a completion frees room.
+    // in its overflow ring or for an MSHR, so each is retried (or sent) as soon as a
+    // completion frees room.
     template <class Done>
     void advance_partition(std::uint32_t i, std::uint64_t target, Done& done) {
         Dram& c = controllers_[i];
         overflow_ring& waiting = overflow_[i];
+        auto& mshr = mshrs_[i];
         bool straight_to_target = false;
         for (;;) {
             const std::uint64_t event = c.next_event_cycle();
+            const bool stepping = !waiting.empty() || mshr.queued() != 0;
             const std::uint64_t step =
-                waiting.empty() || straight_to_target ? target : std::min(event, target);
+                !stepping || straight_to_target ? target : std::min(event, target);
             c.advance_to(step);
             const std::size_t drained = c.drain([&](const memory::completion& k) {
-                if (k.is_write || (k.id & own_request_bit) != 0) return;
-                ++stats_.completed;
-                done(k.id, p_.dram_clock.to_core_up(k.done_cycle) + p_.latency.l2_return_cycles());
+                if (k.is_write) return;
+                finish_request(i, static_cast<std::uint32_t>(k.id), k.done_cycle, done);
             });
             std::size_t retried = 0;
             while (!waiting.empty()) {
@@ -459,6 +862,10 @@ private:
                 if (result == memory::enqueue_result::queue_full) break;
                 if (result == memory::enqueue_result::rejected) ++stats_.rejected;
                 waiting.pop_front();
+                ++retried;
+            }
+            while (mshr.has_free_entry() && mshr.queued() != 0) {
+                start_fill(i, mshr.dequeue(), step);
                 ++retried;
             }
             if (step == target) break;
@@ -480,8 +887,13 @@ private:
     std::vector<port> ports_;
     std::vector<Dram> controllers_;
     std::vector<overflow_ring> overflow_;
-    std::vector<std::uint64_t> next_event_; ///< per partition, core cycles
-    std::uint64_t earliest_ = never;        ///< min of next_event_
+    std::vector<fill_table> mshrs_;
+    std::vector<std::uint64_t> next_event_;   ///< per partition, core cycles
+    std::vector<std::uint64_t> last_arrival_; ///< per partition, controller cycles
+    std::uint64_t earliest_ = never;          ///< min of next_event_
+    std::uint64_t waiting_reads_ = 0;
+    std::uint32_t request_bytes_ = line_bytes;
+    std::uint32_t requests_per_line_ = 1;
     timing_stats stats_{};
 };
 
