@@ -18,6 +18,11 @@
 // (one 8-byte load), the flags are bytes, cost is int32. Divergence comes from the frontier
 // test, from each thread's loop trip count (its degree) and from the `visited` test; the
 // `edges[i]` and `visited[id]` loads scatter over the graph.
+// `remap.mapping = shuffled` gives each hardware CTA the vertex block its level's `cta_remap`
+// chooses (tid above is in that block). Decision: both kernels of a level share one mapping
+// (level L's permutation, L = 0 the identity), so a CTA updates the vertices it expanded, as
+// with `same`; a fresh permutation per launch was considered, but it would make kernel 2's
+// locality depend on the shuffle inside a level, which is not what the study varies.
 #pragma once
 
 #include <array>
@@ -36,6 +41,8 @@ public:
     struct params {
         std::uint32_t threads_per_cta = 512; // Rodinia's MAX_THREADS_PER_BLOCK
         std::uint32_t source = 0;
+        /// Which vertex block each hardware CTA handles at each level.
+        cta_remap_params remap{};
     };
     /// Rodinia's Node: the first edge and the edge count of a vertex.
     struct node {
@@ -98,14 +105,16 @@ public:
             over_.set(0, 0);                     // host: stop = false
         }
         expand_ = launches_ % 2 == 0;
-        ++launches_;
         // Rodinia: one CTA of n threads if n fits, else ceil(n / 512) CTAs of 512.
         shape.threads_per_cta = n_ < p_.threads_per_cta ? n_ : p_.threads_per_cta;
         shape.ctas = (n_ + shape.threads_per_cta - 1) / shape.threads_per_cta;
+        if (expand_) remap_.begin_launch(p_.remap, launches_ / 2, shape.ctas);
+        ++launches_;
         return true;
     }
 
-    void start_warp(warp_state& w, const warp_origin& o) const noexcept {
+    void start_warp(warp_state& w, const warp_origin& hardware) const noexcept {
+        const warp_origin o = remap_.data_origin(hardware);
         w.origin = o;
         w.expand = expand_;
         w.stage = 0;
@@ -136,6 +145,10 @@ public:
     }
     [[nodiscard]] const device_memory::array<std::int32_t>& costs() const noexcept { return cost_; }
     [[nodiscard]] const device_memory::array<std::uint8_t>& over() const noexcept { return over_; }
+    /// The data block hardware CTA `cta` of the current level works on (`params::remap`).
+    [[nodiscard]] std::uint32_t data_block(std::uint32_t cta) const noexcept {
+        return remap_.data_block(cta);
+    }
 
 private:
     bool step_expand(warp_state& w, warp_instruction& out) noexcept {
@@ -270,6 +283,7 @@ private:
     device_memory::array<std::uint8_t> over_;
     std::uint32_t launches_ = 0;
     bool expand_ = true;
+    cta_remap remap_;
 };
 
 } // namespace memsub::workload::simt
