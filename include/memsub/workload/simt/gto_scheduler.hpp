@@ -310,7 +310,12 @@ private:
     /// The cycle the next visit starts at; never if every live warp waits on the host.
     [[nodiscard]] std::uint64_t round_end_cycle() const noexcept {
         if (issued_in_round_) return cycle_ + 1;
-        if (earliest_ready_ == never) return waiting_warps_ > 0 ? never : cycle_ + 1;
+        if (earliest_ready_ == never) {
+            // A live warp either has a ready time or waits on the host (else the clock would
+            // tick forever: a stale SM memo).
+            MEMSUB_ASSERT(live_ctas_ == 0 || waiting_warps_ > 0);
+            return waiting_warps_ > 0 ? never : cycle_ + 1;
+        }
         return earliest_ready_ > cycle_ ? earliest_ready_ : cycle_ + 1;
     }
 
