@@ -311,12 +311,20 @@ private:
     [[nodiscard]] std::uint64_t round_end_cycle() const noexcept {
         if (issued_in_round_) return cycle_ + 1;
         if (earliest_ready_ == never) {
-            // A live warp either has a ready time or waits on the host (else the clock would
-            // tick forever: a stale SM memo).
-            MEMSUB_ASSERT(live_ctas_ == 0 || waiting_warps_ > 0);
+            MEMSUB_ASSERT(no_unseen_ready_time());
             return waiting_warps_ > 0 ? never : cycle_ + 1;
         }
         return earliest_ready_ > cycle_ ? earliest_ready_ : cycle_ + 1;
+    }
+
+    /// After a visit that issued nothing and found no ready time: every live warp waits on the
+    /// host or started during this visit on an SM visited before it (else a stale SM memo hid
+    /// it, and the clock would tick forever). Debug check, O(sms × warps).
+    [[nodiscard]] bool no_unseen_ready_time() const noexcept {
+        for (const sm_state& sm : sms_)
+            for (const warp_slot& w : sm.warps)
+                if (w.live && !w.waiting && w.ready_at != cycle_) return false;
+        return true;
     }
 
     /// FNV-1a of the kernel's name: one id for all launches of a kernel.
