@@ -20,9 +20,10 @@
 // `edges[i]` and `visited[id]` loads scatter over the graph.
 // `remap.mapping = shuffled` gives each hardware CTA the vertex block its level's `cta_remap`
 // chooses (tid above is in that block). Decision: both kernels of a level share one mapping
-// (level L's permutation, L = 0 the identity), so a CTA updates the vertices it expanded, as
-// with `same`; a fresh permutation per launch was considered, but it would make kernel 2's
-// locality depend on the shuffle inside a level, which is not what the study varies.
+// (level L's permutation, L = 0 the identity), so kernel 2 updates, in each hardware CTA, the
+// vertices kernel 1 expanded there, as a host that remaps a level's work once would; a fresh
+// permutation per launch was considered, but then the shuffle would also vary between the two
+// kernels of one level, which is not the cross-launch effect the option isolates.
 #pragma once
 
 #include <array>

@@ -24,6 +24,10 @@
 //       neighbour loads and the dependent one after them. `next(out, horizon)` never moves the
 //       clock to `horizon` or past it (the host's next memory event), so a completion due
 //       earlier is delivered before anything issues after it.
+//       Decision: a warp that exits with loads still owed keeps its slot (and its CTA's) until
+//       they complete, as an SM keeps a warp's registers until its loads have written them;
+//       the host's completions name the slot, which must not pass to a new warp before. The
+//       built-in kernels end with a store after a dependent load, so none of them waits here.
 //    An instruction's `alu_cycles` (0 in the built-in kernels) keeps its SM from issuing for
 //    that many cycles after it, and its warp until at least `issue_cycle + 1 + alu_cycles`.
 //    Not modelled: __syncthreads barriers (warps of a CTA run independently), the two
