@@ -18,6 +18,12 @@
 // (one 8-byte load), the flags are bytes, cost is int32. Divergence comes from the frontier
 // test, from each thread's loop trip count (its degree) and from the `visited` test; the
 // `edges[i]` and `visited[id]` loads scatter over the graph.
+// `remap.mapping = shuffled` gives each hardware CTA the vertex block its level's `cta_remap`
+// chooses (tid above is in that block). Decision: both kernels of a level share one mapping
+// (level L's permutation, L = 0 the identity), so kernel 2 updates, in each hardware CTA, the
+// vertices kernel 1 expanded there, as a host that remaps a level's work once would; a fresh
+// permutation per launch was considered, but then the shuffle would also vary between the two
+// kernels of one level, which is not the cross-launch effect the option isolates.
 #pragma once
 
 #include <array>
@@ -36,6 +42,8 @@ public:
     struct params {
         std::uint32_t threads_per_cta = 512; // Rodinia's MAX_THREADS_PER_BLOCK
         std::uint32_t source = 0;
+        /// Which vertex block each hardware CTA handles at each level.
+        cta_remap_params remap{};
     };
     /// Rodinia's Node: the first edge and the edge count of a vertex.
     struct node {
@@ -98,14 +106,16 @@ public:
             over_.set(0, 0);                     // host: stop = false
         }
         expand_ = launches_ % 2 == 0;
-        ++launches_;
         // Rodinia: one CTA of n threads if n fits, else ceil(n / 512) CTAs of 512.
         shape.threads_per_cta = n_ < p_.threads_per_cta ? n_ : p_.threads_per_cta;
         shape.ctas = (n_ + shape.threads_per_cta - 1) / shape.threads_per_cta;
+        if (expand_) remap_.begin_launch(p_.remap, launches_ / 2, shape.ctas);
+        ++launches_;
         return true;
     }
 
-    void start_warp(warp_state& w, const warp_origin& o) const noexcept {
+    void start_warp(warp_state& w, const warp_origin& hardware) const noexcept {
+        const warp_origin o = remap_.data_origin(hardware);
         w.origin = o;
         w.expand = expand_;
         w.stage = 0;
@@ -136,6 +146,10 @@ public:
     }
     [[nodiscard]] const device_memory::array<std::int32_t>& costs() const noexcept { return cost_; }
     [[nodiscard]] const device_memory::array<std::uint8_t>& over() const noexcept { return over_; }
+    /// The data block hardware CTA `cta` of the current level works on (`params::remap`).
+    [[nodiscard]] std::uint32_t data_block(std::uint32_t cta) const noexcept {
+        return remap_.data_block(cta);
+    }
 
 private:
     bool step_expand(warp_state& w, warp_instruction& out) noexcept {
@@ -270,6 +284,7 @@ private:
     device_memory::array<std::uint8_t> over_;
     std::uint32_t launches_ = 0;
     bool expand_ = true;
+    cta_remap remap_;
 };
 
 } // namespace memsub::workload::simt

@@ -17,6 +17,8 @@
 // Rodinia's transposed copy: coalesced). [resolution] Rodinia reads features through the
 // texture path and clusters from constant memory; here both are global loads that go through
 // the L1 (the clusters load is the same address for every lane: d = 1).
+// `remap.mapping = shuffled` gives each hardware CTA the point block its launch's `cta_remap`
+// chooses (blockIdx.x above is that block).
 #pragma once
 
 #include <array>
@@ -45,6 +47,8 @@ public:
         /// the host recomputes every centre as the mean of its members (Rodinia does it on the
         /// CPU: no device accesses), keeping a centre with no members where it was.
         std::uint32_t iterations = 1;
+        /// Which point block each hardware CTA computes at each launch.
+        cta_remap_params remap{};
     };
     static constexpr std::uint64_t pc_load_feature = 0x000, pc_load_cluster = 0x008,
                                    pc_store_membership = 0x010;
@@ -98,13 +102,15 @@ public:
     bool next_launch(launch_shape& shape) {
         if (launches_ == p_.iterations) return false;
         if (launches_ != 0) update_centres();
-        ++launches_;
         shape.threads_per_cta = p_.threads_per_cta;
         shape.ctas = (p_.points + p_.threads_per_cta - 1) / p_.threads_per_cta;
+        remap_.begin_launch(p_.remap, launches_, shape.ctas);
+        ++launches_;
         return true;
     }
 
-    void start_warp(warp_state& w, const warp_origin& o) const noexcept {
+    void start_warp(warp_state& w, const warp_origin& hardware) const noexcept {
+        const warp_origin o = remap_.data_origin(hardware);
         w.origin = o;
         w.stage = 0;
         w.c = w.l = 0;
@@ -171,6 +177,10 @@ public:
     [[nodiscard]] const device_memory::array<std::int32_t>& membership() const noexcept {
         return membership_;
     }
+    /// The data block hardware CTA `cta` of the current launch works on (`params::remap`).
+    [[nodiscard]] std::uint32_t data_block(std::uint32_t cta) const noexcept {
+        return remap_.data_block(cta);
+    }
 
 private:
     /// The host step between launches: centre k = mean of the points whose membership is k.
@@ -196,6 +206,7 @@ private:
     device_memory::array<float> features_, clusters_;
     device_memory::array<std::int32_t> membership_;
     std::uint32_t launches_ = 0;
+    cta_remap remap_;
 };
 
 } // namespace memsub::workload::simt

@@ -12,6 +12,8 @@
 // different lines, lanes drop out as their rows end (divergent trip counts), and `x[col]`
 // gathers by column. Float values; the two row_offsets loads and the columns load are
 // independent of the load after them (issued back to back), values and x are waited for.
+// `remap.mapping = shuffled` gives each hardware CTA the row block its launch's `cta_remap`
+// chooses (blockIdx.x above is that block).
 #pragma once
 
 #include <array>
@@ -35,6 +37,8 @@ public:
         /// launches of one kernel). Every launch reads the same A and x (the host's vector
         /// update between launches is not modelled) and rewrites y with the same values.
         std::uint32_t launches = 1;
+        /// Which row block each hardware CTA computes at each launch.
+        cta_remap_params remap{};
     };
     static constexpr std::uint64_t pc_load_start = 0x000, pc_load_end = 0x008,
                                    pc_load_column = 0x010, pc_load_value = 0x018, pc_load_x = 0x020,
@@ -74,13 +78,15 @@ public:
 
     bool next_launch(launch_shape& shape) {
         if (launches_ == p_.launches) return false;
-        ++launches_;
         shape.threads_per_cta = p_.threads_per_cta;
         shape.ctas = (rows_ + p_.threads_per_cta - 1) / p_.threads_per_cta;
+        remap_.begin_launch(p_.remap, launches_, shape.ctas);
+        ++launches_;
         return true;
     }
 
-    void start_warp(warp_state& w, const warp_origin& o) const noexcept {
+    void start_warp(warp_state& w, const warp_origin& hardware) const noexcept {
+        const warp_origin o = remap_.data_origin(hardware);
         w.origin = o;
         w.stage = 0;
         for (std::uint32_t l = 0; l < warp_lanes; ++l) {
@@ -155,6 +161,10 @@ public:
     [[nodiscard]] const device_memory::array<float>& values() const noexcept { return values_; }
     [[nodiscard]] const device_memory::array<float>& x_array() const noexcept { return x_; }
     [[nodiscard]] const device_memory::array<float>& y_array() const noexcept { return y_; }
+    /// The data block hardware CTA `cta` of the current launch works on (`params::remap`).
+    [[nodiscard]] std::uint32_t data_block(std::uint32_t cta) const noexcept {
+        return remap_.data_block(cta);
+    }
 
 private:
     params p_;
@@ -163,6 +173,7 @@ private:
     device_memory::array<std::uint32_t> offsets_, columns_;
     device_memory::array<float> values_, x_, y_;
     std::uint32_t launches_ = 0;
+    cta_remap remap_;
 };
 
 } // namespace memsub::workload::simt

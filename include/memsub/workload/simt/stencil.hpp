@@ -11,7 +11,8 @@
 //
 // Thread (tx, ty) of a CTA is thread ty × 16 + tx (a warp covers two 16-cell row pieces); CTA b
 // is (b mod ⌈cols/16⌉, b div ⌈cols/16⌉). The six loads are independent (issued back to back;
-// the warp waits after the last); floats.
+// the warp waits after the last); floats. With `remap.mapping = shuffled`, b is the tile the
+// launch's `cta_remap` gives the hardware CTA (launch 0 keeps b = the CTA id).
 #pragma once
 
 #include <algorithm>
@@ -32,6 +33,8 @@ public:
         std::uint32_t cols = 512;
         std::uint32_t iterations = 2;
         std::uint64_t seed = 1;
+        /// Which tile each hardware CTA computes at each launch.
+        cta_remap_params remap{};
     };
     static constexpr std::uint32_t tile = 16;
     static constexpr std::uint64_t pc_load_centre = 0x000, pc_load_north = 0x008,
@@ -72,13 +75,15 @@ public:
     bool next_launch(launch_shape& shape) {
         if (launches_ == p_.iterations) return false;
         in_ = launches_ % 2;
-        ++launches_;
         shape.threads_per_cta = tile * tile;
         shape.ctas = ctas_x() * ((p_.rows + tile - 1) / tile);
+        remap_.begin_launch(p_.remap, launches_, shape.ctas);
+        ++launches_;
         return true;
     }
 
-    void start_warp(warp_state& w, const warp_origin& o) const noexcept {
+    void start_warp(warp_state& w, const warp_origin& hardware) const noexcept {
+        const warp_origin o = remap_.data_origin(hardware);
         w.origin = o;
         w.stage = 0;
         const std::uint32_t bx = o.cta % ctas_x(), by = o.cta / ctas_x();
@@ -152,6 +157,10 @@ public:
         return temp_[i % 2];
     }
     [[nodiscard]] const device_memory::array<float>& power() const noexcept { return power_; }
+    /// The data block hardware CTA `cta` of the current launch works on (`params::remap`).
+    [[nodiscard]] std::uint32_t data_block(std::uint32_t cta) const noexcept {
+        return remap_.data_block(cta);
+    }
 
 private:
     [[nodiscard]] std::uint32_t ctas_x() const noexcept { return (p_.cols + tile - 1) / tile; }
@@ -162,6 +171,7 @@ private:
     device_memory::array<float> power_;
     std::uint32_t launches_ = 0;
     std::uint32_t in_ = 0;
+    cta_remap remap_;
 };
 
 } // namespace memsub::workload::simt

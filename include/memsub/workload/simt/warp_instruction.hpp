@@ -10,6 +10,10 @@
 // Kernels own their arrays in a `device_memory`, so the bytes at every address a warp touches
 // are the kernel's real values at that point of the run (stores write them):
 // `device_memory::read` gives them to a later study (e.g. a compressed cache).
+//
+// `cta_remap` lets a kernel that launches several times give hardware CTA c a different block of
+// data at each launch (`launch_mapping::shuffled`), so a study can tell locality that comes from
+// the data from locality that comes from a CTA landing on the same SM or module every launch.
 #pragma once
 
 #include <array>
@@ -25,11 +29,20 @@
 
 #include <memsub/core/access.hpp>
 #include <memsub/core/errors.hpp>
+#include <memsub/core/rng.hpp>
 
 namespace memsub::workload::simt {
 
 /// Threads per warp (Table 3.1).
 inline constexpr std::uint32_t warp_lanes = 32;
+
+/// A warp slot of a scheduler, as the host names it when it reports the warp's loads complete:
+/// `sm × max_warps_per_sm + slot`. Opaque to the host; valid while the warp owes completions.
+struct warp_id {
+    std::uint32_t value = 0xffffffffu;
+    [[nodiscard]] constexpr bool valid() const noexcept { return value != 0xffffffffu; }
+    friend constexpr bool operator==(warp_id, warp_id) noexcept = default;
+};
 
 struct warp_instruction {
     std::uint64_t pc = 0;
@@ -51,6 +64,14 @@ struct warp_instruction {
     std::uint32_t warp_in_cta = 0;
     /// The warp's age (launch order over the whole run; GTO's "oldest").
     std::uint64_t warp_age = 0;
+    /// The scheduler cycle the instruction issued in.
+    std::uint64_t issue_cycle = 0;
+    /// The issuing warp's slot, for `gto_scheduler::hold` / `complete` in host latency mode.
+    warp_id warp{};
+    /// Set by the kernel (0 unless its `step` sets it): cycles of arithmetic after this
+    /// instruction. The SM issues nothing for that many cycles and the warp is ready no earlier
+    /// than `issue_cycle + 1 + alu_cycles`. The built-in kernels are memory-only and leave it 0.
+    std::uint32_t alu_cycles = 0;
 
     [[nodiscard]] bool lane_active(std::uint32_t lane) const noexcept {
         return ((active_mask >> lane) & 1u) != 0;
@@ -184,6 +205,53 @@ struct warp_origin {
     [[nodiscard]] constexpr std::uint64_t global_thread(std::uint32_t lane) const noexcept {
         return std::uint64_t{cta} * threads_per_cta + thread_in_cta(lane);
     }
+};
+
+/// Whether hardware CTA c works on data block c at every launch (`same`, the default), or on a
+/// block that a fresh permutation chooses at each launch after the first (`shuffled`).
+enum class launch_mapping : std::uint8_t { same, shuffled };
+
+struct cta_remap_params {
+    launch_mapping mapping = launch_mapping::same;
+    /// Launch L > 0's permutation comes from xoshiro256**(seed ^ L).
+    std::uint64_t seed = 1;
+};
+
+/// The hardware CTA → data block mapping of one launch. Launch 0 (and every launch under
+/// `same`) is the identity; launch L > 0 under `shuffled` is a Fisher–Yates permutation drawn
+/// from xoshiro256**(seed ^ L), so a run is reproducible and each launch gets its own mapping.
+/// `begin_launch` allocates (once per launch); `data_block` is a table lookup.
+class cta_remap {
+public:
+    void begin_launch(const cta_remap_params& p, std::uint32_t launch, std::uint32_t ctas) {
+        if (p.mapping == launch_mapping::same || launch == 0) {
+            blocks_.clear();
+            return;
+        }
+        blocks_.resize(ctas);
+        for (std::uint32_t c = 0; c < ctas; ++c) blocks_[c] = c;
+        xoshiro256ss rng(p.seed ^ launch);
+        for (std::uint32_t i = ctas; i > 1; --i) {
+            const auto j = static_cast<std::uint32_t>(rng.below(i));
+            const std::uint32_t t = blocks_[i - 1];
+            blocks_[i - 1] = blocks_[j];
+            blocks_[j] = t;
+        }
+    }
+
+    /// The data block hardware CTA `cta` of the current launch works on.
+    [[nodiscard]] std::uint32_t data_block(std::uint32_t cta) const noexcept {
+        return blocks_.empty() ? cta : blocks_[cta];
+    }
+    /// `o` with its CTA replaced by the data block it works on (what a kernel's `start_warp`
+    /// derives thread ids from).
+    [[nodiscard]] warp_origin data_origin(const warp_origin& o) const noexcept {
+        return warp_origin{data_block(o.cta), o.warp_in_cta, o.threads_per_cta};
+    }
+    [[nodiscard]] bool identity() const noexcept { return blocks_.empty(); }
+
+private:
+    std::vector<std::uint32_t> blocks_; // empty = identity
 };
 
 /// Fills the instruction fields a kernel sets; `address(lane)` gives each active lane's address.
