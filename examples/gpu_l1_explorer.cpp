@@ -1481,18 +1481,19 @@ std::string_view warp_order_name(simt::warp_order order) {
     }
 }
 
-/// The time model, for the table header: the latencies and the DRAM, or the constant latency.
+/// The time model, for the table header (two lines): the mode and orders, then the latencies
+/// and the DRAM (or the constant latency).
 std::string timing_description(const options& o) {
     const std::string orders = fmt::format(
         "{} warp order, {} SM order", warp_order_name(o.warp_order), sm_order_name(o.sm_order));
     if (o.timing == timing_mode::constant)
-        return fmt::format("time: --timing constant, one stream for every configuration: every "
-                           "dependent load waits {} cycles (no L2 or DRAM); {}",
-                           simt::gto_params{}.load_latency, orders);
-    return fmt::format("time: --timing memory, each configuration its own stream: {}; DRAM {:g} "
-                       "GB/s over {} flat partitions at a {:g} MHz core; {}",
-                       gpu::describe(memory_params(o).latency), dram_gb_per_s(o), gpu::l2_banks,
-                       gpu::gtx480_core_ghz * 1000, orders);
+        return fmt::format("time: --timing constant, one stream for every configuration ({})\n"
+                           "latency: every dependent load waits {} cycles (no L2 or DRAM)",
+                           orders, simt::gto_params{}.load_latency);
+    return fmt::format("time: --timing memory, each configuration its own stream ({})\n"
+                       "latency: {}; DRAM {:g} GB/s over {} flat partitions at a {:g} MHz core",
+                       orders, gpu::describe(memory_params(o).latency), dram_gb_per_s(o),
+                       gpu::l2_banks, gpu::gtx480_core_ghz * 1000);
 }
 
 /// L2 read hits (no fill owed) over reads, in %.
