@@ -38,7 +38,8 @@
 // the memory side). Counters: `warp_inst/s` (the timed pass), `x_constant` = the timed pass's
 // warp instructions per second ÷ the constant pass's (target ≥ 0.5: time from the memory
 // system costs at most half the speed), `cycles_constant` and `cycles_timed` (the kernel's
-// cycles in each mode).
+// cycles in each mode). The row's time is the timed pass's (manual time: the rows are named
+// `.../manual_time`).
 #include <benchmark/benchmark.h>
 
 #include "run_benchmarks.hpp"

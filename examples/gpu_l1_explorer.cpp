@@ -238,8 +238,9 @@ struct options {
         "                      successive launches, the L1s kept across them (repeatable:\n"
         "                      one workload each). Thread blocks go to SMs as the built-in\n"
         "                      kernels' do, in file order; every load stalls its warp (a\n"
-        "                      trace has no dependences); a file is read twice (profiling,\n"
-        "                      then measuring), so it cannot be standard input\n"
+        "                      trace has no dependences); a file is read more than once\n"
+        "                      (--timing memory: once per configuration; constant:\n"
+        "                      profiling, then measuring), so it cannot be standard input\n"
         "  --csv FILE          every counter, one row per workload and configuration, with\n"
         "                      the columns partial, interrupted_by_signal and error (a\n"
         "                      workload with no figures, e.g. an unreadable input, has one\n"
@@ -270,9 +271,10 @@ struct options {
         "                      121..100000 (default 220, Table 3.1; the L2's 120 included)\n"
         "  --dram-bandwidth B  --timing memory: the DRAM bandwidth in GB/s at a 700 MHz core,\n"
         "                      over the 6 partitions (default 177, Fermi)\n"
-        "  --quiet             no progress on stderr (the profiling pass counts warp\n"
+        "  --quiet             no progress on stderr (the first pass, the baseline's or with\n"
+        "                      --timing constant the profiling pass, counts warp\n"
         "                      instructions, with a percentage for a trace, by bytes read;\n"
-        "                      the measured pass shows its percentage and time left; neither\n"
+        "                      the later passes show their percentage and time left; no\n"
         "                      estimate covers the workloads after it)\n"
         "  --help              this text\n"
         "Every output is checked before the run, and every input file too: a given file\n"
@@ -1806,9 +1808,11 @@ options parse(int argc, char** argv) {
             const std::string path(value());
             // The profiling pass and the measured pass each read the trace.
             if (path == memsub_examples::stdin_name)
-                throw option_error("--traceg -: a trace is read twice (the offline predictors' "
-                                   "profiling pass, then the measured pass), so it must be a "
-                                   "file or a directory, not standard input");
+                throw option_error("--traceg -: a trace is read more than once (once per "
+                                   "configuration with --timing memory, the offline predictors' "
+                                   "profiling pass and then the measured pass with --timing "
+                                   "constant), so it must be a file or a directory, not "
+                                   "standard input");
             o.traceg.push_back(path);
         } else if (arg == "--csv") {
             o.csv = std::string(value());
