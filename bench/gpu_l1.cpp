@@ -28,6 +28,18 @@
 //   * baseline_l1: Table 3.1's 16 KB L1 (32 sets × 4 ways × 128 B, LRU, write-evict);
 //   * id_cache: PC+Div bypass + ALSI on the variable-block L1;
 //   * alsi_only, pc_div_bypass_only: each half of ID-Cache on its own.
+// Timing rows, `timing/{bfs,spmv,stencil}`: a whole kernel run (BFS on the R-MAT 2^14 graph,
+// SpMV on the 32 Ki-row power-law matrix, stencil 512 x 512 × 2 iterations) on 15 SMs, each SM
+// with Table 3.1's L1, over Table 3.1's L2 and DRAM (gpu::l2_dram_timing), through
+// simt::run_timed, as gpu_l1_explorer's --timing memory runs it. Two passes per iteration,
+// interleaved as above (a fresh kernel, scheduler, L1s and memory side each, built outside the
+// timed section): the scheduler in latency_mode::constant (every dependent load waits 120
+// cycles; the memory side sees the same requests) and in latency_mode::host (loads wait for
+// the memory side). Counters: `warp_inst/s` (the timed pass), `x_constant` = the timed pass's
+// warp instructions per second ÷ the constant pass's (target ≥ 0.5: time from the memory
+// system costs at most half the speed), `cycles_constant` and `cycles_timed` (the kernel's
+// cycles in each mode). The row's time is the timed pass's (manual time: the rows are named
+// `.../manual_time`).
 #include <benchmark/benchmark.h>
 
 #include "run_benchmarks.hpp"
@@ -36,12 +48,15 @@
 #include <memsub/gpu/baseline_l1.hpp>
 #include <memsub/gpu/coalescer.hpp>
 #include <memsub/gpu/id_cache.hpp>
+#include <memsub/gpu/timing.hpp>
 #include <memsub/linesize/alsi.hpp>
 #include <memsub/linesize/static_size.hpp>
 #include <memsub/workload/simt/bfs.hpp>
 #include <memsub/workload/simt/csr_inputs.hpp>
 #include <memsub/workload/simt/gto_scheduler.hpp>
 #include <memsub/workload/simt/spmv.hpp>
+#include <memsub/workload/simt/stencil.hpp>
+#include <memsub/workload/simt/timed_run.hpp>
 
 #include <array>
 #include <cstdint>
@@ -264,6 +279,105 @@ void bm_l1(benchmark::State& state) {
     if (t_subject > 0) state.counters["x_baseline"] = t_baseline / t_subject;
 }
 
+enum class timing_kernel { bfs, spmv, stencil };
+
+/// A fresh instance of the timing rows' kernel (its input generated once).
+template <timing_kernel Kind>
+auto make_timing_kernel() {
+    namespace simt = memsub::workload::simt;
+    if constexpr (Kind == timing_kernel::bfs) {
+        static const simt::csr_graph g =
+            simt::make_rmat_graph({.scale = 14, .edge_factor = 8, .seed = 1});
+        static const std::uint32_t source = [] {
+            std::uint32_t s = 0;
+            for (std::uint32_t v = 0; v < g.vertices; ++v)
+                if (g.degree(v) > g.degree(s)) s = v;
+            return s;
+        }();
+        return simt::bfs_kernel(g, {.source = source});
+    } else if constexpr (Kind == timing_kernel::spmv) {
+        static const simt::csr_matrix m = simt::make_power_law_matrix(
+            {.rows = 32768, .cols = 32768, .max_row_length = 1024, .seed = 1});
+        return simt::spmv_kernel(m, {.seed = 1});
+    } else {
+        return simt::stencil_kernel({.rows = 512, .cols = 512, .iterations = 2});
+    }
+}
+
+/// One whole kernel run on 15 SMs with baseline L1s over Table 3.1's memory side, the scheduler
+/// in `mode`; only run_timed is timed.
+template <timing_kernel Kind>
+struct timing_pass {
+    std::uint64_t instructions = 0;
+    std::uint64_t cycles = 0;
+    double seconds = 0;
+
+    explicit timing_pass(memsub::workload::simt::latency_mode mode) {
+        namespace simt = memsub::workload::simt;
+        auto kernel = make_timing_kernel<Kind>();
+        simt::gto_scheduler<decltype(kernel)> scheduler(
+            kernel, simt::gto_params{.sms = 15, .latency = mode});
+        const auto l1 = std::make_unique<std::vector<memsub::gpu::baseline_l1>>(15);
+        const auto memory = std::make_unique<memsub::gpu::l2_dram_timing<>>();
+        const memsub::gpu::coalescer coalescer;
+        memsub::gpu::coalesced_warp warp;
+        const auto issue = [&](const simt::warp_instruction& w) {
+            coalescer.coalesce(w.lanes, w.active_mask, w.access_bytes, warp);
+            memsub::access prototype;
+            prototype.pc = w.pc;
+            prototype.kind = w.kind;
+            prototype.requester = w.sm;
+            simt::timed_requests requests(scheduler, *memory, w);
+            coalescer.for_each_request(warp, prototype, [&](const memsub::access& a) {
+                requests(a, (*l1)[w.sm].access(a));
+            });
+            requests.finish();
+        };
+        const double t0 = thread_cpu_seconds();
+        const auto r = simt::run_timed(scheduler, issue, *memory);
+        seconds = thread_cpu_seconds() - t0;
+        instructions = r.instructions;
+        cycles = r.cycles;
+    }
+};
+
+template <timing_kernel Kind>
+void bm_timing(benchmark::State& state) {
+    using memsub::workload::simt::latency_mode;
+    double t_timed = 0, t_constant = 0;
+    std::uint64_t warps = 0, cycles_timed = 0, cycles_constant = 0;
+    bool constant_first = true;
+    for (auto _ : state) {
+        // The passes time themselves (thread CPU time of run_timed only, reported as the
+        // row's manual time: the timed pass's); the constant pass goes first in every other
+        // iteration.
+        double iteration = 0;
+        const auto run = [&](latency_mode mode) {
+            const timing_pass<Kind> p(mode);
+            if (mode == latency_mode::host) {
+                t_timed += p.seconds;
+                iteration = p.seconds;
+                cycles_timed = p.cycles;
+                warps += p.instructions;
+            } else {
+                t_constant += p.seconds;
+                cycles_constant = p.cycles;
+            }
+        };
+        run(constant_first ? latency_mode::constant : latency_mode::host);
+        run(constant_first ? latency_mode::host : latency_mode::constant);
+        constant_first = !constant_first;
+        state.SetIterationTime(iteration);
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(warps));
+    if (t_timed > 0) {
+        state.counters["warp_inst/s"] = static_cast<double>(warps) / t_timed;
+        state.counters["x_constant"] = t_constant / t_timed;
+    }
+    state.counters["cycles_constant"] = static_cast<double>(cycles_constant);
+    state.counters["cycles_timed"] = static_cast<double>(cycles_timed);
+}
+
 } // namespace
 
 template <stream_kind Kind>
@@ -286,5 +400,11 @@ int main(int argc, char** argv) {
         register_rows<stream_kind::regular>("gpu_l1/regular/");
         register_rows<stream_kind::bfs>("gpu_l1/bfs/");
         register_rows<stream_kind::spmv>("gpu_l1/spmv/");
+        const auto timing_row = [](const char* name, auto f) {
+            benchmark::RegisterBenchmark(name, f)->Unit(benchmark::kMillisecond)->UseManualTime();
+        };
+        timing_row("gpu_l1/timing/bfs", bm_timing<timing_kernel::bfs>);
+        timing_row("gpu_l1/timing/spmv", bm_timing<timing_kernel::spmv>);
+        timing_row("gpu_l1/timing/stencil", bm_timing<timing_kernel::stencil>);
     });
 }

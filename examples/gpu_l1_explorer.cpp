@@ -1,7 +1,7 @@
 // gpu_l1_explorer — ID-Cache's comparison points (seed 001 chapter 3; spec id-cache.md) on SIMT
 // kernel workloads: each kernel's warps run on N SMs under a GTO scheduler
 // (memsub/workload/simt), every warp instruction goes through the coalescer into each SM's
-// private L1, and every L1 configuration sees the same instruction stream:
+// private L1, and every L1 configuration issues the same warp instructions:
 //
 //   baseline_16KB  Table 3.1's L1: 32 sets × 4 ways × 128 B, LRU, write-evict
 //   2x_32KB        64 sets × 4 ways × 128 B
@@ -25,12 +25,29 @@
 // misses that inserted nothing (store misses of the write-evict L1 included); 0-reuse% and the
 // utilisation are over blocks leaving the L1 (the L1s are flushed at the end so resident blocks
 // count too); MB fetched is the L1→L2 read traffic (gpu::l1_statistics: fills in whole blocks,
-// bypassed reads in 32 B flits). The offline-trained predictors (§3.2.2) come from a profiling
-// pass over the same kernel run first: each SM's reuse distances (gpu::reuse_distance_profile
-// over its L1's 32 sets) train that SM's table (bypass/offline_trainer.hpp: median above 8
-// bypasses a PC, above 6 in a divergence bin bypasses the PC's higher bins), frozen while the
-// measured run replays the kernel. No L2 or timing is modelled here: the paper's speedups and
-// interconnect stalls are not reported.
+// bypassed reads in 32 B flits).
+//
+// Time (--timing):
+//  * memory (the default): every configuration runs its own stream (a fresh kernel, a
+//    host-latency-mode scheduler, that configuration's L1s and its own Table 3.1 memory side,
+//    gpu::l2_dram_timing: six L2 banks with ports and MSHRs over flat DRAM partitions), through
+//    simt::run_timed. An L1 hit's data is back after latency_params::l1_hit_cycles; an L1 miss
+//    or bypass reads its bytes_fetched from the L2 / DRAM; stores are written down. A warp waits
+//    for all of its outstanding loads, so cycles, warp instructions per cycle and the speedup
+//    over the baseline (baseline cycles / the configuration's) come from the memory system.
+//    A kernel's per-thread references do not depend on the issue order, so every configuration
+//    issues the same warp instructions (the interleaving, and so the hit rates, differ). The
+//    baseline runs first (whatever --configs says: it is every ratio's reference): its count
+//    makes the other passes' progress exact, and each SM's reuse distances over its stream
+//    (gpu::reuse_distance_profile over its L1's 32 sets) train that SM's offline table
+//    (§3.2.2; bypass/offline_trainer.hpp: median above 8 bypasses a PC, above 6 in a
+//    divergence bin bypasses the PC's higher bins), frozen while the offline configurations
+//    run.
+//  * constant: the previous model. One stream feeds every configuration, and every dependent
+//    load waits the scheduler's constant 120 cycles, so cycles are the same for every
+//    configuration (no speedup); the offline tables come from a profiling pass over the same
+//    kernel run first.
+// The kernels issue memory instructions only: "warp instr/cycle" counts those, not an IPC.
 //
 // Inputs: BFS runs on a generated graph (--graph-gen: R-MAT by default, Barabási–Albert,
 // Erdős–Rényi or a 2-D grid) or on --graph FILE (an edge list, or a Matrix Market file read as
@@ -44,7 +61,8 @@
 // interrupted_by_signal and error (a workload whose input could not be read has one row with its
 // error). Progress on stderr: the profiling pass counts warp instructions (its total is known only
 // for a trace, by bytes read), the measured pass shows its percentage and time left, since the
-// profiling pass counted its warp instructions.
+// profiling pass counted its warp instructions (--timing memory: the baseline's pass counts,
+// the other configurations' passes show the percentage and time left).
 //
 //   gpu_l1_explorer                                  every kernel, built-in inputs
 //   gpu_l1_explorer --kernels bfs,spmv --sms 15 --plot traffic.svg
@@ -53,6 +71,8 @@
 //   gpu_l1_explorer --kernels bfs --graph-gen ba --vertices 65536 --edges-per-vertex 4
 //   gpu_l1_explorer --kernels spmv --matrix-gen banded --half-bandwidth 16
 //   gpu_l1_explorer --traceg traces/                 an application's kernel-N.traceg files
+//   gpu_l1_explorer --kernels stencil --dram-latency 1120 --configs id_cache
+//   gpu_l1_explorer --timing constant                the shared stream, 120-cycle loads
 
 #include <memsub/bypass/offline_trainer.hpp>
 #include <memsub/bypass/pc_divergence.hpp>
@@ -63,10 +83,12 @@
 #include <memsub/gpu/coalescer.hpp>
 #include <memsub/gpu/id_cache.hpp>
 #include <memsub/gpu/l1_statistics.hpp>
+#include <memsub/gpu/timing.hpp>
 #include <memsub/linesize/alsi.hpp>
 #include <memsub/linesize/static_size.hpp>
 #include <memsub/trace/accel_sim_reader.hpp>
 #include <memsub/workload/simt/all.hpp>
+#include <memsub/workload/simt/timed_run.hpp>
 
 #include "common/example_support.hpp"
 #include "common/result_table.hpp"
@@ -110,6 +132,14 @@ constexpr int ok = 0, input_error = 1, usage_error = 2, out_of_memory = 4;
 constexpr std::array<std::string_view, 7> all_kernels{"bfs",    "spmv",  "kmeans",   "stencil",
                                                       "matmul", "saxpy", "histogram"};
 
+constexpr std::size_t config_count = 10;
+constexpr std::array<std::string_view, config_count> config_names{
+    "baseline_16KB", "2x_32KB",     "static_32B", "static_64B", "pc_only",
+    "pc_div",        "pc_only_off", "pc_div_off", "alsi",       "id_cache"};
+
+/// Where a dependent load's wait comes from (see the header comment).
+enum class timing_mode : std::uint8_t { memory, constant };
+
 struct options {
     std::vector<std::string> kernels{all_kernels.begin(), all_kernels.end()};
     bool kernels_given = false;
@@ -131,6 +161,16 @@ struct options {
     std::optional<std::pair<std::uint32_t, std::uint32_t>> laplacian_size;
     /// The generator options given, in order (--graph-gen and the graph's sizes; the matrix's).
     std::vector<std::string> graph_options, matrix_options;
+    timing_mode timing = timing_mode::memory;
+    simt::sm_order sm_order = simt::sm_order::rotating;
+    simt::warp_order warp_order = simt::warp_order::gto;
+    /// The configurations run (--configs); the baseline always runs.
+    std::array<bool, config_count> selected{true, true, true, true, true,
+                                            true, true, true, true, true};
+    /// --dram-latency: Table 3.1's minimum DRAM latency, core cycles (220).
+    std::optional<std::uint32_t> dram_latency;
+    /// --dram-bandwidth: the DRAM's total bandwidth, GB/s (Fermi's 177).
+    std::optional<double> dram_bandwidth;
 
     [[nodiscard]] bool runs(std::string_view kernel) const {
         return std::find(kernels.begin(), kernels.end(), kernel) != kernels.end();
@@ -142,7 +182,7 @@ struct options {
         code == 0 ? stdout : stderr,
         "usage: gpu_l1_explorer [options]\n"
         "Runs SIMT kernels on N SMs (GTO warp scheduling, Table 3.1's 48 warps and 8 CTAs per\n"
-        "SM) and compares GPU L1 configurations on the same warp instruction stream: the\n"
+        "SM) and compares GPU L1 configurations on the same warp instructions: the\n"
         "16 KB baseline, 32 KB, static 32 B / 64 B lines, PC-only and PC+Div bypass (online\n"
         "and offline-trained), ALSI and ID-Cache.\n"
         "Units: an access is one L1 lookup, a coalesced line request with its touched 32 B\n"
@@ -198,8 +238,9 @@ struct options {
         "                      successive launches, the L1s kept across them (repeatable:\n"
         "                      one workload each). Thread blocks go to SMs as the built-in\n"
         "                      kernels' do, in file order; every load stalls its warp (a\n"
-        "                      trace has no dependences); a file is read twice (profiling,\n"
-        "                      then measuring), so it cannot be standard input\n"
+        "                      trace has no dependences); a file is read more than once\n"
+        "                      (--timing memory: once per configuration; constant:\n"
+        "                      profiling, then measuring), so it cannot be standard input\n"
         "  --csv FILE          every counter, one row per workload and configuration, with\n"
         "                      the columns partial, interrupted_by_signal and error (a\n"
         "                      workload with no figures, e.g. an unreadable input, has one\n"
@@ -208,9 +249,32 @@ struct options {
         "                      configuration (.svg, .png or .pdf; needs gnuplot; the data\n"
         "                      and script are written beside it)\n"
         "  --reuse             per-PC reuse distances (p25 / median / p75, SM 0's L1 sets)\n"
-        "  --quiet             no progress on stderr (the profiling pass counts warp\n"
+        "  --timing T          where a load's latency comes from:\n"
+        "                      memory    each configuration runs its own stream against its\n"
+        "                                own Table 3.1 L2 (6 banks) and DRAM: L1 hit 20 cycles,\n"
+        "                                L2 hit 120, DRAM 220, queueing at the L2 banks and\n"
+        "                                the DRAM (default); the table adds kcycles, warp\n"
+        "                                instructions per cycle and the speedup over the\n"
+        "                                baseline\n"
+        "                      constant  one stream feeds every configuration and every\n"
+        "                                dependent load waits 120 cycles (no memory side:\n"
+        "                                the same cycles for every configuration)\n"
+        "  --configs a,b,...   the configurations to run, of baseline_16KB, 2x_32KB,\n"
+        "                      static_32B, static_64B, pc_only, pc_div, pc_only_off,\n"
+        "                      pc_div_off, alsi, id_cache (default: all); the baseline always\n"
+        "                      runs (every ratio's reference)\n"
+        "  --sm-order O        the SM each cycle's issue visit starts from: rotating (default),\n"
+        "                      seeded or fixed (SM 0 first, the order before rotating)\n"
+        "  --warp-order O      each SM's warp order: gto (greedy then oldest, default), lrr\n"
+        "                      (loose round robin) or gtrr (greedy then round robin)\n"
+        "  --dram-latency N    --timing memory: the minimum DRAM latency in core cycles,\n"
+        "                      121..100000 (default 220, Table 3.1; the L2's 120 included)\n"
+        "  --dram-bandwidth B  --timing memory: the DRAM bandwidth in GB/s at a 700 MHz core,\n"
+        "                      over the 6 partitions (default 177, Fermi)\n"
+        "  --quiet             no progress on stderr (the first pass, the baseline's or with\n"
+        "                      --timing constant the profiling pass, counts warp\n"
         "                      instructions, with a percentage for a trace, by bytes read;\n"
-        "                      the measured pass shows its percentage and time left; neither\n"
+        "                      the later passes show their percentage and time left; no\n"
         "                      estimate covers the workloads after it)\n"
         "  --help              this text\n"
         "Every output is checked before the run, and every input file too: a given file\n"
@@ -436,11 +500,6 @@ static_assert(simt::simt_kernel<accel_sim_kernel>);
 
 // ------------------------------------------------------------------ configurations
 
-constexpr std::size_t config_count = 10;
-constexpr std::array<std::string_view, config_count> config_names{
-    "baseline_16KB", "2x_32KB",     "static_32B", "static_64B", "pc_only",
-    "pc_div",        "pc_only_off", "pc_div_off", "alsi",       "id_cache"};
-
 using l1_32kb = memsub::cache::set_associative_cache<memsub::replacement::lru,
                                                      memsub::cache::write_policy::write_evict,
                                                      memsub::fixed_geometry<64, 4, 128>>;
@@ -467,9 +526,11 @@ struct config_run {
             caches.emplace_back(gpu::l1_geometry{}, typename Cache::policy_params{}, b);
     }
 
-    void access(std::uint32_t sm, const memsub::access& a) {
-        const auto r = caches[sm].access(a);
+    /// SM `sm`'s L1 looks `a` up; its result (for the memory side) is returned.
+    auto access(std::uint32_t sm, const memsub::access& a) {
+        auto r = caches[sm].access(a);
         stats[sm].record(a, r);
+        return r;
     }
     /// Empties every L1 so that blocks still resident count in the departure statistics.
     void finish() {
@@ -533,24 +594,74 @@ struct all_configs {
         , alsi(sms, 32 * 16)
         , id_cache(sms, 32 * 16) {}
 
+    /// fn(configuration, its index) for every configuration.
     template <class Fn>
     void each(Fn&& fn) {
-        fn(baseline);
-        fn(doubled);
-        fn(static_32);
-        fn(static_64);
-        fn(pc_only);
-        fn(pc_div);
-        fn(pc_only_off);
-        fn(pc_div_off);
-        fn(alsi);
-        fn(id_cache);
+        std::size_t i = 0;
+        const auto call = [&](auto& c) { fn(c, i++); };
+        call(baseline);
+        call(doubled);
+        call(static_32);
+        call(static_64);
+        call(pc_only);
+        call(pc_div);
+        call(pc_only_off);
+        call(pc_div_off);
+        call(alsi);
+        call(id_cache);
     }
+};
+
+/// Calls fn(run) with a fresh run of configuration `index` alone (its L1s on `sms` SMs; the
+/// offline configurations' tables from `only_tables` / `div_tables`), as all_configs builds it.
+template <class Fn>
+void with_config(std::size_t index, std::uint32_t sms,
+                 const std::vector<offline_pc_only::params>& only_tables,
+                 const std::vector<offline_pc_div::params>& div_tables, Fn&& fn) {
+    const auto run = [&](auto&& c) { fn(c); };
+    switch (index) {
+    case 0:
+        return run(config_run<gpu::baseline_l1>(sms, 32 * 4));
+    case 1:
+        return run(config_run<l1_32kb>(sms, 64 * 4));
+    case 2:
+        return run(
+            config_run<gpu::variable_line_l1<memsub::linesize::static_size<32>>>(sms, 32 * 16));
+    case 3:
+        return run(
+            config_run<gpu::variable_line_l1<memsub::linesize::static_size<64>>>(sms, 32 * 16));
+    case 4:
+        return run(config_run<gpu::baseline_l1_with<memsub::bypass::pc_only>>(sms, 32 * 4));
+    case 5:
+        return run(config_run<gpu::baseline_l1_with<memsub::bypass::pc_divergence>>(sms, 32 * 4));
+    case 6:
+        return run(config_run<gpu::baseline_l1_with<offline_pc_only>>(only_tables, 32 * 4));
+    case 7:
+        return run(config_run<gpu::baseline_l1_with<offline_pc_div>>(div_tables, 32 * 4));
+    case 8:
+        return run(config_run<gpu::variable_line_l1<memsub::linesize::alsi>>(sms, 32 * 16));
+    default:
+        return run(config_run<gpu::id_cache>(sms, 32 * 16));
+    }
+}
+
+/// One configuration's own stream under --timing memory.
+struct config_timing {
+    /// Its stream ran (to the end, or until a stop signal or an input error).
+    bool ran = false;
+    std::uint64_t warp_instructions = 0;
+    std::uint64_t cycles = 0;
+    gpu::timing_stats memory{};
 };
 
 struct kernel_result {
     std::string kernel;
     std::string input;
+    timing_mode timing = timing_mode::memory;
+    /// --timing memory: each configuration's stream.
+    std::array<config_timing, config_count> timed{};
+    /// --timing constant: the shared stream's cycles.
+    std::uint64_t constant_cycles = 0;
     std::uint64_t warp_instructions = 0;
     std::uint64_t line_requests = 0;
     /// Maximal runs of touched sectors over the line requests (as many as line requests when
@@ -577,6 +688,43 @@ struct kernel_result {
     /// A stop signal or an input error cut the workload short.
     [[nodiscard]] bool partial() const noexcept { return interrupted_by != 0 || error; }
 };
+
+/// Moves SM 0's reuse-distance summaries into `out` (the --reuse table).
+void collect_reuse(kernel_result& out, const gpu::reuse_distance_profile& reuse) {
+    for (const std::uint64_t pc : reuse.pcs()) {
+        std::array<std::optional<gpu::reuse_distance_profile::summary>, 4> bins{};
+        for (std::uint32_t b = 0; b < 4; ++b) {
+            const auto s = reuse.of_pc_bin(pc, b);
+            if (s && s->references != 0) bins[b] = s;
+        }
+        out.reuse.emplace_back(pc, *reuse.of_pc(pc), bins);
+    }
+}
+
+/// The scheduler of every pass: --sms, --sm-order, --warp-order and the latency mode.
+simt::gto_params scheduler_params(const options& o, simt::latency_mode latency) {
+    return {.sms = o.sms, .latency = latency, .warps = o.warp_order, .order = o.sm_order};
+}
+
+/// --timing memory's latencies: Table 3.1's, with --dram-latency.
+gpu::timing_params memory_params(const options& o) {
+    gpu::timing_params p;
+    if (o.dram_latency) p.latency.dram_cycles = *o.dram_latency;
+    return p;
+}
+
+/// The DRAM's bandwidth in GB/s (--dram-bandwidth, or Fermi's).
+double dram_gb_per_s(const options& o) {
+    return o.dram_bandwidth.value_or(gpu::fermi_dram_gb_per_s);
+}
+
+/// Each flat DRAM partition behind an L2 bank: dram − L2 hit cycles, and the bandwidth over
+/// the six partitions at the 700 MHz core (gpu::table_3_1_flat_dram).
+memsub::memory::flat_memory::params dram_params(const options& o) {
+    auto d = gpu::table_3_1_flat_dram(memory_params(o).latency);
+    d.bytes_per_cycle = dram_gb_per_s(o) / gpu::gtx480_core_ghz / gpu::l2_banks;
+    return d;
+}
 
 /// Which workload of how many is running, for the progress lines.
 struct run_slot {
@@ -607,7 +755,8 @@ std::optional<double> fraction_read(const Kernel& kernel) {
         return std::nullopt;
 }
 
-/// The offline predictors' tables, from a profiling pass over the kernel.
+/// The offline predictors' tables, from a profiling pass over the kernel (--timing constant)
+/// or the baseline's pass (--timing memory).
 struct offline_tables {
     std::vector<offline_pc_only::params> pc_only;
     std::vector<offline_pc_div::params> pc_div;
@@ -621,6 +770,24 @@ struct offline_tables {
     std::optional<std::string> error;
 };
 
+/// Trains one PC-only and one PC+Div table per SM from each SM's reuse distances.
+void train_tables(offline_tables& t, const std::vector<gpu::reuse_distance_profile>& profiles) {
+    for (const auto& p : profiles) {
+        t.pc_only.push_back(
+            {.base = {}, .table = memsub::bypass::train(p, memsub::bypass::pc_only::params{})});
+        t.pc_div.push_back(
+            {.base = {},
+             .table = memsub::bypass::train(p, memsub::bypass::pc_divergence::params{})});
+    }
+}
+
+/// Per-SM reuse-distance profiles over each SM's own L1 sets, sized to a kernel's memory
+/// instructions (PCs beyond share an untrained row).
+std::vector<gpu::reuse_distance_profile> sm_profiles(std::uint32_t sms) {
+    return std::vector<gpu::reuse_distance_profile>(
+        sms, gpu::reuse_distance_profile({.sets = 32, .line_bytes = 128, .max_pcs = 256}));
+}
+
 /// The offline predictors' tables: a profiling pass over the kernel (a fresh instance from
 /// `make`), each SM's line requests profiled over its own L1's sets, one table per SM.
 template <class MakeKernel>
@@ -628,12 +795,11 @@ offline_tables train_offline(MakeKernel& make, const options& o, const std::stri
                              const run_slot& slot) {
     offline_tables t;
     auto kernel = make();
-    simt::gto_scheduler<decltype(kernel)> scheduler(kernel, simt::gto_params{.sms = o.sms});
+    simt::gto_scheduler<decltype(kernel)> scheduler(
+        kernel, scheduler_params(o, simt::latency_mode::constant));
     const gpu::coalescer coalescer;
     gpu::coalesced_warp lines;
-    // Sized to the kernel's memory instructions (PCs beyond share an untrained row).
-    std::vector<gpu::reuse_distance_profile> profiles(
-        o.sms, gpu::reuse_distance_profile({.sets = 32, .line_bytes = 128, .max_pcs = 256}));
+    std::vector<gpu::reuse_distance_profile> profiles = sm_profiles(o.sms);
     memsub_examples::progress_meter progress(
         !o.quiet,
         fmt::format("{} ({} of {}), profiling", short_name(name), slot.index + 1, slot.count));
@@ -657,39 +823,26 @@ offline_tables train_offline(MakeKernel& make, const options& o, const std::stri
         t.error = e.what();
     }
     progress.finish();
-    for (const auto& p : profiles) {
-        t.pc_only.push_back(
-            {.base = {}, .table = memsub::bypass::train(p, memsub::bypass::pc_only::params{})});
-        t.pc_div.push_back(
-            {.base = {},
-             .table = memsub::bypass::train(p, memsub::bypass::pc_divergence::params{})});
-    }
+    train_tables(t, profiles);
     return t;
 }
 
 /// What the program is doing, for the message when memory runs out.
 std::string memory_use = "starting";
 
-/// Runs the kernel `make` builds on `sms` SMs through every configuration (after a profiling
-/// pass for the offline predictors); `describe(kernel)` adds to the input label afterwards.
-/// A malformed trace ends the run at its bad record (the figures cover what came before); a
-/// stop signal ends it at the next check (every 64 Ki warp instructions).
+/// --timing constant: one stream through every selected configuration (after a profiling pass
+/// for the offline predictors); the scheduler's constant latency gives the cycles.
 template <class MakeKernel, class Describe>
-kernel_result run_kernel(std::string name, MakeKernel&& make, std::string input, const options& o,
-                         const run_slot& slot, Describe&& describe) {
-    kernel_result out;
-    out.kernel = std::move(name);
-    out.input = std::move(input);
-    memory_use = fmt::format("running {} on {} SMs (its input and 10 L1 configurations per SM): "
-                             "try a smaller --scale or fewer --sms",
-                             out.kernel, o.sms);
+void run_constant(kernel_result& out, MakeKernel& make, const options& o, const run_slot& slot,
+                  Describe& describe) {
     const offline_tables tables = train_offline(make, o, out.kernel, slot);
     if (tables.interrupted_by != 0) {
         out.interrupted_by = tables.interrupted_by; // nothing measured yet
-        return out;
+        return;
     }
     auto kernel = make();
-    simt::gto_scheduler<decltype(kernel)> scheduler(kernel, simt::gto_params{.sms = o.sms});
+    simt::gto_scheduler<decltype(kernel)> scheduler(
+        kernel, scheduler_params(o, simt::latency_mode::constant));
     const gpu::coalescer coalescer;
     gpu::coalesced_warp lines;
     all_configs configs(o.sms, tables.pc_only, tables.pc_div);
@@ -717,7 +870,9 @@ kernel_result run_kernel(std::string name, MakeKernel&& make, std::string input,
             proto.kind = w.kind;
             proto.requester = w.sm;
             coalescer.for_each_request(lines, proto, [&](const memsub::access& a) {
-                configs.each([&](auto& c) { c.access(w.sm, a); });
+                configs.each([&](auto& c, std::size_t i) {
+                    if (o.selected[i]) (void)c.access(w.sm, a);
+                });
             });
             if ((out.warp_instructions & 0xffff) == 0) {
                 progress.update(out.warp_instructions,
@@ -729,21 +884,156 @@ kernel_result run_kernel(std::string name, MakeKernel&& make, std::string input,
         out.error = e.what();
     }
     progress.finish();
+    out.constant_cycles = scheduler.cycle();
     if (!out.error && tables.error) out.error = tables.error; // the same record stops both
     out.input += describe(kernel);
-    std::size_t i = 0;
-    configs.each([&](auto& c) {
+    configs.each([&](auto& c, std::size_t i) {
         c.finish();
-        out.configs[i++] = c.totals();
+        out.configs[i] = c.totals();
     });
-    for (const std::uint64_t pc : reuse.pcs()) {
-        std::array<std::optional<gpu::reuse_distance_profile::summary>, 4> bins{};
-        for (std::uint32_t b = 0; b < 4; ++b) {
-            const auto s = reuse.of_pc_bin(pc, b);
-            if (s && s->references != 0) bins[b] = s;
-        }
-        out.reuse.emplace_back(pc, *reuse.of_pc(pc), bins);
+    collect_reuse(out, reuse);
+}
+
+/// Progress over a kernel's --timing memory passes: the baseline's pass counts its warp
+/// instructions; the others issue as many each, which gives their share done.
+struct timed_progress {
+    memsub_examples::progress_meter& meter;
+    /// Warp instructions of the passes before this one, and of all passes after the
+    /// baseline's (0 during the baseline's: not known yet).
+    std::uint64_t done_before = 0;
+    std::uint64_t total = 0;
+};
+
+/// Runs configuration `index` (`c`, fresh) on its own stream: a fresh kernel from `make`, a
+/// host-latency scheduler, `c`'s L1s and its own memory side, through simt::run_timed.
+/// `observe(w, lines)` sees each instruction's line requests first; `finished(kernel)` the
+/// kernel at the end. A stop signal (checked every 64 Ki warp instructions) ends the pass; an
+/// input error ends it at the bad record.
+template <class Config, class MakeKernel, class Observe, class Finished>
+void run_config_timed(Config& c, std::size_t index, MakeKernel& make, const options& o,
+                      kernel_result& out, timed_progress progress, Observe&& observe,
+                      Finished&& finished) {
+    config_timing& t = out.timed[index];
+    t.ran = true;
+    auto kernel = make();
+    simt::gto_scheduler<decltype(kernel)> scheduler(kernel,
+                                                    scheduler_params(o, simt::latency_mode::host));
+    const memsub::memory::flat_memory::params dram = dram_params(o);
+    gpu::l2_dram_timing<> memory(memory_params(o),
+                                 [&](std::uint32_t) { return memsub::memory::flat_memory(dram); });
+    const gpu::coalescer coalescer;
+    gpu::coalesced_warp lines;
+    const auto issue = [&](const simt::warp_instruction& w) {
+        coalescer.coalesce(w.lanes, w.active_mask, w.access_bytes, lines);
+        observe(w, lines);
+        memsub::access proto{};
+        proto.pc = w.pc;
+        proto.kind = w.kind;
+        proto.requester = w.sm;
+        simt::timed_requests requests(scheduler, memory, w);
+        coalescer.for_each_request(
+            lines, proto, [&](const memsub::access& a) { requests(a, c.access(w.sm, a)); });
+        requests.finish();
+        if ((++t.warp_instructions & 0xffff) != 0) return true;
+        const std::uint64_t done = progress.done_before + t.warp_instructions;
+        progress.meter.update(
+            done, progress.total == 0
+                      ? fraction_read(kernel)
+                      : std::optional(std::min(1.0, static_cast<double>(done) /
+                                                        static_cast<double>(progress.total))));
+        return (out.interrupted_by = memsub_examples::stop_requested()) == 0;
+    };
+    try {
+        t.cycles = simt::run_timed(scheduler, issue, memory).cycles;
+    } catch (const memsub::input_error& e) {
+        if (!out.error) out.error = e.what();
+        t.cycles = scheduler.cycle();
     }
+    t.memory = memory.stats();
+    finished(kernel);
+    c.finish();
+    out.configs[index] = c.totals();
+}
+
+/// --timing memory: the baseline's stream first (its counts, SM 0's reuse distances and the
+/// offline tables' profiles), then every other selected configuration's own stream.
+template <class MakeKernel, class Describe>
+void run_memory_timed(kernel_result& out, MakeKernel& make, const options& o, const run_slot& slot,
+                      Describe& describe) {
+    std::size_t others = 0;
+    for (std::size_t i = 1; i < config_count; ++i) others += o.selected[i] ? 1 : 0;
+    const bool offline = o.selected[6] || o.selected[7];
+    std::vector<gpu::reuse_distance_profile> profiles =
+        offline ? sm_profiles(o.sms) : std::vector<gpu::reuse_distance_profile>{};
+    gpu::reuse_distance_profile reuse;
+    const std::string label =
+        fmt::format("{} ({} of {})", short_name(out.kernel), slot.index + 1, slot.count);
+    const std::string rest = slot.then_rest();
+    out.measured = true;
+    {
+        memsub_examples::progress_meter meter(!o.quiet, label + ", baseline");
+        meter.set_unit("warp instructions");
+        const std::string next = others == 0 ? std::string()
+                                             : fmt::format("then {} more configuration{}", others,
+                                                           others == 1 ? "" : "s");
+        meter.set_then(next.empty() ? rest : rest.empty() ? next : next + ", " + rest);
+        const auto observe = [&](const simt::warp_instruction& w,
+                                 const gpu::coalesced_warp& lines) {
+            ++out.warp_instructions;
+            out.line_requests += lines.count;
+            for (const auto& r : lines.lines()) {
+                out.sector_runs += static_cast<std::uint64_t>(
+                    std::popcount(r.sector_mask & ~(r.sector_mask << 1))); // runs' first sectors
+                if (w.sm == 0) reuse.reference(w.pc, lines.count, r.line_base.value);
+                if (offline) (void)profiles[w.sm].reference(w.pc, lines.count, r.line_base.value);
+            }
+        };
+        with_config(0, o.sms, {}, {}, [&](auto& c) {
+            run_config_timed(c, 0, make, o, out, {meter}, observe,
+                             [&](const auto& kernel) { out.input += describe(kernel); });
+        });
+        meter.finish();
+    }
+    collect_reuse(out, reuse);
+    if (out.interrupted_by != 0 || others == 0) return;
+    offline_tables tables;
+    if (offline) train_tables(tables, profiles);
+    memsub_examples::progress_meter meter(!o.quiet, label);
+    meter.set_unit("warp instructions");
+    meter.set_then(rest);
+    const std::uint64_t total = out.warp_instructions * others;
+    std::uint64_t done = 0;
+    for (std::size_t i = 1; i < config_count && out.interrupted_by == 0; ++i) {
+        if (!o.selected[i]) continue;
+        with_config(i, o.sms, tables.pc_only, tables.pc_div, [&](auto& c) {
+            run_config_timed(
+                c, i, make, o, out, {meter, done, std::max<std::uint64_t>(total, 1)},
+                [](const simt::warp_instruction&, const gpu::coalesced_warp&) {},
+                [](const auto&) {});
+        });
+        done += out.timed[i].warp_instructions;
+    }
+    meter.finish();
+}
+
+/// Runs the kernel `make` builds on `sms` SMs through every selected configuration, timed as
+/// --timing says; `describe(kernel)` adds to the input label afterwards. A malformed trace ends
+/// the run at its bad record (the figures cover what came before); a stop signal ends it at the
+/// next check (every 64 Ki warp instructions).
+template <class MakeKernel, class Describe>
+kernel_result run_kernel(std::string name, MakeKernel&& make, std::string input, const options& o,
+                         const run_slot& slot, Describe&& describe) {
+    kernel_result out;
+    out.kernel = std::move(name);
+    out.input = std::move(input);
+    out.timing = o.timing;
+    memory_use = fmt::format("running {} on {} SMs (its input and 10 L1 configurations per SM): "
+                             "try a smaller --scale or fewer --sms",
+                             out.kernel, o.sms);
+    if (o.timing == timing_mode::constant)
+        run_constant(out, make, o, slot, describe);
+    else
+        run_memory_timed(out, make, o, slot, describe);
     return out;
 }
 
@@ -1144,6 +1434,84 @@ std::optional<double> relative_bytes(const kernel_result& r, std::size_t config)
     return static_cast<double>(r.configs[config].bytes_fetched) / static_cast<double>(base);
 }
 
+/// A configuration's cycles: its own stream's (--timing memory) or the shared stream's.
+std::uint64_t cycles_of(const kernel_result& r, std::size_t config) {
+    return r.timing == timing_mode::memory ? r.timed[config].cycles : r.constant_cycles;
+}
+
+/// Warp instructions per cycle (memory instructions: the kernels issue no other kind).
+std::optional<double> instructions_per_cycle(const kernel_result& r, std::size_t config) {
+    const std::uint64_t cycles = cycles_of(r, config);
+    const std::uint64_t n =
+        r.timing == timing_mode::memory ? r.timed[config].warp_instructions : r.warp_instructions;
+    if (cycles == 0) return std::nullopt;
+    return static_cast<double>(n) / static_cast<double>(cycles);
+}
+
+/// Baseline cycles / the configuration's (--timing memory only: constant time is the same for
+/// every configuration).
+std::optional<double> speedup(const kernel_result& r, std::size_t config) {
+    if (r.timing != timing_mode::memory || r.timed[config].cycles == 0 || r.timed[0].cycles == 0)
+        return std::nullopt;
+    return static_cast<double>(r.timed[0].cycles) / static_cast<double>(r.timed[config].cycles);
+}
+
+/// The configurations that have figures: the selected ones (--timing memory: whose stream ran).
+bool shown(const kernel_result& r, const options& o, std::size_t config) {
+    return o.selected[config] && (r.timing == timing_mode::constant || r.timed[config].ran);
+}
+
+std::string_view sm_order_name(simt::sm_order order) {
+    switch (order) {
+    case simt::sm_order::seeded:
+        return "seeded";
+    case simt::sm_order::fixed:
+        return "fixed";
+    default:
+        return "rotating";
+    }
+}
+
+std::string_view warp_order_name(simt::warp_order order) {
+    switch (order) {
+    case simt::warp_order::lrr:
+        return "lrr";
+    case simt::warp_order::gtrr:
+        return "gtrr";
+    default:
+        return "gto";
+    }
+}
+
+/// The time model, for the table header (two lines): the mode and orders, then the latencies
+/// and the DRAM (or the constant latency).
+std::string timing_description(const options& o) {
+    const std::string orders = fmt::format(
+        "{} warp order, {} SM order", warp_order_name(o.warp_order), sm_order_name(o.sm_order));
+    if (o.timing == timing_mode::constant)
+        return fmt::format("time: --timing constant, one stream for every configuration ({})\n"
+                           "latency: every dependent load waits {} cycles (no L2 or DRAM)",
+                           orders, simt::gto_params{}.load_latency);
+    return fmt::format("time: --timing memory, each configuration its own stream ({})\n"
+                       "latency: {}; DRAM {:g} GB/s over {} flat partitions at a {:g} MHz core",
+                       orders, gpu::describe(memory_params(o).latency), dram_gb_per_s(o),
+                       gpu::l2_banks, gpu::gtx480_core_ghz * 1000);
+}
+
+/// L2 read hits (no fill owed) over reads, in %.
+std::optional<double> l2_hit_pct(const gpu::timing_stats& m) {
+    if (m.reads == 0) return std::nullopt;
+    return 100.0 * static_cast<double>(m.l2_read_hits) / static_cast<double>(m.reads);
+}
+
+/// Bytes moved between the L2 and the DRAM, in MB: line fills (loads' and stores') and dirty
+/// victims, 128 B each.
+double dram_mb(const gpu::timing_stats& m) {
+    return static_cast<double>((m.dram_reads + m.fill_reads + m.dram_writes) *
+                               gpu::l2_dram_timing<>::line_bytes) /
+           1e6;
+}
+
 void print_table(const kernel_result& r, const options& o) {
     if (!r.measured) {
         fmt::print("\n{} ({}): {}\n", r.kernel, r.input,
@@ -1164,22 +1532,36 @@ void print_table(const kernel_result& r, const options& o) {
     fmt::print("\n{} ({}), {} SMs: {} warp instructions, {} line requests{}\n", r.kernel, r.input,
                o.sms, r.warp_instructions, r.line_requests, state);
     if (!r.has_figures()) return;
-    fmt::print("{:<14} {:>7} {:>7} {:>7} {:>6} {:>6} {:>7} {:>8} {:>8} {:>7} {:>10} {:>6}\n",
+    fmt::print("{}\n", timing_description(o));
+    fmt::print("{:<14} {:>7} {:>7} {:>7} {:>6} {:>6} {:>7} {:>8} {:>8} {:>7} {:>10} {:>6} {:>9} "
+               "{:>15} {:>7}\n",
                "config", "hit%", "temp%", "spat%", "mixed%", "part%", "bypass%", "0-reuse%",
-               "util<=25", "util", "MB fetched", "rel");
+               "util<=25", "util", "MB fetched", "rel", "kcycles", "warp instr/cyc", "speedup");
+    std::string not_run;
     for (std::size_t i = 0; i < config_count; ++i) {
+        if (!shown(r, o, i)) {
+            if (o.selected[i])
+                not_run += fmt::format("{}{}", not_run.empty() ? "" : ", ", config_names[i]);
+            continue;
+        }
         const auto& c = r.configs[i];
         const double n = static_cast<double>(std::max<std::uint64_t>(c.accesses, 1));
         const auto rel = relative_bytes(r, i);
+        const auto ipc = instructions_per_cycle(r, i);
+        const auto up = speedup(r, i);
         fmt::print("{:<14} {:>7.2f} {:>7.2f} {:>7.2f} {:>6.2f} {:>6.2f} {:>7.2f} {:>8.2f} {:>8.2f} "
-                   "{:>7.2f} {:>10.2f} {:>6}\n",
+                   "{:>7.2f} {:>10.2f} {:>6} {:>9.1f} {:>15} {:>7}\n",
                    config_names[i], pct(c.hit_rate()), pct(c.temporal_hits / n),
                    pct(c.spatial_hits / n), pct(c.mixed_hits / n), pct(c.partial_misses / n),
                    pct(c.bypassed_misses / n), pct(c.zero_reuse_fraction()),
                    pct(c.utilisation_fraction(0)), pct(c.mean_utilisation()),
                    static_cast<double>(c.bytes_fetched) / 1e6,
-                   rel ? fmt::format("{:.3f}", *rel) : std::string("-"));
+                   rel ? fmt::format("{:.3f}", *rel) : std::string("-"),
+                   static_cast<double>(cycles_of(r, i)) / 1e3,
+                   ipc ? fmt::format("{:.3f}", *ipc) : std::string("-"),
+                   up ? fmt::format("{:.3f}", *up) : std::string("-"));
     }
+    if (!not_run.empty()) fmt::print("not run (the run was stopped first): {}\n", not_run);
     if (o.reuse) {
         fmt::print("reuse distances of SM 0's line requests (distinct lines in the set between "
                    "references; '>64' = beyond 64 or first): p25/median/p75\n");
@@ -1226,6 +1608,7 @@ memsub_examples::result_table results_table(const std::vector<kernel_result>& re
             continue;
         }
         for (std::size_t i = 0; i < config_count; ++i) {
+            if (!o.selected[i]) continue;
             const auto& c = r.configs[i];
             auto& row = table.add_row();
             row.text("kernel", r.kernel).text("config", config_names[i]);
@@ -1249,6 +1632,39 @@ memsub_examples::result_table results_table(const std::vector<kernel_result>& re
                 .optional_number("bytes_relative", relative_bytes(r, i), "{:.6f}")
                 // Last: the columns before it keep their places.
                 .number("sector_runs", r.sector_runs);
+            const bool timed = r.timing == timing_mode::memory;
+            const config_timing& t = r.timed[i];
+            const auto timed_number = [&](std::uint64_t v) {
+                return timed ? std::optional(v) : std::nullopt;
+            };
+            const gpu::latency_params lat = memory_params(o).latency;
+            row.text("timing", timed ? "memory" : "constant")
+                .text("sm_order", sm_order_name(o.sm_order))
+                .text("warp_order", warp_order_name(o.warp_order))
+                .number("config_warp_instructions",
+                        timed ? t.warp_instructions : r.warp_instructions)
+                .number("cycles", cycles_of(r, i))
+                .optional_number("warp_instructions_per_cycle", instructions_per_cycle(r, i),
+                                 "{:.6f}")
+                .optional_number("speedup", speedup(r, i), "{:.6f}")
+                .optional_number("l2_reads", timed_number(t.memory.reads))
+                .optional_number("l2_hit_pct", timed ? l2_hit_pct(t.memory) : std::nullopt,
+                                 "{:.4f}")
+                .optional_number("l2_merged_reads", timed_number(t.memory.merged_reads))
+                .optional_number("dram_line_reads",
+                                 timed_number(t.memory.dram_reads + t.memory.fill_reads))
+                .optional_number("dram_line_writes", timed_number(t.memory.dram_writes))
+                .optional_number("dram_mb", timed ? std::optional(dram_mb(t.memory)) : std::nullopt,
+                                 "{:.6f}")
+                .optional_number("constant_load_cycles",
+                                 timed ? std::nullopt
+                                       : std::optional(simt::gto_params{}.load_latency))
+                .optional_number("l1_hit_cycles", timed_number(lat.l1_hit_cycles))
+                .optional_number("to_l2_cycles", timed_number(lat.to_l2_cycles))
+                .optional_number("l2_hit_cycles", timed_number(lat.l2_hit_cycles))
+                .optional_number("dram_cycles", timed_number(lat.dram_cycles))
+                .optional_number("dram_gb_per_s",
+                                 timed ? std::optional(dram_gb_per_s(o)) : std::nullopt, "{:g}");
         }
     }
     return table;
@@ -1258,7 +1674,8 @@ memsub_examples::result_table results_table(const std::vector<kernel_result>& re
 /// whose baseline fetched nothing, has no bars, and a plot with no bar at all is not drawn (a
 /// note says why). Returns false when it was not drawn.
 bool write_plot(const std::string& file, const std::string& terminal,
-                const std::vector<kernel_result>& results, std::uint32_t sms) {
+                const std::vector<kernel_result>& results, std::uint32_t sms,
+                const std::array<bool, config_count>& selected) {
     std::vector<const kernel_result*> drawn;
     for (const auto& r : results) {
         if (!r.has_figures()) {
@@ -1280,7 +1697,8 @@ bool write_plot(const std::string& file, const std::string& terminal,
     {
         std::ofstream out(dat);
         out << "kernel";
-        for (const auto n : config_names) out << ' ' << n;
+        for (std::size_t i = 0; i < config_count; ++i)
+            if (selected[i]) out << ' ' << config_names[i];
         out << "\n";
         for (const kernel_result* r : drawn) {
             // One word per label (gnuplot splits the data on blanks); a partial row says so.
@@ -1289,7 +1707,7 @@ bool write_plot(const std::string& file, const std::string& terminal,
                 if (c == ' ' || c == '"') c = '_';
             out << '"' << label << (r->partial() ? " (partial)" : "") << '"';
             for (std::size_t i = 0; i < config_count; ++i)
-                out << fmt::format(" {:.4f}", *relative_bytes(*r, i));
+                if (selected[i]) out << fmt::format(" {:.4f}", *relative_bytes(*r, i));
             out << "\n";
         }
         if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", dat));
@@ -1308,7 +1726,9 @@ bool write_plot(const std::string& file, const std::string& terminal,
                "set ylabel 'bytes fetched / baseline'\nset yrange [0:*]\nset grid ytics\n"
                "set key outside right noenhanced\nset xtics scale 0 noenhanced\n"
             << "plot " << gnuplot_quoted(dat) << " using 2:xtic(1) title columnheader";
-        for (std::size_t i = 3; i <= config_count + 1; ++i)
+        const auto columns =
+            static_cast<std::size_t>(std::count(selected.begin(), selected.end(), true));
+        for (std::size_t i = 3; i <= columns + 1; ++i)
             out << ", '' using " << i << " title columnheader";
         out << "\n";
         if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", gp));
@@ -1388,9 +1808,11 @@ options parse(int argc, char** argv) {
             const std::string path(value());
             // The profiling pass and the measured pass each read the trace.
             if (path == memsub_examples::stdin_name)
-                throw option_error("--traceg -: a trace is read twice (the offline predictors' "
-                                   "profiling pass, then the measured pass), so it must be a "
-                                   "file or a directory, not standard input");
+                throw option_error("--traceg -: a trace is read more than once (once per "
+                                   "configuration with --timing memory, the offline predictors' "
+                                   "profiling pass and then the measured pass with --timing "
+                                   "constant), so it must be a file or a directory, not "
+                                   "standard input");
             o.traceg.push_back(path);
         } else if (arg == "--csv") {
             o.csv = std::string(value());
@@ -1401,12 +1823,73 @@ options parse(int argc, char** argv) {
             o.quiet = true;
         } else if (arg == "--reuse") {
             o.reuse = true;
+        } else if (arg == "--timing") {
+            const std::string_view t = value();
+            if (t != "memory" && t != "constant")
+                throw option_error(
+                    fmt::format("--timing: unknown timing '{}' (memory or constant)", t));
+            o.timing = t == "memory" ? timing_mode::memory : timing_mode::constant;
+        } else if (arg == "--sm-order") {
+            const std::string_view t = value();
+            if (t == "rotating")
+                o.sm_order = simt::sm_order::rotating;
+            else if (t == "seeded")
+                o.sm_order = simt::sm_order::seeded;
+            else if (t == "fixed")
+                o.sm_order = simt::sm_order::fixed;
+            else
+                throw option_error(
+                    fmt::format("--sm-order: unknown order '{}' (rotating, seeded or fixed)", t));
+        } else if (arg == "--warp-order") {
+            const std::string_view t = value();
+            if (t == "gto")
+                o.warp_order = simt::warp_order::gto;
+            else if (t == "lrr")
+                o.warp_order = simt::warp_order::lrr;
+            else if (t == "gtrr")
+                o.warp_order = simt::warp_order::gtrr;
+            else
+                throw option_error(
+                    fmt::format("--warp-order: unknown order '{}' (gto, lrr or gtrr)", t));
+        } else if (arg == "--configs") {
+            const auto names = memsub_examples::split_list(value());
+            if (names.empty()) throw option_error("--configs needs at least one configuration");
+            o.selected.fill(false);
+            o.selected[0] = true; // every ratio's reference
+            for (const auto& n : names) {
+                const auto f = std::find(config_names.begin(), config_names.end(), n);
+                if (f == config_names.end())
+                    throw option_error(fmt::format("--configs: unknown configuration '{}' ({})", n,
+                                                   either(config_names)));
+                o.selected[static_cast<std::size_t>(f - config_names.begin())] = true;
+            }
+        } else if (arg == "--dram-latency") {
+            o.dram_latency =
+                memsub_examples::parse_unsigned_as<std::uint32_t>(arg, value(), 121, 100000);
+        } else if (arg == "--dram-bandwidth") {
+            o.dram_bandwidth = memsub_examples::parse_positive_real(arg, value(), 100000.0);
         } else {
             throw option_error(fmt::format("unknown option '{}' (--help lists them)", arg));
         }
     }
     // Decision: --traceg alone replays the traces only; --kernels adds built-in kernels to them.
     if (!o.traceg.empty() && !o.kernels_given) o.kernels.clear();
+    if (o.timing == timing_mode::constant && (o.dram_latency || o.dram_bandwidth))
+        throw option_error(fmt::format("{} applies to --timing memory: --timing constant has no "
+                                       "memory side",
+                                       o.dram_latency ? "--dram-latency" : "--dram-bandwidth"));
+    if (o.timing == timing_mode::memory) {
+        // A flat partition's latency must cover one line's transfer at its bandwidth.
+        const auto dram = dram_params(o);
+        const double transfer = dram.request_bytes / dram.bytes_per_cycle;
+        if (transfer > dram.latency_cycles)
+            throw option_error(fmt::format(
+                "--dram-bandwidth = {:g} GB/s is too low for a DRAM latency of {} cycles: a "
+                "128 B line takes {:.0f} cycles on one of the {} partitions, more than the DRAM's "
+                "own {} (DRAM - L2 hit latency); raise --dram-latency or the bandwidth",
+                dram_gb_per_s(o), memory_params(o).latency.dram_cycles, std::ceil(transfer),
+                gpu::l2_banks, dram.latency_cycles));
+    }
     if (o.graph && o.matrix && *o.graph == memsub_examples::stdin_name &&
         *o.matrix == memsub_examples::stdin_name)
         throw option_error("--graph - and --matrix -: standard input can be read only once");
@@ -1528,7 +2011,8 @@ int main(int argc, char** argv) {
     memsub_examples::output_attempts outputs;
     const auto attempt = [&](auto&& write) { outputs.attempt(write); };
     if (o.csv) attempt([&] { results_table(results, o).write_csv(*o.csv); });
-    if (o.plot) attempt([&] { (void)write_plot(*o.plot, o.plot_terminal, results, o.sms); });
+    if (o.plot)
+        attempt([&] { (void)write_plot(*o.plot, o.plot_terminal, results, o.sms, o.selected); });
 
     // Problems come last, so they are what a user sees: input errors, outputs, the signal.
     bool input_failed = false;
