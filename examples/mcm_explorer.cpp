@@ -193,8 +193,7 @@ struct options {
     double constant_power_w = 20.0;
     timing_mode timing = timing_mode::memory;
     mcm_latency latency{};
-    std::vector<simt::launch_mapping> mappings{simt::launch_mapping::same,
-                                               simt::launch_mapping::shuffled};
+    std::vector<simt::launch_mapping> mappings{simt::launch_mapping::same};
     simt::sm_order order = simt::sm_order::rotating;
     std::optional<std::string> csv, plot;
     std::string plot_terminal;
@@ -862,9 +861,11 @@ public:
             r_.dram_utilisation =
                 static_cast<double>(*std::max_element(dram_total_.begin(), dram_total_.end())) /
                 m_.dram_bytes_per_cycle() / r_.cycles;
+            // One module has no links.
+            const std::uint64_t busiest_link =
+                link_total_.empty() ? 0 : *std::max_element(link_total_.begin(), link_total_.end());
             r_.link_utilisation =
-                static_cast<double>(*std::max_element(link_total_.begin(), link_total_.end())) /
-                m_.link_bytes_per_cycle() / r_.cycles;
+                static_cast<double>(busiest_link) / m_.link_bytes_per_cycle() / r_.cycles;
         }
         if constexpr (std::is_same_v<Placement, placement::first_touch>)
             for (std::uint32_t p = 0; p < m_.modules; ++p)
@@ -1874,6 +1875,13 @@ memsub_examples::result_table results_table(const std::vector<kernel_study>& stu
     return table;
 }
 
+/// A study's name in the plot: the kernel, and its launch mapping when several ran.
+std::string plot_label(const kernel_study& s, const options& o, std::string_view separator) {
+    return o.mappings.size() > 1
+               ? fmt::format("{}{}{}", s.kernel, separator, mapping_name(s.mapping))
+               : s.kernel;
+}
+
 /// Writes FILE.traffic.dat, FILE.edpse.dat and FILE.gp beside the plot and renders it: the
 /// inter-module traffic relative to the baseline per kernel and configuration, and EDPSE over
 /// module counts. A panel with nothing to show is left out, and the plot is not drawn when
@@ -1908,8 +1916,9 @@ bool write_plot(const std::string& file, const std::string& terminal,
         for (const std::size_t c : {std::size_t{0}, all_three}) {
             auto row = edpse_row(s, c, o);
             if (std::any_of(row.begin(), row.end(), [](const auto& v) { return v.has_value(); }))
-                edpse.push_back({fmt::format("{}_{}", s.kernel, c == 0 ? "baseline" : "all_three"),
-                                 std::move(row)});
+                edpse.push_back(
+                    {fmt::format("{}_{}", plot_label(s, o, "_"), c == 0 ? "baseline" : "all_three"),
+                     std::move(row)});
         }
     std::string edpse_gone;
     if (edpse.empty())
@@ -1944,7 +1953,7 @@ bool write_plot(const std::string& file, const std::string& terminal,
         out << "\n";
         for (const kernel_study* s : traffic) {
             const double base = double(s->main.configs[0].inter_module_bytes);
-            out << '"' << s->kernel << (s->main.partial ? " (partial)" : "") << '"';
+            out << '"' << plot_label(*s, o, " ") << (s->main.partial ? " (partial)" : "") << '"';
             for (std::size_t i = 0; i < config_count; ++i)
                 out << (s->main.ran[i]
                             ? fmt::format(" {:.4f}",
