@@ -17,8 +17,11 @@
 //   * ring: shortest way round, 32 cycles per hop (C5.8); topology::link_traffic counts the
 //     bytes on every directed link.
 // Eight configurations: baseline (RR + fine-grain interleave, no L1.5), each mechanism alone,
-// each pair, all three. The same warp instruction stream (per CTA scheduler) feeds all four
-// memory-side configurations of that scheduler; the L1s depend only on the stream.
+// each pair, all three. Under --timing constant the same warp instruction stream (per CTA
+// scheduler) feeds all four memory-side configurations of that scheduler; the L1s depend only
+// on the stream. --launch-mapping shuffled gives each CTA another data block at every launch
+// after the first (simt::cta_remap), so the traffic cut that rests on a CTA touching the same
+// data every launch can be told apart.
 //
 // Inter-module traffic counts data payload only (request and acknowledgement headers are not
 // modelled): a remote L1 miss moves the 128 B line home → requester (unless the L1.5 hits), a
@@ -26,7 +29,23 @@
 // bytes" is the sum over ring links (bytes × links crossed); "ring payload" counts a transfer
 // once.
 //
-// Time model (per launch, launches back to back; 1 GHz; documented, deliberately simple):
+// Time from the memory system (--timing memory, the default): every configuration runs its own
+// stream (a fresh kernel, a host-latency simt::gto_scheduler with the rotating SM order, its
+// own L1s and memory side), so the memory's latencies decide the issue order, and first touch
+// places a page when a request is issued, in that order. A launch takes the scheduler's cycles.
+// A line request's data is back at its SM (t = issue; mcm_latency, printed with every table):
+//   * L1 hit t + 20 (or when the reply that installed the line arrives);
+//   * local L2 slice: reached at t + 40, hit back at t + 120 (Table 3.1 reused: Decision);
+//   * remote: + 10 for the L1.5 lookup when there is an L1.5 (G5.5; a hit then costs + 120),
+//     + 32 cycles per hop each way (C5.8; request and reply both cross: Decision), the reply's
+//     payload queued on each directed link at 768 GB/s × S / 64 (ring_links); a store's payload
+//     crosses once and nobody waits for it;
+//   * L2 miss: the slice's DRAM partition, a flat_memory of 100 cycles (Table 5.3 "100 ns")
+//     and 768 GB/s × S / 64, served in arrival order; a request to a line whose fill is owed
+//     waits for it (MSHRs); unloaded t + 220 locally.
+// A warp waits for all its loads before a dependent one (the scheduler's host mode). Stores
+// and write-backs still in flight when a launch ends are not charged to it.
+// Analytic time model (--timing constant; per launch, launches back to back; 1 GHz):
 //   t_launch = max(T_issue, DRAM_max / B_dram, LINK_max / B_link) + L_remote / W
 //   * T_issue: the GTO scheduler's cycles for the launch (one memory instruction per SM per
 //     cycle, a fixed 120-cycle load latency for stalling loads, CTA placement and tail effects);
@@ -208,10 +227,10 @@ struct options {
         "L1, memory-side L2 slices) and compares the MCM-GPU mechanisms: remote-only L1.5,\n"
         "distributed CTA scheduling (contiguous batches) and first-touch page placement, alone,\n"
         "in pairs and all three, against the baseline (centralised round robin, fine-grain\n"
-        "interleave). Reports inter-module traffic, local / remote accesses, L1.5 hit rate, a\n"
-        "modelled time, the energy breakdown and EDPSE over module counts. An L1 access is\n"
-        "one L1 lookup: a coalesced line request with its touched 32 B sectors (the CSV's\n"
-        "last column, sector_runs, counts the requests' runs of touched sectors).\n"
+        "interleave). Reports inter-module traffic, local / remote accesses, L1.5 hit rate,\n"
+        "time (from the memory system by default), the energy breakdown and EDPSE over module\n"
+        "counts. An L1 access is one L1 lookup: a coalesced line request with its touched\n"
+        "32 B sectors (the CSV's sector_runs counts the requests' runs of touched sectors).\n"
         "  --kernels a,b,...    of stencil, spmv, bfs, kmeans (default: all)\n"
         "  --modules M          modules of the main machine (default 4)\n"
         "  --sms-per-module S   SMs per module (default 8)\n"
@@ -223,6 +242,19 @@ struct options {
         "  --seed S             input generator seed (default 1)\n"
         "  --constant-power W   constant power per module in W for the energy model (default\n"
         "                       20; not published in the seeds, G6.3)\n"
+        "  --timing MODE        memory (default): each configuration runs its own stream and a\n"
+        "                       launch takes the scheduler's cycles, its loads completing when\n"
+        "                       the memory side (L1, L2 slice, ring links, L1.5, DRAM) says;\n"
+        "                       constant: the analytic model (fixed 120-cycle loads, max of\n"
+        "                       issue, DRAM and link bounds)\n"
+        "  --launch-mapping M   same (default), shuffled (each launch after the first gives\n"
+        "                       every CTA another data block) or both (every kernel under\n"
+        "                       same, then shuffled; the closing tables once for each)\n"
+        "  --sm-order O         rotating (default), seeded or fixed (SMs 0..N-1 every cycle:\n"
+        "                       the older streams, whose first touch favours module 0)\n"
+        "  --l1-hit-cycles N    L1 hit latency of --timing memory (default 20)\n"
+        "  --path-crossings N   2 (default): a remote load's request and reply each take 32\n"
+        "                       cycles per hop; 1: only the reply\n"
         "  --csv FILE           every counter, one row per kernel, module count and config,\n"
         "                       with the columns partial, interrupted_by_signal and error\n"
         "  --plot FILE          relative inter-module traffic per config and EDPSE vs modules\n"
