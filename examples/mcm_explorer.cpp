@@ -17,8 +17,11 @@
 //   * ring: shortest way round, 32 cycles per hop (C5.8); topology::link_traffic counts the
 //     bytes on every directed link.
 // Eight configurations: baseline (RR + fine-grain interleave, no L1.5), each mechanism alone,
-// each pair, all three. The same warp instruction stream (per CTA scheduler) feeds all four
-// memory-side configurations of that scheduler; the L1s depend only on the stream.
+// each pair, all three. Under --timing constant the same warp instruction stream (per CTA
+// scheduler) feeds all four memory-side configurations of that scheduler; the L1s depend only
+// on the stream. --launch-mapping shuffled gives each CTA another data block at every launch
+// after the first (simt::cta_remap), so the traffic cut that rests on a CTA touching the same
+// data every launch can be told apart.
 //
 // Inter-module traffic counts data payload only (request and acknowledgement headers are not
 // modelled): a remote L1 miss moves the 128 B line home → requester (unless the L1.5 hits), a
@@ -26,7 +29,23 @@
 // bytes" is the sum over ring links (bytes × links crossed); "ring payload" counts a transfer
 // once.
 //
-// Time model (per launch, launches back to back; 1 GHz; documented, deliberately simple):
+// Time from the memory system (--timing memory, the default): every configuration runs its own
+// stream (a fresh kernel, a host-latency simt::gto_scheduler with the rotating SM order, its
+// own L1s and memory side), so the memory's latencies decide the issue order, and first touch
+// places a page when a request is issued, in that order. A launch takes the scheduler's cycles.
+// A line request's data is back at its SM (t = issue; mcm_latency, printed with every table):
+//   * L1 hit t + 20 (or when the reply that installed the line arrives);
+//   * local L2 slice: reached at t + 40, hit back at t + 120 (Table 3.1 reused: Decision);
+//   * remote: + 10 for the L1.5 lookup when there is an L1.5 (G5.5; a hit then costs + 120),
+//     + 32 cycles per hop each way (C5.8; request and reply both cross: Decision), the reply's
+//     payload queued on each directed link at 768 GB/s × S / 64 (ring_links); a store's payload
+//     crosses once and nobody waits for it;
+//   * L2 miss: the slice's DRAM partition, a flat_memory of 100 cycles (Table 5.3 "100 ns")
+//     and 768 GB/s × S / 64, served in arrival order; a request to a line whose fill is owed
+//     waits for it (MSHRs); unloaded t + 220 locally.
+// A warp waits for all its loads before a dependent one (the scheduler's host mode). Stores
+// and write-backs still in flight when a launch ends are not charged to it.
+// Analytic time model (--timing constant; per launch, launches back to back; 1 GHz):
 //   t_launch = max(T_issue, DRAM_max / B_dram, LINK_max / B_link) + L_remote / W
 //   * T_issue: the GTO scheduler's cycles for the launch (one memory instruction per SM per
 //     cycle, a fixed 120-cycle load latency for stalling loads, CTA placement and tail effects);
@@ -79,6 +98,8 @@
 #include <memsub/energy/scaling_metrics.hpp>
 #include <memsub/gpu/baseline_l1.hpp>
 #include <memsub/gpu/coalescer.hpp>
+#include <memsub/gpu/timing.hpp>
+#include <memsub/memory/flat_memory.hpp>
 #include <memsub/placement/fine_grain_interleave.hpp>
 #include <memsub/placement/first_touch.hpp>
 #include <memsub/replacement/lru.hpp>
@@ -105,6 +126,7 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace {
@@ -127,6 +149,58 @@ constexpr int ok = 0, input_error = 1, usage_error = 2, out_of_memory = 4;
 
 constexpr std::array<std::string_view, 4> all_kernels{"stencil", "spmv", "bfs", "kmeans"};
 
+/// How a launch's time is found: from the memory system (`memory`: a host-mode scheduler whose
+/// loads complete when this program's memory side says) or today's analytic model (`constant`).
+enum class timing_mode : std::uint8_t { memory, constant };
+
+/// The timed machine's latencies, in core cycles at 1 GHz. Printed in every table header and
+/// CSV row.
+struct mcm_latency {
+    /// [resolution] No seed gives an L1 hit latency: gpu::latency_params' 20.
+    std::uint32_t l1_hit_cycles = gpu::latency_params{}.l1_hit_cycles;
+    /// From issue to the module's L2 slice (part of the slice hit; the rest is the return).
+    std::uint32_t to_l2_cycles = gpu::latency_params{}.to_l2_cycles;
+    /// Decision: a local L2 slice hit costs seed 001 Table 3.1's "Min. L2 Access Latency 120
+    /// cycles"; Table 5.3 gives no L2 latency for the MCM-GPU, and the Fermi figure keeps the
+    /// two GPU studies of this library on one scale.
+    std::uint32_t l2_hit_cycles = gpu::latency_params{}.l2_hit_cycles;
+    /// C5.8: "32 cycles per hop".
+    std::uint32_t hop_cycles = 32;
+    /// Decision: crossings of the ring path per remote load: the request and the reply each
+    /// cross it (2). The seeds say "32 cycles per hop" without saying whether a round trip pays
+    /// it once; the analytic model (`--timing constant`) counts the hops once. Stores cross once
+    /// (requester → home) either way.
+    std::uint32_t path_crossings = 2;
+    /// Spec G5.5: the L1.5 lookup latency applies to every remote request (10: [resolution]).
+    std::uint32_t l15_lookup_cycles = 10;
+    /// Spec G5.5: the L1.5 hit latency is a host parameter; Decision: the L2 slice's (an L1.5
+    /// is a module-side cache of the slice's size class), paid after the lookup.
+    std::uint32_t l15_hit_cycles = gpu::latency_params{}.l2_hit_cycles;
+    /// Table 5.3: "DRAM latency 100 ns (flat)" at the 1 GHz clock.
+    std::uint32_t dram_cycles = 100;
+
+    [[nodiscard]] std::uint32_t l2_return_cycles() const noexcept {
+        return l2_hit_cycles - to_l2_cycles;
+    }
+    [[nodiscard]] std::string describe() const {
+        return fmt::format("L1 hit {}, local L2 slice hit {} (to slice {}), +{} per hop x {} "
+                           "crossing{}, L1.5 lookup {} on remote requests, L1.5 hit +{}, DRAM "
+                           "+{} core cycles at 1 GHz",
+                           l1_hit_cycles, l2_hit_cycles, to_l2_cycles, hop_cycles, path_crossings,
+                           path_crossings == 1 ? "" : "s", l15_lookup_cycles, l15_hit_cycles,
+                           dram_cycles);
+    }
+};
+
+[[nodiscard]] constexpr std::string_view mapping_name(simt::launch_mapping m) noexcept {
+    return m == simt::launch_mapping::same ? "same" : "shuffled";
+}
+[[nodiscard]] constexpr std::string_view order_name(simt::sm_order o) noexcept {
+    return o == simt::sm_order::rotating ? "rotating"
+           : o == simt::sm_order::seeded ? "seeded"
+                                         : "fixed";
+}
+
 struct options {
     std::vector<std::string> kernels{all_kernels.begin(), all_kernels.end()};
     std::uint32_t modules = 4;
@@ -136,6 +210,10 @@ struct options {
     std::uint64_t seed = 1;
     double scale = 1.0;
     double constant_power_w = 20.0;
+    timing_mode timing = timing_mode::memory;
+    mcm_latency latency{};
+    std::vector<simt::launch_mapping> mappings{simt::launch_mapping::same};
+    simt::sm_order order = simt::sm_order::rotating;
     std::optional<std::string> csv, plot;
     std::string plot_terminal;
     bool quiet = false;
@@ -149,10 +227,10 @@ struct options {
         "L1, memory-side L2 slices) and compares the MCM-GPU mechanisms: remote-only L1.5,\n"
         "distributed CTA scheduling (contiguous batches) and first-touch page placement, alone,\n"
         "in pairs and all three, against the baseline (centralised round robin, fine-grain\n"
-        "interleave). Reports inter-module traffic, local / remote accesses, L1.5 hit rate, a\n"
-        "modelled time, the energy breakdown and EDPSE over module counts. An L1 access is\n"
-        "one L1 lookup: a coalesced line request with its touched 32 B sectors (the CSV's\n"
-        "last column, sector_runs, counts the requests' runs of touched sectors).\n"
+        "interleave). Reports inter-module traffic, local / remote accesses, L1.5 hit rate,\n"
+        "time (from the memory system by default), the energy breakdown and EDPSE over module\n"
+        "counts. An L1 access is one L1 lookup: a coalesced line request with its touched\n"
+        "32 B sectors (the CSV's sector_runs counts the requests' runs of touched sectors).\n"
         "  --kernels a,b,...    of stencil, spmv, bfs, kmeans (default: all)\n"
         "  --modules M          modules of the main machine (default 4)\n"
         "  --sms-per-module S   SMs per module (default 8)\n"
@@ -164,6 +242,19 @@ struct options {
         "  --seed S             input generator seed (default 1)\n"
         "  --constant-power W   constant power per module in W for the energy model (default\n"
         "                       20; not published in the seeds, G6.3)\n"
+        "  --timing MODE        memory (default): each configuration runs its own stream and a\n"
+        "                       launch takes the scheduler's cycles, its loads completing when\n"
+        "                       the memory side (L1, L2 slice, ring links, L1.5, DRAM) says;\n"
+        "                       constant: the analytic model (fixed 120-cycle loads, max of\n"
+        "                       issue, DRAM and link bounds)\n"
+        "  --launch-mapping M   same (default), shuffled (each launch after the first gives\n"
+        "                       every CTA another data block) or both (every kernel under\n"
+        "                       same, then shuffled; the closing tables once for each)\n"
+        "  --sm-order O         rotating (default), seeded or fixed (SMs 0..N-1 every cycle:\n"
+        "                       the older streams, whose first touch favours module 0)\n"
+        "  --l1-hit-cycles N    L1 hit latency of --timing memory (default 20)\n"
+        "  --path-crossings N   2 (default): a remote load's request and reply each take 32\n"
+        "                       cycles per hop; 1: only the reply\n"
         "  --csv FILE           every counter, one row per kernel, module count and config,\n"
         "                       with the columns partial, interrupted_by_signal and error\n"
         "  --plot FILE          relative inter-module traffic per config and EDPSE vs modules\n"
@@ -239,11 +330,308 @@ struct config_result {
     std::uint64_t dram_read_bytes = 0, dram_write_bytes = 0;
     std::uint64_t issue_cycles = 0, dram_bound_cycles = 0, link_bound_cycles = 0;
     double latency_cycles = 0, cycles = 0;
+    /// The busiest DRAM partition's and ring link's busy time over `cycles`.
+    double dram_utilisation = 0, link_utilisation = 0;
+    /// First touch: pages placed in each partition (empty for the fine-grain interleave).
+    std::vector<std::uint64_t> pages_per_partition;
     energy::energy_breakdown joules{};
     [[nodiscard]] double seconds() const { return cycles / clock_hz; }
     [[nodiscard]] double l15_hit_rate() const {
         return l15_lookups == 0 ? 0.0 : static_cast<double>(l15_hits) / l15_lookups;
     }
+};
+
+// ------------------------------------------------------------------ timed memory side
+
+/// The line fills one L2 slice owes (the DRAM read queued or in flight) and the reads waiting on
+/// each, an MSHR table: a read to a line whose fill is owed waits for that fill instead of
+/// reading DRAM again (the slice installed the line when the first miss was issued).
+/// Decision: entries are not limited (the seeds give the MCM-GPU's L2 no MSHR count; a limit
+/// would add a parameter no source sets); gpu/timing.hpp's Table 3.1 machine limits them to 64
+/// per bank. Open addressing with backward-shift deletion; the pools double when outgrown, so the
+/// steady state allocates nothing.
+class fill_table {
+public:
+    static constexpr std::uint32_t none = 0xffffffffu;
+
+    /// A read waiting on a fill: its data is back at its SM at
+    /// max(floor, max(fill done, after) + extra).
+    struct waiter {
+        simt::warp_id warp{};
+        std::uint64_t after = 0; ///< when the read reached the slice
+        std::uint64_t floor = 0;
+        std::uint64_t extra = 0; ///< slice → SM: the return, ring hops and link queueing
+        /// The in-flight entries (an L1's, an L1.5's) the reply fills in, or none.
+        std::uint32_t l1_entry = none, l15_entry = none;
+        std::uint32_t next = none;
+    };
+    struct fill {
+        std::uint64_t line = 0;
+        std::uint64_t nominal_done = 0; ///< when the fill would complete on an idle DRAM
+        std::uint32_t first = none, last = none;
+        std::uint32_t next_free = none;
+    };
+
+    fill_table() : index_(1024, none) {}
+
+    [[nodiscard]] std::uint32_t find(std::uint64_t line) const noexcept {
+        for (std::size_t s = slot_of(line);; s = (s + 1) & mask()) {
+            const std::uint32_t f = index_[s];
+            if (f == none || fills_[f].line == line) return f;
+        }
+    }
+    [[nodiscard]] const fill& operator[](std::uint32_t f) const noexcept { return fills_[f]; }
+
+    /// A new fill of `line` (not in the table).
+    std::uint32_t insert(std::uint64_t line, std::uint64_t nominal_done) {
+        if (2 * (size_ + 1) > index_.size()) rehash(index_.size() * 2);
+        std::uint32_t f = free_fill_;
+        if (f == none) {
+            f = static_cast<std::uint32_t>(fills_.size());
+            fills_.emplace_back();
+        } else {
+            free_fill_ = fills_[f].next_free;
+        }
+        fills_[f] = fill{.line = line, .nominal_done = nominal_done};
+        std::size_t s = slot_of(line);
+        while (index_[s] != none) s = (s + 1) & mask();
+        index_[s] = f;
+        ++size_;
+        return f;
+    }
+
+    void add_waiter(std::uint32_t f, const waiter& w) {
+        std::uint32_t i = free_waiter_;
+        if (i == none) {
+            i = static_cast<std::uint32_t>(waiters_.size());
+            waiters_.emplace_back();
+        } else {
+            free_waiter_ = waiters_[i].next;
+        }
+        waiters_[i] = w;
+        waiters_[i].next = none;
+        fill& x = fills_[f];
+        (x.last == none ? x.first : waiters_[x.last].next) = i;
+        x.last = i;
+    }
+
+    /// Fill `f` completed: calls `each(waiter)` for its reads in arrival order and frees it.
+    template <class Each>
+    void complete(std::uint32_t f, Each&& each) {
+        for (std::uint32_t i = fills_[f].first; i != none;) {
+            const waiter w = waiters_[i];
+            waiters_[i].next = free_waiter_;
+            free_waiter_ = i;
+            each(w);
+            i = w.next;
+        }
+        erase(f);
+    }
+    [[nodiscard]] std::size_t size() const noexcept { return size_; }
+
+private:
+    [[nodiscard]] std::size_t mask() const noexcept { return index_.size() - 1; }
+    [[nodiscard]] std::size_t slot_of(std::uint64_t line) const noexcept {
+        return static_cast<std::size_t>((line * 0x9e3779b97f4a7c15ull) >> 20) & mask();
+    }
+    void erase(std::uint32_t f) noexcept {
+        std::size_t hole = slot_of(fills_[f].line);
+        while (index_[hole] != f) hole = (hole + 1) & mask();
+        // Backward shift: an entry moves into the hole unless its home lies cyclically in
+        // (hole, s], where it already is reachable.
+        for (std::size_t s = (hole + 1) & mask(); index_[s] != none; s = (s + 1) & mask()) {
+            const std::size_t home = slot_of(fills_[index_[s]].line);
+            const bool reachable =
+                hole <= s ? (home > hole && home <= s) : (home > hole || home <= s);
+            if (reachable) continue;
+            index_[hole] = index_[s];
+            hole = s;
+        }
+        index_[hole] = none;
+        fills_[f].next_free = free_fill_;
+        free_fill_ = f;
+        --size_;
+    }
+    void rehash(std::size_t slots) {
+        std::vector<std::uint32_t> old(slots, none);
+        old.swap(index_);
+        for (const std::uint32_t f : old)
+            if (f != none) {
+                std::size_t s = slot_of(fills_[f].line);
+                while (index_[s] != none) s = (s + 1) & mask();
+                index_[s] = f;
+            }
+    }
+
+    std::vector<std::uint32_t> index_;
+    std::vector<fill> fills_;
+    std::vector<waiter> waiters_;
+    std::uint32_t free_fill_ = none, free_waiter_ = none;
+    std::size_t size_ = 0;
+};
+
+/// One module's DRAM partition: a flat_memory (Table 5.3: 100 ns flat; the machine's bandwidth)
+/// fed in arrival order. Requests are issued in issue order but reach the slice at different
+/// times (a remote one crosses the ring first), so each waits in a min-heap on its arrival and
+/// enters the controller when the host's time reaches it: every request that arrives earlier
+/// has been issued by then (an arrival is at least to_l2_cycles after its issue), so the
+/// controller's FCFS pipe serves exactly in arrival order (MP2).
+class dram_partition {
+public:
+    /// Read requests carry their fill's index; writes (dirty victims) this.
+    static constexpr std::uint64_t write_id = ~std::uint64_t{0};
+
+    explicit dram_partition(const memsub::memory::flat_memory::params& p) : controller_(p) {
+        pending_.reserve(256);
+    }
+
+    void send(std::uint64_t arrival, std::uint64_t id, memsub::byte_address address,
+              std::uint32_t requester) {
+        pending_.push_back({arrival, sequence_++,
+                            memsub::memory::mem_request{.id = id,
+                                                        .address = address,
+                                                        .is_write = id == write_id,
+                                                        .requester = requester,
+                                                        .arrival_cycle = arrival}});
+        std::push_heap(pending_.begin(), pending_.end(), later);
+    }
+
+    /// The earliest cycle at which `advance_to` changes anything.
+    [[nodiscard]] std::uint64_t next_event_cycle() const noexcept {
+        const std::uint64_t done = controller_.next_event_cycle();
+        if (pending_.empty() || !controller_.can_accept(pending_.front().request)) return done;
+        return std::min(done, pending_.front().arrival);
+    }
+
+    /// Moves the controller to `cycle`: requests that arrived by then enter it (in arrival
+    /// order; a full controller takes them as completions free room), and `read_done(id,
+    /// done_cycle)` is called for every read completed by then.
+    template <class ReadDone>
+    void advance_to(std::uint64_t cycle, ReadDone&& read_done) {
+        for (;;) {
+            while (!pending_.empty() && pending_.front().arrival <= cycle &&
+                   controller_.can_accept(pending_.front().request)) {
+                std::pop_heap(pending_.begin(), pending_.end(), later);
+                (void)controller_.enqueue(pending_.back().request);
+                pending_.pop_back();
+            }
+            const bool stuck = !pending_.empty() && pending_.front().arrival <= cycle;
+            const std::uint64_t step =
+                stuck ? std::min(cycle, controller_.next_event_cycle()) : cycle;
+            controller_.advance_to(step);
+            controller_.drain([&](const memsub::memory::completion& c) {
+                if (!c.is_write) read_done(c.id, c.done_cycle);
+            });
+            if (step >= cycle) return;
+        }
+    }
+
+    [[nodiscard]] const memsub::memory::flat_memory& controller() const noexcept {
+        return controller_;
+    }
+    [[nodiscard]] fill_table& fills() noexcept { return fills_; }
+
+private:
+    struct pending_request {
+        std::uint64_t arrival = 0, sequence = 0;
+        memsub::memory::mem_request request{};
+    };
+    static bool later(const pending_request& a, const pending_request& b) noexcept {
+        return a.arrival != b.arrival ? a.arrival > b.arrival : a.sequence > b.sequence;
+    }
+
+    memsub::memory::flat_memory controller_;
+    std::vector<pending_request> pending_; // min-heap on (arrival, sequence)
+    std::uint64_t sequence_ = 0;
+    fill_table fills_;
+};
+
+/// The ring's directed links, timed by a calendar of the bytes each link moves in each cycle
+/// (its bandwidth per cycle at most). A transfer departing at cycle d starts on a link at the
+/// first cycle from d with room, fills the room of the cycles from there until its bytes are
+/// sent, and reaches the next module cycles_per_hop after its start (C5.8), store-and-forward
+/// per transfer as topology::link_timing times it.
+/// Decision: a calendar rather than link_timing's FCFS ports. The host reserves a reply when it
+/// issues the load, at the reply's departure, and departures are not in issue order: a DRAM
+/// miss's reply leaves about 100 cycles after an L2 hit's issued a cycle later. An FCFS port
+/// makes every later reservation wait behind the latest one, so one miss held the hits behind
+/// it for its whole DRAM latency (a 256 x 256 stencil under distributed scheduling took 52.7
+/// kcycles with FCFS ports, 7.3 with the calendar); the calendar lets a reservation use the room
+/// left at its own time. A reply that waits for DRAM is reserved in issue order at its departure on
+/// an idle DRAM and keeps the queueing it found there, though it leaves later (an approximation
+/// either way: it may have taken room another transfer then needed, and misses what the link
+/// carries when it leaves).
+class ring_links {
+public:
+    ring_links(const topology::ring& r, std::uint32_t bytes_per_cycle, std::uint32_t hop_cycles)
+        : ring_(r)
+        , capacity_(std::max(1u, bytes_per_cycle))
+        , hop_cycles_(hop_cycles)
+        , used_(std::size_t{r.links()} << window_bits, 0) {}
+
+    /// A transfer of `bytes` from module `src` to `dst` departing at `depart` (>= `now`, the
+    /// host's cycle, which never decreases): the cycle it reaches `dst`.
+    std::uint64_t transfer(std::uint32_t src, std::uint32_t dst, std::uint64_t depart,
+                           std::uint64_t bytes, std::uint64_t now) {
+        forget_before(now);
+        std::uint64_t at = depart;
+        ring_.route(src, dst,
+                    [&](std::uint32_t link) { at = reserve(link, at, bytes) + hop_cycles_; });
+        return at;
+    }
+    /// Cycles a transfer from `src` to `dst` takes on idle links.
+    [[nodiscard]] std::uint64_t unloaded_cycles(std::uint32_t src, std::uint32_t dst) const {
+        return std::uint64_t{ring_.hops(src, dst)} * hop_cycles_;
+    }
+    /// Transfers that found no room within the calendar's window (sent at its end).
+    [[nodiscard]] std::uint64_t overflows() const noexcept { return overflows_; }
+
+private:
+    static constexpr std::uint32_t window_bits = 16; // cycles ahead of the host's clock
+    static constexpr std::uint64_t window = std::uint64_t{1} << window_bits;
+
+    // The start cycle of `bytes` on `link` from `depart`.
+    std::uint64_t reserve(std::uint32_t link, std::uint64_t depart, std::uint64_t bytes) {
+        std::uint32_t* cycles = used_.data() + (std::size_t{link} << window_bits);
+        const std::uint64_t limit = base_ + window - 1;
+        std::uint64_t c = std::min(depart, limit);
+        while (c < limit && cycles[c & (window - 1)] >= capacity_) ++c;
+        const std::uint64_t start = c;
+        while (bytes != 0) {
+            std::uint32_t& used = cycles[c & (window - 1)];
+            const std::uint64_t take =
+                std::min<std::uint64_t>(capacity_ - std::min(used, capacity_), bytes);
+            used += static_cast<std::uint32_t>(take);
+            bytes -= take;
+            if (bytes == 0) break;
+            if (c == limit) {
+                ++overflows_;
+                break;
+            }
+            ++c;
+        }
+        return start;
+    }
+
+    // Cycles before `now` take no more reservations: their slots are cleared for reuse.
+    void forget_before(std::uint64_t now) {
+        if (now <= base_) return;
+        if (now - base_ >= window) {
+            std::fill(used_.begin(), used_.end(), 0u);
+        } else {
+            for (std::uint32_t l = 0; l < ring_.links(); ++l)
+                for (std::uint64_t c = base_; c < now; ++c)
+                    used_[(std::size_t{l} << window_bits) + (c & (window - 1))] = 0;
+        }
+        base_ = now;
+    }
+
+    topology::ring ring_;
+    std::uint32_t capacity_;
+    std::uint32_t hop_cycles_;
+    std::vector<std::uint32_t> used_; // per link, per cycle mod window: bytes reserved
+    std::uint64_t base_ = 0;          // the oldest cycle still reservable
+    std::uint64_t overflows_ = 0;
 };
 
 // ------------------------------------------------------------------ memory side
@@ -259,8 +647,26 @@ struct home_of {
     }
 };
 
+/// When the data of a line a private cache (an L1 or an L1.5) installed at issue is there: a
+/// cache's contents change when the request is issued, so a hit on a line whose reply is still
+/// on its way waits for that reply. Direct-mapped, four entries per line of the cache.
+/// Decision: an entry another line's miss overwrote leaves its line's later hits at the hit
+/// latency (a rare early hit) rather than searching a tag-exact table on every hit.
+struct inflight_line {
+    static constexpr std::uint64_t no_line = ~std::uint64_t{0};
+    std::uint64_t line = no_line;
+    /// When the reply is back (memsub::never: it waits on the DRAM fill of `line` at `home`,
+    /// and a hit joins that fill with the first request's `after` and `extra`).
+    std::uint64_t ready = 0;
+    std::uint64_t after = 0, extra = 0;
+    std::uint32_t home = 0;
+};
+
 /// One memory-side configuration: placement, per-module L1.5 (optional) and L2 slices, the
-/// ring's link counters, and the per-launch time model.
+/// ring's link counters, and either the per-launch analytic time model (`timing_mode::constant`)
+/// or the timed machine (`timing_mode::memory`): the ring's directed links with their
+/// bandwidth (ring_links), a DRAM partition per module, MSHRs per slice, and when each private
+/// cache's line is there.
 template <class Placement>
 class memory_side {
 public:
@@ -269,14 +675,22 @@ public:
         memsub::bypass::remote_only<home_of<Placement>>>;
     using l2_cache = memsub::cache::set_associative_cache<
         memsub::replacement::lru, memsub::cache::write_policy::write_back, memsub::geometry>;
+    using waiter = fill_table::waiter;
 
-    memory_side(const machine& m, const typename Placement::params& pp, bool with_l15)
+    memory_side(const machine& m, const typename Placement::params& pp, bool with_l15,
+                timing_mode timing = timing_mode::constant, const mcm_latency& latency = {},
+                std::uint32_t l1_lines = 0)
         : m_(m)
         , placement_(pp)
         , ring_({.nodes = m.modules, .cycles_per_hop = 32})
         , links_(ring_)
+        , timed_(timing == timing_mode::memory)
+        , lat_(latency)
+        , ring_links_(ring_, static_cast<std::uint32_t>(std::lround(m.link_bytes_per_cycle())),
+                      latency.hop_cycles)
         , with_l15_(with_l15)
-        , dram_(m.modules, 0) {
+        , dram_(m.modules, 0)
+        , dram_total_(m.modules, 0) {
         // 64 KB of L2 per SM (4 MB per 64-SM GPM), halved beside an L1.5 of 32 KB per SM.
         const auto sets_for = [&](std::uint64_t bytes_per_sm) {
             return static_cast<std::uint32_t>(std::max<std::uint64_t>(
@@ -293,6 +707,18 @@ public:
                                       .home_of = {&placement_}, .module = g, .modules = m.modules});
         }
         invalidators_.resize(with_l15 ? m.modules : 0);
+        if (!timed_) return;
+        for (std::uint32_t g = 0; g < m.modules; ++g)
+            partitions_.emplace_back(
+                memsub::memory::flat_memory::params{.latency_cycles = latency.dram_cycles,
+                                                    .bytes_per_cycle = m.dram_bytes_per_cycle(),
+                                                    .request_bytes = line_bytes,
+                                                    .capacity = 1024});
+        next_event_.assign(m.modules, memsub::never);
+        l1_slots_ = std::bit_ceil(std::max(4 * l1_lines, 1u));
+        l15_slots_ = with_l15 ? std::bit_ceil(4 * l15g.sets * l15g.ways) : 0;
+        l1_lines_.resize(std::size_t{l1_slots_} * m.sms());
+        l15_lines_.resize(std::size_t{l15_slots_} * m.modules);
     }
     memory_side(const memory_side&) = delete;
     memory_side& operator=(const memory_side&) = delete;
@@ -308,22 +734,35 @@ public:
     }
 
     /// A request leaving an L1 of module `g`: a line read (`load`, `bytes` = the fill) or a
-    /// store of `bytes` (write-evict L1: every store goes down).
-    void request(std::uint32_t g, const memsub::access& a, std::uint32_t bytes) {
+    /// store of `bytes` (write-evict L1: every store goes down). Timed: issued at cycle `t` by
+    /// `warp`; returns when a load's data is back at the SM, memsub::never if it waits for a
+    /// DRAM fill (reported through `advance_to`), 0 for a store; `l1_entry` is the L1's
+    /// in-flight entry the reply fills in. Untimed: returns 0.
+    std::uint64_t request(std::uint32_t g, const memsub::access& a, std::uint32_t bytes,
+                          std::uint64_t t = 0, simt::warp_id warp = {},
+                          std::uint32_t l1_entry = fill_table::none) {
         const std::uint32_t home = placement_.place(a.address, g).partition;
+        const bool load = a.kind == memsub::access_kind::load;
+        now_ = std::max(now_, t);
         if (home == g) {
             ++r_.local_requests;
-            l2(home, a);
-            return;
+            if (!timed_) {
+                l2(home, a);
+                return 0;
+            }
+            const std::uint64_t arrive = t + lat_.to_l2_cycles;
+            return load ? l2_load(home, g, a, bytes, arrive, warp, l1_entry, fill_table::none).ready
+                        : l2_store(home, a, arrive);
         }
         ++r_.remote_requests;
-        const bool load = a.kind == memsub::access_kind::load;
+        std::uint64_t leave = t; // when the request leaves its module
         if (with_l15_) {
+            leave += lat_.l15_lookup_cycles;
             if (load) ++r_.l15_lookups;
             const auto res = l15_[g].access(a);
             if (load && res.hit) {
                 ++r_.l15_hits;
-                return;
+                return timed_ ? l15_hit(g, a, leave + lat_.l15_hit_cycles, warp, l1_entry) : 0;
             }
             if (!load) bytes = res.bytes_written_down; // write-through: the store goes home
         }
@@ -334,12 +773,83 @@ public:
         } else {
             links_.record(g, home, bytes);
         }
-        l2(home, a);
+        if (!timed_) {
+            l2(home, a);
+            return 0;
+        }
+        if (!load) // the payload crosses the ring; nobody waits for it
+            return l2_store(home, a,
+                            ring_links_.transfer(g, home, leave, bytes, now_) + lat_.to_l2_cycles);
+        // A load's request carries no payload (headers are not modelled): it takes the hops,
+        // not link bandwidth; the reply's payload reserves the links on its way back.
+        const std::uint64_t request_hops =
+            lat_.path_crossings == 2 ? ring_links_.unloaded_cycles(g, home) : 0;
+        const std::uint32_t l15_entry = with_l15_ ? l15_slot(g, a) : fill_table::none;
+        const slice_reply reply = l2_load(
+            home, g, a, bytes, leave + request_hops + lat_.to_l2_cycles, warp, l1_entry, l15_entry);
+        if (l15_entry != fill_table::none)
+            l15_lines_[l15_entry] = {.line = line_of(a),
+                                     .ready = reply.ready,
+                                     .after = reply.after,
+                                     .extra = reply.extra,
+                                     .home = home};
+        return reply.ready;
     }
 
-    /// Kernel-launch boundary: the time of the launch, then the L1.5 sync (every SM of a module
-    /// sends it, the module's L1.5 flushes once).
-    void end_launch(std::uint64_t issue_cycles, std::uint64_t sync_id) {
+    /// Timed: an L1 hit of `sm` at cycle `t`: its data is there after the hit latency, or when
+    /// the reply that installed the line arrives (memsub::never: that reply waits for a DRAM
+    /// fill, which `warp` now waits for too).
+    std::uint64_t l1_hit(std::uint32_t sm, const memsub::access& a, std::uint64_t t,
+                         simt::warp_id warp) {
+        const std::uint64_t line = line_of(a);
+        const inflight_line& e = l1_lines_[l1_slot(sm, line)];
+        return e.line == line ? join(e, t + lat_.l1_hit_cycles, warp, fill_table::none)
+                              : t + lat_.l1_hit_cycles;
+    }
+    /// Timed: the L1 entry for an L1 miss of `sm` (pass it to `request`), recorded as the reply
+    /// `ready` (from `request`) once known.
+    [[nodiscard]] std::uint32_t l1_slot(std::uint32_t sm, std::uint64_t line) const noexcept {
+        return sm * l1_slots_ + static_cast<std::uint32_t>(hash(line) & (l1_slots_ - 1));
+    }
+    void note_l1_miss(std::uint32_t entry, const memsub::access& line_access,
+                      std::uint64_t ready) noexcept {
+        // A reply waiting for DRAM (never) is filled in when the fill completes.
+        l1_lines_[entry] = ready == memsub::never
+                               ? pending_
+                               : inflight_line{.line = line_of(line_access), .ready = ready};
+    }
+
+    /// Timed: the earliest cycle at which `advance_to` reports or changes anything.
+    [[nodiscard]] std::uint64_t next_event_cycle() const noexcept { return earliest_; }
+
+    /// Timed: the DRAM partitions advance to `cycle`; `complete(warp, ready)` for every read
+    /// waiting on a fill that completed by then.
+    template <class Complete>
+    void advance_to(std::uint64_t cycle, Complete&& complete) {
+        if (cycle < earliest_) return;
+        for (std::uint32_t p = 0; p < partitions_.size(); ++p) {
+            if (next_event_[p] > cycle) continue;
+            dram_partition& part = partitions_[p];
+            part.advance_to(cycle, [&](std::uint64_t id, std::uint64_t done) {
+                const auto f = static_cast<std::uint32_t>(id);
+                const std::uint64_t line = part.fills()[f].line;
+                part.fills().complete(f, [&](const waiter& w) {
+                    const std::uint64_t ready =
+                        std::max(w.floor, std::max(done, w.after) + w.extra);
+                    settle(l1_lines_, w.l1_entry, line, ready);
+                    settle(l15_lines_, w.l15_entry, line, ready);
+                    complete(w.warp, ready);
+                });
+            });
+            next_event_[p] = part.next_event_cycle();
+        }
+        earliest_ = *std::min_element(next_event_.begin(), next_event_.end());
+    }
+
+    /// Kernel-launch boundary, `cycles` after the previous one (timed: the scheduler's cycles;
+    /// untimed: its issue cycles, and the launch's time is the analytic model's), then the L1.5
+    /// sync (every SM of a module sends it, the module's L1.5 flushes once).
+    void end_launch(std::uint64_t cycles, std::uint64_t sync_id) {
         const double dram_cycles =
             static_cast<double>(*std::max_element(dram_.begin(), dram_.end())) /
             m_.dram_bytes_per_cycle();
@@ -347,14 +857,19 @@ public:
             static_cast<double>(links_.max_link_bytes()) / m_.link_bytes_per_cycle();
         const double latency =
             static_cast<double>(exposed_hops_) * ring_.cycles_per_hop() / (m_.sms() * warps_per_sm);
-        r_.issue_cycles += issue_cycles;
+        r_.issue_cycles += cycles;
         r_.dram_bound_cycles += static_cast<std::uint64_t>(dram_cycles);
         r_.link_bound_cycles += static_cast<std::uint64_t>(link_cycles);
-        r_.latency_cycles += latency;
-        r_.cycles +=
-            std::max({static_cast<double>(issue_cycles), dram_cycles, link_cycles}) + latency;
+        if (timed_) {
+            r_.cycles += static_cast<double>(cycles);
+        } else {
+            r_.latency_cycles += latency;
+            r_.cycles +=
+                std::max({static_cast<double>(cycles), dram_cycles, link_cycles}) + latency;
+        }
         r_.ring_payload_bytes += links_.total_bytes();
         r_.inter_module_bytes += links_.byte_hops();
+        for (std::uint32_t l = 0; l < ring_.links(); ++l) link_total_[l] += links_.bytes_on(l);
         ++r_.launches;
         links_.reset();
         std::fill(dram_.begin(), dram_.end(), 0);
@@ -362,6 +877,9 @@ public:
         for (std::uint32_t g = 0; g < l15_.size(); ++g)
             for (std::uint32_t s = 0; s < m_.sms_per_module; ++s)
                 invalidators_[g].on_sync(sync_id, l15_[g]);
+        // The private caches are empty now: forget their lines in flight.
+        std::fill(l1_lines_.begin(), l1_lines_.end(), inflight_line{});
+        std::fill(l15_lines_.begin(), l15_lines_.end(), inflight_line{});
     }
 
     [[nodiscard]] config_result& result() noexcept { return r_; }
@@ -370,33 +888,178 @@ public:
             r_.l15_flushes += inv.stats().flushes;
             r_.l15_sync_commands += inv.stats().commands;
         }
+        // Utilisation: the busiest DRAM partition's and ring link's busy time over the run.
+        if (r_.cycles > 0) {
+            r_.dram_utilisation =
+                static_cast<double>(*std::max_element(dram_total_.begin(), dram_total_.end())) /
+                m_.dram_bytes_per_cycle() / r_.cycles;
+            // One module has no links.
+            const std::uint64_t busiest_link =
+                link_total_.empty() ? 0 : *std::max_element(link_total_.begin(), link_total_.end());
+            r_.link_utilisation =
+                static_cast<double>(busiest_link) / m_.link_bytes_per_cycle() / r_.cycles;
+        }
+        if constexpr (std::is_same_v<Placement, placement::first_touch>)
+            for (std::uint32_t p = 0; p < m_.modules; ++p)
+                r_.pages_per_partition.push_back(placement_.pages_in(p));
         return r_;
     }
 
 private:
-    void l2(std::uint32_t home, const memsub::access& a) {
+    /// A load's reply from its home slice: `ready` (memsub::never: it waits for a DRAM fill),
+    /// and, for a private cache that installed the line, when it reached the slice and how long
+    /// its way back took.
+    struct slice_reply {
+        std::uint64_t ready = 0, after = 0, extra = 0;
+    };
+
+    static std::uint64_t line_of(const memsub::access& a) noexcept {
+        return a.address.value / line_bytes;
+    }
+    static std::uint64_t hash(std::uint64_t line) noexcept {
+        return (line * 0x9e3779b97f4a7c15ull) >> 24;
+    }
+    [[nodiscard]] std::uint32_t l15_slot(std::uint32_t g, const memsub::access& a) const noexcept {
+        return g * l15_slots_ + static_cast<std::uint32_t>(hash(line_of(a)) & (l15_slots_ - 1));
+    }
+    // The reply for `line` is back at `ready`: its entry, unless another line took it since.
+    static void settle(std::vector<inflight_line>& lines, std::uint32_t entry, std::uint64_t line,
+                       std::uint64_t ready) noexcept {
+        if (entry != fill_table::none && lines[entry].line == line &&
+            lines[entry].ready == memsub::never)
+            lines[entry].ready = ready;
+    }
+
+    // A hit (data at `hit_ready` if the line were there) on a line installed by `e`'s request.
+    std::uint64_t join(const inflight_line& e, std::uint64_t hit_ready, simt::warp_id warp,
+                       std::uint32_t l1_entry) {
+        if (e.ready != memsub::never) return std::max(hit_ready, e.ready);
+        fill_table& fills = partitions_[e.home].fills();
+        const std::uint32_t f = fills.find(e.line);
+        MEMSUB_ASSERT(f != fill_table::none); // a pending entry's fill is still owed
+        fills.add_waiter(f, {.warp = warp,
+                             .after = e.after,
+                             .floor = hit_ready,
+                             .extra = e.extra,
+                             .l1_entry = l1_entry});
+        return memsub::never;
+    }
+
+    std::uint64_t l15_hit(std::uint32_t g, const memsub::access& a, std::uint64_t hit_ready,
+                          simt::warp_id warp, std::uint32_t l1_entry) {
+        const inflight_line& e = l15_lines_[l15_slot(g, a)];
+        if (e.line != line_of(a)) return hit_ready;
+        pending_ = e; // the L1 entry of a hit on a pending line waits on the same fill
+        return join(e, hit_ready, warp, l1_entry);
+    }
+
+    // A load reaching slice `home` at `arrive` for module `g`.
+    slice_reply l2_load(std::uint32_t home, std::uint32_t g, const memsub::access& a,
+                        std::uint32_t bytes, std::uint64_t arrive, simt::warp_id warp,
+                        std::uint32_t l1_entry, std::uint32_t l15_entry) {
         const auto res = l2_[home].access(a);
+        count_dram(home, res);
+        dram_partition& part = partitions_[home];
+        fill_table& fills = part.fills();
+        std::uint32_t f = fills.find(line_of(a));
+        std::uint64_t depart = arrive; // when the data leaves the slice, on an idle DRAM
+        if (f != fill_table::none) {
+            depart = std::max(arrive, fills[f].nominal_done);
+        } else if (!res.hit) {
+            depart = arrive + lat_.dram_cycles;
+            f = fills.insert(line_of(a), depart);
+            send(home, arrive, f, a);
+        }
+        write_back(home, res, arrive, a.requester);
+        // The reply reserves the ring links now, at its departure on an idle DRAM (see
+        // ring_links).
+        std::uint64_t extra = lat_.l2_return_cycles();
+        if (home != g) extra += ring_links_.transfer(home, g, depart, bytes, now_) - depart;
+        pending_ = {.line = line_of(a),
+                    .ready = memsub::never,
+                    .after = arrive,
+                    .extra = extra,
+                    .home = home};
+        if (f == fill_table::none) return {depart + extra, arrive, extra};
+        fills.add_waiter(f, {.warp = warp,
+                             .after = arrive,
+                             .floor = 0,
+                             .extra = extra,
+                             .l1_entry = l1_entry,
+                             .l15_entry = l15_entry});
+        return {memsub::never, arrive, extra};
+    }
+
+    // A store reaching slice `home` at `arrive`: nobody waits; a write-allocate miss reads the
+    // line (through an MSHR, so later loads wait for it) and a dirty victim is written.
+    std::uint64_t l2_store(std::uint32_t home, const memsub::access& a, std::uint64_t arrive) {
+        const auto res = l2_[home].access(a);
+        count_dram(home, res);
+        fill_table& fills = partitions_[home].fills();
+        if (res.bytes_fetched != 0 && fills.find(line_of(a)) == fill_table::none)
+            send(home, arrive, fills.insert(line_of(a), arrive + lat_.dram_cycles), a);
+        write_back(home, res, arrive, a.requester);
+        return 0;
+    }
+
+    void send(std::uint32_t home, std::uint64_t arrive, std::uint64_t id, const memsub::access& a) {
+        partitions_[home].send(arrive, id, memsub::byte_address{line_of(a) * line_bytes},
+                               a.requester);
+        next_event_[home] = partitions_[home].next_event_cycle();
+        earliest_ = std::min(earliest_, next_event_[home]);
+    }
+
+    template <class Result>
+    void write_back(std::uint32_t home, const Result& res, std::uint64_t arrive,
+                    std::uint32_t requester) {
+        for (const auto& e : res.evictions)
+            if (e.dirty) {
+                partitions_[home].send(arrive, dram_partition::write_id, e.address, requester);
+                next_event_[home] = partitions_[home].next_event_cycle();
+                earliest_ = std::min(earliest_, next_event_[home]);
+            }
+    }
+
+    template <class Result>
+    void count_dram(std::uint32_t home, const Result& res) {
         dram_[home] += res.bytes_fetched;
+        dram_total_[home] += res.bytes_fetched;
         r_.dram_read_bytes += res.bytes_fetched;
         for (const auto& e : res.evictions)
             if (e.dirty) {
                 dram_[home] += e.bytes;
+                dram_total_[home] += e.bytes;
                 r_.dram_write_bytes += e.bytes;
             }
     }
+
+    void l2(std::uint32_t home, const memsub::access& a) { count_dram(home, l2_[home].access(a)); }
 
     machine m_;
     Placement placement_;
     topology::ring ring_;
     topology::link_traffic<topology::ring> links_;
+    bool timed_;
+    mcm_latency lat_;
+    ring_links ring_links_;
+    std::uint64_t now_ = 0; // the host's cycle: the latest issue or advance
     bool with_l15_;
     bool active_ = true;
     std::deque<l2_cache> l2_;
     std::deque<l15_cache> l15_;
     std::vector<memsub::cache::sync_epoch_invalidator> invalidators_;
-    std::vector<std::uint64_t> dram_;
+    std::vector<std::uint64_t> dram_;       // bytes per partition in this launch
+    std::vector<std::uint64_t> dram_total_; // bytes per partition in the run
+    std::vector<std::uint64_t> link_total_ = std::vector<std::uint64_t>(ring_.links(), 0);
     std::uint32_t instruction_hops_ = 0;
     std::uint64_t exposed_hops_ = 0;
+    // Timed only.
+    std::deque<dram_partition> partitions_;
+    std::vector<std::uint64_t> next_event_; // per partition
+    std::uint64_t earliest_ = memsub::never;
+    std::uint32_t l1_slots_ = 0, l15_slots_ = 0;
+    std::vector<inflight_line> l1_lines_, l15_lines_;
+    inflight_line pending_{}; // the fill a request answered `never` waits on
     config_result r_;
 };
 
@@ -406,7 +1069,8 @@ struct machine_result {
     machine m;
     std::array<config_result, config_count> configs{};
     std::array<bool, config_count> ran{};
-    std::uint64_t warp_instructions_simulated = 0; // over both CTA schedulers' streams
+    std::uint64_t warp_instructions_simulated = 0; // over all its streams
+    std::uint64_t footprint_bytes = 0;             // the kernel's arrays
     double wall_seconds = 0, cpu_seconds = 0;
     bool partial = false;
     int interrupted_by = 0; // the signal that cut it short (partial)
@@ -431,7 +1095,9 @@ public:
         const std::size_t rest = count - index - 1;
         if (rest != 0)
             meter_.set_then(fmt::format("then {} more kernel{}", rest, rest == 1 ? "" : "s"));
-        total_ = 2 * weight(4);
+        // Timed: a stream per configuration (eight in the main run, two in an EDPSE run).
+        const bool timed = o.timing == timing_mode::memory;
+        total_ = timed ? config_count * weight(1) : 2 * weight(4);
         for (const std::uint32_t n : o.scaling)
             if (n != o.modules) total_ += 2 * weight(1);
     }
@@ -469,19 +1135,172 @@ private:
     std::uint64_t simulated_ = 0;
 };
 
-/// Runs one stream (kernel under CTA scheduler `Sched`) and feeds the four memory-side
-/// configurations of that scheduler. Returns false if a stop signal arrived.
-template <class Sched, class Kernel>
-bool run_stream(Kernel& kernel, const machine& m, bool distributed, bool edpse_only,
-                machine_result& out, study_progress& progress) {
-    const std::uint64_t footprint = kernel.memory().footprint_bytes();
-    const placement::fine_grain_interleave::params fgi{.partitions = m.modules,
-                                                       .granule_bytes = line_bytes};
+/// The placements' parameters on machine `m` for a kernel of `footprint` bytes: fine-grain
+/// interleave on 128 B lines (C5.1), first touch on 4 KB pages (C5.6).
+placement::fine_grain_interleave::params interleave_params(const machine& m, std::uint64_t) {
+    return {.partitions = m.modules, .granule_bytes = line_bytes};
+}
+placement::first_touch::params first_touch_params(const machine& m, std::uint64_t footprint) {
     placement::first_touch::params ft{.partitions = m.modules};
     ft.page_bytes = 4096;
     ft.granule_bytes = line_bytes;
     ft.partition_bytes = std::uint64_t{1} << 32;
     ft.footprint_bytes = 2 * footprint + (std::uint64_t{1} << 20);
+    return ft;
+}
+
+/// The counters of a stream's front end (scheduler, coalescer, L1s), the same for every
+/// configuration it feeds.
+void store_front(config_result& r, const config_result& front) {
+    r.warp_instructions = front.warp_instructions;
+    r.lane_operations = front.lane_operations;
+    r.l1_load_accesses = front.l1_load_accesses;
+    r.l1_load_hits = front.l1_load_hits;
+    r.sector_runs = front.sector_runs;
+    r.l1_fill_bytes = front.l1_fill_bytes;
+    r.store_bytes = front.store_bytes;
+}
+
+/// The scheduler's parameters: `m`'s SMs, the SM order of the options, and the latency mode.
+simt::gto_params scheduler_params(const machine& m, const options& o, simt::latency_mode mode) {
+    return simt::gto_params{.sms = m.sms(), .latency = mode, .order = o.order};
+}
+
+/// Runs configuration `config` on its own stream with time from the memory system: a fresh
+/// kernel, a host-latency scheduler and the configuration's memory side, so the memory's
+/// latencies decide the issue order (and with it first touch). The host loop: issue until the
+/// memory's next event (the horizon); when nothing can issue before it, advance the memory to
+/// the earlier of its next event and the scheduler's next issue, delivering completions.
+/// Returns false if a stop signal arrived.
+template <class Sched, class Placement, class Kernel>
+bool run_timed_stream(Kernel& kernel, const machine& m, std::size_t config, const options& o,
+                      machine_result& out, study_progress& progress) {
+    const std::uint64_t footprint = kernel.memory().footprint_bytes();
+    typename Placement::params pp;
+    if constexpr (std::is_same_v<Placement, placement::first_touch>)
+        pp = first_touch_params(m, footprint);
+    else
+        pp = interleave_params(m, footprint);
+    constexpr std::uint32_t l1_lines = gpu::l1_geometry::capacity_bytes() / line_bytes;
+    memory_side<Placement> side(m, pp, configs[config].l15, timing_mode::memory, o.latency,
+                                l1_lines);
+    progress.begin_stream(1);
+
+    Sched sched({.modules = m.modules, .sms_per_module = m.sms_per_module});
+    simt::gto_scheduler<Kernel, Sched> gto(kernel, scheduler_params(m, o, simt::latency_mode::host),
+                                           sched);
+    std::vector<gpu::baseline_l1> l1(m.sms());
+    const gpu::coalescer coalescer;
+    gpu::coalesced_warp lines;
+    simt::warp_instruction w;
+    config_result front;
+    std::uint32_t launch = 0;
+    std::uint64_t launch_start_cycle = 0;
+    bool stopped = false;
+    const auto end_launch = [&](std::uint64_t now) {
+        side.end_launch(now - launch_start_cycle, launch);
+        launch_start_cycle = now;
+        for (auto& c : l1) c.flush([](const memsub::replacement::evicted_block&) {});
+    };
+    const auto complete = [&](simt::warp_id id, std::uint64_t ready) { gto.complete(id, ready); };
+    for (;;) {
+        const simt::issue_status status = gto.next(w, side.next_event_cycle());
+        if (status == simt::issue_status::finished) break;
+        if (status == simt::issue_status::blocked) {
+            const std::uint64_t t = std::min(side.next_event_cycle(), gto.next_issue_cycle());
+            if (t == memsub::never)
+                throw std::logic_error(fmt::format(
+                    "{}: internal error: every warp of {} waits for a load and no memory event "
+                    "is due ({} completions owed)",
+                    program, kernel.name(), gto.outstanding()));
+            side.advance_to(t, complete);
+            continue;
+        }
+        if (w.launch != launch) {
+            end_launch(gto.launch_start_cycle());
+            launch = w.launch;
+        }
+        coalescer.coalesce(w.lanes, w.active_mask, w.access_bytes, lines);
+        ++front.warp_instructions;
+        front.lane_operations += static_cast<std::uint64_t>(std::popcount(w.active_mask));
+        const std::uint32_t module = w.sm / m.sms_per_module;
+        memsub::access proto{};
+        proto.pc = w.pc;
+        proto.kind = w.kind;
+        proto.requester = w.sm;
+        for (const auto& req : lines.lines())
+            front.sector_runs += static_cast<std::uint64_t>(
+                std::popcount(req.sector_mask & ~(req.sector_mask << 1))); // runs' first sectors
+        const std::uint64_t t = w.issue_cycle;
+        std::uint64_t data_ready = 0; // the latest reply known now
+        std::uint32_t waits = 0;      // replies that wait for a DRAM fill
+        const auto to_l1 = [&](const memsub::access& a) {
+            const auto r = l1[w.sm].access(a);
+            if (a.kind != memsub::access_kind::load) {
+                front.store_bytes += r.bytes_written_down;
+                memsub::access store = a;
+                store.requester = module;
+                side.request(module, store, r.bytes_written_down, t, w.warp);
+                return;
+            }
+            ++front.l1_load_accesses;
+            std::uint64_t ready;
+            if (r.hit) {
+                ++front.l1_load_hits;
+                ready = side.l1_hit(w.sm, a, t, w.warp);
+            } else {
+                front.l1_fill_bytes += r.bytes_fetched;
+                memsub::access line = a;
+                line.address =
+                    memsub::byte_address{a.address.value & ~std::uint64_t{line_bytes - 1}};
+                line.size = line_bytes;
+                line.sector_mask = 0; // the whole line
+                line.requester = module;
+                const std::uint32_t entry = side.l1_slot(w.sm, line.address.value / line_bytes);
+                ready = side.request(module, line, r.bytes_fetched, t, w.warp, entry);
+                side.note_l1_miss(entry, line, ready);
+            }
+            if (ready == memsub::never)
+                ++waits;
+            else
+                data_ready = std::max(data_ready, ready);
+        };
+        if (w.kind == memsub::access_kind::load) {
+            coalescer.for_each_request(lines, proto, to_l1);
+            // The instruction owes one completion: one more per reply still waiting for DRAM,
+            // and the replies known now are paid at once.
+            for (std::uint32_t k = 0; k < waits; ++k) gto.hold(w.warp);
+            gto.complete(w.warp, data_ready);
+        } else {
+            coalescer.for_each_access(lines, proto, to_l1);
+        }
+        if ((front.warp_instructions & 0xffff) == 0) {
+            progress.update(front.warp_instructions, w.launch);
+            if ((out.interrupted_by = memsub_examples::stop_requested()) != 0) {
+                stopped = true;
+                break;
+            }
+        }
+    }
+    end_launch(gto.cycle());
+    progress.end_stream(front.warp_instructions);
+    out.warp_instructions_simulated += front.warp_instructions;
+    out.ran[config] = true;
+    config_result r = side.finish();
+    store_front(r, front);
+    out.configs[config] = std::move(r);
+    return !stopped;
+}
+
+/// Runs one stream (kernel under CTA scheduler `Sched`) and feeds the four memory-side
+/// configurations of that scheduler, timed by the analytic model. Returns false if a stop
+/// signal arrived.
+template <class Sched, class Kernel>
+bool run_stream(Kernel& kernel, const machine& m, bool distributed, bool edpse_only,
+                const options& o, machine_result& out, study_progress& progress) {
+    const std::uint64_t footprint = kernel.memory().footprint_bytes();
+    const auto fgi = interleave_params(m, footprint);
+    const auto ft = first_touch_params(m, footprint);
     memory_side<placement::fine_grain_interleave> fgi_plain(m, fgi, false), fgi_l15(m, fgi, true);
     memory_side<placement::first_touch> ft_plain(m, ft, false), ft_l15(m, ft, true);
     if (edpse_only) { // the baseline on the RR stream, all three on the distributed one
@@ -503,7 +1322,8 @@ bool run_stream(Kernel& kernel, const machine& m, bool distributed, bool edpse_o
     progress.begin_stream(sides);
 
     Sched sched({.modules = m.modules, .sms_per_module = m.sms_per_module});
-    simt::gto_scheduler<Kernel, Sched> gto(kernel, simt::gto_params{.sms = m.sms()}, sched);
+    simt::gto_scheduler<Kernel, Sched> gto(
+        kernel, scheduler_params(m, o, simt::latency_mode::constant), sched);
     std::vector<gpu::baseline_l1> l1(m.sms());
     const gpu::coalescer coalescer;
     gpu::coalesced_warp lines;
@@ -582,14 +1402,8 @@ bool run_stream(Kernel& kernel, const machine& m, bool distributed, bool edpse_o
         if (!side.active()) return;
         out.ran[config_index(distributed, ft_on, l15_on)] = true;
         config_result r = side.finish();
-        r.warp_instructions = front.warp_instructions;
-        r.lane_operations = front.lane_operations;
-        r.l1_load_accesses = front.l1_load_accesses;
-        r.l1_load_hits = front.l1_load_hits;
-        r.sector_runs = front.sector_runs;
-        r.l1_fill_bytes = front.l1_fill_bytes;
-        r.store_bytes = front.store_bytes;
-        out.configs[config_index(distributed, ft_on, l15_on)] = r;
+        store_front(r, front);
+        out.configs[config_index(distributed, ft_on, l15_on)] = std::move(r);
     };
     store_result(fgi_plain, false, false);
     store_result(fgi_l15, false, true);
@@ -627,14 +1441,36 @@ machine_result run_machine(Make&& make, const machine& m, const options& o, bool
     const auto t0 = std::chrono::steady_clock::now();
     const std::clock_t c0 = std::clock();
     bool complete = true;
-    {
-        auto kernel = make();
-        complete =
-            run_stream<cta::centralized_round_robin>(*kernel, m, false, edpse_only, out, progress);
-    }
-    if (complete) {
-        auto kernel = make();
-        complete = run_stream<cta::contiguous_batches>(*kernel, m, true, edpse_only, out, progress);
+    out.footprint_bytes = make()->memory().footprint_bytes();
+    if (o.timing == timing_mode::memory) {
+        using rr = cta::centralized_round_robin;
+        using ds = cta::contiguous_batches;
+        using fgi = placement::fine_grain_interleave;
+        using ft = placement::first_touch;
+        for (std::size_t c = 0; c < config_count && complete; ++c) {
+            if (edpse_only && c != 0 && c != all_three) continue;
+            auto kernel = make();
+            const config_desc& d = configs[c];
+            if (d.distributed)
+                complete = d.first_touch
+                               ? run_timed_stream<ds, ft>(*kernel, m, c, o, out, progress)
+                               : run_timed_stream<ds, fgi>(*kernel, m, c, o, out, progress);
+            else
+                complete = d.first_touch
+                               ? run_timed_stream<rr, ft>(*kernel, m, c, o, out, progress)
+                               : run_timed_stream<rr, fgi>(*kernel, m, c, o, out, progress);
+        }
+    } else {
+        {
+            auto kernel = make();
+            complete = run_stream<cta::centralized_round_robin>(*kernel, m, false, edpse_only, o,
+                                                                out, progress);
+        }
+        if (complete) {
+            auto kernel = make();
+            complete =
+                run_stream<cta::contiguous_batches>(*kernel, m, true, edpse_only, o, out, progress);
+        }
     }
     out.partial = !complete;
     out.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -645,6 +1481,7 @@ machine_result run_machine(Make&& make, const machine& m, const options& o, bool
 
 struct kernel_study {
     std::string kernel, input;
+    simt::launch_mapping mapping = simt::launch_mapping::same;
     machine_result main;
     std::vector<machine_result> scaling; // o.scaling order
     bool partial = false;
@@ -663,10 +1500,13 @@ struct study_slot {
 /// --scaling module count (the baseline and all three); `launches` is its launch count when
 /// known beforehand (for the progress).
 template <class Make>
-kernel_study study(std::string name, std::string input, Make&& make, const options& o,
-                   const study_slot& slot, std::optional<std::uint32_t> launches) {
-    kernel_study s{std::move(name), std::move(input), {}, {}, false};
-    study_progress progress(o, s.kernel, slot.index, slot.count, launches);
+kernel_study study(std::string name, std::string input, simt::launch_mapping mapping, Make&& make,
+                   const options& o, const study_slot& slot,
+                   std::optional<std::uint32_t> launches) {
+    kernel_study s{std::move(name), std::move(input), mapping, {}, {}, false};
+    study_progress progress(
+        o, o.mappings.size() > 1 ? fmt::format("{} {}", s.kernel, mapping_name(mapping)) : s.kernel,
+        slot.index, slot.count, launches);
     s.main = run_machine(make, {o.modules, o.sms_per_module}, o, false, progress);
     s.partial = s.main.partial;
     for (const std::uint32_t n : o.scaling) {
@@ -682,15 +1522,21 @@ kernel_study study(std::string name, std::string input, Make&& make, const optio
     return s;
 }
 
-kernel_study run_named(std::string_view name, const options& o, const study_slot& slot) {
+kernel_study run_named(std::string_view name, simt::launch_mapping mapping, const options& o,
+                       const study_slot& slot) {
+    const simt::cta_remap_params remap{.mapping = mapping, .seed = o.seed};
     if (name == "stencil") {
         const auto side = static_cast<std::uint32_t>(
             std::clamp<std::uint64_t>(scaled(512, std::sqrt(o.scale)), 16, 16384));
         return study(
-            "stencil", fmt::format("{} x {} grid, {} iterations", side, side, o.launches),
+            "stencil", fmt::format("{} x {} grid, {} iterations", side, side, o.launches), mapping,
             [&] {
-                return std::make_unique<simt::stencil_kernel>(simt::stencil_kernel::params{
-                    .rows = side, .cols = side, .iterations = o.launches, .seed = o.seed});
+                return std::make_unique<simt::stencil_kernel>(
+                    simt::stencil_kernel::params{.rows = side,
+                                                 .cols = side,
+                                                 .iterations = o.launches,
+                                                 .seed = o.seed,
+                                                 .remap = remap});
             },
             o, slot, o.launches);
     }
@@ -705,9 +1551,11 @@ kernel_study run_named(std::string_view name, const options& o, const study_slot
             "spmv",
             fmt::format("power-law {} x {}, rows <= 128, {} non-zeros, {} launches", rows, rows,
                         m->nonzeros(), o.launches),
+            mapping,
             [&, m] {
                 return std::make_unique<simt::spmv_kernel>(
-                    *m, simt::spmv_kernel::params{.seed = o.seed, .launches = o.launches});
+                    *m, simt::spmv_kernel::params{
+                            .seed = o.seed, .launches = o.launches, .remap = remap});
             },
             o, slot, o.launches);
     }
@@ -721,9 +1569,10 @@ kernel_study run_named(std::string_view name, const options& o, const study_slot
             if (g->degree(v) > g->degree(source)) source = v;
         return study(
             "bfs", fmt::format("R-MAT 2^{}: {} vertices, {} edges", scale, g->vertices, g->edges()),
+            mapping,
             [&, g, source] {
                 return std::make_unique<simt::bfs_kernel>(
-                    *g, simt::bfs_kernel::params{.source = source});
+                    *g, simt::bfs_kernel::params{.source = source, .remap = remap});
             },
             o, slot, std::nullopt); // BFS runs until its frontier is empty
     }
@@ -732,9 +1581,10 @@ kernel_study run_named(std::string_view name, const options& o, const study_slot
     return study(
         "kmeans",
         fmt::format("{} points x 34 features, 5 clusters, {} iterations", points, o.launches),
+        mapping,
         [&] {
             return std::make_unique<simt::kmeans_kernel>(simt::kmeans_kernel::params{
-                .points = points, .seed = o.seed, .iterations = o.launches});
+                .points = points, .seed = o.seed, .iterations = o.launches, .remap = remap});
         },
         o, slot, o.launches);
 }
@@ -749,6 +1599,21 @@ double mb(std::uint64_t bytes) {
 }
 double ratio(double a, double b) {
     return b == 0 ? 0.0 : a / b;
+}
+
+/// The L1.5 capacity of one module of `m` (32 KB per SM, rounded down to whole sets as the
+/// memory side builds it).
+std::uint64_t l15_bytes_per_module(const machine& m) {
+    const std::uint64_t sets = std::max<std::uint64_t>(
+        1, std::bit_floor(std::uint64_t{32768} * m.sms_per_module / (line_bytes * 16)));
+    return sets * 16 * line_bytes;
+}
+
+/// "193/195/192/188": pages per partition.
+std::string pages_text(const std::vector<std::uint64_t>& pages) {
+    std::string text;
+    for (const std::uint64_t p : pages) text += (text.empty() ? "" : "/") + std::to_string(p);
+    return text;
 }
 
 /// The main table's header (the ctest check looks for it).
@@ -785,9 +1650,20 @@ void print_study(const kernel_study& s, const options& o) {
     fmt::print("\n{} ({}), {} modules x {} SMs: {} warp instructions, {} launches{}\n", s.kernel,
                s.input, r.m.modules, r.m.sms_per_module, b.warp_instructions, b.launches,
                r.partial ? fmt::format(" (PARTIAL: interrupted by signal {}; the "
-                                       "distributed-scheduling configurations did not run)",
+                                       "configurations marked 'not run' did not run)",
                                        r.interrupted_by)
                          : std::string());
+    fmt::print("launch mapping {}, SM order {}, timing {}: {}\n", mapping_name(s.mapping),
+               order_name(o.order), o.timing == timing_mode::memory ? "memory" : "constant",
+               o.timing == timing_mode::memory
+                   ? o.latency.describe()
+                   : std::string("analytic (max of issue, DRAM and link bounds + exposed hops)"));
+    const std::uint64_t l15_per_module = l15_bytes_per_module(r.m);
+    fmt::print("footprint {:.2f} MB; L1.5 {} KB per module ({:.2f} MB on {} modules): the inputs "
+               "{} the L1.5s\n",
+               mb(r.footprint_bytes), l15_per_module / 1024, mb(l15_per_module * r.m.modules),
+               r.m.modules,
+               r.footprint_bytes > l15_per_module * r.m.modules ? "outgrow" : "fit in");
     fmt::print("{}\n", traffic_header);
     for (std::size_t i = 0; i < config_count; ++i) {
         const config_result& c = r.configs[i];
@@ -807,23 +1683,37 @@ void print_study(const kernel_study& s, const options& o) {
             mb(c.dram_read_bytes + c.dram_write_bytes), c.seconds() * 1e6,
             ratio(b.seconds(), c.seconds()));
     }
-    fmt::print("time model bounds (kcycles): issue / DRAM / link / +latency; energy (mJ, "
-               "on-package, {} W constant per module)\n",
-               o.constant_power_w);
+    const bool timed = o.timing == timing_mode::memory;
+    if (timed)
+        fmt::print("time (kcycles): the launches' cycles / the busiest DRAM partition's and ring "
+                   "link's busy time, and their utilisation %; energy (mJ, on-package, {} W "
+                   "constant per module)\n",
+                   o.constant_power_w);
+    else
+        fmt::print("time model bounds (kcycles): issue / DRAM / link / +latency; energy (mJ, "
+                   "on-package, {} W constant per module)\n",
+                   o.constant_power_w);
     fmt::print("{:<12} {:>7} {:>7} {:>7} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9}\n",
-               "config", "issue", "DRAM", "link", "latency", "compute", "L1", "L2->L1", "DRAM",
-               "links", "const", "total mJ");
+               "config", timed ? "cycles" : "issue", "DRAM", "link", timed ? "DRAM/lnk" : "latency",
+               "compute", "L1", "L2->L1", "DRAM", "links", "const", "total mJ");
     for (std::size_t i = 0; i < config_count; ++i) {
         const config_result& c = r.configs[i];
         const auto& e = c.joules;
         if (!r.ran[i]) continue;
-        fmt::print("{:<12} {:>7.1f} {:>7.1f} {:>7.1f} {:>8.1f} {:>8.4f} {:>8.4f} {:>8.4f} {:>8.4f} "
-                   "{:>8.4f} {:>8.4f} {:>9.4f}\n",
-                   configs[i].name, c.issue_cycles / 1e3, c.dram_bound_cycles / 1e3,
-                   c.link_bound_cycles / 1e3, c.latency_cycles / 1e3, e.compute * 1e3,
-                   e.l1_shared * 1e3, e.l2_to_l1 * 1e3, e.dram_to_l2 * 1e3, e.inter_module * 1e3,
-                   e.constant * 1e3, e.total() * 1e3);
+        fmt::print(
+            "{:<12} {:>7.1f} {:>7.1f} {:>7.1f} {:>8} {:>8.4f} {:>8.4f} {:>8.4f} {:>8.4f} "
+            "{:>8.4f} {:>8.4f} {:>9.4f}\n",
+            configs[i].name, c.issue_cycles / 1e3, c.dram_bound_cycles / 1e3,
+            c.link_bound_cycles / 1e3,
+            timed ? fmt::format("{:.0f}/{:.0f}%", pct(c.dram_utilisation), pct(c.link_utilisation))
+                  : fmt::format("{:.1f}", c.latency_cycles / 1e3),
+            e.compute * 1e3, e.l1_shared * 1e3, e.l2_to_l1 * 1e3, e.dram_to_l2 * 1e3,
+            e.inter_module * 1e3, e.constant * 1e3, e.total() * 1e3);
     }
+    for (std::size_t i = 0; i < config_count; ++i)
+        if (r.ran[i] && !r.configs[i].pages_per_partition.empty())
+            fmt::print("{:<12} first-touch pages per partition: {}\n", configs[i].name,
+                       pages_text(r.configs[i].pages_per_partition));
     if (s.scaling.empty()) return;
     fmt::print("EDPSE % / speedup, both vs the baseline on 1 module of {} SMs (same kernel)\n",
                o.sms_per_module);
@@ -848,35 +1738,34 @@ void print_study(const kernel_study& s, const options& o) {
     }
 }
 
-void print_summary(const std::vector<kernel_study>& studies, double sim_seconds, double cpu_seconds,
-                   std::uint64_t simulated) {
-    if (studies.empty()) return;
-    fmt::print("\ninter-module traffic cut vs baseline (baseline bytes / config bytes), {} "
-               "modules\n",
-               studies.front().main.m.modules);
+/// A kernel × configuration table of `value(study, config)` (baseline / config ratios; 0 = the
+/// config moved nothing: "inf") with the geometric mean over the kernels that have every ratio.
+template <class Value>
+void print_ratio_table(const std::vector<const kernel_study*>& studies, Value&& value) {
     fmt::print("{:<10}", "kernel");
     for (const auto& c : configs) fmt::print(" {:>11}", c.name);
     fmt::print("\n");
     std::array<double, config_count> log_sum{};
     std::size_t counted = 0;
-    for (const auto& s : studies) {
-        fmt::print("{:<10}", s.kernel);
-        const double base = double(s.main.configs[0].inter_module_bytes);
-        bool all_positive = base > 0 && !s.main.partial; // a partial run stays out of the mean
+    for (const kernel_study* s : studies) {
+        fmt::print("{:<10}", s->kernel);
+        bool all_finite = !s->main.partial; // a partial run stays out of the mean
+        std::array<double, config_count> row{};
         for (std::size_t i = 0; i < config_count; ++i) {
-            if (!s.main.ran[i]) {
+            if (!s->main.ran[i]) {
                 fmt::print(" {:>11}", "-");
+                all_finite = false;
                 continue;
             }
-            const double c = double(s.main.configs[i].inter_module_bytes);
-            all_positive = all_positive && c > 0;
-            fmt::print(" {:>11}", c == 0 ? std::string("inf") : fmt::format("{:.2f}x", base / c));
+            row[i] = value(*s, i);
+            all_finite = all_finite && row[i] > 0 && std::isfinite(row[i]);
+            fmt::print(" {:>11}",
+                       std::isfinite(row[i]) ? fmt::format("{:.2f}x", row[i]) : std::string("inf"));
         }
         fmt::print("\n");
-        if (all_positive) {
+        if (all_finite) {
             ++counted;
-            for (std::size_t i = 0; i < config_count; ++i)
-                log_sum[i] += std::log(base / double(s.main.configs[i].inter_module_bytes));
+            for (std::size_t i = 0; i < config_count; ++i) log_sum[i] += std::log(row[i]);
         }
     }
     if (counted > 1) {
@@ -885,21 +1774,68 @@ void print_summary(const std::vector<kernel_study>& studies, double sim_seconds,
             fmt::print(" {:>11}", fmt::format("{:.2f}x", std::exp(log_sum[i] / counted)));
         fmt::print("\n");
     }
+}
+
+/// The closing tables, once per launch mapping run: the inter-module traffic cut and the
+/// speedup of every configuration over the baseline, and EDPSE on the main machine.
+void print_summary(const std::vector<kernel_study>& studies, const options& o, double sim_seconds,
+                   double cpu_seconds, std::uint64_t simulated) {
+    if (studies.empty()) return;
+    const std::uint32_t modules = studies.front().main.m.modules;
+    for (const simt::launch_mapping mapping : o.mappings) {
+        std::vector<const kernel_study*> group;
+        for (const auto& s : studies)
+            if (s.mapping == mapping) group.push_back(&s);
+        if (group.empty()) continue;
+        const std::string tag =
+            fmt::format("{} modules, {} timing, launch mapping {}, SM order {}", modules,
+                        o.timing == timing_mode::memory ? "memory" : "constant",
+                        mapping_name(mapping), order_name(o.order));
+        fmt::print("\ninter-module traffic cut vs baseline (baseline bytes / config bytes), {}\n",
+                   tag);
+        print_ratio_table(group, [](const kernel_study& s, std::size_t i) {
+            const double c = double(s.main.configs[i].inter_module_bytes);
+            const double base = double(s.main.configs[0].inter_module_bytes);
+            return c == 0 ? (base == 0 ? 1.0 : INFINITY) : base / c;
+        });
+        fmt::print("speedup vs baseline (baseline time / config time), {}\n", tag);
+        print_ratio_table(group, [](const kernel_study& s, std::size_t i) {
+            return ratio(s.main.configs[0].seconds(), s.main.configs[i].seconds());
+        });
+        const auto at = std::find(o.scaling.begin(), o.scaling.end(), modules);
+        if (at != o.scaling.end()) {
+            fmt::print("EDPSE % on {} modules vs 1 module (baseline / L1.5+DS+FT):", modules);
+            for (const kernel_study* s : group) {
+                const std::size_t k = static_cast<std::size_t>(at - o.scaling.begin());
+                const auto b = edpse_row(*s, 0, o), a = edpse_row(*s, all_three, o);
+                const auto text = [&](const std::vector<std::optional<double>>& r) {
+                    return k < r.size() && r[k] ? fmt::format("{:.1f}", *r[k]) : std::string("-");
+                };
+                fmt::print(" {} {}/{};", s->kernel, text(b), text(a));
+            }
+            fmt::print("\n");
+        }
+    }
     fmt::print("simulated {} warp instructions in {:.2f} s ({:.2f} s CPU): {:.2f} M warp "
-               "instructions/s wall, {:.2f} M/s CPU (4-module runs: L1s + four memory-side "
-               "configurations per stream; EDPSE runs: one)\n",
+               "instructions/s wall, {:.2f} M/s CPU ({})\n",
                simulated, sim_seconds, cpu_seconds,
                sim_seconds > 0 ? simulated / sim_seconds / 1e6 : 0.0,
-               cpu_seconds > 0 ? simulated / cpu_seconds / 1e6 : 0.0);
+               cpu_seconds > 0 ? simulated / cpu_seconds / 1e6 : 0.0,
+               o.timing == timing_mode::memory
+                   ? "one stream per configuration, each with its memory side"
+                   : "4-module runs: L1s + four memory-side configurations per stream; EDPSE "
+                     "runs: one");
 }
 
 /// The results as one table (common/result_table.hpp): a row per kernel, module count and
 /// configuration that ran (the EDPSE runs simulate the baseline and all three), the main run's
 /// module count first. Every row has the status columns partial (a stop signal cut its run
 /// short), interrupted_by_signal and error (the kernels read no input file: always empty).
-memsub_examples::result_table results_table(const std::vector<kernel_study>& studies) {
+memsub_examples::result_table results_table(const std::vector<kernel_study>& studies,
+                                            const options& o) {
     memsub_examples::result_table table(std::string{program});
-    const auto rows = [&](const std::string& k, const machine_result& m) {
+    const auto rows = [&](const kernel_study& s, const machine_result& m) {
+        const std::string& k = s.kernel;
         for (std::size_t i = 0; i < config_count; ++i) {
             if (!m.ran[i]) continue;
             const auto& c = m.configs[i];
@@ -943,16 +1879,39 @@ memsub_examples::result_table results_table(const std::vector<kernel_study>& stu
                                                               ? std::optional(m.interrupted_by)
                                                               : std::nullopt)
                 .null("error")
-                // Last: the columns before it keep their places.
-                .number("sector_runs", c.sector_runs);
+                // Appended: the columns before them keep their places.
+                .number("sector_runs", c.sector_runs)
+                .text("timing", o.timing == timing_mode::memory ? "memory" : "constant")
+                .text("launch_mapping", mapping_name(s.mapping))
+                .text("sm_order", order_name(o.order))
+                .number("l1_hit_cycles", o.latency.l1_hit_cycles)
+                .number("to_l2_cycles", o.latency.to_l2_cycles)
+                .number("l2_hit_cycles", o.latency.l2_hit_cycles)
+                .number("hop_cycles", o.latency.hop_cycles)
+                .number("path_crossings", o.latency.path_crossings)
+                .number("l15_lookup_cycles", o.latency.l15_lookup_cycles)
+                .number("l15_hit_cycles", o.latency.l15_hit_cycles)
+                .number("dram_cycles", o.latency.dram_cycles)
+                .number("dram_utilisation", c.dram_utilisation, "{:.4f}")
+                .number("link_utilisation", c.link_utilisation, "{:.4f}")
+                .text("ft_pages_per_partition", pages_text(c.pages_per_partition))
+                .number("footprint_bytes", m.footprint_bytes)
+                .number("l15_bytes_per_module", l15_bytes_per_module(m.m));
         }
     };
     for (const auto& s : studies) {
-        rows(s.kernel, s.main);
+        rows(s, s.main);
         for (const auto& m : s.scaling)
-            if (m.m.modules != s.main.m.modules) rows(s.kernel, m);
+            if (m.m.modules != s.main.m.modules) rows(s, m);
     }
     return table;
+}
+
+/// A study's name in the plot: the kernel, and its launch mapping when several ran.
+std::string plot_label(const kernel_study& s, const options& o, std::string_view separator) {
+    return o.mappings.size() > 1
+               ? fmt::format("{}{}{}", s.kernel, separator, mapping_name(s.mapping))
+               : s.kernel;
 }
 
 /// Writes FILE.traffic.dat, FILE.edpse.dat and FILE.gp beside the plot and renders it: the
@@ -989,8 +1948,9 @@ bool write_plot(const std::string& file, const std::string& terminal,
         for (const std::size_t c : {std::size_t{0}, all_three}) {
             auto row = edpse_row(s, c, o);
             if (std::any_of(row.begin(), row.end(), [](const auto& v) { return v.has_value(); }))
-                edpse.push_back({fmt::format("{}_{}", s.kernel, c == 0 ? "baseline" : "all_three"),
-                                 std::move(row)});
+                edpse.push_back(
+                    {fmt::format("{}_{}", plot_label(s, o, "_"), c == 0 ? "baseline" : "all_three"),
+                     std::move(row)});
         }
     std::string edpse_gone;
     if (edpse.empty())
@@ -1025,7 +1985,7 @@ bool write_plot(const std::string& file, const std::string& terminal,
         out << "\n";
         for (const kernel_study* s : traffic) {
             const double base = double(s->main.configs[0].inter_module_bytes);
-            out << '"' << s->kernel << (s->main.partial ? " (partial)" : "") << '"';
+            out << '"' << plot_label(*s, o, " ") << (s->main.partial ? " (partial)" : "") << '"';
             for (std::size_t i = 0; i < config_count; ++i)
                 out << (s->main.ran[i]
                             ? fmt::format(" {:.4f}",
@@ -1143,6 +2103,43 @@ options parse(int argc, char** argv) {
         } else if (arg == "--plot") {
             o.plot = std::string(value());
             o.plot_terminal = memsub_examples::plot_terminal_or_throw("--plot", *o.plot);
+        } else if (arg == "--timing") {
+            const std::string_view v = value();
+            if (v == "memory")
+                o.timing = timing_mode::memory;
+            else if (v == "constant")
+                o.timing = timing_mode::constant;
+            else
+                throw option_error(
+                    fmt::format("--timing: unknown mode '{}' (memory or constant)", v));
+        } else if (arg == "--launch-mapping") {
+            const std::string_view v = value();
+            if (v == "same")
+                o.mappings = {simt::launch_mapping::same};
+            else if (v == "shuffled")
+                o.mappings = {simt::launch_mapping::shuffled};
+            else if (v == "both")
+                o.mappings = {simt::launch_mapping::same, simt::launch_mapping::shuffled};
+            else
+                throw option_error(fmt::format(
+                    "--launch-mapping: unknown mapping '{}' (same, shuffled or both)", v));
+        } else if (arg == "--sm-order") {
+            const std::string_view v = value();
+            if (v == "rotating")
+                o.order = simt::sm_order::rotating;
+            else if (v == "seeded")
+                o.order = simt::sm_order::seeded;
+            else if (v == "fixed")
+                o.order = simt::sm_order::fixed;
+            else
+                throw option_error(
+                    fmt::format("--sm-order: unknown order '{}' (rotating, seeded or fixed)", v));
+        } else if (arg == "--l1-hit-cycles") {
+            o.latency.l1_hit_cycles = memsub_examples::parse_unsigned_as<std::uint32_t>(
+                "--l1-hit-cycles", value(), 1, o.latency.l2_hit_cycles);
+        } else if (arg == "--path-crossings") {
+            o.latency.path_crossings = memsub_examples::parse_unsigned_as<std::uint32_t>(
+                "--path-crossings", value(), 1, 2);
         } else if (arg == "--quiet") {
             o.quiet = true;
         } else {
@@ -1173,12 +2170,18 @@ int main(int argc, char** argv) {
     double sim_seconds = 0, cpu_seconds = 0;
     std::uint64_t simulated = 0;
     try {
-        for (std::size_t k = 0; k < o.kernels.size(); ++k) {
+        // Every kernel under the first launch mapping, then under the next.
+        const std::size_t runs = o.mappings.size() * o.kernels.size();
+        for (std::size_t i = 0; i < runs; ++i) {
+            const simt::launch_mapping mapping = o.mappings[i / o.kernels.size()];
+            const std::string& kernel = o.kernels[i % o.kernels.size()];
             if (memsub_examples::stop_requested() != 0) {
-                not_run.push_back(o.kernels[k]);
+                not_run.push_back(o.mappings.size() > 1 ? fmt::format("{} ({} mapping)", kernel,
+                                                                      mapping_name(mapping))
+                                                        : kernel);
                 continue;
             }
-            studies.push_back(run_named(o.kernels[k], o, {k, o.kernels.size()}));
+            studies.push_back(run_named(kernel, mapping, o, {i, runs}));
             const auto& s = studies.back();
             const auto count = [&](const machine_result& m) {
                 sim_seconds += m.wall_seconds;
@@ -1195,7 +2198,7 @@ int main(int argc, char** argv) {
                        "kernels not run: {})\n",
                        signal, studies.empty() ? std::string("-") : studies.back().kernel,
                        not_run.size());
-        print_summary(studies, sim_seconds, cpu_seconds, simulated);
+        print_summary(studies, o, sim_seconds, cpu_seconds, simulated);
     } catch (const memsub::config_error& e) {
         fmt::print(stderr, "{}: {}\n", program, e.what());
         return status::usage_error;
@@ -1210,7 +2213,7 @@ int main(int argc, char** argv) {
     // Partial results are written too; an output that fails does not stop the others.
     memsub_examples::output_attempts outputs;
     const auto attempt = [&](auto&& write) { outputs.attempt(write); };
-    if (o.csv) attempt([&] { results_table(studies).write_csv(*o.csv); });
+    if (o.csv) attempt([&] { results_table(studies, o).write_csv(*o.csv); });
     if (o.plot) attempt([&] { (void)write_plot(*o.plot, o.plot_terminal, studies, o); });
     for (const auto& f : outputs.failures())
         fmt::print(stderr, "{}: output error: {}\n", program, f);
