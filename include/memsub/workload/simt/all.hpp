@@ -10,4 +10,5 @@
 #include <memsub/workload/simt/saxpy.hpp>
 #include <memsub/workload/simt/spmv.hpp>
 #include <memsub/workload/simt/stencil.hpp>
+#include <memsub/workload/simt/timed_run.hpp>
 #include <memsub/workload/simt/warp_instruction.hpp>
