@@ -395,6 +395,25 @@ struct erdos_renyi_params {
     return g;
 }
 
+namespace detail {
+
+/// Calls `fn(point, neighbour)` for every ordered pair of 4-neighbours (no wrap-around) of a
+/// width × height grid whose point (x, y) is y·width + x: the grid graph's edges and the
+/// Laplacian's off-diagonal entries.
+template <class Fn>
+void for_each_grid_neighbour(std::uint32_t width, std::uint32_t height, Fn&& fn) {
+    for (std::uint32_t y = 0; y < height; ++y)
+        for (std::uint32_t x = 0; x < width; ++x) {
+            const std::uint32_t i = y * width + x;
+            if (y > 0) fn(i, i - width);
+            if (x > 0) fn(i, i - 1);
+            if (x + 1 < width) fn(i, i + 1);
+            if (y + 1 < height) fn(i, i + width);
+        }
+}
+
+} // namespace detail
+
 struct grid_params {
     std::uint32_t rows = 128;
     std::uint32_t cols = 128;
@@ -412,14 +431,9 @@ struct grid_params {
     const std::uint32_t n = p.rows * p.cols;
     std::vector<detail::coo_entry> edges;
     edges.reserve(4 * std::size_t{n});
-    for (std::uint32_t r = 0; r < p.rows; ++r)
-        for (std::uint32_t c = 0; c < p.cols; ++c) {
-            const std::uint32_t v = r * p.cols + c;
-            if (r > 0) edges.push_back({v, v - p.cols, 1.0f});
-            if (c > 0) edges.push_back({v, v - 1, 1.0f});
-            if (c + 1 < p.cols) edges.push_back({v, v + 1, 1.0f});
-            if (r + 1 < p.rows) edges.push_back({v, v + p.cols, 1.0f});
-        }
+    detail::for_each_grid_neighbour(p.cols, p.rows, [&](std::uint32_t v, std::uint32_t u) {
+        edges.push_back({v, u, 1.0f});
+    });
     csr_graph g;
     g.vertices = n;
     detail::build_csr(n, edges, g.row_offsets, g.columns, nullptr);
@@ -615,15 +629,10 @@ struct laplacian_params {
     const std::uint32_t n = p.nx * p.ny;
     std::vector<detail::coo_entry> entries;
     entries.reserve(5 * std::size_t{n});
-    for (std::uint32_t y = 0; y < p.ny; ++y)
-        for (std::uint32_t x = 0; x < p.nx; ++x) {
-            const std::uint32_t i = y * p.nx + x;
-            if (y > 0) entries.push_back({i, i - p.nx, -1.0f});
-            if (x > 0) entries.push_back({i, i - 1, -1.0f});
-            entries.push_back({i, i, 4.0f});
-            if (x + 1 < p.nx) entries.push_back({i, i + 1, -1.0f});
-            if (y + 1 < p.ny) entries.push_back({i, i + p.nx, -1.0f});
-        }
+    for (std::uint32_t i = 0; i < n; ++i) entries.push_back({i, i, 4.0f});
+    detail::for_each_grid_neighbour(p.nx, p.ny, [&](std::uint32_t i, std::uint32_t j) {
+        entries.push_back({i, j, -1.0f});
+    });
     csr_matrix m;
     m.rows = m.cols = n;
     detail::build_csr(n, entries, m.row_offsets, m.columns, &m.values);
