@@ -17,9 +17,10 @@ constexpr std::uint64_t no_line = ~std::uint64_t{0};
 
 /// The baseline: a plain move-to-front LRU loop with a runtime shape — per set a contiguous
 /// array of `ways` line addresses, a linear scan, the lines above the hit shifted down one and the
-/// line written at the front (the definition the engine's speed target is stated against). Its array starts on a cache line,
-/// as memsub's tags do (a competent author aligns it; unaligned, a 16-way set's 128 bytes may
-/// span three lines, and its speed would depend on where malloc put the array).
+/// line written at the front (the definition the engine's speed target is stated against). Its
+/// array starts on a cache line, as memsub's tags do (a competent author aligns it; unaligned, a
+/// 16-way set's 128 bytes may span three lines, and its speed would depend on where malloc put the
+/// array).
 class plain_mtf_lru {
 public:
     explicit plain_mtf_lru(const memsub::geometry& g)

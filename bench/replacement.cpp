@@ -24,7 +24,8 @@
 // also compile its own loop for that shape, so those rows are compared with
 // `baseline/plain_mtf_loop_fixed` (the same loop with the sets and ways as template constants:
 // the scan has a constant trip count, the set index a constant mask) in `x_plain_loop_fixed`,
-// and with the runtime-shaped loop in `x_plain_loop` (the engine's speed target is stated against it).
+// and with the runtime-shaped loop in `x_plain_loop` (the engine's speed target is stated against
+// it).
 //
 // Counters: `accesses/s` (CPU time), `miss_ratio`, and `x_plain_loop` (and `x_plain_loop_fixed`)
 // = the row's accesses/s ÷ the plain loop's. The ratio is measured interleaved: every timed pass

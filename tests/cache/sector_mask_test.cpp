@@ -106,7 +106,7 @@ TEST_CASE("sector mask: a store writes the requested bytes of the masked segment
     auto r = c.access(masked(0x00, 97, 0b1001, access_kind::store), span_1);
     CHECK(r.hit);
     CHECK(r.bytes_written_down == 33); // segment 0 whole, byte 96 of segment 3
-    CHECK(r.evictions.size() == 2); // the blocks of segments 0 and 3
+    CHECK(r.evictions.size() == 2);    // the blocks of segments 0 and 3
     CHECK(c.resident_segments(line_address{0}) == 0b0110);
     // A store miss (not allocated) also writes the masked segments.
     r = c.access(masked(0x80, 97, 0b1001, access_kind::store), span_1);
