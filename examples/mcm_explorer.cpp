@@ -36,10 +36,11 @@
 // A line request's data is back at its SM (t = issue; mcm_latency, printed with every table):
 //   * L1 hit t + 20 (or when the reply that installed the line arrives);
 //   * local L2 slice: reached at t + 40, hit back at t + 120 (Table 3.1 reused: Decision);
-//   * remote: + 10 for the L1.5 lookup when there is an L1.5 (G5.5; a hit then costs + 120),
-//     + 32 cycles per hop each way (C5.8; request and reply both cross: Decision), the reply's
-//     payload queued on each directed link at 768 GB/s × S / 64 (ring_links); a store's payload
-//     crosses once and nobody waits for it;
+//   * remote: + 10 for the L1.5 lookup when there is an L1.5 ([MCM-GPU] §4; a hit then costs +
+//   120),
+//     + 32 cycles per hop each way ([MCM-GPU] Table 3; request and reply both cross: Decision), the
+//     reply's payload queued on each directed link at 768 GB/s × S / 64 (ring_links); a store's
+//     payload crosses once and nobody waits for it;
 //   * L2 miss: the slice's DRAM partition, a flat_memory of 100 cycles (Table 5.3 "100 ns")
 //     and 768 GB/s × S / 64, served in arrival order; a request to a line whose fill is owed
 //     waits for it (MSHRs); unloaded t + 220 locally.
@@ -156,24 +157,25 @@ enum class timing_mode : std::uint8_t { memory, constant };
 /// The timed machine's latencies, in core cycles at 1 GHz. Printed in every table header and
 /// CSV row.
 struct mcm_latency {
-    /// [resolution] No seed gives an L1 hit latency: gpu::latency_params' 20.
+    /// Decision: gpu::latency_params' 20 (no source gives an L1 hit latency).
     std::uint32_t l1_hit_cycles = gpu::latency_params{}.l1_hit_cycles;
     /// From issue to the module's L2 slice (part of the slice hit; the rest is the return).
     std::uint32_t to_l2_cycles = gpu::latency_params{}.to_l2_cycles;
-    /// Decision: a local L2 slice hit costs seed 001 Table 3.1's "Min. L2 Access Latency 120
+    /// Decision: a local L2 slice hit costs [Dissertation] Table 3.1's "Min. L2 Access Latency 120
     /// cycles"; Table 5.3 gives no L2 latency for the MCM-GPU, and the Fermi figure keeps the
     /// two GPU studies of this library on one scale.
     std::uint32_t l2_hit_cycles = gpu::latency_params{}.l2_hit_cycles;
-    /// C5.8: "32 cycles per hop".
+    /// [MCM-GPU] Table 3: "32 cycles/hop".
     std::uint32_t hop_cycles = 32;
     /// Decision: crossings of the ring path per remote load: the request and the reply each
     /// cross it (2). The seeds say "32 cycles per hop" without saying whether a round trip pays
     /// it once; the analytic model (`--timing constant`) counts the hops once. Stores cross once
     /// (requester → home) either way.
     std::uint32_t path_crossings = 2;
-    /// Spec G5.5: the L1.5 lookup latency applies to every remote request (10: [resolution]).
+    /// The L1.5 lookup latency applies to every remote request (Decision: 10 cycles; [MCM-GPU]
+    /// gives none).
     std::uint32_t l15_lookup_cycles = 10;
-    /// Spec G5.5: the L1.5 hit latency is a host parameter; Decision: the L2 slice's (an L1.5
+    /// The L1.5 hit latency is not published ([MCM-GPU] §4); Decision: the L2 slice's (an L1.5
     /// is a module-side cache of the slice's size class), paid after the lookup.
     std::uint32_t l15_hit_cycles = gpu::latency_params{}.l2_hit_cycles;
     /// Table 5.3: "DRAM latency 100 ns (flat)" at the 1 GHz clock.
@@ -549,18 +551,17 @@ private:
 /// The ring's directed links, timed by a calendar of the bytes each link moves in each cycle
 /// (its bandwidth per cycle at most). A transfer departing at cycle d starts on a link at the
 /// first cycle from d with room, fills the room of the cycles from there until its bytes are
-/// sent, and reaches the next module cycles_per_hop after its start (C5.8), store-and-forward
-/// per transfer as topology::link_timing times it.
-/// Decision: a calendar rather than link_timing's FCFS ports. The host reserves a reply when it
-/// issues the load, at the reply's departure, and departures are not in issue order: a DRAM
-/// miss's reply leaves about 100 cycles after an L2 hit's issued a cycle later. An FCFS port
-/// makes every later reservation wait behind the latest one, so one miss held the hits behind
-/// it for its whole DRAM latency (a 256 x 256 stencil under distributed scheduling took 52.7
-/// kcycles with FCFS ports, 7.3 with the calendar); the calendar lets a reservation use the room
-/// left at its own time. A reply that waits for DRAM is reserved in issue order at its departure on
-/// an idle DRAM and keeps the queueing it found there, though it leaves later (an approximation
-/// either way: it may have taken room another transfer then needed, and misses what the link
-/// carries when it leaves).
+/// sent, and reaches the next module cycles_per_hop after its start ([MCM-GPU] Table 3),
+/// store-and-forward per transfer as topology::link_timing times it. Decision: a calendar rather
+/// than link_timing's FCFS ports. The host reserves a reply when it issues the load, at the reply's
+/// departure, and departures are not in issue order: a DRAM miss's reply leaves about 100 cycles
+/// after an L2 hit's issued a cycle later. An FCFS port makes every later reservation wait behind
+/// the latest one, so one miss held the hits behind it for its whole DRAM latency (a 256 x 256
+/// stencil under distributed scheduling took 52.7 kcycles with FCFS ports, 7.3 with the calendar);
+/// the calendar lets a reservation use the room left at its own time. A reply that waits for DRAM
+/// is reserved in issue order at its departure on an idle DRAM and keeps the queueing it found
+/// there, though it leaves later (an approximation either way: it may have taken room another
+/// transfer then needed, and misses what the link carries when it leaves).
 class ring_links {
 public:
     ring_links(const topology::ring& r, std::uint32_t bytes_per_cycle, std::uint32_t hop_cycles)

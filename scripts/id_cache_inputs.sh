@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Re-runs the ID-Cache comparison of gpu_l1_explorer (seed 001 Chapter 3: the L1 configurations
+# Re-runs the ID-Cache comparison of gpu_l1_explorer ([Dissertation] ch. 3: the L1 configurations
 # from the 16 KB baseline to ID-Cache) on input shapes beyond its defaults, and writes every
 # run's rows into one CSV.
 #

@@ -19,7 +19,7 @@ using replacement::lru;
 
 namespace {
 
-/// ID-Cache's L1 set (id-cache spec): 4 ways of 128 B in 32 B segments, 16 tags.
+/// ID-Cache's L1 set ([Dissertation] §3.2.4): 4 ways of 128 B in 32 B segments, 16 tags.
 constexpr geometry alsi_set{
     .sets = 1, .ways = 4, .line_bytes = 128, .segment_bytes = 32, .tags_per_set = 16};
 
@@ -94,7 +94,7 @@ TEST_CASE("sector mask: a bypassed read moves the requested bytes of the missing
     CHECK(r.partial);
     CHECK(r.bytes_fetched == 1);
     // One run of sectors asks for exactly its bytes, as an unmasked access does (a 4 B gather
-    // bypassed fetches 4 B: id-cache spec, "fetch the requested bytes").
+    // bypassed fetches 4 B: [Dissertation] Algorithm 5).
     auto gather = masked(0x44, 4, 0b0100);
     gather.hints.no_allocate = true;
     CHECK(c.access(gather, span_1).bytes_fetched == 4);

@@ -1,6 +1,6 @@
 // The GPU memory side through cache::hierarchy: Table 3.1's six-bank 768 KB L2 under private
 // L1s (gpu/l2.hpp, gpu/l1_l2_hierarchy.hpp), and ID-Cache as the L1 level with ALSI's block
-// shape passed by the host (seed 001 §3.2.5: ID-Cache behind the L2, through the hierarchy).
+// shape passed by the host ([Dissertation] §3.2.5: ID-Cache behind the L2, through the hierarchy).
 #include <doctest/doctest.h>
 
 #include <cstdint>

@@ -157,7 +157,7 @@ void check_least_cost(const harness_params<P>& p, std::uint64_t seed) {
     CHECK(perd_checked > 300);
     CHECK(charged > 100);
     CHECK(writeback_fills > 50); // writeback fills the buffer would have called reused
-    CHECK(false_positives <= 2);  // rare with 64 bits per entry
+    CHECK(false_positives <= 2); // rare with 64 bits per entry
 }
 
 } // namespace

@@ -811,7 +811,7 @@ private:
     /// to the request's bytes [lo, hi) (the coalescer gives a line request its first to last
     /// touched byte), interior ones whole. A request of one run of sectors asks for exactly the
     /// bytes an unmasked access of [lo, hi) asks for, so a bypassed read still fetches only the
-    /// requested bytes (id-cache spec, Algorithm 5: "fetch the requested bytes").
+    /// requested bytes ([Dissertation] Algorithm 5: a bypass fetches the requested bytes).
     /// Decision: interior masked segments count whole — the mask cannot say which of their bytes
     /// were touched, and a sectored L1 moves whole sectors; clipping only the ends keeps the
     /// single-run requests (nearly all) exact.

@@ -1,6 +1,6 @@
 // memsub — a GPU memory side as a `cache::hierarchy`: one private L1 per SM (the Table 3.1
 // baseline, a variable-line L1, or ID-Cache's) over the 768 KB six-bank L2 (gpu/l2.hpp): ID-Cache
-// behind the L2 of Table 3.1 (seed 001 §3.2.5), through the generic hierarchy.
+// behind the L2 of Table 3.1 ([Dissertation] §3.2.5), through the generic hierarchy.
 //
 // The L1 level holds the engine caches themselves (the hierarchy drives `basic_cache`s), so a
 // variable-line L1 gets its block shape from the host: `h.access(a, linesize::block_spec_for(

@@ -1,5 +1,5 @@
 // memsub — GPU time from the memory system: when a line request's data is back at its SM, on
-// Table 3.1's memory side (seed 001; spec id-cache.md, "Reference GPU"): the six-bank L2 of
+// Table 3.1's memory side ([Dissertation] Table 3.1): the six-bank L2 of
 // gpu/l2.hpp, each bank with an FCFS data port, over one DRAM controller per bank. Time stays
 // the host's (no cache has a clock): the host issues warp instructions, gives each line request
 // that leaves its L1 to `read` or `write` with the issue cycle, and advances the memory side
@@ -45,7 +45,7 @@
 // lost fill keeps its MSHR and its waiting reads).
 //
 // Decisions:
-//   * [resolution] One DRAM partition per L2 bank (memory-side L2 slices, as GPGPU-Sim's
+//   * Decision: one DRAM partition per L2 bank (memory-side L2 slices, as GPGPU-Sim's
 //     memory partitions each hold an L2 slice); a partition's controller sees the partition's
 //     own dense address space (the 8 KB granules of its bank, packed), so a mapping's row and
 //     bank bits are not spent on the partition index. Considered: one controller for all six
@@ -115,12 +115,12 @@ using topology::port;
 
 /// Latencies of the Table 3.1 machine, in core cycles, and the L2 banks' data ports.
 struct latency_params {
-    /// [resolution] L1 hit latency: no seed gives one (Table 3.1 lists the L2's and DRAM's
+    /// Decision: L1 hit latency 20: no source gives one (Table 3.1 lists the L2's and DRAM's
     /// minima only). Decision: 20 cycles, GPGPU-Sim's Fermi-class L1 data-cache latency order;
     /// the constant-latency scheduler's 120 for every load was the alternative, which makes an
     /// L1 hit cost as much as an L2 hit. Print it with the results; sweep it to see what holds.
     std::uint32_t l1_hit_cycles = 20;
-    /// [resolution] From issue to the L2 bank, part of the L2's 120 (the rest is the return).
+    /// Decision: from issue to the L2 bank, part of the L2's 120 (the rest is the return).
     std::uint32_t to_l2_cycles = 40;
     /// Seed 001 Table 3.1: "Min. L2 Access Latency 120 cycles".
     std::uint32_t l2_hit_cycles = 120;
@@ -129,7 +129,7 @@ struct latency_params {
     std::uint32_t dram_cycles = 220;
     /// Seed 001 §3.1 (Fig. 3.1's text): the interconnect moves "32B Flits".
     std::uint32_t flit_bytes = 32;
-    /// [resolution] Flits an L2 bank's port moves per cycle: 2 (64 B/cycle per bank, 384 B for
+    /// Decision: flits an L2 bank's port moves per cycle: 2 (64 B/cycle per bank, 384 B for
     /// six, above the DRAM's 253 B/cycle so the DRAM stays the bottleneck it is on Fermi).
     std::uint32_t bank_flits_per_cycle = 2;
 
@@ -234,9 +234,9 @@ private:
     }
 };
 
-/// Fermi's DRAM bandwidth, seed 001 Table 5.1 (GTX480: 177 GB/s).
+/// Fermi's DRAM bandwidth, [Dissertation] Table 5.1 (GTX480: 177 GB/s).
 inline constexpr double fermi_dram_gb_per_s = 177.0;
-/// [resolution] GPGPU-Sim's GTX480 configuration clocks the SMs at 700 MHz; Table 3.1 gives no
+/// Decision: [GPGPU-Sim]'s GTX480 configuration clocks the SMs at 700 MHz; Table 3.1 gives no
 /// clock, and the DRAM bandwidth per core cycle needs one.
 inline constexpr double gtx480_core_ghz = 0.7;
 

@@ -23,10 +23,10 @@
 //    its β·PERD term (its key without that term is below the victim's, so without its prediction it
 //    would have been evicted instead) loses one class; a demand hit confirms the prediction, and a
 //    confirmed PERD stands as [Dissertation] §2.2.2 has it (set at insertion, never revised; one
-//    bit per line records the hit). The spec never revises PERD; we do for unconfirmed lines
-//    because a fixed PERD outranks recency for good: over SRRIP R is 0..3, so a near line costs
-//    3 + R (β = 1) or 12 + R (β = 4) against 1 for a line just inserted, and a near line that is
-//    never used again outlives every newer line. Measured in ChampSim (2 MiB LLC, bzip2 with L2
+//    bit per line records the hit). [Dissertation] §2.2.2 never revises PERD; we do for unconfirmed
+//    lines because a fixed PERD outranks recency for good: over SRRIP R is 0..3, so a near line
+//    costs 3 + R (β = 1) or 12 + R (β = 4) against 1 for a line just inserted, and a near line that
+//    is never used again outlives every newer line. Measured in ChampSim (2 MiB LLC, bzip2 with L2
 //    writebacks): lines filled near were evicted 354 times in 13,164 fills and held 12,810 of the
 //    32,768 lines at the end. Spent one class per save, an unconfirmed prediction buys at most PERD
 //    (≤ 3) replacements in its set beyond what recency and MAC allow — about Table 2.1's "near"
@@ -39,14 +39,14 @@
 //    false` gives the published rule (and saves the confirmed bit).
 //  * Decision: a writeback from the level above (access_kind::writeback) is not a re-reference: its
 //    fill is not looked up in the victim buffer (PERD distant) and its miss moves the dueling
-//    selector by nothing (it reads no memory). The spec looks every miss up; Algorithm 2 describes
-//    a demand miss ("issue request to DRAM"), and a writeback that misses is the level above
-//    returning a dirty line the LLC dropped while the level above still held it — the buffer would
-//    see the hierarchy's traffic, not the program's reuse. Measured (same run): 99.5 % of writeback
-//    fills were classed far or nearer, all of them together were hit 30 times, and writeback hits
-//    fell from 59,430 (SRRIP) to 37,474. The written-back line still enters the buffer when it is
-//    evicted: a demand re-read of it is a real post-eviction reuse. `writebacks_are_not_reuse =
-//    false` treats writebacks as the spec does.
+//    selector by nothing (it reads no memory). [Dissertation] looks every miss up; its Algorithm 2
+//    describes a demand miss ("issue request to DRAM"), and a writeback that misses is the level
+//    above returning a dirty line the LLC dropped while the level above still held it — the buffer
+//    would see the hierarchy's traffic, not the program's reuse. Measured (same run): 99.5 % of
+//    writeback fills were classed far or nearer, all of them together were hit 30 times, and
+//    writeback hits fell from 59,430 (SRRIP) to 37,474. The written-back line still enters the
+//    buffer when it is evicted: a demand re-read of it is a real post-eviction reuse.
+//    `writebacks_are_not_reuse = false` treats writebacks as [Dissertation] Algorithm 2 does.
 //  * MAC (2 bits per line, set at insertion): the host's class (`hints.memory_cost_class`, §2.3.6
 //    suggests a host-supplied cost for complex schedulers) when known, else memsub's mac_table
 //    (memory/mac_table.hpp, Table 2.2) estimated on the miss before the miss itself is recorded.
@@ -67,7 +67,7 @@
 // line the recency bits (SRRIP: M; LRU: ⌈log2 E⌉) + 2 PERD bits and the confirmed bit (when
 // some β ≠ 0; no confirmed bit with spend_unconfirmed_perd off) + 2 MAC bits (when some γ ≠ 0) +
 // the MAC table (per bank two row addresses and the last-Q approximation) + the PSEL. The
-// dissertation's 18.75 KB is the filters alone with 5K-entry stages (spec "Hardware budget";
+// dissertation's 18.75 KB is the filters alone with 5K-entry stages ([Dissertation] §2.3;
 // `victim_buffer.stage_entries = 5120` on a 1 MB 16-way LLC); it counts 4 bits per line (PERD,
 // MAC), memsub 5 with the confirmed bit. Layout and deviations: one byte per line holds PERD, MAC,
 // the confirmed bit and (over SRRIP) the RRPV, so the RRPV width is limited to 1..3 bits (the RRIP
@@ -84,7 +84,7 @@
 //    (1, 1, 4) / (1, 4, 1) weights let either term override recency entirely; over LRU, R spans
 //    0..E−1. memsub keeps the published weights and does not rescale R;
 //  * RRIP state under ReMAP (ageing), k of the filters, the MAC table's mapping and its pending
-//    count — the [resolution] notes above.
+//    count — each explained in its note above.
 #pragma once
 
 #include <algorithm>
@@ -160,7 +160,7 @@ struct remap_dual_params {
     bool spend_unconfirmed_perd = true;
     /// A writeback from the level above is not a re-reference (header: Decision). false = it is
     /// looked up in the victim buffer and its miss costs the dueling selector like a demand
-    /// miss, as the spec reads Algorithm 2.
+    /// miss, as [Dissertation] Algorithm 2 has it.
     bool writebacks_are_not_reuse = true;
 };
 

@@ -24,7 +24,7 @@
 //  * Decision: a writeback from the level above (access_kind::writeback) has no signature. Its fill
 //    is inserted at long (2^M − 2, SRRIP's insertion) and marked as carrying no signature, so
 //    neither its hits nor its eviction train the SHCT; hits on lines a demand access inserted train
-//    as any hit does (a writeback hit included). The spec applies the insertion rule to every
+//    as any hit does (a writeback hit included). SHiP applies the insertion rule to every
 //    access; we exempt writebacks because SHiP-PC's signature is the PC of the memory instruction
 //    that inserts the line (§4) and a writeback has none: hosts pass pc = 0, so every writeback
 //    shared one SHCT counter trained by lines from all over the program, and once it reached 0

@@ -11,7 +11,7 @@
 //
 // `link_timing<T>` puts one port on every directed link of a topology (topology/concept.hpp)
 // and times a transfer along its route: on each link it waits for the link, holds it for
-// bytes / link bandwidth and then travels the hop (C5.8: 32 cycles per hop). Store-and-forward
+// bytes / link bandwidth and then travels the hop ([MCM-GPU] Table 3: 32 cycles per hop). Store-and-forward
 // at the granularity of a transfer; [memsub] the seeds give no flow control, and a transfer
 // reserves each link when it reaches it, in the order the host calls `transfer`. Call order is
 // service order: a reservation whose arrival lies beyond those of later calls (a reply booked
@@ -109,7 +109,7 @@ public:
     static constexpr std::string_view component = "memsub::topology::link_timing";
 
     struct params {
-        /// Cycles a transfer takes to cross one link once it holds it (C5.8: 32).
+        /// Cycles a transfer takes to cross one link once it holds it ([MCM-GPU] Table 3: 32).
         std::uint32_t cycles_per_hop = 32;
         /// Bandwidth of each directed link in bytes per cycle (> 0).
         double link_bytes_per_cycle = 64.0;

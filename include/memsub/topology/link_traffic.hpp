@@ -1,5 +1,5 @@
 // memsub — `topology::link_traffic<T>`: per-link byte accounting over a topology
-// (system-policies.md §1 C5.8: per-link byte accounting).
+// (per-link byte accounting over [MCM-GPU]'s ring and [MemNet]'s networks).
 //
 // The host calls `record(src, dst, bytes)` for every transfer; the counter walks the topology's
 // route and adds the bytes to each directed link it crosses. It keeps the totals an energy model

@@ -9,13 +9,13 @@
 //  * Warp order (`gto_params::warps`): greedy-then-oldest (`gto`, the default): an SM issues
 //    from the warp it issued last while that warp is ready, otherwise from its oldest ready warp
 //    (age = the order warps were launched in). `lrr` (loose round robin): the first ready warp
-//    scanning the slots from the one after the last issued warp. `gtrr` (seed 001 Table 5.3,
+//    scanning the slots from the one after the last issued warp. `gtrr` ([Dissertation] Table 5.3,
 //    "Greedy then Round Robin"): the last issued warp while it is ready, else as `lrr`.
 //  * Time: one issue per SM per cycle. A store or an independent load (`stalls` false) leaves
 //    its warp ready at the next cycle. When no SM has a ready warp the clock jumps to the next
 //    ready time. How long a dependent load (`stalls` set) waits is `gto_params::latency`:
-//     - `constant` (the default): `load_latency` cycles, whatever the load hits. [resolution]
-//       120 cycles is Table 3.1's minimum L2 latency, the default.
+//     - `constant` (the default): `load_latency` cycles, whatever the load hits.
+//       Decision: 120 cycles, [Dissertation] Table 3.1's minimum L2 latency, the default.
 //     - `host`: the host's memory model decides. Every issued load owes its warp one
 //       completion (`hold` adds one per extra outstanding request of the instruction);
 //       `complete(warp, ready_cycle)` pays one. A dependent load makes its warp wait until it
