@@ -859,9 +859,7 @@ void run_constant(kernel_result& out, MakeKernel& make, const options& o, const 
             coalescer.coalesce(w.lanes, w.active_mask, w.access_bytes, lines);
             ++out.warp_instructions;
             out.line_requests += lines.count;
-            for (const auto& r : lines.lines())
-                out.sector_runs += static_cast<std::uint64_t>(
-                    std::popcount(r.sector_mask & ~(r.sector_mask << 1))); // runs' first sectors
+            for (const auto& r : lines.lines()) out.sector_runs += r.sector_runs();
             if (w.sm == 0)
                 for (const auto& r : lines.lines())
                     reuse.reference(w.pc, lines.count, r.line_base.value);
@@ -982,8 +980,7 @@ void run_memory_timed(kernel_result& out, MakeKernel& make, const options& o, co
             ++out.warp_instructions;
             out.line_requests += lines.count;
             for (const auto& r : lines.lines()) {
-                out.sector_runs += static_cast<std::uint64_t>(
-                    std::popcount(r.sector_mask & ~(r.sector_mask << 1))); // runs' first sectors
+                out.sector_runs += r.sector_runs();
                 if (w.sm == 0) reuse.reference(w.pc, lines.count, r.line_base.value);
                 if (offline) (void)profiles[w.sm].reference(w.pc, lines.count, r.line_base.value);
             }

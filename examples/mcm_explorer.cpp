@@ -1229,9 +1229,7 @@ bool run_timed_stream(Kernel& kernel, const machine& m, std::size_t config, cons
         proto.pc = w.pc;
         proto.kind = w.kind;
         proto.requester = w.sm;
-        for (const auto& req : lines.lines())
-            front.sector_runs += static_cast<std::uint64_t>(
-                std::popcount(req.sector_mask & ~(req.sector_mask << 1))); // runs' first sectors
+        front.sector_runs += lines.sector_runs();
         const std::uint64_t t = w.issue_cycle;
         std::uint64_t data_ready = 0; // the latest reply known now
         std::uint32_t waits = 0;      // replies that wait for a DRAM fill
@@ -1353,9 +1351,7 @@ bool run_stream(Kernel& kernel, const machine& m, bool distributed, bool edpse_o
         proto.kind = w.kind;
         proto.requester = w.sm;
         each([](auto& side) { side.begin_instruction(); });
-        for (const auto& req : lines.lines())
-            front.sector_runs += static_cast<std::uint64_t>(
-                std::popcount(req.sector_mask & ~(req.sector_mask << 1))); // runs' first sectors
+        front.sector_runs += lines.sector_runs();
         const auto to_l1 = [&](const memsub::access& a) {
             const auto r = l1[w.sm].access(a);
             if (a.kind == memsub::access_kind::load) {

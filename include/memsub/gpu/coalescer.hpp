@@ -76,6 +76,11 @@ struct line_request {
         return static_cast<std::uint32_t>(std::popcount(byte_mask[0]) +
                                           std::popcount(byte_mask[1]));
     }
+    /// Maximal runs of touched sectors (what for_each_access makes accesses of): the sectors
+    /// whose lower neighbour is not touched.
+    [[nodiscard]] constexpr std::uint32_t sector_runs() const noexcept {
+        return static_cast<std::uint32_t>(std::popcount(sector_mask & ~(sector_mask << 1)));
+    }
     friend constexpr bool operator==(const line_request&, const line_request&) = default;
 };
 
@@ -90,6 +95,12 @@ struct coalesced_warp {
     [[nodiscard]] constexpr std::uint32_t divergence() const noexcept { return count; }
     [[nodiscard]] std::span<const line_request> lines() const noexcept {
         return {requests.data(), count};
+    }
+    /// Runs of touched sectors over all the line requests.
+    [[nodiscard]] std::uint32_t sector_runs() const noexcept {
+        std::uint32_t runs = 0;
+        for (const line_request& r : lines()) runs += r.sector_runs();
+        return runs;
     }
 };
 

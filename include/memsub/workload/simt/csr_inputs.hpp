@@ -111,6 +111,15 @@ inline void build_csr(std::uint32_t rows, std::vector<coo_entry>& entries,
     }
 }
 
+/// The CSR graph of `vertices` vertices and the directed `edges` (sorted, duplicates dropped).
+[[nodiscard]] inline csr_graph graph_of_edges(std::uint32_t vertices,
+                                              std::vector<coo_entry>& edges) {
+    csr_graph g;
+    g.vertices = vertices;
+    build_csr(vertices, edges, g.row_offsets, g.columns, nullptr);
+    return g;
+}
+
 /// CSR offsets are 32-bit: a generator whose `entries` (an exact count or a bound) would not fit
 /// says so at construction, naming the parameter that sets the size.
 inline void require_csr_size(std::string_view component, std::string_view field,
@@ -260,10 +269,7 @@ struct rmat_params {
     // Scramble vertex ids (a fixed permutation from the seed) so that hubs are not all at low ids.
     const std::vector<std::uint32_t> perm = detail::shuffled_ids(n, rng);
     for (auto& e : edges) e = {perm[e.row], perm[e.col], 1.0f};
-    csr_graph g;
-    g.vertices = n;
-    detail::build_csr(n, edges, g.row_offsets, g.columns, nullptr);
-    return g;
+    return detail::graph_of_edges(n, edges);
 }
 
 struct barabasi_albert_params {
@@ -327,10 +333,7 @@ struct barabasi_albert_params {
     }
     const std::vector<std::uint32_t> perm = detail::shuffled_ids(n, rng);
     for (auto& e : edges) e = {perm[e.row], perm[e.col], 1.0f};
-    csr_graph g;
-    g.vertices = n;
-    detail::build_csr(n, edges, g.row_offsets, g.columns, nullptr);
-    return g;
+    return detail::graph_of_edges(n, edges);
 }
 
 struct erdos_renyi_params {
@@ -389,10 +392,7 @@ struct erdos_renyi_params {
         edges.push_back({a, b, 1.0f});
         edges.push_back({b, a, 1.0f});
     }
-    csr_graph g;
-    g.vertices = n;
-    detail::build_csr(n, edges, g.row_offsets, g.columns, nullptr);
-    return g;
+    return detail::graph_of_edges(n, edges);
 }
 
 namespace detail {
@@ -434,10 +434,7 @@ struct grid_params {
     detail::for_each_grid_neighbour(p.cols, p.rows, [&](std::uint32_t v, std::uint32_t u) {
         edges.push_back({v, u, 1.0f});
     });
-    csr_graph g;
-    g.vertices = n;
-    detail::build_csr(n, edges, g.row_offsets, g.columns, nullptr);
-    return g;
+    return detail::graph_of_edges(n, edges);
 }
 
 namespace detail {
