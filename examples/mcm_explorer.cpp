@@ -99,6 +99,7 @@
 #include <memsub/energy/scaling_metrics.hpp>
 #include <memsub/gpu/baseline_l1.hpp>
 #include <memsub/gpu/coalescer.hpp>
+#include <memsub/gpu/detail/line_index.hpp>
 #include <memsub/gpu/timing.hpp>
 #include <memsub/memory/flat_memory.hpp>
 #include <memsub/placement/fine_grain_interleave.hpp>
@@ -374,19 +375,16 @@ public:
         std::uint32_t next_free = none;
     };
 
-    fill_table() : index_(1024, none) {}
+    fill_table() { index_.reset(512); }
 
     [[nodiscard]] std::uint32_t find(std::uint64_t line) const noexcept {
-        for (std::size_t s = slot_of(line);; s = (s + 1) & mask()) {
-            const std::uint32_t f = index_[s];
-            if (f == none || fills_[f].line == line) return f;
-        }
+        return index_.find(line, line_of());
     }
     [[nodiscard]] const fill& operator[](std::uint32_t f) const noexcept { return fills_[f]; }
 
     /// A new fill of `line` (not in the table).
     std::uint32_t insert(std::uint64_t line, std::uint64_t nominal_done) {
-        if (2 * (size_ + 1) > index_.size()) rehash(index_.size() * 2);
+        if (size_ + 1 > index_.capacity()) index_.grow(2 * index_.capacity(), line_of());
         std::uint32_t f = free_fill_;
         if (f == none) {
             f = static_cast<std::uint32_t>(fills_.size());
@@ -395,9 +393,7 @@ public:
             free_fill_ = fills_[f].next_free;
         }
         fills_[f] = fill{.line = line, .nominal_done = nominal_done};
-        std::size_t s = slot_of(line);
-        while (index_[s] != none) s = (s + 1) & mask();
-        index_[s] = f;
+        index_.insert(line, f);
         ++size_;
         return f;
     }
@@ -432,40 +428,20 @@ public:
     [[nodiscard]] std::size_t size() const noexcept { return size_; }
 
 private:
-    [[nodiscard]] std::size_t mask() const noexcept { return index_.size() - 1; }
-    [[nodiscard]] std::size_t slot_of(std::uint64_t line) const noexcept {
-        return static_cast<std::size_t>((line * 0x9e3779b97f4a7c15ull) >> 20) & mask();
-    }
+    /// The line of a fill, for the index.
+    struct fill_line {
+        const std::vector<fill>* fills;
+        std::uint64_t operator()(std::uint32_t f) const noexcept { return (*fills)[f].line; }
+    };
+    [[nodiscard]] fill_line line_of() const noexcept { return {&fills_}; }
     void erase(std::uint32_t f) noexcept {
-        std::size_t hole = slot_of(fills_[f].line);
-        while (index_[hole] != f) hole = (hole + 1) & mask();
-        // Backward shift: an entry moves into the hole unless its home lies cyclically in
-        // (hole, s], where it already is reachable.
-        for (std::size_t s = (hole + 1) & mask(); index_[s] != none; s = (s + 1) & mask()) {
-            const std::size_t home = slot_of(fills_[index_[s]].line);
-            const bool reachable =
-                hole <= s ? (home > hole && home <= s) : (home > hole || home <= s);
-            if (reachable) continue;
-            index_[hole] = index_[s];
-            hole = s;
-        }
-        index_[hole] = none;
+        index_.erase(fills_[f].line, f, line_of());
         fills_[f].next_free = free_fill_;
         free_fill_ = f;
         --size_;
     }
-    void rehash(std::size_t slots) {
-        std::vector<std::uint32_t> old(slots, none);
-        old.swap(index_);
-        for (const std::uint32_t f : old)
-            if (f != none) {
-                std::size_t s = slot_of(fills_[f].line);
-                while (index_[s] != none) s = (s + 1) & mask();
-                index_[s] = f;
-            }
-    }
 
-    std::vector<std::uint32_t> index_;
+    memsub::gpu::detail::line_index index_;
     std::vector<fill> fills_;
     std::vector<waiter> waiters_;
     std::uint32_t free_fill_ = none, free_waiter_ = none;

@@ -103,6 +103,7 @@
 #include <memsub/core/access.hpp>
 #include <memsub/core/errors.hpp>
 #include <memsub/core/types.hpp>
+#include <memsub/gpu/detail/line_index.hpp>
 #include <memsub/gpu/l2.hpp>
 #include <memsub/memory/concept.hpp>
 #include <memsub/memory/detail/ring_buffer.hpp>
@@ -293,10 +294,7 @@ public:
 
     /// The fill owed or last completed for `line`, or `none`.
     [[nodiscard]] std::uint32_t find(std::uint64_t line) const noexcept {
-        for (std::size_t s = slot_of(line);; s = (s + 1) & mask_) {
-            const std::uint32_t f = index_[s];
-            if (f == none || fills_[f].line == line) return f;
-        }
+        return index_.find(line, line_of());
     }
     [[nodiscard]] fill& operator[](std::uint32_t f) noexcept { return fills_[f]; }
     [[nodiscard]] const fill& operator[](std::uint32_t f) const noexcept { return fills_[f]; }
@@ -312,9 +310,7 @@ public:
         free_ = fills_[f].next;
         fills_[f] =
             fill{.line = line, .generation = fills_[f].generation, .state = fill_state::queued};
-        std::size_t s = slot_of(line);
-        while (index_[s] != none) s = (s + 1) & mask_;
-        index_[s] = f;
+        index_.insert(line, f);
         return f;
     }
 
@@ -390,9 +386,12 @@ private:
         std::uint32_t generation;
     };
 
-    [[nodiscard]] std::size_t slot_of(std::uint64_t line) const noexcept {
-        return static_cast<std::size_t>((line * 0x9e3779b97f4a7c15ull) >> shift_);
-    }
+    /// The line of a fill, for the index.
+    struct fill_line {
+        const std::vector<fill>* fills;
+        std::uint64_t operator()(std::uint32_t f) const noexcept { return (*fills)[f].line; }
+    };
+    [[nodiscard]] fill_line line_of() const noexcept { return {&fills_}; }
 
     // Frees the oldest completed fills until one is free (none left: the caller grows).
     void reclaim_recent() noexcept {
@@ -406,25 +405,10 @@ private:
     void release_if_filled(const recent_fill& r) noexcept {
         fill& x = fills_[r.fill];
         if (x.state != fill_state::filled || x.generation != r.generation) return;
-        erase_from_index(r.fill);
+        index_.erase(x.line, r.fill, line_of());
         x.state = fill_state::free;
         x.next = free_;
         free_ = r.fill;
-    }
-
-    // Backward-shift deletion: later entries of the probe run move up, so no tombstones.
-    void erase_from_index(std::uint32_t f) noexcept {
-        std::size_t hole = slot_of(fills_[f].line);
-        while (index_[hole] != f) hole = (hole + 1) & mask_;
-        for (std::size_t s = (hole + 1) & mask_; index_[s] != none; s = (s + 1) & mask_) {
-            const std::size_t home = slot_of(fills_[index_[s]].line);
-            // Move s into the hole unless its home lies cyclically in (hole, s].
-            if (((s - home) & mask_) >= ((s - hole) & mask_)) {
-                index_[hole] = index_[s];
-                hole = s;
-            }
-        }
-        index_[hole] = none;
     }
 
     // Resizes the fill pool to `n` (new fills join the free list) and rebuilds the index at
@@ -436,21 +420,9 @@ private:
             fills_[f].next = free_;
             free_ = f;
         }
-        std::size_t slots = 1;
-        unsigned bits = 0;
-        while (slots < 2 * n) {
-            slots *= 2;
-            ++bits;
-        }
-        index_.assign(slots, none);
-        mask_ = slots - 1;
-        shift_ = 64 - bits;
-        for (std::uint32_t f = 0; f < old; ++f) {
-            if (fills_[f].state == fill_state::free) continue;
-            std::size_t s = slot_of(fills_[f].line);
-            while (index_[s] != none) s = (s + 1) & mask_;
-            index_[s] = f;
-        }
+        index_.reset(n);
+        for (std::uint32_t f = 0; f < old; ++f)
+            if (fills_[f].state != fill_state::free) index_.insert(fills_[f].line, f);
     }
 
     void grow_waiters(std::size_t n) {
@@ -466,9 +438,7 @@ private:
     std::uint32_t in_flight_ = 0;
     std::vector<fill> fills_;
     std::vector<waiter> waiters_;
-    std::vector<std::uint32_t> index_; ///< fill per slot, or none
-    std::size_t mask_ = 0;
-    unsigned shift_ = 63;
+    line_index index_;
     std::uint32_t free_ = none;
     std::uint32_t free_waiter_ = none;
     std::uint32_t queue_head_ = none;
