@@ -15,6 +15,7 @@
 #include <memsub/bypass/all.hpp>
 #include <memsub/compression/none.hpp>
 #include <memsub/linesize/all.hpp>
+#include <memsub/selection/all.hpp>
 #include <memsub/memory/bit_field_mapping.hpp>
 #include <memsub/memory/flat_memory.hpp>
 #include <memsub/memory/fr_fcfs.hpp>
@@ -93,6 +94,30 @@ static_assert(ls_failures<testing::broken_sizer_unnamed>() == bit(4));
 static_assert(linesize::diagnose<linesize::alsi>());
 static_assert(linesize::diagnose<linesize::static_size<64>>());
 static_assert(linesize::diagnose<testing::linesize_archetype>());
+
+// ---------------------------------------------------------------------------- mode selectors
+
+template <class S>
+constexpr unsigned se_failures() {
+    using namespace selection;
+    return (se1_params<S> ? 0 : bit(1)) | (se2_constructible<S> ? 0 : bit(2)) |
+           (se3_insertion_mode<S> ? 0 : bit(3)) | (se4_on_access<S> ? 0 : bit(4)) |
+           (se5_name<S> ? 0 : bit(5));
+}
+
+static_assert(se_failures<testing::selector_archetype>() == 0);
+// SE2 names S::params, so a type without params (SE1) cannot meet SE2 either.
+static_assert(se_failures<testing::broken_selector_no_params>() == (bit(1) | bit(2)));
+static_assert(se_failures<testing::broken_selector_no_shape>() == bit(2));
+static_assert(se_failures<testing::broken_selector_throwing>() == bit(3));
+static_assert(se_failures<testing::broken_selector_deaf>() == bit(4));
+static_assert(se_failures<testing::broken_selector_unnamed>() == bit(5));
+static_assert(selection::diagnose<selection::static_mode>());
+static_assert(selection::diagnose<selection::latte_cc>());
+static_assert(selection::diagnose<selection::adaptive_hit_count>());
+static_assert(selection::diagnose<selection::adaptive_cmp>());
+static_assert(selection::diagnose<testing::selector_archetype>());
+
 
 // ------------------------------------------------------------------------------ compression
 
@@ -393,4 +418,5 @@ TEST_CASE("concept labels: each broken archetype fails exactly its sub-concept")
     CHECK(c_failures<compressor_t<5>>() == bit(5));
     CHECK(mc_failures<controller_t<2>>() == bit(2));
     CHECK(tr_failures<reader_t<7>>() == bit(7));
+    CHECK(se_failures<testing::broken_selector_deaf>() == bit(4));
 }

@@ -11,6 +11,7 @@
 
 #include <memsub/bypass/concept.hpp>
 #include <memsub/linesize/concept.hpp>
+#include <memsub/selection/concept.hpp>
 #include <memsub/replacement/concept.hpp>
 #include <memsub/topology/concept.hpp>
 
@@ -207,6 +208,68 @@ static_assert(!linesize::ls1_params<broken_sizer_no_params>);
 static_assert(!linesize::ls2_constructible<broken_sizer_no_geometry>);
 static_assert(!linesize::ls3_block_bytes<broken_sizer_throwing>);
 static_assert(!linesize::ls4_name<broken_sizer_unnamed>);
+
+// ------------------------------------------------------------------------ mode selectors (SE)
+
+/// Models `mode_selector` with nothing but SE1–SE5: every line uncompressed.
+struct selector_archetype {
+    struct params {};
+    selector_archetype(const selection::selection_shape&, const params&) {}
+    std::uint32_t insertion_mode(set_index) noexcept { return 0; }
+    void on_access(const selection::access_outcome&) noexcept {}
+    std::string_view name() const noexcept { return "archetype"; }
+};
+
+/// Violates SE1: no `params`.
+struct broken_selector_no_params {
+    explicit broken_selector_no_params(const selection::selection_shape&) {}
+    std::uint32_t insertion_mode(set_index) noexcept { return 0; }
+    void on_access(const selection::access_outcome&) noexcept {}
+    std::string_view name() const noexcept { return "broken"; }
+};
+
+/// Violates SE2: built from params alone, not for a cache shape.
+struct broken_selector_no_shape {
+    struct params {};
+    explicit broken_selector_no_shape(const params&) {}
+    std::uint32_t insertion_mode(set_index) noexcept { return 0; }
+    void on_access(const selection::access_outcome&) noexcept {}
+    std::string_view name() const noexcept { return "broken"; }
+};
+
+/// Violates SE3: `insertion_mode` may throw.
+struct broken_selector_throwing {
+    struct params {};
+    broken_selector_throwing(const selection::selection_shape&, const params&) {}
+    std::uint32_t insertion_mode(set_index) { return 0; }
+    void on_access(const selection::access_outcome&) noexcept {}
+    std::string_view name() const noexcept { return "broken"; }
+};
+
+/// Violates SE4: learns nothing (no `on_access`).
+struct broken_selector_deaf {
+    struct params {};
+    broken_selector_deaf(const selection::selection_shape&, const params&) {}
+    std::uint32_t insertion_mode(set_index) noexcept { return 0; }
+    std::string_view name() const noexcept { return "broken"; }
+};
+
+/// Violates SE5: `name()` is not a string.
+struct broken_selector_unnamed {
+    struct params {};
+    broken_selector_unnamed(const selection::selection_shape&, const params&) {}
+    std::uint32_t insertion_mode(set_index) noexcept { return 0; }
+    void on_access(const selection::access_outcome&) noexcept {}
+    int name() const noexcept { return 0; }
+};
+
+static_assert(selection::mode_selector<selector_archetype>);
+static_assert(!selection::se1_params<broken_selector_no_params>);
+static_assert(!selection::se2_constructible<broken_selector_no_shape>);
+static_assert(!selection::se3_insertion_mode<broken_selector_throwing>);
+static_assert(!selection::se4_on_access<broken_selector_deaf>);
+static_assert(!selection::se5_name<broken_selector_unnamed>);
+
 
 // --------------------------------------------------------------------------- topologies (N)
 
