@@ -81,6 +81,8 @@ public:
     }
 
     [[nodiscard]] std::string_view name() const noexcept { return "adaptive-cmp"; }
+    /// SO3: the mode whose sizes decide "would have fit compressed".
+    [[nodiscard]] std::uint32_t compressed_mode() const noexcept { return mode_; }
     [[nodiscard]] std::int64_t counter() const noexcept { return counter_; }
     [[nodiscard]] std::uint64_t avoided_misses() const noexcept { return avoided_misses_; }
     [[nodiscard]] std::uint64_t avoidable_misses() const noexcept { return avoidable_misses_; }

@@ -29,11 +29,14 @@
 //        with such a selector and no estimator throws config_error.
 //   SO2. `s.set_allowed_modes(mask)` noexcept — bit m set: mode m may be chosen for followers
 //        (SC² before its first code book is not). Mode 0 is always allowed.
-//   SO3. `static constexpr bool needs_stack_depth = true` — the host fills
-//        `access_outcome::stack_depth` and the tag-only fields (Adaptive-CMP's LRU stack depth
-//        among the set's tags); others get `no_depth`, which saves the host the work.
+//   SO3. `static constexpr bool needs_stack_depth = true` and `s.compressed_mode()` — the host
+//        fills `access_outcome::stack_depth` and the tag-only fields (Adaptive-CMP's LRU stack
+//        depth among the set's tags, "would have fit" judged by the sizes of lines in
+//        `compressed_mode()`); others get `no_depth`, which saves the host the work.
 //   SO4. `s.storage_bits()` -> `std::uint64_t` — its hardware budget.
 //   SO5. `s.decisions()` -> `std::uint64_t` — how many times the follower mode was decided.
+//   SO6. `s.eps()` -> `std::uint64_t` — experimental phases completed; the cache reports the
+//        access that ends one (`epoch_ended`), when a host refreshes its tolerance estimate.
 //
 // Call protocol, as `gpu::compressed_l1` performs it:
 //   SP1. Every cache access, in order, gets exactly one SE4 call after the cache has looked it
@@ -198,8 +201,9 @@ concept restricts_modes = requires(S& s, std::uint32_t mask) {
 };
 /// SO3: needs the LRU stack depth of every access.
 template <class S>
-concept needs_stack_depth = requires {
+concept needs_stack_depth = requires(const S& s) {
     requires S::needs_stack_depth;
+    { s.compressed_mode() } -> std::convertible_to<std::uint32_t>;
 };
 /// SO4: reports its hardware budget.
 template <class S>
@@ -210,6 +214,12 @@ concept reports_storage = requires(const S& s) {
 template <class S>
 concept counts_decisions = requires(const S& s) {
     { s.decisions() } -> std::convertible_to<std::uint64_t>;
+};
+
+/// SO6: counts its experimental phases.
+template <class S>
+concept counts_epochs = requires(const S& s) {
+    { s.eps() } -> std::convertible_to<std::uint64_t>;
 };
 
 template <class S>

@@ -58,7 +58,7 @@
 //   bypass_predictor     bypass/concept.hpp            B1–B4         T1–T4        Q1–Q5
 //   compressor           compression/concept.hpp       C1–C7         I1–I3 (1)    CP1–CP5
 //   line_size_predictor  linesize/concept.hpp          LS1–LS4       LO1–LO2      LP1–LP5
-//   mode_selector        selection/concept.hpp         SE1–SE5       SO1–SO5      SP1–SP5
+//   mode_selector        selection/concept.hpp         SE1–SE5       SO1–SO6      SP1–SP5
 //   address_mapping      memory/concept.hpp            M1, M3        M2 (2)
 //   memory_controller    memory/concept.hpp            MC1–MC7                    MP1–MP6
 //   request_scheduler    memory/scheduler.hpp          S1–S4
