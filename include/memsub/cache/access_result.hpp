@@ -20,6 +20,7 @@ namespace memsub::cache {
 
 using replacement::evicted_block;
 using replacement::eviction_reason;
+using replacement::eviction_reason_count;
 
 /// Who declined to allocate on a miss, in the order the decision is taken (bypass/concept.hpp,
 /// Q1); `none` on a hit and on a miss that allocated.
@@ -143,15 +144,35 @@ struct access_result {
     bool partial = false;
     /// Who declined to allocate (a miss that inserted nothing), or `none`.
     bypass_reason bypass = bypass_reason::none;
+    /// A block this access hit (on a hit, or a resident block a partial miss touched) is no
+    /// longer resident when the access returns: a write-evict store removed it (reason
+    /// `write_evict`), or a store hit that grew a compressed block had the policy name it as a
+    /// victim (P8: the growing block itself, or another block the store touched; reason
+    /// `replacement`, dirty in a write-back cache). Its record is in `evictions` (same `set`
+    /// and, for the block at `entry`, the same entry). `hit` still says the access found its
+    /// bytes resident; `entry` and `payload` still name the block that served it, but that
+    /// entry is then invalid (or, after a later fill, holds another block): read it only from
+    /// the eviction record. A block superseded by a fill does not count (its data merged).
+    bool hit_block_left = false;
     /// Blocks this access inserted (a variable-block miss may insert several).
     std::uint32_t blocks_filled = 0;
     set_index set{};
     /// The entry hit or filled that holds the first requested byte: on a hit, the block that
-    /// served it (meaningless when bypassed).
+    /// served it (meaningless when bypassed; see `hit_block_left`).
     entry_index entry{};
     /// The payload of the block at `entry` (`block_spec::payload`, e.g. the compression mode a
     /// hit must be decompressed with); 0 in a conventional cache and when bypassed.
     std::uint32_t payload = 0;
+    /// A store hit with a spec (variable-block caches: write-back and write-through) touched a
+    /// block whose span differs from the spec's: that block was not changed (it keeps its stored
+    /// size and payload; counted in `cache_stats::resizes_refused`). Its data is the store's but
+    /// its payload still describes the old encoding: a compressed cache that cannot read it so
+    /// invalidates the line (`basic_cache::invalidate_line`).
+    /// Decision: refuse rather than re-shape the block into the spec's span. Re-shaping a block
+    /// into smaller ones would drop its other segments (a dirty one would need a write-back
+    /// that no store hit makes) and would insert blocks, which the protocol allows only after a
+    /// miss (P5); a host that wants the new shape invalidates the line and accesses it again.
+    bool resize_refused = false;
     /// Requested segments of the line that were not resident (bit i = segment i of the line;
     /// 1 for any miss of a conventional cache, 0 for a hit).
     std::uint64_t missing_segments = 0;
@@ -198,7 +219,8 @@ struct cache_stats {
     std::array<std::uint64_t, bypass_reason_count> bypasses_by_reason{};
     /// Evicted or invalidated blocks that were dirty (writebacks to the next level).
     std::uint64_t writebacks = 0;
-    /// Blocks removed for any other reason (write-evict, invalidate, superseded).
+    /// Blocks removed for any other reason (write-evict, invalidate, superseded, retired): the
+    /// total of `invalidations_by_reason`, kept as a field because hosts read it as one.
     std::uint64_t invalidations = 0;
     /// Store hits that changed a block's stored size (compressed blocks).
     std::uint64_t resizes = 0;
@@ -207,6 +229,16 @@ struct cache_stats {
     std::uint64_t bytes_written_back = 0;
     /// Per access kind (index = `static_cast<size_t>(access_kind)`); the totals below sum them.
     std::array<kind_counters, access_kind_count> by_kind{};
+    /// `invalidations` by reason (index = `eviction_reason`; [replacement] stays 0: replacement
+    /// victims are `evictions`). A compressed cache's retired code-book lines are [retired].
+    std::array<std::uint64_t, eviction_reason_count> invalidations_by_reason{};
+    /// Store hits' touched blocks left unchanged because their span differs from the spec's
+    /// (`access_result::resize_refused`).
+    std::uint64_t resizes_refused = 0;
+    /// Block specs the cache corrected before using them: a span that is not a power of two
+    /// up to the line's segments became the whole line, and stored segments beyond the span
+    /// became the span (the block is stored raw). See basic_cache, "Block specs".
+    std::uint64_t specs_clamped = 0;
 
     [[nodiscard]] constexpr std::uint64_t accesses() const noexcept {
         std::uint64_t n = 0;
@@ -226,6 +258,12 @@ struct cache_stats {
     }
     [[nodiscard]] constexpr std::uint64_t bypasses(bypass_reason r) const noexcept {
         return bypasses_by_reason[static_cast<std::size_t>(r)];
+    }
+    /// Blocks removed for `reason` (`replacement`: the replacement victims, `evictions`).
+    [[nodiscard]] constexpr std::uint64_t removed(eviction_reason reason) const noexcept {
+        return reason == eviction_reason::replacement
+                   ? evictions
+                   : invalidations_by_reason[static_cast<std::size_t>(reason)];
     }
     [[nodiscard]] double miss_ratio() const noexcept {
         const std::uint64_t n = accesses();

@@ -38,8 +38,33 @@
 // returned with the block view, the hit result and the evicted block. A store hit with a spec
 // (write-back and write-through caches) gives every touched block of the spec's span the spec's
 // stored size and payload: a block that grows takes room from other blocks, chosen by the
-// replacement policy (P8; the growing block itself may be chosen, and then leaves dirty), a
-// block that shrinks frees segments. Without a spec a store hit keeps the block's size.
+// replacement policy (P8; the growing block itself may be chosen, and then leaves dirty:
+// `access_result::hit_block_left`), a block that shrinks frees segments; a touched block of
+// another span is left as it is (`access_result::resize_refused`). Without a spec a store hit
+// keeps the block's size. `access(a, spec_of)` takes the spec from a callable instead, called
+// only when the engine stores data: once for an access that fills (after the host, the write
+// rule and the bypass predictor admitted it) and once for a store hit that resizes; never for
+// a load hit, a bypassed miss or a write-evict store. A compressed cache's host compresses the
+// line there (from `access::data`), not on every access.
+//
+// Tag-only blocks. A spec may store a block in 0 segments: it takes a tag and no data (an
+// all-zero line kept as its tag; a recently evicted tag kept for a policy's bookkeeping, marked
+// as such by the host's payload). It is resident like any block (a request for its bytes hits;
+// the host reads the payload to know what the hit means). Room for data is never made by
+// evicting a tag-only block, which frees none (P4, P8); a missing tag is, as for any block.
+//
+// Block specs. The cache has one storage rule: its geometry's segment size. A host sizes a
+// compressed block with `segments_for_bits` / `segments_for_bytes` (rounded up to segments).
+// A spec the engine cannot store as given is corrected, in every build, and counted in
+// `cache_stats::specs_clamped`: a span that is not a power of two up to the line's segments
+// becomes the whole line, and stored segments beyond the span become the span (the block is
+// stored raw, as a compressor stores a line that saves nothing).
+// Decision: correct and count rather than throw. The spec arrives on the access path, which is
+// noexcept and must not throw; a raw block is what a compressed cache stores for a line that
+// does not compress, so the outcome is one the host already models, and the count makes a
+// host's sizing bug visible (a test can require it to stay 0). Throwing a usage error from a
+// separate check was considered: it would need a throwing access path or a second, checked
+// entry point that hosts could forget to use.
 //
 // Writes (cache_options::writes):
 //  * write_back    — write-allocate (a store miss fetches the line), stores mark blocks dirty,
@@ -89,12 +114,17 @@ struct cache_options {
     /// The largest block, in data segments. 1 = conventional cache (one block = one line);
     /// larger values enable variable-size blocks and must be at least the segments per line.
     std::uint32_t max_block_segments = 1;
+    /// Bits of the user's payload each tag entry holds in hardware (e.g. LATTE-CC's 2 mode + 4
+    /// encoding bits, [Dissertation] §4.3.1), counted per entry by `storage_bits()`.
+    /// Variable-block caches only (a conventional cache has no payload); at most 32.
+    std::uint32_t payload_bits = 0;
 
     [[nodiscard]] constexpr bool variable_blocks() const noexcept { return max_block_segments > 1; }
     /// Upper bound of blocks one access can remove: the line's blocks it supersedes or
-    /// write-evicts (≤ segments per line) plus victims for room (≤ segments per line, since each
-    /// victim frees at least one tag and one segment and the new blocks need at most one of
-    /// each per segment of the line), plus one.
+    /// write-evicts and the new blocks together (each holds a segment of the line the others do
+    /// not: ≤ segments per line), plus victims for room: one per missing tag (≤ new blocks) and
+    /// one per missing segment (≤ segments per line, since a victim chosen for segments alone
+    /// frees at least one: tag-only blocks are not eligible then), plus one.
     [[nodiscard]] constexpr std::size_t max_evictions() const noexcept {
         return variable_blocks() ? 2 * std::size_t{max_block_segments} + 1 : 1;
     }
@@ -105,7 +135,9 @@ struct block_spec {
     /// Address span of each block in segments: a power of two ≤ segments per line; a block is
     /// an aligned span of the line.
     std::uint32_t span_segments = 1;
-    /// Data segments each block occupies (≤ span for a compressed block; = span otherwise).
+    /// Data segments each block occupies: ≤ span for a compressed block, = span otherwise, 0
+    /// for a tag-only block (see "Tag-only blocks"). More than the span is stored as the span
+    /// (see "Block specs").
     std::uint32_t stored_segments = 1;
     /// The user's payload for each block (e.g. compression mode and encoding bits, or the
     /// code-book generation the line was compressed with); returned with the block.
@@ -132,6 +164,12 @@ struct block_view {
     /// The user's payload (`block_spec::payload`); 0 in a conventional cache.
     std::uint32_t payload = 0;
 };
+
+/// A callable that gives the block spec of an access when the engine needs it (a compressed
+/// cache's compressor, reading `access::data`). It must not throw: the access is noexcept.
+template <class F>
+concept block_spec_source = std::invocable<F&, const memsub::access&> &&
+    std::convertible_to<std::invoke_result_t<F&, const memsub::access&>, block_spec>;
 
 namespace detail {
 
@@ -227,13 +265,15 @@ public:
     /// resident (see "Read-modify-write" below).
     result_type access(const memsub::access& a) noexcept {
         if constexpr (variable_blocks) {
-            if (MEMSUB_UNLIKELY(a.read_modify_write)) return access_read_modify_write(a, nullptr);
-            const std::uint32_t whole = segments_per_line(layout_);
-            return access_variable(a, block_spec{whole, whole, 0}, false);
+            whole_line_spec whole{segments_per_line(layout_)};
+            if (MEMSUB_UNLIKELY(a.read_modify_write))
+                return access_read_modify_write(a, static_cast<whole_line_spec*>(nullptr));
+            return access_variable(a, whole, false);
         } else if constexpr (Options.writes == write_policy::write_back) {
             return access_conventional(a); // a read-modify-write is handled inline there
         } else {
-            if (MEMSUB_UNLIKELY(a.read_modify_write)) return access_read_modify_write(a, nullptr);
+            if (MEMSUB_UNLIKELY(a.read_modify_write))
+                return access_read_modify_write(a, static_cast<whole_line_spec*>(nullptr));
             return access_conventional(a);
         }
     }
@@ -241,14 +281,26 @@ public:
     /// Performs one access inserting, on a (partial) miss, blocks of the shape `spec` gives
     /// (variable-block caches only). A hit means every requested segment is resident; a store
     /// hit resizes the touched blocks of the spec's span to its stored size and payload (see
-    /// "Compressed blocks" above).
+    /// "Compressed blocks" above). The same as `access(a, spec_of)` with a callable returning
+    /// `spec`.
     result_type access(const memsub::access& a, block_spec spec) noexcept
         requires(variable_blocks) {
-        MEMSUB_ASSERT(std::has_single_bit(spec.span_segments) &&
-                      spec.span_segments <= segments_per_line(layout_));
-        MEMSUB_ASSERT(spec.stored_segments >= 1 && spec.stored_segments <= spec.span_segments);
-        if (MEMSUB_UNLIKELY(a.read_modify_write)) return access_read_modify_write(a, &spec);
-        return access_variable(a, spec, true);
+        return access(a, [spec](const memsub::access&) noexcept { return spec; });
+    }
+
+    /// `access(a, spec)` with the spec computed only when the engine stores data (see
+    /// "Compressed blocks" above): `spec_of(a)` is called once when the access fills (every
+    /// block it inserts takes that spec; also when the replacement policy's O3 bypass then
+    /// declines, since it weighs the block's size) and once when a store hit resizes
+    /// (write-back and write-through caches); never on a load hit, a miss the host, the write
+    /// rule or the bypass predictor declined, or a write-evict store. A read-modify-write calls
+    /// it for its read's fill and again for its write's resize. `spec_of` reads the line's data
+    /// from `a.data` when it compresses it; it must not throw.
+    template <block_spec_source SpecFn>
+    result_type access(const memsub::access& a, SpecFn&& spec_of) noexcept
+        requires(variable_blocks) {
+        if (MEMSUB_UNLIKELY(a.read_modify_write)) return access_read_modify_write(a, &spec_of);
+        return access_variable(a, spec_of, true);
     }
 
     /// Hints the CPU to bring the metadata a later access to `addr` will touch into its
@@ -277,6 +329,20 @@ public:
         for (std::size_t i = 0; i < n; ++i) {
             if (i + prefetch_distance < n) prefetch(batch[i + prefetch_distance].address);
             const result_type r = access(batch[i]);
+            sink(batch[i], r);
+        }
+    }
+
+    /// `access_all` with each access made as `access(a, spec_of)` (variable-block caches):
+    /// `spec_of` sees each access in turn and is called only when that access stores data.
+    template <block_spec_source SpecFn, class Sink>
+    void access_all(std::span<const memsub::access> batch, SpecFn&& spec_of, Sink&& sink) noexcept(
+        noexcept(sink(batch[0], std::declval<const result_type&>()))) requires(variable_blocks) {
+        constexpr std::size_t prefetch_distance = 8;
+        const std::size_t n = batch.size();
+        for (std::size_t i = 0; i < n; ++i) {
+            if (i + prefetch_distance < n) prefetch(batch[i + prefetch_distance].address);
+            const result_type r = access(batch[i], spec_of);
             sink(batch[i], r);
         }
     }
@@ -366,11 +432,22 @@ public:
         return line_address{addr.value >> layout_.line_shift};
     }
 
-    /// The resident block holding `addr`, without touching any state.
+    /// The resident block holding `addr`, without touching any state: the block an access at
+    /// `addr` would report (in a variable-block cache the lowest entry holding its segment),
+    /// found by the same fingerprint scan as the access.
     [[nodiscard]] std::optional<block_location> find(byte_address addr) const noexcept {
         const layout_type L = layout_;
         const set_index s = set_of(addr, L);
-        const entry_mask m = match(s, key_of(addr, L), L);
+        entry_mask m = 0;
+        if constexpr (variable_blocks) {
+            const std::uint32_t spl = segments_per_line(L);
+            const std::uint64_t line_key = (addr.value >> L.line_shift) * spl;
+            const auto seg =
+                static_cast<std::uint32_t>((addr.value >> L.segment_shift) & (spl - 1));
+            m = scan_line(s, line_key, 0, seg, L).homes;
+        } else {
+            m = match(s, key_of(addr, L), L);
+        }
         if (m == 0) return std::nullopt;
         return block_location{s, lowest_entry(m)};
     }
@@ -417,6 +494,22 @@ public:
         return state_of(s, layout_).valid;
     }
 
+    /// The cache's storage rule: the segments a block of `bytes` bytes of data occupies, its
+    /// size rounded up to the geometry's segment size, at most a whole line (a line that does
+    /// not fit in fewer is stored raw). For building a compressed block's spec.
+    [[nodiscard]] std::uint32_t segments_for_bytes(std::uint64_t bytes) const noexcept {
+        const std::uint64_t segments =
+            (bytes >> layout_.segment_shift) +
+            ((bytes & ((std::uint64_t{1} << layout_.segment_shift) - 1)) != 0 ? 1u : 0u);
+        const std::uint32_t spl = segments_per_line(layout_);
+        return segments < spl ? static_cast<std::uint32_t>(segments) : spl;
+    }
+    /// segments_for_bytes for a size in bits (a compressor's exact output: 400 bits take two
+    /// 32-byte segments).
+    [[nodiscard]] std::uint32_t segments_for_bits(std::uint64_t bits) const noexcept {
+        return segments_for_bytes(bits / 8 + (bits % 8 != 0 ? 1u : 0u));
+    }
+
     // ---------------------------------------------------------------- maintenance
 
     /// Sets or clears the dirty bit of the resident block at `loc`, and nothing else (no policy
@@ -431,18 +524,22 @@ public:
         }
     }
 
-    /// Removes the block holding `addr` (reason `invalidated`); returns it if there was one.
-    std::optional<evicted_block> invalidate(byte_address addr) noexcept {
+    /// Removes the block holding `addr` (reason `invalidated`, or the host's `reason`, e.g.
+    /// `retired`; see host_reason); returns it if there was one.
+    std::optional<evicted_block>
+    invalidate(byte_address addr, eviction_reason reason = eviction_reason::invalidated) noexcept {
         const auto loc = find(addr);
         if (!loc) return std::nullopt;
-        return remove(loc->set, loc->entry, eviction_reason::invalidated, layout_);
+        return remove(loc->set, loc->entry, host_reason(reason), layout_);
     }
 
-    /// Removes every block of `line` (reason `invalidated`), calling `sink(const evicted_block&)`
-    /// for each, lowest entry first: what an inclusive lower level's back-invalidation does to
-    /// an upper level. Returns the number of blocks removed.
+    /// Removes every block of `line` (reason `invalidated`, or the host's `reason`), calling
+    /// `sink(const evicted_block&)` for each, lowest entry first: what an inclusive lower
+    /// level's back-invalidation does to an upper level. Returns the number of blocks removed.
     template <std::invocable<const evicted_block&> Sink>
-    std::uint32_t invalidate_line(line_address line, Sink&& sink) {
+    std::uint32_t invalidate_line(line_address line, Sink&& sink,
+                                  eviction_reason reason = eviction_reason::invalidated) {
+        reason = host_reason(reason);
         const layout_type L = layout_;
         const byte_address first{line.value << L.line_shift};
         const set_index s = set_of(first, L);
@@ -453,16 +550,19 @@ public:
             blocks = match(s, line.value, L);
         std::uint32_t n = 0;
         for (; blocks != 0; blocks &= blocks - 1, ++n)
-            sink(remove(s, lowest_entry(blocks), eviction_reason::invalidated, L));
+            sink(remove(s, lowest_entry(blocks), reason, L));
         return n;
     }
 
-    /// Removes every block whose `block_view` satisfies `pred` (reason `invalidated`), calling
-    /// `sink(const evicted_block&)` for each, set by set, lowest entry first — e.g. the lines a
-    /// compression selector compressed with a retired code book (their payload says which).
-    /// Returns the number of blocks removed. A full scan: a cold path.
+    /// Removes every block whose `block_view` satisfies `pred` (reason `invalidated`, or the
+    /// host's `reason`), calling `sink(const evicted_block&)` for each, set by set, lowest entry
+    /// first — e.g. the lines a compression selector compressed with a retired code book (their
+    /// payload says which; pass `eviction_reason::retired` to count them apart). Returns the
+    /// number of blocks removed. A full scan: a cold path.
     template <std::predicate<const block_view&> Pred, std::invocable<const evicted_block&> Sink>
-    std::uint64_t invalidate_if(Pred&& pred, Sink&& sink) {
+    std::uint64_t invalidate_if(Pred&& pred, Sink&& sink,
+                                eviction_reason reason = eviction_reason::invalidated) {
+        reason = host_reason(reason);
         const layout_type L = layout_;
         std::uint64_t n = 0;
         for (std::uint32_t s = 0; s < geometry_.sets; ++s) {
@@ -470,7 +570,7 @@ public:
                  valid &= valid - 1) {
                 const entry_index e = lowest_entry(valid);
                 if (!pred(block(set_index{s}, e))) continue;
-                sink(remove(set_index{s}, e, eviction_reason::invalidated, L));
+                sink(remove(set_index{s}, e, reason, L));
                 ++n;
             }
         }
@@ -504,9 +604,9 @@ public:
     [[nodiscard]] const Bypass& bypass_predictor() const noexcept { return bypass_; }
     [[nodiscard]] const Geometry& shape() const noexcept { return geometry_; }
 
-    /// Tag-store bits (tags + valid/dirty/reused + size fields) plus the replacement policy's
-    /// and the bypass predictor's metadata, for a physical address of `address_bits` bits. The
-    /// user's block payload is not counted (its width is the user's: count it there).
+    /// Tag-store bits (tags + valid/dirty/reused + size fields + `cache_options::payload_bits`
+    /// of payload per entry) plus the replacement policy's and the bypass predictor's metadata,
+    /// for a physical address of `address_bits` bits.
     [[nodiscard]] std::uint64_t storage_bits(std::uint32_t address_bits = 48) const noexcept {
         const std::uint32_t line_shift = layout_.line_shift;
         const std::uint32_t index_bits = log2_exact(geometry_.sets);
@@ -515,7 +615,8 @@ public:
         std::uint64_t per_entry = tag_bits + 3u;
         if constexpr (variable_blocks)
             per_entry +=
-                2u * static_cast<std::uint32_t>(std::bit_width(segments_per_line(layout_)));
+                2u * static_cast<std::uint32_t>(std::bit_width(segments_per_line(layout_))) +
+                Options.payload_bits;
         return per_entry * geometry_.total_entries() + replacement::storage_bits_of(policy_) +
                bypass::storage_bits_of(bypass_);
     }
@@ -528,7 +629,18 @@ private:
         entry_mask valid = 0;
         entry_mask dirty = 0;
         std::uint32_t used_segments = 0; // only variable-block caches use it
+        // Tag-only blocks (0 segments) in the set: while there are none, a victim for segments
+        // needs no filter (P4), so caches that never store one pay a predicted branch.
+        std::uint32_t tag_only_blocks = 0;
         entry_mask reused = 0;
+    };
+
+    /// The spec of an access without one: whole-line blocks stored raw.
+    struct whole_line_spec {
+        std::uint32_t whole = 0;
+        block_spec operator()(const memsub::access&) const noexcept {
+            return block_spec{whole, whole, 0};
+        }
     };
 
     static constexpr bool fixed = !std::same_as<Geometry, geometry>;
@@ -576,11 +688,16 @@ private:
         g.validate("memsub::cache geometry");
         const geometry rg = static_cast<geometry>(g);
         if constexpr (!variable_blocks) {
+            static_assert(Options.payload_bits == 0,
+                          "cache_options.payload_bits: a conventional cache has no payload");
             memsub::detail::require(rg.entries_per_set() == rg.ways && rg.segments_per_line() == 1,
                                     "memsub::cache", "cache_options.max_block_segments", 1,
                                     "segments smaller than a line or extra tags need "
                                     "max_block_segments >= segments per line");
         } else {
+            memsub::detail::require(Options.payload_bits <= 32, "memsub::cache",
+                                    "cache_options.payload_bits", Options.payload_bits,
+                                    "must be at most 32 (block_spec::payload's width)");
             memsub::detail::require(Options.max_block_segments >= rg.segments_per_line() &&
                                         Options.max_block_segments <= 64,
                                     "memsub::cache", "cache_options.max_block_segments",
@@ -690,20 +807,44 @@ private:
             return byte_address{tags_[i] << L.line_shift};
     }
 
-    /// Valid entries of set `s` whose block covers `key`.
+    /// Conventional caches: the valid entry of set `s` holding `key`, as a mask (variable-block
+    /// caches look blocks up with scan_line).
     [[nodiscard]] entry_mask match(set_index s, std::uint64_t key,
-                                   const layout_type& L) const noexcept {
-        if constexpr (variable_blocks) {
-            const std::uint64_t* tags = &tags_[slot(s, entry_index{0}, L)];
-            const std::size_t base = slot(s, entry_index{0}, L);
-            entry_mask m = 0;
-            for (std::uint32_t e = 0; e < L.entries; ++e)
-                m |= entry_mask{(key - tags[e]) < span_of(base + e)} << e;
-            return m & state_of(s, L).valid;
-        } else {
-            const std::uint32_t e = find_entry(s, key, L);
-            return e < max_entries_per_set ? bit_of(entry_index{e}) : entry_mask{0};
+                                   const layout_type& L) const noexcept requires(!variable_blocks) {
+        const std::uint32_t e = find_entry(s, key, L);
+        return e < max_entries_per_set ? bit_of(entry_index{e}) : entry_mask{0};
+    }
+
+    /// The reason a host's invalidation is recorded with: `replacement` names the policy's
+    /// victims, so a host passing it gets `invalidated`.
+    [[nodiscard]] static constexpr eviction_reason host_reason(eviction_reason r) noexcept {
+        return r == eviction_reason::replacement ? eviction_reason::invalidated : r;
+    }
+
+    /// The spec as the engine stores it (see "Block specs"): a bad span becomes the whole line,
+    /// stored segments beyond the span become the span; each correction is counted.
+    [[nodiscard]] block_spec checked_spec(block_spec spec) noexcept {
+        const std::uint32_t spl = segments_per_line(layout_);
+        if (MEMSUB_UNLIKELY(!std::has_single_bit(spec.span_segments) || spec.span_segments > spl ||
+                            spec.stored_segments > spec.span_segments)) {
+            ++stats_.specs_clamped;
+            if (!std::has_single_bit(spec.span_segments) || spec.span_segments > spl)
+                spec.span_segments = spl;
+            spec.stored_segments = std::min(spec.stored_segments, spec.span_segments);
         }
+        return spec;
+    }
+
+    /// The entries of set `s` among `m` that hold data (not tag-only blocks).
+    [[nodiscard]] entry_mask data_blocks(set_index s, entry_mask m,
+                                         const layout_type& L) const noexcept {
+        const std::size_t base = slot(s, entry_index{0}, L);
+        entry_mask out = 0;
+        for (entry_mask left = m; left != 0; left &= left - 1) {
+            const entry_mask bit = left & (entry_mask{0} - left);
+            out |= stored_[base + static_cast<std::size_t>(std::countr_zero(left))] != 0 ? bit : 0u;
+        }
+        return out;
     }
 
     /// Conventional caches: the valid entry of set `s` holding `key`, or max_entries_per_set.
@@ -743,7 +884,10 @@ private:
         st.valid &= ~bit;
         st.dirty &= ~bit;
         st.reused &= ~bit;
-        if constexpr (variable_blocks) st.used_segments -= out.stored_segments;
+        if constexpr (variable_blocks) {
+            st.used_segments -= out.stored_segments;
+            st.tag_only_blocks -= out.stored_segments == 0 ? 1u : 0u;
+        }
     }
 
     /// The departure of entry `e` as the host, the policy and the predictor see it (the report,
@@ -770,10 +914,12 @@ private:
         out.reason = reason;
         out.touched_segments = touched_of(i);
         out.payload = payload_of(i);
-        if (reason == eviction_reason::replacement)
+        if (reason == eviction_reason::replacement) {
             ++stats_.evictions;
-        else
+        } else {
             ++stats_.invalidations;
+            ++stats_.invalidations_by_reason[static_cast<std::size_t>(reason)];
+        }
         // Branch-free: dirtiness is data-dependent and would mispredict.
         stats_.writebacks += write_back_needed;
         stats_.bytes_written_back += out.bytes & (0u - std::uint32_t{write_back_needed});
@@ -890,8 +1036,10 @@ private:
             } else if (write) {
                 r.bytes_written_down = request_bytes(a, L);
                 stats_.bytes_written_down += r.bytes_written_down;
-                if constexpr (Options.writes == write_policy::write_evict)
+                if constexpr (Options.writes == write_policy::write_evict) {
                     remove_into(r.evictions.emplace_back(), s, e, eviction_reason::write_evict, L);
+                    r.hit_block_left = true;
+                }
             }
             return r;
         }
@@ -1065,50 +1213,65 @@ private:
         notify_hit(s, e, a);
     }
 
-    /// P8: a store hit gives the touched blocks of the spec's span its stored size and payload.
-    /// Growth takes segments from victims the policy names among the valid entries not yet
-    /// chosen (the growing block included: chosen, it leaves, dirty, and nothing more grows).
+    /// P8: a store hit gives the touched blocks of the spec's span its stored size and payload
+    /// (a touched block of another span is refused: access_result::resize_refused). Growth
+    /// takes segments from victims the policy names among the valid entries not yet chosen,
+    /// tag-only blocks left out (they free none): the growing block included, which, chosen,
+    /// leaves dirty, and nothing more grows. A touched block that leaves sets hit_block_left;
+    /// one that an earlier growth evicted is skipped.
     void resize_touched(set_index s, entry_mask touched, const block_spec& spec,
                         const memsub::access& a, result_type& r, const layout_type& L) noexcept {
         const std::size_t base = slot(s, entry_index{0}, L);
-        for (entry_mask m = touched; m != 0; m &= m - 1) {
+        set_state& st = state_of(s, L);
+        for (entry_mask m = touched & st.valid; m != 0; m &= m - 1) {
             const entry_index e = lowest_entry(m);
+            if (!contains_entry(st.valid, e)) continue; // an earlier growth evicted it
             const std::size_t i = base + e.value;
-            if (span_of(i) != spec.span_segments) continue;
+            if (resident_span_of(i) != spec.span_segments) {
+                r.resize_refused = true;
+                ++stats_.resizes_refused;
+                continue;
+            }
             payload_[i] = spec.payload;
             const std::uint32_t old_size = stored_[i];
             if (old_size == spec.stored_segments) continue;
             ++stats_.resizes;
-            set_state& st = state_of(s, L);
+            st.tag_only_blocks += (spec.stored_segments == 0 ? 1u : 0u) - (old_size == 0 ? 1u : 0u);
             if (spec.stored_segments < old_size) {
                 st.used_segments -= old_size - spec.stored_segments;
                 stored_[i] = static_cast<std::uint8_t>(spec.stored_segments);
                 continue;
             }
             const std::uint32_t growth = spec.stored_segments - old_size;
-            bool gone = false;
-            while (st.used_segments + growth > segments_per_set()) {
+            // Counted as its new size from here: a victim that is this block must not be
+            // counted as tag-only.
+            stored_[i] = static_cast<std::uint8_t>(spec.stored_segments);
+            st.used_segments += growth;
+            while (st.used_segments > segments_per_set()) {
+                entry_mask eligible = st.valid;
+                if (st.tag_only_blocks != 0) eligible = data_blocks(s, eligible, L);
                 const entry_index v = replacement::choose_victim(
-                    policy_, s, st.valid, a,
+                    policy_, s, eligible, a,
                     replacement::room_request{
                         .entries_needed = 0,
-                        .segments_needed = st.used_segments + growth - segments_per_set(),
+                        .segments_needed = st.used_segments - segments_per_set(),
                         .incoming_bytes = spec.span_segments << L.segment_shift,
                         .incoming_segments = spec.stored_segments});
-                MEMSUB_ASSERT(contains_entry(st.valid, v));
-                remove_into(r.evictions.emplace_back(), s, v, eviction_reason::replacement, L);
-                if (v == e) {
-                    gone = true;
-                    break;
+                MEMSUB_ASSERT(contains_entry(eligible, v));
+                if (v == e) { // it leaves as it was: its old size, the store's data (dirty)
+                    stored_[i] = static_cast<std::uint8_t>(old_size);
+                    st.used_segments -= growth;
+                    st.tag_only_blocks += old_size == 0 ? 1u : 0u;
                 }
+                remove_into(r.evictions.emplace_back(), s, v, eviction_reason::replacement, L);
+                r.hit_block_left |= contains_entry(touched, v);
+                if (v == e) return;
             }
-            if (gone) return;
-            st.used_segments += growth;
-            stored_[i] = static_cast<std::uint8_t>(spec.stored_segments);
         }
     }
 
-    result_type access_variable(const memsub::access& a, const block_spec spec,
+    template <class SpecFn>
+    result_type access_variable(const memsub::access& a, SpecFn& spec_of,
                                 const bool resize) noexcept {
         const layout_type L = layout_;
         result_type r;
@@ -1153,15 +1316,17 @@ private:
                 if (write) {
                     r.bytes_written_down = req_bytes;
                     stats_.bytes_written_down += req_bytes;
-                    if constexpr (Options.writes == write_policy::write_evict)
+                    if constexpr (Options.writes == write_policy::write_evict) {
                         for (entry_mask m = touched; m != 0; m &= m - 1)
                             remove_into(r.evictions.emplace_back(), s, lowest_entry(m),
                                         eviction_reason::write_evict, L);
+                        r.hit_block_left = true;
+                    }
                 }
             }
             if constexpr (Options.writes != write_policy::write_evict) {
                 if (resize && write) {
-                    resize_touched(s, touched, spec, a, r, L);
+                    resize_touched(s, touched, checked_spec(spec_of(a)), a, r, L);
                     r.payload = payload_[base + r.entry.value];
                 }
             }
@@ -1190,6 +1355,11 @@ private:
             decline_variable(a, r, why, write, touched, missing_bytes, s, L);
             return r;
         }
+        block_spec spec;
+        if constexpr (std::same_as<SpecFn, whole_line_spec>)
+            spec = spec_of(a); // valid by construction
+        else
+            spec = checked_spec(spec_of(a));
         fill_variable(a, spec, s, line_key, requested, missing, line, home_seg, write,
                       missing_bytes, r);
         return r;
@@ -1225,10 +1395,12 @@ private:
                           entry_mask touched, std::uint32_t missing_bytes, set_index s,
                           const layout_type& L) noexcept {
         if constexpr (Options.writes == write_policy::write_evict) {
-            if (write)
+            if (write) {
                 for (entry_mask m = touched; m != 0; m &= m - 1)
                     remove_into(r.evictions.emplace_back(), s, lowest_entry(m),
                                 eviction_reason::write_evict, L);
+                r.hit_block_left = touched != 0;
+            }
         }
         serve_unallocated(a, r, why, write, missing_bytes);
     }
@@ -1307,7 +1479,10 @@ private:
             // are free.
             while ((~st.valid & all_entries(L)) == 0 ||
                    st.used_segments + stored > segments_per_set()) {
-                const entry_mask eligible = st.valid & ~inserted;
+                entry_mask eligible = st.valid & ~inserted;
+                // Short of segments only: a tag-only block would free none (P4).
+                if (MEMSUB_UNLIKELY(st.tag_only_blocks != 0) && (~st.valid & all_entries(L)) != 0)
+                    eligible = data_blocks(s, eligible, L);
                 MEMSUB_ASSERT(eligible != 0);
                 const std::uint32_t short_segments =
                     st.used_segments + stored > segments_per_set()
@@ -1322,6 +1497,7 @@ private:
                                               .incoming_segments = stored});
                 MEMSUB_ASSERT(contains_entry(eligible, v));
                 remove_into(r.evictions.emplace_back(), s, v, eviction_reason::replacement, L);
+                r.hit_block_left |= contains_entry(touched, v);
             }
             // P5: fill the lowest free entry.
             const entry_index e = lowest_entry(~st.valid & all_entries(L));
@@ -1333,6 +1509,7 @@ private:
             payload_[i] = spec.payload;
             touched_[i] = ((merged_touched | requested) & region) >> off;
             st.used_segments += stored;
+            st.tag_only_blocks += stored == 0 ? 1u : 0u;
             st.valid |= bit_of(e);
             const bool dirty = (merged_dirty & region) != 0 ||
                                (write && Options.writes == write_policy::write_back);
@@ -1417,9 +1594,11 @@ private:
     // `write_no_allocate`). A read that did not allocate sends the written bytes down. No
     // second access or miss is counted (cachegrind counts a modify as one data read).
 
-    // Out of line: the plain access path stays as small as it was.
-    [[gnu::noinline, gnu::cold]] result_type
-    access_read_modify_write(const memsub::access& a, const block_spec* spec) noexcept {
+    // Out of line: the plain access path stays as small as it was. `spec_of` is null for an
+    // access without a spec.
+    template <class SpecFn>
+    [[gnu::noinline, gnu::cold]] result_type access_read_modify_write(const memsub::access& a,
+                                                                      SpecFn* spec_of) noexcept {
         memsub::access read = a;
         bool evict_rule = false; // the write-evict no-allocate rule declines, not the host
         if constexpr (Options.writes == write_policy::write_evict) {
@@ -1428,9 +1607,9 @@ private:
         }
         result_type r;
         if constexpr (variable_blocks) {
-            const std::uint32_t whole = segments_per_line(layout_);
-            r = spec != nullptr ? access_variable(read, *spec, true)
-                                : access_variable(read, block_spec{whole, whole, 0}, false);
+            whole_line_spec whole{segments_per_line(layout_)};
+            r = spec_of != nullptr ? access_variable(read, *spec_of, true)
+                                   : access_variable(read, whole, false);
         } else {
             r = access_conventional(read);
         }
@@ -1439,12 +1618,12 @@ private:
             --stats_.bypasses_by_reason[static_cast<std::size_t>(bypass_reason::host_no_allocate)];
             ++stats_.bypasses_by_reason[static_cast<std::size_t>(bypass_reason::write_no_allocate)];
         }
-        write_after_read(a, r, spec);
+        write_after_read(a, r, spec_of);
         return r;
     }
 
-    void write_after_read(const memsub::access& a, result_type& r,
-                          const block_spec* spec) noexcept {
+    template <class SpecFn>
+    void write_after_read(const memsub::access& a, result_type& r, SpecFn* spec_of) noexcept {
         if (is_write(a.kind)) return; // a store or writeback has written already
         const layout_type L = layout_;
         entry_mask blocks = 0; // the blocks holding the requested bytes
@@ -1482,20 +1661,23 @@ private:
             if (blocks != 0) {
                 state_of(r.set, L).dirty |= blocks;
                 if constexpr (variable_blocks)
-                    if (spec != nullptr) resize_touched(r.set, blocks, *spec, a, r, L);
+                    if (spec_of != nullptr)
+                        resize_touched(r.set, blocks, checked_spec((*spec_of)(a)), a, r, L);
                 return;
             }
         }
         r.bytes_written_down += bytes;
         stats_.bytes_written_down += bytes;
         if constexpr (Options.writes == write_policy::write_through && variable_blocks) {
-            if (blocks != 0 && spec != nullptr) resize_touched(r.set, blocks, *spec, a, r, L);
+            if (blocks != 0 && spec_of != nullptr)
+                resize_touched(r.set, blocks, checked_spec((*spec_of)(a)), a, r, L);
         } else if constexpr (Options.writes == write_policy::write_evict) {
             for (entry_mask m = blocks; m != 0; m &= m - 1)
                 remove_into(r.evictions.emplace_back(), r.set, lowest_entry(m),
                             eviction_reason::write_evict, L);
+            r.hit_block_left |= blocks != 0;
         }
-        (void)spec;
+        (void)spec_of;
     }
 
     [[no_unique_address]] Geometry geometry_;

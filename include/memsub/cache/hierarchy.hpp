@@ -323,7 +323,7 @@ concept invalidation_sink = std::invocable<S&, const back_invalidation&>;
 
 /// Adds `s` to `into`, field by field.
 constexpr void add_to(cache_stats& into, const cache_stats& s) noexcept {
-    static_assert(sizeof(cache_stats) == 192, "cache_stats changed: add the new field here");
+    static_assert(sizeof(cache_stats) == 248, "cache_stats changed: add the new field here");
     for (std::size_t k = 0; k < access_kind_count; ++k) {
         into.by_kind[k].accesses += s.by_kind[k].accesses;
         into.by_kind[k].misses += s.by_kind[k].misses;
@@ -335,6 +335,10 @@ constexpr void add_to(cache_stats& into, const cache_stats& s) noexcept {
     into.evictions += s.evictions;
     into.writebacks += s.writebacks;
     into.invalidations += s.invalidations;
+    for (std::size_t r = 0; r < eviction_reason_count; ++r)
+        into.invalidations_by_reason[r] += s.invalidations_by_reason[r];
+    into.resizes_refused += s.resizes_refused;
+    into.specs_clamped += s.specs_clamped;
     into.resizes += s.resizes;
     into.bytes_fetched += s.bytes_fetched;
     into.bytes_written_back += s.bytes_written_back;

@@ -77,7 +77,9 @@
 //       before the decision.
 //   P4. Otherwise, while the set lacks a free entry or free data segments: victim(s, m, a) → e;
 //       then on_evict(s, e, block{reason = replacement}). Entries chosen earlier in this loop
-//       are no longer in m, nor is any block this access inserted.
+//       are no longer in m, nor is any block this access inserted. When the set has a free entry
+//       and lacks only segments, m leaves out its tag-only blocks (stored in 0 segments: evicting
+//       one frees none), so every victim frees room.
 //   P5. on_insert(s, e', a) with e' an entry that is invalid at that moment; the lowest invalid
 //       entry is used when several are. A variable-block miss inserts one block per aligned
 //       span-sized piece of the line that holds a missing requested segment, in address order,
@@ -89,8 +91,9 @@
 //   P8. A store hit that grows a compressed block (variable-block caches, `access(a, spec)`
 //       with a larger stored size): after its P1 on_hit calls, while the set lacks segments,
 //       victim(s, m, a) → e then on_evict(s, e, block{reason = replacement}), with m every valid
-//       entry not yet chosen — the growing block included: if it is chosen it leaves, dirty,
-//       and the loop ends. A shrinking store frees segments and calls nothing more.
+//       entry not yet chosen but tag-only blocks (as in P4) — the growing block included: if it
+//       is chosen it leaves, dirty, and the loop ends. A shrinking store frees segments and calls
+//       nothing more.
 // `memsub::testing::recording_policy` checks P1–P6, P8 and R6 at run time (P7 is not observable
 // at run time; its noexcept part is in the concept); `memsub::testing::check_replacement_contract`
 // (testing/contract.hpp) runs a host's policy, wrapped in the recorder, through seeded streams
@@ -117,7 +120,14 @@ enum class eviction_reason : std::uint8_t {
     write_evict, ///< a write hit under the write-evict policy
     invalidated, ///< the host invalidated or flushed it
     superseded,  ///< an overlapping block was inserted (variable-size blocks)
+    /// The host retired it: its data can no longer be read as stored, e.g. a line compressed
+    /// with a code book the host has replaced ([Dissertation] §4.3.3: SC² lines of an older
+    /// code book are invalidated when a new period starts). Passed by the host to
+    /// `basic_cache::invalidate` / `invalidate_if`; counted apart from `invalidated`.
+    retired,
 };
+/// Number of `eviction_reason` values (the size of per-reason counters).
+inline constexpr std::size_t eviction_reason_count = 5;
 
 /// A block that left the cache: what the engine tells the policy (R5), the bypass predictor and
 /// the host (in `access_result::evictions`, `invalidate`, `flush`) — one record, one meaning.
