@@ -47,8 +47,8 @@ namespace memsub::selection {
 /// One FIFO, non-pipelined decompressor (see the header's Decision).
 class decompression_queue {
 public:
-    explicit constexpr decompression_queue(std::uint32_t latency = 0) noexcept
-        : latency_(latency) {}
+    constexpr decompression_queue() noexcept = default;
+    explicit constexpr decompression_queue(std::uint32_t latency) noexcept : latency_(latency) {}
 
     /// A line arriving at `cycle` enters the queue: returns its effective decompression latency
     /// (Eq. 4.3) and keeps the decompressor busy until it is done. Arrival cycles need not be
