@@ -52,7 +52,9 @@ memsub::access store(std::uint64_t line) {
 }
 
 /// Lines of set 0 (32 sets of 128 B lines).
-std::uint64_t set0_line(std::uint64_t i) { return i * 32; }
+std::uint64_t set0_line(std::uint64_t i) {
+    return i * 32;
+}
 
 template <class L1>
 void check_occupancy(const L1& l1) {
@@ -121,7 +123,7 @@ TEST_CASE("compressed_l1: BDI lines take fewer segments, occupancy never exceeds
     for (int round = 0; round < 3; ++round)
         for (std::uint64_t i = 0; i < 12; ++i) {
             const auto r = l1.access(load(set0_line(i)), i, image);
-            if (round > 0) CHECK(r.hit());
+            if (round > 0) CHECK(r.hit);
         }
     CHECK(l1.stats().fills_by_mode[1] == 12);
     CHECK(l1.stats().round_trip_failures == 0);
@@ -161,11 +163,11 @@ TEST_CASE("compressed_l1: a store invalidates its line (write-evict)") {
     static_bdi_l1 l1({}, {.mode = 1}, &book);
     const pattern_image image;
     l1.access(load(5), 0, image);
-    CHECK(l1.access(load(5), 1, image).hit());
+    CHECK(l1.access(load(5), 1, image).hit);
     const auto w = l1.access(store(5), 2, image);
-    CHECK(w.engine.evictions.size() == 1);
+    CHECK(w.evictions.size() == 1);
     CHECK(l1.resident_lines() == 0);
-    CHECK_FALSE(l1.access(load(5), 3, image).hit());
+    CHECK_FALSE(l1.access(load(5), 3, image).hit);
 }
 
 TEST_CASE("compressed_l1: hits of one instruction queue at the decompressor (Eq. 4.3)") {
@@ -210,8 +212,8 @@ TEST_CASE("compressed_l1: one code book for every L1, old-book lines retired in 
     for (std::uint32_t s = 0; s < 32; ++s)
         for (std::uint32_t e = 0; e < 16; ++e) {
             const auto v = a.engine().block(set_index{s}, entry_index{e});
-            gen1 += v.valid && sc_l1::mode_of(v.payload) == 2 &&
-                    sc_l1::generation_of(v.payload) == 1;
+            gen1 +=
+                v.valid && sc_l1::mode_of(v.payload) == 2 && sc_l1::generation_of(v.payload) == 1;
         }
     CHECK(gen1 > 0);
     // The next access of each L1 retires its book-1 lines first.
@@ -252,7 +254,7 @@ TEST_CASE("compressed_l1: Adaptive-CMP sees tag-only entries of evicted lines") 
         const pattern_image noise{pattern_image::kind::random};
         for (std::uint64_t i = 0; i < 5; ++i) l1.access(load(set0_line(i)), i, noise);
         CHECK(l1.resident_lines() == 4);
-        l1.access(load(set0_line(0)), 10, noise); // line 0 was evicted: a tag-only entry
+        l1.access(load(set0_line(0)), 10, noise);     // line 0 was evicted: a tag-only entry
         CHECK(l1.selector().avoidable_misses() == 0); // would not have fit compressed either
         CHECK(l1.selector().counter() == 0);
     }
@@ -269,10 +271,10 @@ TEST_CASE("compressed_l1: Adaptive-CMP sees tag-only entries of evicted lines") 
         // Now new lines are compressed; a hit to line 0 (uncompressed, MRU) changes nothing.
         l1.access(load(set0_line(5)), 11, image);
         CHECK(l1.stats().fills_by_mode[1] == 1);
-        CHECK(l1.access(load(set0_line(0)), 12, image).hit());
+        CHECK(l1.access(load(set0_line(0)), 12, image).hit);
         CHECK(l1.selector().counter() == 120);
         // A hit to the BDI line just inserted, at depth 1: a penalized hit (−2).
-        CHECK(l1.access(load(set0_line(5)), 13, image).hit());
+        CHECK(l1.access(load(set0_line(5)), 13, image).hit);
         CHECK(l1.selector().penalized_hits() == 1);
         CHECK(l1.selector().counter() == 118);
         check_occupancy(l1);
@@ -301,9 +303,8 @@ TEST_CASE("compressed_l1: every stored line of real kernel data decompresses to 
         memsub::access proto;
         proto.kind = w.kind;
         proto.pc = w.pc;
-        co.for_each_request(cw, proto, [&](const memsub::access& a) {
-            l1.access(a, n, k.memory());
-        });
+        co.for_each_request(cw, proto,
+                            [&](const memsub::access& a) { l1.access(a, n, k.memory()); });
         ++n;
     }
     std::uint64_t checks = 0;
@@ -327,9 +328,8 @@ TEST_CASE("compressed_l1: bad configuration throws config_error naming the rule"
     };
     CHECK(what([] { static_bdi_l1 l1({}, {.mode = 1}, nullptr); }).find("code_book") !=
           std::string::npos);
-    CHECK(what([] {
-              gpu::shared_code_book book({.ep_accesses = 0});
-          }).find("ep_accesses") != std::string::npos);
+    CHECK(what([] { gpu::shared_code_book book({.ep_accesses = 0}); }).find("ep_accesses") !=
+          std::string::npos);
     CHECK(what([] {
               gpu::shared_code_book book;
               gpu::compressed_l1<selection::latte_cc, bdi, sc2> l1(

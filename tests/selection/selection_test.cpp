@@ -15,8 +15,11 @@ namespace {
 using kind = access_outcome::kind;
 
 access_outcome hit(std::uint32_t set, std::uint32_t mode, std::uint32_t latency) {
-    return access_outcome{.set = set_index{set}, .what = kind::hit, .mode = mode,
-                          .hit_latency = latency, .compressed = mode != 0};
+    return access_outcome{.set = set_index{set},
+                          .what = kind::hit,
+                          .mode = mode,
+                          .hit_latency = latency,
+                          .compressed = mode != 0};
 }
 access_outcome fill(std::uint32_t set, std::uint32_t mode) {
     return access_outcome{.set = set_index{set}, .what = kind::fill, .mode = mode};
@@ -97,10 +100,10 @@ TEST_CASE("latte_cc: N_miss counts learning-EP insertions, N_hit counts into EP 
           "block's mode") {
     latte_cc s(selection_shape{}, {.schedule = {.ep_accesses = 4, .eps_per_period = 4}});
     // EP 1 (learning).
-    s.on_access(fill(leader_of_mode[2], 2));           // N_miss[2]
-    s.on_access(fill(leader_of_mode[2], 0));           // stored raw: not mode 2's insertion
-    s.on_access(hit(leader_of_mode[2], 2, 14));        // N_hit[2]
-    s.on_access(hit(leader_of_mode[1], 0, 0));         // a follower line in mode 1's set
+    s.on_access(fill(leader_of_mode[2], 2));    // N_miss[2]
+    s.on_access(fill(leader_of_mode[2], 0));    // stored raw: not mode 2's insertion
+    s.on_access(hit(leader_of_mode[2], 2, 14)); // N_hit[2]
+    s.on_access(hit(leader_of_mode[1], 0, 0));  // a follower line in mode 1's set
     CHECK(s.counts(2).misses == 1);
     CHECK(s.counts(2).hits == 1);
     CHECK(s.counts(2).hit_cost == 14);
@@ -185,18 +188,21 @@ TEST_CASE("adaptive_cmp: the global counter on a worked example") {
     adaptive_cmp s(selection_shape{}, {});
     CHECK(s.insertion_mode(set_index{0}) == 0); // counter 0: not positive
     auto at = [](kind k, std::uint32_t mode, std::uint32_t depth, bool compressed, bool fits) {
-        return access_outcome{.set = set_index{3}, .what = k, .mode = mode,
-                              .compressed = compressed, .stack_depth = depth,
+        return access_outcome{.set = set_index{3},
+                              .what = k,
+                              .mode = mode,
+                              .compressed = compressed,
+                              .stack_depth = depth,
                               .fits_if_compressed = fits};
     };
     s.on_access(at(kind::fill, 0, 6, false, true)); // avoidable miss: +120
     CHECK(s.counter() == 120);
     CHECK(s.insertion_mode(set_index{0}) == 2);
-    s.on_access(at(kind::fill, 0, 9, false, false)); // tag held but would not fit: nothing
+    s.on_access(at(kind::fill, 0, 9, false, false));        // tag held but would not fit: nothing
     s.on_access(at(kind::miss, 0, no_depth, false, false)); // no tag: nothing
     CHECK(s.counter() == 120);
-    s.on_access(at(kind::hit, 2, 1, true, false)); // penalized hit: −14 (SC² decompression)
-    s.on_access(at(kind::hit, 1, 0, true, false)); // penalized hit: −2 (BDI)
+    s.on_access(at(kind::hit, 2, 1, true, false));  // penalized hit: −14 (SC² decompression)
+    s.on_access(at(kind::hit, 1, 0, true, false));  // penalized hit: −2 (BDI)
     s.on_access(at(kind::hit, 0, 2, false, false)); // uncompressed hit above depth 4: nothing
     CHECK(s.counter() == 104);
     s.on_access(at(kind::hit, 2, 5, true, false)); // avoided miss: +120
@@ -214,8 +220,11 @@ TEST_CASE("adaptive_cmp: the global counter on a worked example") {
 TEST_CASE("adaptive_cmp: the counter saturates") {
     adaptive_cmp s(selection_shape{}, {.compressed_mode = 1, .counter_bits = 8});
     for (int i = 0; i < 10; ++i)
-        s.on_access(access_outcome{.set = set_index{0}, .what = kind::hit, .mode = 1,
-                                   .compressed = true, .stack_depth = 7});
+        s.on_access(access_outcome{.set = set_index{0},
+                                   .what = kind::hit,
+                                   .mode = 1,
+                                   .compressed = true,
+                                   .stack_depth = 7});
     CHECK(s.counter() == 127);
 }
 
@@ -233,10 +242,10 @@ struct fake_scheduler {
 
 TEST_CASE("latency_tolerance_estimator: round robin, GTO and host sources") {
     fake_scheduler sched;
-    latency_tolerance_estimator<fake_scheduler> rr(
-        &sched, 0, {.source = tolerance_source::round_robin});
-    latency_tolerance_estimator<fake_scheduler> gto(&sched, 0, {.source = tolerance_source::gto,
-                                                                .run_weight = 0.5});
+    latency_tolerance_estimator<fake_scheduler> rr(&sched, 0,
+                                                   {.source = tolerance_source::round_robin});
+    latency_tolerance_estimator<fake_scheduler> gto(
+        &sched, 0, {.source = tolerance_source::gto, .run_weight = 0.5});
     latency_tolerance_estimator<fake_scheduler> two(
         &sched, 0, {.source = tolerance_source::gto, .run_weight = 1.0, .schedulers_per_sm = 2});
     for (const std::uint32_t r : {6u, 10u}) {
@@ -246,9 +255,9 @@ TEST_CASE("latency_tolerance_estimator: round robin, GTO and host sources") {
         two.sample();
     }
     sched.stats = {.instructions = 40, .runs = 10}; // mean run 4
-    CHECK(rr.end_epoch() == 8);                    // mean ready 8
-    CHECK(gto.end_epoch() == 32);                  // 8 × 4
-    CHECK(two.end_epoch() == 16);                  // 8 × 4 / 2
+    CHECK(rr.end_epoch() == 8);                     // mean ready 8
+    CHECK(gto.end_epoch() == 32);                   // 8 × 4
+    CHECK(two.end_epoch() == 16);                   // 8 × 4 / 2
     // Next epoch: runs of 2; the EWMA (weight 0.5) gives 3; no samples: the mean ready stays.
     sched.stats = {.instructions = 60, .runs = 20};
     CHECK(gto.end_epoch() == 24);
@@ -269,8 +278,8 @@ TEST_CASE("selection: bad configurations throw config_error naming the rule") {
     CHECK(config_error_of([] {
               latency_tolerance_estimator<fake_scheduler> e(nullptr, 0, {});
           }).find("scheduler") != std::string::npos);
-    CHECK(config_error_of([] { static_mode s(selection_shape{}, {.mode = 3}); })
-              .find("mode") != std::string::npos);
+    CHECK(config_error_of([] { static_mode s(selection_shape{}, {.mode = 3}); }).find("mode") !=
+          std::string::npos);
     CHECK(config_error_of([] {
               adaptive_cmp s(selection_shape{}, {.compressed_mode = 0});
           }).find("compressed_mode") != std::string::npos);

@@ -15,13 +15,13 @@
 #include <memsub/bypass/all.hpp>
 #include <memsub/compression/none.hpp>
 #include <memsub/linesize/all.hpp>
-#include <memsub/selection/all.hpp>
 #include <memsub/memory/bit_field_mapping.hpp>
 #include <memsub/memory/flat_memory.hpp>
 #include <memsub/memory/fr_fcfs.hpp>
 #include <memsub/memory/open_page.hpp>
 #include <memsub/memory/timeout_adaptive.hpp>
 #include <memsub/replacement/all.hpp>
+#include <memsub/selection/all.hpp>
 #include <memsub/testing/archetypes.hpp>
 #include <memsub/trace/lackey_reader.hpp>
 
@@ -117,7 +117,6 @@ static_assert(selection::diagnose<selection::latte_cc>());
 static_assert(selection::diagnose<selection::adaptive_hit_count>());
 static_assert(selection::diagnose<selection::adaptive_cmp>());
 static_assert(selection::diagnose<testing::selector_archetype>());
-
 
 // ------------------------------------------------------------------------------ compression
 

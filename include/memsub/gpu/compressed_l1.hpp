@@ -82,22 +82,22 @@ struct compressed_l1_params {
     bool verify_round_trip = false;
 };
 
-/// What one access did, beyond the engine's result.
+/// What one access did: the engine's result (hit, fills, evictions, bytes fetched…) and what
+/// compression added.
 template <class EngineResult>
-struct compressed_access_result {
-    EngineResult engine;
+struct compressed_access_result : EngineResult {
     /// hit: the mode the line was stored with; fill: the mode it was stored with now.
     std::uint32_t mode = 0;
     /// Segments the filled line occupies (fill only).
     std::uint32_t stored_segments = 0;
-    /// hit: base hit latency + the effective decompression latency (Eq. 4.3).
+    /// hit: the effective decompression latency (Eq. 4.3; 0 for mode 0): the cycles a hit
+    /// takes beyond the L1's own hit latency (`simt::timed_requests` adds them).
+    std::uint32_t extra_hit_cycles = 0;
+    /// hit: base hit latency + extra_hit_cycles.
     std::uint32_t hit_latency = 0;
     /// The selector's experimental phase ended with this access (a host updates its latency
     /// tolerance then, SO1).
     bool epoch_ended = false;
-
-    [[nodiscard]] bool hit() const noexcept { return engine.hit; }
-    [[nodiscard]] bool filled() const noexcept { return engine.filled(); }
 };
 
 /// Running totals of a compressed L1 (index = mode).
@@ -276,11 +276,7 @@ private:
         shape.uncompressed_ways = compressed_l1_geometry::ways;
         shape.modes.assign(mode_count, selection::mode_cost{});
         std::uint32_t m = 1;
-        std::apply(
-            [&](const auto&... c) {
-                ((shape.modes[m++] = cost_of(c)), ...);
-            },
-            compressors_);
+        std::apply([&](const auto&... c) { ((shape.modes[m++] = cost_of(c)), ...); }, compressors_);
         for (std::uint32_t i = 0; i < mode_count; ++i) costs_[i] = shape.modes[i];
         return shape;
     }
@@ -364,8 +360,7 @@ private:
             [current](const cache::block_view& b) {
                 return is_sc2_mode(mode_of(b.payload)) && generation_of(b.payload) != current;
             },
-            [this](const cache::evicted_block& e) { forget(e); },
-            cache::eviction_reason::retired);
+            [this](const cache::evicted_block& e) { forget(e); }, cache::eviction_reason::retired);
         stats_.retired += n;
         seen_generation_ = current;
         update_allowed_modes();
@@ -437,9 +432,9 @@ private:
         selection::access_outcome o{.set = set_index{s}};
 
         if (is_write(a.kind)) {
-            out.engine = cache_.access(a);
+            static_cast<typename cache_type::result_type&>(out) = cache_.access(a);
             ++stats_.stores;
-            for (const auto& e : out.engine.evictions) forget(e);
+            for (const auto& e : out.evictions) forget(e);
             o.what = selection::access_outcome::kind::store;
             finish(out, o);
             return out;
@@ -455,7 +450,8 @@ private:
         const std::uint32_t potential_before = tracks_depth ? potential_sum_[s] : 0;
 
         std::uint32_t stored_mode = 0, stored_segments = segments_per_line, potential = 0;
-        out.engine = cache_.access(whole, [&](const memsub::access&) noexcept {
+        static_cast<typename cache_type::result_type&>(
+            out) = cache_.access(whole, [&](const memsub::access&) noexcept {
             std::span<std::byte> bytes(line_buffer_);
             read_line(line * line_bytes, bytes);
             const std::span<const std::byte> view(line_buffer_);
@@ -490,7 +486,7 @@ private:
                                      .stored_segments = stored_segments,
                                      .payload = payload};
         });
-        const auto& r = out.engine;
+        const auto& r = out;
         for (const auto& e : r.evictions) forget(e);
 
         if (r.hit) {
@@ -503,6 +499,7 @@ private:
                 stats_.decompression_energy_nj += costs_[m].decompress_nj;
             }
             out.mode = m;
+            out.extra_hit_cycles = lat;
             out.hit_latency = p_.base_hit_latency + lat;
             stats_.hit_latency_cycles += out.hit_latency;
             o.what = selection::access_outcome::kind::hit;
@@ -534,8 +531,7 @@ private:
             if constexpr (tracks_depth) {
                 if (shadow_depth != selection::no_depth) {
                     o.stack_depth = resident_before + shadow_depth;
-                    o.fits_if_compressed =
-                        potential_before + shadow_potential <= segments_per_set;
+                    o.fits_if_compressed = potential_before + shadow_potential <= segments_per_set;
                 }
             }
         }

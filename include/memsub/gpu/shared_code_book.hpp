@@ -60,7 +60,9 @@ public:
 
     shared_code_book() : shared_code_book(params{}) {}
     explicit shared_code_book(const params& p)
-        : p_(validated(p)), vft_(p.vft), compressor_(sc2_params(nullptr)) {
+        : p_(validated(p))
+        , vft_(p.vft)
+        , compressor_(sc2_params(nullptr)) {
         ep_length_ = std::uint64_t{p.ep_accesses} * p.l1s;
         sampling_ = true; // EP 1 of the first period samples
     }

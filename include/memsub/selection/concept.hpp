@@ -178,9 +178,8 @@ concept se5_name = requires(const S& cs) {
 };
 
 template <class S>
-concept mode_selector =
-    se1_params<S> && se2_constructible<S> && se3_insertion_mode<S> && se4_on_access<S> &&
-    se5_name<S>;
+concept mode_selector = se1_params<S> && se2_constructible<S> && se3_insertion_mode<S> &&
+    se4_on_access<S> && se5_name<S>;
 
 /// SO1: reads the host's latency tolerance.
 template <class S>

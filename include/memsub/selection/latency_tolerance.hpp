@@ -62,10 +62,12 @@ public:
         : latency_tolerance_estimator(nullptr, 0, p) {}
     latency_tolerance_estimator(const Scheduler* scheduler, std::uint32_t sm,
                                 const latency_tolerance_params& p = {})
-        : scheduler_(scheduler), sm_(sm), p_(p) {
+        : scheduler_(scheduler)
+        , sm_(sm)
+        , p_(p) {
         using memsub::detail::require;
-        require(p.source == tolerance_source::host || scheduler != nullptr, component,
-                "scheduler", 0,
+        require(p.source == tolerance_source::host || scheduler != nullptr, component, "scheduler",
+                0,
                 "a round-robin or GTO tolerance estimator reads a scheduler: give one, or use "
                 "tolerance_source::host");
         require(p.run_weight > 0.0 && p.run_weight <= 1.0, component, "run_weight", p.run_weight,

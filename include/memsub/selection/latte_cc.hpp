@@ -34,7 +34,8 @@ public:
     static constexpr bool needs_latency_tolerance = true;
 
     latte_cc(const selection_shape& shape, const params& p)
-        : base(shape, p.schedule, component), miss_latency_(shape.miss_latency) {}
+        : base(shape, p.schedule, component)
+        , miss_latency_(shape.miss_latency) {}
 
     // SO1
     void set_latency_tolerance(std::uint32_t cycles) noexcept { tolerance_ = cycles; }

@@ -11,8 +11,8 @@
 
 #include <memsub/bypass/concept.hpp>
 #include <memsub/linesize/concept.hpp>
-#include <memsub/selection/concept.hpp>
 #include <memsub/replacement/concept.hpp>
+#include <memsub/selection/concept.hpp>
 #include <memsub/topology/concept.hpp>
 
 namespace memsub::testing {
@@ -269,7 +269,6 @@ static_assert(!selection::se2_constructible<broken_selector_no_shape>);
 static_assert(!selection::se3_insertion_mode<broken_selector_throwing>);
 static_assert(!selection::se4_on_access<broken_selector_deaf>);
 static_assert(!selection::se5_name<broken_selector_unnamed>);
-
 
 // --------------------------------------------------------------------------- topologies (N)
 

@@ -51,10 +51,10 @@ public:
         , sampler_(shape.sets,
                    leader_placement{.candidates = static_cast<std::uint32_t>(shape.modes.size()),
                                     .leaders_per_candidate = s.leaders_per_mode},
-                   argmin_rule::params{}, sampler_names{.component = component,
-                                                        .candidates = "modes",
-                                                        .leaders_per_candidate =
-                                                            "leaders_per_mode"}) {
+                   argmin_rule::params{},
+                   sampler_names{.component = component,
+                                 .candidates = "modes",
+                                 .leaders_per_candidate = "leaders_per_mode"}) {
         allowed_ = (modes_ >= 32 ? ~0u : (1u << modes_) - 1u);
     }
 

@@ -138,7 +138,8 @@ requires std::invocable<Issue&, const warp_instruction&>
 /// `Memory` needs `latency().l1_hit_ready(issue_cycle)`, `read(issue_cycle, tag, line,
 /// reply_bytes)` (a ready cycle, or memsub::never when reported later through advance_to) and
 /// `write(issue_cycle, line, bytes)`, as gpu::l2_dram_timing has. An L1 result needs `hit` and
-/// `bytes_fetched`.
+/// `bytes_fetched`; a result with `extra_hit_cycles` (a compressed L1's decompression,
+/// gpu::compressed_l1) has a hit's data back that many cycles after the L1's hit latency.
 ///
 /// Decisions: an L1 load that is not a hit (a miss, a partial miss of a variable-block L1, a
 /// bypass) reads its `bytes_fetched` from the memory side, the reply's size; a store sends the
@@ -162,10 +163,11 @@ public:
             memory_.write(issue_cycle_, line, line.size);
             return;
         }
-        const std::uint64_t ready =
-            l1.hit ? memory_.latency().l1_hit_ready(issue_cycle_)
-                   : memory_.read(issue_cycle_, warp_.value, line,
-                                  static_cast<std::uint32_t>(l1.bytes_fetched));
+        std::uint64_t ready = l1.hit ? memory_.latency().l1_hit_ready(issue_cycle_)
+                                     : memory_.read(issue_cycle_, warp_.value, line,
+                                                    static_cast<std::uint32_t>(l1.bytes_fetched));
+        if constexpr (requires { l1.extra_hit_cycles; })
+            if (l1.hit) ready += l1.extra_hit_cycles;
         if (!pays_) return;
         if (ready == never) {
             scheduler_.hold(warp_);
