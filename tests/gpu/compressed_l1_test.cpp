@@ -123,7 +123,7 @@ TEST_CASE("compressed_l1: BDI lines take fewer segments, occupancy never exceeds
     for (int round = 0; round < 3; ++round)
         for (std::uint64_t i = 0; i < 12; ++i) {
             const auto r = l1.access(load(set0_line(i)), i, image);
-            if (round > 0) CHECK(r.hit);
+            if (round > 0) CHECK(r.hit());
         }
     CHECK(l1.stats().fills_by_mode[1] == 12);
     CHECK(l1.stats().round_trip_failures == 0);
@@ -163,11 +163,11 @@ TEST_CASE("compressed_l1: a store invalidates its line (write-evict)") {
     static_bdi_l1 l1({}, {.mode = 1}, &book);
     const pattern_image image;
     l1.access(load(5), 0, image);
-    CHECK(l1.access(load(5), 1, image).hit);
+    CHECK(l1.access(load(5), 1, image).hit());
     const auto w = l1.access(store(5), 2, image);
-    CHECK(w.evictions.size() == 1);
+    CHECK(w.engine.evictions.size() == 1);
     CHECK(l1.resident_lines() == 0);
-    CHECK_FALSE(l1.access(load(5), 3, image).hit);
+    CHECK_FALSE(l1.access(load(5), 3, image).hit());
 }
 
 TEST_CASE("compressed_l1: hits of one instruction queue at the decompressor (Eq. 4.3)") {
@@ -271,10 +271,10 @@ TEST_CASE("compressed_l1: Adaptive-CMP sees tag-only entries of evicted lines") 
         // Now new lines are compressed; a hit to line 0 (uncompressed, MRU) changes nothing.
         l1.access(load(set0_line(5)), 11, image);
         CHECK(l1.stats().fills_by_mode[1] == 1);
-        CHECK(l1.access(load(set0_line(0)), 12, image).hit);
+        CHECK(l1.access(load(set0_line(0)), 12, image).hit());
         CHECK(l1.selector().counter() == 120);
         // A hit to the BDI line just inserted, at depth 1: a penalized hit (−2).
-        CHECK(l1.access(load(set0_line(5)), 13, image).hit);
+        CHECK(l1.access(load(set0_line(5)), 13, image).hit());
         CHECK(l1.selector().penalized_hits() == 1);
         CHECK(l1.selector().counter() == 118);
         check_occupancy(l1);

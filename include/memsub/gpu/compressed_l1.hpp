@@ -83,9 +83,11 @@ struct compressed_l1_params {
 };
 
 /// What one access did: the engine's result (hit, fills, evictions, bytes fetched…) and what
-/// compression added.
+/// compression added. (A member, not a base: initialised from the engine's prvalue in place,
+/// where a base would be copied — the eviction list makes that 600 bytes per access.)
 template <class EngineResult>
-struct compressed_access_result : EngineResult {
+struct compressed_access_result {
+    EngineResult engine;
     /// hit: the mode the line was stored with; fill: the mode it was stored with now.
     std::uint32_t mode = 0;
     /// Segments the filled line occupies (fill only).
@@ -98,6 +100,9 @@ struct compressed_access_result : EngineResult {
     /// The selector's experimental phase ended with this access (a host updates its latency
     /// tolerance then, SO1).
     bool epoch_ended = false;
+
+    [[nodiscard]] bool hit() const noexcept { return engine.hit; }
+    [[nodiscard]] bool filled() const noexcept { return engine.filled(); }
 };
 
 /// Running totals of a compressed L1 (index = mode).
@@ -425,21 +430,29 @@ private:
             if (book_->generation() != seen_generation_) retire_old_lines();
             book_->tick();
         }
-        result_type out;
         ++stats_.accesses;
         const std::uint64_t line = a.address.value / line_bytes;
         const auto s = static_cast<std::uint32_t>(line % sets);
         selection::access_outcome o{.set = set_index{s}};
 
-        if (is_write(a.kind)) {
-            static_cast<typename cache_type::result_type&>(out) = cache_.access(a);
-            ++stats_.stores;
-            for (const auto& e : out.evictions) forget(e);
-            o.what = selection::access_outcome::kind::store;
-            finish(out, o);
-            return out;
-        }
+        if (is_write(a.kind)) return store_access(a, o);
+        return load_access(a, cycle, line, s, o, read_line);
+    }
 
+    /// A store: write-evict invalidates the line (one return, so the result is built in place).
+    result_type store_access(const memsub::access& a, selection::access_outcome& o) noexcept {
+        result_type out{.engine = cache_.access(a)};
+        ++stats_.stores;
+        for (const auto& e : out.engine.evictions) forget(e);
+        o.what = selection::access_outcome::kind::store;
+        finish(out, o);
+        return out;
+    }
+
+    template <class ReadLine>
+    result_type load_access(const memsub::access& a, std::uint64_t cycle, std::uint64_t line,
+                            std::uint32_t s, selection::access_outcome& o,
+                            ReadLine& read_line) noexcept {
         // A load reads its whole line (the engine's size-0 request).
         memsub::access whole = a;
         whole.size = 0;
@@ -450,13 +463,16 @@ private:
         const std::uint32_t potential_before = tracks_depth ? potential_sum_[s] : 0;
 
         std::uint32_t stored_mode = 0, stored_segments = segments_per_line, potential = 0;
-        static_cast<typename cache_type::result_type&>(
-            out) = cache_.access(whole, [&](const memsub::access&) noexcept {
-            std::span<std::byte> bytes(line_buffer_);
-            read_line(line * line_bytes, bytes);
-            const std::span<const std::byte> view(line_buffer_);
-            if constexpr (shares_code_book) book_->on_insert(view);
+        result_type out{.engine = cache_.access(whole, [&](const memsub::access&) noexcept {
             const std::uint32_t m = selector_.insertion_mode(set_index{s});
+            const std::span<const std::byte> view(line_buffer_);
+            bool sampling = false;
+            if constexpr (shares_code_book) sampling = book_->sampling();
+            // The line's bytes are read only when something needs them.
+            if (m != 0 || sampling || tracks_depth) {
+                read_line(line * line_bytes, std::span<std::byte>(line_buffer_));
+                if constexpr (shares_code_book) book_->on_insert(view);
+            }
             std::uint32_t payload = 0;
             if (m != 0) {
                 const sized_line z = size_in_mode(m, view);
@@ -485,8 +501,8 @@ private:
             return cache::block_spec{.span_segments = segments_per_line,
                                      .stored_segments = stored_segments,
                                      .payload = payload};
-        });
-        const auto& r = out;
+        })};
+        const auto& r = out.engine;
         for (const auto& e : r.evictions) forget(e);
 
         if (r.hit) {

@@ -138,8 +138,9 @@ requires std::invocable<Issue&, const warp_instruction&>
 /// `Memory` needs `latency().l1_hit_ready(issue_cycle)`, `read(issue_cycle, tag, line,
 /// reply_bytes)` (a ready cycle, or memsub::never when reported later through advance_to) and
 /// `write(issue_cycle, line, bytes)`, as gpu::l2_dram_timing has. An L1 result needs `hit` and
-/// `bytes_fetched`; a result with `extra_hit_cycles` (a compressed L1's decompression,
-/// gpu::compressed_l1) has a hit's data back that many cycles after the L1's hit latency.
+/// `bytes_fetched`; a compressed L1's result (gpu::compressed_l1: the engine's result in
+/// `engine`, and `extra_hit_cycles`, its decompression) has a hit's data back that many cycles
+/// after the L1's hit latency.
 ///
 /// Decisions: an L1 load that is not a hit (a miss, a partial miss of a variable-block L1, a
 /// bypass) reads its `bytes_fetched` from the memory side, the reply's size; a store sends the
@@ -159,21 +160,13 @@ public:
     /// Line request `line` of the instruction, whose L1 access gave `l1`.
     template <class L1Result>
     void operator()(const memsub::access& line, const L1Result& l1) {
-        if (!load_) {
-            memory_.write(issue_cycle_, line, line.size);
-            return;
-        }
-        std::uint64_t ready = l1.hit ? memory_.latency().l1_hit_ready(issue_cycle_)
-                                     : memory_.read(issue_cycle_, warp_.value, line,
-                                                    static_cast<std::uint32_t>(l1.bytes_fetched));
-        if constexpr (requires { l1.extra_hit_cycles; })
-            if (l1.hit) ready += l1.extra_hit_cycles;
-        if (!pays_) return;
-        if (ready == never) {
-            scheduler_.hold(warp_);
-        } else if (ready > ready_) {
-            ready_ = ready;
-        }
+        if constexpr (requires {
+                          l1.engine.hit;
+                          l1.extra_hit_cycles;
+                      })
+            request(line, l1.engine.hit, l1.engine.bytes_fetched, l1.extra_hit_cycles);
+        else
+            request(line, l1.hit, l1.bytes_fetched, 0);
     }
 
     /// After the last request: pays the load instruction's own completion.
@@ -182,6 +175,24 @@ public:
     }
 
 private:
+    void request(const memsub::access& line, bool hit, std::uint64_t bytes_fetched,
+                 std::uint32_t extra_hit_cycles) {
+        if (!load_) {
+            memory_.write(issue_cycle_, line, line.size);
+            return;
+        }
+        const std::uint64_t ready =
+            hit ? memory_.latency().l1_hit_ready(issue_cycle_) + extra_hit_cycles
+                : memory_.read(issue_cycle_, warp_.value, line,
+                               static_cast<std::uint32_t>(bytes_fetched));
+        if (!pays_) return;
+        if (ready == never) {
+            scheduler_.hold(warp_);
+        } else if (ready > ready_) {
+            ready_ = ready;
+        }
+    }
+
     Scheduler& scheduler_;
     Memory& memory_;
     std::uint64_t issue_cycle_;
