@@ -4,9 +4,11 @@
 // Citations: Qureshi, Jaleel, Patt, Steely, Emer, "Adaptive Insertion Policies for High
 // Performance Caching" (DIP), ISCA 2007, §5 (set dueling, complement-select leader sets, PSEL);
 // Jaleel et al., RRIP, ISCA 2010, §4.3 / §6.7 (DRRIP, 10-bit PSEL) and §4.5 (thread-aware
-// dueling: one PSEL and one pair of SDMs per application); LATTE-CC spec, "Learning by set
-// sampling" (3 modes, 4 dedicated sets per mode among 32, per-mode N_hit / N_miss, argmin of
-// AMAT at epoch boundaries); ReMAP spec §2.2.4 (PSEL moved by the memory access cost of misses).
+// dueling: one PSEL and one pair of SDMs per application); [Dissertation] §4.2.2 and Fig. 4.8
+// (LATTE-CC's modified set sampling: dedicated sets per mode only in the learning phase, per-mode
+// N_hit / N_miss, N_hit counted one EP longer), §4.3.3 (3 modes, 4 dedicated sets per mode,
+// periods of 10 EPs with one learning EP); ReMAP spec §2.2.4 (PSEL moved by the memory access
+// cost of misses).
 //
 // Three pieces, usable alone or together:
 //  * `leader_sets`: which sets lead for which (candidate, requester); a table lookup per access.
@@ -14,9 +16,60 @@
 //    that names the candidate followers use. memsub ships `psel_rule` (2 candidates: DIP / DRRIP
 //    PSEL, moved by a cost) and `argmin_rule` (N candidates: per-candidate counts, argmin of a
 //    cost at the consumer's epoch boundaries, or after every event).
-//  * `set_sampler<Rule>`: both; `candidate_of(set, requester)` on every access, `on_miss` /
-//    `on_hit` for the events. `replacement::set_dueling` is `set_sampler<psel_rule>` plus a dual
-//    policy; LATTE-CC plugs in `argmin_rule` (or its own AMAT rule).
+//  * `set_sampler<Rule>`: both, plus a phase; `candidate_of(set, requester)` on every access,
+//    the events of S3–S5 below. `replacement::set_dueling` is `set_sampler<psel_rule>` plus a
+//    dual policy; LATTE-CC plugs in `argmin_rule` (or its own AMAT rule).
+//
+// Phases ([Dissertation] §4.2.2): LATTE-CC's dedicated (leader) sets use their mode only in the
+// learning phase (EP 1 of each period); in the adaptive phase (EPs 2–10) they are followers too,
+// to keep the cost of sampling low. `set_phase(sampling_phase::adaptive)` makes every set follow;
+// the default, `learning` for ever, is set dueling's (DIP §5: leaders always use their policy).
+//
+// Sampler protocol (S1–S7):
+//  S1. `candidate_of(s, t)`: in phase `learning`, the leader's candidate in t's own leader sets
+//      and t's rule choice elsewhere; in phase `adaptive`, t's rule choice in every set. O(1).
+//  S2. `set_phase(p)`, at the consumer's boundaries, changes S1 only: the placement (`role`,
+//      `leaders()`), the events and the rule's state do not depend on the phase.
+//  S3. Set-attributed events `on_miss(s, t, cost)` / `on_hit(s, t, cost)` train t's rule state
+//      for candidate c iff s is t's leader set of c. They take every block of a leader set to
+//      have been inserted under the leader's candidate: true while the phase stays `learning`
+//      (set dueling, DRRIP, ReMAP).
+//  S4. Candidate-attributed events `on_miss_of(c, t, cost)` / `on_hit_of(c, t, cost)` train t's
+//      state for c wherever the event happened: the consumer has attributed it.
+//  S5. Leader-block events `on_leader_miss_of(s, c, t, cost)` / `on_leader_hit_of(s, c, t, cost)`,
+//      c being the candidate the block was (or is being) inserted under, train t's state for c
+//      iff s is t's leader set of c, and return whether they did. After a learning phase a
+//      leader set holds blocks inserted under its own candidate and blocks the followers' choice
+//      inserted; only the former tell anything about the leader's candidate.
+//  S6. Which events train when is the consumer's choice: the sampler gates nothing on the phase.
+//      Hits reach the rule only if it counts them (O1); otherwise the hit events are no-ops.
+//  S7. Candidates a rule may not choose are the rule's business (`argmin_rule`'s `allowed`
+//      mask). Decision: a leader of such a candidate still leads — S1 forces it in the learning
+//      phase, `role` reports it, its events still count — because the placement is fixed
+//      (complement-select is combinational) and what such a leader stores is the consumer's
+//      (LATTE-CC, period 1: SC leaders store lines uncompressed, as no code book exists yet,
+//      §4.3.3); the rule just never chooses the candidate. Considered: making such leaders
+//      follow, which would tie a set's role to the rule's state and hide the set from a
+//      consumer that wants its events anyway.
+//  No per-access or per-event path allocates, throws, or makes a virtual or std::function call.
+//
+// LATTE-CC on `set_sampler<argmin_rule>` ([Dissertation] §4.2.2; a period of 10 EPs, EP 1 the
+// learning phase, §4.3.3). The hit events are S5's: N_hit counts hits in a mode's dedicated sets
+// of the blocks inserted under that mode.
+//  * Period start: `rule().reset()` (Decision: counts cover one period, so each decision reflects
+//    the current phase of the program; considered: halving, which the text does not mention),
+//    `set_phase(learning)`. Built with `allowed` = modes 0 and 1; from period 2 on
+//    `rule().set_allowed(all)`: period 1's learning EP cannot rate SC, whose first code book is
+//    being built during it (§4.3.3), so its leaders store lines uncompressed (S7).
+//  * EP 1: an insertion of mode m in set s → `on_leader_miss_of(s, m, t)` (N_miss); a hit on a
+//    block of mode m in set s → `on_leader_hit_of(s, m, t, effective_hit_latency)` (N_hit).
+//  * End of EP 1: `set_phase(adaptive)` and `rule().decide(amat)`.
+//  * EP 2: hits as in EP 1 (N_hit keeps counting one EP: reuse follows insertion); insertions
+//    are no longer counted. A block the followers inserted in a leader set under another mode
+//    stays out of the count; one inserted there under the leader's own mode counts — the 2-bit
+//    per-line mode tag is all the hardware has to tell them apart.
+//  * Every later EP boundary: `rule().decide(amat)` with the current latency tolerance.
+//  Adaptive-Hit-Count (§4.3.7) is the same with `decide` over the negated hit count.
 //
 // Leader placement (complement-select, DIP §5, generalised to N candidates and R requesters):
 //  S sets, K leaders per candidate per requester, region r = S/K (K must divide S, and S ≥ K²),
@@ -39,8 +92,8 @@
 //    R. A K given explicitly that does not fit throws config_error.
 //  * Or an explicit leader list (small caches, tests): (set, candidate, requester) triples.
 //  Requester ids ≥ R count as requester 0 (TA-DRRIP [resolution]). In requester t's leader sets
-//  only t's accesses are forced to the leader's candidate and only t's events train t's rule
-//  state; everywhere else an access follows its own requester's choice.
+//  only t's accesses are forced to the leader's candidate (in the learning phase) and only t's
+//  events train t's rule state; everywhere else an access follows its own requester's choice.
 // Storage: complement-select leader identification is combinational (compare two bit fields of
 // the set index, DIP §5), so it costs 0 bits; the table this class keeps is a simulation device.
 // An explicit leader list would need a per-set tag of ⌈log2(N·R + 1)⌉ bits in hardware: NOT
@@ -286,17 +339,21 @@ struct sampler_shape {
 ///       `config_error` (naming `shape.component`); nothing else throws.
 ///   F3. `R::max_candidates` — a constant: the most candidates the rule can choose among (the
 ///       sampler rejects more).
-///   F4. `r.on_leader_miss(t, c, cost)` noexcept — requester t missed in one of its own leader
-///       sets of candidate c; `cost` (std::uint64_t) is the consumer's (1 to count misses).
+///   F4. `r.on_leader_miss(t, c, cost)` noexcept — a miss of requester t attributed to
+///       candidate c (in t's leader set of c, or by the consumer: S3–S5 in the header comment);
+///       `cost` (std::uint64_t) is the consumer's (1 to count misses).
 ///   F5. `r.choice(t)` const noexcept -> std::uint32_t in [0, candidates): the candidate t's
 ///       followers use now. O(1): it runs on every access.
 ///   F6. `r.storage_bits()` const -> std::uint64_t: hardware bits of the rule's state.
 /// Optional, detected with `requires`:
-///   O1. `r.on_leader_hit(t, c, cost)` noexcept — a hit in t's leader set of candidate c. The
-///       sampler skips hits entirely (no lookup) for a rule without it.
-/// Protocol: t < requesters and c < candidates always; events come only from t's own leader
-/// sets; F4 / O1 run in O(candidates) at most, never allocate, never throw. The choice may change
-/// inside F4 / O1 or in the rule's own methods (epoch decisions); the sampler caches nothing.
+///   O1. `r.on_leader_hit(t, c, cost)` noexcept — a hit of requester t attributed to candidate
+///       c, as in F4. The sampler skips hits entirely (no lookup) for a rule without it.
+/// Protocol: t < requesters and c < candidates always; the sampler attributes an event to (t, c)
+/// only from t's own leader sets of c (S3, S5) unless the consumer attributes it (S4), so a rule
+/// must not assume that c is the candidate in force where the event happened (in the adaptive
+/// phase it is not). F4 / O1 run in O(candidates) at most, never allocate, never throw. The
+/// choice may change inside F4 / O1 or in the rule's own methods (epoch decisions); the sampler
+/// caches nothing. Which candidates a rule may choose (a mask) is the rule's own business (S7).
 template <class R>
 concept follower_rule = std::default_initializable<typename R::params> &&          // F1
     std::constructible_from<R, const typename R::params&, const sampler_shape&> && // F2
@@ -380,22 +437,34 @@ struct candidate_counts {
     [[nodiscard]] constexpr std::uint64_t cost() const noexcept { return hit_cost + miss_cost; }
 };
 
-/// N candidates: per requester and candidate, the hits, misses and their accumulated costs seen
-/// in the leader sets; followers take the argmin of a cost over the candidates (LATTE-CC spec,
-/// "Learning by set sampling": least AMAT, ties → the lower mode, a mode with no counted accesses
-/// is not chosen [resolutions]).
+/// N candidates: per requester and candidate, the hits, misses and their accumulated costs
+/// attributed to it (S3–S5); followers take the argmin of a cost over the allowed candidates
+/// (LATTE-CC: least AMAT, [Dissertation] §4.2.2; Adaptive-Hit-Count: most hits, §4.3.7).
 ///  * `decide()` sets every requester's choice to the argmin of `candidate_counts::cost()`;
 ///    `decide(fn)` / `decide(t, fn)` to the argmin of the consumer's cost, `fn(counts)` or
 ///    `fn(candidate, counts)` returning any arithmetic type (LATTE-CC's AMAT from N_hit, N_miss,
-///    the hit cost and its tolerance). Ties → the lowest candidate; candidates with no samples
-///    (and NaN costs) are skipped; with none left the choice stays.
+///    the hit cost and its tolerance). Only allowed candidates with samples compete; NaN costs are
+///    skipped; ties → the lowest candidate; with none left the choice stays. Decision: ties go to
+///    the lower candidate (LATTE-CC: mode 0 uncompressed, then the faster BDI), and a candidate
+///    with no samples is never chosen — the text rates a mode by what its dedicated sets saw,
+///    so a mode they saw nothing of has no rating (considered: rating it 0, which would make any
+///    unsampled mode win a cost argmin).
+///  * The allowed mask (bit c = candidate c; bits ≥ candidates ignored), per requester:
+///    `params::allowed` for all at construction, then `set_allowed(mask)` / `set_allowed(t, mask)`.
+///    It restricts decisions only: `set_allowed` leaves the current choice as it is, `choose`
+///    ignores the mask, and a disallowed candidate's counts still accumulate (S7). LATTE-CC:
+///    0b011 in period 1, whose learning EP cannot rate SC (its code book is only being built,
+///    [Dissertation] §4.3.3), then 0b111.
 ///  * The choice changes only in `decide` / `choose` — at the consumer's epoch boundaries — unless
-///    `decide_per_event` re-runs `decide()` for the requester after each leader event (an N-way
-///    analogue of PSEL, O(N) per leader event).
+///    `decide_per_event` re-runs `decide()` for the requester after each event (an N-way
+///    analogue of PSEL, O(N) per event).
 ///  * `reset()` clears the counts (period starts), not the choice: followers keep the current
 ///    candidate until the next decision. Before the first decision they use `initial_choice`.
+///    `counts(t, c)` reads them (N_hit = hits, N_miss = misses, and the summed costs).
 /// Storage: requesters × (candidates × 4 × counter_bits + ⌈log2 candidates⌉); each counter
-/// saturates at 2^counter_bits − 1.
+/// saturates at 2^counter_bits − 1. Decision: the allowed mask is not counted — it is the
+/// consumer's input (LATTE-CC's "a code book exists" flag, which it keeps anyway), not state the
+/// rule learns; considered: N bits per requester.
 class argmin_rule {
 public:
     struct params {
@@ -403,9 +472,13 @@ public:
         std::uint32_t counter_bits = 32;
         /// The followers' candidate before the first decision (LATTE-CC: mode 0 [resolution]).
         std::uint32_t initial_choice = 0;
-        /// Re-decide after every leader event instead of only when the consumer calls decide().
+        /// Re-decide after every event instead of only when the consumer calls decide().
         bool decide_per_event = false;
+        /// The candidates decisions may choose, bit c = candidate c (bits ≥ candidates are
+        /// ignored); must include `initial_choice`. Every requester starts with it.
+        std::uint64_t allowed = all_candidates;
     };
+    static constexpr std::uint64_t all_candidates = ~std::uint64_t{0};
     static constexpr std::uint32_t max_candidates = leader_sets::max_candidates;
 
     argmin_rule(const params& p, const sampler_shape& shape)
@@ -416,7 +489,8 @@ public:
                                                 : (std::uint64_t{1} << p.counter_bits) - 1u))
         , per_event_(p.decide_per_event)
         , counts_(std::size_t{shape.requesters} * shape.candidates)
-        , choice_(shape.requesters, p.initial_choice) {}
+        , choice_(shape.requesters, p.initial_choice)
+        , allowed_(shape.requesters, p.allowed & candidate_bits()) {}
 
     void on_leader_miss(std::uint32_t t, std::uint32_t c, std::uint64_t cost) noexcept {
         candidate_counts& k = counts_[index(t, c)];
@@ -441,16 +515,18 @@ public:
     void decide(F&& fn) {
         for (std::uint32_t t = 0; t < requesters(); ++t) decide(t, fn);
     }
-    /// Requester t takes the argmin of `fn(counts)` or `fn(candidate, counts)`; returns the
-    /// choice (unchanged when no candidate has samples). t < requesters.
+    /// Requester t takes the argmin of `fn(counts)` or `fn(candidate, counts)` over its allowed
+    /// candidates with samples; returns the choice (unchanged when there are none).
+    /// t < requesters.
     template <class F>
     std::uint32_t decide(std::uint32_t t, F&& fn) {
         MEMSUB_ASSERT(t < requesters());
         std::uint32_t best = no_candidate;
         auto best_cost = decltype(cost_of(fn, 0u, counts_[0])){};
+        const std::uint64_t allowed = allowed_[t];
         for (std::uint32_t c = 0; c < candidates_; ++c) {
             const candidate_counts& k = counts_[index(t, c)];
-            if (k.samples() == 0) continue;
+            if ((allowed >> c & 1u) == 0 || k.samples() == 0) continue;
             const auto v = cost_of(fn, c, k);
             if constexpr (std::is_floating_point_v<decltype(v)>)
                 if (std::isnan(v)) continue;
@@ -462,11 +538,27 @@ public:
         if (best != no_candidate) choice_[t] = best;
         return choice_[t];
     }
-    /// Sets requester t's choice directly (an oracle, a static mode). t < requesters,
-    /// c < candidates.
+    /// Sets requester t's choice directly (an oracle, a static mode), allowed or not.
+    /// t < requesters, c < candidates.
     void choose(std::uint32_t t, std::uint32_t c) noexcept {
         MEMSUB_ASSERT(t < requesters() && c < candidates_);
         choice_[t] = c;
+    }
+
+    /// Every requester may choose the candidates in `mask` (bit c = candidate c) from the next
+    /// decision on; the current choice stays.
+    void set_allowed(std::uint64_t mask) noexcept {
+        for (auto& a : allowed_) a = mask & candidate_bits();
+    }
+    /// Requester t may choose the candidates in `mask` from its next decision on. t < requesters.
+    void set_allowed(std::uint32_t t, std::uint64_t mask) noexcept {
+        MEMSUB_ASSERT(t < requesters());
+        allowed_[t] = mask & candidate_bits();
+    }
+    /// The candidates requester t's decisions may choose (bits ≥ candidates clear).
+    [[nodiscard]] std::uint64_t allowed(std::uint32_t t) const noexcept { return allowed_[t]; }
+    [[nodiscard]] bool is_allowed(std::uint32_t t, std::uint32_t c) const noexcept {
+        return c < candidates_ && (allowed_[t] >> c & 1u) != 0;
     }
 
     /// Clears every requester's counts (the choice stays).
@@ -519,6 +611,13 @@ private:
                 p.counter_bits, "must be in 1..64");
         require(p.initial_choice < shape.candidates, shape.component, "initial_choice",
                 p.initial_choice, "must be less than the number of candidates");
+        require(p.initial_choice < 64 && (p.allowed >> p.initial_choice & 1u) != 0, shape.component,
+                "allowed", p.allowed, "must allow initial_choice (bit c allows candidate c)");
+    }
+
+    /// Bits 0..candidates−1 set.
+    [[nodiscard]] std::uint64_t candidate_bits() const noexcept {
+        return candidates_ >= 64 ? all_candidates : (std::uint64_t{1} << candidates_) - 1u;
     }
 
     [[nodiscard]] std::size_t index(std::uint32_t t, std::uint32_t c) const noexcept {
@@ -534,6 +633,7 @@ private:
     bool per_event_;
     std::vector<candidate_counts> counts_;
     std::vector<std::uint32_t> choice_;
+    std::vector<std::uint64_t> allowed_;
 };
 
 /// A cost computed only when an event lands in one of its requester's leader sets (set_dueling's
@@ -542,9 +642,17 @@ template <class F>
 concept lazy_sample_cost =
     std::invocable<F&> && std::convertible_to<std::invoke_result_t<F&>, std::uint64_t>;
 
-/// Leader sets plus a follower rule (see the header comment). Per access: `candidate_of` (the
-/// candidate in force), then `on_miss` / `on_hit`, which train the rule only in the requester's
-/// own leader sets. No allocation, virtual call or std::function on these paths.
+/// Whether the leader sets use their own candidate (S1). [Dissertation] §4.2.2.
+enum class sampling_phase : std::uint8_t {
+    /// Leader sets are forced to their candidate (LATTE-CC's learning phase; set dueling always).
+    learning,
+    /// Every set, leader or not, uses its requester's rule choice (LATTE-CC's adaptive phase).
+    adaptive,
+};
+
+/// Leader sets plus a follower rule and a phase (see the header comment, S1–S7). Per access:
+/// `candidate_of` (the candidate in force), then the events, which train the rule for the
+/// candidate they are attributed to. No allocation, virtual call or std::function on these paths.
 template <follower_rule Rule>
 class set_sampler {
 public:
@@ -579,17 +687,25 @@ public:
 
     // ------------------------------------------------------------ per access
 
-    /// The candidate an access of `requester` uses in set `s` now: the leader's candidate in the
-    /// requester's own leader sets, the rule's choice for that requester elsewhere.
+    /// The candidate an access of `requester` uses in set `s` now (S1): in the learning phase the
+    /// leader's candidate in the requester's own leader sets; else the rule's choice for it.
     [[nodiscard]] std::uint32_t candidate_of(set_index s,
                                              std::uint32_t requester = 0) const noexcept {
         const std::uint32_t c = leaders_.leads_for(s, requester);
-        return c != no_candidate ? c : rule_.choice(leaders_.requester_of(requester));
+        return c != no_candidate && phase_ == sampling_phase::learning
+                   ? c
+                   : rule_.choice(leaders_.requester_of(requester));
     }
     /// The candidate `requester`'s followers use now.
     [[nodiscard]] std::uint32_t follower_candidate(std::uint32_t requester = 0) const noexcept {
         return rule_.choice(leaders_.requester_of(requester));
     }
+
+    /// S2: from now on leaders are forced to their candidate (`learning`) or follow (`adaptive`).
+    void set_phase(sampling_phase p) noexcept { phase_ = p; }
+    [[nodiscard]] sampling_phase phase() const noexcept { return phase_; }
+
+    // ---- S3: attributed by the set (every block of a leader set inserted under its candidate)
 
     /// A miss (or what the consumer counts as one, e.g. LATTE-CC's insertions) by `requester` in
     /// set `s`; trains the rule iff `s` is one of the requester's leader sets.
@@ -618,6 +734,63 @@ public:
         }
     }
 
+    // ---- S4: attributed by the consumer
+
+    /// A miss by `requester` that the consumer attributes to `candidate` (< candidates()).
+    void on_miss_of(std::uint32_t candidate, std::uint32_t requester,
+                    std::uint64_t cost = 1) noexcept {
+        MEMSUB_ASSERT(candidate < candidates());
+        rule_.on_leader_miss(leaders_.requester_of(requester), candidate, cost);
+    }
+    /// A hit by `requester` that the consumer attributes to `candidate` (< candidates()); a no-op
+    /// unless the rule counts hits (O1).
+    void on_hit_of(std::uint32_t candidate, std::uint32_t requester,
+                   std::uint64_t cost = 0) noexcept {
+        MEMSUB_ASSERT(candidate < candidates());
+        if constexpr (rule_observes_hits<Rule>)
+            rule_.on_leader_hit(leaders_.requester_of(requester), candidate, cost);
+    }
+
+    // ---- S5: a block inserted under `inserted`, counted in the requester's leader sets of it
+
+    /// A miss (LATTE-CC: an insertion) by `requester` in set `s` of a block inserted under
+    /// candidate `inserted`; trains the rule, and returns true, iff `s` is the requester's
+    /// leader set of `inserted`.
+    bool on_leader_miss_of(set_index s, std::uint32_t inserted, std::uint32_t requester,
+                           std::uint64_t cost = 1) noexcept {
+        return on_leader_miss_of(s, inserted, requester, [cost]() noexcept { return cost; });
+    }
+    /// As above; `cost()` is called only when the event trains the rule.
+    template <lazy_sample_cost F>
+    bool on_leader_miss_of(set_index s, std::uint32_t inserted, std::uint32_t requester,
+                           F&& cost) noexcept {
+        if (inserted == no_candidate || leaders_.leads_for(s, requester) != inserted) return false;
+        rule_.on_leader_miss(leaders_.requester_of(requester), inserted,
+                             static_cast<std::uint64_t>(cost()));
+        return true;
+    }
+    /// A hit by `requester` in set `s` on a block inserted under candidate `inserted`; trains
+    /// the rule, and returns true, iff `s` is the requester's leader set of `inserted` and the
+    /// rule counts hits (O1).
+    bool on_leader_hit_of(set_index s, std::uint32_t inserted, std::uint32_t requester,
+                          std::uint64_t cost = 0) noexcept {
+        return on_leader_hit_of(s, inserted, requester, [cost]() noexcept { return cost; });
+    }
+    /// As above; `cost()` is called only when the event trains the rule.
+    template <lazy_sample_cost F>
+    bool on_leader_hit_of(set_index s, std::uint32_t inserted, std::uint32_t requester,
+                          F&& cost) noexcept {
+        if constexpr (rule_observes_hits<Rule>) {
+            if (inserted == no_candidate || leaders_.leads_for(s, requester) != inserted)
+                return false;
+            rule_.on_leader_hit(leaders_.requester_of(requester), inserted,
+                                static_cast<std::uint64_t>(cost()));
+            return true;
+        } else {
+            return false;
+        }
+    }
+
     // ------------------------------------------------------------ introspection
 
     [[nodiscard]] const leader_sets& leaders() const noexcept { return leaders_; }
@@ -641,6 +814,7 @@ private:
 
     leader_sets leaders_;
     Rule rule_;
+    sampling_phase phase_ = sampling_phase::learning;
 };
 
 static_assert(follower_rule<psel_rule>);
