@@ -1,4 +1,4 @@
-// Set sampling for LATTE-CC-style learning (core/set_sampler.hpp, S1–S7): the learning / adaptive
+// Set sampling for LATTE-CC-style learning (core/set_sampler.hpp, SS1–SS7): the learning / adaptive
 // phase switch ([Dissertation] §4.2.2: dedicated sets use their mode only in the learning EP),
 // argmin_rule's allowed mask (SC is not a candidate before its first code book, §4.3.3), events
 // attributed by the candidate a block was inserted under, and a property test against a
@@ -56,7 +56,7 @@ TEST_CASE("phase: leaders use their candidate while learning, follow in the adap
     for (std::uint32_t set = 0; set < 32; ++set) CHECK(s.candidate_of(set_index{set}) == 1);
     // The placement does not move: the dedicated sets are still reported as leaders.
     CHECK(s.role(set_index{2}) == set_role{.candidate = 2, .requester = 0});
-    // Set-attributed events do not depend on the phase (S2, S6): a miss in set 2 is mode 2's.
+    // Set-attributed events do not depend on the phase (SS2, SS6): a miss in set 2 is mode 2's.
     s.on_miss(set_index{2}, 0, 5);
     CHECK(s.rule().counts(0, 2).misses == 1);
     CHECK(s.rule().counts(0, 2).miss_cost == 5);
@@ -102,7 +102,7 @@ TEST_CASE("allowed mask: decisions skip disallowed candidates, even the cheapest
     CHECK(rule.is_allowed(0, 1));
     CHECK_FALSE(rule.is_allowed(0, 2));
     CHECK_FALSE(rule.is_allowed(0, 3)); // not a candidate at all
-    // S7: mode 2's dedicated sets still lead while learning, and their events still count.
+    // SS7: mode 2's dedicated sets still lead while learning, and their events still count.
     CHECK(s.candidate_of(set_index{2}) == 2);
     CHECK(s.on_leader_miss_of(set_index{2}, 2, 0, 1));
     CHECK(rule.counts(0, 2).misses == 1); // cost 1: the cheapest
@@ -201,7 +201,7 @@ TEST_CASE("attribution by the inserted candidate: a LATTE-CC period, worked by h
     s.set_phase(sampling_phase::adaptive);
     s.rule().choose(0, 1);
     // EP 2: mode 0's set 0 now inserts under mode 1. A hit on that block must not count for
-    // mode 0 — the set-attributed on_hit would count it there, which is the bug S5 avoids.
+    // mode 0 — the set-attributed on_hit would count it there, which is the bug SS5 avoids.
     const std::uint32_t inserted = s.candidate_of(set_index{0});
     CHECK(inserted == 1);
     CHECK_FALSE(s.on_leader_hit_of(set_index{0}, inserted, 0, 50));
@@ -219,7 +219,7 @@ TEST_CASE("attribution by the inserted candidate: a LATTE-CC period, worked by h
     CHECK(rule.counts(0, 0).hits == 6);
     CHECK(rule.counts(0, 0).hit_cost == 50);
 
-    // Candidate-attributed events count wherever the consumer says (S4).
+    // Candidate-attributed events count wherever the consumer says (SS4).
     s.on_hit_of(2, 0, 14);
     s.on_miss_of(2, 0);
     s.on_miss_of(2, 7, 3); // id 7 counts as requester 0

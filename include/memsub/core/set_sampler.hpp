@@ -17,7 +17,7 @@
 //    PSEL, moved by a cost) and `argmin_rule` (N candidates: per-candidate counts, argmin of a
 //    cost at the consumer's epoch boundaries, or after every event).
 //  * `set_sampler<Rule>`: both, plus a phase; `candidate_of(set, requester)` on every access,
-//    the events of S3–S5 below. `replacement::set_dueling` is `set_sampler<psel_rule>` plus a
+//    the events of SS3–SS5 below. `replacement::set_dueling` is `set_sampler<psel_rule>` plus a
 //    dual policy; LATTE-CC plugs in `argmin_rule` (or its own AMAT rule).
 //
 // Phases ([Dissertation] §4.2.2): LATTE-CC's dedicated (leader) sets use their mode only in the
@@ -25,26 +25,26 @@
 // to keep the cost of sampling low. `set_phase(sampling_phase::adaptive)` makes every set follow;
 // the default, `learning` for ever, is set dueling's (DIP §5: leaders always use their policy).
 //
-// Sampler protocol (S1–S7):
-//  S1. `candidate_of(s, t)`: in phase `learning`, the leader's candidate in t's own leader sets
+// Sampler protocol (SS1–SS7):
+//  SS1. `candidate_of(s, t)`: in phase `learning`, the leader's candidate in t's own leader sets
 //      and t's rule choice elsewhere; in phase `adaptive`, t's rule choice in every set. O(1).
-//  S2. `set_phase(p)`, at the consumer's boundaries, changes S1 only: the placement (`role`,
+//  SS2. `set_phase(p)`, at the consumer's boundaries, changes SS1 only: the placement (`role`,
 //      `leaders()`), the events and the rule's state do not depend on the phase.
-//  S3. Set-attributed events `on_miss(s, t, cost)` / `on_hit(s, t, cost)` train t's rule state
+//  SS3. Set-attributed events `on_miss(s, t, cost)` / `on_hit(s, t, cost)` train t's rule state
 //      for candidate c iff s is t's leader set of c. They take every block of a leader set to
 //      have been inserted under the leader's candidate: true while the phase stays `learning`
 //      (set dueling, DRRIP, ReMAP).
-//  S4. Candidate-attributed events `on_miss_of(c, t, cost)` / `on_hit_of(c, t, cost)` train t's
+//  SS4. Candidate-attributed events `on_miss_of(c, t, cost)` / `on_hit_of(c, t, cost)` train t's
 //      state for c wherever the event happened: the consumer has attributed it.
-//  S5. Leader-block events `on_leader_miss_of(s, c, t, cost)` / `on_leader_hit_of(s, c, t, cost)`,
+//  SS5. Leader-block events `on_leader_miss_of(s, c, t, cost)` / `on_leader_hit_of(s, c, t, cost)`,
 //      c being the candidate the block was (or is being) inserted under, train t's state for c
 //      iff s is t's leader set of c, and return whether they did. After a learning phase a
 //      leader set holds blocks inserted under its own candidate and blocks the followers' choice
 //      inserted; only the former tell anything about the leader's candidate.
-//  S6. Which events train when is the consumer's choice: the sampler gates nothing on the phase.
+//  SS6. Which events train when is the consumer's choice: the sampler gates nothing on the phase.
 //      Hits reach the rule only if it counts them (O1); otherwise the hit events are no-ops.
-//  S7. Candidates a rule may not choose are the rule's business (`argmin_rule`'s `allowed`
-//      mask). Decision: a leader of such a candidate still leads — S1 forces it in the learning
+//  SS7. Candidates a rule may not choose are the rule's business (`argmin_rule`'s `allowed`
+//      mask). Decision: a leader of such a candidate still leads — SS1 forces it in the learning
 //      phase, `role` reports it, its events still count — because the placement is fixed
 //      (complement-select is combinational) and what such a leader stores is the consumer's
 //      (LATTE-CC, period 1: SC leaders store lines uncompressed, as no code book exists yet,
@@ -54,13 +54,13 @@
 //  No per-access or per-event path allocates, throws, or makes a virtual or std::function call.
 //
 // LATTE-CC on `set_sampler<argmin_rule>` ([Dissertation] §4.2.2; a period of 10 EPs, EP 1 the
-// learning phase, §4.3.3). The hit events are S5's: N_hit counts hits in a mode's dedicated sets
+// learning phase, §4.3.3). The hit events are SS5's: N_hit counts hits in a mode's dedicated sets
 // of the blocks inserted under that mode.
 //  * Period start: `rule().reset()` (Decision: counts cover one period, so each decision reflects
 //    the current phase of the program; considered: halving, which the text does not mention),
 //    `set_phase(learning)`. Built with `allowed` = modes 0 and 1; from period 2 on
 //    `rule().set_allowed(all)`: period 1's learning EP cannot rate SC, whose first code book is
-//    being built during it (§4.3.3), so its leaders store lines uncompressed (S7).
+//    being built during it (§4.3.3), so its leaders store lines uncompressed (SS7).
 //  * EP 1: an insertion of mode m in set s → `on_leader_miss_of(s, m, t)` (N_miss); a hit on a
 //    block of mode m in set s → `on_leader_hit_of(s, m, t, effective_hit_latency)` (N_hit).
 //  * End of EP 1: `set_phase(adaptive)` and `rule().decide(amat)`.
@@ -340,7 +340,7 @@ struct sampler_shape {
 ///   F3. `R::max_candidates` — a constant: the most candidates the rule can choose among (the
 ///       sampler rejects more).
 ///   F4. `r.on_leader_miss(t, c, cost)` noexcept — a miss of requester t attributed to
-///       candidate c (in t's leader set of c, or by the consumer: S3–S5 in the header comment);
+///       candidate c (in t's leader set of c, or by the consumer: SS3–SS5 in the header comment);
 ///       `cost` (std::uint64_t) is the consumer's (1 to count misses).
 ///   F5. `r.choice(t)` const noexcept -> std::uint32_t in [0, candidates): the candidate t's
 ///       followers use now. O(1): it runs on every access.
@@ -349,11 +349,11 @@ struct sampler_shape {
 ///   O1. `r.on_leader_hit(t, c, cost)` noexcept — a hit of requester t attributed to candidate
 ///       c, as in F4. The sampler skips hits entirely (no lookup) for a rule without it.
 /// Protocol: t < requesters and c < candidates always; the sampler attributes an event to (t, c)
-/// only from t's own leader sets of c (S3, S5) unless the consumer attributes it (S4), so a rule
+/// only from t's own leader sets of c (SS3, SS5) unless the consumer attributes it (SS4), so a rule
 /// must not assume that c is the candidate in force where the event happened (in the adaptive
 /// phase it is not). F4 / O1 run in O(candidates) at most, never allocate, never throw. The
 /// choice may change inside F4 / O1 or in the rule's own methods (epoch decisions); the sampler
-/// caches nothing. Which candidates a rule may choose (a mask) is the rule's own business (S7).
+/// caches nothing. Which candidates a rule may choose (a mask) is the rule's own business (SS7).
 template <class R>
 concept follower_rule = std::default_initializable<typename R::params> &&          // F1
     std::constructible_from<R, const typename R::params&, const sampler_shape&> && // F2
@@ -438,7 +438,7 @@ struct candidate_counts {
 };
 
 /// N candidates: per requester and candidate, the hits, misses and their accumulated costs
-/// attributed to it (S3–S5); followers take the argmin of a cost over the allowed candidates
+/// attributed to it (SS3–SS5); followers take the argmin of a cost over the allowed candidates
 /// (LATTE-CC: least AMAT, [Dissertation] §4.2.2; Adaptive-Hit-Count: most hits, §4.3.7).
 ///  * `decide()` sets every requester's choice to the argmin of `candidate_counts::cost()`;
 ///    `decide(fn)` / `decide(t, fn)` to the argmin of the consumer's cost, `fn(counts)` or
@@ -452,7 +452,7 @@ struct candidate_counts {
 ///  * The allowed mask (bit c = candidate c; bits ≥ candidates ignored), per requester:
 ///    `params::allowed` for all at construction, then `set_allowed(mask)` / `set_allowed(t, mask)`.
 ///    It restricts decisions only: `set_allowed` leaves the current choice as it is, `choose`
-///    ignores the mask, and a disallowed candidate's counts still accumulate (S7). LATTE-CC:
+///    ignores the mask, and a disallowed candidate's counts still accumulate (SS7). LATTE-CC:
 ///    0b011 in period 1, whose learning EP cannot rate SC (its code book is only being built,
 ///    [Dissertation] §4.3.3), then 0b111.
 ///  * The choice changes only in `decide` / `choose` — at the consumer's epoch boundaries — unless
@@ -642,7 +642,7 @@ template <class F>
 concept lazy_sample_cost =
     std::invocable<F&> && std::convertible_to<std::invoke_result_t<F&>, std::uint64_t>;
 
-/// Whether the leader sets use their own candidate (S1). [Dissertation] §4.2.2.
+/// Whether the leader sets use their own candidate (SS1). [Dissertation] §4.2.2.
 enum class sampling_phase : std::uint8_t {
     /// Leader sets are forced to their candidate (LATTE-CC's learning phase; set dueling always).
     learning,
@@ -650,7 +650,7 @@ enum class sampling_phase : std::uint8_t {
     adaptive,
 };
 
-/// Leader sets plus a follower rule and a phase (see the header comment, S1–S7). Per access:
+/// Leader sets plus a follower rule and a phase (see the header comment, SS1–SS7). Per access:
 /// `candidate_of` (the candidate in force), then the events, which train the rule for the
 /// candidate they are attributed to. No allocation, virtual call or std::function on these paths.
 template <follower_rule Rule>
@@ -687,7 +687,7 @@ public:
 
     // ------------------------------------------------------------ per access
 
-    /// The candidate an access of `requester` uses in set `s` now (S1): in the learning phase the
+    /// The candidate an access of `requester` uses in set `s` now (SS1): in the learning phase the
     /// leader's candidate in the requester's own leader sets; else the rule's choice for it.
     [[nodiscard]] std::uint32_t candidate_of(set_index s,
                                              std::uint32_t requester = 0) const noexcept {
@@ -701,11 +701,11 @@ public:
         return rule_.choice(leaders_.requester_of(requester));
     }
 
-    /// S2: from now on leaders are forced to their candidate (`learning`) or follow (`adaptive`).
+    /// SS2: from now on leaders are forced to their candidate (`learning`) or follow (`adaptive`).
     void set_phase(sampling_phase p) noexcept { phase_ = p; }
     [[nodiscard]] sampling_phase phase() const noexcept { return phase_; }
 
-    // ---- S3: attributed by the set (every block of a leader set inserted under its candidate)
+    // ---- SS3: attributed by the set (every block of a leader set inserted under its candidate)
 
     /// A miss (or what the consumer counts as one, e.g. LATTE-CC's insertions) by `requester` in
     /// set `s`; trains the rule iff `s` is one of the requester's leader sets.
@@ -734,7 +734,7 @@ public:
         }
     }
 
-    // ---- S4: attributed by the consumer
+    // ---- SS4: attributed by the consumer
 
     /// A miss by `requester` that the consumer attributes to `candidate` (< candidates()).
     void on_miss_of(std::uint32_t candidate, std::uint32_t requester,
@@ -751,7 +751,7 @@ public:
             rule_.on_leader_hit(leaders_.requester_of(requester), candidate, cost);
     }
 
-    // ---- S5: a block inserted under `inserted`, counted in the requester's leader sets of it
+    // ---- SS5: a block inserted under `inserted`, counted in the requester's leader sets of it
 
     /// A miss (LATTE-CC: an insertion) by `requester` in set `s` of a block inserted under
     /// candidate `inserted`; trains the rule, and returns true, iff `s` is the requester's

@@ -1,4 +1,4 @@
-// memsub — `selection::adaptive_hit_count`: the baseline of [Dissertation] §4.3.6 — LATTE-CC's
+// memsub — `selection::adaptive_hit_count`: the baseline of [Dissertation] §4.3.7 — LATTE-CC's
 // set sampling, but followers take the mode whose dedicated sets counted the most hits, which
 // ignores decompression latency and latency tolerance. Ties → the lower mode (Decision, as
 // LATTE-CC's); a mode with no counted access is never chosen.

@@ -6,7 +6,7 @@
 // mode each inserted line uses and learns from what the cache observes. LATTE-CC
 // ([Dissertation] §4.2) picks among none / low latency (BDI) / high capacity (SC²) by the least
 // GPU AMAT, crediting the SM's latency tolerance; the baselines are a static mode,
-// Adaptive-Hit-Count ([Dissertation] §4.3.6) and Adaptive-CMP ([Adaptive-CMP]). A selector
+// Adaptive-Hit-Count ([Dissertation] §4.3.7) and Adaptive-CMP ([Adaptive-CMP]). A selector
 // never chooses victims and never compresses: the cache (`gpu::compressed_l1`) does both, and
 // tells the selector what happened.
 //

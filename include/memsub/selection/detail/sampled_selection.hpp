@@ -54,34 +54,31 @@ public:
                    argmin_rule::params{},
                    sampler_names{.component = component,
                                  .candidates = "modes",
-                                 .leaders_per_candidate = "leaders_per_mode"}) {
-        allowed_ = (modes_ >= 32 ? ~0u : (1u << modes_) - 1u);
-    }
+                                 .leaders_per_candidate = "leaders_per_mode"}) {}
 
-    // SE3
+    // SE3: the sampler's phase forces the dedicated sets only while learning (SS1).
     [[nodiscard]] std::uint32_t insertion_mode(set_index s) const noexcept {
-        return learning() ? sampler_.candidate_of(s) : sampler_.follower_candidate();
+        return sampler_.candidate_of(s);
     }
 
-    // SE4
+    // SE4: events attributed by the mode a line was inserted with (SS5).
     void on_access(const access_outcome& o) noexcept {
-        if (o.is_load()) {
-            const std::uint32_t leads = sampler_.leaders().leads_for(o.set, 0);
-            if (leads != no_candidate && leads == o.mode) {
-                if (o.is_fill() && learning())
-                    sampler_.rule().on_leader_miss(0, leads, 1);
-                else if (o.is_hit() && ep_in_period_ <= 1)
-                    sampler_.rule().on_leader_hit(0, leads, o.hit_latency);
-            }
-        }
+        if (o.is_fill() && learning())
+            (void)sampler_.on_leader_miss_of(o.set, o.mode, 0, 1);
+        else if (o.is_hit() && ep_in_period_ <= 1)
+            (void)sampler_.on_leader_hit_of(o.set, o.mode, 0, o.hit_latency);
         ++mode_accesses_[sampler_.follower_candidate()];
         if (++access_in_ep_ == schedule_.ep_accesses) end_ep();
     }
 
-    // SO2
-    void set_allowed_modes(std::uint32_t mask) noexcept { allowed_ = mask | 1u; }
+    // SO2: the rule's allowed mask (mode 0 always allowed).
+    void set_allowed_modes(std::uint32_t mask) noexcept {
+        sampler_.rule().set_allowed(std::uint64_t{mask | 1u});
+    }
 
-    [[nodiscard]] bool learning() const noexcept { return ep_in_period_ == 0; }
+    [[nodiscard]] bool learning() const noexcept {
+        return sampler_.phase() == sampling_phase::learning;
+    }
     /// The followers' mode now.
     [[nodiscard]] std::uint32_t follower_mode() const noexcept {
         return sampler_.follower_candidate();
@@ -99,7 +96,9 @@ public:
     [[nodiscard]] const candidate_counts& counts(std::uint32_t m) const noexcept {
         return sampler_.rule().counts(0, m);
     }
-    [[nodiscard]] std::uint32_t allowed_modes() const noexcept { return allowed_; }
+    [[nodiscard]] std::uint32_t allowed_modes() const noexcept {
+        return static_cast<std::uint32_t>(sampler_.rule().allowed(0));
+    }
     [[nodiscard]] const set_sampler<argmin_rule>& sampler() const noexcept { return sampler_; }
     [[nodiscard]] const sampling_schedule& schedule() const noexcept { return schedule_; }
     [[nodiscard]] std::uint32_t modes() const noexcept { return modes_; }
@@ -128,14 +127,15 @@ private:
         if (++ep_in_period_ == schedule_.eps_per_period) {
             ep_in_period_ = 0;
             sampler_.rule().reset();
+            sampler_.set_phase(sampling_phase::learning);
+        } else {
+            sampler_.set_phase(sampling_phase::adaptive);
         }
     }
 
     void decide() noexcept {
-        const std::uint32_t allowed = allowed_;
         Derived& self = static_cast<Derived&>(*this);
         sampler_.rule().decide(0, [&](std::uint32_t m, const candidate_counts& k) noexcept {
-            if (((allowed >> m) & 1u) == 0) return std::nan("");
             return self.cost(m, k);
         });
         ++decisions_;
@@ -144,7 +144,6 @@ private:
     sampling_schedule schedule_;
     std::uint32_t modes_;
     set_sampler<argmin_rule> sampler_;
-    std::uint32_t allowed_ = 1;
     std::uint32_t access_in_ep_ = 0;
     std::uint32_t ep_in_period_ = 0;
     std::uint64_t eps_ = 0;
