@@ -9,9 +9,12 @@
 //  * The loop's errors and early stop.
 #include <doctest/doctest.h>
 
+#include <memsub/compression/bdi.hpp>
 #include <memsub/gpu/baseline_l1.hpp>
 #include <memsub/gpu/coalescer.hpp>
+#include <memsub/gpu/compressed_l1.hpp>
 #include <memsub/gpu/timing.hpp>
+#include <memsub/selection/static_mode.hpp>
 #include <memsub/workload/simt/all.hpp>
 #include <memsub/workload/simt/timed_run.hpp>
 
@@ -174,6 +177,57 @@ std::uint64_t cycles_with_dram(MakeKernel make, std::uint32_t latency_factor,
 }
 
 } // namespace
+
+namespace {
+
+/// Every line holds one repeated word: BDI stores it in one 32 B segment.
+struct repeated_word_image {
+    void read(std::uint64_t, std::span<std::byte> out) const noexcept {
+        for (std::size_t i = 0; i < out.size(); ++i)
+            out[i] = i % 4 == 0 ? std::byte{0x2a} : std::byte{0};
+    }
+};
+
+/// T-LAT's host with compressed L1s storing every line in `mode` (0 none, 1 BDI).
+std::vector<std::uint64_t> compressed_issue_cycles(std::uint32_t mode) {
+    script_kernel k{.script = [](std::uint32_t) {
+        return std::vector<scripted>{
+            {.addresses = {line_a}},
+            {.addresses = {line_a}},
+            {.kind = access_kind::store, .stalls = false, .addresses = {line_b}}};
+    }};
+    gto_scheduler<script_kernel> s(k, {.sms = 1, .latency = latency_mode::host});
+    gpu::l2_dram_timing<> memory;
+    gpu::compressed_l1<selection::static_mode, compression::bdi> l1({}, {.mode = mode});
+    const repeated_word_image image;
+    const gpu::coalescer coalescer;
+    gpu::coalesced_warp lines;
+    std::vector<std::uint64_t> issue_cycles;
+    const auto issue = [&](const warp_instruction& w) {
+        issue_cycles.push_back(w.issue_cycle);
+        coalescer.coalesce(w.lanes, w.active_mask, w.access_bytes, lines);
+        memsub::access proto{};
+        proto.kind = w.kind;
+        timed_requests requests(s, memory, w);
+        coalescer.for_each_request(lines, proto, [&](const memsub::access& a) {
+            requests(a, l1.access(a, w.issue_cycle, image));
+        });
+        requests.finish();
+    };
+    run_timed(s, issue, memory);
+    CHECK(l1.stats().load_hits == 1);
+    CHECK(l1.stats().fills_by_mode[mode] == 1);
+    return issue_cycles;
+}
+
+} // namespace
+
+TEST_CASE("timed_requests: a compressed L1 hit's decompression delays the warp (Eq. 4.3)") {
+    // A misses to DRAM (back at 220, as T-LAT); the second load hits the L1: ready at
+    // 220 + 20, plus BDI's 2-cycle decompression when the line is stored compressed.
+    CHECK(compressed_issue_cycles(0) == std::vector<std::uint64_t>{0, 220, 240});
+    CHECK(compressed_issue_cycles(1) == std::vector<std::uint64_t>{0, 220, 242});
+}
 
 TEST_CASE("T-SLOW: a memory-bound kernel slows with the DRAM, a compute-bound one does not") {
     SUBCASE("stencil 128 x 128 on 4 SMs: DRAM latency x10 at least doubles its cycles") {
