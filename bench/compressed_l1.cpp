@@ -180,7 +180,9 @@ struct engine_runner {
             memsub::access whole = r.access;
             whole.size = 0;
             whole.sector_mask = 0;
-            const auto res = l1s[r.sm].access(whole);
+            const auto res = l1s[r.sm].access(whole, [](const memsub::access&) noexcept {
+                return memsub::cache::block_spec{4, 4, 0};
+            });
             ++accesses;
             hits += res.hit;
         }

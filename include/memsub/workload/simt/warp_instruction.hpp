@@ -139,8 +139,15 @@ public:
     /// Copies the bytes at [address, address + out.size()) into `out`; addresses no array
     /// covers read as zero (a line may run past an array's end). O(arrays).
     void read(std::uint64_t address, std::span<std::byte> out) const noexcept {
-        std::memset(out.data(), 0, out.size());
         const std::uint64_t end = address + out.size();
+        // Fast path: one array holds the whole range (a compressed L1 reads a line per fill).
+        for (const region& r : regions_) {
+            if (address >= r.base && end <= r.base + r.bytes.size()) {
+                std::memcpy(out.data(), r.bytes.data() + (address - r.base), out.size());
+                return;
+            }
+        }
+        std::memset(out.data(), 0, out.size());
         for (const region& r : regions_) {
             const std::uint64_t r_end = r.base + r.bytes.size();
             const std::uint64_t lo = address > r.base ? address : r.base;
