@@ -497,9 +497,9 @@ void bm_sc2_size(benchmark::State& st, int ds, bool reference) {
 
 void register_sc2_gpu() {
     using bm = void (*)(benchmark::State&, int, bool);
-    const std::array<std::pair<const char*, bm>, 3> paths{
-        {{"vft_insert", bm_sc2_vft_insert}, {"book_build", bm_sc2_book_build},
-         {"size", bm_sc2_size}}};
+    const std::array<std::pair<const char*, bm>, 3> paths{{{"vft_insert", bm_sc2_vft_insert},
+                                                           {"book_build", bm_sc2_book_build},
+                                                           {"size", bm_sc2_size}}};
     for (const auto& [path, fn] : paths)
         for (int ds = 0; ds < sc2_dataset_count; ++ds)
             for (const bool reference : {true, false})

@@ -74,7 +74,7 @@ public:
     /// are a configuration error) and the total number of sampled words (for the residual ESC
     /// weight).
     huffman_code_book_v0(std::span<const value_count> counts, std::uint64_t total_sampled_words,
-                      const params& p)
+                         const params& p)
         : p_(p) {
         using memsub::detail::require;
         require(p.max_code_length_bits >= 1 && p.max_code_length_bits <= max_supported_code_length,
@@ -391,7 +391,6 @@ private:
     std::vector<fast_entry> fast_;
     std::uint32_t id_ = 1;
 };
-
 
 /// The value-frequency table as first implemented: values and counters in two arrays, one scalar
 /// scan of the set per word that looks for the value and tracks the LFU victim as it goes.

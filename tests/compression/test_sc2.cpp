@@ -431,12 +431,12 @@ TEST_CASE("sc2: VFT counts equal the reference table's on real files (on_insert 
 
 TEST_CASE("sc2: build_code_book_into rebuilds one book in place, equal to a fresh build and to "
           "the reference builder") {
-    const std::array<book_t::params, 5> book_params{{{},
-                                                     {.max_code_length_bits = 11},
-                                                     {.max_code_length_bits = 12,
-                                                      .limit = book_t::length_limit::drop},
-                                                     {.escape = book_t::esc_weight::max},
-                                                     {.max_code_length_bits = 24, .version = 7}}};
+    const std::array<book_t::params, 5> book_params{
+        {{},
+         {.max_code_length_bits = 11},
+         {.max_code_length_bits = 12, .limit = book_t::length_limit::drop},
+         {.escape = book_t::esc_weight::max},
+         {.max_code_length_bits = 24, .version = 7}}};
     memsub::xoshiro256ss rng(5);
     std::vector<std::uint32_t> popular;
     for (int i = 0; i < 4000; ++i) popular.push_back(static_cast<std::uint32_t>(rng()) >> (i % 30));
@@ -459,14 +459,15 @@ TEST_CASE("sc2: build_code_book_into rebuilds one book in place, equal to a fres
         for (const auto& bp : book_params) {
             t.build_code_book_into(book, bp);
             const auto fresh = t.build_code_book(bp);
-            const auto old = r.build_code_book(
-                {bp.max_code_length_bits,
-                 bp.escape == book_t::esc_weight::max ? ref::huffman_code_book_v0::esc_weight::max
-                                                      : ref::huffman_code_book_v0::esc_weight::residual,
-                 bp.limit == book_t::length_limit::drop
-                     ? ref::huffman_code_book_v0::length_limit::drop
-                     : ref::huffman_code_book_v0::length_limit::clamp_fix,
-                 bp.version});
+            const auto old =
+                r.build_code_book({bp.max_code_length_bits,
+                                   bp.escape == book_t::esc_weight::max
+                                       ? ref::huffman_code_book_v0::esc_weight::max
+                                       : ref::huffman_code_book_v0::esc_weight::residual,
+                                   bp.limit == book_t::length_limit::drop
+                                       ? ref::huffman_code_book_v0::length_limit::drop
+                                       : ref::huffman_code_book_v0::length_limit::clamp_fix,
+                                   bp.version});
             REQUIRE(same_book(book, *fresh));
             REQUIRE(same_book(book, *old));
             // The rebuilt book codes lines as the fresh one does, and decodes them.

@@ -107,12 +107,12 @@ public:
     /// Working storage of a book build. A builder that keeps one across builds (`rebuild`) stops
     /// allocating once its vectors have grown to the table's size.
     struct build_scratch {
-        std::vector<value_count> symbols, spare;        ///< the symbols by ascending value
-        std::vector<std::uint64_t> weight, merged;      ///< leaf and merged-node weights
-        std::vector<std::uint32_t> order, order_spare;  ///< sort permutations
-        std::vector<std::uint32_t> parent, depth;       ///< the Huffman tree
-        std::vector<std::uint32_t> unlimited, length;   ///< code lengths by sequence number
-        std::vector<std::uint32_t> histogram;           ///< radix-sort digit counts
+        std::vector<value_count> symbols, spare;       ///< the symbols by ascending value
+        std::vector<std::uint64_t> weight, merged;     ///< leaf and merged-node weights
+        std::vector<std::uint32_t> order, order_spare; ///< sort permutations
+        std::vector<std::uint32_t> parent, depth;      ///< the Huffman tree
+        std::vector<std::uint32_t> unlimited, length;  ///< code lengths by sequence number
+        std::vector<std::uint32_t> histogram;          ///< radix-sort digit counts
     };
 
     /// Builds the book from sampled counts (entries with count 0 are ignored; duplicate values
@@ -250,7 +250,7 @@ public:
     [[nodiscard]] MEMSUB_ALWAYS_INLINE std::uint32_t encoded_bits(std::uint32_t v) const noexcept {
         const std::size_t h = hash(v);
         const std::uint32_t m = match_window(h, v);
-        const std::uint32_t c = cost_[h + first_of(m)]; // branch-free: the slot after exists
+        const std::uint32_t c = cost_[h + first_of(m)]; // the slot after the window exists
         return m != 0 ? c : esc_cost_;
     }
 
@@ -548,7 +548,8 @@ private:
         for (unsigned shift = 0; shift < 64; shift += digit_bits) {
             if (((varying >> shift) & digit_mask) == 0) continue;
             std::fill(histogram.begin(), histogram.end(), 0u);
-            for (const T& x : a) ++histogram[(static_cast<std::uint64_t>(key(x)) >> shift) & digit_mask];
+            for (const T& x : a)
+                ++histogram[(static_cast<std::uint64_t>(key(x)) >> shift) & digit_mask];
             std::uint32_t at = 0;
             for (std::uint32_t& h : histogram) {
                 const std::uint32_t c = h;
