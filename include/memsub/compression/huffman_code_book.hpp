@@ -4,14 +4,17 @@
 // (code generation in software, canonical Huffman, per-length comparators + De-LUT decoder).
 // Normative text: spec compressors.md §1.5 "Code generation" steps 1–5 and "Line encoding".
 //
-// Construction (cold path, allocates):
+// Construction (cold path; `rebuild` with a kept `build_scratch` reuses the book's tables and
+// allocates nothing once they have grown):
 //   1. Symbols = every (value, count) with count > 0, plus one escape symbol ESC ("any value not
 //      in the table"). ESC weight: `esc_weight::residual` (default) = max(1, total sampled words −
 //      Σ counts); `esc_weight::max` (gem5) = largest count + 1, so ESC gets the shortest code.
 //      [UNVERIFIED which the paper uses.]
 //   2. Huffman tree with a min-priority queue keyed by (weight, sequence number); leaves are
 //      numbered in ascending value order, ESC last, merged nodes take the next numbers. Only the
-//      code lengths are kept. A single-symbol book gives that symbol length 1.
+//      code lengths are kept. Built with the two-queue method (radix-sorted leaves, merged nodes
+//      in creation order), which pops exactly the nodes the priority queue would. A single-symbol
+//      book gives that symbol length 1.
 //   3. Length limit `max_code_length_bits` (default 16 [UNVERIFIED]; gem5 uses 18). Repair
 //      `length_limit::clamp_fix` (default) is the spec's exact procedure (a–c);
 //      `length_limit::drop` (gem5) removes over-long symbols (they become escapes, their weight
@@ -21,15 +24,19 @@
 //      1) << (length increase).
 //   5. Decode tables FCW/CNT/OFF per length and the De-LUT (symbols in canonical order).
 // Encoding (hot path, noexcept, no allocation): an open-addressing hash table in which every
-// value lies within 4 slots of its home maps a value to its (code, length) with a branch-free
-// 4-slot scan; a value not in it is coded as ESC + 32 raw bits.
+// value lies within 4 slots of its home maps a value to its (code, cost); one SIMD compare of the
+// 4-slot window finds it; a value not in it is coded as ESC + 32 raw bits.
+// Decision: free slots hold the word 0 with its true cost (its code, or ESC + 32), so a window
+// needs no "occupied" test and a match is always right; the alternative, an occupancy mask or a
+// reserved "empty" value, costs a second compare per lookup or excludes one of the 2^32 words.
 // Decoding (hot path): a direct table indexed by the next min(max, 10) bits resolves short codes in
 // one step (the line decoder's version of it resolves two short codes at once when both fit in
 // the index, the second possibly ESC with its raw word);
 // longer codes use the FCW/CNT/OFF comparison of §1.5 ("exactly one ℓ matches").
 //
-// Sharing: the book is immutable after construction; compressors hold it through a
-// `std::shared_ptr<const huffman_code_book>`, and every compressed line records the book's
+// Sharing: compressors hold a book through a `std::shared_ptr<const huffman_code_book>` and it
+// never changes under them (only an owner no one shares it with may `rebuild` it, see
+// sc2_shared_state), and every compressed line records the book's
 // `id()` so a line is never decoded with another book (§1.5 "Code-book switching").
 //
 // Hardware storage budget (`storage_bits()`, memsub's estimate from the table shapes; the

@@ -11,6 +11,8 @@
 //     an evicted line decrements the counters of its words that are present.
 //   * `huffman_code_book` (huffman_code_book.hpp): the canonical, length-limited code built from
 //     the VFT, shared between compressors through `std::shared_ptr<const huffman_code_book>`.
+//   * `sc2_shared_state`: one VFT and two live books, numbered by generation, for a whole GPU
+//     ([Dissertation] §4.3.3); the host drives sampling and rebuilds (see the class comment).
 //   * `sc2`: the compressor. Each aligned 32-bit word is replaced by its codeword, or by ESC + the
 //     32 raw bits when it is not in the book. bits = Σ code lengths (+32 per escape). Decoding is
 //     table driven (direct table + FCW/CNT/OFF comparators, see the code book).
