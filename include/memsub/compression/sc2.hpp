@@ -51,7 +51,6 @@
 #include <memsub/compression/detail/simd.hpp>
 #include <memsub/compression/huffman_code_book.hpp>
 #include <memsub/config.hpp>
-#include <memsub/core/aligned_allocator.hpp>
 #include <memsub/core/errors.hpp>
 
 namespace memsub::compression {
@@ -168,8 +167,7 @@ private:
         return sets_ == 1 ? 0 : static_cast<std::size_t>((v * 0x9E3779B1u) >> set_shift_);
     }
 
-    /// Bit w set when way w of the set starting at `val` holds `v` (live or not). Sets start on
-    /// 64-byte boundaries (aligned array, ways a multiple of 16 on the SIMD paths).
+    /// Bit w set when way w of the set starting at `val` holds `v` (live or not).
     [[nodiscard]] MEMSUB_ALWAYS_INLINE std::uint64_t match(const std::uint32_t* val,
                                                            std::uint32_t v) const noexcept {
         if constexpr (detail::simd_enabled) {
@@ -193,15 +191,15 @@ private:
                                                                     std::uint32_t v) noexcept {
         using batch = xsimd::batch<std::uint32_t, detail::simd_arch>;
         if constexpr (batch::size == 16) {
-            return detail::lane_mask(batch::load_aligned(val) == batch(v));
+            return detail::lane_mask(batch::load_unaligned(val) == batch(v));
         } else {
 #if defined(__SSE2__)
             const __m128i key = _mm_set1_epi32(static_cast<int>(v));
             const auto* p = reinterpret_cast<const __m128i*>(val);
-            const __m128i c0 = _mm_cmpeq_epi32(_mm_load_si128(p), key);
-            const __m128i c1 = _mm_cmpeq_epi32(_mm_load_si128(p + 1), key);
-            const __m128i c2 = _mm_cmpeq_epi32(_mm_load_si128(p + 2), key);
-            const __m128i c3 = _mm_cmpeq_epi32(_mm_load_si128(p + 3), key);
+            const __m128i c0 = _mm_cmpeq_epi32(_mm_loadu_si128(p), key);
+            const __m128i c1 = _mm_cmpeq_epi32(_mm_loadu_si128(p + 1), key);
+            const __m128i c2 = _mm_cmpeq_epi32(_mm_loadu_si128(p + 2), key);
+            const __m128i c3 = _mm_cmpeq_epi32(_mm_loadu_si128(p + 3), key);
             const __m128i bytes = _mm_packs_epi16(_mm_packs_epi32(c0, c1), _mm_packs_epi32(c2, c3));
             return static_cast<std::uint32_t>(_mm_movemask_epi8(bytes));
 #else
@@ -261,7 +259,7 @@ private:
         if (p_.ways == 16 && p_.counter_bits <= 25) {
             const auto* p = reinterpret_cast<const __m128i*>(cnt);
             auto key = [&](int i) {
-                return _mm_or_si128(_mm_slli_epi32(_mm_load_si128(p + i), 6),
+                return _mm_or_si128(_mm_slli_epi32(_mm_loadu_si128(p + i), 6),
                                     _mm_setr_epi32(4 * i, 4 * i + 1, 4 * i + 2, 4 * i + 3));
             };
             auto min = [](__m128i a, __m128i b) {
@@ -314,7 +312,7 @@ private:
     params p_;
     std::uint32_t sets_ = 64, set_shift_ = 26, max_count_ = 4095;
     std::uint64_t all_ways_ = 0xFFFF;
-    std::vector<std::uint32_t, aligned_allocator<std::uint32_t>> value_, count_;
+    std::vector<std::uint32_t> value_, count_;
     std::vector<std::uint64_t> live_;  ///< per set: bit w = way w's count is non-zero
     std::vector<std::uint32_t> least_; ///< per set: the lowest way of minimum count (the victim)
     std::uint64_t total_ = 0;
