@@ -25,7 +25,9 @@
 #include <fstream>
 #include <functional>
 #include <memory>
+#include <span>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <type_traits>
 #include <utility>
@@ -33,6 +35,9 @@
 
 #include <memsub/compression/all.hpp>
 #include <memsub/core/rng.hpp>
+
+#include "../tests/compression/line_generators.hpp"
+#include "../tests/compression/sc2_reference.hpp"
 
 namespace mc = memsub::compression;
 
@@ -313,6 +318,200 @@ void bm_memcpy(benchmark::State& st, int ds) {
     finish(st, d, 1.0, clock.seconds());
 }
 
+// ---- SC² on 128-byte GPU lines: the VFT, the book build and the size path -------------------
+//
+// LATTE-CC ([Dissertation] §4.3.3) samples every inserted 128 B L1 line into one GPU-wide VFT
+// and rebuilds the code book every period, so these three paths run per access or per period.
+// Each is timed beside the reference implementation (tests/compression/sc2_reference.hpp: the
+// code these replaced, kept as the baseline) on the same lines in the same run: `vs_reference`
+// is the speed of today's code over the reference's. Data: the three data sets above read as
+// 128 B lines, and `gpu_arrays`, the test suite's generated program arrays (sorted indices,
+// prefix sums, pointers, float and double arrays, a zero-heavy matrix) laid end to end.
+
+constexpr std::uint32_t gpu_line_bytes = 128;
+constexpr int sc2_dataset_count = 4;
+
+const std::vector<std::byte>& sc2_data(int id) {
+    static std::vector<std::vector<std::byte>> sets(sc2_dataset_count);
+    auto& d = sets[static_cast<std::size_t>(id)];
+    if (d.empty()) {
+        if (id < 3) {
+            d = get_dataset(id).bytes;
+        } else {
+            for (const auto& a : memsub_test::generated_arrays(dataset_bytes / 6))
+                d.insert(d.end(), a.bytes.begin(), a.bytes.end());
+        }
+        d.resize(d.size() / gpu_line_bytes * gpu_line_bytes);
+    }
+    return d;
+}
+const char* sc2_dataset_name(int id) {
+    static constexpr std::array<const char*, sc2_dataset_count> names{"binary", "zero_heavy",
+                                                                      "int_ptr", "gpu_arrays"};
+    return names[static_cast<std::size_t>(id)];
+}
+std::span<const std::byte> gpu_line(const std::vector<std::byte>& d, std::size_t i) {
+    return {d.data() + i * gpu_line_bytes, gpu_line_bytes};
+}
+
+// Lines per second of each path's reference, per data set, from its `…_reference` row (run
+// first), else measured on demand by the same loop.
+enum class sc2_path { vft_insert, book_build, size };
+std::array<std::array<double, sc2_dataset_count>, 3> sc2_reference_rate{};
+
+// The CPU seconds of `rounds` runs of `body`, at least 0.2 s in all.
+template <class F>
+double timed_rate(F&& body, double items_per_round) {
+    const cpu_clock clock;
+    std::uint64_t rounds = 0;
+    do {
+        body();
+        ++rounds;
+    } while (clock.seconds() < 0.2);
+    return static_cast<double>(rounds) * items_per_round / clock.seconds();
+}
+
+namespace ref = memsub_test::sc2_reference;
+
+// The VFT sampled from the first 10 % of a data set's lines (the book benchmarks' input).
+template <class Table>
+Table trained_table(const std::vector<std::byte>& d) {
+    Table t;
+    for (std::size_t i = 0; i < d.size() / gpu_line_bytes / 10; ++i) t.on_insert(gpu_line(d, i));
+    return t;
+}
+
+void reference_vft_round(ref::value_frequency_table_v0& t, const std::vector<std::byte>& d) {
+    for (std::size_t i = 0; i < d.size() / gpu_line_bytes; ++i) t.on_insert(gpu_line(d, i));
+    benchmark::DoNotOptimize(t);
+}
+void reference_size_round(const ref::huffman_code_book_v0& book, const std::vector<std::byte>& d) {
+    std::uint64_t sum = 0;
+    for (std::size_t i = 0; i < d.size() / gpu_line_bytes; ++i)
+        sum += ref::size_bits_v0(book, gpu_line(d, i));
+    benchmark::DoNotOptimize(sum);
+}
+
+double reference_rate(sc2_path path, int ds) {
+    double& rate = sc2_reference_rate[static_cast<std::size_t>(path)][static_cast<std::size_t>(ds)];
+    if (rate != 0) return rate;
+    const auto& d = sc2_data(ds);
+    const double lines = static_cast<double>(d.size() / gpu_line_bytes);
+    if (path == sc2_path::vft_insert) {
+        ref::value_frequency_table_v0 t;
+        rate = timed_rate([&] { reference_vft_round(t, d); }, lines);
+    } else if (path == sc2_path::book_build) {
+        const auto t = trained_table<ref::value_frequency_table_v0>(d);
+        rate = timed_rate([&] { benchmark::DoNotOptimize(t.build_code_book()); }, 1.0);
+    } else {
+        const auto book = trained_table<ref::value_frequency_table_v0>(d).build_code_book();
+        rate = timed_rate([&] { reference_size_round(*book, d); }, lines);
+    }
+    return rate;
+}
+
+void sc2_finish(benchmark::State& st, sc2_path path, int ds, double items_per_iteration,
+                double seconds) {
+    const double items = static_cast<double>(st.iterations()) * items_per_iteration;
+    st.SetItemsProcessed(static_cast<std::int64_t>(items));
+    if (path != sc2_path::book_build)
+        st.SetBytesProcessed(static_cast<std::int64_t>(items * gpu_line_bytes));
+    if (path == sc2_path::book_build) st.counters["us_per_build"] = seconds / items * 1e6;
+    st.counters["vs_reference"] = seconds > 0 ? items / seconds / reference_rate(path, ds) : 0.0;
+}
+
+void bm_sc2_vft_insert(benchmark::State& st, int ds, bool reference) {
+    const auto& d = sc2_data(ds);
+    const double lines = static_cast<double>(d.size() / gpu_line_bytes);
+    ref::value_frequency_table_v0 old_table;
+    mc::value_frequency_table table;
+    const cpu_clock clock;
+    for (auto _ : st) {
+        if (reference) {
+            reference_vft_round(old_table, d);
+        } else {
+            for (std::size_t i = 0; i < d.size() / gpu_line_bytes; ++i)
+                table.on_insert(gpu_line(d, i));
+            benchmark::DoNotOptimize(table);
+        }
+    }
+    const double seconds = clock.seconds();
+    auto& rate = sc2_reference_rate[0][static_cast<std::size_t>(ds)];
+    if (reference) rate = static_cast<double>(st.iterations()) * lines / seconds;
+    sc2_finish(st, sc2_path::vft_insert, ds, lines, seconds);
+}
+
+void bm_sc2_book_build(benchmark::State& st, int ds, bool reference) {
+    const auto& d = sc2_data(ds);
+    const auto old_table = trained_table<ref::value_frequency_table_v0>(d);
+    auto table = trained_table<mc::value_frequency_table>(d);
+    // Today's rebuild reuses one book's tables (as sc2_shared_state does).
+    mc::huffman_code_book book = mc::huffman_code_book::escape_only();
+    table.build_code_book_into(book);
+    st.counters["symbols"] = static_cast<double>(book.symbol_count());
+    const cpu_clock clock;
+    for (auto _ : st) {
+        if (reference) {
+            benchmark::DoNotOptimize(old_table.build_code_book());
+        } else {
+            table.build_code_book_into(book);
+            benchmark::DoNotOptimize(book);
+        }
+    }
+    const double seconds = clock.seconds();
+    auto& rate = sc2_reference_rate[1][static_cast<std::size_t>(ds)];
+    if (reference) rate = static_cast<double>(st.iterations()) / seconds;
+    sc2_finish(st, sc2_path::book_build, ds, 1.0, seconds);
+}
+
+void bm_sc2_size(benchmark::State& st, int ds, bool reference) {
+    const auto& d = sc2_data(ds);
+    const double lines = static_cast<double>(d.size() / gpu_line_bytes);
+    const auto old_book = trained_table<ref::value_frequency_table_v0>(d).build_code_book();
+    const mc::sc2 c(mc::sc2::params{
+        .line_bytes = gpu_line_bytes,
+        .code_book = trained_table<mc::value_frequency_table>(d).build_code_book()});
+    // Compression ratio: exact bits (SC² is byte-aligned) over all lines, raw when no gain.
+    std::uint64_t raw = 0, stored = 0;
+    for (std::size_t i = 0; i < d.size() / gpu_line_bytes; ++i) {
+        raw += gpu_line_bytes;
+        stored += std::min<std::uint64_t>((c.size_bits(gpu_line(d, i)) + 7) / 8, gpu_line_bytes);
+    }
+    st.counters["ratio"] = static_cast<double>(raw) / static_cast<double>(stored);
+    const cpu_clock clock;
+    for (auto _ : st) {
+        if (reference) {
+            reference_size_round(*old_book, d);
+        } else {
+            std::uint64_t sum = 0;
+            for (std::size_t i = 0; i < d.size() / gpu_line_bytes; ++i)
+                sum += c.size_bits(gpu_line(d, i));
+            benchmark::DoNotOptimize(sum);
+        }
+    }
+    const double seconds = clock.seconds();
+    auto& rate = sc2_reference_rate[2][static_cast<std::size_t>(ds)];
+    if (reference) rate = static_cast<double>(st.iterations()) * lines / seconds;
+    sc2_finish(st, sc2_path::size, ds, lines, seconds);
+}
+
+void register_sc2_gpu() {
+    using bm = void (*)(benchmark::State&, int, bool);
+    const std::array<std::pair<const char*, bm>, 3> paths{{{"vft_insert", bm_sc2_vft_insert},
+                                                           {"book_build", bm_sc2_book_build},
+                                                           {"size", bm_sc2_size}}};
+    for (const auto& [path, fn] : paths)
+        for (int ds = 0; ds < sc2_dataset_count; ++ds)
+            for (const bool reference : {true, false})
+                benchmark::RegisterBenchmark(fmt::format("sc2_128B/{}{}/{}", path,
+                                                         reference ? "_reference" : "",
+                                                         sc2_dataset_name(ds))
+                                                 .c_str(),
+                                             fn, ds, reference)
+                    ->Unit(path == std::string_view("book_build") ? benchmark::kMicrosecond
+                                                                  : benchmark::kMillisecond);
+}
+
 template <class C>
 void register_algorithm(const char* name) {
     for (int ds = 0; ds < 3; ++ds) {
@@ -341,6 +540,7 @@ const bool registered = [] {
     register_algorithm<mc::bpc>("bpc");
     register_algorithm<mc::sc2>("sc2");
     register_algorithm<mc::best_of_all>("best_of_all");
+    register_sc2_gpu();
     return true;
 }();
 

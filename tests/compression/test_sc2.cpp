@@ -19,6 +19,7 @@
 #include <memsub/core/rng.hpp>
 
 #include "line_generators.hpp"
+#include "sc2_reference.hpp"
 
 namespace mc = memsub::compression;
 using book_t = mc::huffman_code_book;
@@ -293,4 +294,317 @@ TEST_CASE("sc2: code-book mismatch, truncation and corruption are reported") {
     v.encoding = 0;
     v.bits = static_cast<std::uint32_t>(v.payload.size()) * 8 + 1;
     CHECK(c.decompress(v, out).status == mc::decode_status::bad_view);
+}
+
+// ---- the reorganised VFT, the in-place book build and the size path against the reference ----
+
+namespace {
+
+namespace ref = memsub_test::sc2_reference;
+
+// Lines of every generator kind, plus runs of a few popular words (runs cross saturation).
+std::vector<std::byte> mixed_line(memsub::xoshiro256ss& rng, std::uint32_t L,
+                                  const std::vector<std::uint32_t>& popular) {
+    std::vector<std::byte> line(L);
+    const auto kind = rng.below(memsub_test::line_kind_count + 2);
+    if (kind < static_cast<std::uint64_t>(memsub_test::line_kind_count)) {
+        memsub_test::make_line(static_cast<memsub_test::line_kind>(kind), rng, line);
+        return line;
+    }
+    for (std::size_t i = 0; i < L / 4;) { // runs of 1..12 equal words
+        const std::uint32_t v = popular[rng.below(popular.size())];
+        for (std::uint64_t r = 1 + rng.below(12); r > 0 && i < L / 4; --r, ++i)
+            memsub_test::put32(line, i, v);
+    }
+    return line;
+}
+
+bool same_counts(const mc::value_frequency_table& a, const ref::value_frequency_table_v0& b) {
+    return a.counts() == b.counts() && a.total_sampled_words() == b.total_sampled_words();
+}
+
+template <class A, class B>
+bool same_code(const A& a, const B& b) {
+    return a.bits == b.bits && a.length == b.length;
+}
+
+// Every observable of two books: canonical symbols, codes, decode tables and id.
+template <class A, class B>
+bool same_book(const A& a, const B& b) {
+    if (a.symbol_count() != b.symbol_count() || a.id() != b.id() ||
+        !same_code(a.escape_code(), b.escape_code()) || a.kraft_numerator() != b.kraft_numerator())
+        return false;
+    for (std::size_t i = 0; i < a.symbol_count(); ++i) {
+        const auto &x = a.canonical_symbols()[i], &y = b.canonical_symbols()[i];
+        if (x.escape != y.escape || x.value != y.value || x.weight != y.weight ||
+            x.unlimited_length != y.unlimited_length || !same_code(x.codeword, y.codeword))
+            return false;
+    }
+    for (std::uint32_t l = 1; l <= a.max_code_length(); ++l)
+        if (a.count_of_length(l) != b.count_of_length(l) ||
+            (a.count_of_length(l) != 0 && (a.first_codeword(l) != b.first_codeword(l) ||
+                                           a.offset_of_length(l) != b.offset_of_length(l))))
+            return false;
+    return true;
+}
+
+} // namespace
+
+TEST_CASE("sc2: VFT counts equal the reference table's after 240 000 random operations") {
+    // Configurations: the default 1024 × 16 (SIMD path), small sets that evict constantly,
+    // 3-bit counters that saturate inside one run, and way counts on the generic paths.
+    const std::array<mc::value_frequency_table::params, 7> configs{{{1024, 16, 12},
+                                                                    {64, 16, 3},
+                                                                    {32, 4, 12},
+                                                                    {64, 8, 2},
+                                                                    {64, 64, 5},
+                                                                    {16, 1, 12},
+                                                                    {128, 2, 32}}};
+    memsub::xoshiro256ss rng(77);
+    std::vector<std::uint32_t> popular;
+    for (int i = 0; i < 300; ++i) popular.push_back(static_cast<std::uint32_t>(rng()) >> (i % 28));
+    std::uint64_t operations = 0;
+    for (const auto& p : configs) {
+        CAPTURE(p.entries);
+        CAPTURE(p.ways);
+        CAPTURE(p.counter_bits);
+        mc::value_frequency_table t(p);
+        ref::value_frequency_table_v0 r({p.entries, p.ways, p.counter_bits});
+        std::vector<std::vector<std::byte>> resident; // lines "in the cache", evicted later
+        const int steps = memsub_test::scaled(240000 / static_cast<int>(configs.size()));
+        for (int step = 0; step < steps; ++step) {
+            const auto op = rng.below(100);
+            if (op < 55 || resident.empty()) {
+                const std::uint32_t L = 32u << rng.below(3);
+                auto line = mixed_line(rng, L, popular);
+                t.on_insert(line);
+                r.on_insert(line);
+                resident.push_back(std::move(line));
+            } else if (op < 90) {
+                const std::size_t i = rng.below(resident.size());
+                t.on_evict(resident[i]);
+                r.on_evict(resident[i]);
+                resident[i] = std::move(resident.back());
+                resident.pop_back();
+            } else if (op < 99) {
+                const std::uint32_t v = popular[rng.below(popular.size())];
+                if (rng.below(2) == 0) {
+                    t.sample(v);
+                    r.sample(v);
+                } else {
+                    t.forget(v);
+                    r.forget(v);
+                }
+            } else {
+                t.clear();
+                r.clear();
+                resident.clear();
+            }
+            ++operations;
+            if (step % 97 == 0 && !same_counts(t, r)) FAIL("counts differ after step ", step);
+        }
+        CHECK(same_counts(t, r));
+    }
+    CHECK(operations == configs.size() * static_cast<std::uint64_t>(memsub_test::scaled(
+                                             240000 / static_cast<int>(configs.size()))));
+}
+
+TEST_CASE("sc2: VFT counts equal the reference table's on real files (on_insert and on_evict)") {
+    const memsub_test::real_and_generated corpus(1 << 20);
+    for (const auto& set : corpus.sets) {
+        CAPTURE(set.name);
+        mc::value_frequency_table t;
+        ref::value_frequency_table_v0 r;
+        const std::span<const std::byte> data(set.bytes);
+        const std::size_t lines = data.size() / 128;
+        for (std::size_t i = 0; i < lines; ++i) {
+            t.on_insert(data.subspan(128 * i, 128));
+            r.on_insert(data.subspan(128 * i, 128));
+            if (i >= 64) { // a 64-line cache: the line inserted 64 lines ago leaves
+                t.on_evict(data.subspan(128 * (i - 64), 128));
+                r.on_evict(data.subspan(128 * (i - 64), 128));
+            }
+        }
+        REQUIRE(same_counts(t, r));
+    }
+}
+
+TEST_CASE("sc2: build_code_book_into rebuilds one book in place, equal to a fresh build and to "
+          "the reference builder") {
+    const std::array<book_t::params, 5> book_params{
+        {{},
+         {.max_code_length_bits = 11},
+         {.max_code_length_bits = 12, .limit = book_t::length_limit::drop},
+         {.escape = book_t::esc_weight::max},
+         {.max_code_length_bits = 24, .version = 7}}};
+    memsub::xoshiro256ss rng(5);
+    std::vector<std::uint32_t> popular;
+    for (int i = 0; i < 4000; ++i) popular.push_back(static_cast<std::uint32_t>(rng()) >> (i % 30));
+    book_t book = book_t::escape_only();
+    mc::value_frequency_table t;
+    ref::value_frequency_table_v0 r;
+    int builds = 0;
+    for (int round = 0; round < 60; ++round) {
+        // Tables of every fill: cleared (ESC only), a few symbols, full.
+        if (round % 7 == 0) {
+            t.clear();
+            r.clear();
+        }
+        const auto lines = rng.below(4) == 0 ? rng.below(3) : rng.below(600);
+        for (std::uint64_t i = 0; i < lines; ++i) {
+            const auto line = mixed_line(rng, 128, popular);
+            t.on_insert(line);
+            r.on_insert(line);
+        }
+        for (const auto& bp : book_params) {
+            t.build_code_book_into(book, bp);
+            const auto fresh = t.build_code_book(bp);
+            const auto old =
+                r.build_code_book({bp.max_code_length_bits,
+                                   bp.escape == book_t::esc_weight::max
+                                       ? ref::huffman_code_book_v0::esc_weight::max
+                                       : ref::huffman_code_book_v0::esc_weight::residual,
+                                   bp.limit == book_t::length_limit::drop
+                                       ? ref::huffman_code_book_v0::length_limit::drop
+                                       : ref::huffman_code_book_v0::length_limit::clamp_fix,
+                                   bp.version});
+            REQUIRE(same_book(book, *fresh));
+            REQUIRE(same_book(book, *old));
+            // The rebuilt book codes lines as the fresh one does, and decodes them.
+            const mc::sc2 in_place(mc::sc2::params{
+                .line_bytes = 128,
+                .code_book = std::shared_ptr<const book_t>(&book, [](const book_t*) {})});
+            const mc::sc2 fresh_c(mc::sc2::params{.line_bytes = 128, .code_book = fresh});
+            std::array<std::byte, 128> back{};
+            for (int i = 0; i < 20; ++i) {
+                const auto line = mixed_line(rng, 128, popular);
+                const auto z = in_place.compress(line);
+                REQUIRE(z.bits == fresh_c.compress(line).bits);
+                REQUIRE(z.bits == ref::size_bits_v0(*old, line));
+                REQUIRE(in_place.decompress(z, back).ok());
+                REQUIRE(std::equal(line.begin(), line.end(), back.begin()));
+            }
+            ++builds;
+        }
+    }
+    CHECK(builds == 300);
+}
+
+TEST_CASE("sc2: size_bits equals the reference size path on real files and generated lines") {
+    const memsub_test::real_and_generated corpus(2 << 20);
+    std::uint64_t lines = 0;
+    for (const auto& set : corpus.sets) {
+        CAPTURE(set.name);
+        const std::span<const std::byte> data(set.bytes);
+        mc::value_frequency_table t;
+        ref::value_frequency_table_v0 r;
+        for (std::size_t off = 0; off + 128 <= data.size() / 10; off += 128) {
+            t.on_insert(data.subspan(off, 128));
+            r.on_insert(data.subspan(off, 128));
+        }
+        for (const std::uint32_t max_len : {16u, 11u}) {
+            const auto old = r.build_code_book({.max_code_length_bits = max_len});
+            for (const std::uint32_t L : {32u, 64u, 128u}) {
+                const mc::sc2 c(mc::sc2::params{
+                    .line_bytes = L,
+                    .code_book = t.build_code_book({.max_code_length_bits = max_len})});
+                for (std::size_t off = 0; off + L <= data.size(); off += L) {
+                    const auto line = data.subspan(off, L);
+                    if (c.size_bits(line) != ref::size_bits_v0(*old, line))
+                        FAIL("size differs at byte ", off, ", ", L, " B lines");
+                    ++lines;
+                }
+            }
+        }
+    }
+    // Generated lines of every kind, including words absent from the book that hash next to
+    // present ones (the encoder's free slots hold the word 0).
+    memsub::xoshiro256ss rng(31);
+    std::vector<std::uint32_t> popular{0};
+    for (int i = 0; i < 700; ++i) popular.push_back(static_cast<std::uint32_t>(rng.below(5000)));
+    for (const bool zero_in_book : {true, false}) {
+        mc::value_frequency_table t;
+        ref::value_frequency_table_v0 r;
+        for (int i = 0; i < 2000; ++i) {
+            auto line = mixed_line(rng, 128, popular);
+            if (!zero_in_book)
+                for (std::size_t w = 0; w < 32; ++w)
+                    if (memsub_test::sc2_reference::value_frequency_table_v0::load_word(line, w) ==
+                        0)
+                        memsub_test::put32(line, w, 1);
+            t.on_insert(line);
+            r.on_insert(line);
+        }
+        const mc::sc2 c(mc::sc2::params{.line_bytes = 128, .code_book = t.build_code_book()});
+        const auto old = r.build_code_book();
+        CHECK(c.code_book().code_of(0).has_value() == zero_in_book);
+        for (int i = 0; i < memsub_test::scaled(100000); ++i) {
+            const auto line = mixed_line(rng, 128, popular);
+            if (c.size_bits(line) != ref::size_bits_v0(*old, line)) FAIL("size differs, line ", i);
+            ++lines;
+        }
+    }
+    CHECK(lines > 100000);
+}
+
+TEST_CASE("sc2: shared state samples only while on, swaps two live books by generation") {
+    mc::sc2_shared_state s;
+    CHECK(s.generation() == 1);
+    CHECK(s.current()->id() == 1);
+    CHECK(s.current()->symbol_count() == 1); // escape-only
+    CHECK(s.previous() == nullptr);
+    CHECK(s.book_of(1) == s.current().get());
+    CHECK(s.book_of(0) == nullptr);
+    CHECK(s.book_of(3) == nullptr);
+    CHECK(s.storage_bits() == 1024 * 44 + s.current()->storage_bits());
+
+    const auto line = to_line({7, 7, 7, 7, 9, 9, 0, 0});
+    s.on_insert(line); // sampling is off
+    CHECK(s.table().total_sampled_words() == 0);
+    s.start_sampling();
+    CHECK(s.sampling());
+    s.on_insert(line);
+    s.on_insert(line);
+    s.on_evict(line);
+    CHECK(s.table().counts() ==
+          std::vector<mc::value_count>{{0, 2}, {7, 4}, {9, 2}}); // 16 sampled, 8 uncounted
+    s.stop_sampling();
+    s.on_insert(line);
+    CHECK(s.table().total_sampled_words() == 16);
+
+    CHECK(s.rebuild() == 2);
+    const auto g2 = s.current();
+    CHECK(g2->id() == 2);
+    CHECK(s.previous()->id() == 1);
+    CHECK(s.book_of(2) == g2.get());
+    CHECK(s.book_of(1) == s.previous().get());
+    CHECK(g2->code_of(7).has_value());
+    // A compressor built on generation 2 marks its lines with id 2.
+    const mc::sc2 c2(mc::sc2::params{.line_bytes = 32, .code_book = g2});
+    const auto z = c2.compress(line);
+    CHECK(z.codebook == 2);
+    CHECK(s.book_of(z.codebook) == g2.get());
+
+    // Generation 3 replaces generation 1 (nothing else holds it: rebuilt in place).
+    const book_t* slot_of_1 = s.book_of(1);
+    s.start_sampling(); // clears the table
+    CHECK(s.table().total_sampled_words() == 0);
+    s.on_insert(to_line({5, 5, 5, 5, 5, 5, 5, 6}));
+    CHECK(s.rebuild() == 3);
+    CHECK(s.current().get() == slot_of_1);
+    CHECK(s.book_of(1) == nullptr);
+    CHECK(s.book_of(2) == g2.get());
+    CHECK(s.book_of(3)->code_of(5).has_value());
+    CHECK(!s.book_of(3)->code_of(7).has_value());
+
+    // Generation 4 would replace generation 2, which `g2` and `c2` still hold: a new object is
+    // built and generation 2's book is left as it was.
+    CHECK(s.rebuild() == 4);
+    CHECK(s.current().get() != g2.get());
+    CHECK(s.book_of(2) == nullptr);
+    CHECK(g2->id() == 2);
+    std::array<std::byte, 32> back{};
+    CHECK(c2.decompress(z, back).ok());
+    CHECK(std::equal(line.begin(), line.end(), back.begin()));
+    CHECK(s.book_of(z.codebook) == nullptr); // the host finds generation 2 retired
 }

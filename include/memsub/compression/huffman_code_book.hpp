@@ -4,14 +4,17 @@
 // (code generation in software, canonical Huffman, per-length comparators + De-LUT decoder).
 // Normative text: spec compressors.md §1.5 "Code generation" steps 1–5 and "Line encoding".
 //
-// Construction (cold path, allocates):
+// Construction (cold path; `rebuild` with a kept `build_scratch` reuses the book's tables and
+// allocates nothing once they have grown):
 //   1. Symbols = every (value, count) with count > 0, plus one escape symbol ESC ("any value not
 //      in the table"). ESC weight: `esc_weight::residual` (default) = max(1, total sampled words −
 //      Σ counts); `esc_weight::max` (gem5) = largest count + 1, so ESC gets the shortest code.
 //      [UNVERIFIED which the paper uses.]
 //   2. Huffman tree with a min-priority queue keyed by (weight, sequence number); leaves are
 //      numbered in ascending value order, ESC last, merged nodes take the next numbers. Only the
-//      code lengths are kept. A single-symbol book gives that symbol length 1.
+//      code lengths are kept. Built with the two-queue method (radix-sorted leaves, merged nodes
+//      in creation order), which pops exactly the nodes the priority queue would. A single-symbol
+//      book gives that symbol length 1.
 //   3. Length limit `max_code_length_bits` (default 16 [UNVERIFIED]; gem5 uses 18). Repair
 //      `length_limit::clamp_fix` (default) is the spec's exact procedure (a–c);
 //      `length_limit::drop` (gem5) removes over-long symbols (they become escapes, their weight
@@ -21,15 +24,19 @@
 //      1) << (length increase).
 //   5. Decode tables FCW/CNT/OFF per length and the De-LUT (symbols in canonical order).
 // Encoding (hot path, noexcept, no allocation): an open-addressing hash table in which every
-// value lies within 4 slots of its home maps a value to its (code, length) with a branch-free
-// 4-slot scan; a value not in it is coded as ESC + 32 raw bits.
+// value lies within 4 slots of its home maps a value to its (code, cost); one SIMD compare of the
+// 4-slot window finds it; a value not in it is coded as ESC + 32 raw bits.
+// Decision: free slots hold the word 0 with its true cost (its code, or ESC + 32), so a window
+// needs no "occupied" test and a match is always right; the alternative, an occupancy mask or a
+// reserved "empty" value, costs a second compare per lookup or excludes one of the 2^32 words.
 // Decoding (hot path): a direct table indexed by the next min(max, 10) bits resolves short codes in
 // one step (the line decoder's version of it resolves two short codes at once when both fit in
 // the index, the second possibly ESC with its raw word);
 // longer codes use the FCW/CNT/OFF comparison of §1.5 ("exactly one ℓ matches").
 //
-// Sharing: the book is immutable after construction; compressors hold it through a
-// `std::shared_ptr<const huffman_code_book>`, and every compressed line records the book's
+// Sharing: compressors hold a book through a `std::shared_ptr<const huffman_code_book>` and it
+// never changes under them (only an owner no one shares it with may `rebuild` it, see
+// sc2_shared_state), and every compressed line records the book's
 // `id()` so a line is never decoded with another book (§1.5 "Code-book switching").
 //
 // Hardware storage budget (`storage_bits()`, memsub's estimate from the table shapes; the
@@ -43,9 +50,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
-#include <functional>
 #include <optional>
-#include <queue>
 #include <span>
 #include <string>
 #include <string_view>
@@ -54,6 +59,7 @@
 
 #include <memsub/compression/concept.hpp>
 #include <memsub/compression/detail/bit_stream.hpp>
+#include <memsub/compression/detail/simd.hpp>
 #include <memsub/config.hpp>
 #include <memsub/core/errors.hpp>
 #include <memsub/core/rng.hpp>
@@ -105,12 +111,37 @@ public:
     /// Bits resolved by the direct decode table.
     static constexpr std::uint32_t direct_bits_max = 10;
 
+    /// Working storage of a book build. A builder that keeps one across builds (`rebuild`) stops
+    /// allocating once its vectors have grown to the table's size.
+    struct build_scratch {
+        std::vector<value_count> symbols, spare;       ///< the symbols by ascending value
+        std::vector<std::uint64_t> weight, merged;     ///< leaf and merged-node weights
+        std::vector<std::uint32_t> order, order_spare; ///< sort permutations
+        std::vector<std::uint32_t> parent, depth;      ///< the Huffman tree
+        std::vector<std::uint32_t> unlimited, length;  ///< code lengths by sequence number
+        std::vector<std::uint32_t> histogram;          ///< radix-sort digit counts
+    };
+
     /// Builds the book from sampled counts (entries with count 0 are ignored; duplicate values
     /// are a configuration error) and the total number of sampled words (for the residual ESC
     /// weight).
     huffman_code_book(std::span<const value_count> counts, std::uint64_t total_sampled_words,
-                      const params& p)
-        : p_(p) {
+                      const params& p) {
+        build_scratch scratch;
+        rebuild(counts, total_sampled_words, p, scratch);
+    }
+
+    huffman_code_book(std::span<const value_count> counts, std::uint64_t total_sampled_words)
+        : huffman_code_book(counts, total_sampled_words, params{}) {}
+
+    /// Replaces this book by the one built from `counts` (as the constructor does), reusing this
+    /// book's tables and `scratch`'s working storage: once both have grown to the table's size, a
+    /// rebuild allocates nothing. The result is exactly the book the constructor would build.
+    /// Only the owner of a book that no compressor references may rebuild it (compressors hold
+    /// books as `shared_ptr<const huffman_code_book>`; see sc2_shared_state). On a configuration
+    /// error it throws and the book is left unspecified (rebuild it again before using it).
+    void rebuild(std::span<const value_count> counts, std::uint64_t total_sampled_words,
+                 const params& p, build_scratch& s) {
         using memsub::detail::require;
         require(p.max_code_length_bits >= 1 && p.max_code_length_bits <= max_supported_code_length,
                 component, "max_code_length_bits", p.max_code_length_bits, "must be in 1..32");
@@ -118,13 +149,14 @@ public:
                 "escape", static_cast<std::uint64_t>(p.escape), "must be residual or max");
         require(p.limit == length_limit::clamp_fix || p.limit == length_limit::drop, component,
                 "limit", static_cast<std::uint64_t>(p.limit), "must be clamp_fix or drop");
+        p_ = p;
 
-        std::vector<value_count> vc;
-        vc.reserve(counts.size());
+        // Step 1: the symbols by ascending value (sequence numbers), ESC last.
+        std::vector<value_count>& vc = s.symbols;
+        vc.clear();
         for (const auto& c : counts)
             if (c.count > 0) vc.push_back(c);
-        std::sort(vc.begin(), vc.end(),
-                  [](const value_count& a, const value_count& b) { return a.value < b.value; });
+        radix_sort(vc, s.spare, s.histogram, [](const value_count& c) { return c.value; });
         for (std::size_t i = 1; i < vc.size(); ++i)
             require(vc[i].value != vc[i - 1].value, component, "counts", vc[i].value,
                     "values must be unique");
@@ -143,45 +175,47 @@ public:
                 max_len, "must satisfy symbols <= 2^max_code_length_bits");
 
         // Steps 2–3: lengths, with the chosen repair.
-        std::vector<std::uint32_t> unlimited;
+        huffman_lengths_into(vc, esc, s);
         if (p.limit == length_limit::drop) {
             for (;;) {
-                unlimited = huffman_lengths(vc, esc);
                 bool over = false;
-                for (std::size_t i = 0; i < vc.size(); ++i) over |= unlimited[i] > max_len;
+                for (std::size_t i = 0; i < vc.size(); ++i) over |= s.unlimited[i] > max_len;
                 if (!over) break;
-                std::vector<value_count> kept;
+                std::size_t kept = 0;
                 for (std::size_t i = 0; i < vc.size(); ++i) {
-                    if (unlimited[i] > max_len)
+                    if (s.unlimited[i] > max_len)
                         esc = saturating_add(esc, vc[i].count);
                     else
-                        kept.push_back(vc[i]);
+                        vc[kept++] = vc[i];
                 }
-                vc.swap(kept);
+                vc.resize(kept);
+                huffman_lengths_into(vc, esc, s);
             }
-        } else {
-            unlimited = huffman_lengths(vc, esc);
         }
         const std::size_t n = vc.size() + 1; // ESC has sequence number n − 1
-        std::vector<std::uint32_t> length = clamp_fix(unlimited, max_len);
+        clamp_fix_into(max_len, s);
+        const std::vector<std::uint32_t>& length = s.length;
 
         // Step 4: canonical order (length, sequence number) and codes.
-        std::vector<std::uint32_t> order(n);
+        std::vector<std::uint32_t>& order = s.order;
+        order.resize(n);
         for (std::uint32_t i = 0; i < n; ++i) order[i] = i;
-        std::stable_sort(order.begin(), order.end(),
-                         [&](std::uint32_t a, std::uint32_t b) { return length[a] < length[b]; });
+        radix_sort(order, s.order_spare, s.histogram, [&](std::uint32_t i) { return length[i]; });
         symbols_.resize(n);
+        fcw_.fill(0);
+        cnt_.fill(0);
+        off_.fill(0);
         std::uint32_t codeword = 0, prev_len = 0;
         for (std::size_t k = 0; k < n; ++k) {
-            const std::uint32_t s = order[k];
-            const std::uint32_t len = length[s];
+            const std::uint32_t sq = order[k];
+            const std::uint32_t len = length[sq];
             if (k > 0) codeword = (codeword + 1) << (len - prev_len);
             prev_len = len;
             symbol& sym = symbols_[k];
-            sym.escape = s == n - 1;
-            sym.value = sym.escape ? 0 : vc[s].value;
-            sym.weight = sym.escape ? esc : vc[s].count;
-            sym.unlimited_length = unlimited[s];
+            sym.escape = sq == n - 1;
+            sym.value = sym.escape ? 0 : vc[sq].value;
+            sym.weight = sym.escape ? esc : vc[sq].count;
+            sym.unlimited_length = s.unlimited[sq];
             sym.codeword = code{codeword, len};
             if (cnt_[len]++ == 0) {
                 fcw_[len] = codeword;
@@ -195,84 +229,21 @@ public:
         de_lut_.resize(n);
         for (std::size_t k = 0; k < n; ++k) de_lut_[k] = symbols_[k].value;
 
-        // Encoder hash table (values only; ESC is `esc_`): every value sits within `probes`
-        // slots of its home, so a lookup reads a fixed window without branching on the probes.
-        std::size_t slots = 16;
-        while (slots < 2 * n) slots *= 2;
-        for (;;) {
-            hash_shift_ = 32 - static_cast<std::uint32_t>(std::countr_zero(slots));
-            entry_.assign(slots + probes - 1, 0);
-            code_bits_.assign(slots + probes - 1, 0);
-            bool fits = true;
-            for (const symbol& sym : symbols_) {
-                if (sym.escape) continue;
-                std::size_t h = hash(sym.value), end = h + probes;
-                while (h < end && entry_[h] != 0) ++h;
-                if (h == end) {
-                    fits = false;
-                    break;
-                }
-                entry_[h] = (std::uint64_t{sym.value} << 8) | sym.codeword.length;
-                code_bits_[h] = sym.codeword.bits;
-            }
-            if (fits) break;
-            slots *= 2;
-        }
-
-        // Direct decode table for codes of at most `direct_bits_` bits.
-        direct_bits_ = std::min(max_len, direct_bits_max);
-        direct_.assign(std::size_t{1} << direct_bits_, 0);
-        for (std::size_t k = 0; k < n; ++k) {
-            const code c = symbols_[k].codeword;
-            if (c.length > direct_bits_) continue;
-            const std::uint32_t first = c.bits << (direct_bits_ - c.length);
-            const std::uint32_t span = std::uint32_t{1} << (direct_bits_ - c.length);
-            for (std::uint32_t e = 0; e < span; ++e)
-                direct_[first + e] = (c.length << 24) | static_cast<std::uint32_t>(k);
-        }
-
-        // Line-decoder table: the same index, resolving up to two short codes per lookup (the
-        // second when it ends within the indexed bits; it may be ESC, whose 32 raw bits then
-        // follow inside the decoder's 57-bit window), values stored inline.
-        fast_.assign(direct_.size(), fast_entry{});
-        const std::uint32_t kmask = (std::uint32_t{1} << direct_bits_) - 1;
-        for (std::uint32_t x = 0; x < direct_.size(); ++x) {
-            const std::uint32_t e1 = direct_[x];
-            if (e1 == 0) continue;
-            fast_entry& f = fast_[x];
-            const std::uint32_t l1 = e1 >> 24, i1 = e1 & 0xFFFFFFu;
-            f.len1 = static_cast<std::uint8_t>(l1);
-            f.count = 1;
-            f.esc = i1 == esc_index_ ? 1 : 0;
-            f.v1 = f.esc ? 0 : de_lut_[i1];
-            f.total = static_cast<std::uint8_t>(l1 + (f.esc ? 32 : 0));
-            if (f.esc || l1 >= direct_bits_) continue;
-            const std::uint32_t e2 = direct_[(x << l1) & kmask];
-            if (e2 == 0) continue;
-            const std::uint32_t l2 = e2 >> 24, i2 = e2 & 0xFFFFFFu;
-            if (l1 + l2 > direct_bits_) continue;
-            f.count = 2;
-            f.esc2 = i2 == esc_index_ ? 1 : 0;
-            f.v2 = f.esc2 ? 0 : de_lut_[i2];
-            f.len12 = static_cast<std::uint8_t>(l1 + l2);
-            f.total = static_cast<std::uint8_t>(l1 + l2 + (f.esc2 ? 32 : 0));
-        }
+        build_encoder_table();
+        build_decoder_tables();
 
         // Version: explicit, or a digest of (value, length) in canonical order.
         if (p.version != 0) {
             id_ = p.version;
         } else {
             std::uint64_t h = mix64(max_len);
-            for (const symbol& s : symbols_)
-                h = mix64(h ^ (std::uint64_t{s.escape} << 63) ^ (std::uint64_t{s.value} << 8) ^
-                          s.codeword.length);
+            for (const symbol& sym : symbols_)
+                h = mix64(h ^ (std::uint64_t{sym.escape} << 63) ^ (std::uint64_t{sym.value} << 8) ^
+                          sym.codeword.length);
             id_ = static_cast<std::uint32_t>(h ^ (h >> 32));
             if (id_ == 0) id_ = 1;
         }
     }
-
-    huffman_code_book(std::span<const value_count> counts, std::uint64_t total_sampled_words)
-        : huffman_code_book(counts, total_sampled_words, params{}) {}
 
     /// The escape-only book: one symbol (ESC, code `0`), so every word costs 1 + 32 bits.
     [[nodiscard]] static huffman_code_book escape_only(const params& p) {
@@ -284,26 +255,19 @@ public:
 
     /// Bits a word costs: its code length, or ESC length + 32 when it is not in the book.
     [[nodiscard]] MEMSUB_ALWAYS_INLINE std::uint32_t encoded_bits(std::uint32_t v) const noexcept {
-        const std::uint64_t* e = entry_.data() + hash(v);
-        const std::uint64_t key = std::uint64_t{v} << 8;
-        std::uint64_t len = esc_.length + 32;
-        for (unsigned i = 0; i < probes; ++i) {
-            const std::uint64_t x = e[i] ^ key; // = the length iff the value matches
-            len = x - 1 < max_supported_code_length ? x : len;
-        }
-        return static_cast<std::uint32_t>(len);
+        const std::size_t h = hash(v);
+        const std::uint32_t m = match_window(h, v);
+        const std::uint32_t c = cost_[h + first_of(m)]; // the slot after the window exists
+        return m != 0 ? c : esc_cost_;
     }
 
     /// Appends the code of `v` (or ESC + v) to `w`.
     MEMSUB_ALWAYS_INLINE void encode(detail::bit_writer& w, std::uint32_t v) const noexcept {
         const std::size_t h = hash(v);
-        const std::uint64_t* e = entry_.data() + h;
-        const std::uint64_t key = std::uint64_t{v} << 8;
-        std::size_t at = ~std::size_t{0};
-        for (unsigned i = 0; i < probes; ++i)
-            at = (e[i] ^ key) - 1 < max_supported_code_length ? h + i : at;
-        if (at != ~std::size_t{0}) {
-            w.put_small(code_bits_[at], static_cast<unsigned>(entry_[at] & 0xFF));
+        const std::uint32_t m = match_window(h, v);
+        const std::size_t at = h + first_of(m);
+        if (m != 0 && cost_[at] <= max_supported_code_length) {
+            w.put_small(code_bits_[at], cost_[at]);
         } else {
             w.put_small(esc_.bits, esc_.length);
             w.put_small(v, 32);
@@ -430,10 +394,10 @@ public:
     /// The codeword of `v`, or nothing if `v` is coded as an escape.
     [[nodiscard]] std::optional<code> code_of(std::uint32_t v) const noexcept {
         const std::size_t h = hash(v);
-        for (unsigned i = 0; i < probes; ++i)
-            if (entry_[h + i] != 0 && (entry_[h + i] >> 8) == v)
-                return code{code_bits_[h + i], static_cast<std::uint32_t>(entry_[h + i] & 0xFF)};
-        return std::nullopt;
+        const std::uint32_t m = match_window(h, v);
+        const std::size_t at = h + first_of(m);
+        if (m == 0 || cost_[at] > max_supported_code_length) return std::nullopt;
+        return code{code_bits_[at], cost_[at]};
     }
     /// §1.5 step 5 decode tables, for ℓ = 1 … max_code_length().
     [[nodiscard]] std::uint32_t first_codeword(std::uint32_t l) const noexcept { return fcw_[l]; }
@@ -458,37 +422,207 @@ public:
     /// before any length limit. Exposed for tests.
     [[nodiscard]] static std::vector<std::uint32_t> huffman_lengths(std::span<const value_count> vc,
                                                                     std::uint64_t esc_weight) {
-        const std::size_t n = vc.size() + 1;
-        std::vector<std::uint32_t> len(n, 0);
-        if (n == 1) {
-            len[0] = 1;
-            return len;
-        }
-        using item = std::pair<std::uint64_t, std::uint32_t>; // (weight, sequence number)
-        std::priority_queue<item, std::vector<item>, std::greater<>> q;
-        for (std::uint32_t i = 0; i < n; ++i) q.emplace(i + 1 < n ? vc[i].count : esc_weight, i);
-        std::vector<std::uint32_t> parent(2 * n - 1, 0);
-        std::uint32_t next = static_cast<std::uint32_t>(n);
-        while (q.size() > 1) {
-            const item a = q.top();
-            q.pop();
-            const item b = q.top();
-            q.pop();
-            parent[a.second] = next;
-            parent[b.second] = next;
-            q.emplace(saturating_add(a.first, b.first), next);
-            ++next;
-        }
-        std::vector<std::uint32_t> depth(2 * n - 1, 0);
-        for (std::size_t i = 2 * n - 2; i-- > 0;) depth[i] = depth[parent[i]] + 1;
-        for (std::size_t i = 0; i < n; ++i) len[i] = depth[i];
-        return len;
+        build_scratch s;
+        huffman_lengths_into(vc, esc_weight, s);
+        return s.unlimited;
     }
 
     /// §1.5 step 3 `ClampFix`, exactly: lengths indexed by sequence number in, limited out.
     [[nodiscard]] static std::vector<std::uint32_t>
     clamp_fix(const std::vector<std::uint32_t>& unlimited, std::uint32_t max_len) {
-        std::vector<std::uint64_t> count(max_len + 2, 0);
+        build_scratch s;
+        s.unlimited = unlimited;
+        clamp_fix_into(max_len, s);
+        return s.length;
+    }
+
+private:
+    /// Encoder table (values only; ESC is `esc_`): every value sits within `probes` slots of its
+    /// home, so a lookup compares one fixed window of keys. A slot holds the full cost of its key
+    /// (code length, or ESC + 32 bits), so free slots can hold a copy of the word 0 with its true
+    /// cost: a window never matches a wrong entry, and no "occupied" test is needed.
+    void build_encoder_table() {
+        const std::size_t n = symbols_.size();
+        std::size_t slots = 16;
+        while (slots < 2 * n) slots *= 2;
+        for (;;) {
+            hash_shift_ = 32 - static_cast<std::uint32_t>(std::countr_zero(slots));
+            key_.assign(slots + probes, 0);
+            cost_.assign(slots + probes, 0); // 0 = free while placing
+            code_bits_.assign(slots + probes, 0);
+            bool fits = true;
+            for (const symbol& sym : symbols_) {
+                if (sym.escape) continue;
+                std::size_t h = hash(sym.value), end = h + probes;
+                while (h < end && cost_[h] != 0) ++h;
+                if (h == end) {
+                    fits = false;
+                    break;
+                }
+                key_[h] = sym.value;
+                cost_[h] = static_cast<std::uint8_t>(sym.codeword.length);
+                code_bits_[h] = sym.codeword.bits;
+            }
+            if (fits) break;
+            slots *= 2;
+        }
+        // Free slots: the word 0 and its cost (its code, or ESC + 32 raw bits).
+        std::uint8_t zero_cost = static_cast<std::uint8_t>(esc_.length + 32);
+        std::uint32_t zero_code = 0;
+        for (const symbol& sym : symbols_)
+            if (!sym.escape && sym.value == 0) {
+                zero_cost = static_cast<std::uint8_t>(sym.codeword.length);
+                zero_code = sym.codeword.bits;
+            }
+        for (std::size_t i = 0; i < cost_.size(); ++i)
+            if (cost_[i] == 0) {
+                key_[i] = 0;
+                cost_[i] = zero_cost;
+                code_bits_[i] = zero_code;
+            }
+        esc_cost_ = esc_.length + 32;
+    }
+
+    /// Direct decode table for codes of at most `direct_bits_` bits, and the line decoder's
+    /// table: the same index, resolving up to two short codes per lookup (the second when it
+    /// ends within the indexed bits; it may be ESC, whose 32 raw bits then follow inside the
+    /// decoder's 57-bit window), values stored inline.
+    void build_decoder_tables() {
+        const std::size_t n = symbols_.size();
+        direct_bits_ = std::min(p_.max_code_length_bits, direct_bits_max);
+        direct_.assign(std::size_t{1} << direct_bits_, 0);
+        for (std::size_t k = 0; k < n; ++k) {
+            const code c = symbols_[k].codeword;
+            if (c.length > direct_bits_) continue;
+            const std::uint32_t first = c.bits << (direct_bits_ - c.length);
+            const std::uint32_t span = std::uint32_t{1} << (direct_bits_ - c.length);
+            for (std::uint32_t e = 0; e < span; ++e)
+                direct_[first + e] = (c.length << 24) | static_cast<std::uint32_t>(k);
+        }
+        fast_.assign(direct_.size(), fast_entry{});
+        const std::uint32_t kmask = (std::uint32_t{1} << direct_bits_) - 1;
+        for (std::uint32_t x = 0; x < direct_.size(); ++x) {
+            const std::uint32_t e1 = direct_[x];
+            if (e1 == 0) continue;
+            fast_entry& f = fast_[x];
+            const std::uint32_t l1 = e1 >> 24, i1 = e1 & 0xFFFFFFu;
+            f.len1 = static_cast<std::uint8_t>(l1);
+            f.count = 1;
+            f.esc = i1 == esc_index_ ? 1 : 0;
+            f.v1 = f.esc ? 0 : de_lut_[i1];
+            f.total = static_cast<std::uint8_t>(l1 + (f.esc ? 32 : 0));
+            if (f.esc || l1 >= direct_bits_) continue;
+            const std::uint32_t e2 = direct_[(x << l1) & kmask];
+            if (e2 == 0) continue;
+            const std::uint32_t l2 = e2 >> 24, i2 = e2 & 0xFFFFFFu;
+            if (l1 + l2 > direct_bits_) continue;
+            f.count = 2;
+            f.esc2 = i2 == esc_index_ ? 1 : 0;
+            f.v2 = f.esc2 ? 0 : de_lut_[i2];
+            f.len12 = static_cast<std::uint8_t>(l1 + l2);
+            f.total = static_cast<std::uint8_t>(l1 + l2 + (f.esc2 ? 32 : 0));
+        }
+    }
+
+    /// Stable LSD radix sort of `a` by `key` (unsigned, up to 64 bits), 11 bits a pass; passes
+    /// over digits on which every key agrees are skipped (VFT values and counts are short). Short
+    /// inputs use an insertion sort. `spare` and `histogram` are working storage.
+    template <class T, class Key>
+    static void radix_sort(std::vector<T>& a, std::vector<T>& spare,
+                           std::vector<std::uint32_t>& histogram, Key key) {
+        const std::size_t n = a.size();
+        if (n <= 48) {
+            for (std::size_t i = 1; i < n; ++i) {
+                const T x = a[i];
+                const auto kx = key(x);
+                std::size_t j = i;
+                for (; j > 0 && key(a[j - 1]) > kx; --j) a[j] = a[j - 1];
+                a[j] = x;
+            }
+            return;
+        }
+        constexpr unsigned digit_bits = 11;
+        constexpr std::uint64_t digit_mask = (std::uint64_t{1} << digit_bits) - 1;
+        std::uint64_t any = 0, all = ~std::uint64_t{0};
+        for (const T& x : a) {
+            const auto k = static_cast<std::uint64_t>(key(x));
+            any |= k;
+            all &= k;
+        }
+        const std::uint64_t varying = any ^ all;
+        spare.resize(n);
+        histogram.resize(std::size_t{1} << digit_bits);
+        for (unsigned shift = 0; shift < 64; shift += digit_bits) {
+            if (((varying >> shift) & digit_mask) == 0) continue;
+            std::fill(histogram.begin(), histogram.end(), 0u);
+            for (const T& x : a)
+                ++histogram[(static_cast<std::uint64_t>(key(x)) >> shift) & digit_mask];
+            std::uint32_t at = 0;
+            for (std::uint32_t& h : histogram) {
+                const std::uint32_t c = h;
+                h = at;
+                at += c;
+            }
+            for (const T& x : a)
+                spare[histogram[(static_cast<std::uint64_t>(key(x)) >> shift) & digit_mask]++] = x;
+            a.swap(spare);
+        }
+    }
+
+    /// §1.5 step 2 into `s.unlimited` (by sequence number: `vc` ascending, ESC last). The
+    /// priority queue keyed by (weight, sequence number) is replaced by the two-queue method,
+    /// which pops the same nodes in the same order: leaves sorted by (weight, sequence number),
+    /// and merged nodes, made in non-decreasing weight (saturating sums are monotone) with
+    /// increasing sequence numbers that exceed every leaf's, so a leaf wins a weight tie.
+    static void huffman_lengths_into(std::span<const value_count> vc, std::uint64_t esc_weight,
+                                     build_scratch& s) {
+        const std::size_t n = vc.size() + 1;
+        s.unlimited.assign(n, 0);
+        if (n == 1) {
+            s.unlimited[0] = 1;
+            return;
+        }
+        s.weight.resize(n);
+        for (std::size_t i = 0; i + 1 < n; ++i) s.weight[i] = vc[i].count;
+        s.weight[n - 1] = esc_weight;
+        s.order.resize(n);
+        for (std::uint32_t i = 0; i < n; ++i) s.order[i] = i;
+        const std::uint64_t* w = s.weight.data();
+        radix_sort(s.order, s.order_spare, s.histogram, [w](std::uint32_t i) { return w[i]; });
+        s.parent.assign(2 * n - 1, 0);
+        s.merged.resize(n - 1);
+        std::size_t leaf = 0, merged = 0, made = 0;
+        auto pop = [&](std::uint64_t& weight) -> std::uint32_t {
+            if (leaf < n && (merged == made || w[s.order[leaf]] <= s.merged[merged])) {
+                const std::uint32_t i = s.order[leaf++];
+                weight = w[i];
+                return i;
+            }
+            weight = s.merged[merged];
+            return static_cast<std::uint32_t>(n + merged++);
+        };
+        for (; made + 1 < n; ++made) {
+            std::uint64_t wa = 0, wb = 0;
+            const std::uint32_t a = pop(wa), b = pop(wb);
+            s.parent[a] = static_cast<std::uint32_t>(n + made);
+            s.parent[b] = static_cast<std::uint32_t>(n + made);
+            s.merged[made] = saturating_add(wa, wb);
+        }
+        s.depth.assign(2 * n - 1, 0);
+        for (std::size_t i = 2 * n - 2; i-- > 0;) s.depth[i] = s.depth[s.parent[i]] + 1;
+        for (std::size_t i = 0; i < n; ++i) s.unlimited[i] = s.depth[i];
+    }
+
+    /// §1.5 step 3 `ClampFix`, exactly, from `s.unlimited` into `s.length`. A code within the
+    /// limit is its own result (a full Huffman code has Kraft sum 1, so step b moves nothing and
+    /// step c hands every symbol its own length back).
+    static void clamp_fix_into(std::uint32_t max_len, build_scratch& s) {
+        const std::vector<std::uint32_t>& unlimited = s.unlimited;
+        s.length.assign(unlimited.begin(), unlimited.end());
+        std::uint32_t longest = 0;
+        for (const std::uint32_t l : unlimited) longest = std::max(longest, l);
+        if (longest <= max_len) return;
+        std::array<std::uint64_t, max_supported_code_length + 2> count{};
         for (const std::uint32_t l : unlimited) ++count[std::min(l, max_len)]; // a.
         auto kraft = [&] {
             std::uint64_t k = 0;
@@ -502,22 +636,39 @@ public:
             ++count[l + 1];
         }
         // c. hand out in canonical order of the unlimited code.
-        std::vector<std::uint32_t> order(unlimited.size());
-        for (std::uint32_t i = 0; i < order.size(); ++i) order[i] = i;
-        std::stable_sort(order.begin(), order.end(), [&](std::uint32_t a, std::uint32_t b) {
-            return unlimited[a] < unlimited[b];
-        });
-        std::vector<std::uint32_t> out(unlimited.size());
+        s.order.resize(unlimited.size());
+        for (std::uint32_t i = 0; i < s.order.size(); ++i) s.order[i] = i;
+        const std::uint32_t* u = unlimited.data();
+        radix_sort(s.order, s.order_spare, s.histogram, [u](std::uint32_t i) { return u[i]; });
         std::uint32_t l = 1;
-        for (const std::uint32_t s : order) {
+        for (const std::uint32_t sq : s.order) {
             while (count[l] == 0) ++l;
             --count[l];
-            out[s] = l;
+            s.length[sq] = l;
         }
-        return out;
     }
 
-private:
+    /// Bit i set when slot h + i holds `v` (i < probes).
+    [[nodiscard]] MEMSUB_ALWAYS_INLINE std::uint32_t match_window(std::size_t h,
+                                                                  std::uint32_t v) const noexcept {
+        const std::uint32_t* k = key_.data() + h;
+        if constexpr (detail::simd_enabled) {
+            using arch = detail::arch_for_bytes_t<detail::simd_arch, 4 * probes>;
+            using batch = xsimd::batch<std::uint32_t, arch>;
+            if constexpr (batch::size == probes)
+                return static_cast<std::uint32_t>(
+                    detail::lane_mask(batch::load_unaligned(k) == batch(v)));
+        }
+        std::uint32_t m = 0;
+        for (unsigned i = 0; i < probes; ++i) m |= static_cast<std::uint32_t>(k[i] == v) << i;
+        return m;
+    }
+    /// The first slot of a window's match mask, or `probes` when nothing matched (the tables
+    /// have a slot after the last window, so reading it is safe).
+    [[nodiscard]] static MEMSUB_ALWAYS_INLINE std::uint32_t first_of(std::uint32_t m) noexcept {
+        return static_cast<std::uint32_t>(std::countr_zero(m | (1u << probes)));
+    }
+
     /// The code longer than the direct table that starts `window` (the next max_len bits,
     /// right-aligned): the FCW/CNT/OFF comparators of §1.5. {length, symbol index}, or a length
     /// of 0 when no code matches.
@@ -552,8 +703,10 @@ private:
     code esc_{};
     std::uint32_t esc_index_ = 0;
     std::array<std::uint32_t, max_supported_code_length + 1> fcw_{}, cnt_{}, off_{};
-    std::vector<std::uint64_t> entry_;     ///< (value << 8) | length; 0 = empty
-    std::vector<std::uint32_t> code_bits_; ///< codeword of the entry
+    std::vector<std::uint32_t> key_;       ///< encoder table: the value of each slot
+    std::vector<std::uint8_t> cost_;       ///< its bits: code length, or ESC + 32 (≥ 33)
+    std::vector<std::uint32_t> code_bits_; ///< its codeword (when cost_ ≤ 32)
+    std::uint32_t esc_cost_ = 33;          ///< ESC length + 32
     std::uint32_t hash_shift_ = 28;
     std::vector<std::uint32_t> direct_;
     std::uint32_t direct_bits_ = 10;

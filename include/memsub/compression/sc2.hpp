@@ -11,6 +11,8 @@
 //     an evicted line decrements the counters of its words that are present.
 //   * `huffman_code_book` (huffman_code_book.hpp): the canonical, length-limited code built from
 //     the VFT, shared between compressors through `std::shared_ptr<const huffman_code_book>`.
+//   * `sc2_shared_state`: one VFT and two live books, numbered by generation, for a whole GPU
+//     ([Dissertation] §4.3.3); the host drives sampling and rebuilds (see the class comment).
 //   * `sc2`: the compressor. Each aligned 32-bit word is replaced by its codeword, or by ESC + the
 //     32 raw bits when it is not in the book. bits = Σ code lengths (+32 per escape). Decoding is
 //     table driven (direct table + FCW/CNT/OFF comparators, see the code book).
@@ -46,6 +48,7 @@
 #include <memsub/compression/concept.hpp>
 #include <memsub/compression/detail/bit_stream.hpp>
 #include <memsub/compression/detail/params_accessors.hpp>
+#include <memsub/compression/detail/simd.hpp>
 #include <memsub/compression/huffman_code_book.hpp>
 #include <memsub/config.hpp>
 #include <memsub/core/errors.hpp>
@@ -63,6 +66,14 @@ namespace detail {
 } // namespace detail
 
 /// SC²'s value-frequency table (sampling). See the file comment.
+///
+/// Organisation (for speed; the behaviour is the paper's table, exactly as documented above):
+/// values and counters in two arrays, set after set, and one bit per way saying the entry is live
+/// (count ≠ 0). A lookup compares the value with all the set's ways at once (SIMD: one movemask
+/// per four ways on SSE2) and masks the result with the live bits; an allocation takes the lowest
+/// free way, else the lowest way of minimum count. A line's run of equal words is one lookup:
+/// sampling a value k times in a row hits after the first, so it ends at min(count + k, max)
+/// (or min(k, max) when it was allocated), the order-by-order result.
 class value_frequency_table {
 public:
     struct params {
@@ -87,47 +98,26 @@ public:
         set_shift_ = 32 - static_cast<std::uint32_t>(std::countr_zero(sets_));
         max_count_ =
             p.counter_bits == 32 ? ~std::uint32_t{0} : (std::uint32_t{1} << p.counter_bits) - 1;
+        all_ways_ = p.ways == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << p.ways) - 1;
         value_.assign(p.entries, 0);
         count_.assign(p.entries, 0);
+        live_.assign(sets_, 0);
+        least_.assign(sets_, 0);
     }
 
     /// A word seen once more (a fill or a dirty word written back).
-    void sample(std::uint32_t v) noexcept {
-        ++total_;
-        std::uint32_t* val = &value_[set_of(v) * p_.ways];
-        std::uint32_t* cnt = &count_[set_of(v) * p_.ways];
-        std::uint32_t victim = 0;
-        for (std::uint32_t w = 0; w < p_.ways; ++w) {
-            if (cnt[w] != 0 && val[w] == v) {
-                if (cnt[w] < max_count_) ++cnt[w];
-                return;
-            }
-            if (cnt[w] < cnt[victim]) victim = w;
-        }
-        val[victim] = v; // a free entry has count 0, the minimum
-        cnt[victim] = 1;
-    }
+    void sample(std::uint32_t v) noexcept { add(v, 1); }
 
     /// A word that left the cache: its counter (if present) is decremented.
-    void forget(std::uint32_t v) noexcept {
-        std::uint32_t* val = &value_[set_of(v) * p_.ways];
-        std::uint32_t* cnt = &count_[set_of(v) * p_.ways];
-        for (std::uint32_t w = 0; w < p_.ways; ++w)
-            if (cnt[w] != 0 && val[w] == v) {
-                --cnt[w];
-                return;
-            }
-    }
+    void forget(std::uint32_t v) noexcept { remove(v, 1); }
 
     /// Every aligned 32-bit word of a line inserted into the cache.
     void on_insert(std::span<const std::byte> line) noexcept {
-        for (std::size_t i = 0; i + 4 <= line.size(); i += 4)
-            sample(detail::sc2_load_word(line, i / 4));
+        for_each_run(line, [this](std::uint32_t v, std::uint32_t k) { add(v, k); });
     }
     /// Every aligned 32-bit word of a line evicted from the cache.
     void on_evict(std::span<const std::byte> line) noexcept {
-        for (std::size_t i = 0; i + 4 <= line.size(); i += 4)
-            forget(detail::sc2_load_word(line, i / 4));
+        for_each_run(line, [this](std::uint32_t v, std::uint32_t k) { remove(v, k); });
     }
 
     /// Words sampled so far (the residual ESC weight uses it).
@@ -136,23 +126,34 @@ public:
     /// The live (value, count) pairs, ascending by value (cold path, allocates).
     [[nodiscard]] std::vector<value_count> counts() const {
         std::vector<value_count> out;
-        for (std::size_t i = 0; i < value_.size(); ++i)
-            if (count_[i] != 0) out.push_back({value_[i], count_[i]});
+        gather(out);
         std::sort(out.begin(), out.end(),
                   [](const value_count& a, const value_count& b) { return a.value < b.value; });
         return out;
     }
 
-    /// Builds a shareable code book from the current contents (cold path).
+    /// Builds a shareable code book from the current contents (cold path, allocates).
     [[nodiscard]] std::shared_ptr<const huffman_code_book>
     build_code_book(const huffman_code_book::params& bp = huffman_code_book::params{}) const {
         const std::vector<value_count> c = counts();
         return std::make_shared<const huffman_code_book>(c, total_, bp);
     }
 
+    /// Rebuilds `book` from the current contents in place (`huffman_code_book::rebuild`), with
+    /// this table's working storage: after the first few builds it allocates nothing. `book` must
+    /// not be referenced by any compressor (see sc2_shared_state). The book equals
+    /// `*build_code_book(bp)`.
+    void build_code_book_into(huffman_code_book& book,
+                              const huffman_code_book::params& bp = huffman_code_book::params{}) {
+        gather(gathered_);
+        book.rebuild(gathered_, total_, bp, scratch_);
+    }
+
     void clear() noexcept {
         std::fill(count_.begin(), count_.end(), 0u);
         std::fill(value_.begin(), value_.end(), 0u);
+        std::fill(live_.begin(), live_.end(), std::uint64_t{0});
+        std::fill(least_.begin(), least_.end(), 0u);
         total_ = 0;
     }
 
@@ -162,14 +163,162 @@ public:
     }
 
 private:
-    [[nodiscard]] std::size_t set_of(std::uint32_t v) const noexcept {
+    [[nodiscard]] MEMSUB_ALWAYS_INLINE std::size_t set_of(std::uint32_t v) const noexcept {
         return sets_ == 1 ? 0 : static_cast<std::size_t>((v * 0x9E3779B1u) >> set_shift_);
+    }
+
+    /// Bit w set when way w of the set starting at `val` holds `v` (live or not).
+    [[nodiscard]] MEMSUB_ALWAYS_INLINE std::uint64_t match(const std::uint32_t* val,
+                                                           std::uint32_t v) const noexcept {
+        if constexpr (detail::simd_enabled) {
+            if (p_.ways == 16) return match16(val, v);
+            using batch = xsimd::batch<std::uint32_t, detail::simd_arch>;
+            constexpr std::uint32_t lanes = batch::size;
+            if (p_.ways % lanes == 0) {
+                const batch key(v);
+                std::uint64_t m = 0;
+                for (std::uint32_t w = 0; w < p_.ways; w += lanes)
+                    m |= detail::lane_mask(batch::load_unaligned(val + w) == key) << w;
+                return m;
+            }
+        }
+        std::uint64_t m = 0;
+        for (std::uint32_t w = 0; w < p_.ways; ++w) m |= std::uint64_t{val[w] == v} << w;
+        return m;
+    }
+    /// 16 ways: one compare on AVX-512; on SSE2 four compares packed into one byte mask.
+    [[nodiscard]] static MEMSUB_ALWAYS_INLINE std::uint64_t match16(const std::uint32_t* val,
+                                                                    std::uint32_t v) noexcept {
+        using batch = xsimd::batch<std::uint32_t, detail::simd_arch>;
+        if constexpr (batch::size == 16) {
+            return detail::lane_mask(batch::load_unaligned(val) == batch(v));
+        } else {
+#if defined(__SSE2__)
+            const __m128i key = _mm_set1_epi32(static_cast<int>(v));
+            const auto* p = reinterpret_cast<const __m128i*>(val);
+            const __m128i c0 = _mm_cmpeq_epi32(_mm_loadu_si128(p), key);
+            const __m128i c1 = _mm_cmpeq_epi32(_mm_loadu_si128(p + 1), key);
+            const __m128i c2 = _mm_cmpeq_epi32(_mm_loadu_si128(p + 2), key);
+            const __m128i c3 = _mm_cmpeq_epi32(_mm_loadu_si128(p + 3), key);
+            const __m128i bytes = _mm_packs_epi16(_mm_packs_epi32(c0, c1), _mm_packs_epi32(c2, c3));
+            return static_cast<std::uint32_t>(_mm_movemask_epi8(bytes));
+#else
+            const batch key(v);
+            std::uint64_t m = 0;
+            for (std::uint32_t w = 0; w < 16; w += batch::size)
+                m |= detail::lane_mask(batch::load_unaligned(val + w) == key) << w;
+            return m;
+#endif
+        }
+    }
+
+    /// `k` ≥ 1 samples of `v` in a row. Branch-free but for the rare recomputation of the set's
+    /// LFU way: the entry updated is the hit, else the set's cached victim.
+    MEMSUB_ALWAYS_INLINE void add(std::uint32_t v, std::uint32_t k) noexcept {
+        total_ += k;
+        const std::size_t set = set_of(v);
+        std::uint32_t* val = &value_[set * p_.ways];
+        std::uint32_t* cnt = &count_[set * p_.ways];
+        const std::uint64_t live = live_[set];
+        const std::uint64_t hit = match(val, v) & live;
+        const std::uint32_t victim = least_[set];
+        const std::uint32_t w =
+            hit != 0 ? static_cast<std::uint32_t>(std::countr_zero(hit)) : victim;
+        const std::uint32_t before = cnt[w];
+        const std::uint64_t from = hit != 0 ? before : 0; // an allocation starts from 0
+        const auto after =
+            static_cast<std::uint32_t>(std::min<std::uint64_t>(from + k, max_count_));
+        cnt[w] = after;
+        val[w] = v;
+        live_[set] = live | (std::uint64_t{1} << w);
+        // Only the LFU way growing can move the minimum (an allocation over a count ≥ k keeps it:
+        // every lower way counts more than the old minimum, every higher one at least as much).
+        if (MEMSUB_UNLIKELY(w == victim && after > before)) least_[set] = least_counted(cnt);
+    }
+
+    /// `k` ≥ 1 evictions of `v` in a row: each decrements a live counter, down to 0 (free).
+    MEMSUB_ALWAYS_INLINE void remove(std::uint32_t v, std::uint32_t k) noexcept {
+        const std::size_t set = set_of(v);
+        std::uint32_t* val = &value_[set * p_.ways];
+        std::uint32_t* cnt = &count_[set * p_.ways];
+        const std::uint64_t hit = match(val, v) & live_[set];
+        if (hit == 0) return;
+        const auto w = static_cast<std::uint32_t>(std::countr_zero(hit));
+        const std::uint32_t after = cnt[w] - std::min(cnt[w], k);
+        cnt[w] = after;
+        if (after == 0) live_[set] &= ~(std::uint64_t{1} << w);
+        const std::uint32_t least = least_[set];
+        if (after < cnt[least] || (after == cnt[least] && w < least)) least_[set] = w;
+    }
+
+    /// The lowest way of minimum count (free ways count 0): the minimum of (count, way).
+    [[nodiscard]] std::uint32_t least_counted(const std::uint32_t* cnt) const noexcept {
+#if defined(__SSE2__)
+        // 16 ways with counts below 2^25: (count << 6 | way) fits a signed 32-bit lane, and a
+        // tree of SSE2 minimums finds it (no branch, no 16-step chain).
+        if (p_.ways == 16 && p_.counter_bits <= 25) {
+            const auto* p = reinterpret_cast<const __m128i*>(cnt);
+            auto key = [&](int i) {
+                return _mm_or_si128(_mm_slli_epi32(_mm_loadu_si128(p + i), 6),
+                                    _mm_setr_epi32(4 * i, 4 * i + 1, 4 * i + 2, 4 * i + 3));
+            };
+            auto min = [](__m128i a, __m128i b) {
+                const __m128i a_greater = _mm_cmpgt_epi32(a, b);
+                return _mm_or_si128(_mm_and_si128(a_greater, b), _mm_andnot_si128(a_greater, a));
+            };
+            __m128i m = min(min(key(0), key(1)), min(key(2), key(3)));
+            m = min(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(1, 0, 3, 2)));
+            m = min(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(2, 3, 0, 1)));
+            return static_cast<std::uint32_t>(_mm_cvtsi128_si32(m)) & 63;
+        }
+#endif
+        std::uint64_t best = ~std::uint64_t{0};
+        for (std::uint32_t w = 0; w < p_.ways; ++w)
+            best = std::min(best, (std::uint64_t{cnt[w]} << 6) | w);
+        return static_cast<std::uint32_t>(best & 63);
+    }
+
+    /// Calls f(value, k) for each run of k equal consecutive words of the line, in order: a mask
+    /// of the words that differ from their predecessor (compared in bulk) marks the run starts.
+    template <class F>
+    static MEMSUB_ALWAYS_INLINE void for_each_run(std::span<const std::byte> line, F&& f) noexcept {
+        const std::size_t n = line.size() / 4;
+        for (std::size_t base = 0; base < n; base += 64) {
+            const std::size_t end = std::min(n, base + 64);
+            std::uint64_t starts = 1; // a chunk's first word starts a run (maybe a continued one)
+            std::uint32_t prev = detail::sc2_load_word(line, base);
+            for (std::size_t i = base + 1; i < end; ++i) {
+                const std::uint32_t v = detail::sc2_load_word(line, i);
+                starts |= std::uint64_t{v != prev} << (i - base);
+                prev = v;
+            }
+            while (starts != 0) {
+                const auto s = static_cast<std::size_t>(std::countr_zero(starts));
+                starts &= starts - 1;
+                const std::size_t next =
+                    starts != 0 ? static_cast<std::size_t>(std::countr_zero(starts)) : end - base;
+                f(detail::sc2_load_word(line, base + s), static_cast<std::uint32_t>(next - s));
+            }
+        }
+    }
+
+    /// The live (value, count) pairs in table order.
+    void gather(std::vector<value_count>& out) const {
+        out.clear();
+        for (std::size_t i = 0; i < value_.size(); ++i)
+            if (count_[i] != 0) out.push_back({value_[i], count_[i]});
     }
 
     params p_;
     std::uint32_t sets_ = 64, set_shift_ = 26, max_count_ = 4095;
+    std::uint64_t all_ways_ = 0xFFFF;
     std::vector<std::uint32_t> value_, count_;
+    std::vector<std::uint64_t> live_;  ///< per set: bit w = way w's count is non-zero
+    std::vector<std::uint32_t> least_; ///< per set: the lowest way of minimum count (the victim)
     std::uint64_t total_ = 0;
+    // Working storage of build_code_book_into (not part of the table's state).
+    std::vector<value_count> gathered_;
+    huffman_code_book::build_scratch scratch_;
 };
 
 /// The SC² compressor (see the file comment).
@@ -256,5 +405,114 @@ private:
 };
 
 static_assert(invertible_compressor<sc2>);
+
+/// SC² state shared by every L1 of a GPU ([Dissertation] §4.3.3: one VFT and one set of code
+/// tables for the whole GPU, 15.5 KB = 6.45 % of 15 SMs' 16 KB L1s): the VFT, a sampling switch,
+/// and the two live code books, numbered by generation.
+///
+/// Book swapping. `rebuild()` builds generation g + 1 from the table; generations g + 1 and g
+/// are then live, held in two slots chosen by the generation's low bit (the one tag bit of
+/// `sc2::metadata_bits()` that selects between two live books in SC²). A book's `id()` is its
+/// generation, so the `codebook` of a compressed line names it and `book_of(id)` finds it in
+/// O(1). Building g + 1 retires g − 1: its slot is rebuilt in place — no allocation once the
+/// tables have grown — when nothing else holds that book; if something still does (a compressor,
+/// a line's decoder), the new book is allocated beside it and the old object lives on, unchanged,
+/// until its last holder lets go. So a rebuild never alters a book anyone references; the host
+/// retires (invalidates) the lines of generation g − 1 before or at the rebuild, as LATTE-CC
+/// does when a period starts, and drops its compressors of that generation to keep rebuilds
+/// allocation-free.
+///
+/// Generation 1 is the escape-only book (nothing sampled yet: every word costs 33 bits). The
+/// period clock (when to sample, when to rebuild) and the invalidation of old lines belong to
+/// the host. Not thread-safe: a host that runs SMs on threads serialises calls.
+class sc2_shared_state {
+public:
+    struct params {
+        value_frequency_table::params table{};
+        /// `version` is ignored: a book's id is its generation.
+        huffman_code_book::params book{};
+    };
+
+    static constexpr std::string_view component = "memsub::compression::sc2_shared_state";
+
+    sc2_shared_state() : sc2_shared_state(params{}) {}
+    explicit sc2_shared_state(const params& p) : table_(p.table), book_params_(p.book) {
+        book_params_.version = 1;
+        slots_[1] =
+            std::make_shared<huffman_code_book>(huffman_code_book::escape_only(book_params_));
+    }
+
+    // --- sampling (per access while on) ------------------------------------------------------
+
+    /// Samples from now on; `clear_table` empties the VFT first (a fresh sampling phase).
+    void start_sampling(bool clear_table = true) noexcept {
+        if (clear_table) table_.clear();
+        sampling_ = true;
+    }
+    void stop_sampling() noexcept { sampling_ = false; }
+    [[nodiscard]] bool sampling() const noexcept { return sampling_; }
+
+    /// A line inserted into an L1: its words are counted while sampling is on.
+    void on_insert(std::span<const std::byte> line) noexcept {
+        if (sampling_) table_.on_insert(line);
+    }
+    /// A line evicted from an L1: its words are uncounted while sampling is on.
+    void on_evict(std::span<const std::byte> line) noexcept {
+        if (sampling_) table_.on_evict(line);
+    }
+
+    [[nodiscard]] value_frequency_table& table() noexcept { return table_; }
+    [[nodiscard]] const value_frequency_table& table() const noexcept { return table_; }
+
+    // --- books -------------------------------------------------------------------------------
+
+    /// Builds the next generation's book from the table (cold path, see the class comment) and
+    /// makes it current; returns its generation (= its id).
+    std::uint32_t rebuild() {
+        std::uint32_t next = generation_ + 1;
+        if (next == 0) next = 2; // id 0 is not a version; 2 keeps the slot parity
+        book_params_.version = next;
+        std::shared_ptr<huffman_code_book>& slot = slots_[next & 1];
+        if (slot && slot.use_count() == 1) {
+            table_.build_code_book_into(*slot, book_params_);
+        } else {
+            auto book =
+                std::make_shared<huffman_code_book>(huffman_code_book::escape_only(book_params_));
+            table_.build_code_book_into(*book, book_params_);
+            slot = std::move(book);
+        }
+        generation_ = next;
+        return next;
+    }
+
+    /// The current generation (its book codes new lines).
+    [[nodiscard]] std::uint32_t generation() const noexcept { return generation_; }
+    [[nodiscard]] std::shared_ptr<const huffman_code_book> current() const noexcept {
+        return slots_[generation_ & 1];
+    }
+    /// The previous generation's book (null before the first rebuild).
+    [[nodiscard]] std::shared_ptr<const huffman_code_book> previous() const noexcept {
+        return slots_[(generation_ & 1) ^ 1];
+    }
+    /// The live book whose id is `id` (a compressed line's `codebook`), or null when that
+    /// generation is retired or never existed.
+    [[nodiscard]] const huffman_code_book* book_of(std::uint32_t id) const noexcept {
+        const huffman_code_book* b = slots_[id & 1].get();
+        return b != nullptr && b->id() == id ? b : nullptr;
+    }
+
+    /// The hardware tables: the VFT and one book's tables (LATTE-CC invalidates old lines
+    /// instead of keeping SC²'s second decoder table set).
+    [[nodiscard]] std::uint64_t storage_bits() const noexcept {
+        return table_.storage_bits() + slots_[generation_ & 1]->storage_bits();
+    }
+
+private:
+    value_frequency_table table_;
+    huffman_code_book::params book_params_;
+    std::array<std::shared_ptr<huffman_code_book>, 2> slots_{};
+    std::uint32_t generation_ = 1;
+    bool sampling_ = false;
+};
 
 } // namespace memsub::compression
