@@ -21,9 +21,10 @@
 // Decision: evictions never touch the VFT ([SC2] decrements the counters of evicted lines' words;
 // LATTE-CC samples only inserted lines within one EP). The VFT is cleared before each sampling
 // EP, so decrementing for lines inserted before it would subtract values it never counted.
-// Decision: building a book is the only work at a GPU EP boundary that allocates (the book's
-// tables); it happens once per period (2,560 accesses per L1 by default), off the per-access path
-// in all but name, and its cost is reported (`build_count`) so a benchmark can show its share.
+// Books are built in place (compression::sc2_shared_state: two slots, the next book overwrites
+// the one before the current, which no line uses any more), so a rebuild allocates nothing once
+// the slots have grown; it happens once per period (2,560 accesses per L1 by default) and its
+// count is reported (`build_count`) so a benchmark can show its share.
 #pragma once
 
 #include <cstdint>
@@ -61,10 +62,10 @@ public:
     shared_code_book() : shared_code_book(params{}) {}
     explicit shared_code_book(const params& p)
         : p_(validated(p))
-        , vft_(p.vft)
+        , state_(compression::sc2_shared_state::params{.table = p.vft, .book = p.book})
         , compressor_(sc2_params(nullptr)) {
         ep_length_ = std::uint64_t{p.ep_accesses} * p.l1s;
-        sampling_ = true; // EP 1 of the first period samples
+        state_.start_sampling(); // EP 1 of the first period samples
     }
 
     /// One L1 access, from any L1 (the GPU-wide clock).
@@ -75,11 +76,11 @@ public:
     }
 
     /// Whether the VFT samples inserted lines now.
-    [[nodiscard]] bool sampling() const noexcept { return sampling_; }
+    [[nodiscard]] bool sampling() const noexcept { return state_.sampling(); }
     /// A line an L1 inserts: its words are sampled while `sampling()`.
     void on_insert(std::span<const std::byte> line) noexcept {
-        if (!sampling_) return;
-        vft_.on_insert(line);
+        if (!state_.sampling()) return;
+        state_.on_insert(line);
         ++sampled_lines_;
     }
 
@@ -95,14 +96,14 @@ public:
     [[nodiscard]] std::uint64_t sampled_lines() const noexcept { return sampled_lines_; }
     /// GPU EPs completed.
     [[nodiscard]] std::uint64_t eps() const noexcept { return eps_; }
-    [[nodiscard]] const compression::value_frequency_table& vft() const noexcept { return vft_; }
+    [[nodiscard]] const compression::value_frequency_table& vft() const noexcept {
+        return state_.table();
+    }
     [[nodiscard]] const params& parameters() const noexcept { return p_; }
 
     /// The GPU's one copy of the SC² tables: the VFT and the installed book's code and
     /// decode tables ([Dissertation] §4.3.3: 5.5 + 7 + 3 KB).
-    [[nodiscard]] std::uint64_t storage_bits() const noexcept {
-        return vft_.storage_bits() + compressor_.code_book().storage_bits();
-    }
+    [[nodiscard]] std::uint64_t storage_bits() const noexcept { return state_.storage_bits(); }
 
 private:
     static const params& validated(const params& p) {
@@ -127,26 +128,28 @@ private:
 
     void end_ep() noexcept {
         ++eps_;
-        if (sampling_) install();
-        // The next EP samples iff it is the last of its period.
-        sampling_ = eps_ % p_.eps_per_period == p_.eps_per_period - 1;
-        if (sampling_) vft_.clear();
+        if (state_.sampling()) install();
+        // The next EP samples iff it is the last of its period (the VFT cleared first).
+        if (eps_ % p_.eps_per_period == p_.eps_per_period - 1) state_.start_sampling();
     }
 
+    /// Builds the next book in place of the one before the current (no L1 line uses that one:
+    /// they were retired when the current one was installed) and codes new lines with it.
     void install() noexcept {
-        compressor_ = compression::sc2(sc2_params(vft_.build_code_book(p_.book)));
+        state_.stop_sampling();
+        state_.rebuild();
+        compressor_ = compression::sc2(sc2_params(state_.current()));
         ++generation_;
     }
 
     params p_;
-    compression::value_frequency_table vft_;
+    compression::sc2_shared_state state_;
     compression::sc2 compressor_;
     std::uint64_t ep_length_ = 0;
     std::uint64_t access_in_ep_ = 0;
     std::uint64_t eps_ = 0;
     std::uint64_t sampled_lines_ = 0;
     std::uint32_t generation_ = 0;
-    bool sampling_ = false;
 };
 
 } // namespace memsub::gpu
