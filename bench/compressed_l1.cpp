@@ -138,6 +138,8 @@ struct compressed_runner {
     std::uint64_t accesses = 0, hits = 0, fills = 0, sc_fills = 0, bdi_fills = 0, builds = 0,
                   sampled = 0;
     double resident_line_accesses = 0;
+    std::uint64_t compressions = 0;
+    std::array<std::uint64_t, 8> follower_accesses{};
 
     void reset() {
         book = std::make_unique<gpu::shared_code_book>(gpu::shared_code_book::params{.l1s = sms});
@@ -161,6 +163,11 @@ struct compressed_runner {
             for (std::uint32_t m = 0; m < l1_type::mode_count; ++m) fills += st.fills_by_mode[m];
             bdi_fills += st.fills_by_mode[1];
             sc_fills += st.fills_by_mode[2];
+            for (std::uint32_t m = 1; m < l1_type::mode_count; ++m)
+                compressions += st.compressions[m];
+            if constexpr (requires { l1.selector().mode_accesses(); })
+                for (std::uint32_t m = 0; m < l1_type::mode_count; ++m)
+                    follower_accesses[m] += l1.selector().mode_accesses()[m];
         }
         builds += book->build_count();
         sampled += book->sampled_lines();
@@ -253,6 +260,14 @@ void bm_compressed(benchmark::State& state) {
             static_cast<double>(subject->sc_fills) / static_cast<double>(subject->fills);
     }
     state.counters["book_builds"] = static_cast<double>(subject->builds) / passes;
+    if (subject->accesses > 0) {
+        const double n = static_cast<double>(subject->accesses);
+        state.counters["compressions/access"] = static_cast<double>(subject->compressions) / n;
+        if (subject->follower_accesses[2] + subject->follower_accesses[1] > 0) {
+            state.counters["time_bdi"] = static_cast<double>(subject->follower_accesses[1]) / n;
+            state.counters["time_sc"] = static_cast<double>(subject->follower_accesses[2]) / n;
+        }
+    }
     if (t_subject > 0 && (subject->sampled > 0 || subject->builds > 0))
         state.counters["vft_book_share"] =
             sc2_work_seconds(s, subject->sampled, subject->builds) / t_subject;
