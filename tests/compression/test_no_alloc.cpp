@@ -83,5 +83,15 @@ TEST_CASE("no allocation: size_bits, compress and decompress of every compressor
         CHECK(all_ok);
         CHECK(sum > 0);
         CHECK(after == before);
+
+        // A code-book rebuild in place allocates nothing once its buffers have grown (LATTE-CC
+        // rebuilds the GPU's book every period).
+        mc::huffman_code_book rebuilt = mc::huffman_code_book::escape_only();
+        vft.build_code_book_into(rebuilt);
+        vft.build_code_book_into(rebuilt);
+        const std::size_t before_rebuild = allocations.load();
+        vft.build_code_book_into(rebuilt);
+        CHECK(allocations.load() == before_rebuild);
+        CHECK(rebuilt.symbol_count() > 0);
     }
 }
