@@ -202,12 +202,12 @@ public:
         memsub::xoshiro256ss rng(p.seed);
         // 16 values, skewed: the first few dominate (SC²'s Huffman codes them in 1-4 bits).
         static constexpr std::array<std::uint32_t, 16> values{
-            0, 1, 7, 100, 255, 1000, 4096, 9000, 12345, 16000, 20000, 23456, 27000, 30000, 31111,
-            32000};
+            0,     1,     7,     100,   255,   1000,  4096,  9000,
+            12345, 16000, 20000, 23456, 27000, 30000, 31111, 32000};
         for (std::size_t t = 0; t < 2; ++t) {
-            tables_[t] = mem_.allocate<std::uint32_t>(t == 0 ? "tolerant_table" : "sensitive_table",
-                                                      std::size_t{phases_[t].table_lines} *
-                                                          words_per_line);
+            tables_[t] =
+                mem_.allocate<std::uint32_t>(t == 0 ? "tolerant_table" : "sensitive_table",
+                                             std::size_t{phases_[t].table_lines} * words_per_line);
             for (std::size_t i = 0; i < tables_[t].size(); ++i) {
                 // P(value k) ∝ 2^-k, cut at 16 values.
                 std::uint32_t k = 0;
@@ -293,6 +293,44 @@ std::uint32_t current_mode(const Selector& s) {
         return s.mode();
 }
 
+/// An SM's issue runs as the host measures them, in issue slots: a run is a sequence of issues
+/// by one warp with no idle cycle between them (an instruction takes 1 + alu_cycles slots).
+/// Decision: the tolerance's "run" is measured here, not from the scheduler's issue counts,
+/// for two reasons. (1) An instruction's alu_cycles stand for arithmetic instructions the warp
+/// issues after it, and GTO keeps issuing them from the same warp: they are part of its run,
+/// but the scheduler counts one instruction. (2) The scheduler's run ends only when another
+/// warp issues, so on an SM with one warp the whole launch is one run, and that run then
+/// inflates the estimator's moving average in the next phase (with many ready warps). With
+/// alu_cycles 0 and more than one warp the two measures agree. `--tolerance-runs instructions`
+/// keeps the library estimator's own figure.
+class issue_runs {
+public:
+    void issued(const simt::warp_instruction& w) noexcept {
+        const bool continues = w.warp == last_warp_ && w.issue_cycle == next_cycle_;
+        if (!continues) ++runs_;
+        slots_ += 1 + w.alu_cycles;
+        last_warp_ = w.warp;
+        next_cycle_ = w.issue_cycle + 1 + w.alu_cycles;
+    }
+    /// Folds the epoch's runs into the moving average (weight `weight`), returns the average.
+    double end_epoch(double weight) noexcept {
+        if (runs_ != 0) {
+            const double run = static_cast<double>(slots_) / static_cast<double>(runs_);
+            mean_ = have_ ? (1.0 - weight) * mean_ + weight * run : run;
+            have_ = true;
+        }
+        runs_ = slots_ = 0;
+        return mean_;
+    }
+
+private:
+    simt::warp_id last_warp_{};
+    std::uint64_t next_cycle_ = 0;
+    std::uint64_t runs_ = 0, slots_ = 0;
+    double mean_ = 1.0;
+    bool have_ = false;
+};
+
 /// Figures of one launch of one pass.
 struct launch_figures {
     std::uint64_t start_cycle = 0, end_cycle = 0;
@@ -375,7 +413,9 @@ pass_result run_pass(MakeKernel& make, MakeL1&& make_l1, const options& o, bool 
     gpu::shared_code_book book(
         {.l1s = o.sms, .ep_accesses = ep_accesses, .eps_per_period = o.book_eps});
     using l1_type = std::decay_t<decltype(make_l1(book))>;
-    constexpr bool compressed = requires(l1_type& l) { l.selector(); };
+    constexpr bool compressed = requires(l1_type & l) {
+        l.selector();
+    };
     std::vector<l1_type> l1s;
     l1s.reserve(o.sms);
     for (std::uint32_t s = 0; s < o.sms; ++s) l1s.push_back(make_l1(book));
@@ -383,18 +423,14 @@ pass_result run_pass(MakeKernel& make, MakeL1&& make_l1, const options& o, bool 
     estimators.reserve(o.sms);
     for (std::uint32_t s = 0; s < o.sms; ++s) estimators.emplace_back(&scheduler, s);
     std::vector<std::uint32_t> in_epoch(o.sms, 0);
-    // Issue slots (1 + alu_cycles) and instructions of each SM in the current epoch.
-    std::vector<std::uint64_t> epoch_slots(o.sms, 0), epoch_instructions(o.sms, 0);
+    // The host's issue runs (see `issue_runs`), one per SM.
+    std::vector<issue_runs> runs(o.sms);
     const auto close_epoch = [&](std::uint32_t sm) -> std::uint32_t {
         auto& e = estimators[sm];
         const std::uint32_t by_instructions = e.end_epoch();
-        const std::uint64_t n = epoch_instructions[sm], slots = epoch_slots[sm];
-        epoch_instructions[sm] = epoch_slots[sm] = 0;
-        if (!o.slot_runs || n == 0 || slots == n) return by_instructions;
-        // The estimator's run is in instructions; each stands for 1 + alu_cycles issue slots.
-        return static_cast<std::uint32_t>(std::floor(e.mean_ready_warps() * e.mean_issue_run() *
-                                                     static_cast<double>(slots) /
-                                                     static_cast<double>(n)));
+        const double run = runs[sm].end_epoch(e.parameters().run_weight);
+        if (!o.slot_runs) return by_instructions;
+        return static_cast<std::uint32_t>(std::floor(e.mean_ready_warps() * run));
     };
 
     const gpu::coalescer coalescer;
@@ -409,8 +445,7 @@ pass_result run_pass(MakeKernel& make, MakeL1&& make_l1, const options& o, bool 
         }
         launch_figures& lf = out.launches.back();
         estimators[w.sm].sample();
-        ++epoch_instructions[w.sm];
-        epoch_slots[w.sm] += 1 + w.alu_cycles;
+        runs[w.sm].issued(w);
         coalescer.coalesce(w.lanes, w.active_mask, w.access_bytes, lines);
         memsub::access proto{};
         proto.pc = w.pc;
@@ -448,11 +483,11 @@ pass_result run_pass(MakeKernel& make, MakeL1&& make_l1, const options& o, bool 
         requests.finish();
         if ((++out.warp_instructions & 0xffff) != 0) return true;
         const std::uint64_t done = progress.done_before + out.warp_instructions;
-        progress.meter.update(done, progress.total == 0
-                                        ? std::nullopt
-                                        : std::optional(std::min(
-                                              1.0, static_cast<double>(done) /
-                                                       static_cast<double>(progress.total))));
+        progress.meter.update(
+            done, progress.total == 0
+                      ? std::nullopt
+                      : std::optional(std::min(1.0, static_cast<double>(done) /
+                                                        static_cast<double>(progress.total))));
         return (interrupted_by = memsub_examples::stop_requested()) == 0;
     };
     const auto run = simt::run_timed(scheduler, issue, memory);
@@ -504,8 +539,8 @@ pass_result run_config(std::size_t index, MakeKernel& make, const options& o, bo
     case 1:
     case 2:
         return go([index](gpu::shared_code_book& b) {
-            return bdi_sc2_l1<sel::static_mode>(
-                l1_params(), {.mode = static_cast<std::uint32_t>(index)}, &b);
+            return bdi_sc2_l1<sel::static_mode>(l1_params(),
+                                                {.mode = static_cast<std::uint32_t>(index)}, &b);
         });
     case 3:
         return go([](gpu::shared_code_book& b) {
@@ -526,8 +561,8 @@ pass_result run_config(std::size_t index, MakeKernel& make, const options& o, bo
 
 /// Every selected configuration of one kernel, then the 64 KB classification pass.
 template <class MakeKernel>
-kernel_result run_kernel(std::string name, std::string input, MakeKernel&& make,
-                         const options& o, std::size_t slot, std::size_t slots) {
+kernel_result run_kernel(std::string name, std::string input, MakeKernel&& make, const options& o,
+                         std::size_t slot, std::size_t slots) {
     kernel_result out;
     out.kernel = std::move(name);
     out.input = std::move(input);
@@ -545,9 +580,8 @@ kernel_result run_kernel(std::string name, std::string input, MakeKernel&& make,
     std::uint64_t done = 0, per_pass = 0;
     for (const std::size_t i : order) {
         if (out.interrupted_by != 0) break;
-        out.passes[i] =
-            run_config(i, make, o, plotted && i == latte_config,
-                       {meter, done, per_pass * order.size()}, out.interrupted_by);
+        out.passes[i] = run_config(i, make, o, plotted && i == latte_config,
+                                   {meter, done, per_pass * order.size()}, out.interrupted_by);
         done += out.passes[i].warp_instructions;
         if (per_pass == 0) per_pass = out.passes[i].warp_instructions;
     }
@@ -564,7 +598,8 @@ kernel_result run_named(std::string_view name, const options& o, std::size_t slo
     const std::string kernel(name);
     const double s = o.scale;
     if (name == "bfs") {
-        const auto scale = static_cast<std::uint32_t>(std::clamp(std::lround(12 + std::log2(s)), 4L, 22L));
+        const auto scale =
+            static_cast<std::uint32_t>(std::clamp(std::lround(14 + std::log2(s)), 4L, 22L));
         const simt::csr_graph g =
             simt::make_rmat_graph({.scale = scale, .edge_factor = 8, .seed = o.seed});
         std::uint32_t source = 0;
@@ -574,27 +609,30 @@ kernel_result run_named(std::string_view name, const options& o, std::size_t slo
             kernel, fmt::format("R-MAT 2^{}: {} vertices, {} edges", scale, g.vertices, g.edges()),
             [&] { return simt::bfs_kernel(g, {.source = source}); }, o, slot, slots);
         for (std::size_t l = 0; l < r.passes[0].launches.size(); ++l)
-            r.launch_labels.push_back(fmt::format("level {} {}", l / 2, l % 2 ? "update" : "expand"));
+            r.launch_labels.push_back(
+                fmt::format("level {} {}", l / 2, l % 2 ? "update" : "expand"));
         return r;
     }
     if (name == "spmv") {
-        const auto rows = static_cast<std::uint32_t>(std::min<std::uint64_t>(scaled(8192, s), 1u << 22));
+        const auto rows =
+            static_cast<std::uint32_t>(std::min<std::uint64_t>(scaled(16384, s), 1u << 22));
         const simt::csr_matrix m = simt::make_power_law_matrix(
             {.rows = rows, .cols = rows, .max_row_length = std::min(rows, 1024u), .seed = o.seed});
-        return run_kernel(kernel,
-                          fmt::format("power-law: {} x {}, {} non-zeros", m.rows, m.cols,
-                                      m.nonzeros()),
-                          [&] { return simt::spmv_kernel(m, {.seed = o.seed}); }, o, slot, slots);
+        return run_kernel(
+            kernel, fmt::format("power-law: {} x {}, {} non-zeros", m.rows, m.cols, m.nonzeros()),
+            [&] { return simt::spmv_kernel(m, {.seed = o.seed}); }, o, slot, slots);
     }
     if (name == "kmeans") {
-        const auto points = static_cast<std::uint32_t>(std::min<std::uint64_t>(scaled(4096, s), 1u << 22));
+        const auto points =
+            static_cast<std::uint32_t>(std::min<std::uint64_t>(scaled(4096, s), 1u << 22));
         return run_kernel(
             kernel, fmt::format("{} points x 34 features, 5 clusters", points),
-            [&] { return simt::kmeans_kernel({.points = points, .seed = o.seed}); }, o, slot, slots);
+            [&] { return simt::kmeans_kernel({.points = points, .seed = o.seed}); }, o, slot,
+            slots);
     }
     if (name == "stencil") {
         const auto side = static_cast<std::uint32_t>(
-            std::clamp<std::uint64_t>(scaled(192, std::sqrt(s)) / 16 * 16, 16, 8192));
+            std::clamp<std::uint64_t>(scaled(512, std::sqrt(s)) / 16 * 16, 16, 8192));
         return run_kernel(
             kernel, fmt::format("{0} x {0} grid, 2 iterations", side),
             [&] { return simt::stencil_kernel({.rows = side, .cols = side, .seed = o.seed}); }, o,
@@ -602,7 +640,7 @@ kernel_result run_named(std::string_view name, const options& o, std::size_t slo
     }
     if (name == "matmul") {
         const auto side = static_cast<std::uint32_t>(
-            std::clamp<std::uint64_t>(scaled(128, std::cbrt(s)) / 16 * 16, 16, 2048));
+            std::clamp<std::uint64_t>(scaled(256, std::cbrt(s)) / 16 * 16, 16, 2048));
         return run_kernel(
             kernel, fmt::format("{0} x {0} x {0}", side),
             [&] {
@@ -612,13 +650,15 @@ kernel_result run_named(std::string_view name, const options& o, std::size_t slo
             o, slot, slots);
     }
     if (name == "saxpy") {
-        const auto n = static_cast<std::uint32_t>(std::min<std::uint64_t>(scaled(1u << 18, s), 1u << 26));
-        return run_kernel(kernel, fmt::format("{} elements", n),
-                          [&] { return simt::saxpy_kernel({.elements = n, .seed = o.seed}); }, o,
-                          slot, slots);
+        const auto n =
+            static_cast<std::uint32_t>(std::min<std::uint64_t>(scaled(1u << 20, s), 1u << 26));
+        return run_kernel(
+            kernel, fmt::format("{} elements", n),
+            [&] { return simt::saxpy_kernel({.elements = n, .seed = o.seed}); }, o, slot, slots);
     }
     if (name == "histogram") {
-        const auto words = static_cast<std::uint32_t>(std::min<std::uint64_t>(scaled(1u << 16, s), 1u << 26));
+        const auto words =
+            static_cast<std::uint32_t>(std::min<std::uint64_t>(scaled(1u << 18, s), 1u << 26));
         return run_kernel(
             kernel, fmt::format("{} bytes, 256 bins", 4ull * words),
             [&] { return simt::histogram_kernel({.words = words, .seed = o.seed}); }, o, slot,
@@ -734,9 +774,9 @@ void print_table(const kernel_result& r, const options& o) {
                    i == big_l1 ? "-" : opt_fmt(p.amat(), "{:.1f}"),
                    fmt::format("{:.2f}x", p.mean_capacity),
                    i == big_l1 || !p.adaptive ? "-" : shares_text(p),
-                   i == big_l1 ? "-"
-                               : fmt::format("{:.1f}", (p.compression_nj + p.decompression_nj) /
-                                                           1000.0),
+                   i == big_l1
+                       ? "-"
+                       : fmt::format("{:.1f}", (p.compression_nj + p.decompression_nj) / 1000.0),
                    i == big_l1 ? "-" : fmt::format("{}", p.book_builds),
                    i == big_l1 ? "-" : fmt::format("{}", p.retired), p.stopped ? " (partial)" : "");
     };
@@ -771,19 +811,14 @@ void print_table(const kernel_result& r, const options& o) {
                                          : std::string("-"));
         if (latte.ran && l < latte.launches.size()) {
             const launch_figures& lf = latte.launches[l];
-            if (std::getenv("DBG"))
-                for (std::size_t i = 0; i < config_count; ++i)
-                    if (r.passes[i].ran && l < r.passes[i].launches.size())
-                        fmt::print(" [{} h{} m{}]", i, r.passes[i].launches[l].load_hits,
-                                   r.passes[i].launches[l].load_misses);
             pass_result one;
             one.accesses = lf.accesses;
             one.mode_accesses = lf.mode_accesses;
-            fmt::print("{:>8}{:>13}\n",
-                       opt_fmt(lf.epochs ? std::optional(lf.tolerance_sum / lf.epochs)
-                                         : std::nullopt,
-                               "{:.1f}"),
-                       shares_text(one));
+            fmt::print(
+                "{:>8}{:>13}\n",
+                opt_fmt(lf.epochs ? std::optional(lf.tolerance_sum / lf.epochs) : std::nullopt,
+                        "{:.1f}"),
+                shares_text(one));
         } else {
             fmt::print("\n");
         }
@@ -860,17 +895,22 @@ bool write_plot(const std::string& plot, const std::string& terminal, const kern
         std::ofstream g(script);
         if (!g) throw std::runtime_error("cannot write " + script);
         fmt::print(g,
-                   "set terminal {} size 900,420\nset output {}\n"
-                   "set title {}\nset xlabel 'cycle'\nset ylabel 'effective capacity (x 16 KB)'\n"
-                   "set y2label 'LATTE-CC mode (0 none, 1 BDI, 2 SC2)'\nset y2range [-0.2:2.2]\n"
-                   "set y2tics 0,1,2\nset ytics nomirror\nset key top left\n"
+                   "set terminal {} size 900,600\nset output {}\n"
+                   "set multiplot layout 2,1 title {}\n"
+                   "set lmargin 12\nset rmargin 12\nset key top left\nset format x '%.0s%c'\n"
+                   "set ylabel 'effective capacity (x 16 KB)'\nset yrange [0:*]\n"
+                   "set y2label 'mode'\nset y2range [-0.2:2.2]\nset ytics nomirror\n"
+                   "set y2tics ('none' 0, 'BDI' 1, 'SC2' 2)\n"
                    "plot {} using 1:2 with lines lw 2 title 'effective capacity', "
-                   "'' using 1:3 axes x1y2 with steps lw 1 title 'mode', "
-                   "'' using 1:($4/32) with lines dt 2 title 'tolerance / 32 cycles'\n",
+                   "'' using 1:3 axes x1y2 with steps lw 1 title 'mode'\n"
+                   "unset y2tics\nunset y2label\nset xlabel 'cycle'\n"
+                   "set ylabel 'latency tolerance (cycles)'\n"
+                   "plot {} using 1:4 with steps lw 1 title 'tolerance at each EP'\n"
+                   "unset multiplot\n",
                    terminal, memsub_examples::gnuplot_quoted(plot),
-                   memsub_examples::gnuplot_quoted(fmt::format(
-                       "LATTE-CC on {} (SM 0, sampled every EP)", r.kernel)),
-                   memsub_examples::gnuplot_quoted(data));
+                   memsub_examples::gnuplot_quoted(
+                       fmt::format("LATTE-CC on {} (SM 0, sampled every EP)", r.kernel)),
+                   memsub_examples::gnuplot_quoted(data), memsub_examples::gnuplot_quoted(data));
         if (!g.flush()) throw std::runtime_error("error writing " + script);
     }
     return memsub_examples::render_with_gnuplot(script, plot);
@@ -905,8 +945,8 @@ std::vector<std::string> parse_kernels(std::string_view flag, std::string_view t
     std::vector<std::string> out;
     for (const auto& k : memsub_examples::split_list(text)) {
         if (std::find(all_kernels.begin(), all_kernels.end(), k) == all_kernels.end())
-            throw option_error(fmt::format("{}: unknown kernel '{}' ({})", flag, k,
-                                           fmt::join(all_kernels, ", ")));
+            throw option_error(
+                fmt::format("{}: unknown kernel '{}' ({})", flag, k, fmt::join(all_kernels, ", ")));
         if (std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
     }
     if (out.empty()) throw option_error(fmt::format("{}: no kernel given", flag));
@@ -937,8 +977,8 @@ options parse(int argc, char** argv) {
             for (const auto& n : names) {
                 const auto it = std::find(config_names.begin(), config_names.end(), n);
                 if (it == config_names.end())
-                    throw option_error(fmt::format("--configs: unknown configuration '{}' ({})",
-                                                   n, fmt::join(config_names, ", ")));
+                    throw option_error(fmt::format("--configs: unknown configuration '{}' ({})", n,
+                                                   fmt::join(config_names, ", ")));
                 o.selected[static_cast<std::size_t>(it - config_names.begin())] = true;
             }
         } else if (arg == "--sms") {
@@ -950,11 +990,12 @@ options parse(int argc, char** argv) {
         } else if (arg == "--tolerance-runs") {
             const std::string_view v = value();
             if (v != "slots" && v != "instructions")
-                throw option_error(fmt::format(
-                    "--tolerance-runs: unknown unit '{}' (slots or instructions)", v));
+                throw option_error(
+                    fmt::format("--tolerance-runs: unknown unit '{}' (slots or instructions)", v));
             o.slot_runs = v == "slots";
         } else if (arg == "--book-eps") {
-            o.book_eps = memsub_examples::parse_unsigned_as<std::uint32_t>(arg, value(), 2, 1000000);
+            o.book_eps =
+                memsub_examples::parse_unsigned_as<std::uint32_t>(arg, value(), 2, 1000000);
         } else if (arg == "--no-classify") {
             o.classify = false;
         } else if (arg == "--csv") {
@@ -976,9 +1017,9 @@ options parse(int argc, char** argv) {
     }
     if (kernels && !positional.empty())
         throw option_error("--kernels and kernel arguments: give one or the other");
-    o.kernels = kernels ? *kernels
-                        : positional.empty() ? parse_kernels("--kernels", default_kernels)
-                                             : positional;
+    o.kernels = kernels              ? *kernels
+                : positional.empty() ? parse_kernels("--kernels", default_kernels)
+                                     : positional;
     // Every ratio is over none: it always runs.
     o.selected[none_config] = true;
     if (o.plot_kernel && !o.runs(*o.plot_kernel))
@@ -1042,8 +1083,8 @@ int main(int argc, char** argv) {
             return r.kernel == *o.plot_kernel;
         });
         if (it == results.end())
-            fmt::print(stderr, "{}: --plot {}: {} was not run, nothing to plot\n", program,
-                       *o.plot, *o.plot_kernel);
+            fmt::print(stderr, "{}: --plot {}: {} was not run, nothing to plot\n", program, *o.plot,
+                       *o.plot_kernel);
         else
             attempt([&] { (void)write_plot(*o.plot, o.plot_terminal, *it); });
     }
