@@ -28,8 +28,10 @@
 // Latency tolerance: each SM has a selection::latency_tolerance_estimator (GTO source) over the
 // pass's scheduler, sampled at every warp instruction the SM issues, closed at every
 // experimental phase (EP: 256 accesses of that SM's L1, the selector's own EP when it counts
-// EPs), and its estimate goes to the L1 (`set_latency_tolerance`). The same estimators run in
-// every pass, so every configuration reports its mean tolerance.
+// EPs); the tolerance is its mean available warps × the mean issue run in issue slots, which
+// the host measures (`issue_runs` below; `--tolerance-runs instructions` takes the estimator's
+// own figure), and goes to the L1 (`set_latency_tolerance`). The same estimators run in every
+// pass, so every configuration reports its mean tolerance.
 //
 // Per kernel × configuration the table shows cycles and the speedup over none, L1 load misses
 // and their change vs none, the mean hit latency, the mean tolerance, AMAT_gpu (selection::
@@ -48,7 +50,7 @@
 // and fall back in the second. Its tables hold integers from a skewed set of 16 values (SC²
 // codes them in a few bits each; BDI needs 2-byte deltas).
 //
-//   latte_explorer                               the default kernels at --scale 1 (about a minute)
+//   latte_explorer                               the default kernels (about 20 s on 2 cores)
 //   latte_explorer --configs none,static_sc,latte_cc phases
 //   latte_explorer --scale 4 --plot latte.svg --plot-kernel phases
 //   latte_explorer --csv study.csv --json study.json
@@ -194,11 +196,11 @@ public:
         // set: 3× the uncompressed L1, 2.3× BDI's 3-segment lines, within SC²'s 16 tags), 16 ALU
         // cycles after each load: a warp's round (16 × 17 cycles) covers a hit even behind SC²'s
         // decompressor, which keeps up (one line per 17 cycles against its 14), but not a miss.
-        phases_[0] = {"tolerant", 384, 2, 256, scaled(800), 16};
+        phases_[0] = {"tolerant", 384, 2, 256, scaled(3200), 16};
         // Sensitive: one warp per SM, nothing between loads, a 22 KB table (176 lines: 6 in sets
         // 0-15, 5 in the others): 1.4× the uncompressed L1, about what BDI holds, all of it in
         // SC²; every hit's latency, decompression included, is exposed.
-        phases_[1] = {"sensitive", 176, 1, 32, scaled(8000), 0};
+        phases_[1] = {"sensitive", 176, 1, 32, scaled(32000), 0};
         memsub::xoshiro256ss rng(p.seed);
         // 16 values, skewed: the first few dominate (SC²'s Huffman codes them in 1-4 bits).
         static constexpr std::array<std::uint32_t, 16> values{
@@ -615,7 +617,7 @@ kernel_result run_named(std::string_view name, const options& o, std::size_t slo
     }
     if (name == "spmv") {
         const auto rows =
-            static_cast<std::uint32_t>(std::min<std::uint64_t>(scaled(16384, s), 1u << 22));
+            static_cast<std::uint32_t>(std::min<std::uint64_t>(scaled(32768, s), 1u << 22));
         const simt::csr_matrix m = simt::make_power_law_matrix(
             {.rows = rows, .cols = rows, .max_row_length = std::min(rows, 1024u), .seed = o.seed});
         return run_kernel(
@@ -624,7 +626,7 @@ kernel_result run_named(std::string_view name, const options& o, std::size_t slo
     }
     if (name == "kmeans") {
         const auto points =
-            static_cast<std::uint32_t>(std::min<std::uint64_t>(scaled(4096, s), 1u << 22));
+            static_cast<std::uint32_t>(std::min<std::uint64_t>(scaled(8192, s), 1u << 22));
         return run_kernel(
             kernel, fmt::format("{} points x 34 features, 5 clusters", points),
             [&] { return simt::kmeans_kernel({.points = points, .seed = o.seed}); }, o, slot,
@@ -897,7 +899,7 @@ bool write_plot(const std::string& plot, const std::string& terminal, const kern
         fmt::print(g,
                    "set terminal {} size 900,600\nset output {}\n"
                    "set multiplot layout 2,1 title {}\n"
-                   "set lmargin 12\nset rmargin 12\nset key top left\nset format x '%.0s%c'\n"
+                   "set lmargin 12\nset rmargin 12\nset key top left\nset format x '%.1s%c'\n"
                    "set ylabel 'effective capacity (x 16 KB)'\nset yrange [0:*]\n"
                    "set y2label 'mode'\nset y2range [-0.2:2.2]\nset ytics nomirror\n"
                    "set y2tics ('none' 0, 'BDI' 1, 'SC2' 2)\n"
@@ -927,7 +929,7 @@ void usage(std::FILE* to) {
                "  --configs LIST   none, static_bdi, static_sc, adaptive_hit_count,\n"
                "                   adaptive_cmp, latte_cc, latte_cc_bdi_bpc (default: all)\n"
                "  --sms N          SMs, 1..120 (default 15)\n"
-               "  --scale X        input size factor, (0, 1000] (default 1: about a minute)\n"
+               "  --scale X        input size factor, (0, 1000] (default 1: about 20 s)\n"
                "  --seed N         inputs' seed (default 1)\n"
                "  --no-classify    skip the 64 KB pass (no C-Sens class)\n"
                "  --tolerance-runs slots|instructions   a warp's issue run in issue slots\n"
