@@ -1,0 +1,1096 @@
+// latte_explorer — the LATTE-CC study ([Dissertation] §4.3.4–§4.3.7, Fig. 4.15): SIMT kernels on
+// a GPU of N SMs (15 by default, [Dissertation] Table 4.2: 48 warps per SM, GTO, minimum L2
+// latency 120 cycles), each SM with its own compressed 16 KB L1D (gpu::compressed_l1), through
+// one configuration at a time:
+//
+//   none                static mode 0: every line uncompressed (the 16 KB baseline)
+//   static_bdi          Static-BDI: every line in BDI (low latency, 2 cycles)
+//   static_sc           Static-SC: every line in SC² (high capacity, 14 cycles)
+//   adaptive_hit_count  set sampling, followers take the mode with the most hits (§4.3.6)
+//   adaptive_cmp        Alameldeen & Wood's global predictor, SC² as its compressed mode
+//   latte_cc            LATTE-CC: the mode with the least AMAT_gpu given the latency tolerance
+//   latte_cc_bdi_bpc    LATTE-CC with BPC instead of SC² as the high-capacity mode (§4.3.7)
+//
+// and, to classify each kernel, an uncompressed 64 KB L1 (a conventional set-associative LRU
+// write-evict cache of 128 sets × 4 ways × 128 B, 4× the baseline's sets): a kernel is
+// cache-sensitive (C-Sens) when that L1 runs it more than 20 % faster than `none` (§4.3.4).
+// Decision: the 16 KB reference of the classification is the `none` pass (mode 0 of the
+// compressed L1 keeps 4 uncompressed lines per set, LRU, write-evict: the conventional 16 KB L1's
+// behaviour), so the classification costs one extra pass, not two. Considered: a conventional
+// 16 KB pass too; it would only re-measure `none`.
+//
+// Time: every configuration runs its own timed pass (a fresh kernel, a host-latency GTO
+// scheduler, its own Table 3.1 memory side — gpu::l2_dram_timing — and its own SC² code book,
+// gpu::shared_code_book shared by the pass's L1s), through simt::run_timed. An L1 hit's data is
+// back after the L1 hit latency (20 cycles) plus the decompression the compressed L1 reports
+// (Eq. 4.3, `extra_hit_cycles`, which simt::timed_requests adds), so decompression queueing feeds
+// the warps' load latency.
+// Latency tolerance: each SM has a selection::latency_tolerance_estimator (GTO source) over the
+// pass's scheduler, sampled at every warp instruction the SM issues, closed at every
+// experimental phase (EP: 256 accesses of that SM's L1, the selector's own EP when it counts
+// EPs); the tolerance is its mean available warps × the mean issue run in issue slots, which
+// the host measures (`issue_runs` below; `--tolerance-runs instructions` takes the estimator's
+// own figure), and goes to the L1 (`set_latency_tolerance`). The same estimators run in every
+// pass, so every configuration reports its mean tolerance.
+//
+// Per kernel × configuration the table shows cycles and the speedup over none, L1 load misses
+// and their change vs none, the mean hit latency, the mean tolerance, AMAT_gpu (selection::
+// gpu_amat from the pass's hits, misses at 120 cycles, mean hit latency and mean tolerance), the
+// mean effective capacity, the followers' mode time-shares (accesses while each mode was the
+// one inserted lines take), compression + decompression energy, SC² code-book builds and the
+// lines retired with old books. A kernel of several launches (BFS levels, the phase-changing
+// run) also gets a per-launch table: cycles per configuration, LATTE-CC's mean tolerance and
+// mode shares in that launch; and Kernel-OPT (§4.3.5): per launch the static mode (none, BDI,
+// SC²) with the fewest cycles in that launch, summed.
+//
+// The phase-changing run (`phases`): launches that alternate a latency-tolerant phase (48 warps
+// per SM gathering whole 128 B lines of a 48 KB table that only a compressed L1 holds, with ALU
+// work between loads) and a latency-sensitive phase (one warp per SM chasing through a 12 KB
+// table that fits uncompressed, nothing between loads), so LATTE-CC should take SC² in the first
+// and fall back in the second. Its tables hold integers from a skewed set of 16 values (SC²
+// codes them in a few bits each; BDI needs 2-byte deltas).
+//
+//   latte_explorer                               the default kernels (about 20 s on 2 cores)
+//   latte_explorer --configs none,static_sc,latte_cc phases
+//   latte_explorer --scale 4 --plot latte.svg --plot-kernel phases
+//   latte_explorer --csv study.csv --json study.json
+#include <memsub/cache/basic_cache.hpp>
+#include <memsub/compression/bdi.hpp>
+#include <memsub/compression/bpc.hpp>
+#include <memsub/compression/sc2.hpp>
+#include <memsub/core/errors.hpp>
+#include <memsub/core/rng.hpp>
+#include <memsub/gpu/coalescer.hpp>
+#include <memsub/gpu/compressed_l1.hpp>
+#include <memsub/gpu/shared_code_book.hpp>
+#include <memsub/gpu/timing.hpp>
+#include <memsub/selection/all.hpp>
+#include <memsub/workload/simt/all.hpp>
+#include <memsub/workload/simt/timed_run.hpp>
+
+#include "common/example_support.hpp"
+#include "common/result_table.hpp"
+
+#include <fmt/core.h>
+#include <fmt/format.h>
+#include <fmt/ostream.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <new>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace {
+
+namespace simt = memsub::workload::simt;
+namespace gpu = memsub::gpu;
+namespace sel = memsub::selection;
+namespace cmp = memsub::compression;
+using memsub_examples::option_error;
+
+constexpr std::string_view program = "latte_explorer";
+
+namespace status {
+constexpr int ok = 0, output_error = 1, usage_error = 2, out_of_memory = 4;
+}
+
+constexpr std::array<std::string_view, 8> all_kernels{"bfs",    "spmv",  "kmeans",    "stencil",
+                                                      "matmul", "saxpy", "histogram", "phases"};
+constexpr std::string_view default_kernels = "bfs,spmv,kmeans,stencil,phases";
+
+constexpr std::size_t config_count = 7;
+constexpr std::array<std::string_view, config_count> config_names{
+    "none",         "static_bdi", "static_sc",       "adaptive_hit_count",
+    "adaptive_cmp", "latte_cc",   "latte_cc_bdi_bpc"};
+constexpr std::array<std::string_view, config_count> config_labels{
+    "none",         "Static-BDI", "Static-SC",       "Adaptive-Hit-Count",
+    "Adaptive-CMP", "LATTE-CC",   "LATTE-CC-BDI-BPC"};
+constexpr std::size_t none_config = 0, latte_config = 5;
+/// The static configurations Kernel-OPT picks from, by mode.
+constexpr std::array<std::size_t, 3> static_configs{0, 1, 2};
+/// The classification pass (after the configurations in the results).
+constexpr std::size_t big_l1 = config_count;
+constexpr std::string_view big_l1_name = "uncompressed_64KB";
+/// Modes of the compressed L1s: none, BDI, and SC² (BPC for latte_cc_bdi_bpc).
+constexpr std::size_t modes = 3;
+
+/// [Dissertation] §4.3.3's EP (accesses per L1), which the estimators follow.
+constexpr std::uint32_t ep_accesses = 256;
+/// [Dissertation] §4.3.4: C-Sens when the 4× L1 gains more than this.
+constexpr double c_sens_threshold = 1.20;
+
+struct options {
+    std::vector<std::string> kernels;
+    std::array<bool, config_count> selected{};
+    std::uint32_t sms = 15;
+    double scale = 1.0;
+    std::uint64_t seed = 1;
+    bool classify = true;
+    /// A warp's issue run counted in issue slots (instructions and their ALU cycles) or in
+    /// memory instructions only (the library estimator as it is).
+    bool slot_runs = true;
+    /// EPs per SC² code-book period (the book's rebuild and retirement interval).
+    std::uint32_t book_eps = 10;
+    bool quiet = false;
+    std::optional<std::string> csv, json, plot;
+    std::string plot_terminal;
+    std::optional<std::string> plot_kernel;
+
+    [[nodiscard]] bool runs(std::string_view k) const {
+        return std::find(kernels.begin(), kernels.end(), k) != kernels.end();
+    }
+};
+
+// ------------------------------------------------------------------ the phase-changing run
+
+/// The phase-changing run (see the header comment): launch 2k is the latency-tolerant phase,
+/// 2k + 1 the latency-sensitive one. Every load reads one whole 128 B line (32 lanes × 4 B: one
+/// line request) at a line drawn per warp and step, and its warp waits for it.
+/// Decision: the phases differ in occupancy and ALU work, not in code, so the only thing that
+/// changes between them is how much of a hit's latency other warps can cover (and the working
+/// set, which decides what capacity is worth). Considered: BFS's growing and shrinking frontier
+/// (its levels are in the per-launch table too, but its occupancy hardly changes: every level
+/// launches a thread per vertex) and two different library kernels back to back (their memory
+/// images would alias in the address space).
+class phase_kernel {
+public:
+    struct phase {
+        std::string_view name;
+        std::uint32_t table_lines;     ///< 128 B lines of the phase's table
+        std::uint32_t ctas_per_sm;     ///< CTAs per SM (one launch)
+        std::uint32_t threads_per_cta; ///< threads per CTA
+        std::uint32_t loads_per_warp;  ///< dependent loads each warp issues
+        std::uint32_t alu_cycles;      ///< arithmetic after each load
+    };
+    struct params {
+        std::uint32_t sms = 15;
+        double scale = 1.0;
+        std::uint32_t rounds = 2; ///< tolerant, sensitive pairs
+        std::uint64_t seed = 1;
+    };
+    static constexpr std::uint64_t pc_gather = 0x000;
+    static constexpr std::uint32_t words_per_line = 32;
+
+    struct warp_state {
+        std::uint32_t phase = 0;
+        std::uint32_t left = 0;
+        std::uint64_t state = 0;
+        std::uint32_t mask = 0;
+    };
+
+    explicit phase_kernel(const params& p) : p_(p) {
+        const auto scaled = [&](double n) {
+            return static_cast<std::uint32_t>(std::max(1.0, std::round(n * p.scale)));
+        };
+        // Tolerant: 2 CTAs × 256 threads = 16 warps per SM, a 48 KB table (384 lines, 12 per
+        // set: 3× the uncompressed L1, 2.3× BDI's 3-segment lines, within SC²'s 16 tags), 16 ALU
+        // cycles after each load: a warp's round (16 × 17 cycles) covers a hit even behind SC²'s
+        // decompressor, which keeps up (one line per 17 cycles against its 14), but not a miss.
+        phases_[0] = {"tolerant", 384, 2, 256, scaled(3200), 16};
+        // Sensitive: one warp per SM, nothing between loads, a 22 KB table (176 lines: 6 in sets
+        // 0-15, 5 in the others): 1.4× the uncompressed L1, about what BDI holds, all of it in
+        // SC²; every hit's latency, decompression included, is exposed.
+        phases_[1] = {"sensitive", 176, 1, 32, scaled(32000), 0};
+        memsub::xoshiro256ss rng(p.seed);
+        // 16 values, skewed: the first few dominate (SC²'s Huffman codes them in 1-4 bits).
+        static constexpr std::array<std::uint32_t, 16> values{
+            0,     1,     7,     100,   255,   1000,  4096,  9000,
+            12345, 16000, 20000, 23456, 27000, 30000, 31111, 32000};
+        for (std::size_t t = 0; t < 2; ++t) {
+            tables_[t] =
+                mem_.allocate<std::uint32_t>(t == 0 ? "tolerant_table" : "sensitive_table",
+                                             std::size_t{phases_[t].table_lines} * words_per_line);
+            for (std::size_t i = 0; i < tables_[t].size(); ++i) {
+                // P(value k) ∝ 2^-k, cut at 16 values.
+                std::uint32_t k = 0;
+                while (k + 1 < values.size() && (rng() & 1u) == 0) ++k;
+                tables_[t].set(i, values[k]);
+            }
+        }
+    }
+
+    [[nodiscard]] static constexpr std::string_view name() noexcept { return "phases"; }
+    [[nodiscard]] const phase& phase_of_launch(std::uint32_t launch) const noexcept {
+        return phases_[launch % 2];
+    }
+    [[nodiscard]] std::uint32_t launches() const noexcept { return 2 * p_.rounds; }
+
+    bool next_launch(simt::launch_shape& shape) {
+        if (launch_ == launches()) return false;
+        current_ = launch_ % 2;
+        const phase& ph = phases_[current_];
+        shape.ctas = ph.ctas_per_sm * p_.sms;
+        shape.threads_per_cta = ph.threads_per_cta;
+        ++launch_;
+        return true;
+    }
+
+    void start_warp(warp_state& w, const simt::warp_origin& o) const noexcept {
+        w.phase = current_;
+        w.left = phases_[current_].loads_per_warp;
+        w.mask = o.existing_lanes();
+        w.state = p_.seed * 0x9e3779b97f4a7c15ull ^
+                  (std::uint64_t{launch_} << 40 | std::uint64_t{o.cta} << 12 | o.warp_in_cta);
+    }
+
+    bool step(warp_state& w, simt::warp_instruction& out) noexcept {
+        if (w.left == 0) return false;
+        --w.left;
+        const std::uint64_t z = memsub::splitmix64(w.state); // the next line of the walk
+        const phase& ph = phases_[w.phase];
+        const std::uint64_t line = z % ph.table_lines;
+        const auto& table = tables_[w.phase];
+        simt::emit(out, pc_gather, memsub::access_kind::load, 4, w.mask, true,
+                   [&](std::uint32_t l) { return table.address(line * words_per_line + l); });
+        out.alu_cycles = ph.alu_cycles;
+        return true;
+    }
+
+    [[nodiscard]] const simt::device_memory& memory() const noexcept { return mem_; }
+
+private:
+    params p_;
+    std::array<phase, 2> phases_{};
+    simt::device_memory mem_;
+    std::array<simt::device_memory::array<std::uint32_t>, 2> tables_{};
+    std::uint32_t launch_ = 0;
+    std::uint32_t current_ = 0;
+};
+static_assert(simt::simt_kernel<phase_kernel>);
+
+// ------------------------------------------------------------------ configurations
+
+using latte_l1_of = gpu::compressed_l1<sel::latte_cc, cmp::bdi, cmp::sc2>;
+template <class Selector>
+using bdi_sc2_l1 = gpu::compressed_l1<Selector, cmp::bdi, cmp::sc2>;
+using bdi_bpc_l1 = gpu::compressed_l1<sel::latte_cc, cmp::bdi, cmp::bpc>;
+/// 4× the baseline L1's sets: 64 KB, uncompressed (the C-Sens reference).
+using l1_64kb = memsub::cache::set_associative_cache<memsub::replacement::lru,
+                                                     memsub::cache::write_policy::write_evict,
+                                                     memsub::fixed_geometry<128, 4, 128>>;
+static_assert(memsub::fixed_geometry<128, 4, 128>::capacity_bytes() == 64 * 1024);
+
+/// A compressed L1's selector type.
+template <class L1>
+using selector_of = std::remove_cvref_t<decltype(std::declval<const L1&>().selector())>;
+
+/// The mode inserted lines take now (what the time-shares count).
+template <class Selector>
+std::uint32_t current_mode(const Selector& s) {
+    if constexpr (requires { s.follower_mode(); })
+        return s.follower_mode();
+    else if constexpr (requires { s.counter(); })
+        return s.counter() > 0 ? s.compressed_mode() : 0u;
+    else
+        return s.mode();
+}
+
+/// An SM's issue runs as the host measures them, in issue slots: a run is a sequence of issues
+/// by one warp with no idle cycle between them (an instruction takes 1 + alu_cycles slots).
+/// Decision: the tolerance's "run" is measured here, not from the scheduler's issue counts,
+/// for two reasons. (1) An instruction's alu_cycles stand for arithmetic instructions the warp
+/// issues after it, and GTO keeps issuing them from the same warp: they are part of its run,
+/// but the scheduler counts one instruction. (2) The scheduler's run ends only when another
+/// warp issues, so on an SM with one warp the whole launch is one run, and that run then
+/// inflates the estimator's moving average in the next phase (with many ready warps). With
+/// alu_cycles 0 and more than one warp the two measures agree. `--tolerance-runs instructions`
+/// keeps the library estimator's own figure.
+class issue_runs {
+public:
+    void issued(const simt::warp_instruction& w) noexcept {
+        const bool continues = w.warp == last_warp_ && w.issue_cycle == next_cycle_;
+        if (!continues) ++runs_;
+        slots_ += 1 + w.alu_cycles;
+        last_warp_ = w.warp;
+        next_cycle_ = w.issue_cycle + 1 + w.alu_cycles;
+    }
+    /// Folds the epoch's runs into the moving average (weight `weight`), returns the average.
+    double end_epoch(double weight) noexcept {
+        if (runs_ != 0) {
+            const double run = static_cast<double>(slots_) / static_cast<double>(runs_);
+            mean_ = have_ ? (1.0 - weight) * mean_ + weight * run : run;
+            have_ = true;
+        }
+        runs_ = slots_ = 0;
+        return mean_;
+    }
+
+private:
+    simt::warp_id last_warp_{};
+    std::uint64_t next_cycle_ = 0;
+    std::uint64_t runs_ = 0, slots_ = 0;
+    double mean_ = 1.0;
+    bool have_ = false;
+};
+
+/// Figures of one launch of one pass.
+struct launch_figures {
+    std::uint64_t start_cycle = 0, end_cycle = 0;
+    std::uint64_t accesses = 0, load_hits = 0, load_misses = 0;
+    std::array<std::uint64_t, modes> mode_accesses{};
+    double tolerance_sum = 0.0;
+    std::uint64_t epochs = 0;
+    [[nodiscard]] std::uint64_t cycles() const noexcept { return end_cycle - start_cycle; }
+};
+
+/// One EP sample of SM 0's L1 (the plot's time line).
+struct timeline_point {
+    std::uint64_t cycle = 0;
+    double capacity = 0.0;
+    std::uint32_t mode = 0;
+    std::uint32_t tolerance = 0;
+    std::uint32_t launch = 0;
+};
+
+/// One configuration's pass.
+struct pass_result {
+    bool ran = false;
+    bool stopped = false;
+    std::uint64_t cycles = 0, warp_instructions = 0;
+    std::uint64_t accesses = 0, load_hits = 0, load_misses = 0, hit_latency_cycles = 0;
+    double tolerance_sum = 0.0;
+    std::uint64_t epochs = 0;
+    double mean_capacity = 0.0; ///< mean over SMs of each L1's mean effective capacity
+    std::array<std::uint64_t, modes> mode_accesses{};
+    double compression_nj = 0.0, decompression_nj = 0.0;
+    std::uint64_t book_builds = 0, retired = 0;
+    bool adaptive = false;
+    std::vector<launch_figures> launches;
+    std::vector<timeline_point> timeline;
+
+    [[nodiscard]] std::optional<double> mean_hit_latency() const {
+        if (load_hits == 0) return std::nullopt;
+        return static_cast<double>(hit_latency_cycles) / static_cast<double>(load_hits);
+    }
+    [[nodiscard]] std::optional<double> mean_tolerance() const {
+        if (epochs == 0) return std::nullopt;
+        return tolerance_sum / static_cast<double>(epochs);
+    }
+    /// AMAT_gpu over the whole pass, misses at the L2's 120 cycles (as the selector weighs them).
+    [[nodiscard]] std::optional<double> amat() const {
+        if (load_hits + load_misses == 0) return std::nullopt;
+        return sel::gpu_amat(load_hits, mean_hit_latency().value_or(0.0), load_misses,
+                             gpu::latency_params{}.l2_hit_cycles, mean_tolerance().value_or(0.0));
+    }
+};
+
+struct kernel_result {
+    std::string kernel;
+    std::string input;
+    std::array<pass_result, config_count + 1> passes{};
+    /// Phase names of the launches (the phase-changing run), else empty.
+    std::vector<std::string> launch_labels;
+    int interrupted_by = 0;
+};
+
+/// Progress over a kernel's passes: each issues about as many warp instructions as the first.
+struct pass_progress {
+    memsub_examples::progress_meter& meter;
+    std::uint64_t done_before = 0;
+    std::uint64_t total = 0; ///< 0: unknown (the first pass)
+};
+
+/// Runs one configuration's pass: `make()` a fresh kernel; `make_l1(book)` one SM's L1.
+template <class MakeKernel, class MakeL1>
+pass_result run_pass(MakeKernel& make, MakeL1&& make_l1, const options& o, bool timeline,
+                     pass_progress progress, int& interrupted_by) {
+    pass_result out;
+    out.ran = true;
+    auto kernel = make();
+    using kernel_type = decltype(kernel);
+    using scheduler_type = simt::gto_scheduler<kernel_type>;
+    scheduler_type scheduler(kernel,
+                             simt::gto_params{.sms = o.sms, .latency = simt::latency_mode::host});
+    gpu::l2_dram_timing<> memory;
+    gpu::shared_code_book book(
+        {.l1s = o.sms, .ep_accesses = ep_accesses, .eps_per_period = o.book_eps});
+    using l1_type = std::decay_t<decltype(make_l1(book))>;
+    constexpr bool compressed = requires(l1_type & l) {
+        l.selector();
+    };
+    std::vector<l1_type> l1s;
+    l1s.reserve(o.sms);
+    for (std::uint32_t s = 0; s < o.sms; ++s) l1s.push_back(make_l1(book));
+    std::vector<sel::latency_tolerance_estimator<scheduler_type>> estimators;
+    estimators.reserve(o.sms);
+    for (std::uint32_t s = 0; s < o.sms; ++s) estimators.emplace_back(&scheduler, s);
+    std::vector<std::uint32_t> in_epoch(o.sms, 0);
+    // The host's issue runs (see `issue_runs`), one per SM.
+    std::vector<issue_runs> runs(o.sms);
+    const auto close_epoch = [&](std::uint32_t sm) -> std::uint32_t {
+        auto& e = estimators[sm];
+        const std::uint32_t by_instructions = e.end_epoch();
+        const double run = runs[sm].end_epoch(e.parameters().run_weight);
+        if (!o.slot_runs) return by_instructions;
+        return static_cast<std::uint32_t>(std::floor(e.mean_ready_warps() * run));
+    };
+
+    const gpu::coalescer coalescer;
+    gpu::coalesced_warp lines;
+    std::uint32_t launch = 0;
+    out.launches.emplace_back();
+    const auto issue = [&](const simt::warp_instruction& w) {
+        while (w.launch != launch) { // launches run one after another
+            out.launches.back().end_cycle = w.issue_cycle;
+            out.launches.emplace_back().start_cycle = w.issue_cycle;
+            ++launch;
+        }
+        launch_figures& lf = out.launches.back();
+        estimators[w.sm].sample();
+        runs[w.sm].issued(w);
+        coalescer.coalesce(w.lanes, w.active_mask, w.access_bytes, lines);
+        memsub::access proto{};
+        proto.pc = w.pc;
+        proto.kind = w.kind;
+        proto.requester = w.sm;
+        simt::timed_requests requests(scheduler, memory, w);
+        auto& l1 = l1s[w.sm];
+        coalescer.for_each_request(lines, proto, [&](const memsub::access& a) {
+            ++lf.accesses;
+            if constexpr (compressed) {
+                const std::uint32_t mode = current_mode(l1.selector());
+                ++lf.mode_accesses[mode];
+                const auto r = l1.access(a, w.issue_cycle, kernel.memory());
+                requests(a, r);
+                if (a.kind == memsub::access_kind::load) ++(r.hit ? lf.load_hits : lf.load_misses);
+                bool epoch_end = r.epoch_ended;
+                if constexpr (!sel::counts_epochs<selector_of<l1_type>>)
+                    epoch_end = ++in_epoch[w.sm] == ep_accesses;
+                if (epoch_end) {
+                    in_epoch[w.sm] = 0;
+                    const std::uint32_t t = close_epoch(w.sm);
+                    l1.set_latency_tolerance(t);
+                    lf.tolerance_sum += t;
+                    ++lf.epochs;
+                    if (timeline && w.sm == 0)
+                        out.timeline.push_back({w.issue_cycle, l1.effective_capacity(),
+                                                current_mode(l1.selector()), t, launch});
+                }
+            } else {
+                const auto r = l1.access(a);
+                requests(a, r);
+                if (a.kind == memsub::access_kind::load) ++(r.hit ? lf.load_hits : lf.load_misses);
+            }
+        });
+        requests.finish();
+        if ((++out.warp_instructions & 0xffff) != 0) return true;
+        const std::uint64_t done = progress.done_before + out.warp_instructions;
+        progress.meter.update(
+            done, progress.total == 0
+                      ? std::nullopt
+                      : std::optional(std::min(1.0, static_cast<double>(done) /
+                                                        static_cast<double>(progress.total))));
+        return (interrupted_by = memsub_examples::stop_requested()) == 0;
+    };
+    const auto run = simt::run_timed(scheduler, issue, memory);
+    out.cycles = run.cycles;
+    out.stopped = run.stopped;
+    out.launches.back().end_cycle = run.cycles;
+    for (const auto& lf : out.launches) {
+        out.accesses += lf.accesses;
+        out.load_hits += lf.load_hits;
+        out.load_misses += lf.load_misses;
+        out.tolerance_sum += lf.tolerance_sum;
+        out.epochs += lf.epochs;
+        for (std::size_t m = 0; m < modes; ++m) out.mode_accesses[m] += lf.mode_accesses[m];
+    }
+    if constexpr (compressed) {
+        out.adaptive = !std::same_as<selector_of<l1_type>, sel::static_mode>;
+        for (const auto& l1 : l1s) {
+            const gpu::compressed_l1_stats& st = l1.stats();
+            out.hit_latency_cycles += st.hit_latency_cycles;
+            out.compression_nj += st.compression_energy_nj;
+            out.decompression_nj += st.decompression_energy_nj;
+            out.retired += st.retired;
+            out.mean_capacity += l1.mean_effective_capacity() / o.sms;
+        }
+        if constexpr (l1_type::shares_code_book) out.book_builds = book.build_count();
+    } else {
+        out.hit_latency_cycles = out.load_hits * gpu::latency_params{}.l1_hit_cycles;
+        out.mean_capacity = 4.0; // 64 KB of uncompressed lines over the 16 KB baseline
+    }
+    return out;
+}
+
+/// The L1 params every compressed configuration uses: hits cost the memory side's L1 hit
+/// latency before decompression, misses the L2's 120 cycles (the selectors' AMAT).
+gpu::compressed_l1_params l1_params() {
+    const gpu::latency_params l{};
+    return {.base_hit_latency = l.l1_hit_cycles, .miss_latency = l.l2_hit_cycles};
+}
+
+/// Runs configuration `index` of `make`'s kernel.
+template <class MakeKernel>
+pass_result run_config(std::size_t index, MakeKernel& make, const options& o, bool timeline,
+                       pass_progress progress, int& interrupted_by) {
+    const auto go = [&](auto&& make_l1) {
+        return run_pass(make, make_l1, o, timeline, progress, interrupted_by);
+    };
+    switch (index) {
+    case 0:
+    case 1:
+    case 2:
+        return go([index](gpu::shared_code_book& b) {
+            return bdi_sc2_l1<sel::static_mode>(l1_params(),
+                                                {.mode = static_cast<std::uint32_t>(index)}, &b);
+        });
+    case 3:
+        return go([](gpu::shared_code_book& b) {
+            return bdi_sc2_l1<sel::adaptive_hit_count>(l1_params(), {}, &b);
+        });
+    case 4:
+        return go([](gpu::shared_code_book& b) {
+            return bdi_sc2_l1<sel::adaptive_cmp>(l1_params(), {.compressed_mode = 2}, &b);
+        });
+    case 5:
+        return go([](gpu::shared_code_book& b) { return latte_l1_of(l1_params(), {}, &b); });
+    case 6:
+        return go([](gpu::shared_code_book&) { return bdi_bpc_l1(l1_params(), {}, nullptr); });
+    default:
+        return go([](gpu::shared_code_book&) { return l1_64kb(); });
+    }
+}
+
+/// Every selected configuration of one kernel, then the 64 KB classification pass.
+template <class MakeKernel>
+kernel_result run_kernel(std::string name, std::string input, MakeKernel&& make, const options& o,
+                         std::size_t slot, std::size_t slots) {
+    kernel_result out;
+    out.kernel = std::move(name);
+    out.input = std::move(input);
+    std::vector<std::size_t> order;
+    for (std::size_t i = 0; i < config_count; ++i)
+        if (o.selected[i]) order.push_back(i);
+    if (o.classify) order.push_back(big_l1);
+    memsub_examples::progress_meter meter(
+        !o.quiet, fmt::format("{} ({} of {})", out.kernel, slot + 1, slots));
+    meter.set_unit("warp instructions");
+    if (slot + 1 < slots)
+        meter.set_then(fmt::format("then {} more kernel{}", slots - slot - 1,
+                                   slots - slot - 1 == 1 ? "" : "s"));
+    const bool plotted = o.plot && o.plot_kernel.value_or(std::string()) == out.kernel;
+    std::uint64_t done = 0, per_pass = 0;
+    for (const std::size_t i : order) {
+        if (out.interrupted_by != 0) break;
+        out.passes[i] = run_config(i, make, o, plotted && i == latte_config,
+                                   {meter, done, per_pass * order.size()}, out.interrupted_by);
+        done += out.passes[i].warp_instructions;
+        if (per_pass == 0) per_pass = out.passes[i].warp_instructions;
+    }
+    meter.finish();
+    return out;
+}
+
+std::uint64_t scaled(double base, double scale) {
+    return static_cast<std::uint64_t>(std::max(1.0, std::round(base * scale)));
+}
+
+kernel_result run_named(std::string_view name, const options& o, std::size_t slot,
+                        std::size_t slots) {
+    const std::string kernel(name);
+    const double s = o.scale;
+    if (name == "bfs") {
+        const auto scale =
+            static_cast<std::uint32_t>(std::clamp(std::lround(14 + std::log2(s)), 4L, 22L));
+        const simt::csr_graph g =
+            simt::make_rmat_graph({.scale = scale, .edge_factor = 8, .seed = o.seed});
+        std::uint32_t source = 0;
+        for (std::uint32_t v = 0; v < g.vertices; ++v)
+            if (g.degree(v) > g.degree(source)) source = v;
+        kernel_result r = run_kernel(
+            kernel, fmt::format("R-MAT 2^{}: {} vertices, {} edges", scale, g.vertices, g.edges()),
+            [&] { return simt::bfs_kernel(g, {.source = source}); }, o, slot, slots);
+        for (std::size_t l = 0; l < r.passes[0].launches.size(); ++l)
+            r.launch_labels.push_back(
+                fmt::format("level {} {}", l / 2, l % 2 ? "update" : "expand"));
+        return r;
+    }
+    if (name == "spmv") {
+        const auto rows =
+            static_cast<std::uint32_t>(std::min<std::uint64_t>(scaled(32768, s), 1u << 22));
+        const simt::csr_matrix m = simt::make_power_law_matrix(
+            {.rows = rows, .cols = rows, .max_row_length = std::min(rows, 1024u), .seed = o.seed});
+        return run_kernel(
+            kernel, fmt::format("power-law: {} x {}, {} non-zeros", m.rows, m.cols, m.nonzeros()),
+            [&] { return simt::spmv_kernel(m, {.seed = o.seed}); }, o, slot, slots);
+    }
+    if (name == "kmeans") {
+        const auto points =
+            static_cast<std::uint32_t>(std::min<std::uint64_t>(scaled(8192, s), 1u << 22));
+        return run_kernel(
+            kernel, fmt::format("{} points x 34 features, 5 clusters", points),
+            [&] { return simt::kmeans_kernel({.points = points, .seed = o.seed}); }, o, slot,
+            slots);
+    }
+    if (name == "stencil") {
+        const auto side = static_cast<std::uint32_t>(
+            std::clamp<std::uint64_t>(scaled(512, std::sqrt(s)) / 16 * 16, 16, 8192));
+        return run_kernel(
+            kernel, fmt::format("{0} x {0} grid, 2 iterations", side),
+            [&] { return simt::stencil_kernel({.rows = side, .cols = side, .seed = o.seed}); }, o,
+            slot, slots);
+    }
+    if (name == "matmul") {
+        const auto side = static_cast<std::uint32_t>(
+            std::clamp<std::uint64_t>(scaled(256, std::cbrt(s)) / 16 * 16, 16, 2048));
+        return run_kernel(
+            kernel, fmt::format("{0} x {0} x {0}", side),
+            [&] {
+                return simt::matmul_kernel(
+                    {.height_a = side, .width_a = side, .width_b = side, .seed = o.seed});
+            },
+            o, slot, slots);
+    }
+    if (name == "saxpy") {
+        const auto n =
+            static_cast<std::uint32_t>(std::min<std::uint64_t>(scaled(1u << 20, s), 1u << 26));
+        return run_kernel(
+            kernel, fmt::format("{} elements", n),
+            [&] { return simt::saxpy_kernel({.elements = n, .seed = o.seed}); }, o, slot, slots);
+    }
+    if (name == "histogram") {
+        const auto words =
+            static_cast<std::uint32_t>(std::min<std::uint64_t>(scaled(1u << 18, s), 1u << 26));
+        return run_kernel(
+            kernel, fmt::format("{} bytes, 256 bins", 4ull * words),
+            [&] { return simt::histogram_kernel({.words = words, .seed = o.seed}); }, o, slot,
+            slots);
+    }
+    const phase_kernel::params pp{.sms = o.sms, .scale = s, .seed = o.seed};
+    const phase_kernel probe(pp);
+    const auto& t = probe.phase_of_launch(0);
+    const auto& u = probe.phase_of_launch(1);
+    kernel_result r = run_kernel(
+        kernel,
+        fmt::format("{} launches alternating tolerant ({} warps/SM, {} KB table, {} loads/warp, "
+                    "{} ALU cycles/load) and sensitive ({} warp/SM, {} KB table, {} loads/warp)",
+                    probe.launches(), t.ctas_per_sm * t.threads_per_cta / 32,
+                    t.table_lines * 128 / 1024, t.loads_per_warp, t.alu_cycles,
+                    u.ctas_per_sm * u.threads_per_cta / 32, u.table_lines * 128 / 1024,
+                    u.loads_per_warp),
+        [&] { return phase_kernel(pp); }, o, slot, slots);
+    for (std::uint32_t l = 0; l < probe.launches(); ++l)
+        r.launch_labels.emplace_back(probe.phase_of_launch(l).name);
+    return r;
+}
+
+// ------------------------------------------------------------------ output
+
+std::optional<double> ratio(double num, double den) {
+    if (den == 0.0) return std::nullopt;
+    return num / den;
+}
+
+std::string opt_fmt(std::optional<double> v, std::string_view spec, std::string_view none = "-") {
+    return v ? fmt::format(fmt::runtime(spec), *v) : std::string(none);
+}
+
+/// The names of a configuration's modes.
+std::array<std::string_view, modes> mode_names(std::size_t config) {
+    if (config == 6) return {"none", "bdi", "bpc"};
+    return {"none", "bdi", "sc2"};
+}
+
+std::optional<double> speedup(const kernel_result& r, std::size_t i) {
+    const auto& base = r.passes[none_config];
+    if (!base.ran || !r.passes[i].ran || r.passes[i].cycles == 0) return std::nullopt;
+    return static_cast<double>(base.cycles) / static_cast<double>(r.passes[i].cycles);
+}
+
+std::optional<double> misses_change(const kernel_result& r, std::size_t i) {
+    const auto& base = r.passes[none_config];
+    if (!base.ran || !r.passes[i].ran || base.load_misses == 0) return std::nullopt;
+    return static_cast<double>(r.passes[i].load_misses) / static_cast<double>(base.load_misses) -
+           1.0;
+}
+
+std::optional<double> percent(std::optional<double> x) {
+    if (!x) return std::nullopt;
+    return 100.0 * *x;
+}
+
+std::optional<bool> cache_sensitive(const kernel_result& r) {
+    const auto s = speedup(r, big_l1);
+    if (!s) return std::nullopt;
+    return *s > c_sens_threshold;
+}
+
+std::string shares_text(const pass_result& p) {
+    if (p.accesses == 0) return "-";
+    std::string out;
+    for (std::size_t m = 0; m < modes; ++m)
+        out += fmt::format("{}{:.0f}", m ? "/" : "",
+                           100.0 * static_cast<double>(p.mode_accesses[m]) /
+                               static_cast<double>(p.accesses));
+    return out;
+}
+
+/// Kernel-OPT (§4.3.5): per launch the static configuration with the fewest cycles there.
+struct kernel_opt {
+    std::uint64_t cycles = 0;
+    std::vector<std::size_t> choice; ///< per launch
+};
+std::optional<kernel_opt> kernel_opt_of(const kernel_result& r) {
+    kernel_opt k;
+    const std::size_t n = r.passes[none_config].launches.size();
+    for (const std::size_t c : static_configs)
+        if (!r.passes[c].ran || r.passes[c].stopped || r.passes[c].launches.size() != n)
+            return std::nullopt;
+    for (std::size_t l = 0; l < n; ++l) {
+        std::size_t best = static_configs[0];
+        for (const std::size_t c : static_configs)
+            if (r.passes[c].launches[l].cycles() < r.passes[best].launches[l].cycles()) best = c;
+        k.choice.push_back(best);
+        k.cycles += r.passes[best].launches[l].cycles();
+    }
+    return k;
+}
+
+void print_table(const kernel_result& r, const options& o) {
+    fmt::print("\n{} ({}), {} SMs\n", r.kernel, r.input, o.sms);
+    if (r.interrupted_by != 0)
+        fmt::print("PARTIAL: interrupted by signal {} (the figures cover the passes so far)\n",
+                   r.interrupted_by);
+    fmt::print("{:<20}{:>11}{:>8}{:>11}{:>8}{:>8}{:>7}{:>8}{:>7}{:>13}{:>10}{:>7}{:>9}\n", "config",
+               "cycles", "speedup", "L1 misses", "vs none", "hit lat", "tol", "AMAT", "cap",
+               "modes n/b/s%", "energy uJ", "books", "retired");
+    fmt::print("{}\n", std::string(129, '-'));
+    const auto row = [&](std::size_t i, std::string_view label) {
+        const pass_result& p = r.passes[i];
+        if (!p.ran) return;
+        fmt::print("{:<20}{:>11}{:>8}{:>11}{:>8}{:>8}{:>7}{:>8}{:>7}{:>13}{:>10}{:>7}{:>9}{}\n",
+                   label, p.cycles, opt_fmt(speedup(r, i), "{:.3f}"), p.load_misses,
+                   opt_fmt(percent(misses_change(r, i)), "{:+.1f}%"),
+                   opt_fmt(p.mean_hit_latency(), "{:.1f}"),
+                   i == big_l1 ? "-" : opt_fmt(p.mean_tolerance(), "{:.1f}"),
+                   i == big_l1 ? "-" : opt_fmt(p.amat(), "{:.1f}"),
+                   fmt::format("{:.2f}x", p.mean_capacity),
+                   i == big_l1 || !p.adaptive ? "-" : shares_text(p),
+                   i == big_l1
+                       ? "-"
+                       : fmt::format("{:.1f}", (p.compression_nj + p.decompression_nj) / 1000.0),
+                   i == big_l1 ? "-" : fmt::format("{}", p.book_builds),
+                   i == big_l1 ? "-" : fmt::format("{}", p.retired), p.stopped ? " (partial)" : "");
+    };
+    for (std::size_t i = 0; i < config_count; ++i) row(i, config_labels[i]);
+    if (o.classify) row(big_l1, "uncompressed 64 KB");
+    if (const auto k = kernel_opt_of(r); k && k->cycles != 0)
+        fmt::print("{:<20}{:>11}{:>8}   (per launch the fastest static mode)\n", "Kernel-OPT",
+                   k->cycles,
+                   opt_fmt(ratio(static_cast<double>(r.passes[none_config].cycles),
+                                 static_cast<double>(k->cycles)),
+                           "{:.3f}"));
+    if (const auto cs = cache_sensitive(r))
+        fmt::print("class: {} (64 KB uncompressed vs none: {:.3f}x, threshold {:.2f}x)\n",
+                   *cs ? "C-Sens" : "C-InSens", *speedup(r, big_l1), c_sens_threshold);
+
+    // Per launch: the phases (or BFS levels) as the adaptive configurations saw them.
+    const pass_result& latte = r.passes[latte_config];
+    const std::size_t launches = r.passes[none_config].launches.size();
+    if (launches < 2 || launches > 64) return;
+    fmt::print("\nper launch: cycles by configuration; LATTE-CC's mean tolerance and mode shares "
+               "(none/bdi/sc2 %)\n");
+    fmt::print("{:>6} {:<18}", "launch", "phase");
+    for (std::size_t i = 0; i < config_count; ++i)
+        if (r.passes[i].ran) fmt::print("{:>12}", config_names[i].substr(0, 11));
+    fmt::print("{:>8}{:>13}\n", "tol", "LATTE modes");
+    for (std::size_t l = 0; l < launches; ++l) {
+        fmt::print("{:>6} {:<18}", l, l < r.launch_labels.size() ? r.launch_labels[l] : "");
+        for (std::size_t i = 0; i < config_count; ++i)
+            if (r.passes[i].ran)
+                fmt::print("{:>12}", l < r.passes[i].launches.size()
+                                         ? fmt::format("{}", r.passes[i].launches[l].cycles())
+                                         : std::string("-"));
+        if (latte.ran && l < latte.launches.size()) {
+            const launch_figures& lf = latte.launches[l];
+            pass_result one;
+            one.accesses = lf.accesses;
+            one.mode_accesses = lf.mode_accesses;
+            fmt::print(
+                "{:>8}{:>13}\n",
+                opt_fmt(lf.epochs ? std::optional(lf.tolerance_sum / lf.epochs) : std::nullopt,
+                        "{:.1f}"),
+                shares_text(one));
+        } else {
+            fmt::print("\n");
+        }
+    }
+}
+
+memsub_examples::result_table results_table(const std::vector<kernel_result>& results,
+                                            const options& o) {
+    memsub_examples::result_table t(std::string{program});
+    for (const kernel_result& r : results) {
+        const auto cs = cache_sensitive(r);
+        for (std::size_t i = 0; i <= config_count; ++i) {
+            const pass_result& p = r.passes[i];
+            if (!p.ran) continue;
+            auto& row = t.add_row();
+            const bool big = i == big_l1;
+            const auto names = mode_names(i);
+            row.text("kernel", r.kernel)
+                .text("config", big ? big_l1_name : config_names[i])
+                .text("input", r.input)
+                .number("sms", o.sms)
+                .number("cycles", p.cycles)
+                .optional_number("speedup", speedup(r, i), "{:.6f}")
+                .number("warp_instructions", p.warp_instructions)
+                .number("accesses", p.accesses)
+                .number("load_hits", p.load_hits)
+                .number("load_misses", p.load_misses)
+                .optional_number("misses_change", misses_change(r, i), "{:.6f}")
+                .optional_number("mean_hit_latency", p.mean_hit_latency(), "{:.4f}")
+                .optional_number("mean_tolerance", big ? std::nullopt : p.mean_tolerance(),
+                                 "{:.4f}")
+                .optional_number("amat_gpu", big ? std::nullopt : p.amat(), "{:.4f}")
+                .number("mean_effective_capacity", p.mean_capacity, "{:.4f}")
+                .text("modes", big ? "" : fmt::format("{}/{}/{}", names[0], names[1], names[2]));
+            for (std::size_t m = 0; m < modes; ++m)
+                row.optional_number(fmt::format("share_mode{}", m),
+                                    big || p.accesses == 0
+                                        ? std::nullopt
+                                        : std::optional(static_cast<double>(p.mode_accesses[m]) /
+                                                        static_cast<double>(p.accesses)),
+                                    "{:.6f}");
+            row.number("compression_energy_nj", p.compression_nj, "{:.3f}")
+                .number("decompression_energy_nj", p.decompression_nj, "{:.3f}")
+                .number("book_builds", p.book_builds)
+                .number("retired_lines", p.retired)
+                .number("launches", p.launches.size());
+            if (cs)
+                row.boolean("c_sens", *cs);
+            else
+                row.null("c_sens");
+            row.boolean("partial", p.stopped || r.interrupted_by != 0)
+                .optional_number("interrupted_by_signal",
+                                 r.interrupted_by ? std::optional(r.interrupted_by) : std::nullopt)
+                .null("error");
+        }
+    }
+    return t;
+}
+
+/// Fig. 4.15's view of one kernel: SM 0's effective capacity and LATTE-CC's mode at every EP.
+bool write_plot(const std::string& plot, const std::string& terminal, const kernel_result& r) {
+    const pass_result& p = r.passes[latte_config];
+    const std::string data = plot + ".dat", script = plot + ".gp";
+    {
+        std::ofstream d(data);
+        if (!d) throw std::runtime_error("cannot write " + data);
+        fmt::print(d, "# cycle effective_capacity mode tolerance launch (SM 0, every EP)\n");
+        for (const auto& s : p.timeline)
+            fmt::print(d, "{} {:.4f} {} {} {}\n", s.cycle, s.capacity, s.mode, s.tolerance,
+                       s.launch);
+        if (!d.flush()) throw std::runtime_error("error writing " + data);
+    }
+    {
+        std::ofstream g(script);
+        if (!g) throw std::runtime_error("cannot write " + script);
+        fmt::print(g,
+                   "set terminal {} size 900,600\nset output {}\n"
+                   "set multiplot layout 2,1 title {}\n"
+                   "set lmargin 12\nset rmargin 12\nset key top left\nset format x '%.1s%c'\n"
+                   "set ylabel 'effective capacity (x 16 KB)'\nset yrange [0:*]\n"
+                   "set y2label 'mode'\nset y2range [-0.2:2.2]\nset ytics nomirror\n"
+                   "set y2tics ('none' 0, 'BDI' 1, 'SC2' 2)\n"
+                   "plot {} using 1:2 with lines lw 2 title 'effective capacity', "
+                   "'' using 1:3 axes x1y2 with steps lw 1 title 'mode'\n"
+                   "unset y2tics\nunset y2label\nset xlabel 'cycle'\n"
+                   "set ylabel 'latency tolerance (cycles)'\n"
+                   "plot {} using 1:4 with steps lw 1 title 'tolerance at each EP'\n"
+                   "unset multiplot\n",
+                   terminal, memsub_examples::gnuplot_quoted(plot),
+                   memsub_examples::gnuplot_quoted(
+                       fmt::format("LATTE-CC on {} (SM 0, sampled every EP)", r.kernel)),
+                   memsub_examples::gnuplot_quoted(data), memsub_examples::gnuplot_quoted(data));
+        if (!g.flush()) throw std::runtime_error("error writing " + script);
+    }
+    return memsub_examples::render_with_gnuplot(script, plot);
+}
+
+// ------------------------------------------------------------------ options
+
+void usage(std::FILE* to) {
+    fmt::print(to,
+               "usage: {} [options] [kernels...]\n"
+               "  The LATTE-CC study: each kernel through each configuration on its own timed\n"
+               "  pass, plus an uncompressed 64 KB L1 to classify it (C-Sens: > 20% faster).\n"
+               "  --kernels LIST   {} (default {}); kernels may also be given as arguments\n"
+               "  --configs LIST   none, static_bdi, static_sc, adaptive_hit_count,\n"
+               "                   adaptive_cmp, latte_cc, latte_cc_bdi_bpc (default: all)\n"
+               "  --sms N          SMs, 1..120 (default 15)\n"
+               "  --scale X        input size factor, (0, 1000] (default 1: about 20 s)\n"
+               "  --seed N         inputs' seed (default 1)\n"
+               "  --no-classify    skip the 64 KB pass (no C-Sens class)\n"
+               "  --tolerance-runs slots|instructions   a warp's issue run in issue slots\n"
+               "                   (instructions + their ALU cycles, default) or instructions\n"
+               "  --book-eps N     EPs per SC2 code-book period, 2..1000000 (default 10)\n"
+               "  --csv FILE, --json FILE   one row per kernel and configuration\n"
+               "  --plot FILE      .png/.svg/.pdf: LATTE-CC's capacity and mode every EP\n"
+               "  --plot-kernel K  the kernel plotted (default: phases if run, else the first)\n"
+               "  --quiet          no progress on stderr\n"
+               "  --help\n",
+               program, fmt::format("{}", fmt::join(all_kernels, ", ")), default_kernels);
+}
+
+std::vector<std::string> parse_kernels(std::string_view flag, std::string_view text) {
+    std::vector<std::string> out;
+    for (const auto& k : memsub_examples::split_list(text)) {
+        if (std::find(all_kernels.begin(), all_kernels.end(), k) == all_kernels.end())
+            throw option_error(
+                fmt::format("{}: unknown kernel '{}' ({})", flag, k, fmt::join(all_kernels, ", ")));
+        if (std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
+    }
+    if (out.empty()) throw option_error(fmt::format("{}: no kernel given", flag));
+    return out;
+}
+
+options parse(int argc, char** argv) {
+    options o;
+    o.selected.fill(true);
+    std::vector<std::string> positional;
+    std::optional<std::vector<std::string>> kernels;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view arg = argv[i];
+        const auto value = [&]() -> std::string_view {
+            if (i + 1 >= argc) throw option_error(fmt::format("{} needs a value", arg));
+            return argv[++i];
+        };
+        if (arg == "--help" || arg == "-h") {
+            usage(stdout);
+            std::exit(status::ok);
+        } else if (arg == "--kernels") {
+            kernels = parse_kernels(arg, value());
+        } else if (arg == "--configs") {
+            o.selected.fill(false);
+            const std::string_view text = value();
+            const auto names = memsub_examples::split_list(text);
+            if (names.empty()) throw option_error("--configs: no configuration given");
+            for (const auto& n : names) {
+                const auto it = std::find(config_names.begin(), config_names.end(), n);
+                if (it == config_names.end())
+                    throw option_error(fmt::format("--configs: unknown configuration '{}' ({})", n,
+                                                   fmt::join(config_names, ", ")));
+                o.selected[static_cast<std::size_t>(it - config_names.begin())] = true;
+            }
+        } else if (arg == "--sms") {
+            o.sms = memsub_examples::parse_unsigned_as<std::uint32_t>(arg, value(), 1, 120);
+        } else if (arg == "--scale") {
+            o.scale = memsub_examples::parse_positive_real(arg, value(), 1000.0);
+        } else if (arg == "--seed") {
+            o.seed = memsub_examples::parse_unsigned(arg, value());
+        } else if (arg == "--tolerance-runs") {
+            const std::string_view v = value();
+            if (v != "slots" && v != "instructions")
+                throw option_error(
+                    fmt::format("--tolerance-runs: unknown unit '{}' (slots or instructions)", v));
+            o.slot_runs = v == "slots";
+        } else if (arg == "--book-eps") {
+            o.book_eps =
+                memsub_examples::parse_unsigned_as<std::uint32_t>(arg, value(), 2, 1000000);
+        } else if (arg == "--no-classify") {
+            o.classify = false;
+        } else if (arg == "--csv") {
+            o.csv = std::string(value());
+        } else if (arg == "--json") {
+            o.json = std::string(value());
+        } else if (arg == "--plot") {
+            o.plot = std::string(value());
+            o.plot_terminal = memsub_examples::plot_terminal_or_throw(arg, *o.plot);
+        } else if (arg == "--plot-kernel") {
+            o.plot_kernel = parse_kernels(arg, value()).front();
+        } else if (arg == "--quiet") {
+            o.quiet = true;
+        } else if (!arg.empty() && arg[0] == '-') {
+            throw option_error(fmt::format("unknown option {} (--help lists them)", arg));
+        } else {
+            for (auto& k : parse_kernels("kernel", arg)) positional.push_back(std::move(k));
+        }
+    }
+    if (kernels && !positional.empty())
+        throw option_error("--kernels and kernel arguments: give one or the other");
+    o.kernels = kernels              ? *kernels
+                : positional.empty() ? parse_kernels("--kernels", default_kernels)
+                                     : positional;
+    // Every ratio is over none: it always runs.
+    o.selected[none_config] = true;
+    if (o.plot_kernel && !o.runs(*o.plot_kernel))
+        throw option_error(fmt::format("--plot-kernel {}: that kernel is not run", *o.plot_kernel));
+    if (o.plot && !o.plot_kernel) o.plot_kernel = o.runs("phases") ? "phases" : o.kernels.front();
+    if (o.plot && !o.selected[latte_config])
+        throw option_error("--plot draws LATTE-CC's modes: add latte_cc to --configs");
+    return o;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    const options o = memsub_examples::parse_or_exit(program, [&] { return parse(argc, argv); });
+    try {
+        if (o.csv) memsub_examples::check_writable("--csv", *o.csv);
+        if (o.json) memsub_examples::check_writable("--json", *o.json);
+        if (o.plot) {
+            memsub_examples::check_writable("--plot", *o.plot);
+            memsub_examples::check_writable("--plot", *o.plot + ".dat");
+            memsub_examples::check_writable("--plot", *o.plot + ".gp");
+        }
+    } catch (const option_error& e) {
+        fmt::print(stderr, "{}: {} (nothing was run)\n", program, e.what());
+        return status::usage_error;
+    }
+    memsub_examples::install_stop_handlers();
+    std::vector<kernel_result> results;
+    std::vector<std::string> not_run;
+    fmt::print("LATTE-CC study: 16 KB L1D per SM (32 sets x 4 ways x 128 B, 16 tags and 16 x 32 B "
+               "segments per set when compressed), {} SMs, GTO, 48 warps/SM\n"
+               "time: {}; EP {} accesses per L1, 10 EPs per period\n",
+               o.sms, gpu::describe(gpu::latency_params{}), ep_accesses);
+    try {
+        for (std::size_t i = 0; i < o.kernels.size(); ++i) {
+            if (memsub_examples::stop_requested() != 0) {
+                not_run.push_back(o.kernels[i]);
+                continue;
+            }
+            results.push_back(run_named(o.kernels[i], o, i, o.kernels.size()));
+            print_table(results.back(), o);
+        }
+    } catch (const memsub::config_error& e) {
+        fmt::print(stderr, "{}: {}\n", program, e.what());
+        return status::usage_error;
+    } catch (const std::bad_alloc&) {
+        fmt::print(stderr, "{}: out of memory: try a smaller --scale or fewer --sms\n", program);
+        return status::out_of_memory;
+    }
+    const int signal = memsub_examples::stop_requested();
+    if (signal != 0)
+        fmt::print("PARTIAL: interrupted by signal {} (kernels not run: {})\n", signal,
+                   not_run.size());
+
+    memsub_examples::output_attempts outputs;
+    const auto attempt = [&](auto&& write) { outputs.attempt(write); };
+    if (o.csv) attempt([&] { results_table(results, o).write_csv(*o.csv); });
+    if (o.json) attempt([&] { results_table(results, o).write_json(*o.json); });
+    if (o.plot) {
+        const auto it = std::find_if(results.begin(), results.end(), [&](const kernel_result& r) {
+            return r.kernel == *o.plot_kernel;
+        });
+        if (it == results.end())
+            fmt::print(stderr, "{}: --plot {}: {} was not run, nothing to plot\n", program, *o.plot,
+                       *o.plot_kernel);
+        else
+            attempt([&] { (void)write_plot(*o.plot, o.plot_terminal, *it); });
+    }
+    for (const auto& f : outputs.failures()) fmt::print(stderr, "{}: {}\n", program, f);
+    if (signal != 0) return memsub_examples::stopped_exit_status(signal);
+    return outputs.ok() ? status::ok : status::output_error;
+}
