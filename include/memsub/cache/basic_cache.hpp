@@ -826,12 +826,17 @@ private:
     [[nodiscard]] block_spec checked_spec(block_spec spec) noexcept {
         const std::uint32_t spl = segments_per_line(layout_);
         if (MEMSUB_UNLIKELY(!std::has_single_bit(spec.span_segments) || spec.span_segments > spl ||
-                            spec.stored_segments > spec.span_segments)) {
-            ++stats_.specs_clamped;
-            if (!std::has_single_bit(spec.span_segments) || spec.span_segments > spl)
-                spec.span_segments = spl;
-            spec.stored_segments = std::min(spec.stored_segments, spec.span_segments);
-        }
+                            spec.stored_segments > spec.span_segments))
+            spec = clamped_spec(spec, spl);
+        return spec;
+    }
+    // Out of line: the access path keeps only the test.
+    [[gnu::cold, gnu::noinline]] block_spec clamped_spec(block_spec spec,
+                                                         std::uint32_t spl) noexcept {
+        ++stats_.specs_clamped;
+        if (!std::has_single_bit(spec.span_segments) || spec.span_segments > spl)
+            spec.span_segments = spl;
+        spec.stored_segments = std::min(spec.stored_segments, spec.span_segments);
         return spec;
     }
 
@@ -994,7 +999,8 @@ private:
 
     /// A hit on entry `e` (or the resident part of a partial miss): the policy, then the
     /// predictor that admitted the block (Q3).
-    void notify_hit(set_index s, entry_index e, const memsub::access& a) noexcept {
+    [[gnu::always_inline]] void notify_hit(set_index s, entry_index e,
+                                           const memsub::access& a) noexcept {
         policy_.on_hit(s, e, a);
         bypass::notify_hit(bypass_, s, e, a);
     }
@@ -1202,8 +1208,9 @@ private:
 
     /// Marks entry `e` as used by the request (reused, touched, dirty on a write-back store)
     /// and tells the policy and the predictor (P1, or P2a for a partial miss).
-    void touch(set_index s, entry_index e, std::uint64_t requested, std::uint64_t line_key,
-               bool write, const memsub::access& a, const layout_type& L) noexcept {
+    [[gnu::always_inline]] void touch(set_index s, entry_index e, std::uint64_t requested,
+                                      std::uint64_t line_key, bool write, const memsub::access& a,
+                                      const layout_type& L) noexcept {
         set_state& st = state_of(s, L);
         const std::size_t i = slot(s, e, L);
         st.reused |= bit_of(e);
@@ -1355,13 +1362,8 @@ private:
             decline_variable(a, r, why, write, touched, missing_bytes, s, L);
             return r;
         }
-        block_spec spec;
-        if constexpr (std::same_as<SpecFn, whole_line_spec>)
-            spec = spec_of(a); // valid by construction
-        else
-            spec = checked_spec(spec_of(a));
-        fill_variable(a, spec, s, line_key, requested, missing, line, home_seg, write,
-                      missing_bytes, r);
+        fill_variable(a, spec_of(a), s, line_key, requested, missing, line, home_seg, write,
+                      missing_bytes, r); // checks the spec, out of line
         return r;
     }
 
@@ -1372,10 +1374,11 @@ private:
     /// are masked_request_bytes, so a bypassed read fetches the requested bytes of the missing
     /// masked segments and a store writes them down. The address's own segment is the lowest
     /// masked one (the coalescer addresses a request at its first touched byte).
-    static void narrow_to_mask(const memsub::access& a, std::uint32_t spl, std::uint32_t seg_bytes,
-                               std::uint64_t& requested, std::uint32_t& lo, std::uint32_t& hi,
-                               std::uint32_t& first_seg, std::uint32_t& last_seg,
-                               std::uint32_t& req_bytes, std::uint32_t& home_seg) noexcept {
+    [[gnu::always_inline]] static void
+    narrow_to_mask(const memsub::access& a, std::uint32_t spl, std::uint32_t seg_bytes,
+                   std::uint64_t& requested, std::uint32_t& lo, std::uint32_t& hi,
+                   std::uint32_t& first_seg, std::uint32_t& last_seg, std::uint32_t& req_bytes,
+                   std::uint32_t& home_seg) noexcept {
         const std::uint64_t masked = std::uint64_t{a.sector_mask} & nonzero_low_bits_mask(spl);
         if (masked == 0) return;
         const auto segment_shift = static_cast<std::uint32_t>(std::countr_zero(seg_bytes));
@@ -1407,7 +1410,7 @@ private:
 
     /// The allocating part of a variable-block miss (access_variable's, after admission): out
     /// of line, so that the hit and bypass paths (most accesses of a GPU L1) stay small.
-    [[gnu::noinline]] void fill_variable(const memsub::access& a, const block_spec spec,
+    [[gnu::noinline]] void fill_variable(const memsub::access& a, const block_spec given,
                                          const set_index s, const std::uint64_t line_key,
                                          const std::uint64_t requested, const std::uint64_t missing,
                                          const line_scan& line, const std::uint32_t home_seg,
@@ -1415,6 +1418,7 @@ private:
                                          [[maybe_unused]] const std::uint32_t missing_bytes,
                                          result_type& r) noexcept {
         const layout_type L = layout_;
+        const block_spec spec = checked_spec(given);
         const std::uint32_t span = spec.span_segments;
         const std::uint32_t stored = spec.stored_segments;
         const entry_mask touched = line.touched;
