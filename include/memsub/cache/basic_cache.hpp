@@ -825,8 +825,11 @@ private:
     /// stored segments beyond the span become the span; each correction is counted.
     [[nodiscard]] block_spec checked_spec(block_spec spec) noexcept {
         const std::uint32_t spl = segments_per_line(layout_);
-        if (MEMSUB_UNLIKELY(!std::has_single_bit(spec.span_segments) || spec.span_segments > spl ||
-                            spec.stored_segments > spec.span_segments))
+        // A power of two ≤ spl without std::has_single_bit, which the portable build compiles to
+        // a libgcc popcount call on every fill.
+        const std::uint32_t span = spec.span_segments;
+        if (MEMSUB_UNLIKELY(span == 0 || (span & (span - 1)) != 0 || span > spl ||
+                            spec.stored_segments > span))
             spec = clamped_spec(spec, spl);
         return spec;
     }
@@ -999,8 +1002,7 @@ private:
 
     /// A hit on entry `e` (or the resident part of a partial miss): the policy, then the
     /// predictor that admitted the block (Q3).
-    [[gnu::always_inline]] void notify_hit(set_index s, entry_index e,
-                                           const memsub::access& a) noexcept {
+    void notify_hit(set_index s, entry_index e, const memsub::access& a) noexcept {
         policy_.on_hit(s, e, a);
         bypass::notify_hit(bypass_, s, e, a);
     }
@@ -1208,9 +1210,8 @@ private:
 
     /// Marks entry `e` as used by the request (reused, touched, dirty on a write-back store)
     /// and tells the policy and the predictor (P1, or P2a for a partial miss).
-    [[gnu::always_inline]] void touch(set_index s, entry_index e, std::uint64_t requested,
-                                      std::uint64_t line_key, bool write, const memsub::access& a,
-                                      const layout_type& L) noexcept {
+    void touch(set_index s, entry_index e, std::uint64_t requested, std::uint64_t line_key,
+               bool write, const memsub::access& a, const layout_type& L) noexcept {
         set_state& st = state_of(s, L);
         const std::size_t i = slot(s, e, L);
         st.reused |= bit_of(e);
