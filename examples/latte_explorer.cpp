@@ -462,7 +462,8 @@ pass_result run_pass(MakeKernel& make, MakeL1&& make_l1, const options& o, bool 
                 ++lf.mode_accesses[mode];
                 const auto r = l1.access(a, w.issue_cycle, kernel.memory());
                 requests(a, r);
-                if (a.kind == memsub::access_kind::load) ++(r.hit() ? lf.load_hits : lf.load_misses);
+                if (a.kind == memsub::access_kind::load)
+                    ++(r.hit() ? lf.load_hits : lf.load_misses);
                 bool epoch_end = r.epoch_ended;
                 if constexpr (!sel::counts_epochs<selector_of<l1_type>>)
                     epoch_end = ++in_epoch[w.sm] == ep_accesses;
