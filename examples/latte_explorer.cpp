@@ -28,9 +28,10 @@
 // Latency tolerance: each SM has a selection::latency_tolerance_estimator (GTO source) over the
 // pass's scheduler, sampled at every warp instruction the SM issues, closed at every
 // experimental phase (EP: 256 accesses of that SM's L1, the selector's own EP when it counts
-// EPs); the tolerance is its mean available warps × the mean issue run in issue slots, which
-// the host measures (`issue_runs` below; `--tolerance-runs instructions` takes the estimator's
-// own figure), and goes to the L1 (`set_latency_tolerance`). The same estimators run in every
+// EPs); the tolerance is its mean available warps × the mean issue run in issue slots (the
+// scheduler's slot runs: a warp's arithmetic counts, a wait ends the run;
+// `--tolerance-runs instructions` counts memory instructions instead), and goes to the L1
+// (`set_latency_tolerance`). The same estimators run in every
 // pass, so every configuration reports its mean tolerance.
 //
 // Per kernel × configuration the table shows cycles and the speedup over none, L1 load misses
@@ -137,7 +138,7 @@ struct options {
     std::uint64_t seed = 1;
     bool classify = true;
     /// A warp's issue run counted in issue slots (instructions and their ALU cycles) or in
-    /// memory instructions only (the library estimator as it is).
+    /// memory instructions only (selection::run_unit).
     bool slot_runs = true;
     /// EPs per SC² code-book period (the book's rebuild and retirement interval).
     std::uint32_t book_eps = 10;
@@ -295,44 +296,6 @@ std::uint32_t current_mode(const Selector& s) {
         return s.mode();
 }
 
-/// An SM's issue runs as the host measures them, in issue slots: a run is a sequence of issues
-/// by one warp with no idle cycle between them (an instruction takes 1 + alu_cycles slots).
-/// Decision: the tolerance's "run" is measured here, not from the scheduler's issue counts,
-/// for two reasons. (1) An instruction's alu_cycles stand for arithmetic instructions the warp
-/// issues after it, and GTO keeps issuing them from the same warp: they are part of its run,
-/// but the scheduler counts one instruction. (2) The scheduler's run ends only when another
-/// warp issues, so on an SM with one warp the whole launch is one run, and that run then
-/// inflates the estimator's moving average in the next phase (with many ready warps). With
-/// alu_cycles 0 and more than one warp the two measures agree. `--tolerance-runs instructions`
-/// keeps the library estimator's own figure.
-class issue_runs {
-public:
-    void issued(const simt::warp_instruction& w) noexcept {
-        const bool continues = w.warp == last_warp_ && w.issue_cycle == next_cycle_;
-        if (!continues) ++runs_;
-        slots_ += 1 + w.alu_cycles;
-        last_warp_ = w.warp;
-        next_cycle_ = w.issue_cycle + 1 + w.alu_cycles;
-    }
-    /// Folds the epoch's runs into the moving average (weight `weight`), returns the average.
-    double end_epoch(double weight) noexcept {
-        if (runs_ != 0) {
-            const double run = static_cast<double>(slots_) / static_cast<double>(runs_);
-            mean_ = have_ ? (1.0 - weight) * mean_ + weight * run : run;
-            have_ = true;
-        }
-        runs_ = slots_ = 0;
-        return mean_;
-    }
-
-private:
-    simt::warp_id last_warp_{};
-    std::uint64_t next_cycle_ = 0;
-    std::uint64_t runs_ = 0, slots_ = 0;
-    double mean_ = 1.0;
-    bool have_ = false;
-};
-
 /// Figures of one launch of one pass.
 struct launch_figures {
     std::uint64_t start_cycle = 0, end_cycle = 0;
@@ -423,16 +386,14 @@ pass_result run_pass(MakeKernel& make, MakeL1&& make_l1, const options& o, bool 
     for (std::uint32_t s = 0; s < o.sms; ++s) l1s.push_back(make_l1(book));
     std::vector<sel::latency_tolerance_estimator<scheduler_type>> estimators;
     estimators.reserve(o.sms);
-    for (std::uint32_t s = 0; s < o.sms; ++s) estimators.emplace_back(&scheduler, s);
+    for (std::uint32_t s = 0; s < o.sms; ++s)
+        estimators.emplace_back(
+            &scheduler, s,
+            sel::latency_tolerance_params{.runs = o.slot_runs ? sel::run_unit::slots
+                                                              : sel::run_unit::instructions});
     std::vector<std::uint32_t> in_epoch(o.sms, 0);
-    // The host's issue runs (see `issue_runs`), one per SM.
-    std::vector<issue_runs> runs(o.sms);
     const auto close_epoch = [&](std::uint32_t sm) -> std::uint32_t {
-        auto& e = estimators[sm];
-        const std::uint32_t by_instructions = e.end_epoch();
-        const double run = runs[sm].end_epoch(e.parameters().run_weight);
-        if (!o.slot_runs) return by_instructions;
-        return static_cast<std::uint32_t>(std::floor(e.mean_ready_warps() * run));
+        return estimators[sm].end_epoch();
     };
 
     const gpu::coalescer coalescer;
@@ -447,7 +408,6 @@ pass_result run_pass(MakeKernel& make, MakeL1&& make_l1, const options& o, bool 
         }
         launch_figures& lf = out.launches.back();
         estimators[w.sm].sample();
-        runs[w.sm].issued(w);
         coalescer.coalesce(w.lanes, w.active_mask, w.access_bytes, lines);
         memsub::access proto{};
         proto.pc = w.pc;

@@ -261,6 +261,24 @@ TEST_CASE("latency_tolerance_estimator: round robin, GTO and host sources") {
     // Next epoch: runs of 2; the EWMA (weight 0.5) gives 3; no samples: the mean ready stays.
     sched.stats = {.instructions = 60, .runs = 20};
     CHECK(gto.end_epoch() == 24);
+    // A scheduler that counts issue slots: the run is slots / slot_runs unless asked otherwise.
+    struct slot_scheduler {
+        struct counts {
+            std::uint64_t instructions = 0, runs = 0, slots = 0, slot_runs = 0;
+        };
+        counts stats{};
+        std::uint32_t ready_warps(std::uint32_t) const noexcept { return 5; }
+        const counts& issue_stats(std::uint32_t) const noexcept { return stats; }
+    } slot_sched;
+    latency_tolerance_estimator<slot_scheduler> by_slots(&slot_sched, 0, {.run_weight = 1.0});
+    latency_tolerance_estimator<slot_scheduler> by_instr(
+        &slot_sched, 0, {.run_weight = 1.0, .runs = run_unit::instructions});
+    by_slots.sample();
+    by_instr.sample();
+    slot_sched.stats = {.instructions = 10, .runs = 1, .slots = 60, .slot_runs = 5};
+    CHECK(by_slots.end_epoch() == 60); // 5 ready × 12 slots per run
+    CHECK(by_instr.end_epoch() == 50); // 5 ready × 10 instructions per run
+
     host_latency_tolerance host({.source = tolerance_source::host});
     host.set_host_tolerance(17);
     CHECK(host.end_epoch() == 17);

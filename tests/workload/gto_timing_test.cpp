@@ -537,6 +537,33 @@ TEST_CASE("observers: ready_warps, issue_stats per SM, launch_start_cycle") {
     CHECK(s2.ready_warps(0) == 0);
 }
 
+TEST_CASE("issue_stats: slot runs count a warp's arithmetic and end when it waits") {
+    // One warp: indep (1 slot), indep with 4 ALU cycles (5 slots), dep (1 slot, then waits 3),
+    // indep, indep. Cycles: 0, 1, 6 (after the ALU burst), then 10 (ready after the load), 11.
+    // Instruction runs: one warp, so one run of 5; slot runs: [0..6] back to back = 7 slots,
+    // then the wait ends it, [10, 11] = 2 slots: 9 slots in 2 runs.
+    const planned alu4{false, access_kind::load, 4};
+    plan_kernel k{{{indep, alu4, dep, indep, indep}}};
+    gto_scheduler<plan_kernel> s(k, {.sms = 1, .load_latency = 4});
+    warp_instruction w;
+    std::vector<std::uint64_t> when;
+    while (s.next(w)) when.push_back(w.issue_cycle);
+    CHECK(when == std::vector<std::uint64_t>{0, 1, 6, 10, 11});
+    CHECK(s.issue_stats(0).instructions == 5);
+    CHECK(s.issue_stats(0).runs == 1);
+    CHECK(s.issue_stats(0).slots == 9);
+    CHECK(s.issue_stats(0).slot_runs == 2);
+
+    // Two warps alternating under LRR: every issue starts a run in both measures.
+    plan_kernel k2{{{indep, indep}, {indep, indep}}};
+    gto_scheduler<plan_kernel> s2(k2, {.sms = 1, .warps = warp_order::lrr});
+    while (s2.next(w)) {
+    }
+    CHECK(s2.issue_stats(0).runs == 4);
+    CHECK(s2.issue_stats(0).slot_runs == 4);
+    CHECK(s2.issue_stats(0).slots == 4);
+}
+
 TEST_CASE("T-ORDER: rotating order: every SM comes first once in any N consecutive cycles") {
     for (const std::uint32_t sms : {1u, 2u, 8u, 15u, 32u}) {
         CAPTURE(sms);

@@ -6,10 +6,15 @@
 //  * Round robin: tolerance = available warps (the scheduler issues one instruction from each
 //    available warp before it returns to the waiting one: one cycle each).
 //  * GTO (the baseline's scheduler, [Dissertation] Table 4.2): the text's formula is missing in
-//    print. Decision: tolerance = available warps × mean issue run, the mean number of
-//    consecutive instructions a warp issues before it stalls (GTO keeps issuing from one warp,
-//    so each available warp covers a run, not one cycle). The run is measured per epoch from
-//    the scheduler's issue counts (instructions / runs) and smoothed by an EWMA.
+//    print. Decision: tolerance = available warps × mean issue run, the mean number of issue
+//    slots a warp keeps the SM busy before it stalls (GTO keeps issuing from one warp, so each
+//    available warp covers a run, not one cycle). The run is measured per epoch from the
+//    scheduler's issue counts and smoothed by an EWMA: in issue slots (`slots / slot_runs`:
+//    an instruction's arithmetic counts, a lone warp's run ends when it waits) when the
+//    scheduler counts them, as simt::gto_scheduler does, else in instructions (`instructions /
+//    runs`); `run_unit` chooses. Instructions alone would miss the arithmetic GTO issues from
+//    the same warp, and a run that ends only when another warp issues makes a one-warp SM's
+//    whole launch one run, which then inflates the average of the next phase.
 //  * Host: the host supplies the tolerance itself every epoch (a different pipeline model).
 // Available warps are sampled by the host (`sample()`, e.g. at every L1 access of the SM) and
 // averaged over the epoch; an epoch with no sample reuses the last average.
@@ -27,6 +32,8 @@
 #include <concepts>
 #include <cstdint>
 #include <string_view>
+#include <tuple>
+#include <utility>
 
 #include <memsub/core/errors.hpp>
 
@@ -34,6 +41,8 @@ namespace memsub::selection {
 
 /// Where the tolerance comes from.
 enum class tolerance_source : std::uint8_t { round_robin, gto, host };
+/// What a GTO issue run is counted in (see the header comment).
+enum class run_unit : std::uint8_t { slots, instructions };
 
 struct latency_tolerance_params {
     tolerance_source source = tolerance_source::gto;
@@ -41,6 +50,8 @@ struct latency_tolerance_params {
     double run_weight = 0.25;
     /// Warp schedulers per SM sharing the available warps (see the header's Decision).
     std::uint32_t schedulers_per_sm = 1;
+    /// Issue runs in slots (when the scheduler counts them) or in instructions.
+    run_unit runs = run_unit::slots;
 };
 
 /// A scheduler the estimator can read: available warps and issue counts of an SM.
@@ -74,10 +85,7 @@ public:
                 "must be in (0, 1]");
         require(p.schedulers_per_sm >= 1, component, "schedulers_per_sm", p.schedulers_per_sm,
                 "must be >= 1");
-        if (scheduler_ != nullptr) {
-            last_instructions_ = scheduler_->issue_stats(sm_).instructions;
-            last_runs_ = scheduler_->issue_stats(sm_).runs;
-        }
+        if (scheduler_ != nullptr) std::tie(last_instructions_, last_runs_) = run_counts();
     }
 
     /// One sample of the SM's available warps (any time during the epoch).
@@ -96,11 +104,11 @@ public:
         if (samples_ != 0) mean_ready_ = static_cast<double>(ready_sum_) / samples_;
         ready_sum_ = 0;
         samples_ = 0;
-        const auto& st = scheduler_->issue_stats(sm_);
-        const std::uint64_t instr = st.instructions - last_instructions_;
-        const std::uint64_t runs = st.runs - last_runs_;
-        last_instructions_ = st.instructions;
-        last_runs_ = st.runs;
+        const auto [issued, run_count] = run_counts();
+        const std::uint64_t instr = issued - last_instructions_;
+        const std::uint64_t runs = run_count - last_runs_;
+        last_instructions_ = issued;
+        last_runs_ = run_count;
         if (runs != 0) {
             const double run = static_cast<double>(instr) / static_cast<double>(runs);
             mean_run_ = have_run_ ? (1.0 - p_.run_weight) * mean_run_ + p_.run_weight * run : run;
@@ -118,6 +126,17 @@ public:
     [[nodiscard]] const latency_tolerance_params& parameters() const noexcept { return p_; }
 
 private:
+    /// (issued, runs) in the configured unit.
+    [[nodiscard]] std::pair<std::uint64_t, std::uint64_t> run_counts() const noexcept {
+        const auto& st = scheduler_->issue_stats(sm_);
+        if constexpr (requires {
+                          st.slots;
+                          st.slot_runs;
+                      })
+            if (p_.runs == run_unit::slots) return {st.slots, st.slot_runs};
+        return {st.instructions, st.runs};
+    }
+
     const Scheduler* scheduler_ = nullptr;
     std::uint32_t sm_ = 0;
     latency_tolerance_params p_;

@@ -133,6 +133,14 @@ struct gto_params {
 struct sm_issue_stats {
     std::uint64_t instructions = 0;
     std::uint64_t runs = 0;
+    /// Issue slots: an instruction takes 1 + its `alu_cycles` (the arithmetic it stands for).
+    std::uint64_t slots = 0;
+    /// Slot runs: maximal sequences of back-to-back issue slots of one warp (another warp or an
+    /// idle cycle ends one). slots / slot_runs is the cycles a warp keeps the SM busy before
+    /// it stalls — the latency a hit of another warp can hide per available warp under GTO
+    /// (selection/latency_tolerance.hpp). Unlike `runs` it counts a warp's arithmetic, and a
+    /// lone warp's run ends whenever it waits.
+    std::uint64_t slot_runs = 0;
 };
 
 /// The default CTA placement of `gto_scheduler`: GPGPU-Sim-like in-order block issue (one CTA
@@ -381,6 +389,8 @@ private:
         std::uint64_t busy_until = 0;
         /// Age of the warp that issued last, for the run count.
         std::uint64_t last_age = no_age;
+        /// The cycle after the last issue's slots (with the same warp: its slot run goes on).
+        std::uint64_t run_next_cycle = never;
         sm_issue_stats stats{};
     };
 
@@ -558,11 +568,15 @@ private:
         out.issue_cycle = cycle_;
         out.warp = warp_id{sm_index * p_.max_warps_per_sm + w};
         ++sm.stats.instructions;
-        if (slot.age != sm.last_age) {
+        const bool same_warp = slot.age == sm.last_age;
+        if (!same_warp) {
             ++sm.stats.runs;
             sm.last_age = slot.age;
         }
         const std::uint64_t after_alu = cycle_ + 1 + out.alu_cycles;
+        sm.stats.slot_runs += same_warp && cycle_ == sm.run_next_cycle ? 0u : 1u;
+        sm.stats.slots += 1 + out.alu_cycles;
+        sm.run_next_cycle = after_alu;
         if (out.alu_cycles != 0) sm.busy_until = sm.next_ready = after_alu;
         const bool load = out.kind == access_kind::load;
         if (p_.latency == latency_mode::constant) {
