@@ -158,6 +158,46 @@ TEST_CASE("compressed_l1: zero lines are tag-only, 16 fit in a set") {
     check_occupancy(l1);
 }
 
+TEST_CASE("compressed_l1: the line's bytes from access::data equal the image's") {
+    gpu::shared_code_book book_a, book_b;
+    static_bdi_l1 from_image({.verify_round_trip = true}, {.mode = 1}, &book_a);
+    static_bdi_l1 from_data({.verify_round_trip = true}, {.mode = 1}, &book_b);
+    const pattern_image image;
+    std::array<std::byte, 128> line{};
+    for (std::uint64_t i = 0; i < 40; ++i) {
+        const std::uint64_t l = set0_line(i % 13) + i % 3;
+        const auto a = from_image.access(load(l), i, image);
+        memsub::access with_data = load(l);
+        image.read(l * 128, line);
+        with_data.data = line;
+        const auto b = from_data.access(with_data, i);
+        CHECK(a.hit() == b.hit());
+        CHECK(a.mode == b.mode);
+        CHECK(a.stored_segments == b.stored_segments);
+    }
+    CHECK(from_data.stats().fills_by_mode[1] == from_image.stats().fills_by_mode[1]);
+    CHECK(from_data.stats().fills_by_mode[1] > 0);
+    CHECK(from_data.stats().round_trip_failures == 0);
+}
+
+TEST_CASE("compressed_l1: evictions during a sampling EP leave the VFT (Decision)") {
+    gpu::shared_code_book book({.l1s = 1, .ep_accesses = 64});
+    using none_l1 = gpu::compressed_l1<selection::static_mode, bdi, sc2>;
+    none_l1 l1({}, {.mode = 0}, &book);
+    const pattern_image image;
+    compression::value_frequency_table inserted_only;
+    std::array<std::byte, 128> line{};
+    for (std::uint64_t i = 0; i < 40; ++i) { // 40 lines of one set: 36 evictions
+        l1.access(load(set0_line(i)), i, image);
+        image.read(set0_line(i) * 128, line);
+        inserted_only.on_insert(line);
+    }
+    REQUIRE(book.sampling());
+    CHECK(l1.engine().stats().evictions == 36);
+    CHECK(book.sampled_lines() == 40);
+    CHECK(book.vft().counts() == inserted_only.counts());
+}
+
 TEST_CASE("compressed_l1: a store invalidates its line (write-evict)") {
     gpu::shared_code_book book;
     static_bdi_l1 l1({}, {.mode = 1}, &book);
