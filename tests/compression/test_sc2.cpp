@@ -547,6 +547,73 @@ TEST_CASE("sc2: size_bits equals the reference size path on real files and gener
     CHECK(lines > 100000);
 }
 
+TEST_CASE("sc2: VFT on_insert equals the reference on lines of any length and run layout") {
+    // The run finder compares four words at a time when the line holds a multiple of four words
+    // and word by word otherwise, in chunks of 64 words: lengths 1..140 words, runs of 1..9 equal
+    // words over a handful of values (runs straddle every 4-word and 64-word boundary), and
+    // repeats that are not adjacent (A B A), which are separate runs. 16 ways (the vector
+    // path) and 8 ways (the generic path).
+    memsub::xoshiro256ss rng(2024);
+    for (const mc::value_frequency_table::params p :
+         {mc::value_frequency_table::params{}, mc::value_frequency_table::params{64, 8, 4}}) {
+        CAPTURE(p.ways);
+        mc::value_frequency_table t(p);
+        ref::value_frequency_table_v0 r({p.entries, p.ways, p.counter_bits});
+        int lines = 0;
+        for (int round = 0; round < 6; ++round)
+            for (std::uint32_t words = 1; words <= 140; ++words) {
+                std::vector<std::byte> line(4 * words);
+                const auto distinct = 1 + rng.below(round < 3 ? 3 : 200);
+                for (std::uint32_t i = 0; i < words;) {
+                    const auto v = static_cast<std::uint32_t>(rng.below(distinct) * 0x01010101u);
+                    for (auto k = 1 + rng.below(9); k > 0 && i < words; --k, ++i)
+                        memsub_test::put32(line, i, v);
+                }
+                t.on_insert(line);
+                r.on_insert(line);
+                if (!same_counts(t, r)) FAIL("counts differ after a line of ", words, " words");
+                ++lines;
+            }
+        CHECK(lines == 6 * 140);
+        CHECK(same_counts(t, r));
+    }
+}
+
+TEST_CASE("sc2: a line's bits are the sum of its words' encoded_bits for any word count") {
+    // encoded_bits_of_words sums masked window payloads in a vector: check it against the word
+    // by word sum for 0..64 words, with books of every fill (escape only, a few symbols, a
+    // table's worth), the word 0 in and out of the book, and words absent from the book that
+    // share windows with present ones.
+    memsub::xoshiro256ss rng(404);
+    std::vector<std::uint32_t> values;
+    for (int i = 0; i < 3000; ++i) values.push_back(static_cast<std::uint32_t>(rng.below(6000)));
+    int checked = 0;
+    for (const std::size_t symbols :
+         {std::size_t{0}, std::size_t{1}, std::size_t{5}, std::size_t{300}, std::size_t{1023}}) {
+        for (const bool zero_in_book : {true, false}) {
+            std::vector<mc::value_count> counts;
+            for (std::uint32_t v = zero_in_book ? 0 : 1; counts.size() < symbols; v += 3)
+                counts.push_back({v, 1 + rng.below(500)});
+            const book_t book(counts, 4 * symbols + 10);
+            for (int trial = 0; trial < 40; ++trial) {
+                const auto n = static_cast<std::size_t>(rng.below(65));
+                std::vector<std::byte> words(4 * n + 4);
+                std::uint32_t expected = 0;
+                for (std::size_t i = 0; i < n; ++i) {
+                    const std::uint32_t v =
+                        rng.below(4) == 0 ? 0 : values[rng.below(values.size())];
+                    memsub_test::put32(words, i, v);
+                    expected += book.encoded_bits(v);
+                }
+                if (book.encoded_bits_of_words(words.data(), n) != expected)
+                    FAIL("bits differ: ", symbols, " symbols, ", n, " words");
+                ++checked;
+            }
+        }
+    }
+    CHECK(checked == 5 * 2 * 40);
+}
+
 TEST_CASE("sc2: shared state samples only while on, swaps two live books by generation") {
     mc::sc2_shared_state s;
     CHECK(s.generation() == 1);

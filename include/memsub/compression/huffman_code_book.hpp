@@ -261,6 +261,49 @@ public:
         return m != 0 ? c : esc_cost_;
     }
 
+    /// Σ `encoded_bits` of the `n` ≤ 64 aligned 32-bit little-endian words at `p` (a line).
+    /// SSE2: each word's 4-slot window is compared at once and masked with the slots' payloads,
+    /// (1 << 16) + code length for an entry and 0 for a free slot, then summed in a vector; the
+    /// lanes' high halves count the words found and the low halves their code lengths, so a word
+    /// costs no branch and no scalar select, and the words not found are priced as escapes at
+    /// the end. (A free slot holds the word 0 with payload 0: a 0 that is in the book matches
+    /// its own slot once, one that is not matches nothing that counts.)
+    [[nodiscard]] MEMSUB_ALWAYS_INLINE std::uint32_t
+    encoded_bits_of_words(const std::byte* p, std::size_t n) const noexcept {
+#if defined(__SSE2__)
+        if constexpr (detail::simd_enabled) {
+            const std::uint32_t* const keys = key_.data();
+            const std::uint32_t* const payload = payload_.data();
+            const std::uint32_t shift = hash_shift_;
+            __m128i sum = _mm_setzero_si128();
+            for (std::size_t i = 0; i < n; ++i) {
+                std::uint32_t v;
+                std::memcpy(&v, p + 4 * i, 4);
+                const std::size_t h = (v * 0x9E3779B1u) >> shift;
+                const __m128i found =
+                    _mm_cmpeq_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(keys + h)),
+                                    _mm_set1_epi32(static_cast<int>(v)));
+                sum = _mm_add_epi32(
+                    sum, _mm_and_si128(found, _mm_loadu_si128(
+                                                  reinterpret_cast<const __m128i*>(payload + h))));
+            }
+            sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, _MM_SHUFFLE(1, 0, 3, 2)));
+            sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, _MM_SHUFFLE(2, 3, 0, 1)));
+            const auto total = static_cast<std::uint32_t>(_mm_cvtsi128_si32(sum));
+            const std::uint32_t found_words = total >> 16;
+            return (total & 0xFFFFu) + (static_cast<std::uint32_t>(n) - found_words) * esc_cost_;
+        }
+#endif
+        std::uint32_t bits = 0;
+        for (std::size_t i = 0; i < n; ++i) {
+            std::uint32_t v;
+            std::memcpy(&v, p + 4 * i, 4);
+            if constexpr (std::endian::native == std::endian::big) v = __builtin_bswap32(v);
+            bits += encoded_bits(v);
+        }
+        return bits;
+    }
+
     /// Appends the code of `v` (or ESC + v) to `w`.
     MEMSUB_ALWAYS_INLINE void encode(detail::bit_writer& w, std::uint32_t v) const noexcept {
         const std::size_t h = hash(v);
@@ -383,14 +426,26 @@ public:
 
     // --- inspection (cold) -------------------------------------------------------------------
 
-    [[nodiscard]] std::uint32_t id() const noexcept { return id_; }
-    [[nodiscard]] const params& parameters() const noexcept { return p_; }
-    [[nodiscard]] std::uint32_t max_code_length() const noexcept { return p_.max_code_length_bits; }
+    [[nodiscard]] std::uint32_t id() const noexcept {
+        return id_;
+    }
+    [[nodiscard]] const params& parameters() const noexcept {
+        return p_;
+    }
+    [[nodiscard]] std::uint32_t max_code_length() const noexcept {
+        return p_.max_code_length_bits;
+    }
     /// Symbols including ESC.
-    [[nodiscard]] std::size_t symbol_count() const noexcept { return symbols_.size(); }
+    [[nodiscard]] std::size_t symbol_count() const noexcept {
+        return symbols_.size();
+    }
     /// Symbols in canonical order (the De-LUT), ESC included.
-    [[nodiscard]] std::span<const symbol> canonical_symbols() const noexcept { return symbols_; }
-    [[nodiscard]] code escape_code() const noexcept { return esc_; }
+    [[nodiscard]] std::span<const symbol> canonical_symbols() const noexcept {
+        return symbols_;
+    }
+    [[nodiscard]] code escape_code() const noexcept {
+        return esc_;
+    }
     /// The codeword of `v`, or nothing if `v` is coded as an escape.
     [[nodiscard]] std::optional<code> code_of(std::uint32_t v) const noexcept {
         const std::size_t h = hash(v);
@@ -400,9 +455,15 @@ public:
         return code{code_bits_[at], cost_[at]};
     }
     /// §1.5 step 5 decode tables, for ℓ = 1 … max_code_length().
-    [[nodiscard]] std::uint32_t first_codeword(std::uint32_t l) const noexcept { return fcw_[l]; }
-    [[nodiscard]] std::uint32_t count_of_length(std::uint32_t l) const noexcept { return cnt_[l]; }
-    [[nodiscard]] std::uint32_t offset_of_length(std::uint32_t l) const noexcept { return off_[l]; }
+    [[nodiscard]] std::uint32_t first_codeword(std::uint32_t l) const noexcept {
+        return fcw_[l];
+    }
+    [[nodiscard]] std::uint32_t count_of_length(std::uint32_t l) const noexcept {
+        return cnt_[l];
+    }
+    [[nodiscard]] std::uint32_t offset_of_length(std::uint32_t l) const noexcept {
+        return off_[l];
+    }
     /// Kraft sum Σ 2^−ℓ as a fraction numerator / 2^max_code_length().
     [[nodiscard]] std::uint64_t kraft_numerator() const noexcept {
         std::uint64_t k = 0;
@@ -448,6 +509,7 @@ private:
         for (;;) {
             hash_shift_ = 32 - static_cast<std::uint32_t>(std::countr_zero(slots));
             key_.assign(slots + probes, 0);
+            payload_.assign(slots + probes, 0);
             cost_.assign(slots + probes, 0); // 0 = free while placing
             code_bits_.assign(slots + probes, 0);
             bool fits = true;
@@ -460,6 +522,7 @@ private:
                     break;
                 }
                 key_[h] = sym.value;
+                payload_[h] = (std::uint32_t{1} << 16) | sym.codeword.length;
                 cost_[h] = static_cast<std::uint8_t>(sym.codeword.length);
                 code_bits_[h] = sym.codeword.bits;
             }
@@ -704,6 +767,7 @@ private:
     std::uint32_t esc_index_ = 0;
     std::array<std::uint32_t, max_supported_code_length + 1> fcw_{}, cnt_{}, off_{};
     std::vector<std::uint32_t> key_;       ///< encoder table: the value of each slot
+    std::vector<std::uint32_t> payload_;   ///< (1 << 16) + code length; 0 = free slot
     std::vector<std::uint8_t> cost_;       ///< its bits: code length, or ESC + 32 (≥ 33)
     std::vector<std::uint32_t> code_bits_; ///< its codeword (when cost_ ≤ 32)
     std::uint32_t esc_cost_ = 33;          ///< ESC length + 32

@@ -113,7 +113,10 @@ public:
 
     /// Every aligned 32-bit word of a line inserted into the cache.
     void on_insert(std::span<const std::byte> line) noexcept {
-        for_each_run(line, [this](std::uint32_t v, std::uint32_t k) { add(v, k); });
+        if (p_.ways == 16)
+            insert_line<16>(line);
+        else
+            insert_line<0>(line);
     }
     /// Every aligned 32-bit word of a line evicted from the cache.
     void on_evict(std::span<const std::byte> line) noexcept {
@@ -164,7 +167,12 @@ public:
 
 private:
     [[nodiscard]] MEMSUB_ALWAYS_INLINE std::size_t set_of(std::uint32_t v) const noexcept {
-        return sets_ == 1 ? 0 : static_cast<std::size_t>((v * 0x9E3779B1u) >> set_shift_);
+        return set_index(v, set_shift_);
+    }
+    /// The multiplicative hash's top bits; a shift of 32 (one set) gives 0 without a branch.
+    [[nodiscard]] static MEMSUB_ALWAYS_INLINE std::size_t set_index(std::uint32_t v,
+                                                                    std::uint32_t shift) noexcept {
+        return static_cast<std::size_t>(std::uint64_t{v * 0x9E3779B1u} >> shift);
     }
 
     /// Bit w set when way w of the set starting at `val` holds `v` (live or not).
@@ -212,6 +220,52 @@ private:
         }
     }
 
+    /// All ones when `hit` ≠ 0, else 0. Hit or miss is data-dependent and unpredictable, so the
+    /// way is chosen with masks: a compiler turns `hit != 0 ? … : …` into a branch here, whose
+    /// mispredictions cost more than the whole update.
+    [[nodiscard]] static MEMSUB_ALWAYS_INLINE std::uint64_t hit_mask(std::uint64_t hit) noexcept {
+        return std::uint64_t{0} - static_cast<std::uint64_t>(hit != 0);
+    }
+    /// The lowest hit way, else the victim.
+    [[nodiscard]] static MEMSUB_ALWAYS_INLINE std::uint32_t
+    select_way(std::uint64_t hit, std::uint32_t victim) noexcept {
+        const auto first = static_cast<std::uint32_t>(std::countr_zero(hit)); // 64 when none
+        const auto m = static_cast<std::uint32_t>(hit_mask(hit));
+        return (first & m) | (victim & ~m);
+    }
+
+    /// A whole line's samples (`Ways` = the associativity when known at compile time, else 0).
+    /// The table's geometry and storage are copied to locals first: the counters' stores could
+    /// alias the members as far as the compiler knows, which would reload them on every word.
+    template <std::uint32_t Ways>
+    MEMSUB_ALWAYS_INLINE void insert_line(std::span<const std::byte> line) noexcept {
+        total_ += line.size() / 4;
+        const std::uint32_t ways = Ways != 0 ? Ways : p_.ways;
+        const std::uint32_t shift = set_shift_, max_count = max_count_;
+        std::uint32_t* const values = value_.data();
+        std::uint32_t* const counts = count_.data();
+        std::uint64_t* const live_bits = live_.data();
+        std::uint32_t* const least = least_.data();
+        for_each_run(line, [&](std::uint32_t v, std::uint32_t k) {
+            const std::size_t set = set_index(v, shift);
+            std::uint32_t* val = values + set * ways;
+            std::uint32_t* cnt = counts + set * ways;
+            const std::uint64_t live = live_bits[set];
+            const std::uint64_t hit = (Ways == 16 ? match16(val, v) : match(val, v)) & live;
+            const std::uint32_t victim = least[set];
+            const std::uint32_t w = select_way(hit, victim);
+            const std::uint32_t before = cnt[w];
+            const std::uint64_t from = before & hit_mask(hit); // an allocation starts from 0
+            const auto after =
+                static_cast<std::uint32_t>(std::min<std::uint64_t>(from + k, max_count));
+            cnt[w] = after;
+            val[w] = v;
+            live_bits[set] = live | (std::uint64_t{1} << w);
+            if (MEMSUB_UNLIKELY(w == victim && after > before))
+                least[set] = least_counted(cnt, ways, p_.counter_bits);
+        });
+    }
+
     /// `k` ≥ 1 samples of `v` in a row. Branch-free but for the rare recomputation of the set's
     /// LFU way: the entry updated is the hit, else the set's cached victim.
     MEMSUB_ALWAYS_INLINE void add(std::uint32_t v, std::uint32_t k) noexcept {
@@ -222,10 +276,9 @@ private:
         const std::uint64_t live = live_[set];
         const std::uint64_t hit = match(val, v) & live;
         const std::uint32_t victim = least_[set];
-        const std::uint32_t w =
-            hit != 0 ? static_cast<std::uint32_t>(std::countr_zero(hit)) : victim;
+        const std::uint32_t w = select_way(hit, victim);
         const std::uint32_t before = cnt[w];
-        const std::uint64_t from = hit != 0 ? before : 0; // an allocation starts from 0
+        const std::uint64_t from = before & hit_mask(hit); // an allocation starts from 0
         const auto after =
             static_cast<std::uint32_t>(std::min<std::uint64_t>(from + k, max_count_));
         cnt[w] = after;
@@ -233,7 +286,8 @@ private:
         live_[set] = live | (std::uint64_t{1} << w);
         // Only the LFU way growing can move the minimum (an allocation over a count ≥ k keeps it:
         // every lower way counts more than the old minimum, every higher one at least as much).
-        if (MEMSUB_UNLIKELY(w == victim && after > before)) least_[set] = least_counted(cnt);
+        if (MEMSUB_UNLIKELY(w == victim && after > before))
+            least_[set] = least_counted(cnt, p_.ways, p_.counter_bits);
     }
 
     /// `k` ≥ 1 evictions of `v` in a row: each decrements a live counter, down to 0 (free).
@@ -252,11 +306,12 @@ private:
     }
 
     /// The lowest way of minimum count (free ways count 0): the minimum of (count, way).
-    [[nodiscard]] std::uint32_t least_counted(const std::uint32_t* cnt) const noexcept {
+    [[nodiscard]] static std::uint32_t least_counted(const std::uint32_t* cnt, std::uint32_t ways,
+                                                     std::uint32_t counter_bits) noexcept {
 #if defined(__SSE2__)
         // 16 ways with counts below 2^25: (count << 6 | way) fits a signed 32-bit lane, and a
         // tree of SSE2 minimums finds it (no branch, no 16-step chain).
-        if (p_.ways == 16 && p_.counter_bits <= 25) {
+        if (ways == 16 && counter_bits <= 25) {
             const auto* p = reinterpret_cast<const __m128i*>(cnt);
             auto key = [&](int i) {
                 return _mm_or_si128(_mm_slli_epi32(_mm_loadu_si128(p + i), 6),
@@ -273,7 +328,7 @@ private:
         }
 #endif
         std::uint64_t best = ~std::uint64_t{0};
-        for (std::uint32_t w = 0; w < p_.ways; ++w)
+        for (std::uint32_t w = 0; w < ways; ++w)
             best = std::min(best, (std::uint64_t{cnt[w]} << 6) | w);
         return static_cast<std::uint32_t>(best & 63);
     }
@@ -285,13 +340,8 @@ private:
         const std::size_t n = line.size() / 4;
         for (std::size_t base = 0; base < n; base += 64) {
             const std::size_t end = std::min(n, base + 64);
-            std::uint64_t starts = 1; // a chunk's first word starts a run (maybe a continued one)
-            std::uint32_t prev = detail::sc2_load_word(line, base);
-            for (std::size_t i = base + 1; i < end; ++i) {
-                const std::uint32_t v = detail::sc2_load_word(line, i);
-                starts |= std::uint64_t{v != prev} << (i - base);
-                prev = v;
-            }
+            // A chunk's first word starts a run (maybe a continued one).
+            std::uint64_t starts = run_starts(line.data() + 4 * base, end - base);
             while (starts != 0) {
                 const auto s = static_cast<std::size_t>(std::countr_zero(starts));
                 starts &= starts - 1;
@@ -300,6 +350,36 @@ private:
                 f(detail::sc2_load_word(line, base + s), static_cast<std::uint32_t>(next - s));
             }
         }
+    }
+
+    /// Bit i set when word i of the `n` ≤ 64 words at `p` differs from word i − 1 (bit 0 always
+    /// set). SSE2: four words against their predecessors per compare (equality needs no byte
+    /// swap on either endianness).
+    [[nodiscard]] static MEMSUB_ALWAYS_INLINE std::uint64_t run_starts(const std::byte* p,
+                                                                       std::size_t n) noexcept {
+        std::uint64_t differs = 1;
+#if defined(__SSE2__)
+        if (n % 4 == 0) {
+            __m128i last = _mm_setzero_si128();
+            for (std::size_t c = 0; c < n; c += 4) {
+                const __m128i cur = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 4 * c));
+                const __m128i prev = _mm_or_si128(_mm_slli_si128(cur, 4), _mm_srli_si128(last, 12));
+                const int equal = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(cur, prev)));
+                differs |= std::uint64_t(~equal & 0xF) << c;
+                last = cur;
+            }
+            return differs | 1;
+        }
+#endif
+        std::uint32_t prev;
+        std::memcpy(&prev, p, 4);
+        for (std::size_t i = 1; i < n; ++i) {
+            std::uint32_t v;
+            std::memcpy(&v, p + 4 * i, 4);
+            differs |= std::uint64_t{v != prev} << i;
+            prev = v;
+        }
+        return differs;
     }
 
     /// The live (value, count) pairs in table order.
@@ -360,10 +440,7 @@ public:
     /// Exact payload bits: Σ code lengths + 32 per escaped word (§2.2).
     [[nodiscard]] std::uint32_t size_bits(std::span<const std::byte> line) const noexcept {
         MEMSUB_ASSERT(line.size() == p_.line_bytes);
-        std::uint32_t bits = 0;
-        for (std::uint32_t i = 0; i < words_; ++i)
-            bits += book_->encoded_bits(detail::sc2_load_word(line, i));
-        return bits;
+        return book_->encoded_bits_of_words(line.data(), words_);
     }
 
     [[nodiscard]] compressed_line compress(std::span<const std::byte> line) const noexcept {
