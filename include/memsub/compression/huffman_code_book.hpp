@@ -66,6 +66,39 @@
 
 namespace memsub::compression {
 
+namespace detail {
+/// Bit i set when word i of the `n` ≤ 64 words at `p` differs from word i − 1 (bit 0 always
+/// set). SSE2: four words against their predecessors per compare (equality needs no byte
+/// swap on either endianness).
+[[nodiscard]] MEMSUB_ALWAYS_INLINE std::uint64_t word_run_starts(const std::byte* p,
+                                                                 std::size_t n) noexcept {
+    std::uint64_t differs = 1;
+#if defined(__SSE2__)
+    if (n % 4 == 0) {
+        __m128i last = _mm_setzero_si128();
+        for (std::size_t c = 0; c < n; c += 4) {
+            const __m128i cur = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 4 * c));
+            const __m128i prev = _mm_or_si128(_mm_slli_si128(cur, 4), _mm_srli_si128(last, 12));
+            const int equal = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(cur, prev)));
+            differs |= std::uint64_t(~equal & 0xF) << c;
+            last = cur;
+        }
+        return differs | 1;
+    }
+#endif
+    if (n == 0) return differs;
+    std::uint32_t prev;
+    std::memcpy(&prev, p, 4);
+    for (std::size_t i = 1; i < n; ++i) {
+        std::uint32_t v;
+        std::memcpy(&v, p + 4 * i, 4);
+        differs |= std::uint64_t{v != prev} << i;
+        prev = v;
+    }
+    return differs;
+}
+} // namespace detail
+
 /// One sampled value and how often it was seen.
 struct value_count {
     std::uint32_t value = 0;
@@ -276,16 +309,28 @@ public:
             const std::uint32_t* const payload = payload_.data();
             const std::uint32_t shift = hash_shift_;
             __m128i sum = _mm_setzero_si128();
-            for (std::size_t i = 0; i < n; ++i) {
-                std::uint32_t v;
-                std::memcpy(&v, p + 4 * i, 4);
+            auto add_word = [&](std::uint32_t v, __m128i key) {
                 const std::size_t h = (v * 0x9E3779B1u) >> shift;
-                const __m128i found =
-                    _mm_cmpeq_epi32(_mm_loadu_si128(reinterpret_cast<const __m128i*>(keys + h)),
-                                    _mm_set1_epi32(static_cast<int>(v)));
+                const __m128i found = _mm_cmpeq_epi32(
+                    _mm_loadu_si128(reinterpret_cast<const __m128i*>(keys + h)), key);
                 sum = _mm_add_epi32(
                     sum, _mm_and_si128(found, _mm_loadu_si128(
                                                   reinterpret_cast<const __m128i*>(payload + h))));
+            };
+            std::size_t i = 0;
+            for (; i + 4 <= n; i += 4) { // the keys are broadcast from the words' own vector
+                const __m128i four = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 4 * i));
+                std::uint32_t v[4];
+                std::memcpy(v, p + 4 * i, 16);
+                add_word(v[0], _mm_shuffle_epi32(four, _MM_SHUFFLE(0, 0, 0, 0)));
+                add_word(v[1], _mm_shuffle_epi32(four, _MM_SHUFFLE(1, 1, 1, 1)));
+                add_word(v[2], _mm_shuffle_epi32(four, _MM_SHUFFLE(2, 2, 2, 2)));
+                add_word(v[3], _mm_shuffle_epi32(four, _MM_SHUFFLE(3, 3, 3, 3)));
+            }
+            for (; i < n; ++i) {
+                std::uint32_t v;
+                std::memcpy(&v, p + 4 * i, 4);
+                add_word(v, _mm_set1_epi32(static_cast<int>(v)));
             }
             sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, _MM_SHUFFLE(1, 0, 3, 2)));
             sum = _mm_add_epi32(sum, _mm_shuffle_epi32(sum, _MM_SHUFFLE(2, 3, 0, 1)));

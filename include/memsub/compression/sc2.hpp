@@ -341,7 +341,7 @@ private:
         for (std::size_t base = 0; base < n; base += 64) {
             const std::size_t end = std::min(n, base + 64);
             // A chunk's first word starts a run (maybe a continued one).
-            std::uint64_t starts = run_starts(line.data() + 4 * base, end - base);
+            std::uint64_t starts = detail::word_run_starts(line.data() + 4 * base, end - base);
             while (starts != 0) {
                 const auto s = static_cast<std::size_t>(std::countr_zero(starts));
                 starts &= starts - 1;
@@ -350,36 +350,6 @@ private:
                 f(detail::sc2_load_word(line, base + s), static_cast<std::uint32_t>(next - s));
             }
         }
-    }
-
-    /// Bit i set when word i of the `n` ≤ 64 words at `p` differs from word i − 1 (bit 0 always
-    /// set). SSE2: four words against their predecessors per compare (equality needs no byte
-    /// swap on either endianness).
-    [[nodiscard]] static MEMSUB_ALWAYS_INLINE std::uint64_t run_starts(const std::byte* p,
-                                                                       std::size_t n) noexcept {
-        std::uint64_t differs = 1;
-#if defined(__SSE2__)
-        if (n % 4 == 0) {
-            __m128i last = _mm_setzero_si128();
-            for (std::size_t c = 0; c < n; c += 4) {
-                const __m128i cur = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p + 4 * c));
-                const __m128i prev = _mm_or_si128(_mm_slli_si128(cur, 4), _mm_srli_si128(last, 12));
-                const int equal = _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpeq_epi32(cur, prev)));
-                differs |= std::uint64_t(~equal & 0xF) << c;
-                last = cur;
-            }
-            return differs | 1;
-        }
-#endif
-        std::uint32_t prev;
-        std::memcpy(&prev, p, 4);
-        for (std::size_t i = 1; i < n; ++i) {
-            std::uint32_t v;
-            std::memcpy(&v, p + 4 * i, 4);
-            differs |= std::uint64_t{v != prev} << i;
-            prev = v;
-        }
-        return differs;
     }
 
     /// The live (value, count) pairs in table order.
