@@ -1368,8 +1368,17 @@ private:
             decline_variable(a, r, why, write, touched, missing_bytes, s, L);
             return r;
         }
-        fill_variable(a, spec_of(a), s, line_key, requested, missing, line, home_seg, write,
-                      missing_bytes, r); // checks the spec, out of line
+        const block_spec spec = checked_spec(spec_of(a));
+        if constexpr (Options.whole_line_fill_path) {
+            // The common fill gets its own small out-of-line function: inside fill_variable
+            // it paid for that function's large frame.
+            if (spec.span_segments == spl && line.blocks == 0) {
+                fill_whole_line(a, spec, s, line_key, requested, write, missing_bytes, r);
+                return r;
+            }
+        }
+        fill_variable(a, spec, s, line_key, requested, missing, line, home_seg, write,
+                      missing_bytes, r); // out of line
         return r;
     }
 
@@ -1424,13 +1433,7 @@ private:
                                          [[maybe_unused]] const std::uint32_t missing_bytes,
                                          result_type& r) noexcept {
         const layout_type L = layout_;
-        const block_spec spec = checked_spec(given);
-        if constexpr (Options.whole_line_fill_path) {
-            if (spec.span_segments == segments_per_line(L) && line.blocks == 0) {
-                fill_whole_line(a, spec, s, line_key, requested, write, missing_bytes, r);
-                return;
-            }
-        }
+        const block_spec spec = given; // checked by the caller
         const std::uint32_t span = spec.span_segments;
         const std::uint32_t stored = spec.stored_segments;
         const entry_mask touched = line.touched;
@@ -1567,11 +1570,11 @@ private:
     /// requested). The same steps and effects as the general path, without its per-piece
     /// loop, merge masks and superseded-block pass: O3 if the set lacks room, victims until a
     /// tag and the spec's segments are free, one insert into the lowest free entry.
-    [[gnu::always_inline]] void fill_whole_line(const memsub::access& a, const block_spec& spec,
-                                                const set_index s, const std::uint64_t line_key,
-                                                const std::uint64_t requested, const bool write,
-                                                [[maybe_unused]] const std::uint32_t missing_bytes,
-                                                result_type& r) noexcept {
+    [[gnu::noinline]] void fill_whole_line(const memsub::access& a, const block_spec spec,
+                                           const set_index s, const std::uint64_t line_key,
+                                           const std::uint64_t requested, const bool write,
+                                           [[maybe_unused]] const std::uint32_t missing_bytes,
+                                           result_type& r) noexcept {
         const layout_type L = layout_;
         const std::uint32_t spl = segments_per_line(L);
         const std::uint32_t stored = spec.stored_segments;
