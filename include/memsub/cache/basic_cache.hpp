@@ -118,6 +118,11 @@ struct cache_options {
     /// encoding bits, [Dissertation] §4.3.1), counted per entry by `storage_bits()`.
     /// Variable-block caches only (a conventional cache has no payload); at most 32.
     std::uint32_t payload_bits = 0;
+    /// Variable-block caches: a fill of one whole-line block into a line with no resident
+    /// block (every fill of a compressed cache storing whole lines) takes a dedicated path,
+    /// which does only what such a fill needs. false sends every fill through the general
+    /// path; each access result and statistic is the same either way (a reference for tests).
+    bool whole_line_fill_path = true;
 
     [[nodiscard]] constexpr bool variable_blocks() const noexcept { return max_block_segments > 1; }
     /// Upper bound of blocks one access can remove: the line's blocks it supersedes or
@@ -1363,8 +1368,17 @@ private:
             decline_variable(a, r, why, write, touched, missing_bytes, s, L);
             return r;
         }
-        fill_variable(a, spec_of(a), s, line_key, requested, missing, line, home_seg, write,
-                      missing_bytes, r); // checks the spec, out of line
+        const block_spec spec = checked_spec(spec_of(a));
+        if constexpr (Options.whole_line_fill_path) {
+            // The common fill gets its own small out-of-line function: inside fill_variable
+            // it paid for that function's large frame.
+            if (spec.span_segments == spl && line.blocks == 0) {
+                fill_whole_line(a, spec, s, line_key, requested, write, missing_bytes, r);
+                return r;
+            }
+        }
+        fill_variable(a, spec, s, line_key, requested, missing, line, home_seg, write,
+                      missing_bytes, r); // out of line
         return r;
     }
 
@@ -1419,7 +1433,7 @@ private:
                                          [[maybe_unused]] const std::uint32_t missing_bytes,
                                          result_type& r) noexcept {
         const layout_type L = layout_;
-        const block_spec spec = checked_spec(given);
+        const block_spec spec = given; // checked by the caller
         const std::uint32_t span = spec.span_segments;
         const std::uint32_t stored = spec.stored_segments;
         const entry_mask touched = line.touched;
@@ -1549,6 +1563,82 @@ private:
         const entry_mask holders = (line.homes & st.valid & ~inserted) | home_filled;
         r.entry = lowest_entry(holders != 0 ? holders : inserted | (touched & st.valid));
         r.payload = payload_[base + r.entry.value];
+    }
+
+    /// fill_variable's common case: one whole-line block into a line with no resident block
+    /// (so none is superseded and the request touched none; its missing segments are all
+    /// requested). The same steps and effects as the general path, without its per-piece
+    /// loop, merge masks and superseded-block pass: O3 if the set lacks room, victims until a
+    /// tag and the spec's segments are free, one insert into the lowest free entry.
+    [[gnu::noinline]] void fill_whole_line(const memsub::access& a, const block_spec spec,
+                                           const set_index s, const std::uint64_t line_key,
+                                           const std::uint64_t requested, const bool write,
+                                           [[maybe_unused]] const std::uint32_t missing_bytes,
+                                           result_type& r) noexcept {
+        const layout_type L = layout_;
+        const std::uint32_t spl = segments_per_line(L);
+        const std::uint32_t stored = spec.stored_segments;
+        const std::uint32_t set_segments = segments_per_set();
+        set_state& st = state_of(s, L);
+
+        if constexpr (replacement::may_bypass<policy_type>) { // P3, before anything changes
+            if (((~st.valid & all_entries(L)) == 0 || st.used_segments + stored > set_segments) &&
+                policy_.should_bypass(s, a)) {
+                decline_variable(a, r, bypass_reason::policy, write, 0, missing_bytes, s, L);
+                return;
+            }
+        }
+        // P4: victims until a tag and the segments are free.
+        while ((~st.valid & all_entries(L)) == 0 || st.used_segments + stored > set_segments) {
+            const bool tag_free = (~st.valid & all_entries(L)) != 0;
+            entry_mask eligible = st.valid;
+            // Short of segments only: a tag-only block would free none (P4).
+            if (MEMSUB_UNLIKELY(st.tag_only_blocks != 0) && tag_free)
+                eligible = data_blocks(s, eligible, L);
+            MEMSUB_ASSERT(eligible != 0);
+            const std::uint32_t short_segments = st.used_segments + stored > set_segments
+                                                     ? st.used_segments + stored - set_segments
+                                                     : 0u;
+            const entry_index v = replacement::choose_victim(
+                policy_, s, eligible, a,
+                replacement::room_request{.entries_needed = tag_free ? 0u : 1u,
+                                          .segments_needed = short_segments,
+                                          .incoming_bytes = spl << L.segment_shift,
+                                          .incoming_segments = stored});
+            MEMSUB_ASSERT(contains_entry(eligible, v));
+            remove_into(r.evictions.emplace_back(), s, v, eviction_reason::replacement, L);
+        }
+        // P5: fill the lowest free entry. A free entry is never reused (remove clears it), and
+        // no block merges into this one, so its reused bit stays clear.
+        const entry_index e = lowest_entry(~st.valid & all_entries(L));
+        const std::size_t i = slot(s, e, L);
+        tags_[i] = line_key;
+        fingerprint_row(s, L)[e.value] = fingerprint_of(line_key);
+        line_segments_[i] = nonzero_low_bits_mask(spl);
+        stored_[i] = static_cast<std::uint8_t>(stored);
+        payload_[i] = spec.payload;
+        touched_[i] = requested; // within the line
+        st.used_segments += stored;
+        st.tag_only_blocks += stored == 0 ? 1u : 0u;
+        st.valid |= bit_of(e);
+        if constexpr (Options.writes == write_policy::write_back)
+            st.dirty |= bit_of(e) & (entry_mask{0} - entry_mask{write});
+        notify_insert(s, e, a,
+                      replacement::insert_info{.address = byte_address{line_key << L.segment_shift},
+                                               .bytes = spl << L.segment_shift,
+                                               .stored_segments = stored,
+                                               .payload = spec.payload});
+        ++stats_.fills;
+        r.blocks_filled = 1;
+        // Nothing of the line was resident: the whole line comes from the next level, except
+        // for a writeback from above, which overwrites it.
+        if (a.kind != access_kind::writeback) {
+            const std::uint32_t fetched = spl << L.segment_shift;
+            r.bytes_fetched = fetched;
+            stats_.bytes_fetched += fetched;
+        }
+        r.entry = e; // the new block holds every segment of the line
+        r.payload = spec.payload;
     }
 
     /// The top bit of each aligned piece of `span` bits (a power of two ≤ 64) in a line mask.
