@@ -439,7 +439,7 @@ private:
         }
         ++stats_.accesses;
         const std::uint64_t line = a.address.value / line_bytes;
-        const auto s = static_cast<std::uint32_t>(line % sets);
+        const std::uint32_t s = cache_.set_of(a.address).value; // the engine's own indexing
         selection::access_outcome o{.set = set_index{s}};
 
         if (is_write(a.kind)) return store_access(a, o);
