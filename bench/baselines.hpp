@@ -6,6 +6,7 @@
 #include <memsub/core/aligned_allocator.hpp>
 #include <memsub/core/geometry.hpp>
 
+#include <array>
 #include <bit>
 #include <cstdint>
 #include <vector>
@@ -49,6 +50,35 @@ private:
     std::uint32_t ways_;
     std::uint32_t line_shift_;
     std::vector<std::uint64_t, memsub::aligned_allocator<std::uint64_t>> tags_;
+};
+
+/// The same loop with a compile-time shape (the fair partner of memsub's fixed_geometry caches).
+template <std::uint32_t Sets, std::uint32_t Ways, std::uint32_t LineBytes>
+class plain_mtf_lru_fixed {
+public:
+    plain_mtf_lru_fixed() : sets_(Sets) {
+        for (auto& s : sets_) s.fill(no_line);
+    }
+
+    bool access(std::uint64_t address) noexcept {
+        const std::uint64_t line = address >> std::countr_zero(LineBytes);
+        std::uint64_t* set = sets_[line & (Sets - 1)].data();
+        std::uint64_t carried = set[0];
+        if (carried == line) return true;
+        set[0] = line;
+        for (std::uint32_t w = 1; w < Ways; ++w) {
+            const std::uint64_t here = set[w];
+            set[w] = carried;
+            if (here == line) return true;
+            carried = here;
+        }
+        return false;
+    }
+
+private:
+    std::vector<std::array<std::uint64_t, Ways>,
+                memsub::aligned_allocator<std::array<std::uint64_t, Ways>>>
+        sets_; // cache-line aligned, as plain_mtf_lru
 };
 
 /// The older reference: per line a tag, a valid bit and a last-use stamp; linear searches.

@@ -80,6 +80,7 @@ namespace {
 
 using memsub_bench::no_line;
 using memsub_bench::plain_mtf_lru;
+using memsub_bench::plain_mtf_lru_fixed;
 using memsub_bench::stamp_lru_array_of_structs;
 
 constexpr memsub::geometry bench_geometry{.sets = 2048, .ways = 16, .line_bytes = 64};
@@ -107,35 +108,6 @@ inline memsub::access to_access(std::uint64_t x) noexcept {
     a.kind = (x & 1u) ? memsub::access_kind::store : memsub::access_kind::load;
     return a;
 }
-
-/// The same loop with a compile-time shape (the fair partner of memsub's fixed_geometry rows).
-template <std::uint32_t Sets, std::uint32_t Ways, std::uint32_t LineBytes>
-class plain_mtf_lru_fixed {
-public:
-    plain_mtf_lru_fixed() : sets_(Sets) {
-        for (auto& s : sets_) s.fill(no_line);
-    }
-
-    bool access(std::uint64_t address) noexcept {
-        const std::uint64_t line = address >> std::countr_zero(LineBytes);
-        std::uint64_t* set = sets_[line & (Sets - 1)].data();
-        std::uint64_t carried = set[0];
-        if (carried == line) return true;
-        set[0] = line;
-        for (std::uint32_t w = 1; w < Ways; ++w) {
-            const std::uint64_t here = set[w];
-            set[w] = carried;
-            if (here == line) return true;
-            carried = here;
-        }
-        return false;
-    }
-
-private:
-    std::vector<std::array<std::uint64_t, Ways>,
-                memsub::aligned_allocator<std::array<std::uint64_t, Ways>>>
-        sets_; // cache-line aligned, as plain_mtf_lru
-};
 
 /// A ceiling, not a baseline: memsub's own LRU design written by hand for one compile-time shape,
 /// without the engine. Per set one 64-byte line holds the 16 entries' one-byte tag fingerprints,

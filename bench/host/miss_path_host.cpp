@@ -1,0 +1,170 @@
+// The miss-path matrix as a host measures it: a stand-alone program built with a host's
+// ordinary flags (CMake builds it twice, -O2 and -O3, with no loop alignment or other tuning;
+// `memsub_host_miss_path_O2` / `_O3`), calling the engine from its own loops, which the
+// compiler inlines as it would in a host simulator. It prints, for every cell of the matrix
+// (bench/miss_path_matrix.hpp), the same-run ratio of memsub's accesses/s to the plain LRU loop
+// of the same shape, so the figure a host sees is the one published beside Google Benchmark's.
+//
+//   memsub_host_miss_path_O3 [--min-seconds S] [--subjects lru,srrip,...] [--geometry runtime|
+//                            fixed|both] [--sets 64,1024] [--ways 16] [--targets 0.05,0.5]
+//                            [--csv FILE] [--quick]
+#include "../miss_path_matrix.hpp"
+
+#include <fmt/core.h>
+#include <fmt/os.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace {
+
+using namespace memsub_bench::miss_path;
+
+std::vector<std::string> split(std::string_view s) {
+    std::vector<std::string> out;
+    while (!s.empty()) {
+        const auto comma = s.find(',');
+        out.emplace_back(s.substr(0, comma));
+        if (comma == std::string_view::npos) break;
+        s.remove_prefix(comma + 1);
+    }
+    return out;
+}
+
+struct options {
+    double min_seconds = 0.15;
+    std::vector<subject> subjects{all_subjects.begin(), all_subjects.end()};
+    bool runtime = true, fixed = true;
+    std::vector<std::uint32_t> sets{set_counts.begin(), set_counts.end()};
+    std::vector<std::uint32_t> ways{way_counts.begin(), way_counts.end()};
+    std::vector<double> targets{target_miss_ratios.begin(), target_miss_ratios.end()};
+    std::string csv;
+};
+
+[[noreturn]] void usage_error(const std::string& what) {
+    std::fprintf(stderr, "miss_path_host: %s\n", what.c_str());
+    std::exit(2);
+}
+
+template <class T, std::size_t N>
+std::vector<std::uint32_t> parse_members(std::string_view arg, const std::array<T, N>& allowed,
+                                         std::string_view option) {
+    std::vector<std::uint32_t> out;
+    for (const auto& s : split(arg)) {
+        const auto v = static_cast<std::uint32_t>(std::stoul(s));
+        if (std::find(allowed.begin(), allowed.end(), v) == allowed.end())
+            usage_error(fmt::format("{} {}: not a shape of the matrix", option, s));
+        out.push_back(v);
+    }
+    return out;
+}
+
+options parse(int argc, char** argv) {
+    options o;
+    for (int i = 1; i < argc; ++i) {
+        const std::string_view a = argv[i];
+        auto value = [&]() -> std::string_view {
+            if (i + 1 >= argc) usage_error(fmt::format("{} needs a value", a));
+            return argv[++i];
+        };
+        try {
+            if (a == "--min-seconds") {
+                o.min_seconds = std::stod(std::string(value()));
+            } else if (a == "--quick") {
+                o.min_seconds = 0.02;
+                o.sets = {64, 16384};
+                o.ways = {4, 16};
+                o.targets = {0.05, 0.5, 0.9};
+            } else if (a == "--subjects") {
+                o.subjects.clear();
+                for (const auto& s : split(value())) {
+                    const auto it = std::find_if(all_subjects.begin(), all_subjects.end(),
+                                                 [&](subject x) { return name_of(x) == s; });
+                    if (it == all_subjects.end()) usage_error("unknown subject " + s);
+                    o.subjects.push_back(*it);
+                }
+            } else if (a == "--geometry") {
+                const std::string_view g = value();
+                o.runtime = g == "runtime" || g == "both";
+                o.fixed = g == "fixed" || g == "both";
+                if (!o.runtime && !o.fixed) usage_error("--geometry runtime|fixed|both");
+            } else if (a == "--sets") {
+                o.sets = parse_members(value(), set_counts, "--sets");
+            } else if (a == "--ways") {
+                o.ways = parse_members(value(), way_counts, "--ways");
+            } else if (a == "--targets") {
+                o.targets.clear();
+                for (const auto& s : split(value())) o.targets.push_back(std::stod(s));
+            } else if (a == "--csv") {
+                o.csv = std::string(value());
+            } else if (a == "--help") {
+                std::puts("usage: miss_path_host [--min-seconds S] [--quick] [--subjects "
+                          "lru,srrip,drrip,lru_access_all]\n"
+                          "       [--geometry runtime|fixed|both] [--sets 64,1024,16384,65536] "
+                          "[--ways 4,8,16,32]\n"
+                          "       [--targets 0.05,0.2,...] [--csv FILE]");
+                std::exit(0);
+            } else {
+                usage_error(fmt::format("unknown option {}", a));
+            }
+        } catch (const std::logic_error&) {
+            usage_error(fmt::format("bad value for {}", a));
+        }
+    }
+    return o;
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    const options o = parse(argc, argv);
+    std::optional<fmt::ostream> csv;
+    if (!o.csv.empty()) {
+        csv.emplace(fmt::output_file(o.csv));
+        csv->print("subject,geometry,sets,ways,target_miss_ratio,miss_ratio,x_plain_loop,"
+                   "accesses_per_second,passes\n");
+    }
+    fmt::print("{:<15} {:<8} {:>6} {:>4} {:>7} {:>7} {:>8} {:>9}\n", "subject", "geometry", "sets",
+               "ways", "target", "misses", "x_plain", "Macc/s");
+    double worst = 1e9;
+    std::string worst_cell;
+    for (const auto sets : o.sets)
+        for (const auto ways : o.ways) {
+            const memsub::geometry g{.sets = sets, .ways = ways, .line_bytes = line_bytes};
+            for (const double target : o.targets) {
+                const stream_recipe r = calibrate(g, target, 2026);
+                const std::vector<std::uint64_t> words =
+                    make_stream(r, stream_length(std::uint64_t{sets} * ways), 2027);
+                for (const subject s : o.subjects)
+                    for (const bool fixed : {false, true}) {
+                        if (fixed ? !o.fixed : !o.runtime) continue;
+                        if (fixed && s == subject::lru_access_all) continue;
+                        const cell_result c = fixed ? run_fixed_cell(s, g, words, o.min_seconds)
+                                                    : run_runtime_cell(s, g, words, o.min_seconds);
+                        const char* kind = fixed ? "fixed" : "runtime";
+                        fmt::print("{:<15} {:<8} {:>6} {:>4} {:>6.0f}% {:>6.1f}% {:>7.2f}x "
+                                   "{:>9.1f}\n",
+                                   name_of(s), kind, sets, ways, 100 * target, 100 * c.miss_ratio,
+                                   c.x_plain_loop, c.subject_rate / 1e6);
+                        std::fflush(stdout);
+                        if (csv)
+                            csv->print("{},{},{},{},{},{:.4f},{:.4f},{:.0f},{}\n", name_of(s), kind,
+                                       sets, ways, target, c.miss_ratio, c.x_plain_loop,
+                                       c.subject_rate, c.passes);
+                        if ((s == subject::lru || s == subject::srrip) && c.x_plain_loop < worst) {
+                            worst = c.x_plain_loop;
+                            worst_cell = fmt::format("{} {} {}x{} at {:.0f}% misses", name_of(s),
+                                                     kind, sets, ways, 100 * c.miss_ratio);
+                        }
+                    }
+            }
+        }
+    if (!worst_cell.empty())
+        fmt::print("\nlowest LRU/SRRIP cell: {:.2f}x the plain loop ({})\n", worst, worst_cell);
+    return 0;
+}

@@ -1,0 +1,79 @@
+// The engine's miss path over a matrix of miss ratios, shapes, policies and entry points
+// (bench/miss_path_matrix.hpp says how each cell's stream is made and timed). One row per cell:
+//   miss_path/<subject>/<runtime|fixed>/s<sets>/w<ways>/m<target %>
+// Counters: `x_plain_loop` (the plain move-to-front LRU loop's CPU time ÷ the row's on the same
+// stream, interleaved, same run: the runtime-shaped loop for runtime rows, the same loop with a
+// compile-time shape for fixed rows), `miss_ratio` (the row's own, on a warm cache) and
+// `accesses/s`. The stand-alone harness bench/host/miss_path_host.cpp prints the same cells as a
+// host compiles them.
+#include <benchmark/benchmark.h>
+
+#include "miss_path_matrix.hpp"
+#include "run_benchmarks.hpp"
+
+#include <fmt/core.h>
+
+#include <map>
+#include <tuple>
+
+namespace {
+
+using namespace memsub_bench::miss_path;
+
+/// Each (shape, target)'s stream, calibrated once and shared by its rows.
+const std::vector<std::uint64_t>& cell_stream(std::uint32_t sets, std::uint32_t ways,
+                                              double target) {
+    static std::map<std::tuple<std::uint32_t, std::uint32_t, double>, std::vector<std::uint64_t>>
+        streams;
+    auto& s = streams[{sets, ways, target}];
+    if (s.empty()) {
+        const memsub::geometry g{.sets = sets, .ways = ways, .line_bytes = line_bytes};
+        s = make_stream(calibrate(g, target, 2026), stream_length(std::uint64_t{sets} * ways),
+                        2027);
+    }
+    return s;
+}
+
+void bm_cell(benchmark::State& state, subject s, bool fixed, std::uint32_t sets, std::uint32_t ways,
+             double target) {
+    const auto& words = cell_stream(sets, ways, target);
+    const memsub::geometry g{.sets = sets, .ways = ways, .line_bytes = line_bytes};
+    cell_result sum;
+    double x_weighted = 0;
+    std::uint64_t cells = 0;
+    for (auto _ : state) {
+        // One interleaved measurement per iteration (at least two passes a side).
+        const cell_result c =
+            fixed ? run_fixed_cell(s, g, words, 0.0) : run_runtime_cell(s, g, words, 0.0);
+        x_weighted += c.x_plain_loop;
+        sum.miss_ratio = c.miss_ratio;
+        sum.passes += c.passes;
+        ++cells;
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(sum.passes * words.size()));
+    state.counters["miss_ratio"] = sum.miss_ratio;
+    state.counters["x_plain_loop"] = cells ? x_weighted / static_cast<double>(cells) : 0.0;
+}
+
+void register_rows() {
+    for (const auto sets : set_counts)
+        for (const auto ways : way_counts)
+            for (const double target : target_miss_ratios)
+                for (const subject s : all_subjects)
+                    for (const bool fixed : {false, true}) {
+                        if (fixed && s == subject::lru_access_all) continue;
+                        benchmark::RegisterBenchmark(
+                            fmt::format("miss_path/{}/{}/s{}/w{}/m{:.0f}", name_of(s),
+                                        fixed ? "fixed" : "runtime", sets, ways, 100 * target)
+                                .c_str(),
+                            bm_cell, s, fixed, sets, ways, target)
+                            ->Unit(benchmark::kMillisecond)
+                            ->Iterations(2);
+                    }
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    return memsub_bench::run_benchmarks(argc, argv, register_rows);
+}

@@ -1,0 +1,304 @@
+// The engine's miss path over a matrix of workloads: every cell is one cache shape (sets x
+// ways), one stream whose steady-state LRU miss ratio is near a target, and one memsub cache
+// (policy, runtime or compile-time geometry, `access` or `access_all`), timed against the plain
+// move-to-front LRU loop of the same shape on the same stream in the same run.
+//
+// Shared by two harnesses that must agree: bench/miss_path.cpp (Google Benchmark, one row per
+// cell) and bench/host/miss_path_host.cpp (a stand-alone program built with a host's ordinary
+// -O2 or -O3 and nothing else, whose loops the compiler inlines as it would a host's).
+//
+// Streams (words: byte address | 1 for a store, 20 % stores): Zipf(exponent) over `footprint`
+// lines, plus a share of scan references (lines never seen again in a pass), each line index
+// scattered over a 42-bit address space so popular lines spread over the sets. The footprint is
+// found by bisection so that the plain loop's miss ratio on a warm cache (the second of two
+// passes) is the target: Zipf 0.9 for the targets up to 50 %, Zipf 0.7 with 10 % scans for 70 %
+// and 30 % scans for 90 % (Zipf alone needs footprints of thousands of times the cache there).
+// The miss ratio reported for a cell is measured, not the target.
+//
+// Timing: each cell's two loops run the stream in alternating order (the subject first in one
+// round, the plain loop first in the next), each on its own warm cache, timed by the thread's
+// CPU clock; the ratio divides the summed times, so machine load affects both sides alike.
+#pragma once
+
+#include "baselines.hpp"
+
+#include <memsub/cache/basic_cache.hpp>
+#include <memsub/core/geometry.hpp>
+#include <memsub/core/rng.hpp>
+#include <memsub/replacement/drrip.hpp>
+#include <memsub/replacement/lru.hpp>
+#include <memsub/replacement/srrip.hpp>
+#include <memsub/workload/synthetic.hpp>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstdint>
+#include <ctime>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace memsub_bench::miss_path {
+
+inline constexpr std::array<double, 6> target_miss_ratios{0.05, 0.20, 0.35, 0.50, 0.70, 0.90};
+inline constexpr std::array<std::uint32_t, 4> way_counts{4, 8, 16, 32};
+inline constexpr std::array<std::uint32_t, 4> set_counts{64, 1024, 16384, 65536};
+inline constexpr std::uint32_t line_bytes = 64;
+inline constexpr double store_fraction = 0.2;
+
+/// Stream length for a shape: four passes' worth of the cache's lines, 1 Mi..8 Mi accesses.
+[[nodiscard]] inline std::size_t stream_length(std::uint64_t cache_lines) noexcept {
+    return std::clamp<std::size_t>(4 * cache_lines, std::size_t{1} << 20, std::size_t{1} << 23);
+}
+
+struct stream_recipe {
+    double exponent = 0.9;
+    double scan_share = 0.0;
+    std::uint64_t footprint = 1; ///< Zipf lines
+};
+
+[[nodiscard]] inline stream_recipe recipe_for(double target) noexcept {
+    if (target <= 0.5) return {.exponent = 0.9, .scan_share = 0.0};
+    if (target <= 0.75) return {.exponent = 0.7, .scan_share = 0.1};
+    return {.exponent = 0.7, .scan_share = 0.3};
+}
+
+/// The stream of `length` words for a recipe (deterministic in `seed`).
+[[nodiscard]] inline std::vector<std::uint64_t>
+make_stream(const stream_recipe& r, std::size_t length, std::uint64_t seed) {
+    memsub::workload::zipf_distribution zipf(std::max<std::uint64_t>(r.footprint, 1), r.exponent);
+    memsub::xoshiro256ss rng(seed);
+    std::vector<std::uint64_t> words(length);
+    std::uint64_t scan_position = 0;
+    for (auto& w : words) {
+        const bool scan = rng.uniform() < r.scan_share;
+        const std::uint64_t index =
+            scan ? (std::uint64_t{1} << 40) + scan_position++ : zipf(rng) - 1;
+        const std::uint64_t line = memsub::mix64(index ^ 0x5ca1ab1eULL) & ((1ULL << 42) - 1);
+        const bool store = rng.uniform() < store_fraction;
+        w = line * line_bytes | (store ? 1u : 0u);
+    }
+    return words;
+}
+
+inline memsub::access to_access(std::uint64_t word) noexcept {
+    memsub::access a;
+    a.address = memsub::byte_address{word & ~std::uint64_t{1}};
+    a.kind = (word & 1u) ? memsub::access_kind::store : memsub::access_kind::load;
+    return a;
+}
+
+/// The plain loop's miss ratio on a warm cache: the second of two passes.
+[[nodiscard]] inline double steady_miss_ratio(const memsub::geometry& g,
+                                              std::span<const std::uint64_t> words) {
+    plain_mtf_lru loop(g);
+    for (const auto w : words) (void)loop.access(w);
+    std::uint64_t hits = 0;
+    for (const auto w : words) hits += loop.access(w);
+    return 1.0 - static_cast<double>(hits) / static_cast<double>(words.size());
+}
+
+/// A recipe whose stream's steady-state miss ratio on shape `g` is near `target` (bisection on
+/// the footprint, in log space, on a shorter probe stream).
+[[nodiscard]] inline stream_recipe calibrate(const memsub::geometry& g, double target,
+                                             std::uint64_t seed) {
+    stream_recipe r = recipe_for(target);
+    const std::uint64_t lines = std::uint64_t{g.sets} * g.ways;
+    const std::size_t probe =
+        std::clamp<std::size_t>(3 * lines, std::size_t{1} << 18, std::size_t{1} << 22);
+    double lo = std::log2(std::max<double>(1.0, static_cast<double>(lines) / 16));
+    double hi = std::log2(static_cast<double>(lines) * 4096.0);
+    for (int step = 0; step < 14; ++step) {
+        const double mid = 0.5 * (lo + hi);
+        r.footprint = static_cast<std::uint64_t>(std::exp2(mid));
+        const double m = steady_miss_ratio(g, make_stream(r, probe, seed));
+        (m < target ? lo : hi) = mid;
+        if (std::abs(m - target) < 0.005) break;
+    }
+    r.footprint = static_cast<std::uint64_t>(std::exp2(0.5 * (lo + hi)));
+    return r;
+}
+
+/// CPU seconds of this thread.
+[[nodiscard]] inline double thread_cpu_seconds() noexcept {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
+
+/// Which memsub entry point a cell times.
+enum class entry_point { access, access_all };
+
+/// One pass of the stream through a memsub cache, as a host writes it: the hits summed.
+template <class Cache>
+std::uint64_t memsub_pass(Cache& cache, std::span<const std::uint64_t> words) {
+    std::uint64_t hits = 0;
+    for (const auto w : words) hits += cache.access(to_access(w)).hit;
+    return hits;
+}
+
+/// The same through `access_all`, the host's accesses built in blocks of 256.
+template <class Cache>
+std::uint64_t memsub_batch_pass(Cache& cache, std::span<const std::uint64_t> words) {
+    std::uint64_t hits = 0;
+    std::array<memsub::access, 256> block;
+    for (std::size_t i = 0; i < words.size(); i += block.size()) {
+        const std::size_t n = std::min(block.size(), words.size() - i);
+        for (std::size_t j = 0; j < n; ++j) block[j] = to_access(words[i + j]);
+        cache.access_all(std::span<const memsub::access>(block.data(), n),
+                         [&](const memsub::access&, const auto& r) { hits += r.hit; });
+    }
+    return hits;
+}
+
+template <class Loop>
+std::uint64_t plain_pass(Loop& loop, std::span<const std::uint64_t> words) {
+    std::uint64_t hits = 0;
+    for (const auto w : words) hits += loop.access(w);
+    return hits;
+}
+
+/// A cell's figures.
+struct cell_result {
+    double miss_ratio = 0;    ///< the subject's, on a warm cache
+    double x_plain_loop = 0;  ///< plain loop CPU time ÷ subject CPU time
+    double subject_rate = 0;  ///< accesses per CPU second
+    std::uint64_t passes = 0; ///< timed passes per side
+    std::uint64_t digest = 0; ///< hits of every timed pass (sanity: identical runs)
+};
+
+/// Times `Cache` (built from `shape`) against `Loop` on `words`, interleaved, until each side
+/// has at least `min_seconds` of CPU time (and at least two passes).
+template <class Cache, class Loop, entry_point Entry = entry_point::access, class Shape>
+cell_result run_cell(const Shape& shape, std::span<const std::uint64_t> words, double min_seconds) {
+    Cache cache(shape);
+    Loop loop(shape);
+    auto subject_pass = [&] {
+        if constexpr (Entry == entry_point::access_all)
+            return memsub_batch_pass(cache, words);
+        else
+            return memsub_pass(cache, words);
+    };
+    // Warm both (and measure the subject's warm miss ratio on the second pass).
+    (void)subject_pass();
+    (void)plain_pass(loop, words);
+    cell_result out;
+    const std::uint64_t warm_hits = subject_pass();
+    (void)plain_pass(loop, words);
+    out.miss_ratio = 1.0 - static_cast<double>(warm_hits) / static_cast<double>(words.size());
+    double t_subject = 0, t_plain = 0;
+    bool subject_first = true;
+    while (out.passes < 2 || t_subject < min_seconds || t_plain < min_seconds) {
+        for (int side = 0; side < 2; ++side) {
+            const bool subject = (side == 0) == subject_first;
+            const double t0 = thread_cpu_seconds();
+            const std::uint64_t h = subject ? subject_pass() : plain_pass(loop, words);
+            const double dt = thread_cpu_seconds() - t0;
+            (subject ? t_subject : t_plain) += dt;
+            out.digest += h;
+        }
+        subject_first = !subject_first;
+        ++out.passes;
+    }
+    out.x_plain_loop = t_subject > 0 ? t_plain / t_subject : 0.0;
+    out.subject_rate = static_cast<double>(out.passes * words.size()) / std::max(t_subject, 1e-12);
+    return out;
+}
+
+/// The subjects of the matrix, by name.
+enum class subject { lru, srrip, drrip, lru_access_all };
+inline constexpr std::array<subject, 4> all_subjects{subject::lru, subject::srrip, subject::drrip,
+                                                     subject::lru_access_all};
+[[nodiscard]] inline std::string_view name_of(subject s) noexcept {
+    switch (s) {
+    case subject::lru:
+        return "lru";
+    case subject::srrip:
+        return "srrip";
+    case subject::drrip:
+        return "drrip";
+    case subject::lru_access_all:
+        return "lru_access_all";
+    }
+    return "?";
+}
+
+template <class Policy, class Geometry = memsub::geometry>
+using cache_of =
+    memsub::cache::set_associative_cache<Policy, memsub::cache::write_policy::write_back, Geometry>;
+
+/// Runs one runtime-shaped cell.
+inline cell_result run_runtime_cell(subject s, const memsub::geometry& g,
+                                    std::span<const std::uint64_t> words, double min_seconds) {
+    using memsub::replacement::drrip;
+    using memsub::replacement::lru;
+    using memsub::replacement::srrip;
+    switch (s) {
+    case subject::lru:
+        return run_cell<cache_of<lru>, plain_mtf_lru>(g, words, min_seconds);
+    case subject::srrip:
+        return run_cell<cache_of<srrip>, plain_mtf_lru>(g, words, min_seconds);
+    case subject::drrip:
+        return run_cell<cache_of<drrip>, plain_mtf_lru>(g, words, min_seconds);
+    case subject::lru_access_all:
+        return run_cell<cache_of<lru>, plain_mtf_lru, entry_point::access_all>(g, words,
+                                                                               min_seconds);
+    }
+    return {};
+}
+
+/// A fixed-shape cache and loop constructible like the runtime ones (from a geometry that must
+/// equal the shape; the plain fixed loop ignores it).
+template <std::uint32_t Sets, std::uint32_t Ways>
+struct fixed_plain_loop : plain_mtf_lru_fixed<Sets, Ways, line_bytes> {
+    explicit fixed_plain_loop(const memsub::geometry&) {}
+};
+
+/// Runs one compile-time-shaped cell (LRU, SRRIP, DRRIP through `access`).
+template <std::uint32_t Sets, std::uint32_t Ways>
+cell_result run_fixed_cell(subject s, std::span<const std::uint64_t> words, double min_seconds) {
+    using shape = memsub::fixed_geometry<Sets, Ways, line_bytes>;
+    using loop = fixed_plain_loop<Sets, Ways>;
+    const memsub::geometry g = shape{};
+    using memsub::replacement::drrip;
+    using memsub::replacement::lru;
+    using memsub::replacement::srrip;
+    struct fixed_cache_lru : cache_of<lru, shape> {
+        explicit fixed_cache_lru(const memsub::geometry&) : cache_of<lru, shape>(shape{}) {}
+    };
+    struct fixed_cache_srrip : cache_of<srrip, shape> {
+        explicit fixed_cache_srrip(const memsub::geometry&) : cache_of<srrip, shape>(shape{}) {}
+    };
+    struct fixed_cache_drrip : cache_of<drrip, shape> {
+        explicit fixed_cache_drrip(const memsub::geometry&) : cache_of<drrip, shape>(shape{}) {}
+    };
+    switch (s) {
+    case subject::lru:
+        return run_cell<fixed_cache_lru, loop>(g, words, min_seconds);
+    case subject::srrip:
+        return run_cell<fixed_cache_srrip, loop>(g, words, min_seconds);
+    case subject::drrip:
+        return run_cell<fixed_cache_drrip, loop>(g, words, min_seconds);
+    case subject::lru_access_all:
+        break; // the batch entry point is measured on the runtime shape
+    }
+    return {};
+}
+
+/// Dispatches a fixed cell to its compile-time shape (sets x ways of the matrix).
+inline cell_result run_fixed_cell(subject s, const memsub::geometry& g,
+                                  std::span<const std::uint64_t> words, double min_seconds) {
+    cell_result r;
+    auto try_shape = [&]<std::uint32_t S, std::uint32_t W>() {
+        if (g.sets == S && g.ways == W) r = run_fixed_cell<S, W>(s, words, min_seconds);
+    };
+    [&]<std::size_t... I>(std::index_sequence<I...>) {
+        ((try_shape.template operator()<set_counts[I / 4], way_counts[I % 4]>()), ...);
+    }
+    (std::make_index_sequence<set_counts.size() * way_counts.size()>{});
+    return r;
+}
+
+} // namespace memsub_bench::miss_path
