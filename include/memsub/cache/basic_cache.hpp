@@ -402,6 +402,7 @@ public:
                 } else { // batch[i] crosses a line boundary: its pieces follow
                     rest = batch[i++];
                     left = rest.size;
+                    fold_counters();
                     before = stats_.by_kind[static_cast<std::size_t>(rest.kind)];
                 }
             }
@@ -420,6 +421,7 @@ public:
             }
             access_all(segment, sink);
             if (crossing_ran) { // one access, one miss when any line missed (cachegrind)
+                fold_counters();
                 kind_counters& counts = stats_.by_kind[static_cast<std::size_t>(rest.kind)];
                 counts.misses = before.misses + (counts.misses != before.misses ? 1u : 0u);
                 counts.accesses = before.accesses + 1;
@@ -600,8 +602,17 @@ public:
         return n;
     }
 
-    [[nodiscard]] const cache_stats& stats() const noexcept { return stats_; }
-    void reset_stats() noexcept { stats_ = cache_stats{}; }
+    /// The counters of every access made so far. The reference stays valid for the cache's
+    /// life, but its contents are brought up to date by this call: read `stats()` again after
+    /// further accesses rather than keeping the reference (see conventional_counters).
+    [[nodiscard]] const cache_stats& stats() const noexcept {
+        fold_counters();
+        return stats_;
+    }
+    void reset_stats() noexcept {
+        stats_ = cache_stats{};
+        counters_ = conventional_counters{};
+    }
 
     [[nodiscard]] policy_type& policy() noexcept { return policy_; }
     [[nodiscard]] const policy_type& policy() const noexcept { return policy_; }
@@ -907,7 +918,9 @@ private:
     /// the counters, R5), without touching the set's state: remove() clears the entry
     /// afterwards, and a conventional miss that refills the victim's entry just overwrites it.
     /// The record is written into `out` field by field (see remove_into).
-    template <bool TellPolicy = true>
+    /// `Counted`: a conventional replacement victim, whose eviction follows from the fill
+    /// that replaces it (conventional_counters): only its writeback is counted.
+    template <bool TellPolicy = true, bool Counted = false>
     void depart_into(evicted_block& out, set_index s, entry_index e, eviction_reason reason,
                      const layout_type& L) noexcept {
         const set_state& st = state_of(s, L);
@@ -927,15 +940,19 @@ private:
         out.reason = reason;
         out.touched_segments = touched_of(i);
         out.payload = payload_of(i);
-        if (reason == eviction_reason::replacement) {
-            ++stats_.evictions;
+        if constexpr (Counted) {
+            counters_.writebacks += write_back_needed; // branch-free, as below
         } else {
-            ++stats_.invalidations;
-            ++stats_.invalidations_by_reason[static_cast<std::size_t>(reason)];
+            if (reason == eviction_reason::replacement) {
+                ++stats_.evictions;
+            } else {
+                ++stats_.invalidations;
+                ++stats_.invalidations_by_reason[static_cast<std::size_t>(reason)];
+            }
+            // Branch-free: dirtiness is data-dependent and would mispredict.
+            stats_.writebacks += write_back_needed;
+            stats_.bytes_written_back += out.bytes & (0u - std::uint32_t{write_back_needed});
         }
-        // Branch-free: dirtiness is data-dependent and would mispredict.
-        stats_.writebacks += write_back_needed;
-        stats_.bytes_written_back += out.bytes & (0u - std::uint32_t{write_back_needed});
         if constexpr (TellPolicy) policy_.on_evict(s, e, out); // else done by O7's replace
         bypass::notify_evict(bypass_, s, e, out);
     }
@@ -1033,13 +1050,14 @@ private:
         // (`|`, not `||`: a branch here cost about 10 % of the explorer's LRU throughput.)
         const bool dirties = Options.writes == write_policy::write_back &&
                              static_cast<bool>(write | a.read_modify_write);
-        count_access(a.kind);
+        const auto kind = static_cast<std::size_t>(a.kind);
 
         const std::uint64_t key = key_of(a.address, L);
         const std::uint32_t found = find_entry(s, key, L);
         set_state& st = state_of(s, L);
         if (found < max_entries_per_set) {
             const entry_index e{found};
+            ++counters_.hits[kind];
             r.hit = true;
             r.entry = e;
             st.reused |= bit_of(e);
@@ -1057,7 +1075,7 @@ private:
             return r;
         }
 
-        count_miss(a.kind);
+        ++counters_.misses[kind];
         r.missing_segments = 1;
         if constexpr (replacement::observes_misses<policy_type>) policy_.on_miss(s, a);
 
@@ -1066,6 +1084,7 @@ private:
         if (declined == bypass_reason::none) {
             if (st.valid != all_entries(L)) {
                 e = lowest_entry(~st.valid & all_entries(L));
+                ++counters_.free_fills;
             } else {
                 if constexpr (replacement::may_bypass<policy_type>)
                     if (policy_.should_bypass(s, a)) declined = bypass_reason::policy;
@@ -1075,8 +1094,8 @@ private:
                         // bookkeeping in one call; the engine does its own part.
                         e = policy_.replace(s, st.valid, a);
                         MEMSUB_ASSERT(contains_entry(st.valid, e));
-                        depart_into<false>(r.evictions.emplace_back(), s, e,
-                                           eviction_reason::replacement, L);
+                        depart_into<false, true>(r.evictions.emplace_back(), s, e,
+                                                 eviction_reason::replacement, L);
                         fill_conventional(s, e, key, a, dirties, r, L);
                         bypass::notify_insert(bypass_, s, e, a); // the predictor's T2
                         return r;
@@ -1091,13 +1110,14 @@ private:
                         // The victim leaves (reported, counted, R5) and the new block takes
                         // its entry, the set's only free one (P5): its valid bit stays set,
                         // its dirty and reused bits are overwritten by the fill.
-                        depart_into(r.evictions.emplace_back(), s, e, eviction_reason::replacement,
-                                    L);
+                        depart_into<true, true>(r.evictions.emplace_back(), s, e,
+                                                eviction_reason::replacement, L);
                     }
                 }
             }
         }
         if (declined != bypass_reason::none) {
+            ++counters_.unfilled[kind];
             serve_unallocated(a, r, declined, write, request_bytes(a, L));
             return r;
         }
@@ -1111,7 +1131,8 @@ private:
     }
 
     /// The engine's part of a conventional fill of entry `e` (free, or its victim departed):
-    /// tag, fingerprint, state bits, result and counters. The policy is told by the caller.
+    /// tag, fingerprint, state bits and result (its counts follow from conventional_counters).
+    /// The policy is told by the caller.
     void fill_conventional(set_index s, entry_index e, std::uint64_t key, const memsub::access& a,
                            bool dirty, result_type& r, const layout_type& L) noexcept {
         set_state& st = state_of(s, L);
@@ -1123,10 +1144,8 @@ private:
         st.reused &= ~bit;
         r.blocks_filled = 1;
         r.entry = e;
-        ++stats_.fills;
         // A writeback from above overwrites the whole block: nothing is fetched.
         r.bytes_fetched = a.kind == access_kind::writeback ? 0u : (1u << L.line_shift);
-        stats_.bytes_fetched += r.bytes_fetched;
     }
 
     /// A miss that allocates nothing: reads fetch `read_bytes`, writes go down.
@@ -1670,6 +1689,7 @@ private:
         for_each_line_piece(a, layout_.line_shift, [&](const memsub::access& piece, bool first) {
             const result_type r = access(piece);
             if (!first) { // the same reference: one access, and one miss at most
+                fold_counters();
                 --stats_.by_kind[k].accesses;
                 if (!r.hit && missed) --stats_.by_kind[k].misses;
             }
@@ -1788,7 +1808,48 @@ private:
     std::vector<std::uint64_t> line_segments_;
     std::vector<std::uint32_t> payload_;
     std::vector<header_block> headers_;
-    cache_stats stats_{};
+    /// Decision: the conventional access path does not update cache_stats' fields; it keeps
+    /// the few counts the others follow from (conventional_counters), and stats() folds them
+    /// in. A miss there used to update seven counters (accesses and misses of its kind, fills,
+    /// bytes fetched, evictions, writebacks, bytes written back), each a load and a store the
+    /// plain loops a host compares with do not have; it now updates two (misses of its kind,
+    /// writebacks), a hit one. Considered: returning cache_stats by value (breaks hosts that
+    /// hold `const cache_stats&` from an accessor, e.g. adaptive_line_cache); keeping the
+    /// fields (the cost above).
+    struct conventional_counters {
+        std::array<std::uint64_t, access_kind_count> hits{};   ///< hits, by kind
+        std::array<std::uint64_t, access_kind_count> misses{}; ///< misses, by kind
+        /// Misses that allocated nothing (a bypass of any reason), by kind.
+        std::array<std::uint64_t, access_kind_count> unfilled{};
+        std::uint64_t free_fills = 0; ///< fills into a free entry: no victim left
+        std::uint64_t writebacks = 0; ///< dirty replacement victims
+    };
+    /// Adds the conventional path's counts to `stats_` (every other path updates it directly):
+    /// a conventional miss fills one line unless it allocated nothing; a fill evicts a victim
+    /// unless its entry was free; a fill fetches the line unless a writeback from above wrote
+    /// it whole; a victim written back is a whole line.
+    void fold_counters() const noexcept {
+        if constexpr (!variable_blocks) {
+            const std::uint64_t line_bytes = std::uint64_t{1} << layout_.line_shift;
+            std::uint64_t fills = 0, fetching_fills = 0;
+            for (std::size_t k = 0; k < access_kind_count; ++k) {
+                kind_counters& c = stats_.by_kind[k];
+                c.accesses += counters_.hits[k] + counters_.misses[k];
+                c.misses += counters_.misses[k];
+                const std::uint64_t filled = counters_.misses[k] - counters_.unfilled[k];
+                fills += filled;
+                if (static_cast<access_kind>(k) != access_kind::writeback) fetching_fills += filled;
+            }
+            stats_.fills += fills;
+            stats_.bytes_fetched += fetching_fills * line_bytes;
+            stats_.evictions += fills - counters_.free_fills;
+            stats_.writebacks += counters_.writebacks;
+            stats_.bytes_written_back += counters_.writebacks * line_bytes;
+            counters_ = conventional_counters{};
+        }
+    }
+    mutable conventional_counters counters_{};
+    mutable cache_stats stats_{};
 };
 
 /// A conventional set-associative cache (one block = one line).
