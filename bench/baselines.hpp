@@ -4,6 +4,7 @@
 #pragma once
 
 #include <memsub/core/aligned_allocator.hpp>
+#include <memsub/core/byte_match.hpp>
 #include <memsub/core/geometry.hpp>
 
 #include <array>
@@ -79,6 +80,81 @@ private:
     std::vector<std::array<std::uint64_t, Ways>,
                 memsub::aligned_allocator<std::array<std::uint64_t, Ways>>>
         sets_; // cache-line aligned, as plain_mtf_lru
+};
+
+/// A floor, not a baseline: memsub's own LRU design written by hand for one compile-time shape,
+/// without the engine. Per set a header holds the entries' one-byte tag fingerprints, their LRU
+/// stack positions (0 = most recent), the occupied and dirty bits; an array beside it holds the
+/// full tags. A lookup compares the fingerprints at once (memsub::byte_equal_mask) and verifies
+/// the (nearly always single) candidate's tag; a hit moves the entry to the top of the stack; a
+/// miss fills the lowest free entry, else the entry at the bottom. No statistics, no eviction
+/// report, no reused bits, no policy interface: memsub's fixed-geometry LRU ÷ this is what the
+/// engine costs over the least its design can cost, and this loop ÷ the plain loop is how far
+/// that design can go on a workload (bench_replacement's ceiling row, bench_miss_path's
+/// `design_floor`). An exact LRU (the benchmarks check its misses).
+template <std::uint32_t Sets, std::uint32_t Ways, std::uint32_t LineBytes>
+class fingerprint_lru_floor {
+public:
+    static constexpr std::uint32_t ways = Ways;
+    /// Row bytes: the fingerprint and position rows are read 16 bytes at a time.
+    static constexpr std::uint32_t padded = memsub::padded_row_bytes(Ways);
+    static constexpr std::uint64_t all_ways = Ways == 64 ? ~0ULL : (1ULL << Ways) - 1;
+
+    fingerprint_lru_floor() : headers_(Sets), tags_(Sets) {
+        for (set_header& h : headers_)
+            for (std::uint32_t w = 0; w < padded; ++w)
+                // Padding lanes sit below every position: never the bottom, never moved.
+                h.positions[w] = w < Ways ? static_cast<std::uint8_t>(w) : std::uint8_t{0xff};
+    }
+
+    /// `word` is a stream word: a byte address with bit 0 set for a store.
+    bool access(std::uint64_t word) noexcept {
+        const std::uint64_t line = word >> std::countr_zero(LineBytes);
+        const auto store_bit = word & 1u;
+        set_header& h = headers_[line & (Sets - 1)];
+        std::array<std::uint64_t, Ways>& tags = tags_[line & (Sets - 1)];
+        const std::uint8_t fingerprint = memsub::byte_fingerprint(line);
+        for (auto candidates =
+                 memsub::byte_equal_mask(h.fingerprints.data(), padded, fingerprint) & h.occupied;
+             candidates != 0; candidates &= candidates - 1) {
+            const auto e = static_cast<std::uint32_t>(std::countr_zero(candidates));
+            if (tags[e] == line) {
+                h.dirty |= store_bit << e;
+                promote(h, e);
+                return true;
+            }
+        }
+        const std::uint32_t e =
+            h.occupied != all_ways
+                ? static_cast<std::uint32_t>(std::countr_one(h.occupied))
+                : static_cast<std::uint32_t>(std::countr_zero(
+                      memsub::byte_equal_mask(h.positions.data(), padded, Ways - 1) & all_ways));
+        // A write-back cache would write the victim back here when its dirty bit is set.
+        tags[e] = line;
+        h.fingerprints[e] = fingerprint;
+        h.occupied |= 1ULL << e;
+        h.dirty = (h.dirty & ~(1ULL << e)) | (store_bit << e);
+        promote(h, e);
+        return false;
+    }
+
+private:
+    struct alignas(64) set_header {
+        std::array<std::uint8_t, padded> fingerprints{};
+        std::array<std::uint8_t, padded> positions{};
+        std::uint64_t occupied = 0;
+        std::uint64_t dirty = 0;
+    };
+
+    /// Entry e to the top: the entries above it move down one (memsub's own primitive).
+    static void promote(set_header& h, std::uint32_t e) noexcept {
+        memsub::recency_promote(h.positions.data(), padded, e);
+    }
+
+    std::vector<set_header, memsub::aligned_allocator<set_header>> headers_;
+    std::vector<std::array<std::uint64_t, Ways>,
+                memsub::aligned_allocator<std::array<std::uint64_t, Ways>>>
+        tags_;
 };
 
 /// The older reference: per line a tag, a valid bit and a last-use stamp; linear searches.

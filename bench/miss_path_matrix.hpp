@@ -128,8 +128,9 @@ inline memsub::access to_access(std::uint64_t word) noexcept {
     return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
-/// Which memsub entry point a cell times.
-enum class entry_point { access, access_all };
+/// Which entry point a cell times: memsub's `access` or `access_all`, or a hand-written
+/// loop's `access(word)` (the design floor).
+enum class entry_point { access, access_all, word };
 
 /// One pass of the stream through a memsub cache, as a host writes it: the hits summed.
 template <class Cache>
@@ -162,11 +163,12 @@ std::uint64_t plain_pass(Loop& loop, std::span<const std::uint64_t> words) {
 
 /// A cell's figures.
 struct cell_result {
-    double miss_ratio = 0;    ///< the subject's, on a warm cache
-    double x_plain_loop = 0;  ///< plain loop CPU time ÷ subject CPU time
-    double subject_rate = 0;  ///< accesses per CPU second
-    std::uint64_t passes = 0; ///< timed passes per side
-    std::uint64_t digest = 0; ///< hits of every timed pass (sanity: identical runs)
+    double miss_ratio = 0;       ///< the subject's, on a warm cache
+    double plain_miss_ratio = 0; ///< the plain loop's (equal for an exact LRU subject)
+    double x_plain_loop = 0;     ///< plain loop CPU time ÷ subject CPU time
+    double subject_rate = 0;     ///< accesses per CPU second
+    std::uint64_t passes = 0;    ///< timed passes per side
+    std::uint64_t digest = 0;    ///< hits of every timed pass (sanity: identical runs)
 };
 
 /// Times `Cache` (built from `shape`) against `Loop` on `words`, interleaved, until each side
@@ -178,6 +180,8 @@ cell_result run_cell(const Shape& shape, std::span<const std::uint64_t> words, d
     auto subject_pass = [&] {
         if constexpr (Entry == entry_point::access_all)
             return memsub_batch_pass(cache, words);
+        else if constexpr (Entry == entry_point::word)
+            return plain_pass(cache, words);
         else
             return memsub_pass(cache, words);
     };
@@ -186,8 +190,10 @@ cell_result run_cell(const Shape& shape, std::span<const std::uint64_t> words, d
     (void)plain_pass(loop, words);
     cell_result out;
     const std::uint64_t warm_hits = subject_pass();
-    (void)plain_pass(loop, words);
-    out.miss_ratio = 1.0 - static_cast<double>(warm_hits) / static_cast<double>(words.size());
+    const std::uint64_t plain_hits = plain_pass(loop, words);
+    const auto n = static_cast<double>(words.size());
+    out.miss_ratio = 1.0 - static_cast<double>(warm_hits) / n;
+    out.plain_miss_ratio = 1.0 - static_cast<double>(plain_hits) / n;
     double t_subject = 0, t_plain = 0;
     bool subject_first = true;
     while (out.passes < 2 || t_subject < min_seconds || t_plain < min_seconds) {
@@ -207,10 +213,17 @@ cell_result run_cell(const Shape& shape, std::span<const std::uint64_t> words, d
     return out;
 }
 
-/// The subjects of the matrix, by name.
-enum class subject { lru, srrip, drrip, lru_access_all };
-inline constexpr std::array<subject, 4> all_subjects{subject::lru, subject::srrip, subject::drrip,
-                                                     subject::lru_access_all};
+/// The subjects of the matrix, by name. `design_floor` is not memsub: memsub's LRU design
+/// written by hand for the compile-time shape (baselines.hpp, fingerprint_lru_floor), timed
+/// only with fixed geometry; where memsub's LRU misses the target, it shows whether the design
+/// or the engine is short.
+enum class subject { lru, srrip, drrip, lru_access_all, design_floor };
+inline constexpr std::array<subject, 5> all_subjects{
+    subject::lru, subject::srrip, subject::drrip, subject::lru_access_all, subject::design_floor};
+/// True for the subjects that are exact LRUs (their misses must equal the plain loop's).
+[[nodiscard]] constexpr bool is_lru(subject s) noexcept {
+    return s == subject::lru || s == subject::lru_access_all || s == subject::design_floor;
+}
 [[nodiscard]] inline std::string_view name_of(subject s) noexcept {
     switch (s) {
     case subject::lru:
@@ -221,6 +234,8 @@ inline constexpr std::array<subject, 4> all_subjects{subject::lru, subject::srri
         return "drrip";
     case subject::lru_access_all:
         return "lru_access_all";
+    case subject::design_floor:
+        return "design_floor";
     }
     return "?";
 }
@@ -245,6 +260,8 @@ inline cell_result run_runtime_cell(subject s, const memsub::geometry& g,
     case subject::lru_access_all:
         return run_cell<cache_of<lru>, plain_mtf_lru, entry_point::access_all>(g, words,
                                                                                min_seconds);
+    case subject::design_floor:
+        break; // a compile-time shape only
     }
     return {};
 }
@@ -274,7 +291,12 @@ cell_result run_fixed_cell(subject s, std::span<const std::uint64_t> words, doub
     struct fixed_cache_drrip : cache_of<drrip, shape> {
         explicit fixed_cache_drrip(const memsub::geometry&) : cache_of<drrip, shape>(shape{}) {}
     };
+    struct floor_loop : fingerprint_lru_floor<Sets, Ways, line_bytes> {
+        explicit floor_loop(const memsub::geometry&) {}
+    };
     switch (s) {
+    case subject::design_floor:
+        return run_cell<floor_loop, loop, entry_point::word>(g, words, min_seconds);
     case subject::lru:
         return run_cell<fixed_cache_lru, loop>(g, words, min_seconds);
     case subject::srrip:

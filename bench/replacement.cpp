@@ -109,74 +109,9 @@ inline memsub::access to_access(std::uint64_t x) noexcept {
     return a;
 }
 
-/// A ceiling, not a baseline: memsub's own LRU design written by hand for one compile-time shape,
-/// without the engine. Per set one 64-byte line holds the 16 entries' one-byte tag fingerprints,
-/// their LRU stack positions (0 = most recent), the occupied and dirty bits; an array beside it
-/// holds the full tags. A lookup compares the fingerprints at once (memsub::byte_equal_mask) and
-/// verifies the (nearly always single) candidate's tag; a hit moves the entry to the top of the
-/// stack; a miss fills the lowest free entry, else the entry at the bottom. No statistics, no
-/// eviction report, no reused bits, no policy interface: `policy_fixed_geometry/lru` ÷ this row
-/// is what the engine costs over the least its design can cost, and this row's x_plain_loop is
-/// how far that design can go against the plain loop. An exact LRU (checked as the plain loops).
+/// The ceiling row's design (baselines.hpp) for the bench's 16-way shape.
 template <std::uint32_t Sets, std::uint32_t LineBytes>
-class fingerprint_lru_fixed {
-public:
-    static constexpr std::uint32_t ways = 16;
-
-    fingerprint_lru_fixed() : headers_(Sets), tags_(Sets) {
-        for (set_header& h : headers_)
-            for (std::uint8_t w = 0; w < ways; ++w) h.positions[w] = w;
-    }
-
-    /// `word` is a stream word: a byte address with bit 0 set for a store.
-    bool access(std::uint64_t word) noexcept {
-        const std::uint64_t line = word >> std::countr_zero(LineBytes);
-        const auto store_bit = static_cast<std::uint32_t>(word & 1u);
-        set_header& h = headers_[line & (Sets - 1)];
-        std::array<std::uint64_t, ways>& tags = tags_[line & (Sets - 1)];
-        const std::uint8_t fingerprint = memsub::byte_fingerprint(line);
-        for (auto candidates = static_cast<std::uint32_t>(
-                 memsub::byte_equal_mask(h.fingerprints.data(), ways, fingerprint) & h.occupied);
-             candidates != 0; candidates &= candidates - 1) {
-            const auto e = static_cast<std::uint32_t>(std::countr_zero(candidates));
-            if (tags[e] == line) {
-                h.dirty = static_cast<std::uint16_t>(h.dirty | (store_bit << e));
-                promote(h, e);
-                return true;
-            }
-        }
-        const std::uint32_t e =
-            h.occupied != 0xffffu
-                ? static_cast<std::uint32_t>(std::countr_one(h.occupied))
-                : static_cast<std::uint32_t>(std::countr_zero(
-                      memsub::byte_equal_mask(h.positions.data(), ways, ways - 1)));
-        // A write-back cache would write the victim back here when its dirty bit is set.
-        tags[e] = line;
-        h.fingerprints[e] = fingerprint;
-        h.occupied = static_cast<std::uint16_t>(h.occupied | (1u << e));
-        h.dirty = static_cast<std::uint16_t>((h.dirty & ~(1u << e)) | (store_bit << e));
-        promote(h, e);
-        return false;
-    }
-
-private:
-    struct alignas(64) set_header {
-        std::array<std::uint8_t, ways> fingerprints{};
-        std::array<std::uint8_t, ways> positions{};
-        std::uint16_t occupied = 0;
-        std::uint16_t dirty = 0;
-    };
-
-    /// Entry e to the top: the entries above it move down one (memsub's own primitive).
-    static void promote(set_header& h, std::uint32_t e) noexcept {
-        memsub::recency_promote(h.positions.data(), ways, e);
-    }
-
-    std::vector<set_header, memsub::aligned_allocator<set_header>> headers_;
-    std::vector<std::array<std::uint64_t, ways>,
-                memsub::aligned_allocator<std::array<std::uint64_t, ways>>>
-        tags_;
-};
+using fingerprint_lru_fixed = memsub_bench::fingerprint_lru_floor<Sets, 16, LineBytes>;
 
 /// Next use of each access in the stream repeated forever: the next position of the same line,
 /// wrapping to its first position in the next pass (+ stream_length) after its last occurrence
@@ -331,7 +266,8 @@ template <class Policy, class Geometry>
 struct fixed_shape_of<memsub_runner<Policy, Geometry>>
     : std::bool_constant<memsub_runner<Policy, Geometry>::fixed_shape> {};
 template <std::uint32_t Sets, std::uint32_t LineBytes>
-struct fixed_shape_of<plain_runner<fingerprint_lru_fixed<Sets, LineBytes>>> : std::true_type {};
+struct fixed_shape_of<plain_runner<memsub_bench::fingerprint_lru_floor<Sets, 16, LineBytes>>>
+    : std::true_type {};
 
 /// CPU seconds of this thread (the clock Google Benchmark's CPU time uses).
 double thread_cpu_seconds() noexcept {

@@ -104,7 +104,7 @@ options parse(int argc, char** argv) {
                 o.csv = std::string(value());
             } else if (a == "--help") {
                 std::puts("usage: miss_path_host [--min-seconds S] [--quick] [--subjects "
-                          "lru,srrip,drrip,lru_access_all]\n"
+                          "lru,srrip,drrip,lru_access_all,design_floor]\n"
                           "       [--geometry runtime|fixed|both] [--sets 64,1024,16384,65536] "
                           "[--ways 4,8,16,32]\n"
                           "       [--targets 0.05,0.2,...] [--csv FILE]");
@@ -143,10 +143,18 @@ int main(int argc, char** argv) {
                 for (const subject s : o.subjects)
                     for (const bool fixed : {false, true}) {
                         if (fixed ? !o.fixed : !o.runtime) continue;
-                        if (fixed && s == subject::lru_access_all) continue;
+                        if (fixed ? s == subject::lru_access_all : s == subject::design_floor)
+                            continue;
                         const cell_result c = fixed ? run_fixed_cell(s, g, words, o.min_seconds)
                                                     : run_runtime_cell(s, g, words, o.min_seconds);
                         const char* kind = fixed ? "fixed" : "runtime";
+                        if (is_lru(s) && c.miss_ratio != c.plain_miss_ratio) {
+                            std::fprintf(stderr,
+                                         "miss_path_host: %s %s %ux%u: misses differ from the "
+                                         "plain loop's: not an LRU\n",
+                                         std::string(name_of(s)).c_str(), kind, sets, ways);
+                            return 1;
+                        }
                         fmt::print("{:<15} {:<8} {:>6} {:>4} {:>6.0f}% {:>6.1f}% {:>7.2f}x "
                                    "{:>9.1f}\n",
                                    name_of(s), kind, sets, ways, 100 * target, 100 * c.miss_ratio,
