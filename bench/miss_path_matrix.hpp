@@ -132,9 +132,15 @@ inline memsub::access to_access(std::uint64_t word) noexcept {
 /// loop's `access(word)` (the design floor).
 enum class entry_point { access, access_all, word };
 
+// Every pass is its own function, not inlined into the cell that calls it and starting on a
+// 64-byte boundary (the access itself is inlined into the pass's loop, as into a host's loop):
+// one copy of each loop per loop type, so every cell of a shape divides by the same machine code
+// of the plain loop rather than by a copy whose placement differs from cell to cell.
+
 /// One pass of the stream through a memsub cache, as a host writes it: the hits summed.
 template <class Cache>
-std::uint64_t memsub_pass(Cache& cache, std::span<const std::uint64_t> words) {
+[[gnu::noinline, gnu::aligned(64)]] std::uint64_t
+memsub_pass(Cache& cache, std::span<const std::uint64_t> words) {
     std::uint64_t hits = 0;
     for (const auto w : words) hits += cache.access(to_access(w)).hit;
     return hits;
@@ -142,7 +148,8 @@ std::uint64_t memsub_pass(Cache& cache, std::span<const std::uint64_t> words) {
 
 /// The same through `access_all`, the host's accesses built in blocks of 256.
 template <class Cache>
-std::uint64_t memsub_batch_pass(Cache& cache, std::span<const std::uint64_t> words) {
+[[gnu::noinline, gnu::aligned(64)]] std::uint64_t
+memsub_batch_pass(Cache& cache, std::span<const std::uint64_t> words) {
     std::uint64_t hits = 0;
     std::array<memsub::access, 256> block;
     for (std::size_t i = 0; i < words.size(); i += block.size()) {
@@ -155,7 +162,8 @@ std::uint64_t memsub_batch_pass(Cache& cache, std::span<const std::uint64_t> wor
 }
 
 template <class Loop>
-std::uint64_t plain_pass(Loop& loop, std::span<const std::uint64_t> words) {
+[[gnu::noinline, gnu::aligned(64)]] std::uint64_t plain_pass(Loop& loop,
+                                                             std::span<const std::uint64_t> words) {
     std::uint64_t hits = 0;
     for (const auto w : words) hits += loop.access(w);
     return hits;
