@@ -15,20 +15,26 @@
 // write policy does not change the misses of a write-allocate cache; `hints.no_allocate` is not
 // modelled (every access allocates).
 //
-// How: per set count, per set, the W most recent lines in recency order (a small array of W
-// line addresses; the full stack below them is not needed for ways <= W). An access searches its
-// set at the fewest set count first; its depth there bounds the search at the next count (the
-// inclusion above), so a line found near the top is found quickly everywhere, and a line at the
-// top of its set at some count is at the top at every larger count: nothing below moves and the
-// pass stops there. The sets of every count are prefetched when an access starts. No allocation
-// per access.
+// How: every distinct line gets a dense id (line_index.hpp, one hash look-up per access), and per
+// line the smallest set count at which it is resident in a max_ways-way set ("lowest resident
+// count"; by the inclusion above it is resident at every larger count and at no smaller one).
+// Per set count, per set, a ring of max_ways ids in recency order with its head. An access to a
+// line misses at every count below its lowest resident count: there the ring turns by one (the
+// new id overwrites the least recent, whose lowest resident count moves above this count), O(1)
+// and no search. From that count on it hits: its depth is found by a scan of the ring bounded by
+// its depth at the previous count, and the ids above it shift down one; once it is at the top
+// (depth 1) it is at the top at every larger count and the pass stops. access_all() prefetches
+// the sets of a reference a few references ahead, so the large counts' rings come from memory
+// in parallel. No allocation per access except when a new distinct line grows the index.
 //
-// Decision: arrays of whole line addresses rather than Hill and Smith's single stack shared by
-// all set counts. Their tree-structured stack saves memory, but its walk for a line deep in the
-// stack is unbounded; per-count arrays bound every access at (counts x W) comparisons and keep
-// each set's lines in 4 host cache lines (W = 32), which is what the speed target needs.
-// Memory: 8 x W bytes per set per set count (32 ways, 2^0 .. 2^16 sets: 32 MiB), plus the
-// histogram (counts x (W + 2) x 8 bytes).
+// Decision: per-count rings of ids rather than Hill and Smith's single stack shared by all set
+// counts. Their tree-structured stack saves memory, but a walk for a line deep in the stack is
+// unbounded; the rings bound a miss at O(1) and a hit at O(depth) per count, keep a set's ids in
+// two aligned host cache lines (32 ways) with the heads apart (small enough to stay cached), and
+// the lowest-resident-count array replaces every miss's search. Memory: per set per set count 2
+// bytes of head and 4 x max_ways bytes of ids, padded to 64-byte lines (32 ways, 2^0 .. 2^16
+// sets: 16.3 MiB), the line index and 5 bytes per distinct line, and the histogram (counts x (W +
+// 2) x 8 bytes).
 #pragma once
 
 #include <algorithm>
@@ -37,10 +43,14 @@
 #include <cstdint>
 #include <cstring>
 #include <span>
+#include <utility>
 #include <vector>
 
+#include <memsub/analysis/line_index.hpp>
 #include <memsub/analysis/reference_lines.hpp>
+#include <memsub/config.hpp>
 #include <memsub/core/access.hpp>
+#include <memsub/core/aligned_allocator.hpp>
 #include <memsub/core/errors.hpp>
 #include <memsub/core/types.hpp>
 
@@ -64,31 +74,39 @@ public:
         , min_sets_log2_(log2_exact(p.min_sets))
         , counts_(log2_exact(p.max_sets) - log2_exact(p.min_sets) + 1)
         , ways_(p.max_ways)
+        , stride_((p.max_ways + 15) / 16 * 16)
         , row_(p.max_ways + 2)
         , level_base_(counts_)
-        , tags_(tag_entries(p), empty_line)
+        , heads_(2 * std::size_t{p.max_sets} - p.min_sets, 0)
+        , rings_((2 * std::size_t{p.max_sets} - p.min_sets) * stride_, no_line)
         , histogram_(std::size_t{counts_} * row_, 0)
         , top_from_(counts_ + 1, 0)
         , depth_(counts_, 0)
         , reference_depth_(counts_, 0) {
         std::size_t base = 0;
+        first_prefetched_ = counts_;
         for (std::uint32_t k = 0; k < counts_; ++k) {
             level_base_[k] = base;
-            base += (std::size_t{p.min_sets} << k) * ways_;
+            const std::size_t sets = std::size_t{p.min_sets} << k;
+            base += sets;
+            // Counts whose rings outgrow a core's private caches are prefetched ahead.
+            if (sets * stride_ * sizeof(std::uint32_t) > (std::size_t{256} << 10) &&
+                first_prefetched_ == counts_)
+                first_prefetched_ = k;
         }
     }
 
     /// One reference of one line (line address = byte address / line_bytes).
-    void access_line(line_address line) noexcept {
-        const std::uint32_t stop = depths(line.value);
-        std::uint64_t* h = histogram_.data();
-        for (std::uint32_t k = 0; k < stop; ++k, h += row_) ++h[depth_[k]];
+    void access_line(line_address line) {
+        const auto [lowest, stop] = depths(line.value);
+        std::uint64_t* h = histogram_.data() + std::size_t{lowest} * row_;
+        for (std::uint32_t k = lowest; k < stop; ++k, h += row_) ++h[depth_[k]];
         ++top_from_[stop];
         ++accesses_;
     }
 
     /// One reference (the explorer's rule for line-crossing references, reference_lines.hpp).
-    void access(const memsub::access& a) noexcept {
+    void access(const memsub::access& a) {
         const std::uint64_t line_mask = (std::uint64_t{1} << line_shift_) - 1;
         if (a.size == 0 || (a.address.value & line_mask) + a.size <= line_mask + 1) [[likely]] {
             access_line(line_address{a.address.value >> line_shift_});
@@ -97,8 +115,9 @@ public:
         // Several lines: per set count, the reference's depth is the largest of its lines'.
         std::fill(reference_depth_.begin(), reference_depth_.end(), 1u);
         lines_of_reference(a, line_shift_, [&](std::uint64_t line) {
-            const std::uint32_t stop = depths(line);
-            for (std::uint32_t k = 0; k < stop; ++k)
+            const auto [lowest, stop] = depths(line);
+            for (std::uint32_t k = 0; k < lowest; ++k) reference_depth_[k] = ways_ + 1;
+            for (std::uint32_t k = lowest; k < stop; ++k)
                 reference_depth_[k] = std::max(reference_depth_[k], depth_[k]);
         });
         std::uint64_t* h = histogram_.data();
@@ -107,8 +126,14 @@ public:
         ++accesses_;
     }
 
-    void access_all(std::span<const memsub::access> references) noexcept {
-        for (const auto& a : references) access(a);
+    /// Every reference of `references`, prefetching a few references ahead.
+    void access_all(std::span<const memsub::access> references) {
+        constexpr std::size_t ahead = 12;
+        for (std::size_t i = 0; i < references.size(); ++i) {
+            if (i + ahead < references.size())
+                prefetch(references[i + ahead].address.value >> line_shift_);
+            access(references[i]);
+        }
     }
 
     [[nodiscard]] std::uint64_t accesses() const noexcept { return accesses_; }
@@ -152,17 +177,20 @@ public:
         return grid;
     }
 
-    /// Bytes held (the recency arrays, the histogram, the scratch), by capacity.
+    /// Distinct lines seen.
+    [[nodiscard]] std::size_t distinct_lines() const noexcept { return index_.size(); }
+    /// Bytes held (rings, line index, per-line counts, histogram, scratch), by capacity.
     [[nodiscard]] std::size_t memory_bytes() const noexcept {
-        return tags_.capacity() * sizeof(std::uint64_t) +
+        return rings_.capacity() * sizeof(std::uint32_t) +
+               heads_.capacity() * sizeof(std::uint16_t) + index_.memory_bytes() +
+               lowest_.capacity() +
                (histogram_.capacity() + top_from_.capacity()) * sizeof(std::uint64_t) +
-               (level_base_.capacity()) * sizeof(std::size_t) +
+               level_base_.capacity() * sizeof(std::size_t) +
                (depth_.capacity() + reference_depth_.capacity()) * sizeof(std::uint32_t);
     }
 
 private:
-    // Lines are at most 2^62 (a line is at least 4 bytes): all ones is never a line.
-    static constexpr std::uint64_t empty_line = ~std::uint64_t{0};
+    static constexpr std::uint32_t no_line = line_index::absent;
 
     static std::uint32_t validated(const params& p) {
         constexpr std::string_view c = "memsub::analysis::all_associativity_lru";
@@ -178,50 +206,84 @@ private:
                 "must be in 1 .. 1024");
         return log2_exact(p.line_bytes);
     }
-    static std::size_t tag_entries(const params& p) {
-        // min_sets + 2 min_sets + ... + max_sets = 2 max_sets - min_sets sets in all.
-        return (2 * std::size_t{p.max_sets} - p.min_sets) * p.max_ways;
+
+    /// The index of `line`'s set at count k among all counts' sets.
+    [[nodiscard]] std::size_t set_of(std::uint32_t k, std::uint64_t line) const noexcept {
+        return level_base_[k] + (line & ((std::uint64_t{1} << (min_sets_log2_ + k)) - 1));
     }
 
-    /// Accesses `line` at every set count: depth_[k] = its depth in its set at count k (1 = most
-    /// recent, ways + 1 = not among the set's `ways` most recent). Returns the first count at
-    /// which it was the most recent (depth 1 there and at every later count: depth_ is left
-    /// unwritten from there), or counts_.
-    std::uint32_t depths(std::uint64_t line) noexcept {
-        for (std::uint32_t k = 0; k < counts_; ++k) __builtin_prefetch(set_of(k, line));
-        std::uint32_t limit = ways_; // its depth at the previous count bounds the search
-        for (std::uint32_t k = 0; k < counts_; ++k) {
-            std::uint64_t* set = set_of(k, line);
-            std::uint32_t i = 0;
-            while (i < limit && set[i] != line) ++i;
-            if (i == 0) return k; // the most recent here and at every larger count
-            if (i < limit) {
-                depth_[k] = i + 1;
-                limit = i + 1;
-            } else { // not among the most recent `ways`: the last one leaves
-                depth_[k] = ways_ + 1;
-                i = ways_ - 1;
-            }
-            std::memmove(set + 1, set, std::size_t{i} * sizeof(std::uint64_t));
-            set[0] = line;
+    void prefetch(std::uint64_t line) const noexcept {
+        index_.prefetch(line);
+        for (std::uint32_t k = first_prefetched_; k < counts_; ++k) {
+            const std::size_t set = set_of(k, line);
+            __builtin_prefetch(&heads_[set]);
+            const std::uint32_t* ids = &rings_[set * stride_];
+            for (std::uint32_t i = 0; i < ways_; i += 16) __builtin_prefetch(ids + i);
         }
-        return counts_;
     }
-    [[nodiscard]] std::uint64_t* set_of(std::uint32_t k, std::uint64_t line) noexcept {
-        const std::uint64_t set = line & ((std::uint64_t{1} << (min_sets_log2_ + k)) - 1);
-        return &tags_[level_base_[k] + set * ways_];
+
+    /// Accesses `line` at every set count. Returns {lowest, stop}: it missed at counts below
+    /// `lowest`, had depth_[k] (2 .. ways) at counts lowest .. stop-1, and was the most recent
+    /// line of its set (depth 1) from `stop` on (stop = counts_: nowhere).
+    std::pair<std::uint32_t, std::uint32_t> depths(std::uint64_t line) {
+        const auto [id, fresh] = index_.find_or_insert(line);
+        if (fresh && id >= lowest_.size()) lowest_.resize(id + std::size_t{1});
+        if (fresh) lowest_[id] = static_cast<std::uint8_t>(counts_);
+        const std::uint32_t lowest = lowest_[id];
+        lowest_[id] = 0; // after this access it is the most recent line everywhere
+        for (std::uint32_t k = 0; k < lowest; ++k) { // misses: the ring turns by one
+            const std::size_t set = set_of(k, line);
+            std::uint32_t* ids = &rings_[set * stride_];
+            const std::uint32_t head = heads_[set] == 0 ? ways_ - 1 : heads_[set] - 1u;
+            heads_[set] = static_cast<std::uint16_t>(head);
+            const std::uint32_t evicted = ids[head];
+            if (evicted != no_line) lowest_[evicted] = static_cast<std::uint8_t>(k + 1);
+            ids[head] = id;
+        }
+        std::uint32_t limit = ways_; // its depth at the previous count bounds the search
+        for (std::uint32_t k = lowest; k < counts_; ++k) {
+            const std::size_t set = set_of(k, line);
+            std::uint32_t* ids = &rings_[set * stride_];
+            const std::uint32_t head = heads_[set];
+            // Its depth: the ring read from the head to the end, then from the start.
+            const std::uint32_t first_run = std::min(limit, ways_ - head);
+            std::uint32_t i = 0;
+            while (i < first_run && ids[head + i] != id) ++i;
+            if (i == first_run)
+                while (i < limit && ids[i - first_run] != id) ++i;
+            MEMSUB_ASSERT(i < limit); // resident from `lowest` on (the inclusion)
+            if (i == 0) return {lowest, k};
+            depth_[k] = i + 1;
+            limit = i + 1;
+            // The ids above it (slots head .. its slot, cyclically) move down one.
+            const std::uint32_t pos = i < ways_ - head ? head + i : head + i - ways_;
+            if (pos > head) {
+                std::memmove(ids + head + 1, ids + head, std::size_t{pos - head} * 4);
+            } else {
+                std::memmove(ids + 1, ids, std::size_t{pos} * 4);
+                ids[0] = ids[ways_ - 1];
+                std::memmove(ids + head + 1, ids + head, std::size_t{ways_ - 1 - head} * 4);
+            }
+            ids[head] = id;
+        }
+        return {lowest, counts_};
     }
 
     std::uint32_t line_shift_;
     std::uint32_t min_sets_log2_;
     std::uint32_t counts_; // set counts in the grid
     std::uint32_t ways_;
-    std::uint32_t row_; // histogram row: depths 0 .. ways + 1
+    std::uint32_t stride_; // a ring's ids, padded to whole 64-byte lines
+    std::uint32_t row_;    // histogram row: depths 0 .. ways + 1
+    std::uint32_t first_prefetched_;
     std::vector<std::size_t> level_base_;
-    std::vector<std::uint64_t> tags_;
-    // histogram_[k * row_ + d]: references of depth d at count k, for the counts before the
-    // one where the reference was at the top; top_from_[k]: references at the top from count k
-    // on (k = counts_: nowhere).
+    std::vector<std::uint16_t> heads_; // per set of every count: the ring's most recent slot
+    std::vector<std::uint32_t, aligned_allocator<std::uint32_t, 64>> rings_; // ways ids per set
+    line_index index_;
+    std::vector<std::uint8_t> lowest_; // per line id: its lowest resident count (counts_: none)
+    // histogram_[k * row_ + d]: references of depth d >= 2 at count k (hits from their lowest
+    // resident count until they were at the top); top_from_[k]: references at the top from
+    // count k on (k = counts_: nowhere). Misses are the rest.
     std::vector<std::uint64_t> histogram_;
     std::vector<std::uint64_t> top_from_;
     std::vector<std::uint32_t> depth_, reference_depth_;
