@@ -78,7 +78,8 @@ public:
         , adjust_(p.adjust)
         , seed_(p.seed)
         , stack_(p.max_sampled_lines)
-        , histogram_(bound_ + 2, 0.0) {
+        , deepest_sampled_(bound_ * threshold_ / modulus)
+        , histogram_(max_lines_ == 0 ? deepest_sampled_ + 2 : bound_ + 2, 0.0) {
         if (max_lines_ != 0) heap_.reserve(max_lines_ + 1);
     }
 
@@ -132,17 +133,23 @@ public:
     [[nodiscard]] std::vector<double> miss_ratio_curve() const {
         std::vector<double> curve(bound_ + 1, 1.0);
         double total = weight_;
-        double first_bucket_extra = 0;
-        if (adjust_) { // §4.1: the expected sample minus the actual one goes to distance 1
-            const double expected = static_cast<double>(accesses_) * rate();
-            first_bucket_extra = expected - weight_;
-            total = expected;
-        }
+        // §4.1: the expected sample minus the actual one is added at the smallest distance, a
+        // hit at every capacity >= 1, so it changes only the total.
+        if (adjust_) total = static_cast<double>(accesses_) * rate();
         if (total <= 0) return curve;
-        double missing = cold_ + histogram_[bound_ + 1];
+        double missing = cold_ + histogram_.back();
+        if (max_lines_ != 0) { // counts by scaled distance
+            for (std::uint64_t c = bound_; c > 0; --c) {
+                curve[c] = std::clamp(missing / total, 0.0, 1.0);
+                missing += histogram_[c];
+            }
+            return curve;
+        }
+        // Fixed rate: counts by sampled distance d, a miss in caches smaller than ceil(d / R).
+        std::uint64_t d = deepest_sampled_;
         for (std::uint64_t c = bound_; c > 0; --c) {
+            for (; d >= 1 && scaled(d) > c; --d) missing += histogram_[d];
             curve[c] = std::clamp(missing / total, 0.0, 1.0);
-            missing += histogram_[c] + (c == 1 ? first_bucket_extra : 0.0);
         }
         return curve;
     }
@@ -213,6 +220,11 @@ private:
         threshold_ = new_threshold;
     }
 
+    /// The scaled distance ceil(d / R) = ceil(d * P / T): a miss in caches smaller than it.
+    [[nodiscard]] std::uint64_t scaled(std::uint64_t d) const noexcept {
+        return (d * modulus + threshold_ - 1) / threshold_;
+    }
+
     void record(std::uint64_t d) noexcept {
         ++sampled_;
         weight_ += 1;
@@ -220,9 +232,11 @@ private:
             cold_ += 1;
             return;
         }
-        // Scaled distance ceil(d / R) = ceil(d * P / T); a miss in caches smaller than it.
-        const std::uint64_t scaled = (d * modulus + threshold_ - 1) / threshold_;
-        histogram_[std::min(scaled, bound_ + 1)] += 1;
+        if (max_lines_ == 0) { // R is fixed: scaled when the curve is read
+            histogram_[std::min(d, deepest_sampled_ + 1)] += 1;
+            return;
+        }
+        histogram_[std::min(scaled(d), bound_ + 1)] += 1;
     }
 
     std::uint32_t line_shift_;
@@ -233,7 +247,11 @@ private:
     std::uint64_t seed_;
     lru_distance_stack stack_;
     std::vector<heap_entry> heap_;
-    std::vector<double> histogram_; // weighted references per scaled distance (1 .. bound + 1)
+    std::uint64_t deepest_sampled_; // fixed rate: the largest sampled distance within the bound
+    // Fixed rate: references per sampled distance (1 .. deepest_sampled_ + 1 = deeper), so the
+    // histogram is R times the bound's size; fixed size: weighted references per scaled
+    // distance (1 .. bound + 1), since R changes between references.
+    std::vector<double> histogram_;
     double cold_ = 0, weight_ = 0;
     std::uint64_t accesses_ = 0, sampled_ = 0;
 };
