@@ -1,11 +1,12 @@
 // memsub — set-associative LRU misses for every (sets, ways) of a grid in one pass.
 //
-// Citation: [HillSmith89] §III (all-associativity simulation: with bit-selection indexing —
+// Citation: [HillSmith89] §"all-associativity simulation" (with bit-selection indexing —
 // set = line address mod sets — and LRU, the lines of one set of a cache with 2^(k+1) sets are a
 // subset of the lines of one set with 2^k sets, so an access's LRU distance within its set never
 // grows as the set count doubles; one pass gives every set count and associativity) on
-// [Mattson70] §3 (LRU is a stack algorithm within each set: a W-way set holds the W most recent
-// lines of its stack, so an access hits in every associativity >= its distance in the set).
+// [Mattson70] §"stack processing" (LRU is a stack algorithm within each set: a W-way set holds the
+// W most recent lines of its stack, so an access hits in every associativity >= its distance in the
+// set).
 //
 // What it computes: for every set count 2^a .. 2^b (min_sets .. max_sets) and every way count
 // 1 .. W (max_ways), the misses of memsub's set-associative LRU cache of that geometry

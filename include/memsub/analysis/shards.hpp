@@ -1,30 +1,30 @@
 // memsub — SHARDS: an approximate fully associative LRU miss-ratio curve from a spatially
 // hashed sample of the lines, in a small fraction of the time and memory of the exact curve.
 //
-// Citation: [SHARDS] §3 (fixed-rate sampling: a line is sampled iff hash(line) mod P < T, so
-// every reference to a sampled line is kept and the sample is a uniform R = T/P share of the
-// lines; stack distances measured among the sampled lines are scaled by 1/R), §4.1 (the
-// adjustment: the difference between the expected N·R sampled references and the actual count
-// is added to the smallest-distance bucket), §4.2 (fixed-size sampling: at most S_max lines are
-// kept; when a new line would exceed it, the threshold T is lowered to the largest hash value in
-// the set, the lines at or above it are evicted, R becomes T/P, and the histogram counts already
-// recorded are rescaled by R_new/R_old).
+// Citation: [SHARDS] §"SHARDS sampling algorithm" (fixed-rate sampling: a line is sampled iff
+// hash(line) mod P < T, so every reference to a sampled line is kept and the sample is a uniform
+// R = T/P share of the lines; stack distances among the sampled lines are scaled by 1/R. The
+// fixed-size variant keeps at most S_max lines: when a new line would exceed it, the threshold T
+// is lowered to the largest hash value in the set, the lines at or above it are evicted, R
+// becomes T/P, and the histogram counts already recorded are rescaled by R_new/R_old) and
+// §"experimental evaluation" (the adjustment: the difference between the expected N·R sampled
+// references and the actual count is added to the smallest-distance bucket).
 //
 // Exactness: none — an estimate. Each sampled reference's distance d (among sampled lines) is
 // counted at the capacity bucket ceil(d / R), so "misses in a cache of C lines" is the share of
-// sampled weight in buckets above C (and cold). [SHARDS] §5 reports a mean absolute error around
-// 0.002-0.003 at R = 0.01 on its storage traces. On a synthetic zipf(0.8) trace of 3M references
-// over ~0.9M lines this implementation measures 0.003-0.022 at R = 0.01 across hash salts (the
-// error is the sample's: whether a few of the hottest lines fall in it) and 0.0015-0.0045 at
-// R = 0.1 (tests/analysis/shards_test.cpp holds it to those bounds).
-// Counting: one reference = one access (reference_lines.hpp); a line-crossing reference is
-// sampled when any of its lines is, at the largest distance among its sampled lines.
+// sampled weight in buckets above C (and cold). [SHARDS] (abstract) reports errors averaging
+// below 0.01 on more than a hundred storage traces with sampling rates well below 1%. On a
+// synthetic zipf(0.8) trace of 3M references over ~0.9M lines this implementation measures
+// 0.003-0.022 at R = 0.01 across hash salts (the error is the sample's: whether a few of the
+// hottest lines fall in it) and 0.0015-0.0045 at R = 0.1 (tests/analysis/shards_test.cpp holds it
+// to those bounds). Counting: one reference = one access (reference_lines.hpp); a line-crossing
+// reference is sampled when any of its lines is, at the largest distance among its sampled lines.
 //
 // Decision: the hash is MurmurHash3's 64-bit finaliser of the line address xor a salt, modulo
 // P = 2^24 (any well-mixed hash gives the same spatial sampling; SplitMix64's finaliser, which
 // the synthetic workloads use to scatter their lines, was avoided so that the sample cannot
 // correlate with a workload's own layout). The salt lets a user average independent samples.
-// Decision: the adjustment of §4.1 is on by default, in the fixed-size variant too, where the
+// Decision: the adjustment is on by default, in the fixed-size variant too, where the
 // expected sample is N x R at the current R (every count is rescaled to it). The paper states it
 // for fixed-rate sampling; without it the fixed-size curve was 3-10 times further from the exact
 // one on zipf traces (the same hot-line sampling error it corrects at a fixed rate).
@@ -63,7 +63,7 @@ public:
         double rate = 0.01;
         /// S_max: 0 = fixed-rate sampling; otherwise at most this many lines are sampled.
         std::size_t max_sampled_lines = 0;
-        /// Fixed rate only: apply the §4.1 adjustment.
+        /// Apply the adjustment (the expected sample count replaces the actual one).
         bool adjust = true;
         /// Salt of the sampling hash.
         std::uint64_t seed = 0;
@@ -133,8 +133,8 @@ public:
     [[nodiscard]] std::vector<double> miss_ratio_curve() const {
         std::vector<double> curve(bound_ + 1, 1.0);
         double total = weight_;
-        // §4.1: the expected sample minus the actual one is added at the smallest distance, a
-        // hit at every capacity >= 1, so it changes only the total.
+        // The adjustment: the expected sample minus the actual one is added at the smallest
+        // distance, a hit at every capacity >= 1, so it changes only the total.
         if (adjust_) total = static_cast<double>(accesses_) * rate();
         if (total <= 0) return curve;
         double missing = cold_ + histogram_.back();
@@ -204,8 +204,8 @@ private:
         return d;
     }
 
-    /// §4.2: the largest hash in the sample becomes the threshold; the lines at or above it
-    /// leave, and the counts recorded so far are rescaled to the new rate.
+    /// The fixed-size variant: the largest hash in the sample becomes the threshold; the lines at
+    /// or above it leave, and the counts recorded so far are rescaled to the new rate.
     void lower_threshold() {
         const std::uint64_t new_threshold = heap_.front().hash;
         while (!heap_.empty() && heap_.front().hash >= new_threshold) {

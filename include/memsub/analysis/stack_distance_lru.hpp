@@ -1,8 +1,8 @@
 // memsub — the fully associative LRU miss-ratio curve in one pass: every capacity at once.
 //
-// Citation: [Mattson70] §3 (LRU is a stack algorithm: a cache of C lines holds the top C lines
-// of one recency stack, so an access hits in every cache larger than or equal to its stack
-// distance and misses in every smaller one; the distance histogram gives the whole curve).
+// Citation: [Mattson70] §"stack processing" (LRU is a stack algorithm: a cache of C lines holds the
+// top C lines of one recency stack, so an access hits in every cache larger than or equal to its
+// stack distance and misses in every smaller one; the distance histogram gives the whole curve).
 //
 // Stack distance with an order-statistics structure, O(log M) per access (M = distinct lines
 // alive): every line keeps the timestamp of its last access; a Fenwick tree over timestamps has a
