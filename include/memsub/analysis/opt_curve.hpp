@@ -165,7 +165,7 @@ public:
     [[nodiscard]] static opt_curve from_references(std::span<const memsub::access> references,
                                                    const params& p) {
         opt_curve curve(p);
-        for (const opt_piece& piece : opt_pieces(references, p.line_bytes)) curve.access(piece);
+        curve.access_all(opt_pieces(references, p.line_bytes));
         return curve;
     }
 
@@ -177,6 +177,10 @@ public:
         const std::uint64_t d = touch(piece.line, piece.next_use);
         histogram_.add(d, piece.starts_reference);
         return d;
+    }
+    /// Every piece of `pieces` in order (opt_pieces' output, or a host's own next-use pass).
+    void access_all(std::span<const opt_piece> pieces) {
+        for (const opt_piece& piece : pieces) (void)access(piece);
     }
     /// A one-line reference (line = byte address / line_bytes).
     std::uint64_t access_line(line_address line, std::uint64_t next_use) {
@@ -344,7 +348,7 @@ public:
     [[nodiscard]] static set_associative_opt
     from_references(std::span<const memsub::access> references, const params& p) {
         set_associative_opt grid(p);
-        for (const opt_piece& piece : opt_pieces(references, p.line_bytes)) grid.access(piece);
+        grid.access_all(opt_pieces(references, p.line_bytes));
         return grid;
     }
 
@@ -359,6 +363,9 @@ public:
     }
     void access_line(line_address line, std::uint64_t next_use) noexcept {
         access({line.value, next_use, true});
+    }
+    void access_all(std::span<const opt_piece> pieces) noexcept {
+        for (const opt_piece& piece : pieces) access(piece);
     }
 
     [[nodiscard]] std::uint64_t accesses() const noexcept { return histograms_[0].accesses(); }
