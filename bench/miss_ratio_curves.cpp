@@ -1,0 +1,187 @@
+// One-pass miss-ratio curves (include/memsub/analysis) against one simulation of one geometry,
+// on the SAME stream: the explorer's built-in mix (workload::mixed_stream: zipf 55% / loop 30% /
+// scan 15% sized for a 2 MiB LLC, seed 2026), 2M references of 64-byte lines, generated once.
+// Each row's iteration runs its subject and, where it reports a ratio, its baseline on the same
+// stream, both timed in the same iteration (fresh state each pass), alternating which goes first:
+//   * mrc/one_geometry/lru_2048x16: set_associative_cache<lru> 2048 sets x 16 ways through
+//     access_all_spanning, as the explorer's "lru" row runs it (the baseline of the next row).
+//   * mrc/all_associativity_lru/1-65536x32: the whole grid, 17 set counts (2^0 .. 2^16) x 32
+//     ways; `x_one_lru` = its time / the one-geometry run's time (target <= 3), `points`.
+//   * mrc/stack_distance_lru/1M: the exact fully associative LRU curve, every capacity up to
+//     2^20 lines; `refs/s`, `bytes/line` (its memory per distinct line).
+//   * mrc/shards/0.01: SHARDS at R = 0.01 (same curve bound); `x_faster_than_exact` = the exact
+//     pass's time / SHARDS' pass's (construction and every reference; reading the 2^20-point
+//     curves out afterwards is not timed for either), target >= 20; `mae` = its mean absolute
+//     error against the exact curve over capacities 1 .. 2^20.
+//   * mrc/opt_curve/64Ki: the fully associative OPT curve up to 2^16 lines, next uses included;
+//     `refs/s`.
+// Counters are numbers only, so --benchmark_format=json stays valid.
+#include <benchmark/benchmark.h>
+
+#include "run_benchmarks.hpp"
+
+#include <memsub/analysis/all_associativity_lru.hpp>
+#include <memsub/analysis/opt_curve.hpp>
+#include <memsub/analysis/shards.hpp>
+#include <memsub/analysis/stack_distance_lru.hpp>
+#include <memsub/cache/basic_cache.hpp>
+#include <memsub/replacement/lru.hpp>
+#include <memsub/workload/synthetic.hpp>
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace {
+
+using clock_type = std::chrono::steady_clock;
+
+const std::vector<memsub::access>& stream() {
+    static const std::vector<memsub::access> s = [] {
+        memsub::workload::mixed_stream mix(memsub::workload::mixed_stream::params{});
+        std::vector<memsub::access> v(2'000'000);
+        for (auto& a : v) a = mix.next();
+        return v;
+    }();
+    return s;
+}
+
+template <class F>
+double seconds(F&& f) {
+    const auto t0 = clock_type::now();
+    f();
+    return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+std::uint64_t one_lru_run(const std::vector<memsub::access>& s) {
+    memsub::cache::set_associative_cache<memsub::replacement::lru> c(
+        memsub::geometry{.sets = 2048, .ways = 16, .line_bytes = 64});
+    c.access_all_spanning(s, [](const memsub::access&, const auto&) noexcept {});
+    return c.stats().misses();
+}
+
+constexpr memsub::analysis::all_associativity_lru::params grid_params{
+    .line_bytes = 64, .min_sets = 1, .max_sets = 1u << 16, .max_ways = 32};
+
+std::uint64_t grid_run(const std::vector<memsub::access>& s) {
+    memsub::analysis::all_associativity_lru grid(grid_params);
+    grid.access_all(s);
+    return grid.misses(2048, 16);
+}
+
+constexpr std::uint64_t curve_bound = std::uint64_t{1} << 20;
+
+void bm_one_lru(benchmark::State& state) {
+    const auto& s = stream();
+    for (auto _ : state) benchmark::DoNotOptimize(one_lru_run(s));
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * s.size()));
+}
+
+void bm_grid(benchmark::State& state) {
+    const auto& s = stream();
+    double t_grid = 0, t_one = 0;
+    bool grid_first = true;
+    for (auto _ : state) {
+        const auto grid = [&] {
+            t_grid += seconds([&] { benchmark::DoNotOptimize(grid_run(s)); });
+        };
+        const auto one = [&] {
+            t_one += seconds([&] { benchmark::DoNotOptimize(one_lru_run(s)); });
+        };
+        if (grid_first) {
+            grid();
+            one();
+        } else {
+            one();
+            grid();
+        }
+        grid_first = !grid_first;
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * s.size()));
+    state.counters["x_one_lru"] = t_grid / t_one;
+    state.counters["points"] = 17.0 * 32.0;
+    // The grid's point equals the one-geometry run (checked here too: a wrong grid is no speed).
+    state.counters["agrees"] = grid_run(s) == one_lru_run(s) ? 1 : 0;
+}
+
+void bm_stack_distance(benchmark::State& state) {
+    const auto& s = stream();
+    double bytes_per_line = 0;
+    for (auto _ : state) {
+        memsub::analysis::stack_distance_lru sd({.max_capacity_lines = curve_bound});
+        sd.access_all(s);
+        benchmark::DoNotOptimize(sd.misses(32768));
+        bytes_per_line = sd.bytes_per_distinct_line();
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * s.size()));
+    state.counters["refs/s"] = benchmark::Counter(static_cast<double>(s.size()),
+                                                  benchmark::Counter::kIsIterationInvariantRate);
+    state.counters["bytes/line"] = bytes_per_line;
+}
+
+void bm_shards(benchmark::State& state) {
+    const auto& s = stream();
+    double t_shards = 0, t_exact = 0, mae = 0;
+    bool shards_first = true;
+    for (auto _ : state) {
+        // The passes are timed; reading each curve out (2^20 points, the same for both) is not.
+        std::optional<memsub::analysis::shards> sh;
+        std::optional<memsub::analysis::stack_distance_lru> sd;
+        const auto approximate = [&] {
+            t_shards += seconds([&] {
+                sh.emplace(memsub::analysis::shards::params{.max_capacity_lines = curve_bound,
+                                                            .rate = 0.01});
+                sh->access_all(s);
+            });
+        };
+        const auto exactly = [&] {
+            t_exact += seconds([&] {
+                sd.emplace(memsub::analysis::stack_distance_lru::params{.max_capacity_lines =
+                                                                            curve_bound});
+                sd->access_all(s);
+            });
+        };
+        if (shards_first) {
+            approximate();
+            exactly();
+        } else {
+            exactly();
+            approximate();
+        }
+        shards_first = !shards_first;
+        mae = memsub::analysis::mean_absolute_error(
+            memsub::analysis::miss_ratios(sd->miss_curve(), sd->accesses()),
+            sh->miss_ratio_curve());
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * s.size()));
+    state.counters["x_faster_than_exact"] = t_exact / t_shards;
+    state.counters["mae"] = mae;
+}
+
+void bm_opt_curve(benchmark::State& state) {
+    const auto& s = stream();
+    for (auto _ : state) {
+        const auto curve =
+            memsub::analysis::opt_curve::from_references(s, {.max_capacity_lines = 1u << 16});
+        benchmark::DoNotOptimize(curve.misses(32768));
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * s.size()));
+    state.counters["refs/s"] = benchmark::Counter(static_cast<double>(s.size()),
+                                                  benchmark::Counter::kIsIterationInvariantRate);
+}
+
+} // namespace
+
+int main(int argc, char** argv) {
+    return memsub_bench::run_benchmarks(argc, argv, [] {
+        const auto row = [](const char* name, auto f) {
+            benchmark::RegisterBenchmark(name, f)->Unit(benchmark::kMillisecond);
+        };
+        row("mrc/one_geometry/lru_2048x16", bm_one_lru);
+        row("mrc/all_associativity_lru/1-65536x32", bm_grid);
+        row("mrc/stack_distance_lru/1M", bm_stack_distance);
+        row("mrc/shards/0.01", bm_shards);
+        row("mrc/opt_curve/64Ki", bm_opt_curve);
+    });
+}
