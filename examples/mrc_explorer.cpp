@@ -234,7 +234,7 @@ struct trace_curves {
     std::optional<std::string> error;       ///< the input error that ended (or prevented) reading
     std::optional<std::string> opt_problem; ///< why OPT could not run (its temporary file)
     std::uint64_t accesses = 0;
-    std::size_t distinct_lines = 0;
+    std::optional<std::size_t> distinct_lines; ///< unknown when only SHARDS ran
     int interrupted_by = 0;
     bool opt_interrupted = false;
     bool read = false;                         ///< the input could be opened
@@ -291,7 +291,10 @@ bool run_opt(const options& o, ex::opt_spool& stream, trace_curves& t) {
         });
     progress.finish();
     if (!complete) return false;
-    if (fully) t.opt = fully->miss_curve();
+    if (fully) {
+        t.opt = fully->miss_curve();
+        t.distinct_lines = fully->distinct_lines();
+    }
     if (grid)
         for (std::uint32_t sets = o.min_sets;; sets *= 2) {
             for (std::uint32_t w = 1; w <= o.ways; ++w) t.sa_opt.push_back(grid->misses(sets, w));
@@ -368,6 +371,7 @@ trace_curves explore(const options& o, const std::optional<std::string>& file) {
     }
     if (sampled) {
         t.shards = sampled->miss_ratio_curve();
+        if (t.accesses == 0) std::fill(t.shards.begin(), t.shards.end(), 0.0); // as the others
         t.shards_from = static_cast<std::uint64_t>(std::ceil(1.0 / sampled->rate()));
     }
     // Interrupted: OPT is skipped (its pass would take as long again), as in the explorer.
@@ -464,8 +468,11 @@ void print_curves(const options& o, const trace_curves& t) {
                                  t.interrupted_by, t.accesses));
     if (!t.read) return;
     if (t.empty()) fmt::print("(no accesses were read: every count is 0)\n");
-    fmt::print("{} references, {} distinct {}-byte lines\n", t.accesses, t.distinct_lines,
-               o.line_bytes);
+    if (t.distinct_lines)
+        fmt::print("{} references, {} distinct {}-byte lines\n", t.accesses, *t.distinct_lines,
+                   o.line_bytes);
+    else
+        fmt::print("{} references ({}-byte lines)\n", t.accesses, o.line_bytes);
     const bool fa = !t.lru.empty() || !t.opt.empty() || !t.shards.empty();
     if (fa) {
         fmt::print("\nfully associative miss ratio by capacity\n");
