@@ -323,8 +323,9 @@ trace_curves explore(const options& o, const std::optional<std::string>& file) {
     t.read = true;
     t.label = src->label();
     memory_use = fmt::format(
-        "building the curves of {} (sa_lru: 4 x --ways bytes per set of every count; lru: "
-        "about 50 bytes per distinct line): try a smaller --sets, --max-capacity or --limit N",
+        "reading {} (lru: about 50 bytes per distinct line and 8 per line of --max-capacity; "
+        "sa_lru: 4 x --ways bytes per set of every set count): try a smaller --sets, "
+        "--max-capacity or --limit N",
         t.label);
     std::optional<analysis::stack_distance_lru> lru;
     std::optional<analysis::all_associativity_lru> grid;
@@ -664,8 +665,9 @@ void write_plot(const options& o, const std::vector<trace_curves>& all) {
 }
 
 int run(const options& o) {
-    memory_use = "building the curves (sa_lru: 4 x --ways bytes per set of every set count): "
-                 "try a smaller --sets or --max-capacity";
+    memory_use = fmt::format("building the curves ({} lines of --max-capacity: lru and shards keep "
+                             "8 bytes per line of it): try a smaller --max-capacity",
+                             o.max_capacity);
     // Configuration errors surface here, before any input is read.
     if (o.lru)
         (void)analysis::stack_distance_lru(
