@@ -44,6 +44,7 @@
 
 #include "example_support.hpp"
 #include "explorer_options.hpp"
+#include "explorer_source.hpp"
 #include "opt_spool.hpp"
 #include "result_table.hpp"
 
@@ -359,20 +360,18 @@ inline std::string caches_phase(const options& o) {
 
 // ------------------------------------------------------------------ sources
 
-using source = memsub_examples::chunked_source<memsub::workload::mixed_stream>;
+using source = memsub_examples::explorer_source;
 
 inline source make_source(const options& o, const std::optional<std::string>& file) {
-    if (file) {
-        memsub::trace::open_options options;
-        options.oracle_general.address_scale_bytes = o.object_bytes;
-        return source(*file, o.format, o.limit, options);
-    }
-    return source(memsub::workload::mixed_stream(memsub::workload::mixed_stream::params{
-                      .cache_lines = o.shape.capacity_bytes() / o.shape.line_bytes,
-                      .line_bytes = o.shape.line_bytes,
-                      .seed = o.seed}),
-                  fmt::format("built-in mix (zipf 55% / loop 30% / scan 15%, seed {})", o.seed),
-                  o.default_accesses, o.limit);
+    return memsub_examples::open_explorer_source(
+        {.format = o.format,
+         .limit = o.limit,
+         .object_bytes = o.object_bytes,
+         .workload_lines = o.shape.capacity_bytes() / o.shape.line_bytes,
+         .line_bytes = o.shape.line_bytes,
+         .accesses = o.default_accesses,
+         .seed = o.seed},
+        file);
 }
 
 // ------------------------------------------------------------------ results
