@@ -268,7 +268,7 @@ public:
     /// variable-block cache a miss inserts the missing part of the request as whole lines.
     /// A `read_modify_write` access is the read, then the write applied to what the read left
     /// resident (see "Read-modify-write" below).
-    result_type access(const memsub::access& a) noexcept {
+    [[gnu::always_inline]] result_type access(const memsub::access& a) noexcept {
         if constexpr (variable_blocks) {
             whole_line_spec whole{segments_per_line(layout_)};
             if (MEMSUB_UNLIKELY(a.read_modify_write))
@@ -1038,7 +1038,10 @@ private:
 
     // ------------------------------------------------------------ conventional caches
 
-    result_type access_conventional(const memsub::access& a) noexcept {
+    /// Always inlined into the host's loop: at -O2 GCC kept it out of line for some policies
+    /// and shapes, and its result then went through memory on every access (the host harness's
+    /// runtime-shaped LRU ran at about half its -O3 speed).
+    [[gnu::always_inline]] result_type access_conventional(const memsub::access& a) noexcept {
         const layout_type& L = layout_; // not a copy: see runtime_layout
         result_type r;
         const set_index s = set_of(a.address, L);
