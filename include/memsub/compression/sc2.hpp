@@ -176,22 +176,25 @@ private:
     }
 
     /// Bit w set when way w of the set starting at `val` holds `v` (live or not).
-    [[nodiscard]] MEMSUB_ALWAYS_INLINE std::uint64_t match(const std::uint32_t* val,
-                                                           std::uint32_t v) const noexcept {
+    /// `Ways` = the associativity when known at compile time, else 0 (then `ways`).
+    template <std::uint32_t Ways = 0>
+    [[nodiscard]] static MEMSUB_ALWAYS_INLINE std::uint64_t
+    match(const std::uint32_t* val, std::uint32_t v, std::uint32_t ways) noexcept {
+        if constexpr (Ways == 16) return match16(val, v);
         if constexpr (detail::simd_enabled) {
-            if (p_.ways == 16) return match16(val, v);
+            if (ways == 16) return match16(val, v);
             using batch = xsimd::batch<std::uint32_t, detail::simd_arch>;
             constexpr std::uint32_t lanes = batch::size;
-            if (p_.ways % lanes == 0) {
+            if (ways % lanes == 0) {
                 const batch key(v);
                 std::uint64_t m = 0;
-                for (std::uint32_t w = 0; w < p_.ways; w += lanes)
+                for (std::uint32_t w = 0; w < ways; w += lanes)
                     m |= detail::lane_mask(batch::load_unaligned(val + w) == key) << w;
                 return m;
             }
         }
         std::uint64_t m = 0;
-        for (std::uint32_t w = 0; w < p_.ways; ++w) m |= std::uint64_t{val[w] == v} << w;
+        for (std::uint32_t w = 0; w < ways; ++w) m |= std::uint64_t{val[w] == v} << w;
         return m;
     }
     /// 16 ways: one compare on AVX-512; on SSE2 four compares packed into one byte mask.
@@ -234,24 +237,25 @@ private:
         return (first & m) | (victim & ~m);
     }
 
-    /// A whole line's samples (`Ways` = the associativity when known at compile time, else 0).
-    /// The table's geometry and storage are copied to locals first: the counters' stores could
-    /// alias the members as far as the compiler knows, which would reload them on every word.
+    /// The table's geometry and storage as plain values, and a sample's update on them. A line's
+    /// samples update through one view made before the line: the counters' stores could alias
+    /// the table's members as far as the compiler knows, which would reload them on every word.
     template <std::uint32_t Ways>
-    MEMSUB_ALWAYS_INLINE void insert_line(std::span<const std::byte> line) noexcept {
-        total_ += line.size() / 4;
-        const std::uint32_t ways = Ways != 0 ? Ways : p_.ways;
-        const std::uint32_t shift = set_shift_, max_count = max_count_;
-        std::uint32_t* const values = value_.data();
-        std::uint32_t* const counts = count_.data();
-        std::uint64_t* const live_bits = live_.data();
-        std::uint32_t* const least = least_.data();
-        for_each_run(line, [&](std::uint32_t v, std::uint32_t k) {
+    struct table_view {
+        std::uint32_t ways, shift, max_count, counter_bits;
+        std::uint32_t* values;
+        std::uint32_t* counts;
+        std::uint64_t* live_bits;
+        std::uint32_t* least;
+
+        /// `k` ≥ 1 samples of `v` in a row. Branch-free but for the rare recomputation of the
+        /// set's LFU way: the entry updated is the hit, else the set's cached victim.
+        MEMSUB_ALWAYS_INLINE void add(std::uint32_t v, std::uint32_t k) const noexcept {
             const std::size_t set = set_index(v, shift);
             std::uint32_t* val = values + set * ways;
             std::uint32_t* cnt = counts + set * ways;
             const std::uint64_t live = live_bits[set];
-            const std::uint64_t hit = (Ways == 16 ? match16(val, v) : match(val, v)) & live;
+            const std::uint64_t hit = match<Ways>(val, v, ways) & live;
             const std::uint32_t victim = least[set];
             const std::uint32_t w = select_way(hit, victim);
             const std::uint32_t before = cnt[w];
@@ -261,33 +265,37 @@ private:
             cnt[w] = after;
             val[w] = v;
             live_bits[set] = live | (std::uint64_t{1} << w);
+            // Only the LFU way growing can move the minimum (an allocation over a count ≥ k
+            // keeps it: every lower way counts more than the old minimum, every higher one at
+            // least as much).
             if (MEMSUB_UNLIKELY(w == victim && after > before))
-                least[set] = least_counted(cnt, ways, p_.counter_bits);
-        });
+                least[set] = least_counted(cnt, ways, counter_bits);
+        }
+    };
+    template <std::uint32_t Ways = 0>
+    [[nodiscard]] MEMSUB_ALWAYS_INLINE table_view<Ways> view() noexcept {
+        return {Ways != 0 ? Ways : p_.ways,
+                set_shift_,
+                max_count_,
+                p_.counter_bits,
+                value_.data(),
+                count_.data(),
+                live_.data(),
+                least_.data()};
     }
 
-    /// `k` ≥ 1 samples of `v` in a row. Branch-free but for the rare recomputation of the set's
-    /// LFU way: the entry updated is the hit, else the set's cached victim.
+    /// A whole line's samples (`Ways` = the associativity when known at compile time, else 0).
+    template <std::uint32_t Ways>
+    MEMSUB_ALWAYS_INLINE void insert_line(std::span<const std::byte> line) noexcept {
+        total_ += line.size() / 4;
+        const table_view<Ways> t = view<Ways>();
+        for_each_run(line, [&t](std::uint32_t v, std::uint32_t k) { t.add(v, k); });
+    }
+
+    /// `k` ≥ 1 samples of `v` in a row.
     MEMSUB_ALWAYS_INLINE void add(std::uint32_t v, std::uint32_t k) noexcept {
         total_ += k;
-        const std::size_t set = set_of(v);
-        std::uint32_t* val = &value_[set * p_.ways];
-        std::uint32_t* cnt = &count_[set * p_.ways];
-        const std::uint64_t live = live_[set];
-        const std::uint64_t hit = match(val, v) & live;
-        const std::uint32_t victim = least_[set];
-        const std::uint32_t w = select_way(hit, victim);
-        const std::uint32_t before = cnt[w];
-        const std::uint64_t from = before & hit_mask(hit); // an allocation starts from 0
-        const auto after =
-            static_cast<std::uint32_t>(std::min<std::uint64_t>(from + k, max_count_));
-        cnt[w] = after;
-        val[w] = v;
-        live_[set] = live | (std::uint64_t{1} << w);
-        // Only the LFU way growing can move the minimum (an allocation over a count ≥ k keeps it:
-        // every lower way counts more than the old minimum, every higher one at least as much).
-        if (MEMSUB_UNLIKELY(w == victim && after > before))
-            least_[set] = least_counted(cnt, p_.ways, p_.counter_bits);
+        view().add(v, k);
     }
 
     /// `k` ≥ 1 evictions of `v` in a row: each decrements a live counter, down to 0 (free).
@@ -295,7 +303,7 @@ private:
         const std::size_t set = set_of(v);
         std::uint32_t* val = &value_[set * p_.ways];
         std::uint32_t* cnt = &count_[set * p_.ways];
-        const std::uint64_t hit = match(val, v) & live_[set];
+        const std::uint64_t hit = match(val, v, p_.ways) & live_[set];
         if (hit == 0) return;
         const auto w = static_cast<std::uint32_t>(std::countr_zero(hit));
         const std::uint32_t after = cnt[w] - std::min(cnt[w], k);
