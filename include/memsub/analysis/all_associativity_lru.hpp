@@ -47,6 +47,7 @@
 #include <utility>
 #include <vector>
 
+#include <memsub/analysis/detail/checks.hpp>
 #include <memsub/analysis/line_index.hpp>
 #include <memsub/analysis/reference_lines.hpp>
 #include <memsub/config.hpp>
@@ -195,17 +196,9 @@ private:
 
     static std::uint32_t validated(const params& p) {
         constexpr std::string_view c = "memsub::analysis::all_associativity_lru";
-        using memsub::detail::require;
-        require(p.line_bytes >= 4 && std::has_single_bit(p.line_bytes), c, "line_bytes",
-                p.line_bytes, "must be a power of two >= 4");
-        require(p.min_sets >= 1 && std::has_single_bit(p.min_sets), c, "min_sets", p.min_sets,
-                "must be a power of two >= 1");
-        require(p.max_sets >= p.min_sets && std::has_single_bit(p.max_sets) &&
-                    p.max_sets <= (std::uint32_t{1} << 31),
-                c, "max_sets", p.max_sets, "must be a power of two in min_sets .. 2^31");
-        require(p.max_ways >= 1 && p.max_ways <= 1024, c, "max_ways", p.max_ways,
-                "must be in 1 .. 1024");
-        return log2_exact(p.line_bytes);
+        const std::uint32_t shift = detail::checked_line_shift(c, p.line_bytes);
+        detail::check_grid(c, p.min_sets, p.max_sets, p.max_ways);
+        return shift;
     }
 
     /// The index of `line`'s set at count k among all counts' sets.

@@ -40,6 +40,7 @@
 #include <span>
 #include <vector>
 
+#include <memsub/analysis/detail/checks.hpp>
 #include <memsub/analysis/reference_lines.hpp>
 #include <memsub/analysis/stack_distance_lru.hpp>
 #include <memsub/core/access.hpp>
@@ -181,13 +182,12 @@ private:
     static std::uint32_t validated(const params& p) {
         constexpr std::string_view c = "memsub::analysis::shards";
         using memsub::detail::require;
-        require(p.line_bytes >= 4 && std::has_single_bit(p.line_bytes), c, "line_bytes",
-                p.line_bytes, "must be a power of two >= 4");
+        const std::uint32_t shift = detail::checked_line_shift(c, p.line_bytes);
         require(p.max_capacity_lines >= 1 && p.max_capacity_lines < (std::uint64_t{1} << 32), c,
                 "max_capacity_lines", p.max_capacity_lines, "must be in 1 .. 2^32 - 1");
         if (!(p.rate > 0.0 && p.rate <= 1.0))
             throw config_error(c, "rate", std::to_string(p.rate), "must be in (0, 1]");
-        return log2_exact(p.line_bytes);
+        return shift;
     }
 
     /// The line's distance among the sampled lines (cold_distance if new to the sample), or

@@ -37,6 +37,7 @@
 #include <span>
 #include <vector>
 
+#include <memsub/analysis/detail/checks.hpp>
 #include <memsub/analysis/line_index.hpp>
 #include <memsub/analysis/reference_lines.hpp>
 #include <memsub/core/access.hpp>
@@ -235,10 +236,7 @@ public:
 
 private:
     static std::uint32_t validated_line_shift(std::uint32_t bytes) {
-        memsub::detail::require(bytes >= 4 && std::has_single_bit(bytes),
-                                "memsub::analysis::stack_distance_lru", "line_bytes", bytes,
-                                "must be a power of two >= 4");
-        return log2_exact(bytes);
+        return detail::checked_line_shift("memsub::analysis::stack_distance_lru", bytes);
     }
     static std::uint64_t validated_bound(std::uint64_t lines) {
         memsub::detail::require(lines >= 1 && lines < (std::uint64_t{1} << 32),
