@@ -1,8 +1,10 @@
-// Hand-written LRU loops the benchmarks measure memsub against (bench/replacement.cpp and
-// bench/explorer_path.cpp): what a competent author writes without a library, and the older
-// stamp-based reference, kept and labelled as what it is.
+// Hand-written LRU loops the benchmarks measure memsub against (bench/replacement.cpp,
+// bench/miss_path.cpp and bench/explorer_path.cpp): what a competent author writes without a
+// library, and the older stamp-based reference, kept and labelled as what it is; and the two
+// helpers those benchmarks share (a stream word as an access, the thread's CPU clock).
 #pragma once
 
+#include <memsub/core/access.hpp>
 #include <memsub/core/aligned_allocator.hpp>
 #include <memsub/core/byte_match.hpp>
 #include <memsub/core/geometry.hpp>
@@ -10,9 +12,26 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <ctime>
 #include <vector>
 
 namespace memsub_bench {
+
+/// A stream word (a byte address with bit 0 set for a store; lines are at least 4 bytes, so the
+/// bit is free) as the access a host would make.
+inline memsub::access to_access(std::uint64_t word) noexcept {
+    memsub::access a;
+    a.address = memsub::byte_address{word & ~std::uint64_t{1}};
+    a.kind = (word & 1u) ? memsub::access_kind::store : memsub::access_kind::load;
+    return a;
+}
+
+/// CPU seconds of this thread (the clock Google Benchmark's CPU time uses).
+[[nodiscard]] inline double thread_cpu_seconds() noexcept {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
 
 /// A way no line occupies: line addresses are byte addresses >> 6, so never all ones.
 constexpr std::uint64_t no_line = ~std::uint64_t{0};

@@ -68,7 +68,6 @@
 #include <array>
 #include <bit>
 #include <cstdint>
-#include <ctime>
 #include <span>
 #include <string>
 #include <tuple>
@@ -82,6 +81,8 @@ using memsub_bench::no_line;
 using memsub_bench::plain_mtf_lru;
 using memsub_bench::plain_mtf_lru_fixed;
 using memsub_bench::stamp_lru_array_of_structs;
+using memsub_bench::thread_cpu_seconds;
+using memsub_bench::to_access;
 
 constexpr memsub::geometry bench_geometry{.sets = 2048, .ways = 16, .line_bytes = 64};
 constexpr std::size_t stream_length = 10'000'000;
@@ -100,13 +101,6 @@ const std::vector<std::uint64_t>& stream() {
         return v;
     }();
     return s;
-}
-
-inline memsub::access to_access(std::uint64_t x) noexcept {
-    memsub::access a;
-    a.address = memsub::byte_address{x & ~std::uint64_t{1}};
-    a.kind = (x & 1u) ? memsub::access_kind::store : memsub::access_kind::load;
-    return a;
 }
 
 /// The ceiling row's design (baselines.hpp) for the bench's 16-way shape.
@@ -268,13 +262,6 @@ struct fixed_shape_of<memsub_runner<Policy, Geometry>>
 template <std::uint32_t Sets, std::uint32_t LineBytes>
 struct fixed_shape_of<plain_runner<memsub_bench::fingerprint_lru_floor<Sets, 16, LineBytes>>>
     : std::true_type {};
-
-/// CPU seconds of this thread (the clock Google Benchmark's CPU time uses).
-double thread_cpu_seconds() noexcept {
-    timespec ts{};
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
-}
 
 template <class Runner>
 double timed_pass(Runner& r, std::uint64_t& hits) {
