@@ -3,11 +3,10 @@
 // libCacheSim's recorded LRU miss counts.
 #include <doctest/doctest.h>
 
+#include "../support/libcachesim_reference.hpp"
 #include "streams.hpp"
 
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include <memsub/analysis/all_associativity_lru.hpp>
 #include <memsub/analysis/stack_distance_lru.hpp>
@@ -173,17 +172,9 @@ TEST_CASE("fully associative LRU curve equals libCacheSim's LRU miss counts") {
     // Rows "trace LRU capacity_objects requests misses" (capacity in objects = 64-byte lines
     // here: one line per object; records of obj_size 0 are skipped by libCacheSim and by
     // memsub's oracleGeneral reader alike).
-    std::ifstream in(mrc_test::data("fully_associative/libcachesim_reference.txt"));
-    REQUIRE(in);
     std::map<std::string, std::vector<std::pair<std::uint64_t, std::uint64_t>>> rows;
-    for (std::string line; std::getline(in, line);) {
-        if (line.empty() || line[0] == '#') continue;
-        std::istringstream fields(line);
-        std::string trace, algorithm;
-        std::uint64_t capacity = 0, requests = 0, misses = 0;
-        fields >> trace >> algorithm >> capacity >> requests >> misses;
-        if (algorithm == "LRU") rows[trace].emplace_back(capacity, misses);
-    }
+    for (const auto& r : memsub_test::libcachesim_reference())
+        if (r.algorithm == "LRU") rows[r.trace].emplace_back(r.capacity, r.misses);
     std::size_t checked = 0;
     for (const std::string trace :
          {"fully_associative/mixed_200k.oracleGeneral.bin", "sample.oracleGeneral.bin"}) {

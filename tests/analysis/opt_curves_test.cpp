@@ -3,11 +3,10 @@
 // geometry) and libCacheSim's Belady rows.
 #include <doctest/doctest.h>
 
+#include "../support/libcachesim_reference.hpp"
 #include "streams.hpp"
 
-#include <fstream>
 #include <map>
-#include <sstream>
 
 #include <memsub/analysis/opt_curve.hpp>
 
@@ -120,17 +119,9 @@ TEST_CASE("OPT curves on the real lackey excerpt and the 200k oracleGeneral trac
 }
 
 TEST_CASE("fully associative OPT curve equals libCacheSim's Belady miss counts") {
-    std::ifstream in(mrc_test::data("fully_associative/libcachesim_reference.txt"));
-    REQUIRE(in);
     std::map<std::string, std::vector<std::pair<std::uint64_t, std::uint64_t>>> rows;
-    for (std::string line; std::getline(in, line);) {
-        if (line.empty() || line[0] == '#') continue;
-        std::istringstream fields(line);
-        std::string trace, algorithm;
-        std::uint64_t capacity = 0, requests = 0, misses = 0;
-        fields >> trace >> algorithm >> capacity >> requests >> misses;
-        if (algorithm == "Belady") rows[trace].emplace_back(capacity, misses);
-    }
+    for (const auto& r : memsub_test::libcachesim_reference())
+        if (r.algorithm == "Belady") rows[r.trace].emplace_back(r.capacity, r.misses);
     std::size_t checked = 0;
     for (const std::string trace :
          {"fully_associative/mixed_200k.oracleGeneral.bin", "sample.oracleGeneral.bin"}) {

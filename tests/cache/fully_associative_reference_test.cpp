@@ -6,11 +6,10 @@
 #include <doctest/doctest.h>
 
 #include "../support/data_dir.hpp"
+#include "../support/libcachesim_reference.hpp"
 
 #include <cstdint>
 #include <filesystem>
-#include <fstream>
-#include <sstream>
 #include <string>
 #include <vector>
 
@@ -22,28 +21,8 @@ using namespace memsub;
 
 namespace {
 
-struct reference_row {
-    std::string trace, algorithm;
-    std::uint64_t capacity = 0, requests = 0, misses = 0;
-};
-
 std::filesystem::path data(const std::string& leaf) {
     return std::filesystem::path(memsub_test::data_dir()) / leaf;
-}
-
-std::vector<reference_row> reference() {
-    std::ifstream in(data("fully_associative/libcachesim_reference.txt"));
-    REQUIRE(in);
-    std::vector<reference_row> rows;
-    for (std::string line; std::getline(in, line);) {
-        if (line.empty() || line[0] == '#') continue;
-        std::istringstream fields(line);
-        reference_row r;
-        fields >> r.trace >> r.algorithm >> r.capacity >> r.requests >> r.misses;
-        REQUIRE_MESSAGE(!fields.fail(), "malformed reference line: ", line);
-        rows.push_back(r);
-    }
-    return rows;
 }
 
 std::vector<memsub::access> read_trace(const std::filesystem::path& file) {
@@ -64,7 +43,7 @@ std::uint64_t misses(const std::vector<memsub::access>& s, std::uint64_t capacit
 } // namespace
 
 TEST_CASE("fully associative LRU, FIFO and Belady match libCacheSim's miss counts exactly") {
-    const auto rows = reference();
+    const auto rows = memsub_test::libcachesim_reference();
     std::size_t checked = 0;
     for (const std::string trace :
          {"fully_associative/mixed_200k.oracleGeneral.bin", "sample.oracleGeneral.bin"}) {
