@@ -1039,8 +1039,8 @@ private:
     // ------------------------------------------------------------ conventional caches
 
     /// Always inlined into the host's loop: at -O2 GCC kept it out of line for some policies
-    /// and shapes, and its result then went through memory on every access (the host harness's
-    /// runtime-shaped LRU ran at about half its -O3 speed).
+    /// and shapes, and its result then went through memory on every access
+    /// (docs/performance/miss_path.md).
     [[gnu::always_inline]] result_type access_conventional(const memsub::access& a) noexcept {
         const layout_type& L = layout_; // not a copy: see runtime_layout
         result_type r;
