@@ -12,6 +12,8 @@
 #                                     main() it is also linked and run and must exit 0
 #   <!-- snippet: fragment -->        statements: its #include lines go to the top and the rest
 #                                     becomes the body of a function, which is compiled
+#   <!-- snippet: no-run -->          a whole translation unit with main() that is compiled and
+#                                     linked but not run (a program that waits for input)
 #   <!-- snippet: skip REASON -->     not compiled (pseudo-code, or a call into a host that
 #                                     cannot be written down); listed in the output with REASON
 #
@@ -105,6 +107,7 @@ awk -v work="$work" '
         indent = $0; sub(/```cpp.*/, "", indent)
         kind = "unit"; reason = ""
         if (marker ~ /snippet:[ \t]*fragment/) kind = "fragment"
+        else if (marker ~ /snippet:[ \t]*no-run/) kind = "no-run"
         else if (marker ~ /snippet:[ \t]*skip/) {
             kind = "skip"; reason = marker
             sub(/.*snippet:[ \t]*skip[ \t]*/, "", reason); sub(/[ \t]*-->.*/, "", reason)
@@ -138,12 +141,17 @@ for unit in "${units[@]}"; do
         skipped=$((skipped + 1))
         continue
     fi
-    if [ "$kind" = "unit" ] && grep -Eq '^[[:space:]]*int[[:space:]]+main[[:space:]]*\(' "$unit"; then
+    if [ "$kind" != "fragment" ] && grep -Eq '^[[:space:]]*int[[:space:]]+main[[:space:]]*\(' "$unit"; then
         if ! "${launcher[@]}" "$cxx" "${flags[@]}" -O1 -o "${unit%.cpp}" "$unit" \
             >"${unit%.cpp}.log" 2>&1; then
             echo "FAIL: $where: the snippet does not compile:"
             cat "${unit%.cpp}.log"
             status=1
+            continue
+        fi
+        if [ "$kind" = "no-run" ]; then
+            echo "ok: $where (compiled and linked, not run)"
+            compiled=$((compiled + 1))
             continue
         fi
         if ! (cd "$work" && "${unit%.cpp}") >"${unit%.cpp}.out" 2>&1; then
