@@ -25,6 +25,7 @@
 #                         and examples/)
 #   --flags "FLAGS"       extra compiler flags (default none)
 #   --keep DIR            keep the generated units in DIR instead of a temporary folder
+#   --exclude PATH        leave out the markdown files under PATH (repeatable)
 #
 # Exit status: 0 every block compiles (and every main() runs and exits 0); 1 a block failed (its
 # file, line and the compiler's message are printed); 2 bad usage or no ```cpp block anywhere.
@@ -36,6 +37,7 @@ includes=()
 extra_flags=""
 keep=""
 inputs=()
+excludes=()
 while [ $# -gt 0 ]; do
     case "$1" in
     --cxx) cxx="$2"; shift 2 ;;
@@ -43,6 +45,7 @@ while [ $# -gt 0 ]; do
     -I*) includes+=("$1"); shift ;;
     --flags) extra_flags="$2"; shift 2 ;;
     --keep) keep="$2"; shift 2 ;;
+    --exclude) excludes+=("${2%/}"); shift 2 ;;
     -h | --help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "check_doc_snippets.sh: unknown option $1" >&2; exit 2 ;;
     *) inputs+=("$1"); shift ;;
@@ -60,7 +63,10 @@ command -v ccache >/dev/null 2>&1 && launcher=(ccache)
 files=()
 for arg in "${inputs[@]}"; do
     if [ -d "$arg" ]; then
-        while IFS= read -r -d '' f; do files+=("$f"); done \
+        while IFS= read -r -d '' f; do
+            for x in "${excludes[@]}"; do [[ "$f" == "$x"/* || "$f" == "$x" ]] && continue 2; done
+            files+=("$f")
+        done \
             < <(find "$arg" -name '*.md' -type f -print0 | sort -z)
     elif [ -f "$arg" ]; then
         files+=("$arg")
