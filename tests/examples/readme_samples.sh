@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# The README's sample outputs come from the programs: every code block the README introduces with
+# The sample outputs in the docs come from the programs: every code block a markdown file
+# introduces with
 #
 #   <!-- sample: PROGRAM ARGS... [| mask: COLUMN[, COLUMN...]] [| from: RE] [| to: RE] -->
 #
@@ -11,8 +12,11 @@
 # comparison, found by their header names (a right-aligned column spans from the end of the
 # header name before it to the end of its own).
 #
-#   readme_samples.sh README BIN_DIR             check every sample (ctest "readme_samples")
-#   readme_samples.sh --update README BIN_DIR    rewrite every sample block from the programs
+#   readme_samples.sh MARKDOWN... BIN_DIR             check every sample (ctest "readme_samples")
+#   readme_samples.sh --update MARKDOWN... BIN_DIR    rewrite every sample block from the programs
+#
+# MARKDOWN is a .md file or a directory, which stands for every .md file under it (for example
+# `README.md docs`). Files without markers are fine; no marker in any of them is an error.
 #
 # Exit status: 0 every sample matches (or was rewritten); 1 a sample differs (a diff is
 # printed) or its program failed; 2 bad usage or a malformed sample marker.
@@ -23,12 +27,23 @@ if [ "${1:-}" = "--update" ]; then
     update=1
     shift
 fi
-if [ $# -ne 2 ]; then
-    echo "usage: readme_samples.sh [--update] README BIN_DIR" >&2
+if [ $# -lt 2 ]; then
+    echo "usage: readme_samples.sh [--update] MARKDOWN... BIN_DIR" >&2
     exit 2
 fi
-readme=$(realpath "$1")
-bin=$(realpath "$2")
+bin=$(realpath "${!#}")
+markdown_files=()
+for arg in "${@:1:$#-1}"; do
+    if [ -d "$arg" ]; then
+        while IFS= read -r -d '' f; do markdown_files+=("$(realpath "$f")"); done \
+            < <(find "$arg" -name '*.md' -type f -print0 | sort -z)
+    elif [ -f "$arg" ]; then
+        markdown_files+=("$(realpath "$arg")")
+    else
+        echo "readme_samples.sh: no such file or directory: $arg" >&2
+        exit 2
+    fi
+done
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 
@@ -70,12 +85,12 @@ mask_columns() {
     ' "$1"
 }
 
-status=0
-samples=0
+# Walks one markdown file ($readme): copies it through to $out_readme, and for each sample
+# marker runs its command and either compares the block after it or replaces the block.
+check_file() {
 out_readme="$work/README.new"
 : >"$out_readme"
-# Walk the README: copy it through, and for each sample marker run its command and either
-# compare the block after it or replace the block.
+file_samples=0
 exec 3<"$readme"
 while IFS= read -r line <&3 || [ -n "$line" ]; do
     printf '%s\n' "$line" >>"$out_readme"
@@ -110,6 +125,7 @@ while IFS= read -r line <&3 || [ -n "$line" ]; do
         printf '%s\n' "${block#"$indent"}" >>"$work/expected"
     done
     samples=$((samples + 1))
+    file_samples=$((file_samples + 1))
     read -r -a argv <<<"$command"
     program="${argv[0]}"
     if [ ! -x "$bin/$program" ]; then
@@ -137,27 +153,34 @@ while IFS= read -r line <&3 || [ -n "$line" ]; do
             >>"$out_readme"
         if ! diff -u <(mask_columns "$work/expected" "$masks") <(mask_columns "$work/actual" "$masks") \
             >"$work/diff"; then
-            echo "FAIL: the README's sample of \`$command\` differs from what it prints" \
-                "(- README, + program; masked: ${masks:-nothing}):"
+            echo "FAIL: the sample of \`$command\` in $readme differs from what it prints" \
+                "(- markdown, + program; masked: ${masks:-nothing}):"
             cat "$work/diff"
             status=1
         else
-            echo "ok: \`$command\` (masked: ${masks:-nothing})"
+            echo "ok: \`$command\` in $readme (masked: ${masks:-nothing})"
         fi
     fi
     printf '%s\n' "$indent"'```' >>"$out_readme"
 done
 exec 3<&-
-if [ $samples -eq 0 ]; then
-    echo "readme_samples.sh: no <!-- sample: ... --> markers in $readme" >&2
-    exit 2
-fi
-if [ $update -eq 1 ]; then
+if [ $update -eq 1 ] && [ $file_samples -gt 0 ]; then
     if [ $status -eq 0 ]; then
         cp "$out_readme" "$readme"
-        echo "rewrote $samples sample(s) in $readme"
+        echo "rewrote $file_samples sample(s) in $readme"
     else
         echo "readme_samples.sh: a program failed; $readme left unchanged" >&2
     fi
+fi
+}
+
+status=0
+samples=0
+for readme in "${markdown_files[@]}"; do
+    check_file
+done
+if [ $samples -eq 0 ]; then
+    echo "readme_samples.sh: no <!-- sample: ... --> markers in ${markdown_files[*]}" >&2
+    exit 2
 fi
 exit $status
