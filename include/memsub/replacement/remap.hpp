@@ -1,21 +1,23 @@
 // memsub — ReMAP: reuse- and memory-access-cost-aware eviction for shared LLCs.
 //
-// Citation: seed 001 (dissertation) Chapter 2: §2.2 (Eq. 2.3, Algorithms 1 and 2), §2.2.2 / §2.2.5
+// Citation: [Dissertation] Chapter 2: §2.2 (Eq. 2.3, Algorithms 1 and 2), §2.2.2 / §2.2.5
 // (PERD, cascaded Bloom-filter victim buffer), §2.2.3 / Table 2.2 (MAC classes), §2.2.4 and
 // §2.3.3 (cost-based set dueling between (α, β, γ) = (1, 1, 4) and (1, 4, 1)), §2.3.4 / Fig. 2.6
-// (SRRIP+PERD, SRRIP+MAC), §2.3.6 (LRU as the underlying policy). Spec: remap.md "ReMAP (§2.2)",
-// normative; where it resolves a gap the comment says [resolution].
+// (SRRIP+PERD, SRRIP+MAC), §2.3.6 (LRU as the underlying policy). The decisions where the
+// dissertation leaves a gap: docs/mechanisms/remap.md, 'ReMAP'.
 // Rules:
 //  * Victim: the eligible line with the least cost α·R + β·PERD + γ·MAC; ties → the lowest entry
 //    (Algorithm 1 replaces its candidate only on a strict <).
-//  * R, recency, higher = more worth keeping [resolution, spec]: over SRRIP R = (2^M − 1) − RRPV;
+//  * R, recency, higher = more worth keeping (Decision, as LIN orients it): over SRRIP R = (2^M −
+//  1) − RRPV;
 //    over LRU R = E − 1 − stack position (unscaled, as LIN). Over SRRIP, hits and insertions
 //    update RRPVs as SRRIP does and every replacement first runs SRRIP's ageing step (add 1 to
-//    every RRPV until an eligible line is distant) [resolution, spec].
+//    every RRPV until an eligible line is distant). Decision: without the ageing step RRPVs never
+//    rise and R would only separate hit lines from the rest.
 //  * PERD (2 bits per line, set at insertion): the class the victim buffer gives the missing
 //    line's address — near 3, intermediate 2, far 1, distant 0 (filter/cascaded_victim_buffer.hpp).
 //    Every replacement victim's line address enters the buffer in on_evict, i.e. before the
-//    missing line is looked up in on_insert (Algorithm 2's order). [resolution] Blocks leaving
+//    missing line is looked up in on_insert (Algorithm 2's order). Decision: blocks leaving
 //    for other reasons (write-evict, invalidate, flush, superseded) are not inserted: Algorithm 1
 //    inserts the chosen victim only.
 //  * Decision: an unconfirmed PERD is spent when it keeps a line. At a replacement, every other
@@ -53,14 +55,16 @@
 //    The table records every demand miss the LLC sends to memory (not `writeback` accesses from
 //    the level above, which allocate without a read) and every dirty line leaving (a writeback
 //    to memory); its pending count is the last-Q approximation (Q = `mac_window`).
-//    [resolution] Bank and row come from a row-interleaved mapping (row : bank : column, Table
+//    Decision: bank and row come from a row-interleaved mapping (row : bank : column, Table
 //    2.3: 8 banks, 8 KB rows, one channel): bank = (address / row_bytes) mod banks, row =
 //    address / (row_bytes · banks). A host with its own mapping passes the class instead.
 //  * Dueling: set_dueling (core/set_sampler.hpp's psel_rule, 10-bit PSEL, 32 leader sets per side
 //    by complement-select) over the two weight sets; a leader-set miss moves PSEL by its memory
 //    access cost, not by one (§2.2.4): `hints.miss_cost_cycles` when the host knows it, else the
-//    miss's MAC class + 1 [resolution, spec]. Side 0 = weights[0] = (1, 1, 4), side 1 = (1, 4, 1).
-//  * Variants (Fig. 2.6, spec [resolution]): SRRIP+PERD is γ = 0, SRRIP+MAC is β = 0, each with
+//    miss's MAC class + 1 (Decision: the class orders costs as the latencies do). Side 0 =
+//    weights[0] = (1, 1, 4), side 1 = (1, 4, 1).
+//  * Variants (Fig. 2.6; Decision, the text names no other weights): SRRIP+PERD is γ = 0, SRRIP+MAC
+//  is β = 0, each with
 //    α = 1 and the dueled value of the remaining weight: (1,1,0)/(1,4,0) and (1,0,4)/(1,0,1).
 //    Any weights can be fixed statically (give both sides the same weights).
 // Storage (`storage_bits()`): the victim buffer's three Bloom filters (3 × c × E/3 bits) + per
@@ -371,8 +375,8 @@ private:
         const std::uint8_t* rec = nullptr;
         std::uint32_t top = 0;
         if constexpr (Recency == remap_recency::srrip) {
-            // SRRIP's ageing step [resolution, spec]: add 1 to every RRPV until an eligible one
-            // is distant, i.e. add distant − (the largest eligible RRPV), saturating.
+            // SRRIP's ageing step (a decision, see the file comment): add 1 to every RRPV until an
+            // eligible one is distant, i.e. add distant − (the largest eligible RRPV), saturating.
             std::uint8_t largest = 0;
             for (std::uint32_t e = 0; e < entries_; ++e) {
                 const auto v = static_cast<std::uint8_t>(eligible(e) ? r[e] & rrpv_mask : 0);
