@@ -97,70 +97,64 @@ while IFS=: read -r f n text; do
 done < <(grep_lines "$outside" "${cited_files[@]+"${cited_files[@]}"}")
 
 # ----------------------------------------------------------------- (c) paths that do not exist
+# One grep over every file lists each candidate as file:line:match; bash checks them (no process
+# per line, so the check stays fast on a loaded machine).
 mapfile -t path_files < <(list_files include examples bench tests docs README.md CMakeLists.txt \
     scripts cmake CHANGELOG.md)
 path_pattern='(^|[^A-Za-z0-9_./${}-])(docs/[A-Za-z0-9_./-]+\.md|examples/[A-Za-z0-9_./*-]+|'
 path_pattern+='include/memsub/[A-Za-z0-9_./-]+\.hpp|scripts/[A-Za-z0-9_./*-]+|tests/[A-Za-z0-9_./*-]+)'
-for f in "${path_files[@]+"${path_files[@]}"}"; do
-    # Only lines that mention a candidate; then every candidate on them.
-    while IFS=: read -r n text; do
-        while read -r p; do
-            p="${p#"${p%%[A-Za-z]*}"}" # drop the boundary character
-            p="${p%%[.,;:)]}"          # a sentence's punctuation is not part of the path
-            # A directory is checked only when written with its trailing slash; a name without an
-            # extension may be prose ("tests/examples/benchmarks"), and a glob is not a path.
-            [[ "$p" == *'*'* ]] && continue
-            if [[ "$p" != */ && "${p##*/}" != *.* ]]; then continue; fi
-            p="${p%/}"
-            [[ -z "$p" || -e "$p" ]] && continue
-            report "$f" "$n" "path does not exist: $p" "$text"
-        done < <(grep -oE -- "$path_pattern" <<<"$text" || true)
-    done < <(grep -nE -- "$path_pattern" "$f" || true)
-done
+while IFS=: read -r f n p; do
+    p="${p#"${p%%[A-Za-z]*}"}" # drop the boundary character
+    p="${p%%[.,;:)]}"          # a sentence's punctuation is not part of the path
+    # A glob is not a path; a name without an extension is checked only as a directory written
+    # with its trailing slash (without one it may be prose: "tests/examples/benchmarks").
+    [[ "$p" == *'*'* ]] && continue
+    if [[ "$p" != */ && "${p##*/}" != *.* ]]; then continue; fi
+    p="${p%/}"
+    [[ -z "$p" || -e "$p" ]] && continue
+    report "$f" "$n" "path does not exist" "$p"
+done < <(if [[ ${#path_files[@]} -gt 0 ]]; then grep -HnoE -- "$path_pattern" "${path_files[@]}"; fi || true)
 
 # Relative Markdown links in docs/ resolve against the page's own directory.
 mapfile -t doc_pages < <(list_files docs CHANGELOG.md | grep -E '\.md$' || true)
-for f in "${doc_pages[@]+"${doc_pages[@]}"}"; do
-    dir="$(dirname "$f")"
-    while IFS=: read -r n text; do
-        while read -r link; do
-            target="${link#](}"
-            target="${target%)}"
-            target="${target%%#*}"
-            [[ -z "$target" || "$target" =~ ^[a-z]+: ]] && continue
-            [[ -e "$dir/$target" ]] && continue
-            report "$f" "$n" "link target does not exist: $target" "$text"
-        done < <(grep -oE '\]\([^) ]+\)' <<<"$text" || true)
-    done < <(grep -nE '\]\([^) ]+\)' "$f" || true)
-done
+while IFS=: read -r f n link; do
+    target="${link#](}"
+    target="${target%)}"
+    target="${target%%#*}"
+    [[ -z "$target" || "$target" =~ ^[a-z]+: ]] && continue
+    [[ -e "$(dirname "$f")/$target" ]] && continue
+    report "$f" "$n" "link target does not exist" "$target"
+done < <(if [[ ${#doc_pages[@]} -gt 0 ]]; then grep -HnoE '\]\([^) ]+\)' "${doc_pages[@]}"; fi || true)
 
 # --------------------------------------------------------------- (d) undefined citation keys
 # A key looks like [Dissertation], [MCM-GPU], [SC2]: a capital letter, then at least one more
-# letter, digit or - + . ². Array indexing ([i], [K]) and attributes ([[nodiscard]]) do not.
-defined_keys="$(grep -oE '^\| *\[[^]]+\]' docs/references.md | sed -E 's/^\| *\[([^]]+)\]/\1/')"
-# Bracketed words that are not citations: a status marker the docs define (docs/design.md).
-allowed_words=$'UNVERIFIED'
-key_pattern='(^|[^[A-Za-z0-9_])\[[A-Z][A-Za-z0-9²+._-]+\]([^(]|$)'
-mapfile -t key_files < <(list_files include docs)
-for f in "${key_files[@]+"${key_files[@]}"}"; do
-    [[ "$f" == docs/references.md ]] && continue
-    while IFS=: read -r n text; do
-        scan="$text"
-        if [[ "$f" != *.md ]]; then
-            [[ "$text" == *//* ]] || continue
-            scan="${text#*//}" # comments only: code indexes arrays with capitalised names
-        fi
-        while read -r key; do
-            key="${key#"${key%%\[*}"}"
-            key="${key#[}"
-            key="${key%%]*}"
-            [[ -z "$key" ]] && continue
-            grep -qxF -- "$key" <<<"$defined_keys" && continue
-            grep -qxF -- "$key" <<<"$allowed_words" && continue
-            report "$f" "$n" "citation key [$key] is not defined in docs/references.md" "$text"
-        done < <(grep -oE -- "$key_pattern" <<<"$scan" || true)
-    done < <(grep -nE -- "$key_pattern" "$f" || true)
-done
+# letter, digit or - + . ². Array indexing ([i], [K]) and attributes ([[nodiscard]]) do not, nor
+# does a Markdown link's text ("[Text](target)").
+declare -A known_keys=()
+while read -r key; do
+    [[ -n "$key" ]] && known_keys["$key"]=1
+done < <(grep -oE '^\| *\[[^]]+\]' docs/references.md | sed -E 's/^\| *\[([^]]+)\]/\1/')
+# Bracketed words that are not citations: a status marker docs/design.md defines.
+known_keys["UNVERIFIED"]=1
+key_regex='(^|[^[A-Za-z0-9_])\[([A-Z][A-Za-z0-9²+._-]+)\]([^(]|$)'
+mapfile -t key_files < <(list_files include docs | grep -vxF docs/references.md)
+while IFS= read -r hit; do
+    f="${hit%%:*}"
+    rest="${hit#*:}"
+    n="${rest%%:*}"
+    text="${rest#*:}"
+    scan="$text"
+    if [[ "$f" != *.md ]]; then
+        [[ "$text" == *//* ]] || continue
+        scan="${text#*//}" # comments only: code indexes arrays with capitalised names
+    fi
+    while [[ "$scan" =~ $key_regex ]]; do
+        key="${BASH_REMATCH[2]}"
+        scan="${scan#*"[$key]"}"
+        [[ -n "${known_keys[$key]+x}" ]] && continue
+        report "$f" "$n" "citation key [$key] is not defined in docs/references.md" "$text"
+    done
+done < <(if [[ ${#key_files[@]} -gt 0 ]]; then grep -HnE -- "$key_regex" "${key_files[@]}"; fi || true)
 
 if [[ $findings -gt 0 ]]; then
     echo "check_repository_references: $findings finding(s)" >&2

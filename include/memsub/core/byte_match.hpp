@@ -52,12 +52,8 @@ byte_equal_mask_scalar(const std::uint8_t* row, std::uint32_t padded, std::uint8
 }
 
 /// Bit i set iff row[i] == value, for i < padded; `padded` is a multiple of 16, at most 64,
-/// and `row` must have that many readable bytes. Always inlined: with AVX2 the function is large
-/// enough that GCC called it out of line from LRU's replace() in the MEMSUB_NATIVE build (on
-/// every miss of a full set; bench_replacement, medians of six runs before and nine after:
-/// runtime LRU 1.02 -> 1.06x, fixed LRU 1.18 -> 1.21x the plain loop). The portable build
-/// inlined it already: its bench_replacement, bench_gpu_l1 and bench_explorer_path hot loops
-/// compile to the same code.
+/// and `row` must have that many readable bytes. Always inlined: with AVX2 GCC otherwise calls it
+/// out of line on every miss of a full set (docs/performance/figures_behind_choices.md).
 [[nodiscard]] MEMSUB_ALWAYS_INLINE std::uint64_t
 byte_equal_mask(const std::uint8_t* row, std::uint32_t padded, std::uint8_t value) noexcept {
 #if defined(__SSE2__)

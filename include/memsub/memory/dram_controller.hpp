@@ -389,9 +389,8 @@ public:
         /// served when no drained write can be selected: DRAMSim3 stops moving reads into its
         /// per-bank command queues while it drains, but the reads already there keep issuing
         /// whenever their commands are ready. false: a drain serves writes only (gem5's write
-        /// mode). Against DRAMSim3 (tests/data/dramsim3/README.md) it brings the 70/30 mix at
-        /// one request per 8 cycles from 0.51× to 0.64× DRAMSim3's bus turnarounds (measured
-        /// without write_max_wait_cycles).
+        /// mode). true is closer to DRAMSim3's bus turnarounds
+        /// (docs/performance/figures_behind_choices.md).
         bool drained_writes_mix_with_reads = true;
         /// memsub's earlier policy: in read mode a write is also served whenever no read can
         /// be selected. It defeats batching (3.0× DRAMSim3's bus turnarounds on the 70/30 mix

@@ -92,8 +92,8 @@ public:
         std::uint32_t max_row_hit_bypasses = 16;
         /// Write drain between watermarks of the channel's write slots: gem5 MemCtrl's
         /// write_high_thresh_perc / write_low_thresh_perc defaults (85 / 50). With 2-entry
-        /// FIFOs only the heads compete, so long drains buy little; 80 / 20 measured 3 % slower
-        /// on partitioned_test's irregular stream.
+        /// FIFOs only the heads compete, so long drains buy little
+        /// (docs/performance/figures_behind_choices.md).
         std::uint32_t write_high_watermark_pct = 85;
         std::uint32_t write_low_watermark_pct = 50;
         typename RowPolicy::params row{};

@@ -28,27 +28,27 @@
 //    bit per line records the hit). [Dissertation] §2.2.2 never revises PERD; we do for unconfirmed
 //    lines because a fixed PERD outranks recency for good: over SRRIP R is 0..3, so a near line
 //    costs 3 + R (β = 1) or 12 + R (β = 4) against 1 for a line just inserted, and a near line that
-//    is never used again outlives every newer line. Measured in ChampSim (2 MiB LLC, bzip2 with L2
-//    writebacks): lines filled near were evicted 354 times in 13,164 fills and held 12,810 of the
-//    32,768 lines at the end. Spent one class per save, an unconfirmed prediction buys at most PERD
-//    (≤ 3) replacements in its set beyond what recency and MAC allow — about Table 2.1's "near"
-//    distance of 4 evictions — whatever β. Why not spend confirmed lines too: a lasting PERD is
-//    also what keeps reused lines that come back soon after eviction (a zipf's warm lines, part of
-//    a loop larger than the cache), and spending every line gave that up (bench_replacement's zipf
-//    stream, eight times the cache: +9.5 % misses for remap, +12.7 % for remap_lru); exempting
-//    confirmed lines keeps it (+1.1 %, −0.3 %). Over LRU, R (0..E−1) already limits a save to lines
-//    fewer than β·PERD positions above; the rule is the same there. `spend_unconfirmed_perd =
-//    false` gives the published rule (and saves the confirmed bit).
+//    is never used again outlives every newer line (in ChampSim, near-filled lines came to hold
+//    most of a 2 MiB LLC: docs/performance/remap_in_champsim.md). Spent one class per save, an
+//    unconfirmed prediction buys at most PERD (≤ 3) replacements in its set beyond what recency and
+//    MAC allow — about Table 2.1's "near" distance of 4 evictions — whatever β. Why not spend
+//    confirmed lines too: a lasting PERD is also what keeps reused lines that come back soon after
+//    eviction (a zipf's warm lines, part of a loop larger than the cache), and spending every line
+//    gave that up on a Zipf stream eight times the cache, while exempting confirmed lines keeps it
+//    (figures in docs/performance/remap_in_champsim.md, 'What the fix costs'). Over LRU, R (0..E−1)
+//    already limits a save to lines fewer than β·PERD positions above; the rule is the same there.
+//    `spend_unconfirmed_perd = false` gives the published rule (and saves the confirmed bit).
 //  * Decision: a writeback from the level above (access_kind::writeback) is not a re-reference: its
 //    fill is not looked up in the victim buffer (PERD distant) and its miss moves the dueling
 //    selector by nothing (it reads no memory). [Dissertation] looks every miss up; its Algorithm 2
 //    describes a demand miss ("issue request to DRAM"), and a writeback that misses is the level
 //    above returning a dirty line the LLC dropped while the level above still held it — the buffer
-//    would see the hierarchy's traffic, not the program's reuse. Measured (same run): 99.5 % of
-//    writeback fills were classed far or nearer, all of them together were hit 30 times, and
-//    writeback hits fell from 59,430 (SRRIP) to 37,474. The written-back line still enters the
-//    buffer when it is evicted: a demand re-read of it is a real post-eviction reuse.
-//    `writebacks_are_not_reuse = false` treats writebacks as [Dissertation] Algorithm 2 does.
+//    would see the hierarchy's traffic, not the program's reuse (in ChampSim nearly every
+//    writeback fill was classed far or nearer and almost none was hit again:
+//    docs/performance/remap_in_champsim.md, 'Diagnosis (before the fix)'). The written-back line
+//    still enters the buffer when it is evicted: a demand re-read of it is a real post-eviction
+//    reuse. `writebacks_are_not_reuse = false` treats writebacks as [Dissertation] Algorithm 2
+//    does.
 //  * MAC (2 bits per line, set at insertion): the host's class (`hints.memory_cost_class`, §2.3.6
 //    suggests a host-supplied cost for complex schedulers) when known, else memsub's mac_table
 //    (memory/mac_table.hpp, Table 2.2) estimated on the miss before the miss itself is recorded.
