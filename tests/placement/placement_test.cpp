@@ -1,6 +1,6 @@
 // Page placement: the concept (an archetype models it, one type per broken requirement fails
 // exactly that requirement), the four policies on crafted access orders — the MCM-GPU paper's
-// Figure 11 first-touch example ([MCM-GPU] §5.3; the figure itself is not in the seed's text,
+// Figure 11 first-touch example ([MCM-GPU] §5.3; the figure's drawing is not reproduced here,
 // so the access order is rebuilt from its prose) — first-touch persistence and capacity
 // fallback (G5.6, docs/mechanisms/multi_module_gpu.md), channel interleave inside a partition,
 // inverses (property), and configuration errors.

@@ -7,7 +7,7 @@
 //
 // Exact decomposition (follows from the definitions): EDⁱPSE = 100 · (PE/100)ⁱ · (E₁/E_N); i = 0 is
 // plain energy scaling. G6.12: against a baseline of M units instead of 1, N is replaced by N/M:
-// EDⁱPSE(N vs M) = 100 · E_M·t_Mⁱ·Mⁱ / (Nⁱ · E_N·t_Nⁱ). The seeds quote EDPSE changes in
+// EDⁱPSE(N vs M) = 100 · E_M·t_Mⁱ·Mⁱ / (Nⁱ · E_N·t_Nⁱ). The papers quote EDPSE changes in
 // percentage points (§2.4); `edpse` returns percent, so differences are points.
 #pragma once
 
