@@ -8,8 +8,7 @@
 //
 // Deviations and decisions (docs/mechanisms/compressors.md; each with its switch):
 // - Delta fit uses the full two's-complement range (−128 fits a 1-byte delta; P-G5 of
-// docs/mechanisms/compressors.md; gem5
-//   accepts only ±127).
+//   docs/mechanisms/compressors.md; gem5 accepts only ±127).
 // - The BΔI mask is counted in the payload by default (`bdi_mask::in_payload`, gem5 and the BPC
 //   authors' code); `bdi_mask::in_tag` reproduces the paper's table sizes and carries the mask in
 //   `compressed_line::tag_data`. [UNVERIFIED where the paper keeps it.]

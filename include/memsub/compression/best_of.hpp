@@ -12,8 +12,7 @@
 //   and breaks ties by decompression latency (P-G10): use `smallest_bits_then_fastest` for its
 //   tie-break or `smallest_stored` to compare §2 stored sizes.
 // - Latency (docs/mechanisms/compressors.md §3, gem5 Multi): compression = slowest member +
-// `select_compress_cycles`
-//   (default +1, select the winner); decompression = the chosen member's +
+//   `select_compress_cycles` (default +1, select the winner); decompression = the chosen member's +
 //   `select_decompress_cycles` (default +1; 0 models a member id read together with the tag,
 //   gem5's BDI configuration). The concept-level `decompress_latency_cycles()` reports
 //   the worst member (a bound); `decompress_latency_cycles(line)` the actual one.

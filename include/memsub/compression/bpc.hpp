@@ -19,13 +19,13 @@
 //     (n = 8, 16, 32): planes hold n−1 bits and the position field is ⌈log2(n−1)⌉ bits (3, 4, 5),
 //     as compressors.md §1.4 generalises it.
 //   * The four 5-bit class code values are [UNVERIFIED] against the paper's own table
-//   (compressors.md
-//     §1.4). The default (`symbol_codes::spec`) is that page's assignment; `symbol_codes::
-//     authors_comment` uses the assignment in a comment of the BPC authors' size model (00000
-//     single, 00001 two-adjacent, 00010 zero-DBP, 00011 all-ones). Sizes are identical.
+//     (compressors.md §1.4). The default (`symbol_codes::spec`) is that page's assignment;
+//     `symbol_codes::authors_comment` uses the assignment in a comment of the BPC authors' size
+//     model (00000 single, 00001 two-adjacent, 00010 zero-DBP, 00011 all-ones). Sizes are
+//     identical.
 //   * Compression latency: no source gives one ([UNVERIFIED], docs/mechanisms/compressors.md §3);
-//   the default equals the
-//     11-cycle decompression latency of the dissertation (§4.3.8). Energies: no source (0).
+//     the default equals the 11-cycle decompression latency of the dissertation (§4.3.8). Energies:
+//     no source (0).
 //   * Incompressible lines: `size_bits` may reach 33 + 33·n bits (> 8L); the stored-size rule G4
 //     (`stored_size.hpp`) decides raw storage.
 //

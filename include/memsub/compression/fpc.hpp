@@ -8,18 +8,17 @@
 //
 // Deviations / resolutions:
 // - The 19-bit classes overlap (`100` ∩ `101` = {H << 16 : H fits sext(8)}); the first-match order
-// of §1.2
-//   picks `100` (0x00050000 → padded half). Sizes are order-independent within the 19-bit group.
+//   of §1.2 picks `100` (0x00050000 → padded half). Sizes are order-independent within the 19-bit
+//   group.
 // - "Halfword padded with a zero halfword": the low halfword is zero, the high one is stored
 //   (docs/mechanisms/compressors.md §1.2; every inspected implementation agrees).
 // - Payload of `101`: high half's low byte, then low half's low byte (the reference layout,
-// compressors.md 'Notation').
+//   compressors.md 'Notation').
 // - A zero run longer than 8 words emits a new token every 8 zeros (the TR's 3-bit field; the MPC
 //   code does not cap runs, spec P-B3).
 // - Latencies: the FPC TR's 3/5 cycles are 64B figures; docs/mechanisms/compressors.md §3 gives
-// gem5's model (8 chunks of
-//   32 bits compressed, 4 decompressed per cycle, + 1), which reproduces them at 64B and is used
-//   for 32B and 128B lines (2/3 and 5/9 cycles).
+//   gem5's model (8 chunks of 32 bits compressed, 4 decompressed per cycle, + 1), which
+//   reproduces them at 64B and is used for 32B and 128B lines (2/3 and 5/9 cycles).
 // Payload: tokens in word order, each a 3-bit prefix then its payload, MSB-first. FPC keeps no
 // tag metadata of its own (the compressed size in segments belongs to the cache, §2.2).
 // Hardware budget: no state (combinational pattern match + a 5-stage decode pipeline).

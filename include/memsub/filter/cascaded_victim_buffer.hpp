@@ -15,9 +15,9 @@
 //  * Each stage has c·(E/3) bits, c = 10 (≈1 % false positives, §2.3.5), k = 7 (Decision: the
 //    optimum for 10 bits per entry; the dissertation gives no k).
 //  * Decision: E/3 is rounded down (at least 1), so the stages never exceed the budget.
-//  `stage_entries` overrides it: the
-//    dissertation's 18.75 KB budget is three 5K-entry stages (5·1024·c bits each; the text's "5 * c
-//    bits" read as 5K·c) for a 1 MB 16-way LLC whose exact E/3 is 5461 — pass 5120 to reproduce it.
+//    `stage_entries` overrides it: the dissertation's 18.75 KB budget is three 5K-entry stages
+//    (5·1024·c bits each; the text's "5 * c bits" read as 5K·c) for a 1 MB 16-way LLC whose exact
+//    E/3 is 5461 — pass 5120 to reproduce it.
 // Layout (simulation, not hardware): the three stages use the same m and k, so a key's k probe
 // positions are the same in every stage. The buffer keeps one byte per position whose bits 0–2
 // are the three stages' bits: an insertion sets the youngest stage's bit at k positions, a

@@ -8,10 +8,9 @@
 // Presets and where each number comes from ([S] the cited paper states it, [X] an outside
 // source, [D] derived; docs/mechanisms/memory_controllers.md, 'DRAM presets'):
 //   * ddr3_1600_remap — ReMAP Table 2.3 ([Dissertation]): DDR3, 1 channel, 8 banks, 8 KB row
-//   buffers,
-//     tRP = tCL = tRCD = 13.75 ns [S]. 13.75 ns is 11 cycles at tCK = 1.25 ns, i.e. JEDEC
-//     DDR3-1600K (11-11-11); the rest of the timing is that bin's JEDEC values [X] (x8 devices,
-//     1 KB device page, 4 Gb density).
+//     buffers, tRP = tCL = tRCD = 13.75 ns [S]. 13.75 ns is 11 cycles at tCK = 1.25 ns, i.e. JEDEC
+//     DDR3-1600K (11-11-11); the rest of the timing is that bin's JEDEC values [X] (x8 devices, 1
+//     KB device page, 4 Gb density).
 //   * ddr4_2400 — JEDEC DDR4-2400R, CL16-16-16 (tCK = 0.833 ns), x8 devices (1 KB page),
 //     8 Gb density, 4 bank groups × 4 banks, one rank, 64-bit channel [X].
 //   * hbm2_4gb_x128 — [DRAMSim3] `HBM2_4Gb_x128.ini` [X]: 8 channels × 128 bit,

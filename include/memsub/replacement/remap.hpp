@@ -9,11 +9,10 @@
 //  * Victim: the eligible line with the least cost α·R + β·PERD + γ·MAC; ties → the lowest entry
 //    (Algorithm 1 replaces its candidate only on a strict <).
 //  * R, recency, higher = more worth keeping (Decision, as LIN orients it): over SRRIP R = (2^M −
-//  1) − RRPV;
-//    over LRU R = E − 1 − stack position (unscaled, as LIN). Over SRRIP, hits and insertions
-//    update RRPVs as SRRIP does and every replacement first runs SRRIP's ageing step (add 1 to
-//    every RRPV until an eligible line is distant). Decision: without the ageing step RRPVs never
-//    rise and R would only separate hit lines from the rest.
+//    1) − RRPV; over LRU R = E − 1 − stack position (unscaled, as LIN). Over SRRIP, hits and
+//    insertions update RRPVs as SRRIP does and every replacement first runs SRRIP's ageing step
+//    (add 1 to every RRPV until an eligible line is distant). Decision: without the ageing step
+//    RRPVs never rise and R would only separate hit lines from the rest.
 //  * PERD (2 bits per line, set at insertion): the class the victim buffer gives the missing
 //    line's address — near 3, intermediate 2, far 1, distant 0 (filter/cascaded_victim_buffer.hpp).
 //    Every replacement victim's line address enters the buffer in on_evict, i.e. before the
@@ -64,9 +63,8 @@
 //    miss's MAC class + 1 (Decision: the class orders costs as the latencies do). Side 0 =
 //    weights[0] = (1, 1, 4), side 1 = (1, 4, 1).
 //  * Variants (Fig. 2.6; Decision, the text names no other weights): SRRIP+PERD is γ = 0, SRRIP+MAC
-//  is β = 0, each with
-//    α = 1 and the dueled value of the remaining weight: (1,1,0)/(1,4,0) and (1,0,4)/(1,0,1).
-//    Any weights can be fixed statically (give both sides the same weights).
+//    is β = 0, each with α = 1 and the dueled value of the remaining weight: (1,1,0)/(1,4,0) and
+//    (1,0,4)/(1,0,1). Any weights can be fixed statically (give both sides the same weights).
 // Storage (`storage_bits()`): the victim buffer's three Bloom filters (3 × c × E/3 bits) + per
 // line the recency bits (SRRIP: M; LRU: ⌈log2 E⌉) + 2 PERD bits and the confirmed bit (when
 // some β ≠ 0; no confirmed bit with spend_unconfirmed_perd off) + 2 MAC bits (when some γ ≠ 0) +

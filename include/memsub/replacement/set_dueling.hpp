@@ -29,13 +29,12 @@
 //    N ≥ 1024, otherwise the largest power of two K with K² ≤ N, so default-constructed dueling
 //    policies work on small caches; a K set explicitly that does not fit throws config_error.
 //  * Thread-aware dueling (`requesters` > 1, [RRIP] §4.5 / [TADIP]; Decision: disjoint leaders):
-//  each
-//    requester t has its own PSEL_t and its own K + K leader sets, disjoint from every other
+//    each requester t has its own PSEL_t and its own K + K leader sets, disjoint from every other
 //    requester's. Requester t's complement-select offsets are shifted by 2t (side 0: o == (c + 2t)
 //    mod r; side 1: o == (r − 1 − c − 2t) mod r); overlaps throw config_error. In t's leader sets
-//    only t's accesses are forced to the leader's side and only t's misses move PSEL_t;
-//    everywhere else an access follows its own requester's PSEL. Requester ids ≥ `requesters`
-//    are treated as requester 0.
+//    only t's accesses are forced to the leader's side and only t's misses move PSEL_t; everywhere
+//    else an access follows its own requester's PSEL. Requester ids ≥ `requesters` are treated as
+//    requester 0.
 // Config errors name this class's params (`leaders_per_side`, `leaders[].side`, `psel_bits`, …).
 // Storage: the dual policy's bits plus `requesters` × PSEL width (leader identification is
 // combinational in DIP's complement-select, so it costs no state; an explicit list's per-set tag

@@ -21,10 +21,9 @@
 //    them reused — and a miss for the rest: the table is consulted for the missing blocks (Q2),
 //    as docs/mechanisms/id_cache.md, 'ALSI' decides ("consulted as for a miss").
 //  * Recovery (docs/mechanisms/id_cache.md, 'Bypass predictors'; not in the dissertation): with
-//  `learning_sample_rate` N > 0,
-//    one in N misses the table would bypass inserts anyway (one global modulo-N counter), so a
-//    PC whose counter reached 0 can be hit again and come back. N = 0 (the default) reproduces
-//    the dissertation: a PC at 0 is bypassed for good.
+//    `learning_sample_rate` N > 0, one in N misses the table would bypass inserts anyway (one
+//    global modulo-N counter), so a PC whose counter reached 0 can be hit again and come back. N =
+//    0 (the default) reproduces the dissertation: a PC at 0 is bypassed for good.
 // Storage: table entries × counter_bits + tag entries × index bits (the inserting index kept
 // per block) + the sample counter (bit_width(N − 1) bits when N > 1). The reused bit is the
 // engine's and is counted in its tag store.
