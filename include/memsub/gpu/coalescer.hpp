@@ -230,7 +230,7 @@ public:
                     sectors = 0;
                     if ((r.byte_mask[0] & r.byte_mask[1]) == ~std::uint64_t{0}) {
                         // A whole 128-byte line (coalesced warps): skips the search below,
-                        // which made the regular stream's coalescer_only row ~7 % slower.
+                        // which measurably slowed the regular stream's coalescer_only row.
                         last_byte = max_coalescer_line_bytes - 1;
                     } else {
                         first_byte = first_set(r.byte_mask); // the whole mask's first
