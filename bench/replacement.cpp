@@ -135,8 +135,8 @@ const std::vector<std::uint64_t>& cyclic_next_use() {
 // Code placement: every pass function starts on a 64-byte boundary and the program is built
 // with -falign-loops=64 (bench/CMakeLists.txt), so each loop head sits on a 64-byte boundary
 // whatever the rest of the binary looks like. Without that, a change anywhere in the library
-// moved the plain loop's scan across a 64-byte fetch boundary or back, and its speed (so every
-// ratio) by 5-8% (measured with the same loop padded by 0, 16, 32 and 48 bytes).
+// moved the plain loop's scan across a 64-byte fetch boundary or back, and with it every ratio
+// (docs/performance/figures_behind_choices.md).
 
 // The hits are summed and returned once per pass, as a host would consume them: a
 // DoNotOptimize per access is a compiler memory barrier that no host loop has, and it would

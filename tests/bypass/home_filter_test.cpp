@@ -1,8 +1,9 @@
-// The home-based allocation filters (memory_side, module_side, remote_only; system-policies.md
-// §1 C5.2/C5.3), the epoch invalidation hook (cache::sync_epoch_invalidator) and a write-through
-// remote-only L1.5: the concept and the bypass contract (K1, K3–K7), equality with an
-// independent reference (the same cache with the host's no_allocate hint set by the rule), the
-// configuration errors, one invalidation per synchronisation id, dirty lines reported.
+// The home-based allocation filters (memory_side, module_side, remote_only;
+// docs/mechanisms/multi_module_gpu.md §1 C5.2/C5.3), the epoch invalidation hook
+// (cache::sync_epoch_invalidator) and a write-through remote-only L1.5: the concept and the bypass
+// contract (K1, K3–K7), equality with an independent reference (the same cache with the host's
+// no_allocate hint set by the rule), the configuration errors, one invalidation per synchronisation
+// id, dirty lines reported.
 #include <doctest/doctest.h>
 
 #include <bit>

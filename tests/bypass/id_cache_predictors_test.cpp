@@ -1,7 +1,8 @@
 // ID-Cache's online bypass predictors, `bypass::pc_only` and `bypass::pc_divergence`: Algorithm 3
-// (seed 001 §3.2.2; spec id-cache.md, "Bypass predictors") on crafted sequences, the spec's
-// resolutions (initial counter, saturation, bins, train_hit_on, recovery sampling), storage,
-// an independent reference model of Algorithm 3 on a random stream, and the bypass contract.
+// ([Dissertation] §3.2.2; docs/mechanisms/id_cache.md, 'Bypass predictors') on crafted sequences,
+// the page's decisions (initial counter, saturation, bins, train_hit_on, recovery sampling),
+// storage, an independent reference model of Algorithm 3 on a random stream, and the bypass
+// contract.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -232,8 +233,9 @@ TEST_CASE("bad params throw config_error") {
 
 namespace {
 
-/// An independent model of Algorithm 3 (spec reading, defaults) beside a conventional cache:
-/// the test keeps, per resident line, the inserting index and a reused bit, and its own table.
+/// An independent model of Algorithm 3 (with memsub's decisions, defaults) beside a conventional
+/// cache: the test keeps, per resident line, the inserting index and a reused bit, and its own
+/// table.
 template <class P>
 void check_against_reference(std::uint64_t seed) {
     const geometry g{.sets = 4, .ways = 2, .line_bytes = 128};

@@ -1,7 +1,8 @@
-// The offline-trained ID-Cache predictors (bypass/offline_trainer.hpp; seed 001 §3.2.2, spec
-// id-cache.md "Offline-trained variant"): the rules on crafted reuse-distance profiles (a
-// streaming PC, a hot PC, a PC whose divergent references reuse too far), table aliasing by
-// majority, construction from the trained table (frozen or as a starting point), and errors.
+// The offline-trained ID-Cache predictors (bypass/offline_trainer.hpp; [Dissertation] §3.2.2,
+// docs/mechanisms/id_cache.md, 'Offline-trained variant'): the rules on crafted reuse-distance
+// profiles (a streaming PC, a hot PC, a PC whose divergent references reuse too far), table
+// aliasing by majority, construction from the trained table (frozen or as a starting point), and
+// errors.
 #include <doctest/doctest.h>
 
 #include <cstdint>

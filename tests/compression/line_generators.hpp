@@ -33,8 +33,8 @@ inline std::vector<std::byte> to_line(const std::vector<std::uint32_t>& words) {
     return line;
 }
 
-/// The payload's bits as '0'/'1', stream order (spec compressors.md, Notation: MSB of byte 0
-/// first) — golden encodings are written this way.
+/// The payload's bits as '0'/'1', stream order (docs/mechanisms/compressors.md, 'Notation': MSB of
+/// byte 0 first) — golden encodings are written this way.
 inline std::string bits_of(const memsub::compression::compressed_line& c) {
     std::string s;
     for (std::uint32_t i = 0; i < c.bits; ++i)

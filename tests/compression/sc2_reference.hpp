@@ -34,9 +34,9 @@ using memsub::compression::value_count;
 /// The Huffman code book as first implemented (std::priority_queue, fresh vectors per build).
 class huffman_code_book_v0 {
 public:
-    /// ESC weight rule (spec §1.5 step 1, [UNVERIFIED]).
+    /// ESC weight rule (docs/mechanisms/compressors.md §1.5 step 1, [UNVERIFIED]).
     enum class esc_weight : std::uint8_t { residual, max };
-    /// Length-limit repair (spec §1.5 step 3).
+    /// Length-limit repair (docs/mechanisms/compressors.md §1.5 step 3).
     enum class length_limit : std::uint8_t { clamp_fix, drop };
 
     struct params {

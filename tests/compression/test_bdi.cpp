@@ -1,4 +1,4 @@
-// BDI: spec compressors.md §1.1, §2.2 B1/B2, §4.2 V1–V6; independent naive size model;
+// BDI: docs/mechanisms/compressors.md §1.1, §2.2 B1/B2, §4.2 V1–V6; independent naive size model;
 // SIMD-vs-scalar differential; round trips; corrupt/truncated payloads.
 #include <doctest/doctest.h>
 
@@ -27,7 +27,8 @@ std::vector<std::byte> u64_line(std::initializer_list<std::uint64_t> v) {
     return l;
 }
 
-// ---- independent naive model (spec text, written without the implementation's structure) ----
+// ---- independent naive model (compressors.md §1.1, written without the implementation's
+// structure) ----
 std::int64_t as_signed(std::uint64_t v, unsigned w) {
     if (w == 64) return static_cast<std::int64_t>(v);
     v &= (std::uint64_t{1} << w) - 1;
@@ -143,8 +144,9 @@ const std::array<naive_cfg, 9> configs{{{false, true, true, false, 0},
 
 } // namespace
 
-TEST_CASE("bdi: paper table sizes (mask in tag) for 32/64/128B lines, spec §1.1") {
-    // enc: 32B, 64B, 128B sizes in bytes (spec table)
+TEST_CASE("bdi: paper table sizes (mask in tag) for 32/64/128B lines, "
+          "compressors.md §1.1") {
+    // enc: 32B, 64B, 128B sizes in bytes (compressors.md §1.1 table)
     const std::array<std::array<std::uint32_t, 4>, 9> table{{{0, 1, 1, 1},
                                                              {1, 8, 8, 8},
                                                              {2, 12, 16, 24},
@@ -158,7 +160,7 @@ TEST_CASE("bdi: paper table sizes (mask in tag) for 32/64/128B lines, spec §1.1
     for (std::size_t li = 0; li < 3; ++li) {
         const bdi c{{.line_bytes = Ls[li], .mask = mc::bdi_mask::in_tag}};
         for (auto row : table) CHECK(c.bits_of(static_cast<enc>(row[0])) == 8 * row[li + 1]);
-        // spec §2.2 B2: mask in payload adds n bits to Base-k encodings
+        // docs/mechanisms/compressors.md §2.2 B2: mask in payload adds n bits to Base-k encodings
         const bdi m{{.line_bytes = Ls[li]}};
         CHECK(m.bits_of(enc::base8_delta1) == 8 * table[2][li + 1] + Ls[li] / 8);
         CHECK(m.bits_of(enc::base2_delta1) == 8 * table[7][li + 1] + Ls[li] / 2);
@@ -174,7 +176,7 @@ TEST_CASE("bdi: paper table sizes (mask in tag) for 32/64/128B lines, spec §1.1
     CHECK_THROWS_AS(bdi{{.line_bytes = 16}}, memsub::config_error);
 }
 
-TEST_CASE("bdi: worked vectors V1-V6 (spec §4.2)") {
+TEST_CASE("bdi: worked vectors V1-V6 (compressors.md §4.2)") {
     const bdi c{};
     const bdi tag{{.mask = mc::bdi_mask::in_tag}};
     // V1
@@ -375,7 +377,8 @@ TEST_CASE("bdi: truncated, over-long and corrupted payloads fail cleanly") {
     }
 }
 
-TEST_CASE("bdi: B2 segment claims (spec §2.2): the mask moves only Base8 encodings on 64B/S=8") {
+TEST_CASE("bdi: B2 segment claims (compressors.md §2.2): the mask moves only Base8 "
+          "encodings on 64B/S=8") {
     const mc::storage_rule cpu{.line_bytes = 64, .segment_bytes = 8};
     const bdi with{{.line_bytes = 64}}, without{{.line_bytes = 64, .mask = mc::bdi_mask::in_tag}};
     for (auto e : {enc::base8_delta1, enc::base8_delta2, enc::base8_delta4, enc::base4_delta1,
@@ -398,7 +401,8 @@ TEST_CASE("bdi: B2 segment claims (spec §2.2): the mask moves only Base8 encodi
               mc::stored_size_of(wo128.bits_of(e), gpu).segments);
 }
 
-TEST_CASE("bdi: selection by stored size (spec §1.1 'after the segment rounding of §2')") {
+TEST_CASE("bdi: selection by stored size (compressors.md §1.1 'after the segment "
+          "rounding of §2')") {
     // 16 × u64 = 2^32 + s, s alternating −127 / +127: in the 4-byte view every element is an
     // immediate (Base4-Δ1 fits, 40 B on 128B lines); the 8-byte deltas reach ±254 (Base8-Δ2
     // fits, 42 B; Base8-Δ1 does not). Exact bits pick Base4-Δ1; with the G3 default of 32-byte

@@ -29,7 +29,8 @@ TEST_CASE("best_of: name, metadata, latencies, energies") {
     const trio t{};
     CHECK(t.name() == "best_of(bdi,fpc,cpack_z)");
     CHECK(t.metadata_bits() == 2 + 4); // 2 bits member id + BDI's 4-bit enc
-    // spec §3 (gem5 Multi): +1 to select the winner, +1 to decompress by default
+    // docs/mechanisms/compressors.md §3 (gem5 Multi): +1 to select the winner, +1 to decompress by
+    // default
     CHECK(t.parameters().select_compress_cycles == 1);
     CHECK(t.parameters().select_decompress_cycles == 1);
     CHECK(t.compress_latency_cycles() == 13 + 1);

@@ -1,5 +1,5 @@
-// Tests for memsub::compression::bpc (spec compressors.md §1.4, §4.2 BPC vectors) and its DBX
-// transform kernels (xsimd vs scalar reference, bit for bit).
+// Tests for memsub::compression::bpc (docs/mechanisms/compressors.md §1.4, §4.2 BPC vectors) and
+// its DBX transform kernels (xsimd vs scalar reference, bit for bit).
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -30,9 +30,9 @@ using memsub_test::bin;
 using memsub_test::bits_of;
 using memsub_test::to_line;
 
-// Independent reference encoder, written from spec §1.4 as plainly as possible. With
-// `one_bit_first` it tests the two one-bit classes before zero-DBP (the Compresso order the spec
-// rejects), for the negative test of the priority rule.
+// Independent reference encoder, written from docs/mechanisms/compressors.md §1.4 as plainly as
+// possible. With `one_bit_first` it tests the two one-bit classes before zero-DBP (the Compresso
+// order compressors.md §1.4 rejects), for the negative test of the priority rule.
 std::string reference_encode(const words_t& w, bool one_bit_first = false) {
     const std::size_t n = w.size();
     const unsigned pw = n == 32 ? 5 : (n == 16 ? 4 : 3);
@@ -172,7 +172,7 @@ void check_round_trip(const mc::bpc& c, const std::vector<std::byte>& line) {
 static_assert(mc::compressor<mc::bpc>);
 static_assert(mc::invertible_compressor<mc::bpc>);
 
-TEST_CASE("bpc: spec §4.2 worked vectors (128B lines)") {
+TEST_CASE("bpc: compressors.md §4.2 worked vectors (128B lines)") {
     const mc::bpc c(mc::bpc::params{.line_bytes = 128});
     CHECK(c.position_bits() == 5);
 
@@ -303,7 +303,7 @@ TEST_CASE("bpc: both symbol-code assignments give identical sizes, different bit
     for (std::uint32_t i = 0; i < 32; ++i) ramp[i] = i;
     CHECK(a.size_bits(to_line(ramp)) == b.size_bits(to_line(ramp)));
     CHECK(bits_of(a.compress(to_line(ramp))) != bits_of(b.compress(to_line(ramp))));
-    // The all-ones plane is 00000 under the spec codes and 00011 under the authors' comment.
+    // The all-ones plane is 00000 under the default codes and 00011 under the authors' comment.
     CHECK(bits_of(b.compress(to_line(ramp))).substr(10) == "00011");
     for (int it = 0; it < 5000; ++it) {
         const auto line = to_line(generate(rng, 32, static_cast<unsigned>(it)));
@@ -334,7 +334,8 @@ TEST_CASE("bpc: real files and generated arrays round trip (all line sizes)") {
     CHECK(lines > 0);
 }
 
-TEST_CASE("bpc: loose band of spec §4.1 — BPC >= BDI on a synthetic integer array") {
+TEST_CASE("bpc: loose band of compressors.md §4.1 — BPC >= BDI on a synthetic "
+          "integer array") {
     // "a synthetic integer-array workload should put BPC ≥ BDI" (aggregate ratios, §2 stored
     // sizes with the G3 default segments, both line sizes of the papers). BPC codes deltas of
     // 32-bit words (§1.4), so the workload is a 32-bit array (a 64-bit one alternates low and

@@ -131,7 +131,8 @@ TEST_CASE("bit_reader: never reads past the byte span even if bits says so") {
 
 TEST_CASE("stored_size_of: §2 G2-G5, G7") {
     const mc::storage_rule cpu{.line_bytes = 64, .segment_bytes = 8};
-    // FPC worked vector: 110 bits -> 14 B -> 2 segments of 8 B (spec §4.2)
+    // FPC worked vector: 110 bits -> 14 B -> 2 segments of 8 B (docs/mechanisms/compressors.md
+    // §4.2)
     auto s = mc::stored_size_of(110, cpu);
     CHECK(s.payload_bytes == 14);
     CHECK(s.segments == 2);
@@ -140,7 +141,7 @@ TEST_CASE("stored_size_of: §2 G2-G5, G7") {
     // G2 ceil, never floor (P-G1)
     CHECK(mc::bytes_for_bits(129) == 17);
     CHECK(mc::bytes_for_bits(0) == 0);
-    // spec §2.2 B2: Base8-Δ1 17 B -> 3 segments
+    // docs/mechanisms/compressors.md §2.2 B2: Base8-Δ1 17 B -> 3 segments
     CHECK(mc::stored_size_of(17 * 8, cpu).segments == 3);
     // G4: 57 B -> 8 segments = L -> raw
     s = mc::stored_size_of(57 * 8, cpu);

@@ -1,5 +1,5 @@
-// C-PACK / C-PACK+Z: spec compressors.md §1.3, §4.2 C1/C2; naive model; fast kernels vs the
-// scalar reference; round trips; corrupt/truncated payloads.
+// C-PACK / C-PACK+Z: docs/mechanisms/compressors.md §1.3, §4.2 C1/C2; naive model; fast kernels vs
+// the scalar reference; round trips; corrupt/truncated payloads.
 #include <doctest/doctest.h>
 
 #include <array>
@@ -26,8 +26,8 @@ std::vector<std::byte> words(std::initializer_list<std::uint32_t> w, std::size_t
 }
 
 // Naive model: bytes compared MSB→LSB, FIFO as an explicit slot array; returns total bits.
-// `zero_prefilled` models the public-code shortcut the spec rejects (P-B2): the dictionary starts
-// as 16 valid zero-valued entries instead of empty.
+// `zero_prefilled` models the public-code shortcut compressors.md §1.3 rejects (P-B2): the
+// dictionary starts as 16 valid zero-valued entries instead of empty.
 std::uint32_t naive_cpack(std::span<const std::byte> l, bool only_unmatched,
                           bool zero_prefilled = false) {
     std::array<std::uint32_t, 16> slot{};
@@ -73,7 +73,7 @@ std::uint32_t naive_cpack(std::span<const std::byte> l, bool only_unmatched,
 }
 } // namespace
 
-TEST_CASE("cpack: vector C1 (spec §4.2): 146 bits under both push policies") {
+TEST_CASE("cpack: vector C1 (compressors.md §4.2): 146 bits under both push policies") {
     const auto c1 = words({0, 0x000000AB, 0x12345678, 0x12345678, 0x123456FF, 0x1234ABCD,
                            0xCAFEBABE, 0, 0, 0, 0, 0, 0, 0, 0, 0});
     for (auto push : {cpack_push::all_non_zero, cpack_push::only_unmatched}) {
@@ -122,11 +122,11 @@ TEST_CASE("cpack: vector C2 pins the push policy (122 vs 140 bits)") {
     CHECK(naive_cpack(c2, true) == 140);
 }
 
-TEST_CASE(
-    "cpack: vector C2 negative case (spec §4.2): a zero-prefilled dictionary gives 130 bits") {
+TEST_CASE("cpack: vector C2 negative case (compressors.md §4.2): a zero-prefilled "
+          "dictionary gives 130 bits") {
     // An implementation that pre-fills the dictionary with zero words and pushes only xxxx
     // codes 0x0000ABCD as mmxx against a zero entry: 34 + 24 + 24 + 24 + 24 = 130 bits. The
-    // spec's empty dictionary must not: 140 (push only xxxx) and 122 (default).
+    // empty dictionary of §1.3 must not: 140 (push only xxxx) and 122 (default).
     const auto c2 = words({0x12345678, 0x1234AAAA, 0x1234AAAA, 0x0000ABCD});
     CHECK(naive_cpack(c2, true, true) == 130);
     const cpack only{{.push = cpack_push::only_unmatched}};
@@ -160,8 +160,8 @@ TEST_CASE("cpack: zero lines, C-PACK+Z, metadata and parameters") {
     CHECK(cpack{}.metadata_bits() == 0);
     CHECK(cpack{}.name() == "cpack");
     CHECK(cpack_z{}.name() == "cpack_z");
-    // spec §3: gem5's (L/4)/2 + 5 compression (13 at 64B); decompression 8 [UNVERIFIED], the
-    // spec's only figure, for every line size
+    // docs/mechanisms/compressors.md §3: gem5's (L/4)/2 + 5 compression (13 at 64B); decompression
+    // 8 [UNVERIFIED], the only published figure, for every line size
     CHECK(cpack{}.compress_latency_cycles() == 13);
     CHECK(cpack{}.decompress_latency_cycles() == 8);
     CHECK(cpack{{.line_bytes = 32}}.compress_latency_cycles() == 9);

@@ -1,5 +1,5 @@
-// FPC: spec compressors.md §1.2, §4.2 vectors; naive model; SIMD-vs-scalar differential; round
-// trips; corrupt/truncated payloads.
+// FPC: docs/mechanisms/compressors.md §1.2, §4.2 vectors; naive model; SIMD-vs-scalar differential;
+// round trips; corrupt/truncated payloads.
 #include <doctest/doctest.h>
 
 #include <array>
@@ -24,7 +24,7 @@ std::vector<std::byte> words(std::initializer_list<std::uint32_t> w, std::size_t
     return l;
 }
 
-// Naive model written from the spec text with signed arithmetic.
+// Naive model written from compressors.md §1.2 with signed arithmetic.
 bool in_range(std::int64_t v, int n) {
     return v >= -(std::int64_t{1} << (n - 1)) && v < (std::int64_t{1} << (n - 1));
 }
@@ -68,7 +68,7 @@ std::uint32_t naive_size(std::span<const std::byte> l) {
 }
 } // namespace
 
-TEST_CASE("fpc: worked vector (spec §4.2): 110 bits, 14 B, 2 segments") {
+TEST_CASE("fpc: worked vector (compressors.md §4.2): 110 bits, 14 B, 2 segments") {
     const fpc c{};
     const auto l = words({0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0xFFFFFFFF, 0x00000100, 0x12340000,
                           0x01010101, 0xDEADBEEF});
@@ -106,7 +106,8 @@ TEST_CASE("fpc: worked vector (spec §4.2): 110 bits, 14 B, 2 segments") {
     CHECK(std::memcmp(out.data(), l.data(), 64) == 0);
 }
 
-TEST_CASE("fpc: single-word classes and the first-match order (spec §1.2, §4.2)") {
+TEST_CASE("fpc: single-word classes and the first-match order (docs/mechanisms/compressors.md "
+          "§1.2, §4.2)") {
     CHECK(fpc{}.size_bits(std::vector<std::byte>(64)) == 12); // 2 tokens of 8 zeros
     CHECK(fpc{{.line_bytes = 128}}.size_bits(std::vector<std::byte>(128)) == 24);
     CHECK(fpc{{.line_bytes = 32}}.size_bits(std::vector<std::byte>(32)) == 6);
@@ -142,7 +143,8 @@ TEST_CASE("fpc: single-word classes and the first-match order (spec §1.2, §4.2
     std::vector<std::byte> l(128);
     for (int i = 17; i < 32; ++i) memsub_test::put32(l, i, 0xDEADBEEF);
     CHECK(fpc{{.line_bytes = 128}}.size_bits(l) == 3 * 6 + 15 * 35);
-    // spec §3: the FPC TR's 64B figures 3/5 = gem5's (L/4)/8 + 1 and (L/4)/4 + 1, per line size
+    // docs/mechanisms/compressors.md §3: the FPC TR's 64B figures 3/5 = gem5's (L/4)/8 + 1 and
+    // (L/4)/4 + 1, per line size
     CHECK(fpc{}.compress_latency_cycles() == 3);
     CHECK(fpc{}.decompress_latency_cycles() == 5);
     CHECK(fpc{{.line_bytes = 32}}.compress_latency_cycles() == 2);

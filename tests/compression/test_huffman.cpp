@@ -1,6 +1,6 @@
-// Tests for memsub::compression::huffman_code_book (spec compressors.md §1.5 code generation,
-// §4.2 vectors S1 and S2): goldens, Huffman optimality against an independent cost model, the
-// length limit, canonical order, prefix-freeness and the decoder.
+// Tests for memsub::compression::huffman_code_book (docs/mechanisms/compressors.md §1.5 code
+// generation, §4.2 vectors S1 and S2): goldens, Huffman optimality against an independent cost
+// model, the length limit, canonical order, prefix-freeness and the decoder.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -132,7 +132,7 @@ void check_book(const book_t& b) {
 
 } // namespace
 
-TEST_CASE("huffman: spec §4.2 S1 code book") {
+TEST_CASE("huffman: compressors.md §4.2 S1 code book") {
     const std::vector<mc::value_count> counts{
         {0x00000000u, 40}, {0xFFFFFFFFu, 20}, {0x00000001u, 10}, {0x3F800000u, 10}};
     // Residual ESC weight: 100 sampled words − 80 counted = 20.
@@ -160,7 +160,7 @@ TEST_CASE("huffman: spec §4.2 S1 code book") {
     CHECK(len == std::vector<std::uint32_t>{2, 3, 3, 2, 2});
 }
 
-TEST_CASE("huffman: spec §4.2 S2 length limit (ClampFix, MaxCodeLen = 4)") {
+TEST_CASE("huffman: compressors.md §4.2 S2 length limit (ClampFix, MaxCodeLen = 4)") {
     const std::vector<mc::value_count> counts{{0, 8}, {1, 5}, {2, 3}, {3, 2}, {4, 1}};
     const auto unlimited = book_t::huffman_lengths(counts, 1);
     CHECK(unlimited == std::vector<std::uint32_t>{1, 2, 3, 4, 5, 5});

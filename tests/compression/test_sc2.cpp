@@ -1,6 +1,6 @@
-// Tests for memsub::compression::sc2 and value_frequency_table (spec compressors.md §1.5, §2.2,
-// §4.2 S1/S2 line vectors): goldens, VFT behaviour, round trips on millions of lines and on real
-// data, code-book mismatch, truncation and corruption.
+// Tests for memsub::compression::sc2 and value_frequency_table (docs/mechanisms/compressors.md
+// §1.5, §2.2, §4.2 S1/S2 line vectors): goldens, VFT behaviour, round trips on millions of lines
+// and on real data, code-book mismatch, truncation and corruption.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -69,7 +69,7 @@ std::shared_ptr<const book_t> s1_book() {
 static_assert(mc::compressor<mc::sc2>);
 static_assert(mc::invertible_compressor<mc::sc2>);
 
-TEST_CASE("sc2: spec §4.2 S1 line (32B) = 50 bits") {
+TEST_CASE("sc2: compressors.md §4.2 S1 line (32B) = 50 bits") {
     const mc::sc2 c(mc::sc2::params{.line_bytes = 32, .code_book = s1_book()});
     const auto line = to_line({0, 0, 1, 0xFFFFFFFFu, 0x3F800000u, 0x12345678u, 0, 0});
     CHECK(c.size_bits(line) == 50);
@@ -91,7 +91,7 @@ TEST_CASE("sc2: spec §4.2 S1 line (32B) = 50 bits") {
     CHECK(std::equal(line.begin(), line.end(), out.begin()));
 }
 
-TEST_CASE("sc2: spec §4.2 S2 line = 53 bits (54 unlimited)") {
+TEST_CASE("sc2: compressors.md §4.2 S2 line = 53 bits (54 unlimited)") {
     const std::vector<mc::value_count> counts{{0, 8}, {1, 5}, {2, 3}, {3, 2}, {4, 1}};
     const auto limited =
         std::make_shared<const book_t>(counts, 20, book_t::params{.max_code_length_bits = 4});
@@ -200,7 +200,8 @@ TEST_CASE("sc2: VFT-trained book compresses skewed data; round trips on 1 320 00
                 }
                 ++lines;
             }
-            // Skewed data must compress (loose band, spec §4.1: use bands, not exact values).
+            // Skewed data must compress (loose band, docs/mechanisms/compressors.md §4.1: use
+            // bands, not exact values).
             CHECK(static_cast<double>(in_bits) / static_cast<double>(out_bits) > 1.5);
         }
     }

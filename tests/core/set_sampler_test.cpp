@@ -380,8 +380,8 @@ TEST_CASE("argmin_rule: per requester, per-event decisions, saturation, storage"
 }
 
 namespace {
-/// A rule written outside memsub (Adaptive-Hit-Count of the LATTE-CC spec: the most hits wins,
-/// ties → lower), to show the concept is all a consumer needs.
+/// A rule written outside memsub (Adaptive-Hit-Count, a LATTE-CC baseline of [Dissertation] §4.3:
+/// the most hits wins, ties → lower), to show the concept is all a consumer needs.
 class most_hits_rule {
 public:
     struct params {};
@@ -429,8 +429,9 @@ TEST_CASE("a consumer's own follower rule plugs in") {
 }
 
 TEST_CASE("LATTE-CC-style use: AMAT over per-mode counts at epoch boundaries") {
-    // Spec "Learning by set sampling" / §4.2.1: AMAT = (N_hit·max(hit_latency − tolerance, 0) +
-    // N_miss·miss_latency) / (N_hit + N_miss), hit_latency = mean effective hit latency.
+    // [Dissertation] §4.2.1 (docs/mechanisms/latte_cc.md): AMAT = (N_hit·max(hit_latency −
+    // tolerance, 0) + N_miss·miss_latency) / (N_hit + N_miss), hit_latency = mean effective hit
+    // latency.
     set_sampler<argmin_rule> s(32, {.candidates = 3, .leaders_per_candidate = 4});
     const double miss_latency = 120;
     auto amat = [&](double tolerance) {

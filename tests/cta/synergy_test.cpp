@@ -1,9 +1,9 @@
-// The cross-kernel synergy of distributed CTA scheduling and first-touch placement (seed 000
-// §5.3, Figure 12; spec C5.5 / C5.6): a kernel launched repeatedly (a convergence loop) whose
-// CTA c works on its own pages. With contiguous batches the CTA lands on the same module every
-// launch, so the pages it first touched stay local; with the centralised round robin the CTA
-// moves between modules as timing changes and the pages become remote; fine-grain interleave
-// is local for 1 / M of the accesses whatever the scheduler.
+// The cross-kernel synergy of distributed CTA scheduling and first-touch placement ([MCM-GPU]
+// §5.3, Figure 12; C5.5 (docs/mechanisms/multi_module_gpu.md) / C5.6): a kernel launched repeatedly
+// (a convergence loop) whose CTA c works on its own pages. With contiguous batches the CTA lands on
+// the same module every launch, so the pages it first touched stay local; with the centralised
+// round robin the CTA moves between modules as timing changes and the pages become remote;
+// fine-grain interleave is local for 1 / M of the accesses whatever the scheduler.
 #include <doctest/doctest.h>
 
 #include <cstdint>

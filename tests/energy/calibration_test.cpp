@@ -1,5 +1,5 @@
-// GPUJoule calibration helpers (system-policies.md §2.2): Eq 6.5 on hand values, and the
-// least-squares EPStall fit recovering known coefficients from synthetic microbenchmark runs.
+// GPUJoule calibration helpers (docs/mechanisms/energy.md, 'GPUJoule'): Eq 6.5 on hand values, and
+// the least-squares EPStall fit recovering known coefficients from synthetic microbenchmark runs.
 #include <doctest/doctest.h>
 
 #include <cmath>

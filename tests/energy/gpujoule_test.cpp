@@ -1,7 +1,7 @@
-// GPUJoule (system-policies.md §2.2) and its multi-module extension (§2.3): the K40 preset as
-// published, the derived transaction sizes and per-bit column, the required EPStall / constant
-// power, Eq 6.4 against an independent hand sum, the power plausibility checks of §2.2 [D], the
-// §2.3 per-bit energies, and constant-energy amortisation.
+// GPUJoule (docs/mechanisms/energy.md, 'GPUJoule') and its multi-module extension (§2.3): the K40
+// preset as published, the derived transaction sizes and per-bit column, the required EPStall /
+// constant power, Eq 6.4 against an independent hand sum, the power plausibility checks (G6.4,
+// docs/mechanisms/energy.md), the §2.3 per-bit energies, and constant-energy amortisation.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -223,9 +223,9 @@ TEST_CASE("§2.3 constant-energy amortisation: P_const(N) = P1·(N − a(N−1))
     CHECK(multi_module(k40, on_package(8)).constant_power_w == 4.5 * idle_w);
     CHECK(multi_module(k40, on_package(8, 0.25)).constant_power_w == 6.25 * idle_w);
 
-    // [D] saving vs no amortisation at N = 32 is a·(N−1)/N·f_const. The reported 22.3 % (a = 0.5)
-    // and 10.4 % (a = 0.25) imply constant fractions f ≈ 0.46 and 0.43: both near 45 %, so
-    // the two reported savings are consistent with each other and with the model.
+    // Derived: saving vs no amortisation at N = 32 is a·(N−1)/N·f_const. The reported 22.3 % (a =
+    // 0.5) and 10.4 % (a = 0.25) imply constant fractions f ≈ 0.46 and 0.43: both near 45 %, so the
+    // two reported savings are consistent with each other and with the model.
     const auto implied_fraction = [](double saving, double a) {
         return saving / (a * 31.0 / 32.0);
     };

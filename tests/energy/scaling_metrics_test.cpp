@@ -1,6 +1,7 @@
-// EDPSE and EDⁱPSE (system-policies.md §2.1) and the consistency checks of §2.4: the exact
-// decomposition (PE)ⁱ·E₁/E_N, 94 % at 2 GPMs from the 86.8 % incremental speedup, the 16→32
-// step behind 36 % at 32 GPMs, the +8.1-point amortisation example and the 18×/+10 % headline.
+// EDPSE and EDⁱPSE (docs/mechanisms/energy.md, 'Scaling-efficiency metrics') and the consistency
+// checks of §2.4: the exact decomposition (PE)ⁱ·E₁/E_N, 94 % at 2 GPMs from the 86.8 % incremental
+// speedup, the 16→32 step behind 36 % at 32 GPMs, the +8.1-point amortisation example and the
+// 18×/+10 % headline.
 #include <doctest/doctest.h>
 
 #include <cmath>
@@ -51,7 +52,8 @@ TEST_CASE("§2.4: 94 % at 2 GPMs from the 86.8 % incremental speedup with E₂ �
     const run_point one{.energy_j = 1.0, .seconds = 1.868, .units = 1};
     run_point two{.energy_j = 1.0, .seconds = 1.0, .units = 2};
     CHECK(parallel_efficiency(one, two) == doctest::Approx(93.4));
-    // EDPSE 94 % then needs E₁/E₂ = 94/93.4 = 1.006 (the spec's ratio).
+    // EDPSE 94 % then needs E₁/E₂ = 94/93.4 = 1.006 (derived in docs/mechanisms/energy.md,
+    // 'Validation targets').
     two.energy_j = 1.0 / 1.006;
     CHECK(edpse(one, two) == doctest::Approx(94.0).epsilon(0.001));
     CHECK(std::round(edpse(one, two)) == 94.0);

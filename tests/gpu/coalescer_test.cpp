@@ -1,6 +1,6 @@
 // gpu::coalescer on crafted lane patterns (d = 1, 2, 32, inactive lanes, a lane straddling a
 // line boundary), the accesses it hands a cache, and a property test against an independent
-// byte-set model (seed 001 §3.1; spec id-cache.md, "Inputs from the host").
+// byte-set model ([Dissertation] §3.1; docs/mechanisms/id_cache.md, 'Inputs from the host').
 #include <doctest/doctest.h>
 
 #include <algorithm>

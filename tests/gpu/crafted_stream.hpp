@@ -1,7 +1,7 @@
 // The crafted warp stream of the ID-Cache tests: rounds of a convergent PC re-reading array A
 // (64 lines = 8 KB, two lines per set of the 16 KB L1) twice with d = 1, then 32 fully
 // divergent gathers (d = 32) over fresh lines — reuse that a streaming gather thrashes out of
-// the baseline L1 (seed 001 §3.1.2: mixed reuse patterns).
+// the baseline L1 ([Dissertation] §3.1.2: mixed reuse patterns).
 #pragma once
 
 #include <array>

@@ -1,4 +1,4 @@
-// gpu::baseline_l1 (Table 3.1) and gpu::id_cache (PC+Div bypass + ALSI, seed 001 §3.2.5,
+// gpu::baseline_l1 (Table 3.1) and gpu::id_cache (PC+Div bypass + ALSI, [Dissertation] §3.2.5,
 // Algorithm 5) on a crafted warp stream through the coalescer: a convergent PC whose lines are
 // reused, interleaved with a fully divergent streaming gather that thrashes the baseline.
 #include <doctest/doctest.h>

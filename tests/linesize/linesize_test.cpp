@@ -1,6 +1,6 @@
 // The line-size family: the concept (archetype and broken types, LS1–LS4), ALSI's sizes
-// (seed 001 §3.2.4, Algorithm 4, spec reading), static sizes, and `adaptive_line_cache` on the
-// variable-block engine: the block a miss inserts, partial hits and misses that never re-fetch
+// ([Dissertation] §3.2.4, Algorithm 4, spec reading), static sizes, and `adaptive_line_cache` on
+// the variable-block engine: the block a miss inserts, partial hits and misses that never re-fetch
 // resident bytes, eviction until a tag and the segments exist, equivalence of static 128 B with
 // a conventional cache, and a property test of the fetched bytes.
 #include <doctest/doctest.h>

@@ -122,7 +122,7 @@ TEST_CASE("XOR bank and channel hashing are bijections that spread a bank's rows
     CHECK(banks.size() == 16);
 }
 
-TEST_CASE("Kim et al. multi-GPU layout RW:CLH:BK:CT:VL:LC:CLL:BY (seed 002, spec 3.4)") {
+TEST_CASE("Kim et al. multi-GPU layout RW:CLH:BK:CT:VL:LC:CLL:BY ([MemNet] §3.4)") {
     const auto m = bit_field_mapping::kim_multi_gpu(presets::hmc_vault, 4, 4, 128);
     // BY 5 (32 B bursts) + CLL 2 = 7 bits = one 128 B line; LC 2, VL 4, CT 2, BK 4, CLH 1.
     CHECK(m.bits(field_kind::channel) == 8);
@@ -137,7 +137,8 @@ TEST_CASE("Kim et al. multi-GPU layout RW:CLH:BK:CT:VL:LC:CLL:BY (seed 002, spec
         CHECK(d.channel == 0);
         CHECK(d.column == b);
     }
-    // Bits below CT total 13 >= 12: a 4 KB page never spans two clusters (spec 3.4).
+    // Bits below CT total 13 >= 12: a 4 KB page never spans two clusters (decision G2.1,
+    // docs/mechanisms/multi_module_gpu.md).
     for (std::uint64_t page = 0; page < 64; ++page) {
         const std::uint32_t cluster = m.map(byte_address{page * 4096}).channel >> 6;
         for (std::uint64_t off = 0; off < 4096; off += 128)
@@ -241,7 +242,7 @@ TEST_CASE("timing presets validate and carry the seed values") {
     CHECK(d3.banks_per_channel() == 8);
     CHECK(d3.row_bytes == 8192);
     CHECK(d3.to_cycles(13.75) == 11);
-    // Seed 002 HMC vault, in tCK = 1.25 ns.
+    // [MemNet] HMC vault, in tCK = 1.25 ns.
     const auto& h = presets::hmc_vault;
     CHECK(h.tRP == 11);
     CHECK(h.tCCD_S == 4);
@@ -250,7 +251,7 @@ TEST_CASE("timing presets validate and carry the seed values") {
     CHECK(h.tWR == 12);
     CHECK(h.tRAS == 22);
     CHECK(h.banks_per_channel() == 16);
-    // HBM2: 8 ch × 128 bit at 2 Gb/s per pin = 256 GB/s per stack (spec 4.6).
+    // HBM2: 8 ch × 128 bit at 2 Gb/s per pin = 256 GB/s per stack ([DRAMSim3] HBM2_4Gb_x128).
     const auto& hb = presets::hbm2_4gb_x128;
     CHECK(hb.channels * hb.peak_gb_per_s() == doctest::Approx(256.0));
     CHECK(hb.burst_bytes() == 64);

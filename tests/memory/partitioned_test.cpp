@@ -1,4 +1,4 @@
-// HTA's partitioned memory controller (seed 004): head-only FR-FCFS with round-robin across
+// HTA's partitioned memory controller [HTA]: head-only FR-FCFS with round-robin across
 // requesters, bank broadcast, per-requester back-pressure, iso-storage depths, link latency, and
 // the p95 queueing-latency comparison against a shared-queue FR-FCFS.
 #include <doctest/doctest.h>
@@ -176,11 +176,11 @@ TEST_CASE("round-robin keeps a flooding requester from monopolising a bank") {
                                                         << w_cap << ", uncapped " << w_none);
     CHECK(w_rr <= 2 * hit_service + conflict);
     CHECK(w_cap <= 5 * hit_service + conflict);
-    CHECK(w_none > 5 * hit_service + conflict); // the spec's algorithm alone starves it
+    CHECK(w_none > 5 * hit_service + conflict); // FR-FCFS then round robin alone starves it
 }
 
 TEST_CASE("PMC lowers p95 queueing latency vs shared-queue FR-FCFS on a many-requester "
-          "irregular stream (seed 004 reports -10% to -60%)") {
+          "irregular stream ([HTA] reports -10% to -60%)") {
     // 16 core clusters (HTA Table 1) on one HBM2 stack (8 channels); each has 16 MSHRs and
     // issues random 64 B reads/writes (bfs/pr-like irregular access) as fast as its registers
     // allow. Baseline: per channel one 32-entry read and one 32-entry write queue shared by all;

@@ -65,9 +65,9 @@ TEST_CASE("an isolated read costs CL+burst (hit), RCD+CL+burst (empty), RP+RCD+C
 }
 
 TEST_CASE("ReMAP's cost scale through the model: row hit ≈ 14 ns, row miss ≈ 41 ns (Table 2.3)") {
-    // spec remap.md: with Table 2.3's timings a row hit costs ≈ 14 and a row miss ≈ 41 cycles
-    // at 1 GHz (CL vs tRP + tRCD + CL); the burst comes on top. Measured through the
-    // controller on the DDR3 preset, converted with its tCK.
+    // docs/mechanisms/remap.md, 'Reference system': with Table 2.3's timings a row hit costs ≈ 14
+    // and a row miss ≈ 41 cycles at 1 GHz (CL vs tRP + tRCD + CL); the burst comes on top. Measured
+    // through the controller on the DDR3 preset, converted with its tCK.
     const dram_timing t = no_refresh(presets::ddr3_1600_remap);
     const auto m = bit_field_mapping::from_order("rorabachco", t);
     fr_fcfs_controller<> c(m, {.timing = t});

@@ -1,9 +1,9 @@
 // Page placement: the concept (an archetype models it, one type per broken requirement fails
 // exactly that requirement), the four policies on crafted access orders — the MCM-GPU paper's
-// Figure 11 first-touch example (seed 000 §5.3; the figure itself is not in the seed's text,
+// Figure 11 first-touch example ([MCM-GPU] §5.3; the figure's drawing is not reproduced here,
 // so the access order is rebuilt from its prose) — first-touch persistence and capacity
-// fallback (spec G5.6), channel interleave inside a partition, inverses (property), and
-// configuration errors.
+// fallback (G5.6, docs/mechanisms/multi_module_gpu.md), channel interleave inside a partition,
+// inverses (property), and configuration errors.
 #include <doctest/doctest.h>
 
 #include <cstdint>
@@ -216,7 +216,7 @@ TEST_CASE("every placement keeps PP3: one partition per unit, contiguous local a
 // ------------------------------------------------------------------ first touch
 
 TEST_CASE("first touch: the MCM-GPU Figure 11 example (reconstructed from the prose)") {
-    // Seed 000 §5.3: "page P0 is first accessed by CTA-X which is executing on GPM0 … P0 being
+    // [MCM-GPU] §5.3: "page P0 is first accessed by CTA-X which is executing on GPM0 … P0 being
     // allocated in MP0. Subsequently, pages P1 and P2 are first accessed by CTA-Y executing on
     // GPM1, which maps those pages to MP1. Following this, page P3 is first accessed by CTA-X,
     // which maps the page to MP0." Later references, in any order and from either GPM, keep

@@ -16,7 +16,7 @@ using namespace memsub::replacement;
 using cache::set_associative_cache;
 using repl_test::line_access;
 
-TEST_CASE("complement-select leaders: N = 1024, K = 32 (spec: 0, 33, 66, … and 31, 62, 93, …)") {
+TEST_CASE("complement-select leaders: N = 1024, K = 32 (DIP: 0, 33, 66, … and 31, 62, 93, …)") {
     const drrip d(geometry{.sets = 1024, .ways = 16, .line_bytes = 64});
     std::vector<std::uint32_t> side0, side1;
     for (std::uint32_t s = 0; s < 1024; ++s) {

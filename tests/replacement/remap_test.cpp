@@ -1,6 +1,6 @@
-// ReMAP (seed 001 §2.2, spec remap.md): least-cost victims against a brute-force model, PERD
-// classes against an exact model of the victim buffer, MAC classes of Table 2.2 on crafted
-// bank/row/pending sequences, the cost-moved selector, the 18.75 KB budget, variants.
+// ReMAP ([Dissertation] §2.2, docs/mechanisms/remap.md): least-cost victims against a brute-force
+// model, PERD classes against an exact model of the victim buffer, MAC classes of Table 2.2 on
+// crafted bank/row/pending sequences, the cost-moved selector, the 18.75 KB budget, variants.
 #include <doctest/doctest.h>
 
 #include <algorithm>

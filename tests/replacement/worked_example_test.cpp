@@ -1,5 +1,6 @@
-// The RRIP paper's worked example (spec "Worked example", RRIP ISCA 2010 §4.1–4.2, Fig. 3) and
-// the spec's constructed examples (thrashing cycle, scan length), step by step.
+// The RRIP paper's worked example ([RRIP] §4.1–4.2, Fig. 3; the step-by-step states are computed
+// from the published rules, the paper gives them only as a figure) and constructed examples
+// (thrashing cycle, scan length), step by step.
 #include <doctest/doctest.h>
 
 #include <array>
@@ -109,7 +110,7 @@ void check_hits(const std::vector<outcome>& got) {
 
 } // namespace
 
-TEST_CASE("RRIP worked example: SRRIP-HP step-by-step states (spec table)") {
+TEST_CASE("RRIP worked example: SRRIP-HP step-by-step states (computed from the rules)") {
     std::vector<std::string> states;
     const auto out = run_example<srrip>({}, example, &states);
     const std::array<const char*, 10> expected = {

@@ -1,8 +1,8 @@
-// Topology helpers (system-policies.md §1 C5.8, §2.3, §3.5): the concept and its archetype, every
-// topology's routes against a breadth-first-search reference over its own links, the ring's
-// 32 cycles/hop and uniform-traffic averages, the switch's constant hops, the memory networks'
-// hop counts and channel counts (sFBFLY −50 % at 4 GPUs and −43 % at 8), and per-link byte
-// accounting against an independent ring model.
+// Topology helpers (docs/mechanisms/multi_module_gpu.md C5.8, §2.3, §3.5): the concept and its
+// archetype, every topology's routes against a breadth-first-search reference over its own links,
+// the ring's 32 cycles/hop and uniform-traffic averages, the switch's constant hops, the memory
+// networks' hop counts and channel counts (sFBFLY −50 % at 4 GPUs and −43 % at 8), and per-link
+// byte accounting against an independent ring model.
 #include <doctest/doctest.h>
 
 #include <algorithm>
@@ -126,7 +126,7 @@ TEST_CASE("ring: shortest-path hops equal BFS on rings of 1 to 16 modules") {
         for (std::uint32_t i = 0; i < n; ++i)
             for (std::uint32_t j = 0; j < n; ++j) {
                 const std::uint32_t d = i > j ? i - j : j - i;
-                CHECK(r.hops(i, j) == std::min(d, n - d)); // C5.8 [R]
+                CHECK(r.hops(i, j) == std::min(d, n - d)); // C5.8, decision G5.13
             }
     }
 }
@@ -139,7 +139,7 @@ TEST_CASE("ring: 32 cycles per hop and the uniform-traffic averages of C5.8") {
     CHECK(r.goes_clockwise(0, 4));
     CHECK(r.latency_cycles(1, 7) == 64); // counter-clockwise
     CHECK(ring{{.nodes = 4, .cycles_per_hop = 10}}.latency_cycles(3, 1) == 20);
-    // [D] 1.33 (N=4), 2.29 (8), 4.27 (16), 8.26 (32)
+    // derived: 1.33 (N=4), 2.29 (8), 4.27 (16), 8.26 (32)
     CHECK(ring{{.nodes = 4}}.average_hops() == doctest::Approx(4.0 / 3));
     CHECK(ring{{.nodes = 8}}.average_hops() == doctest::Approx(16.0 / 7));
     CHECK(ring{{.nodes = 16}}.average_hops() == doctest::Approx(64.0 / 15));
@@ -183,7 +183,7 @@ TEST_CASE("flattened butterfly: hops = differing coordinates, channel counts, BF
         CHECK(f.channels() == expected);
     }
     const flattened_butterfly grid{{.extents = {2, 4}}};
-    CHECK(grid.degree() == 4); // §3.5 [D]: the 8-GPU slice has degree 4
+    CHECK(grid.degree() == 4); // derived from [MemNet] §3.5: the 8-GPU slice has degree 4
     CHECK(grid.channels() == 16);
     CHECK(flattened_butterfly{{.extents = {4}}}.channels() == 6);
     CHECK(flattened_butterfly{{.extents = {4, 4}}}.degree() == 6);
@@ -191,7 +191,7 @@ TEST_CASE("flattened butterfly: hops = differing coordinates, channel counts, BF
     CHECK_THROWS_AS((void)(flattened_butterfly{{.extents = {4, 0}}}), config_error);
 }
 
-TEST_CASE("sFBFLY saves 50 % of the channels at 4 GPUs and 43 % at 8 (seed 002, Fig. 12)") {
+TEST_CASE("sFBFLY saves 50 % of the channels at 4 GPUs and 43 % at 8 ([MemNet], Fig. 12)") {
     const sliced_flattened_butterfly s4{{.gpus = 4}};
     const distributor_flattened_butterfly d4{{.gpus = 4}};
     CHECK(s4.inter_hmc_channels() == 24);

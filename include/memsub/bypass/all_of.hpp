@@ -1,6 +1,6 @@
 // memsub — `bypass::all_of<Bs...>`: bypass only when every member says bypass (an AND of the
 // members' bypass votes; equivalently, insert when any member would insert). Itself a bypass
-// predictor (design.md, principle 5). Storage: the members' bits.
+// predictor (docs/design.md, principle 5). Storage: the members' bits.
 #pragma once
 
 #include <memsub/bypass/concept.hpp>

@@ -1,6 +1,6 @@
 // memsub — `bypass::any_of<Bs...>`: bypass when at least one member says bypass (an OR of the
 // members' bypass votes; equivalently, insert only when every member would insert), e.g. a
-// remote-only L1.5 filter OR a reuse predictor. Itself a bypass predictor (design.md,
+// remote-only L1.5 filter OR a reuse predictor. Itself a bypass predictor (docs/design.md,
 // principle 5). Storage: the members' bits.
 #pragma once
 

@@ -1,10 +1,11 @@
 // memsub — the `bypass_predictor` concept and its call protocol.
 //
 // A bypass predictor decides, on every miss that would allocate, whether the incoming block is
-// inserted at all (design.md, "bypass_predictor"). It is the cache's allocation filter: ID-Cache's
-// PC and PC+divergence predictors, a remote-only L1.5 that admits only lines homed on another
-// module, an offline-trained table. It never sees tags or data and never chooses victims; the
-// replacement policy does that for what it admits. A cache type takes one as a policy
+// inserted at all (docs/design.md, 'Families and what each concept promises'). It is the cache's
+// allocation filter: ID-Cache's PC and PC+divergence predictors, a remote-only L1.5 that admits
+// only lines homed on another module, an offline-trained table. It never sees tags or data and
+// never chooses victims; the replacement policy does that for what it admits. A cache type takes
+// one as a policy
 // (`basic_cache<…, Bypass>`), stored `[[no_unique_address]]`: `bypass::never`, the default,
 // costs nothing.
 //

@@ -1,8 +1,8 @@
-// memsub — `bypass::memory_side<HomeOf>`: the memory-side L2 of an MCM-GPU module (T5 C5.2,
-// system-policies.md §1): a slice allocates only lines homed in its own module's memory. Requests
-// from every module for home g go to slice g, which serves them all; a miss on a line homed
-// elsewhere (a host that sends one here anyway) reads through without allocating.
-// `HomeOf` is the host's home function (`home_of(address) -> module`,
+// memsub — `bypass::memory_side<HomeOf>`: the memory-side L2 of an MCM-GPU module ([Dissertation]
+// ch. 5; C5.2 in docs/mechanisms/multi_module_gpu.md): a slice allocates only lines homed in its
+// own module's memory. Requests from every module for home g go to slice g, which serves them all;
+// a miss on a line homed elsewhere (a host that sends one here anyway) reads through without
+// allocating. `HomeOf` is the host's home function (`home_of(address) -> module`,
 // bypass/detail/home_filter.hpp); `params::module` names the slice's module. Storage: 0 bits.
 #pragma once
 

@@ -1,6 +1,7 @@
 // memsub — `bypass::module_side<HomeOf>`: a module-side cache allocates every line, wherever it
-// is homed — the L2 of the multi-module energy study from 2 GPMs up (T6 §6.4.1,
-// system-policies.md §2.3 "the L2 becomes a module-side cache, not memory-side"). It never
+// is homed — the L2 of the multi-module energy study from 2 GPMs up ([Dissertation]
+// §6.4.1: from 2 modules up the L2 is module-side, not memory-side; G2.8 in
+// docs/mechanisms/multi_module_gpu.md). It never
 // bypasses; it counts allocating misses by home (`local_misses`, `remote_misses`) so a host can
 // report local vs remote traffic with the same home function its other filters use.
 // Storage: 0 bits.

@@ -1,10 +1,10 @@
-// memsub — the offline trainer of ID-Cache's bypass tables (seed 001 §3.2.2; spec id-cache.md,
-// "Offline-trained variant"): from the reuse distances a profiling pass measured over a trace
-// (gpu::reuse_distance_profile: per PC and per (PC, divergence bin), distance = distinct lines
-// referenced in the same L1 set between two references to a line), a `trained_table` that
-// pc_only / pc_divergence are constructed from.
+// memsub — the offline trainer of ID-Cache's bypass tables ([Dissertation] §3.2.2;
+// docs/mechanisms/id_cache.md, 'Offline-trained variant'): from the reuse distances a profiling
+// pass measured over a trace (gpu::reuse_distance_profile: per PC and per (PC, divergence bin),
+// distance = distinct lines referenced in the same L1 set between two references to a line), a
+// `trained_table` that pc_only / pc_divergence are constructed from.
 //
-// Rules (spec; thresholds are params, the defaults are the dissertation's for a 4-way L1):
+// Rules (thresholds are params, the defaults are the dissertation's for a 4-way L1):
 //  * a PC is bypassed when the median reuse distance of its references is above
 //    `pc_distance_above` (8: beyond twice the associativity, "to compensate the effect of
 //    bypassing on the reuse distance distribution obtained offline");
@@ -13,7 +13,7 @@
 //    bypassed (the text's "degree greater than d", at the granularity of the predictor's bins).
 // A reference never reused within the profile's `max_distance`, or a first reference, counts as
 // beyond it, so a streaming PC is bypassed.
-// [resolution] Table entries several PCs share (the table keeps 7 PC bits) take the decision of
+// Decision: table entries several PCs share (the table keeps 7 PC bits) take the decision of
 // the majority of their references; an entry no profiled reference maps to inserts. PCs beyond
 // the profile's `max_pcs` share its "other PCs" row and are not trained: size the profile's
 // max_pcs to the kernel's memory instructions.

@@ -1,7 +1,7 @@
 // memsub — `bypass::pc_divergence`: ID-Cache's online PC+Div bypass predictor (ID-Cache Bypass).
 //
-// Citation: seed 001 (Arunkumar, dissertation), §3.2.2 "Dynamic Bypassing" and Algorithm 3,
-// §3.2.5 (Algorithm 5 uses it); spec id-cache.md, "Bypass predictors".
+// Citation: [Dissertation], §3.2.2 "Dynamic Bypassing" and Algorithm 3,
+// §3.2.5 (Algorithm 5 uses it); docs/mechanisms/id_cache.md, 'Bypass predictors'.
 // Rules: "for each PC, I use four bins to learn the reuse behavior of instructions with
 // different divergence degrees … a 512-entry reuse distance prediction table of saturating
 // counters"; index = hash(PC, deg_divergence) (Algorithm 3); training as `pc_only`

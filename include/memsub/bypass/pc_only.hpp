@@ -1,7 +1,7 @@
 // memsub — `bypass::pc_only`: ID-Cache's online PC-only bypass predictor.
 //
-// Citation: seed 001 (Arunkumar, dissertation), §3.2.2 "Dynamic Bypassing" and Algorithm 3;
-// spec id-cache.md, "Bypass predictors".
+// Citation: [Dissertation], §3.2.2 "Dynamic Bypassing" and Algorithm 3;
+// docs/mechanisms/id_cache.md, 'Bypass predictors'.
 // Rules: "a 128-entry reuse distance prediction table of saturating counters … indexed by the
 // lower 7 bits of an instruction PC"; a miss bypasses iff its PC's counter is 0, a hit counts
 // up, the eviction of a never-reused line counts down (bypass/detail/reuse_table.hpp has the

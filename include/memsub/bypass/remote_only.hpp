@@ -1,5 +1,6 @@
-// memsub — `bypass::remote_only<HomeOf>`: the GPM-side L1.5's allocation filter (T5 C5.3,
-// system-policies.md §1): cache only remote data, lines whose home module differs from this one.
+// memsub — `bypass::remote_only<HomeOf>`: the GPM-side L1.5's allocation filter ([MCM-GPU] §5.1;
+// C5.3 in docs/mechanisms/multi_module_gpu.md): cache only remote data, lines whose home module
+// differs from this one.
 //
 // C5.3 also says local accesses skip the L1.5 entirely (not looked up). Lookup routing is the
 // host's: it asks `is_local(address)` (or `!admits(address)`) and sends local misses straight to

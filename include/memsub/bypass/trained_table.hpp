@@ -1,6 +1,7 @@
 // memsub — `bypass::trained_table`: the counters of an ID-Cache table predictor (pc_only,
-// pc_divergence) as an offline training pass left them (bypass/offline_trainer.hpp; seed 001
-// §3.2.2, spec id-cache.md "Offline-trained variant"), a value the predictor is constructed from.
+// pc_divergence) as an offline training pass left them (bypass/offline_trainer.hpp; [Dissertation]
+// §3.2.2, docs/mechanisms/id_cache.md, 'Offline-trained variant'), a value the predictor is
+// constructed from.
 #pragma once
 
 #include <cstdint>

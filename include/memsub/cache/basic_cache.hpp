@@ -1,8 +1,8 @@
 // memsub — the set engine: one engine for conventional, variable-line and compressed caches.
 //
-// A set has tag entries and a data budget in segments (design.md, "The set engine"). A resident
-// block is (tag, address span, stored size in segments) plus the replacement policy's per-entry
-// state, which the policy keeps itself. Insertion needs a free tag entry and enough free
+// A set has tag entries and a data budget in segments (docs/design.md, 'The set engine'). A
+// resident block is (tag, address span, stored size in segments) plus the replacement policy's
+// per-entry state, which the policy keeps itself. Insertion needs a free tag entry and enough free
 // segments; the policy chooses victims among the valid entries until both exist, and every
 // departing block is reported to the caller and to the policy.
 //
@@ -22,11 +22,11 @@
 // touched sectors, which need not be one run; conventional caches ignore the mask: a line is their
 // only segment, so the Fermi L1 hits iff the line is resident and fetches it whole). It hits when
 // every requested segment is resident. Otherwise it is a miss, "partial" when some requested
-// segments are resident (id-cache spec, ALSI [resolution]): the resident blocks it touches served
-// part of it and count as used, and only the missing segments are fetched, in aligned blocks of the
-// span the host asks for — one block per span-sized piece that holds a missing requested segment. A
-// smaller resident block inside a new block is superseded: its data merges into the new block (its
-// dirtiness moves there, nothing is written back).
+// segments are resident (Decision, docs/mechanisms/id_cache.md, 'ALSI'): the resident blocks it
+// touches served part of it and count as used, and only the missing segments are fetched, in
+// aligned blocks of the span the host asks for — one block per span-sized piece that holds a
+// missing requested segment. A smaller resident block inside a new block is superseded: its data
+// merges into the new block (its dirtiness moves there, nothing is written back).
 //
 // Allocation (bypass/concept.hpp, Q1): on a miss the host's `no_allocate`, the write policy's
 // no-allocate rule, the cache's bypass predictor (the `Bypass` policy, `bypass::never` by

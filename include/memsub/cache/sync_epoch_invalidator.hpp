@@ -1,5 +1,5 @@
 // memsub — `cache::sync_epoch_invalidator`: flush a cache level once per synchronisation event
-// (system-policies.md §1 C5.3).
+// (C5.3 in docs/mechanisms/multi_module_gpu.md).
 //
 // Under software coherence, a synchronisation event that flushes the L1s (a kernel boundary, a
 // barrier) flushes the GPM-side L1.5 too. Several SMs of the module may each send the

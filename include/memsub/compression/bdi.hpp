@@ -3,25 +3,25 @@
 // Citation: G. Pekhimenko et al., "Base-Delta-Immediate Compression: Practical Data Compression
 // for On-Chip Caches", PACT 2012, §3–§4 (encodings, implicit zero base, Table 2 sizes); the
 // 10-encoding set of the LATTE-CC dissertation (Arunkumar, Ch. 4.3.3). Normative rules: memsub
-// spec compressors.md §1.1 (encodings, selection, tie-break), §2.2 B1/B2 (sizes), §3 (latency,
-// energy), §4.2 V1–V6 (golden vectors, tests/compression/test_bdi.cpp).
+// docs/mechanisms/compressors.md §1.1 (encodings, selection, tie-break), §2.2 B1/B2 (sizes), §3
+// (latency, energy), §4.2 V1–V6 (golden vectors, tests/compression/test_bdi.cpp).
 //
-// Deviations / resolutions (spec over papers, each with its switch):
-// - Delta fit uses the full two's-complement range (−128 fits a 1-byte delta; spec P-G5; gem5
-//   accepts only ±127).
+// Deviations and decisions (docs/mechanisms/compressors.md; each with its switch):
+// - Delta fit uses the full two's-complement range (−128 fits a 1-byte delta; P-G5 of
+//   docs/mechanisms/compressors.md; gem5 accepts only ±127).
 // - The BΔI mask is counted in the payload by default (`bdi_mask::in_payload`, gem5 and the BPC
 //   authors' code); `bdi_mask::in_tag` reproduces the paper's table sizes and carries the mask in
 //   `compressed_line::tag_data`. [UNVERIFIED where the paper keeps it.]
 // - Zeros costs 1 byte (paper) unless `zero_in_tag` (then 0 bits, ZCA/gem5 style).
 // - `bdi_encoding_set::latte_cc` adds Repeated 4B (enc 1000) and Repeated 2B (enc 1001); the
-//   numeric codes are the spec's suggestion [UNVERIFIED — the dissertation gives none] and are
+//   numeric codes are memsub's choice [UNVERIFIED — the dissertation gives none] and are
 //   configurable (`params::repeated4_code`, `repeated2_code`).
 // - `bdi_variant::base_plus_delta` is the paper's single-base B+Δ (no immediates, no mask).
 // - Decompression latency defaults to the project's 2 cycles (the paper's 1-adder decode is 1).
-// Selection (spec §1.1): the smallest exact size wins (`bdi_selection::exact_bits`, default), or
-// the smallest stored size after the §2 segment rounding (`bdi_selection::stored_size`, segments
-// of `selection_segment_bytes`, G3 default per line size; an encoding that saves no segment
-// counts as uncompressed, G4); ties go to the lower `enc` code.
+// Selection (docs/mechanisms/compressors.md §1.1): the smallest exact size wins
+// (`bdi_selection::exact_bits`, default), or the smallest stored size after the §2 segment rounding
+// (`bdi_selection::stored_size`, segments of `selection_segment_bytes`, G3 default per line size;
+// an encoding that saves no segment counts as uncompressed, G4); ties go to the lower `enc` code.
 // Payload layout (reference layout, each field MSB-first): Base-Δ: B (8k bits), the n mask bits
 // (element 0 first; not under `in_tag` or B+Δ), then n deltas of 8d bits (element 0 first; the
 // base element's delta is 0). Repeated kB: the k-byte value. Zeros: 8 zero bits (or nothing).
@@ -49,23 +49,23 @@
 
 namespace memsub::compression {
 
-/// Which BDI encoding list is used (spec §1.1).
+/// Which BDI encoding list is used (docs/mechanisms/compressors.md §1.1).
 enum class bdi_encoding_set : std::uint8_t {
     pact12,   ///< the paper's 8 compressed encodings + uncompressed
     latte_cc, ///< adds Repeated 4B and Repeated 2B (LATTE-CC dissertation, 10 + 1)
 };
-/// Where the BΔI base-selection mask lives (spec §2.2 B2).
+/// Where the BΔI base-selection mask lives (docs/mechanisms/compressors.md §2.2 B2).
 enum class bdi_mask : std::uint8_t { in_payload, in_tag };
 /// BΔI (two bases, one implicit zero) or the single-base B+Δ of the paper.
 enum class bdi_variant : std::uint8_t { base_delta_immediate, base_plus_delta };
-/// What `choose` minimises (spec §1.1 Selection).
+/// What `choose` minimises (docs/mechanisms/compressors.md §1.1 Selection).
 enum class bdi_selection : std::uint8_t {
     exact_bits,  ///< the exact payload bits (default: the caller did not ask for stored size)
     stored_size, ///< the stored size after the segment rounding of §2 (G2–G4)
 };
 
-/// The encodings of spec §1.1. The enumerator values are the table's 4-bit `enc` codes; the
-/// two LATTE-CC codes are [UNVERIFIED] and configurable (`bdi::params::repeated4_code`,
+/// The encodings of compressors.md §1.1. The enumerator values are the table's 4-bit `enc` codes;
+/// the two LATTE-CC codes are [UNVERIFIED] and configurable (`bdi::params::repeated4_code`,
 /// `repeated2_code`): the code written to `compressed_line::encoding` is `bdi::code_of(e)`.
 enum class bdi_encoding : std::uint8_t {
     zeros = 0,
@@ -90,14 +90,15 @@ public:
         bdi_variant variant = bdi_variant::base_delta_immediate;
         /// Zeros encoding costs 0 payload bits (flag in tag) instead of 1 byte.
         bool zero_in_tag = false;
-        /// Spec §1.1: choose by exact bits (default) or by stored size after §2 rounding.
+        /// docs/mechanisms/compressors.md §1.1: choose by exact bits (default) or by stored size
+        /// after §2 rounding.
         bdi_selection selection = bdi_selection::exact_bits;
         /// Segment S of `bdi_selection::stored_size` (0 = the §2 G3 default for the line size,
         /// `compression::default_segment_bytes`); a power of two <= line_bytes.
         std::uint32_t selection_segment_bytes = 0;
         /// 4-bit `enc` codes of the two LATTE-CC encodings [UNVERIFIED: the dissertation gives
-        /// no numeric codes; spec §1.1 suggests 1000 and 1001]. Distinct, in 8…14 (the codes
-        /// the paper's set leaves free).
+        /// no numeric codes; docs/mechanisms/compressors.md §1.1 suggests 1000 and 1001]. Distinct,
+        /// in 8…14 (the codes the paper's set leaves free).
         std::uint8_t repeated4_code = 0b1000;
         std::uint8_t repeated2_code = 0b1001;
         std::uint32_t compress_latency_cycles = 2;   ///< dissertation §4.3.3 (HyComp)
@@ -153,7 +154,7 @@ public:
             bits_[static_cast<std::size_t>(e)] = b;
             valid_[static_cast<std::size_t>(e)] = true;
         };
-        set(bdi_encoding::zeros, p.zero_in_tag ? 0 : 8); // spec §2.2 B1
+        set(bdi_encoding::zeros, p.zero_in_tag ? 0 : 8); // compressors.md §2.2 B1
         set(bdi_encoding::repeated8, 64);
         if (p.encoding_set == bdi_encoding_set::latte_cc) {
             set(bdi_encoding::repeated4, 32);
@@ -165,13 +166,14 @@ public:
         for (std::uint8_t e = 2; e <= 7; ++e) {
             const auto [k, d] = shape(static_cast<bdi_encoding>(e));
             const std::uint32_t n = L / k;
-            // spec §2.2 B2
+            // docs/mechanisms/compressors.md §2.2 B2
             set(static_cast<bdi_encoding>(e), 8 * k + n * 8 * d + (carries_mask() ? n : 0));
             order_[e - 2] = static_cast<bdi_encoding>(e);
         }
         for (std::size_t e = 0; e < 16; ++e)
             if (valid_[e]) from_code_[code_[e]] = static_cast<std::uint8_t>(e);
-        // Selection keys (spec §1.1): (size, enc code); sizes after §2 rounding if asked for.
+        // Selection keys (docs/mechanisms/compressors.md §1.1): (size, enc code); sizes after §2
+        // rounding if asked for.
         const storage_rule rule{.line_bytes = L, .segment_bytes = p.selection_segment_bytes};
         for (std::size_t e = 0; e < 16; ++e) {
             if (!valid_[e]) {
@@ -192,7 +194,8 @@ public:
         std::sort(k_order_.begin(), k_order_.end(), [&](std::uint32_t a, std::uint32_t b) {
             return key_[smallest_[a]] < key_[smallest_[b]];
         });
-        // The scalar reference tries base-delta encoders in key order (spec §1.1).
+        // The scalar reference tries base-delta encoders in key order
+        // (docs/mechanisms/compressors.md §1.1).
         std::sort(order_.begin(), order_.end(), [&](bdi_encoding a, bdi_encoding b) {
             return key_[static_cast<std::size_t>(a)] < key_[static_cast<std::size_t>(b)];
         });
@@ -424,10 +427,10 @@ private:
         }
     }
 
-    /// The SIMD path (spec §1.1 selection, exact): zero/repeat detection; a first-register test
-    /// per base size that turns most incompressible base sizes away (one combined branch when
-    /// all three are); then per remaining base size the smallest fitting delta (largest d
-    /// first, monotone), skipping base sizes that cannot beat the best key so far.
+    /// The SIMD path (docs/mechanisms/compressors.md §1.1 selection, exact): zero/repeat detection;
+    /// a first-register test per base size that turns most incompressible base sizes away (one
+    /// combined branch when all three are); then per remaining base size the smallest fitting delta
+    /// (largest d first, monotone), skipping base sizes that cannot beat the best key so far.
     template <std::uint32_t L, class Arch>
     [[nodiscard]] MEMSUB_ALWAYS_INLINE choice choose_fast(const std::byte* p) const noexcept {
         using A = detail::arch_for_bytes_t<Arch, L>;
@@ -487,7 +490,7 @@ private:
     }
 
     /// A line whose 8-byte elements are all equal (v): the smallest key among Zeros and the
-    /// Repeated encodings that apply (spec §1.1; ties → lower enc code).
+    /// Repeated encodings that apply (docs/mechanisms/compressors.md §1.1; ties → lower enc code).
     [[nodiscard]] MEMSUB_ALWAYS_INLINE choice repeated_choice(std::uint64_t v) const noexcept {
         auto key = [&](bdi_encoding e) { return key_[static_cast<std::size_t>(e)]; };
         bdi_encoding best = bdi_encoding::repeated8;

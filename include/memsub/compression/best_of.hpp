@@ -1,5 +1,5 @@
 // memsub — `best_of<Selector, Compressors...>`: per-line choice among compressors, itself a
-// compressor (design.md principle 5: combinators preserve concepts).
+// compressor (docs/design.md, principle 5: combinators preserve concepts).
 //
 // Citation: the "multi" compressor of gem5 (src/mem/cache/compressors/multi.*) and the
 // per-line best-algorithm choice of HyComp / LATTE-CC (dissertation Ch. 4.3.3, which picks among
@@ -11,8 +11,8 @@
 //   (list members in your preferred order). gem5 instead compares power-of-two-rounded sizes
 //   and breaks ties by decompression latency (P-G10): use `smallest_bits_then_fastest` for its
 //   tie-break or `smallest_stored` to compare §2 stored sizes.
-// - Latency (spec §3, gem5 Multi): compression = slowest member + `select_compress_cycles`
-//   (default +1, select the winner); decompression = the chosen member's +
+// - Latency (docs/mechanisms/compressors.md §3, gem5 Multi): compression = slowest member +
+//   `select_compress_cycles` (default +1, select the winner); decompression = the chosen member's +
 //   `select_decompress_cycles` (default +1; 0 models a member id read together with the tag,
 //   gem5's BDI configuration). The concept-level `decompress_latency_cycles()` reports
 //   the worst member (a bound); `decompress_latency_cycles(line)` the actual one.

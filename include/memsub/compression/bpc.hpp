@@ -2,7 +2,8 @@
 //
 // Citation: J. Kim, M. Sullivan, E. Choukse, M. Erez, "Bit-Plane Compression: Transforming Data
 // for Better Compression in Many-Core Architectures", ISCA 2016 (§4: the Delta-BitPlane-XOR
-// transform and the plane symbol code). Normative text: spec compressors.md §1.4 and §2.2.
+// transform and the plane symbol code). Normative text: docs/mechanisms/compressors.md §1.4 and
+// §2.2.
 //
 // Encoding (bit stream, every field MSB-first): the base code for word 0 (000 zero, 001+4,
 // 010+8, 011+16 sign-extended, 1+32 raw), then one symbol per DBX plane or per maximal run of
@@ -16,13 +17,15 @@
 // Deviations from the paper / choices:
 //   * The paper defines BPC for 128-byte blocks (32 words). memsub generalises to n = L/4 words
 //     (n = 8, 16, 32): planes hold n−1 bits and the position field is ⌈log2(n−1)⌉ bits (3, 4, 5),
-//     as the spec's generalisation prescribes.
-//   * The four 5-bit class code values are [UNVERIFIED] against the paper's own table (spec
-//     §1.4). The default (`symbol_codes::spec`) is the spec's assignment; `symbol_codes::
-//     authors_comment` uses the assignment in a comment of the BPC authors' size model (00000
-//     single, 00001 two-adjacent, 00010 zero-DBP, 00011 all-ones). Sizes are identical.
-//   * Compression latency: no source gives one ([UNVERIFIED], spec §3); the default equals the
-//     11-cycle decompression latency of the dissertation (§4.3.8). Energies: no source (0).
+//     as compressors.md §1.4 generalises it.
+//   * The four 5-bit class code values are [UNVERIFIED] against the paper's own table
+//     (compressors.md §1.4). The default (`symbol_codes::spec`) is that page's assignment;
+//     `symbol_codes::authors_comment` uses the assignment in a comment of the BPC authors' size
+//     model (00000 single, 00001 two-adjacent, 00010 zero-DBP, 00011 all-ones). Sizes are
+//     identical.
+//   * Compression latency: no source gives one ([UNVERIFIED], docs/mechanisms/compressors.md §3);
+//     the default equals the 11-cycle decompression latency of the dissertation (§4.3.8). Energies:
+//     no source (0).
 //   * Incompressible lines: `size_bits` may reach 33 + 33·n bits (> 8L); the stored-size rule G4
 //     (`stored_size.hpp`) decides raw storage.
 //
@@ -51,7 +54,8 @@ namespace memsub::compression {
 
 class bpc : public detail::params_accessors<bpc> {
 public:
-    /// The assignment of the four 5-bit plane-class codes ([UNVERIFIED], spec §1.4).
+    /// The assignment of the four 5-bit plane-class codes ([UNVERIFIED],
+    /// docs/mechanisms/compressors.md §1.4).
     enum class symbol_codes : std::uint8_t {
         spec,            ///< 00000 all-ones, 00001 zero-DBP, 00010 two-adjacent, 00011 single
         authors_comment, ///< 00000 single, 00001 two-adjacent, 00010 zero-DBP, 00011 all-ones

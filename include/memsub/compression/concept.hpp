@@ -2,9 +2,9 @@
 // line, decode results and the call protocol every cache-line compressor follows.
 //
 // A compressor turns one cache line (32, 64 or 128 bytes) into an exact number of payload bits
-// (spec compressors.md §1, §2 rule G1). Most hosts only need that number (`size_bits`, the cheap
-// path: no payload is built, nothing allocates). The refinement `invertible_compressor` also
-// builds the payload bit stream and decodes it again, so round trips can be verified and hosts
+// (docs/mechanisms/compressors.md §1, §2 rule G1). Most hosts only need that number (`size_bits`,
+// the cheap path: no payload is built, nothing allocates). The refinement `invertible_compressor`
+// also builds the payload bit stream and decodes it again, so round trips can be verified and hosts
 // that move real data can do so. Stored sizes (segment rounding, raw storage of lines that save
 // nothing, thresholds) are the cache organisation's business: see `stored_size.hpp` (§2).
 //
@@ -21,7 +21,7 @@
 //   C5. `c.size_bits(line)` const noexcept -> `std::uint32_t`: the exact encoded payload bits of
 //       `line` (a `std::span<const std::byte>`). Precondition: `line.size() == c.line_bytes()`
 //       (checked by MEMSUB_ASSERT). Pure: the same line always gives the same size; no
-//       allocation; O(line) time. May exceed 8·line_bytes (FPC, BPC, SC²; §5.2 P-E5) — apply
+//       allocation; O(line) time. May exceed 8·line_bytes (FPC, BPC, SC²; §5 P-E5) — apply
 //       §2 G4 through `stored_size_of`.
 //   C6. `c.metadata_bits()` const noexcept -> `std::uint32_t`: bits the algorithm keeps per line
 //       outside the payload (in the tag): e.g. BDI's 4-bit `enc`, C-PACK+Z's zero flag, a
@@ -29,8 +29,8 @@
 //       included (see `size_field_bits`).
 //   C7. `c.compress_latency_cycles()`, `c.decompress_latency_cycles()` const noexcept ->
 //       `std::uint32_t`; `c.compress_energy_nj()`, `c.decompress_energy_nj()` const noexcept ->
-//       `double`. Defaults come from spec §3 and are params fields; 0 energy means "no source
-//       gives a figure" (set your own).
+//       `double`. Defaults come from docs/mechanisms/compressors.md §3 and are params fields; 0
+//       energy means "no source gives a figure" (set your own).
 // Refinement (a type C models `invertible_compressor` when it models `compressor` and):
 //   I1. `c.compress(line)` const noexcept -> `compressed_line` (a value: payload bytes, exact
 //       bit length, encoding id, best_of member path, code-book id, other tag data; never
@@ -54,7 +54,8 @@
 //   CP2. Per line: `size_bits(line)` for sizing, or `compress(line)` when the payload is needed.
 //        Both are reentrant and const: one compressor may serve many threads.
 //   CP3. Apply §2 with `stored_size_of(bits, storage_rule{...})` to get bytes, segments and the
-//        raw-storage decision (spec G2–G5); account `metadata_bits()` per tag.
+//        raw-storage decision (G2–G5 of docs/mechanisms/compressors.md); account `metadata_bits()`
+//        per tag.
 //   CP4. To read a line back: `decompress(compressed, out)`; check the result (`if (!r)`).
 //   CP5. Latencies/energies are reported, not applied: memsub keeps no clock (design principle
 //        3).
@@ -72,7 +73,8 @@
 
 namespace memsub::compression {
 
-/// Largest supported line, and the supported sizes (spec Notation: L ∈ {32, 64, 128}).
+/// Largest supported line, and the supported sizes (docs/mechanisms/compressors.md, 'Notation': L ∈
+/// {32, 64, 128}).
 inline constexpr std::uint32_t max_line_bytes = 128;
 
 [[nodiscard]] constexpr bool is_supported_line_size(std::uint32_t bytes) noexcept {
@@ -289,9 +291,10 @@ void decompress_or_throw(const C& c, compressed_view v, std::span<std::byte> out
 }
 
 /// A latency field (`compress_latency_cycles`, `decompress_latency_cycles`) left at this value
-/// takes the spec §3 figure for the configured line size: where §3's source is gem5's latency
-/// model, extra + (L/4 32-bit chunks) / (chunks per cycle), scaled with the line size (FPC both
-/// ways, C-PACK compression); the compressors' `params` default to it there.
+/// takes the docs/mechanisms/compressors.md §3 figure for the configured line size: where §3's
+/// source is gem5's latency model, extra + (L/4 32-bit chunks) / (chunks per cycle), scaled with
+/// the line size (FPC both ways, C-PACK compression); the compressors' `params` default to it
+/// there.
 inline constexpr std::uint32_t latency_for_line_size = ~std::uint32_t{0};
 
 namespace detail {

@@ -4,7 +4,7 @@
 // Microprocessor Cache Compression Algorithm", IEEE TVLSI 18(8), 2010, §III (patterns, 16-entry
 // dictionary, 2 words/cycle); zero-block detection after Dusser et al., "Zero-Content Augmented
 // Caches", ICS 2009, as used by the LATTE-CC dissertation (Table 4.1, "CPACK-Z").
-// Normative rules: memsub spec compressors.md §1.3, §2.2, §3, §4.2 (vectors C1, C2).
+// Normative rules: memsub docs/mechanisms/compressors.md §1.3, §2.2, §3, §4.2 (vectors C1, C2).
 //
 // Deviations / resolutions:
 // - The dictionary starts EMPTY for every line (not 16 zero words, not carried over; P-B2/P-B3).
@@ -17,8 +17,9 @@
 //   compare the high-order bytes of the little-endian word (P-E1).
 // - Words are processed serially (the paper's 2-words/cycle hardware gives the same result).
 // - Latency: decompression 8 cycles [UNVERIFIED, the dissertation's row is OCR-damaged] for
-//   every line size (the spec gives no formula for it); compression by gem5's model (spec §3),
-//   words / 2 per cycle + 5: 9 / 13 / 21 cycles for 32 / 64 / 128 B; no energy source.
+//   every line size (no source gives a formula for it); compression by gem5's model
+//   (docs/mechanisms/compressors.md §3), words / 2 per cycle + 5: 9 / 13 / 21 cycles for 32 / 64 /
+//   128 B; no energy source.
 // Payload: one code per word in order, each prefix then its index/literal bits, MSB-first.
 // C-PACK+Z: an all-zero line has encoding 1 (the 1-bit zero flag, tag metadata) and 0 payload
 // bits; any other line has encoding 0 and the plain C-PACK payload.
@@ -42,18 +43,18 @@
 
 namespace memsub::compression {
 
-/// Which words enter the dictionary (spec §1.3).
+/// Which words enter the dictionary (docs/mechanisms/compressors.md §1.3).
 enum class cpack_push : std::uint8_t {
     all_non_zero,   ///< every word that is not zzzz/zzzx (default; gem5)
     only_unmatched, ///< only xxxx words (BPC authors' / MPC code)
 };
 
 namespace detail {
-/// A C-PACK code by its first 4 bits (spec §1.3 table): total length (0: the unused 1111), the
-/// literal field (right-aligned after shifting the left-aligned 64-bit window), the dictionary
-/// bits kept, whether it carries an index (bits 56 + index_shift … 59 + index_shift of the
-/// window: after a 4-bit code, or after mmmm's 2-bit code) and which push policies push it (bit 0
-/// all_non_zero, bit 1 only_unmatched).
+/// A C-PACK code by its first 4 bits (docs/mechanisms/compressors.md §1.3 table): total length (0:
+/// the unused 1111), the literal field (right-aligned after shifting the left-aligned 64-bit
+/// window), the dictionary bits kept, whether it carries an index (bits 56 + index_shift … 59 +
+/// index_shift of the window: after a 4-bit code, or after mmmm's 2-bit code) and which push
+/// policies push it (bit 0 all_non_zero, bit 1 only_unmatched).
 struct cpack_head {
     std::uint8_t length;
     std::uint8_t field_shift;
@@ -92,11 +93,11 @@ public:
     struct params {
         std::uint32_t line_bytes = 64;
         cpack_push push = cpack_push::all_non_zero;
-        /// Spec §3: gem5's model, (L/4)/2 + 5 (2 words per cycle): 9 / 13 / 21 cycles for
-        /// 32 / 64 / 128 B. `latency_for_line_size` = that formula.
+        /// docs/mechanisms/compressors.md §3: gem5's model, (L/4)/2 + 5 (2 words per cycle): 9 / 13
+        /// / 21 cycles for 32 / 64 / 128 B. `latency_for_line_size` = that formula.
         std::uint32_t compress_latency_cycles = latency_for_line_size;
-        /// Spec §3: 8 cycles [UNVERIFIED, the dissertation's row is OCR-damaged]; no per-line-
-        /// size figure exists, so it is 8 for every line size.
+        /// docs/mechanisms/compressors.md §3: 8 cycles [UNVERIFIED, the dissertation's row is
+        /// OCR-damaged]; no per-line- size figure exists, so it is 8 for every line size.
         std::uint32_t decompress_latency_cycles = 8;
         double compress_energy_nj = 0.0; ///< no source gives a figure
         double decompress_energy_nj = 0.0;
@@ -117,9 +118,9 @@ public:
             p.push == cpack_push::all_non_zero || p.push == cpack_push::only_unmatched, component,
             "push", static_cast<std::uint64_t>(p.push), "all_non_zero or only_unmatched");
         if (p_.compress_latency_cycles == latency_for_line_size)
-            p_.compress_latency_cycles = p.line_bytes / 4 / 2 + 5; // gem5 (spec §3)
+            p_.compress_latency_cycles = p.line_bytes / 4 / 2 + 5; // gem5 (compressors.md §3)
         if (p_.decompress_latency_cycles == latency_for_line_size)
-            p_.decompress_latency_cycles = 8; // no formula: the spec's one figure
+            p_.decompress_latency_cycles = 8; // no formula: the one published figure
     }
 
     [[nodiscard]] static constexpr std::string_view name() noexcept {

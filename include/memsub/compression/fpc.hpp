@@ -2,21 +2,23 @@
 //
 // Citation: A. R. Alameldeen and D. A. Wood, "Frequent Pattern Compression: A Significance-Based
 // Compression Scheme for L2 Caches", UW-Madison TR-1500, 2004, §2 (Table 1 patterns, zero runs,
-// 3-cycle compression / 5-cycle decompression pipeline). Normative rules: memsub spec
+// 3-cycle compression / 5-cycle decompression pipeline). Normative rules: docs/mechanisms/
 // compressors.md §1.2 (patterns, first-match order SE4 → SE8 → RepBytes → SE16 → PaddedHalf →
 // TwoSEBytes → Raw, zero runs of 1…8 words), §2.2 (bits = Σ (3 + payload)), §3, §4.2 vectors.
 //
 // Deviations / resolutions:
-// - The 19-bit classes overlap (`100` ∩ `101` = {H << 16 : H fits sext(8)}); the spec's order
-//   picks `100` (0x00050000 → padded half). Sizes are order-independent within the 19-bit group.
+// - The 19-bit classes overlap (`100` ∩ `101` = {H << 16 : H fits sext(8)}); the first-match order
+//   of §1.2 picks `100` (0x00050000 → padded half). Sizes are order-independent within the 19-bit
+//   group.
 // - "Halfword padded with a zero halfword": the low halfword is zero, the high one is stored
-//   (spec §1.2; every inspected implementation agrees).
-// - Payload of `101`: high half's low byte, then low half's low byte (spec reference layout).
+//   (docs/mechanisms/compressors.md §1.2; every inspected implementation agrees).
+// - Payload of `101`: high half's low byte, then low half's low byte (the reference layout,
+//   compressors.md 'Notation').
 // - A zero run longer than 8 words emits a new token every 8 zeros (the TR's 3-bit field; the MPC
 //   code does not cap runs, spec P-B3).
-// - Latencies: the FPC TR's 3/5 cycles are 64B figures; spec §3 gives gem5's model (8 chunks of
-//   32 bits compressed, 4 decompressed per cycle, + 1), which reproduces them at 64B and is used
-//   for 32B and 128B lines (2/3 and 5/9 cycles).
+// - Latencies: the FPC TR's 3/5 cycles are 64B figures; docs/mechanisms/compressors.md §3 gives
+//   gem5's model (8 chunks of 32 bits compressed, 4 decompressed per cycle, + 1), which
+//   reproduces them at 64B and is used for 32B and 128B lines (2/3 and 5/9 cycles).
 // Payload: tokens in word order, each a 3-bit prefix then its payload, MSB-first. FPC keeps no
 // tag metadata of its own (the compressed size in segments belongs to the cache, §2.2).
 // Hardware budget: no state (combinational pattern match + a 5-stage decode pipeline).
@@ -42,21 +44,22 @@ class fpc : public detail::params_accessors<fpc> {
 public:
     struct params {
         std::uint32_t line_bytes = 64;
-        /// Spec §3: FPC TR 3 cycles for 64B lines = gem5's model, (L/4)/8 + 1 per line size
-        /// (2 / 3 / 5 cycles for 32 / 64 / 128 B). `latency_for_line_size` = that formula.
+        /// docs/mechanisms/compressors.md §3: FPC TR 3 cycles for 64B lines = gem5's model, (L/4)/8
+        /// + 1 per line size (2 / 3 / 5 cycles for 32 / 64 / 128 B). `latency_for_line_size` = that
+        /// formula.
         std::uint32_t compress_latency_cycles = latency_for_line_size;
-        /// Spec §3: FPC TR 5 cycles for 64B lines = gem5's model, (L/4)/4 + 1 per line size
-        /// (3 / 5 / 9 cycles). The dissertation's Table 4.1 quotes 5 for its 128B lines; set
-        /// the field to reproduce it.
+        /// docs/mechanisms/compressors.md §3: FPC TR 5 cycles for 64B lines = gem5's model, (L/4)/4
+        /// + 1 per line size (3 / 5 / 9 cycles). The dissertation's Table 4.1 quotes 5 for its 128B
+        /// lines; set the field to reproduce it.
         std::uint32_t decompress_latency_cycles = latency_for_line_size;
-        double compress_energy_nj = 0.0; ///< no source gives a figure (spec §3)
+        double compress_energy_nj = 0.0; ///< no source gives a figure (compressors.md §3)
         double decompress_energy_nj = 0.0;
     };
 
     fpc() : fpc(params{}) {}
     explicit fpc(const params& p) : p_(p) {
         detail::require_line_bytes(p.line_bytes, "memsub::compression::fpc");
-        const std::uint32_t chunks = p.line_bytes / 4; // gem5: 32-bit chunks (spec §3)
+        const std::uint32_t chunks = p.line_bytes / 4; // gem5: 32-bit chunks (compressors.md §3)
         if (p_.compress_latency_cycles == latency_for_line_size)
             p_.compress_latency_cycles = chunks / 8 + 1;
         if (p_.decompress_latency_cycles == latency_for_line_size)

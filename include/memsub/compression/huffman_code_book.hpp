@@ -2,7 +2,8 @@
 //
 // Citation: A. Arelakis, P. Stenström, "SC²: A Statistical Compression Cache Scheme", ISCA 2014
 // (code generation in software, canonical Huffman, per-length comparators + De-LUT decoder).
-// Normative text: spec compressors.md §1.5 "Code generation" steps 1–5 and "Line encoding".
+// Normative text: docs/mechanisms/compressors.md §1.5 "Code generation" steps 1–5 and "Line
+// encoding".
 //
 // Construction (cold path; `rebuild` with a kept `build_scratch` reuses the book's tables and
 // allocates nothing once they have grown):
@@ -16,10 +17,10 @@
 //      in creation order), which pops exactly the nodes the priority queue would. A single-symbol
 //      book gives that symbol length 1.
 //   3. Length limit `max_code_length_bits` (default 16 [UNVERIFIED]; gem5 uses 18). Repair
-//      `length_limit::clamp_fix` (default) is the spec's exact procedure (a–c);
+//      `length_limit::clamp_fix` (default) is compressors.md §1.5's exact procedure (a–c);
 //      `length_limit::drop` (gem5) removes over-long symbols (they become escapes, their weight
 //      moves to ESC) and rebuilds — falling back to clamp_fix if ESC itself is too long.
-//      (The spec's optional package-merge alternative is not provided.)
+//      (The optional package-merge alternative is not provided.)
 //   4. Canonical codes: symbols sorted by (length, sequence number), first code 0, next = (prev +
 //      1) << (length increase).
 //   5. Decode tables FCW/CNT/OFF per length and the De-LUT (symbols in canonical order).
@@ -108,9 +109,9 @@ struct value_count {
 
 class huffman_code_book {
 public:
-    /// ESC weight rule (spec §1.5 step 1, [UNVERIFIED]).
+    /// ESC weight rule (docs/mechanisms/compressors.md §1.5 step 1, [UNVERIFIED]).
     enum class esc_weight : std::uint8_t { residual, max };
-    /// Length-limit repair (spec §1.5 step 3).
+    /// Length-limit repair (docs/mechanisms/compressors.md §1.5 step 3).
     enum class length_limit : std::uint8_t { clamp_fix, drop };
 
     struct params {

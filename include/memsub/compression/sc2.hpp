@@ -1,8 +1,8 @@
 // memsub — SC², statistical (Huffman) cache-line compression, and its value-frequency table.
 //
 // Citation: A. Arelakis, P. Stenström, "SC²: A Statistical Compression Cache Scheme", ISCA 2014;
-// parameters from the LATTE-CC dissertation (Arunkumar, Ch. 4.3.3). Normative text: spec
-// compressors.md §1.5 and §2.2.
+// parameters from the LATTE-CC dissertation (Arunkumar, Ch. 4.3.3). Normative rules:
+// docs/mechanisms/compressors.md §1.5 and §2.2.
 //
 // Three pieces:
 //   * `value_frequency_table` (VFT) samples 32-bit words: a set-associative table of (value,
@@ -394,7 +394,8 @@ public:
     };
 
     static constexpr std::string_view component = "memsub::compression::sc2";
-    /// SC² stores lines byte-aligned (spec §2.1 G3, §2.2): `default_storage_rule(c)` has S = 1.
+    /// SC² stores lines byte-aligned (docs/mechanisms/compressors.md §2.1 G3, §2.2):
+    /// `default_storage_rule(c)` has S = 1.
     static constexpr bool byte_aligned_storage = true;
 
     sc2() : sc2(params{}) {}

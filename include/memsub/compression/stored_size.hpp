@@ -1,4 +1,4 @@
-// memsub — stored-size rules for compressed lines (spec compressors.md §2.1, G1–G7).
+// memsub — stored-size rules for compressed lines (docs/mechanisms/compressors.md §2.1, G1–G7).
 //
 // A compressor reports exact payload bits (G1). How many bytes a cache actually spends depends on
 // its organisation: bytes = ceil(bits/8) (G2), rounded up to segments of S bytes (G3), stored raw
@@ -7,7 +7,7 @@
 // way G6/G7 ask (Σ original / Σ stored, never dividing by zero).
 //
 // Defaults (G3): CPU 64B lines with S = 8 B (BDI paper; Alameldeen & Wood); GPU 128B L1D lines
-// with S = 32 B (LATTE-CC sub-blocks); S = 1 for byte-aligned storage (SC²). The spec names no
+// with S = 32 B (LATTE-CC sub-blocks); S = 1 for byte-aligned storage (SC²). No source names a
 // segment for 32-byte lines; memsub uses the CPU 8 B there. `default_segment_bytes(L)` gives
 // these, a `storage_rule` with `segment_bytes = 0` (its default) uses them, and
 // `default_storage_rule(c)` also honours a compressor's own byte alignment (SC²).
@@ -24,7 +24,7 @@
 namespace memsub::compression {
 
 /// §2 G3 default segment for lines of `line_bytes`: 32 B for 128-byte (GPU L1D) lines, 8 B for
-/// 64-byte (CPU) lines and for 32-byte lines (spec silent: the CPU granularity).
+/// 64-byte (CPU) lines and for 32-byte lines (no source gives one: the CPU granularity).
 [[nodiscard]] constexpr std::uint32_t default_segment_bytes(std::uint32_t line_bytes) noexcept {
     return line_bytes >= 128 ? 32 : 8;
 }
@@ -134,7 +134,8 @@ struct stored_size {
 
 /// Bits a tag needs to record a stored size under `rule`: ceil(log2(L/S)) for the segment count
 /// (1 … L/S − 1 compressed segments, 0 used for a tag-only line) plus one compressed/raw flag
-/// (spec §2.2 FPC example: 3 bits for 1–8 segments of 8 B, plus a compressed bit).
+/// (docs/mechanisms/compressors.md §2.2 FPC example: 3 bits for 1–8 segments of 8 B, plus a
+/// compressed bit).
 [[nodiscard]] constexpr std::uint32_t size_field_bits(const storage_rule& rule) noexcept {
     const std::uint32_t n = rule.segments_per_line();
     return static_cast<std::uint32_t>(std::bit_width(n - 1)) + 1;

@@ -1,10 +1,10 @@
 // memsub — `zero`: zero-block detection only (a line is either a zero block or stored raw).
 //
 // Citation: J. Dusser, T. Piquet, A. Seznec, "Zero-Content Augmented Caches", ICS 2009 (zero
-// blocks tracked by a tag-side flag); gem5's Zero compressor (spec compressors.md §3 "Zero-block",
-// P-G7). A zero line costs 0 payload bits and sets the 1-bit zero flag (encoding 1); any other
-// line is stored raw (encoding 0, 8·L bits). Useful alone (ZCA-style) and as a `best_of` member.
-// Deviation: `zero_line_bits` lets a zero line cost 8 bits (BDI-paper convention, §2.2 B1)
+// blocks tracked by a tag-side flag); gem5's Zero compressor (docs/mechanisms/compressors.md §3
+// "Zero-block", P-G7). A zero line costs 0 payload bits and sets the 1-bit zero flag (encoding 1);
+// any other line is stored raw (encoding 0, 8·L bits). Useful alone (ZCA-style) and as a `best_of`
+// member. Deviation: `zero_line_bits` lets a zero line cost 8 bits (BDI-paper convention, §2.2 B1)
 // instead of 0. Latency 1 / 1 cycle (gem5; 0 to decompress when the flag is read with the tag).
 // Hardware budget: a zero detector (an OR tree) and 1 tag bit per line.
 #pragma once
@@ -29,7 +29,7 @@ public:
         std::uint32_t line_bytes = 64;
         /// Payload bits of a zero line: 0 (flag in the tag, default) or 8 (one byte).
         std::uint32_t zero_line_bits = 0;
-        std::uint32_t compress_latency_cycles = 1;   ///< gem5 Zero compressor (spec §3)
+        std::uint32_t compress_latency_cycles = 1;   ///< gem5 Zero compressor (compressors.md §3)
         std::uint32_t decompress_latency_cycles = 1; ///< 0 if the flag is read with the tag
         double compress_energy_nj = 0.0;             ///< no source gives a figure
         double decompress_energy_nj = 0.0;

@@ -52,12 +52,8 @@ byte_equal_mask_scalar(const std::uint8_t* row, std::uint32_t padded, std::uint8
 }
 
 /// Bit i set iff row[i] == value, for i < padded; `padded` is a multiple of 16, at most 64,
-/// and `row` must have that many readable bytes. Always inlined: with AVX2 the function is large
-/// enough that GCC called it out of line from LRU's replace() in the MEMSUB_NATIVE build (on
-/// every miss of a full set; bench_replacement, medians of six runs before and nine after:
-/// runtime LRU 1.02 -> 1.06x, fixed LRU 1.18 -> 1.21x the plain loop). The portable build
-/// inlined it already: its bench_replacement, bench_gpu_l1 and bench_explorer_path hot loops
-/// compile to the same code.
+/// and `row` must have that many readable bytes. Always inlined: with AVX2 GCC otherwise calls it
+/// out of line on every miss of a full set (docs/performance/figures_behind_choices.md).
 [[nodiscard]] MEMSUB_ALWAYS_INLINE std::uint64_t
 byte_equal_mask(const std::uint8_t* row, std::uint32_t padded, std::uint8_t value) noexcept {
 #if defined(__SSE2__)
@@ -169,8 +165,8 @@ inline void recency_promote_position(std::uint8_t* row, std::uint32_t padded,
 namespace detail {
 /// recency_promote of a 16-byte row with SSSE3: the lane's position is broadcast by a byte
 /// shuffle of the row itself, not by a scalar load of row[lane] and a broadcast from a general
-/// register, which sit on the promotion's critical path (a runtime-shaped LRU in the
-/// MEMSUB_NATIVE build: 0.96-0.99x the plain loop before, 1.00-1.06x with it). Only a build
+/// register, which sit on the promotion's critical path of a runtime-shaped LRU
+/// (docs/performance/figures_behind_choices.md). Only a build
 /// for SSSE3 or later defines it (tests/replacement/recency_ssse3_test.cpp checks it).
 inline void recency_promote_row16_ssse3(std::uint8_t* row, std::uint32_t lane) noexcept {
     __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row));
@@ -204,8 +200,8 @@ MEMSUB_ALWAYS_INLINE void recency_promote_row16_sse2(std::uint8_t* row,
 /// Always inlined, with the 16-byte row inline, in the portable build: GCC kept
 /// recency_promote_position (with its loop for longer rows) out of line, a call on every hit
 /// and fill of an LRU (the ID-Cache's basic_lru<16> included). Not in an SSSE3 build: there
-/// forcing it inline made a runtime-shaped LRU loop slower (bench_replacement, MEMSUB_NATIVE:
-/// 1.01-1.03x -> 0.96-0.98x the plain loop).
+/// forcing it inline made a runtime-shaped LRU loop slower
+/// (docs/performance/figures_behind_choices.md).
 MEMSUB_ALWAYS_INLINE void recency_promote(std::uint8_t* row, std::uint32_t padded,
                                           std::uint32_t lane) noexcept {
 #if defined(__SSE2__)

@@ -1,6 +1,6 @@
 // memsub — error types.
 //
-// Design rule (design.md §Errors): misuse fails at the concept; bad configuration throws
+// Design rule (docs/design.md, 'Errors'): misuse fails at the concept; bad configuration throws
 // `config_error` once, from a constructor; bad external input (trace files, compressed payloads)
 // throws `input_error` naming where it was found. Hot paths never throw.
 #pragma once

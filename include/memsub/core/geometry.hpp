@@ -1,6 +1,6 @@
 // memsub — cache geometry: runtime `geometry` and compile-time `fixed_geometry`.
 //
-// A set has `tag entries` and a `data budget in segments` (design.md, the set engine). For a
+// A set has `tag entries` and a `data budget in segments` (docs/design.md, 'The set engine'). For a
 // conventional cache both default to the number of ways and a segment is a whole line. A
 // variable-line cache (ID-Cache ALSI) uses 32B segments and one tag per possible 32B block; a
 // compressed cache (LATTE-CC) uses 32B segments and 4× the tags.

@@ -7,8 +7,8 @@
 // dueling: one PSEL and one pair of SDMs per application); [Dissertation] §4.2.2 and Fig. 4.8
 // (LATTE-CC's modified set sampling: dedicated sets per mode only in the learning phase, per-mode
 // N_hit / N_miss, N_hit counted one EP longer), §4.3.3 (3 modes, 4 dedicated sets per mode,
-// periods of 10 EPs with one learning EP); ReMAP spec §2.2.4 (PSEL moved by the memory access
-// cost of misses).
+// periods of 10 EPs with one learning EP); ReMAP, [Dissertation] §2.2.4 (PSEL moved by the memory
+// access cost of misses).
 //
 // Three pieces, usable alone or together:
 //  * `leader_sets`: which sets lead for which (candidate, requester); a table lookup per access.
@@ -79,21 +79,22 @@
 //     q = 1:  o == (r − 1 − c − 2v) mod r    (DIP's complement o == r − 1 − c, shifted by 2v)
 //  * N = 2, R = 1 (v = 0) is DIP's complement-select exactly (S = 1024, K = 32: candidate 0 at
 //    sets 33c, candidate 1 at 32c + 31 − c); N = 2, R > 1 is memsub's TA-DRRIP placement (offsets
-//    shifted by 2t per requester, RRIP §4.5 [resolution]). Candidates 0 and 1 of every requester
-//    sit where N = 2 puts them, whatever N.
+//    shifted by 2t per requester, [RRIP] §4.5; a decision, docs/mechanisms/remap.md, 'Set
+//    dueling'). Candidates 0 and 1 of every requester sit where N = 2 puts them, whatever N.
 //  * Every candidate gets one leader set in each of the K regions, so its K sets are spread
 //    evenly over the index space. LATTE-CC (S = 32, K = 4, N = 3): mode 0 leads sets 0, 9, 18,
 //    27; mode 1 sets 7, 14, 21, 28; mode 2 sets 2, 11, 20, 29.
 //  * When r is even the q = 0 and q = 1 offsets differ in parity and never meet, so the sets are
 //    disjoint iff ⌈N/2⌉·R ≤ r/2. Any overlap (also in an explicit list) throws config_error
 //    naming `leaders`.
-//  * [resolution] `leaders_per_candidate = 0` (automatic): K = 32 (DIP's and the RRIP spec's
-//    value) when S ≥ 1024, else the largest power of two with K² ≤ S; it does not depend on N or
-//    R. A K given explicitly that does not fit throws config_error.
+//  * Decision: `leaders_per_candidate = 0` (automatic): K = 32 (DIP's value, which DRRIP
+//    implementations use) when S ≥ 1024, else the largest power of two with K² ≤ S; it does not
+//    depend on N or R. A K given explicitly that does not fit throws config_error.
 //  * Or an explicit leader list (small caches, tests): (set, candidate, requester) triples.
-//  Requester ids ≥ R count as requester 0 (TA-DRRIP [resolution]). In requester t's leader sets
-//  only t's accesses are forced to the leader's candidate (in the learning phase) and only t's
-//  events train t's rule state; everywhere else an access follows its own requester's choice.
+//  Requester ids ≥ R count as requester 0 (TA-DRRIP; Decision: a bad id still trains a defined
+//  PSEL). In requester t's leader sets only t's accesses are forced to the leader's candidate (in
+//  the learning phase) and only t's events train t's rule state; everywhere else an access follows
+//  its own requester's choice.
 // Storage: complement-select leader identification is combinational (compare two bit fields of
 // the set index, DIP §5), so it costs 0 bits; the table this class keeps is a simulation device.
 // An explicit leader list would need a per-set tag of ⌈log2(N·R + 1)⌉ bits in hardware: NOT
@@ -377,7 +378,7 @@ concept rule_observes_hits = requires(R& r, std::uint32_t t, std::uint32_t c, st
 /// at 0 and saturates at 0 and 2^psel_bits − 1; a miss in a candidate-0 leader adds its cost
 /// (evidence against candidate 0), a miss in a candidate-1 leader subtracts it; hits never move
 /// it; followers take the MSB (0 → candidate 0, 1 → candidate 1). With cost 1 per miss this is
-/// DIP / DRRIP; with a memory access cost it is ReMAP's cost-based dueling (spec §2.2.4).
+/// DIP / DRRIP; with a memory access cost it is ReMAP's cost-based dueling ([Dissertation] §2.2.4).
 /// Storage: requesters × psel_bits.
 class psel_rule {
 public:
@@ -470,7 +471,8 @@ public:
     struct params {
         /// Width of each counter (hits, misses, hit cost, miss cost), 1..64.
         std::uint32_t counter_bits = 32;
-        /// The followers' candidate before the first decision (LATTE-CC: mode 0 [resolution]).
+        /// The followers' candidate before the first decision (LATTE-CC: mode 0, no compression;
+        /// Decision: the safe mode until one is learnt).
         std::uint32_t initial_choice = 0;
         /// Re-decide after every event instead of only when the consumer calls decide().
         bool decide_per_event = false;

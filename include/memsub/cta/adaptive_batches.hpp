@@ -1,8 +1,8 @@
 // memsub — contiguous batches with an adaptive group size: the dynamic mechanism the MCM-GPU
-// paper suggests and does not build (seed 000 §5.2: "Such workloads tend to suffer from the
+// paper suggests and does not build ([MCM-GPU] §5.2: "Such workloads tend to suffer from the
 // coarse granularity of CTA division and may perform better with a smaller number of
 // contiguous CTAs assigned to each GPM. A case for a dynamic mechanism for choosing the group
-// size could be made."; spec C5.5 "known weaknesses"). memsub's design:
+// size could be made."; C5.5 in docs/mechanisms/multi_module_gpu.md). memsub's design:
 //
 // Assignment at level ℓ (fixed during a launch). Level 0 is `contiguous_batches`: module g
 // gets [⌊g·C/M⌋, ⌊(g+1)·C/M⌋). Level ℓ ≥ 1 cuts the CTAs into groups of b = ⌈C / (M·2^ℓ)⌉

@@ -1,13 +1,14 @@
-// memsub — contiguous batches with CTA stealing (Kim et al., seed 002 §4: the "dynamic
-// two-level scheduler" that complements the static assignment with CTA stealing; spec §3
-// C2.4). Starts from the balanced contiguous ranges of `contiguous_batches` (C2.1 / C5.5).
-// When an SM is idle (no resident CTA; P2: "once a core becomes idle") and its module has no
-// unstarted CTA left, it steals from the module with the most unstarted CTAs (ties: the lowest
-// id), from the tail of that module's range so the victim keeps its contiguous head (spec
-// C2.4 [R]). `steal_ctas` CTAs move per steal (default 1, [R]): the first starts on the idle
-// SM, the rest join the thief module's queue. `steal_on_free_slot` lets an SM with a free slot
-// steal even while it still runs CTAs. stats().stolen counts the CTAs moved. Steal latency is
-// the host's (spec C2.4). Models `cta_scheduler` (cta/concept.hpp).
+// memsub — contiguous batches with CTA stealing (Kim et al. [MemNet] §4: the "dynamic
+// two-level scheduler" that complements the static assignment with CTA stealing; C2.4 in
+// docs/mechanisms/multi_module_gpu.md). Starts from the balanced contiguous ranges of
+// `contiguous_batches` (C2.1 / C5.5). When an SM is idle (no resident CTA; [MemNet]: "once a core
+// becomes idle") and its module has no unstarted CTA left, it steals from the module with the most
+// unstarted CTAs (ties: the lowest id), from the tail of that module's range so the victim keeps
+// its contiguous head (Decision C2.4). `steal_ctas` CTAs move per steal (default 1, a decision):
+// the first starts on the idle SM, the rest join the thief module's queue. `steal_on_free_slot`
+// lets an SM with a free slot steal even while it still runs CTAs. stats().stolen counts the CTAs
+// moved. Steal latency is the host's (C2.4, docs/mechanisms/multi_module_gpu.md). Models
+// `cta_scheduler` (cta/concept.hpp).
 #pragma once
 
 #include <cstdint>
@@ -29,7 +30,8 @@ public:
     struct params {
         std::uint32_t modules = 4;
         std::uint32_t sms_per_module = 64;
-        /// CTAs taken per steal (spec C2.4 [R]: 1, configurable).
+        /// CTAs taken per steal (Decision C2.4, docs/mechanisms/multi_module_gpu.md: 1,
+        /// configurable).
         std::uint32_t steal_ctas = 1;
         /// Steal for an SM with a free slot, not only for an idle SM.
         bool steal_on_free_slot = false;

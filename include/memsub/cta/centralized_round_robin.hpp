@@ -1,8 +1,8 @@
-// memsub — the centralised round-robin CTA scheduler: the MCM-GPU baseline (seed 000 §5.2,
-// spec §1 C5.4). At launch the first CTAs go out in CTA order across all SMs of all modules;
-// afterwards, whenever an SM has room for another CTA it gets the next unstarted CTA in global
-// order, SMs visited round-robin. SMs are visited module-interleaved (cta/detail/
-// scheduler_base.hpp), so consecutive CTAs land on different modules, as in Fig 8(a).
+// memsub — the centralised round-robin CTA scheduler: the MCM-GPU baseline ([MCM-GPU] §5.2,
+// C5.4 (docs/mechanisms/multi_module_gpu.md)). At launch the first CTAs go out in CTA order across
+// all SMs of all modules; afterwards, whenever an SM has room for another CTA it gets the next
+// unstarted CTA in global order, SMs visited round-robin. SMs are visited module-interleaved
+// (cta/detail/ scheduler_base.hpp), so consecutive CTAs land on different modules, as in Fig 8(a).
 // Models `cta_scheduler` (cta/concept.hpp).
 #pragma once
 

@@ -1,7 +1,8 @@
 // memsub — the `cta_scheduler` concept: which CTA (thread block) starts on which SM of a
-// multi-module GPU, as SMs free up, with its call protocol. Spec: system-policies.md §1 C5.4
-// (centralised round robin), C5.5 (distributed contiguous batches), C5.7; §3 C2.1–C2.4 (static
-// chunks, fine-grain round robin, stealing); G5.3 (balanced ranges), G5.4 (flattening).
+// multi-module GPU, as SMs free up, with its call protocol. Mechanisms
+// (docs/mechanisms/multi_module_gpu.md): C5.4 (centralised round robin), C5.5 (distributed
+// contiguous batches), C5.7; C2.1–C2.4 (static chunks, fine-grain round robin, stealing); G5.3
+// (balanced ranges), G5.4 (flattening).
 //
 // memsub decides, the host keeps time (design principle 3): a scheduler has no clock. The host
 // launches a kernel, asks for CTAs to start when SMs have room, and reports completions; the
@@ -80,7 +81,8 @@ struct cta_stats {
     std::uint64_t ignored_completions = 0;
 };
 
-/// Row-major flattening, x fastest (spec G5.4, as P2 states): id = x + y·Gx + z·Gx·Gy.
+/// Row-major flattening, x fastest (G5.4, docs/mechanisms/multi_module_gpu.md, as [MemNet] states):
+/// id = x + y·Gx + z·Gx·Gy.
 [[nodiscard]] constexpr std::uint32_t flatten(std::uint32_t x, std::uint32_t y, std::uint32_t z,
                                               std::uint32_t grid_x, std::uint32_t grid_y) noexcept {
     return x + grid_x * (y + grid_y * z);

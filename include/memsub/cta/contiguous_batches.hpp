@@ -1,11 +1,11 @@
-// memsub — distributed CTA scheduling with contiguous batches (MCM-GPU, seed 000 §5.2, spec §1
-// C5.5; Kim et al.'s SKE static chunked assignment, seed 002, spec §3 C2.1). The kernel's CTAs
-// are split equally among the M modules, module g receiving the contiguous range
-// [⌊g·C/M⌋, ⌊(g+1)·C/M⌋) (balanced floor ranges, sizes differ by at most one: spec G5.3 [R]);
-// inside a module its CTAs go in order to its SMs as they free up (local round robin). No
-// stealing. CTA → module is a function of (CTA id, C, M) only, so a CTA with the same index
-// lands on the same module in every launch of the kernel (the first-touch synergy, C5.5).
-// Models `cta_scheduler` (cta/concept.hpp).
+// memsub — distributed CTA scheduling with contiguous batches ([MCM-GPU] §5.2,
+// C5.5; Kim et al.'s SKE static chunked assignment, [MemNet], C2.1
+// (docs/mechanisms/multi_module_gpu.md)). The kernel's CTAs are split equally among the M modules,
+// module g receiving the contiguous range [⌊g·C/M⌋, ⌊(g+1)·C/M⌋) (balanced floor ranges, sizes
+// differ by at most one: decision G5.3, docs/mechanisms/multi_module_gpu.md); inside a module its
+// CTAs go in order to its SMs as they free up (local round robin). No stealing. CTA → module is a
+// function of (CTA id, C, M) only, so a CTA with the same index lands on the same module in every
+// launch of the kernel (the first-touch synergy, C5.5). Models `cta_scheduler` (cta/concept.hpp).
 #pragma once
 
 #include <cstdint>

@@ -1,9 +1,9 @@
 // memsub — fine-grain round-robin CTA assignment: CTA i → SM i mod N over all N SMs of all
-// modules (spec §3 C2.2, the GPGPU-Sim policy P2 compares against; §1 C5.7, the MCM-GPU
-// study's "fine grain CTA assignment across GPUs", CTA i → module i mod M: SMs are numbered
-// module-interleaved here, so both hold). The assignment is static: each SM runs its CTAs in
-// id order as its slots free up, and a CTA waits for its own SM even if another is idle.
-// Models `cta_scheduler` (cta/concept.hpp).
+// modules (C2.2, docs/mechanisms/multi_module_gpu.md, the GPGPU-Sim policy [MemNet] compares
+// against; C5.7, the MCM-GPU study's "fine grain CTA assignment across GPUs", CTA i → module i mod
+// M: SMs are numbered module-interleaved here, so both hold). The assignment is static: each SM
+// runs its CTAs in id order as its slots free up, and a CTA waits for its own SM even if another is
+// idle. Models `cta_scheduler` (cta/concept.hpp).
 #pragma once
 
 #include <algorithm>

@@ -1,12 +1,12 @@
-// memsub — GPUJoule calibration helpers (system-policies.md §2.2, §6 "EnergyCalibration"): for
-// hosts with their own hardware measurements, since EPStall and the constant power are not
-// published (G6.2, G6.3).
+// memsub — GPUJoule calibration helpers ([Dissertation] §6.3; docs/mechanisms/energy.md,
+// 'GPUJoule'): for hosts with their own hardware measurements, since EPStall and the constant power
+// are not published (G6.2, G6.3).
 //
-//  * Eq 6.5 / Eq 5: EPI = (Power_active − Power_idle) · ExecTime / NumInstructions; EPTs are
-//    derived the same way from data-movement microbenchmarks.
-//  * EPStall by least squares ([X] the GPUJoule release README): microbenchmarks mixing FADD64
-//    (no stalls) and L1D loads in varying ratios, energy ~ stalls + L1D accesses. The fit here is
-//    `energy = EPStall·stalls + EPL1D·l1d_accesses (+ intercept)`, by the normal equations.
+//  * [Dissertation] Eq. 6.5 / [MM-Energy] Eq. 5: EPI = (Power_active − Power_idle) · ExecTime /
+//    NumInstructions; EPTs are derived the same way from data-movement microbenchmarks.
+//  * EPStall by least squares (as the [GPUJoule-release] README describes): microbenchmarks mixing
+//    FADD64 (no stalls) and L1D loads in varying ratios, energy ~ stalls + L1D accesses. The fit
+//    here is `energy = EPStall·stalls + EPL1D·l1d_accesses (+ intercept)`, by the normal equations.
 // Offline helpers: they validate their inputs and throw `config_error` naming the offending one.
 #pragma once
 

@@ -1,18 +1,18 @@
-// memsub — GPUJoule: the top-down instruction/transaction energy model (system-policies.md §2.2;
-// thesis Eq 6.4, HPCA'19 Eq 4):
+// memsub — GPUJoule: the top-down instruction/transaction energy model ([Dissertation] Eq. 6.4,
+// [MM-Energy] Eq. 4; decisions G6.x in docs/mechanisms/energy.md):
 //
 //   E = Σ_c EPI_c·IC_c + Σ_m EPT_m·TC_m + EPStall·stalls + Const_Power·T_exec
 //
-// plus, for multi-module GPUs (§2.3, energy/multi_module.hpp), the inter-module link term
+// plus, for multi-module GPUs (energy/multi_module.hpp), the inter-module link term
 // `link pJ/bit × bits × link traversals` and the switch term `switch pJ/bit × bits` (G6.9,
 // G6.10). A monolithic GPU has no links: its link energies are 0 and so is that term.
 //
-// Units (§2.2, [D]): EPI is per thread-level (lane) operation, in nJ (G6.4; a host that counts
-// warp instructions adds them with `activity::add_warp_instructions`, which multiplies by the
-// active lanes). EPT is per transaction of `transaction_bytes` (128 B for shared→RF and L1→RF,
-// 32 B sectors for L2→L1 and DRAM→L2), in nJ. Writes are charged by bits moved at the pJ/bit of
-// the reverse read path (G6.7). EPStall is in nJ per lane stall in the unit the host calibrated
-// it for (G6.2); constant power in W, time in s; energies in J.
+// Units (derived from the table's figures): EPI is per thread-level (lane) operation, in nJ (G6.4;
+// a host that counts warp instructions adds them with `activity::add_warp_instructions`, which
+// multiplies by the active lanes). EPT is per transaction of `transaction_bytes` (128 B for
+// shared→RF and L1→RF, 32 B sectors for L2→L1 and DRAM→L2), in nJ. Writes are charged by bits moved
+// at the pJ/bit of the reverse read path (G6.7). EPStall is in nJ per lane stall in the unit the
+// host calibrated it for (G6.2); constant power in W, time in s; energies in J.
 //
 // EPStall and the constant power are **not published** (G6.2, G6.3): they have no default. The
 // parameters hold NaN until the host supplies them, and `gpujoule`'s constructor throws
@@ -91,7 +91,8 @@ struct gpujoule_params {
     std::array<double, instruction_class_count> epi_nj{};
     /// nJ per transaction, indexed by `transaction_class`.
     std::array<double, transaction_class_count> ept_nj{};
-    /// Bytes one transaction of each class moves (128, 128, 32, 32 on the K40, §2.2 [D]).
+    /// Bytes one transaction of each class moves (128, 128, 32, 32 on the K40, derived from
+    /// [Dissertation] Table 6.1's nJ and pJ/bit columns).
     std::array<std::uint32_t, transaction_class_count> transaction_bytes{128, 128, 32, 32};
     /// EPStall, nJ per lane stall (G6.2). Required: NaN = not supplied.
     double stall_energy_nj = not_supplied;

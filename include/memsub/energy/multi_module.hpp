@@ -1,16 +1,17 @@
-// memsub — the multi-module extension of GPUJoule (system-policies.md §2.3; thesis §6.4.1,
-// HPCA'19 §V-A2).
+// memsub — the multi-module extension of GPUJoule ([Dissertation] §6.4.1, [MM-Energy] §V-A2;
+// docs/mechanisms/energy.md, 'Multi-module extension').
 //
 // Each GPU module (GPM) is K40-like and N modules cost N times one module before process or DVFS
 // gains, so the single-module EPI/EPT are reused, with four changes:
 //   * HBM instead of GDDR5: DRAM→L2 costs 21.1 pJ/bit (5.40 nJ per 32 B sector);
 //   * inter-module links: 0.54 pJ/bit on package, 10 pJ/bit on board, charged per link
-//     traversal (G6.9);
+//     traversal (G6.9, docs/mechanisms/energy.md);
 //   * a high-radix on-board switch adds 10 pJ/bit per switched transfer, independent of
 //     distance (G6.10: 10 + 10 = 20 pJ/bit end to end);
 //   * constant-energy amortisation: on package only a fraction (1 − a) of each added module's
-//     constant power is paid again, `P_const(N) = P_const,1 · (N − a·(N − 1))` ([R] closed
-//     form; a = 0 on board, 0.5 by default on package, 0.25 in the sensitivity study).
+//     constant power is paid again, `P_const(N) = P_const,1 · (N − a·(N − 1))` (Decision: the
+//     closed form consistent with the text; a = 0 on board, 0.5 by default on package, 0.25 in the
+//     sensitivity study).
 #pragma once
 
 #include <cmath>

@@ -1,13 +1,13 @@
-// memsub — scaling-efficiency metrics (system-policies.md §2.1; thesis Eqs 6.1–6.3, HPCA'19
-// Eqs 1–3):
+// memsub — scaling-efficiency metrics ([Dissertation] Eqs. 6.1–6.3, [MM-Energy] Eqs. 1–3;
+// docs/mechanisms/energy.md, 'Scaling-efficiency metrics'):
 //
 //   PE      = 100 · t₁ / (N · t_N)
 //   EDPSE   = 100 · EDP₁ / (N · EDP_N),          EDP = E · t
 //   EDⁱPSE  = 100 · EDⁱP₁ / (Nⁱ · EDⁱP_N),       EDⁱP = E · tⁱ
 //
-// Exact decomposition [D]: EDⁱPSE = 100 · (PE/100)ⁱ · (E₁/E_N); i = 0 is plain energy scaling.
-// G6.12: against a baseline of M units instead of 1, N is replaced by N/M:
-// EDⁱPSE(N vs M) = 100 · E_M·t_Mⁱ·Mⁱ / (Nⁱ · E_N·t_Nⁱ). The seeds quote EDPSE changes in
+// Exact decomposition (follows from the definitions): EDⁱPSE = 100 · (PE/100)ⁱ · (E₁/E_N); i = 0 is
+// plain energy scaling. G6.12: against a baseline of M units instead of 1, N is replaced by N/M:
+// EDⁱPSE(N vs M) = 100 · E_M·t_Mⁱ·Mⁱ / (Nⁱ · E_N·t_Nⁱ). The papers quote EDPSE changes in
 // percentage points (§2.4); `edpse` returns percent, so differences are points.
 #pragma once
 

@@ -4,9 +4,9 @@
 // Citation: Bloom, "Space/time trade-offs in hash coding with allowable errors", CACM 1970;
 // double hashing: Kirsch & Mitzenmacher, "Less hashing, same performance: building a better
 // Bloom filter", ESA 2006 (g_i = h1 + i·h2 loses nothing asymptotically against k independent
-// hashes). ReMAP's victim buffer (seed 001 §2.2.2, §2.3.5; spec remap.md "PERD") sizes each
-// stage at c = 10 bits per entry, k = 7 [resolution, spec]: false-positive rate
-// (1 − e^(−k/c))^k ≈ 0.82 % once `entries` keys are in.
+// hashes). ReMAP's victim buffer ([Dissertation] §2.2.2, §2.3.5; docs/mechanisms/remap.md, 'PERD:
+// the cascaded victim buffer') sizes each stage at c = 10 bits per entry, k = 7 (a decision, the
+// optimum for c = 10): false-positive rate (1 − e^(−k/c))^k ≈ 0.82 % once `entries` keys are in.
 // Hashing: the SplitMix64 finaliser of the key gives h1, the finaliser of h1 gives h2 (forced
 // odd); probe i folds g_i = h1 + i·h2 to 32 bits (high half XOR low half) and reduces that to
 // [0, m) by a multiply-shift (Lemire's fast range), so no division on the access path. The fold

@@ -1,8 +1,8 @@
 // memsub — ReMAP's cascaded Bloom-filter victim buffer: predicts a missing line's post-eviction
 // reuse distance (PERD) from how recently it was evicted.
 //
-// Citation: seed 001 §2.2.2, §2.2.5, Fig. 2.2, Table 2.1; spec remap.md "PERD: the cascaded
-// Bloom-filter victim buffer" (normative).
+// Citation: [Dissertation] §2.2.2, §2.2.5, Fig. 2.2, Table 2.1; decisions in
+// docs/mechanisms/remap.md, 'PERD: the cascaded victim buffer'.
 //  * Three Bloom filters (stages). The buffer holds E addresses, E = entries_per_set × sets
 //    (16 per set by default, "ReMAP-16"; §2.3 explores 8–64).
 //  * Every address inserted goes into stage 1. When stage 1 has received E/3 insertions, the
@@ -12,11 +12,12 @@
 //  * `classify(address)`, youngest stage first: stage 1 → near (3), stage 2 → intermediate (2),
 //    stage 3 → far (1), none → distant (0). An address never inserted is distant (up to false
 //    positives).
-//  * Each stage has c·(E/3) bits, c = 10 (≈1 % false positives, §2.3.5), k = 7 [resolution, spec:
-//    the dissertation gives no k].
-//  * [resolution] E/3 is rounded down (at least 1). `stage_entries` overrides it: the
-//    dissertation's 18.75 KB budget is three 5K-entry stages (5·1024·c bits each, spec "Hardware
-//    budget") for a 1 MB 16-way LLC whose exact E/3 is 5461 — pass 5120 to reproduce it.
+//  * Each stage has c·(E/3) bits, c = 10 (≈1 % false positives, §2.3.5), k = 7 (Decision: the
+//    optimum for 10 bits per entry; the dissertation gives no k).
+//  * Decision: E/3 is rounded down (at least 1), so the stages never exceed the budget.
+//    `stage_entries` overrides it: the dissertation's 18.75 KB budget is three 5K-entry stages
+//    (5·1024·c bits each; the text's "5 * c bits" read as 5K·c) for a 1 MB 16-way LLC whose exact
+//    E/3 is 5461 — pass 5120 to reproduce it.
 // Layout (simulation, not hardware): the three stages use the same m and k, so a key's k probe
 // positions are the same in every stage. The buffer keeps one byte per position whose bits 0–2
 // are the three stages' bits: an insertion sets the youngest stage's bit at k positions, a
@@ -50,7 +51,7 @@ public:
         std::uint32_t entries_per_set = 16;
         /// c, bits per entry of each stage (10: ≈1 % false positives).
         std::uint32_t bits_per_entry = 10;
-        /// k, hashes per stage [resolution: 7].
+        /// k, hashes per stage (Decision: 7, optimal for 10 bits per entry).
         std::uint32_t hashes = 7;
         /// Insertions per stage before a shift; 0 = ⌊E/3⌋ (at least 1).
         std::uint64_t stage_entries = 0;

@@ -1,7 +1,7 @@
-// memsub — `gpu::baseline_l1`: the GPU L1 data cache of Table 3.1 (seed 001, ID-Cache's
-// baseline; spec id-cache.md, "Reference GPU"): "L1 Data Cache 16KB per SM (32-sets/4-ways),
-// LRU", 128 B lines, write-evict (Fermi's L1 does not keep global stores: a store invalidates
-// the line it touches and goes to L2; store misses do not allocate).
+// memsub — `gpu::baseline_l1`: the GPU L1 data cache of Table 3.1 ([Dissertation], ID-Cache's
+// baseline; docs/mechanisms/id_cache.md, 'Reference GPU'): "L1 Data Cache 16KB per SM
+// (32-sets/4-ways), LRU", 128 B lines, write-evict (Fermi's L1 does not keep global stores: a store
+// invalidates the line it touches and goes to L2; store misses do not allocate).
 #pragma once
 
 #include <cstdint>

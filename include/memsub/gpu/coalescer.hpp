@@ -2,21 +2,20 @@
 // the per-lane access size) → the line requests a GPU L1 sees, and the degree of memory
 // divergence d.
 //
-// Source: seed 001 (Arunkumar, dissertation), §3.1: "GPGPUs employ coalescers that try to merge
+// Source: [Dissertation], §3.1: "GPGPUs employ coalescers that try to merge
 // multiple requests from a single warp into as few memory requests as possible … In the worst
-// case, memory divergence could result in up to 32 individual cache lines"; spec id-cache.md,
-// "Inputs from the host": d = number of distinct 128 B-aligned line requests the coalescer
-// produced for that warp instruction (1 = fully coalesced, up to 32).
-// Rules:
+// case, memory divergence could result in up to 32 individual cache lines";
+// docs/mechanisms/id_cache.md, 'Inputs from the host': d = number of distinct 128 B-aligned line
+// requests the coalescer produced for that warp instruction (1 = fully coalesced, up to 32). Rules:
 //  * Every active lane touches the bytes [address, address + access_bytes). Inactive lanes
 //    touch nothing.
 //  * One line request per distinct line touched, in the order of the first lane (lowest lane
 //    number) that touches it; a lane whose bytes cross a line boundary touches both lines, the
 //    lower one first. Each request carries the byte mask of its line, the mask of `sector_bytes`
 //    sectors holding a touched byte and the lanes it serves.
-//  * d = the number of line requests. [resolution] A lane straddling a line boundary adds both
-//    lines to d (the spec counts distinct line requests); then d may exceed 32 (at most 64).
-//    A warp with no active lane has d = 0 and no request.
+//  * d = the number of line requests. Decision: a lane straddling a line boundary adds both
+//    lines to d (d counts distinct line requests, and both must be fetched); then d may exceed 32
+//    (at most 64). A warp with no active lane has d = 0 and no request.
 //  * The memsub::access records a cache sees carry d in `access::divergence`. `for_each_request`
 //    makes one access per line request, as the L1 sees it (GPGPU-Sim's sectored L1 looks up one
 //    line request with its sector mask): its first to last touched byte with
@@ -231,7 +230,7 @@ public:
                     sectors = 0;
                     if ((r.byte_mask[0] & r.byte_mask[1]) == ~std::uint64_t{0}) {
                         // A whole 128-byte line (coalesced warps): skips the search below,
-                        // which made the regular stream's coalescer_only row ~7 % slower.
+                        // which measurably slowed the regular stream's coalescer_only row.
                         last_byte = max_coalescer_line_bytes - 1;
                     } else {
                         first_byte = first_set(r.byte_mask); // the whole mask's first

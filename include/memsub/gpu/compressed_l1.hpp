@@ -13,26 +13,24 @@
 // compressor's latencies and energies (compression/concept.hpp C7). A line is compressed only
 // when it is inserted, with the mode the selector names for its set (SP2), from the host's memory
 // image (`line_image`) or `access::data`. It occupies ⌈payload bytes / 32⌉ segments (the engine's
-// `segments_for_bits`); a line that saves no segment is stored uncompressed, as mode 0 ([spec
-// rule G3/G4 of memsub's compression family]), and a 0-bit payload (an all-zero line some
-// compressors encode in no bits) is a tag-only block (G7).
-// Hits: a hit to a line of mode m ≥ 1 passes through that mode's decompressor, one FIFO,
-// non-pipelined unit per mode per L1 (selection/amat.hpp): its effective latency is Eq. 4.3's
-// decompression latency × (queue position + 1), at the arrival cycle the host passes. The
-// result's `hit_latency` is the base hit latency plus that. Energy: each compression and each
-// decompression costs its mode's nJ (statistics).
-// SC²: `compression::sc2` in `Compressors` takes its code book from a `shared_code_book` the
-// whole GPU shares (one VFT and book, one period clock, gpu/shared_code_book.hpp); each access
-// ticks that clock, inserted lines feed its VFT while it samples, and when it installs a new book
-// this L1 invalidates its lines of older books before its next access (`retired`). SC² is kept
-// out of the selector's allowed modes (SO2) until the first book exists.
-// Adaptive-CMP (SO3): for a selector that needs LRU stack depths, the cache keeps each set's
-// recently evicted lines as tag-only entries in its spare tags (16 − resident lines), below the
-// resident lines in LRU order, with the size each line would have in the selector's compressed
-// mode. Decision: they live beside the engine, not in it: [Adaptive-CMP]'s tags outlive their data
-// under a two-level replacement (data by LRU among lines with data, tags by LRU among all),
-// which the engine's one victim order does not express; the side list has the same capacity and
-// order, and the engine's own tag-only blocks stay what G7 needs.
+// `segments_for_bits`); a line that saves no segment is stored uncompressed, as mode 0 (rules
+// G3/G4, docs/mechanisms/compressors.md), and a 0-bit payload (an all-zero line some compressors
+// encode in no bits) is a tag-only block (G7). Hits: a hit to a line of mode m ≥ 1 passes through
+// that mode's decompressor, one FIFO, non-pipelined unit per mode per L1 (selection/amat.hpp): its
+// effective latency is Eq. 4.3's decompression latency × (queue position + 1), at the arrival cycle
+// the host passes. The result's `hit_latency` is the base hit latency plus that. Energy: each
+// compression and each decompression costs its mode's nJ (statistics). SC²: `compression::sc2` in
+// `Compressors` takes its code book from a `shared_code_book` the whole GPU shares (one VFT and
+// book, one period clock, gpu/shared_code_book.hpp); each access ticks that clock, inserted lines
+// feed its VFT while it samples, and when it installs a new book this L1 invalidates its lines of
+// older books before its next access (`retired`). SC² is kept out of the selector's allowed modes
+// (SO2) until the first book exists. Adaptive-CMP (SO3): for a selector that needs LRU stack
+// depths, the cache keeps each set's recently evicted lines as tag-only entries in its spare tags
+// (16 − resident lines), below the resident lines in LRU order, with the size each line would have
+// in the selector's compressed mode. Decision: they live beside the engine, not in it:
+// [Adaptive-CMP]'s tags outlive their data under a two-level replacement (data by LRU among lines
+// with data, tags by LRU among all), which the engine's one victim order does not express; the side
+// list has the same capacity and order, and the engine's own tag-only blocks stay what G7 needs.
 // Storage: the engine's tags and payload bits (6 per tag) plus the selector's counters, per L1;
 // the SC² tables once per GPU (`shared_code_book::storage_bits`).
 #pragma once

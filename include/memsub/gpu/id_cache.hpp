@@ -1,7 +1,7 @@
-// memsub — `gpu::id_cache`: ID-Cache = PC+Div bypass + ALSI on a variable-block GPU L1 (seed 001
-// §3.2.5, Algorithm 5; spec id-cache.md, "ID-Cache = bypass + ALSI"): on a miss the PC+Div
-// predictor decides whether to insert; inserted blocks take the ALSI size (128 / 64 / 32 B by
-// the divergence degree).
+// memsub — `gpu::id_cache`: ID-Cache = PC+Div bypass + ALSI on a variable-block GPU L1
+// ([Dissertation] §3.2.5, Algorithm 5; docs/mechanisms/id_cache.md, 'ID-Cache'): on a miss the
+// PC+Div predictor decides whether to insert; inserted blocks take the ALSI size (128 / 64 / 32 B
+// by the divergence degree).
 //
 // Organisation (spec, "Cache organisation for variable line sizes"): the Table 3.1 data budget
 // — 32 sets × 4 ways × 128 B = 16 KB, i.e. 16 segments of 32 B per set — with 16 tag entries

@@ -1,12 +1,13 @@
-// memsub — GPU L1 statistics of ID-Cache's characterisation (seed 001 §3.1; spec id-cache.md,
-// "Statistics to keep"), as two observers a host feeds beside its cache:
+// memsub — GPU L1 statistics of ID-Cache's characterisation ([Dissertation] §3.1;
+// docs/mechanisms/id_cache.md, 'Cache organisation'), as two observers a host feeds beside its
+// cache:
 //
 // `l1_statistics` watches one cache's accesses and results (`record(access, result)`; blocks a
 // host removes itself, e.g. by a final flush, through `record_departure`) and counts:
 //  * hits, split (Fig. 3.9, §3.2.3: "Temporal hits signify the situation where all data that is
 //    reused on a particular access have been touched before. Spatial hits … all data that is
 //    being touched for the first time. … mixed hits … a part … has been touched before and the
-//    rest has not"). [resolution] "Touched before" = touched by an access since the bytes were
+//    rest has not"). Decision: "touched before" = touched by an access since the bytes were
 //    brought into the cache (the fill counts as touching the bytes it requested), per byte;
 //  * full and partial misses (a partial miss found some requested bytes resident: variable-size
 //    blocks), bypassed misses, bytes fetched from the next level (the interconnect traffic):
@@ -25,7 +26,7 @@
 //  * spatial utilisation at departure in 32 B granules, buckets 0–25 / 25–50 / 50–75 / 75–100 %
 //    (Fig. 3.3). A block's utilisation u = granules of the block holding a touched byte /
 //    granules of the block; bucket = max(0, ⌈4u⌉ − 1), so 1 of 4 granules is "0–25 %" and all
-//    of them "75–100 %". [resolution] For variable-size blocks (ALSI, static 32 / 64 B) u is per
+//    of them "75–100 %". Decision: for variable-size blocks (ALSI, static 32 / 64 B) u is per
 //    block, not per 128 B line: the fraction of what was fetched that was used.
 //    `evicted_block::touched_segments` cannot give this for a conventional cache (its one
 //    segment is the whole line), so the observer keeps its own record of the bytes touched in
@@ -42,13 +43,13 @@
 // the line an earlier run of the same request filled counts as a hit.
 //
 // `reuse_distance_profile` measures reuse distances of a line reference stream, per PC and per
-// (PC, divergence bin) (Figs. 3.6–3.8: median, 25th and 75th percentiles). [resolution, spec]
-// distance = distinct lines referenced in the same L1 set between two references to a line
-// (an LRU stack per set; 32 sets of 128 B lines by default); a first reference, or one whose
-// line fell more than `max_distance` lines down the stack, counts as "beyond" (reported as
-// max_distance + 1). Divergence bins as bypass::pc_divergence: d = 1 | 2–3 | 4–15 | ≥ 16. A host
-// calls `reference` once per line request of a warp instruction (not per sector run).
-// Neither observer allocates after construction.
+// (PC, divergence bin) (Figs. 3.6–3.8: median, 25th and 75th percentiles). Decision
+// (docs/mechanisms/id_cache.md, 'Offline-trained variant'): distance = distinct lines referenced in
+// the same L1 set between two references to a line (an LRU stack per set; 32 sets of 128 B lines by
+// default); a first reference, or one whose line fell more than `max_distance` lines down the
+// stack, counts as "beyond" (reported as max_distance + 1). Divergence bins as
+// bypass::pc_divergence: d = 1 | 2–3 | 4–15 | ≥ 16. A host calls `reference` once per line request
+// of a warp instruction (not per sector run). Neither observer allocates after construction.
 #pragma once
 
 #include <algorithm>

@@ -1,11 +1,11 @@
-// memsub — the GPU L2 of Table 3.1 (seed 001; spec id-cache.md, "Reference GPU"): "L2 Cache
-// 768KB unified cache (64-sets/16-ways/6-banks), LRU", 128 B lines — six banks of 64 sets × 16
-// ways × 128 B = 128 KB, as a `cache::hierarchy` level of six interleaved instances.
-// [resolution] Bank interleaving is not given in the text. The banks are interleaved on 8 KB
-// granules — bank = (line / 64) mod 6 — so the bank is chosen by the line-address bits above the
-// 6 set-index bits: interleaving on lines (line mod 6) would tie the bank to the set index's low
-// bit (6 and 64 share the factor 2) and leave half of each bank's sets unused. Write-back,
-// write-allocate (the L1 above is write-evict and sends every store down).
+// memsub — the GPU L2 of Table 3.1 ([Dissertation]; docs/mechanisms/id_cache.md, 'Reference GPU'):
+// "L2 Cache 768KB unified cache (64-sets/16-ways/6-banks), LRU", 128 B lines — six banks of 64 sets
+// × 16 ways × 128 B = 128 KB, as a `cache::hierarchy` level of six interleaved instances. Decision:
+// bank interleaving is not given in the text. The banks are interleaved on 8 KB granules — bank =
+// (line / 64) mod 6 — so the bank is chosen by the line-address bits above the 6 set-index bits:
+// interleaving on lines (line mod 6) would tie the bank to the set index's low bit (6 and 64 share
+// the factor 2) and leave half of each bank's sets unused. Write-back, write-allocate (the L1 above
+// is write-evict and sends every store down).
 #pragma once
 
 #include <cstdint>

@@ -123,12 +123,12 @@ struct latency_params {
     std::uint32_t l1_hit_cycles = 20;
     /// Decision: from issue to the L2 bank, part of the L2's 120 (the rest is the return).
     std::uint32_t to_l2_cycles = 40;
-    /// Seed 001 Table 3.1: "Min. L2 Access Latency 120 cycles".
+    /// [Dissertation] Table 3.1: "Min. L2 Access Latency 120 cycles".
     std::uint32_t l2_hit_cycles = 120;
-    /// Seed 001 Table 3.1: "Min. DRAM Access Latency 220 cycles" (the default flat DRAM gets
+    /// [Dissertation] Table 3.1: "Min. DRAM Access Latency 220 cycles" (the default flat DRAM gets
     /// dram_cycles − l2_hit_cycles = 100).
     std::uint32_t dram_cycles = 220;
-    /// Seed 001 §3.1 (Fig. 3.1's text): the interconnect moves "32B Flits".
+    /// [Dissertation] §3.1 (Fig. 3.1's text): the interconnect moves "32B Flits".
     std::uint32_t flit_bytes = 32;
     /// Decision: flits an L2 bank's port moves per cycle: 2 (64 B/cycle per bank, 384 B for
     /// six, above the DRAM's 253 B/cycle so the DRAM stays the bottleneck it is on Fermi).

@@ -1,13 +1,13 @@
 // memsub — `linesize::adaptive_line_cache`: a variable-block cache whose misses insert blocks of
 // the size a line-size predictor chooses (ALSI, a static size), with an optional bypass
 // predictor — ID-Cache is `adaptive_line_cache<lru, alsi, write_evict, …, pc_divergence>`
-// (seed 001 §3.2.5, Algorithm 5: "if Bypass … access.bypass = TRUE; else … access.line_size =
+// ([Dissertation] §3.2.5, Algorithm 5: "if Bypass … access.bypass = TRUE; else … access.line_size =
 // LineSizeDecision").
 //
 // It owns a `cache::variable_block_cache` and performs the line-size protocol LP1–LP5
 // (linesize/concept.hpp): per access, ask the predictor for the block size, then
-// `access(a, block_spec{span, span})`. The engine does the rest (spec id-cache.md, "Cache
-// organisation for variable line sizes"): a hit needs every requested segment resident; a
+// `access(a, block_spec{span, span})`. The engine does the rest (docs/mechanisms/id_cache.md,
+// 'Cache organisation'): a hit needs every requested segment resident; a
 // partial miss consults the bypass predictor as a miss and fetches only the missing aligned
 // blocks of the predicted size, never re-fetching resident bytes; insertion needs a free tag
 // and enough free segments, and the replacement policy evicts blocks until both exist.

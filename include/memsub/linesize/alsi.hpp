@@ -1,13 +1,12 @@
 // memsub — `linesize::alsi`: ID-Cache's divergence-guided Adaptive Line Size Insertion.
 //
-// Citation: seed 001 (Arunkumar, dissertation), §3.2.4 and Algorithm 4; spec id-cache.md,
-// "Adaptive line size insertion, ALSI".
-// Rule (spec, the intended reading): d == 1 → 128 B; 2 ≤ d < 4 → 64 B; d ≥ 4 → 32 B, where d
-// is the warp instruction's divergence degree (`access::divergence`, gpu::coalescer). Spec vs
-// paper: the printed Algorithm 4's second test is an `if`, not an `else if`, so as printed
-// d = 1 would end at 64 B; the text says convergent loads insert 128 B lines, and the spec
-// follows the text — so does this header.
-// Resolutions (spec): the inserted block is the aligned block of the predicted size holding the
+// Citation: [Dissertation], §3.2.4 and Algorithm 4; docs/mechanisms/id_cache.md, 'ALSI'.
+// Rule (Decision: the intended reading): d == 1 → 128 B; 2 ≤ d < 4 → 64 B; d ≥ 4 → 32 B, where d
+// is the warp instruction's divergence degree (`access::divergence`, gpu::coalescer). Text vs
+// algorithm: the printed Algorithm 4's second test is an `if`, not an `else if`, so as printed
+// d = 1 would end at 64 B; the text says convergent loads insert 128 B lines, and this
+// header follows the text.
+// Decisions: the inserted block is the aligned block of the predicted size holding the
 // requested bytes, every touched one if the request spans several; a partial miss fetches only
 // the missing blocks at the predicted size (memsub's variable-block engine does both, given
 // `block_spec{span, span}`). d = 0 (a host that leaves divergence unset to 0) counts as
@@ -46,7 +45,7 @@ public:
     [[nodiscard]] std::uint32_t block_bytes(set_index, const access& a) const noexcept {
         return bytes_for(a.divergence);
     }
-    /// Algorithm 4 (spec reading) for a divergence degree d.
+    /// Algorithm 4 (the intended reading) for a divergence degree d.
     [[nodiscard]] std::uint32_t bytes_for(std::uint32_t d) const noexcept {
         if (d >= small_from_) return small_;
         if (d >= medium_from_) return medium_;

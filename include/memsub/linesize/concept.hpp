@@ -1,10 +1,10 @@
 // memsub — the `line_size_predictor` concept and its call protocol.
 //
 // A line-size predictor chooses, for each access, the size of the blocks a miss inserts into a
-// variable-block cache (design.md, the set engine: blocks are aligned power-of-two spans of a
-// line): ID-Cache's ALSI (seed 001 §3.2.4, Algorithm 4) picks 128, 64 or 32 B from the warp's
-// divergence degree; a static line size always answers the same. It never chooses victims and
-// never decides whether to insert (the replacement policy and the bypass predictor do that).
+// variable-block cache (docs/design.md, 'The set engine': blocks are aligned power-of-two spans of
+// a line): ID-Cache's ALSI ([Dissertation] §3.2.4, Algorithm 4) picks 128, 64 or 32 B from the
+// warp's divergence degree; a static line size always answers the same. It never chooses victims
+// and never decides whether to insert (the replacement policy and the bypass predictor do that).
 // `linesize::adaptive_line_cache` runs one on memsub's variable-block cache.
 //
 // Requirements (a type S models `line_size_predictor` when all hold; each is a concept of its

@@ -1,9 +1,9 @@
 // memsub — `linesize::static_size<Bytes>`: every miss inserts blocks of `Bytes` bytes — the
-// static 32 B, 64 B and 128 B line-size configurations ID-Cache compares against (seed 001
-// §3.1.3, Fig. 3.4; spec id-cache.md, "Workloads, baselines": static 32B, 64B and 128B lines),
-// run on the same variable-block cache as ALSI so that only the insertion size differs. With
-// Bytes = the line size it behaves as a conventional cache of that line size (one block per
-// line; tests/linesize checks the equivalence). Storage: 0 bits.
+// static 32 B, 64 B and 128 B line-size configurations ID-Cache compares against ([Dissertation]
+// §3.1.3, Fig. 3.4; docs/mechanisms/id_cache.md, 'Workloads and baselines': static 32B, 64B and
+// 128B lines), run on the same variable-block cache as ALSI so that only the insertion size
+// differs. With Bytes = the line size it behaves as a conventional cache of that line size (one
+// block per line; tests/linesize checks the equivalence). Storage: 0 bits.
 #pragma once
 
 #include <array>

@@ -11,8 +11,9 @@
 //  * `from_order("rorabgbachco", timing)` — DRAMSim3's address-mapping strings (two-letter
 //    tokens ro ra bg ba ch co, MSB first) and Ramulator-style names ("RoRaBaChCo",
 //    "RoBaRaCoCh"; tokens are case-insensitive); widths come from the timing preset.
-//  * `kim_multi_gpu(...)` — Kim et al. (seed 002) §3.4 layout RW:CLH:BK:CT:VL:LC:CLL:BY with the
-//    spec's widths (G2.1 resolution): channel = CT:VL:LC concatenated (cluster high).
+//  * `kim_multi_gpu(...)` — Kim et al. [MemNet] §3.4 layout RW:CLH:BK:CT:VL:LC:CLL:BY with the
+//    widths of decision G2.1 (docs/mechanisms/multi_module_gpu.md): channel = CT:VL:LC concatenated
+//    (cluster high).
 // XOR hashing (params::xor_bank / xor_channel): permutation-based interleaving (Zhang, Zhu,
 // Zhang, MICRO 2000): the bank index (bank group and bank bits together) is XORed with the low
 // row bits, so row-conflicting lines of one bank spread over banks; the channel index is XORed
@@ -204,7 +205,7 @@ public:
         return bit_field_mapping(p);
     }
 
-    /// Kim et al. (seed 002) §3.4: RW : CLH : BK : CT : VL : LC : CLL : BY, for `gpus` clusters
+    /// Kim et al. [MemNet] §3.4: RW : CLH : BK : CT : VL : LC : CLL : BY, for `gpus` clusters
     /// of `hmcs_per_gpu` HMCs with `t.channels / (gpus·hmcs)` vaults each, lines of
     /// `line_bytes` interleaved across the local HMCs. Channel = (CT·vaults + VL)·hmcs + LC.
     [[nodiscard]] static bit_field_mapping kim_multi_gpu(const dram_timing& t = presets::hmc_vault,

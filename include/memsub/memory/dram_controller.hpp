@@ -3,25 +3,26 @@
 // timing model of `dram_channel`. Models `memory_controller` (memory/concept.hpp).
 //
 // Composition: `dram_controller<Scheduler, RowPolicy, Mapping>`; aliases `fcfs_controller` and
-// `fr_fcfs_controller`. This is the baseline of HTA (seed 004 §4.1: "one read queue and one
-// write queue shared by all requesters … FR-FCFS"), the HMC vault controller of Kim et al.
-// (seed 002: FR-FCFS, closed page, 16-entry queue: `hmc_vault_controller` and
-// `hmc_vault_params` below) and ReMAP's FCFS DDR3 controller (seed 001, Table 2.3).
+// `fr_fcfs_controller`. This is the baseline of HTA ([HTA] §3.1: "all requests from different CUs
+// share a read and a write queue … First-Ready First-Come-First-Served"), the HMC vault controller
+// of Kim et al.
+// ([MemNet]: FR-FCFS, closed page, 16-entry queue: `hmc_vault_controller` and
+// `hmc_vault_params` below) and ReMAP's FCFS DDR3 controller ([Dissertation], Table 2.3).
 //
-// Per channel and per cycle the controller selects at most one request (spec G4.8). Writes are
-// batched as real controllers and the reference simulators do (spec G4.5 leaves the policy
-// open; the defaults reproduce DRAMSim3, src/controller.cc, commit 2981759): the channel is in
-// read mode or in a write drain, and selects from the queue of its mode (FR-FCFS is
-// row-hit-first within the writes as within the reads; in a drain, reads queued before it
-// fill the cycles no write can use, as the reads already in DRAMSim3's command queues keep
-// issuing). DRAMSim3's per-bank command queues can be added (`bank_command_queue`), as extra
-// read capacity or, with `two_level_queues` (in `dramsim3_params`), as its two-level structure
-// for reads and writes: transaction queues feeding per-bank command queues one request per
-// cycle, the scheduler selecting among the command queues only (its own rules: the
-// `two_level_queues` parameter); tests/data/dramsim3/README.md compares. A drain starts when the
-// write queue reaches the high watermark (DRAMSim3: full) or, with no read queued, holds
-// `write_idle_drain_min` writes (DRAMSim3: more than 8 with its command queues empty) or has
-// waited `write_idle_flush_cycles` without reads or its oldest write `write_max_wait_cycles`
+// Per channel and per cycle the controller selects at most one request (G4.8,
+// docs/mechanisms/memory_controllers.md). Writes are batched as real controllers and the reference
+// simulators do (G4.5, docs/mechanisms/memory_controllers.md leaves the policy open; the defaults
+// reproduce DRAMSim3, src/controller.cc, commit 2981759): the channel is in read mode or in a write
+// drain, and selects from the queue of its mode (FR-FCFS is row-hit-first within the writes as
+// within the reads; in a drain, reads queued before it fill the cycles no write can use, as the
+// reads already in DRAMSim3's command queues keep issuing). DRAMSim3's per-bank command queues can
+// be added (`bank_command_queue`), as extra read capacity or, with `two_level_queues` (in
+// `dramsim3_params`), as its two-level structure for reads and writes: transaction queues feeding
+// per-bank command queues one request per cycle, the scheduler selecting among the command queues
+// only (its own rules: the `two_level_queues` parameter); tests/data/dramsim3/README.md compares. A
+// drain starts when the write queue reaches the high watermark (DRAMSim3: full) or, with no read
+// queued, holds `write_idle_drain_min` writes (DRAMSim3: more than 8 with its command queues empty)
+// or has waited `write_idle_flush_cycles` without reads or its oldest write `write_max_wait_cycles`
 // [memsub: bounds every write's wait]; it ends at the low watermark, after
 // the writes queued at its start (DRAMSim3's write_draining_ count), after
 // `min_writes_per_switch` writes while reads wait (gem5 MemCtrl), or when the selected write
@@ -388,9 +389,8 @@ public:
         /// served when no drained write can be selected: DRAMSim3 stops moving reads into its
         /// per-bank command queues while it drains, but the reads already there keep issuing
         /// whenever their commands are ready. false: a drain serves writes only (gem5's write
-        /// mode). Against DRAMSim3 (tests/data/dramsim3/README.md) it brings the 70/30 mix at
-        /// one request per 8 cycles from 0.51× to 0.64× DRAMSim3's bus turnarounds (measured
-        /// without write_max_wait_cycles).
+        /// mode). true is closer to DRAMSim3's bus turnarounds
+        /// (docs/performance/figures_behind_choices.md).
         bool drained_writes_mix_with_reads = true;
         /// memsub's earlier policy: in read mode a write is also served whenever no read can
         /// be selected. It defeats batching (3.0× DRAMSim3's bus turnarounds on the 70/30 mix
@@ -1186,7 +1186,8 @@ using fcfs_controller = dram_controller<fcfs, RowPolicy, Mapping>;
 template <row_policy RowPolicy = open_page, address_mapping Mapping = bit_field_mapping>
 using fr_fcfs_controller = dram_controller<fr_fcfs, RowPolicy, Mapping>;
 
-/// Kim et al.'s HMC vault controller (seed 002; spec §3.6 and G2.4): FR-FCFS, closed page,
+/// Kim et al.'s HMC vault controller ([MemNet] §3.6; decision G2.4 in
+/// docs/mechanisms/memory_controllers.md): FR-FCFS, closed page,
 /// one 16-entry request queue per vault (reads and writes share its 16 entries).
 template <address_mapping Mapping = bit_field_mapping>
 using hmc_vault_controller = dram_controller<fr_fcfs, closed_page, Mapping>;

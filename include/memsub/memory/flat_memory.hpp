@@ -11,7 +11,7 @@
 // starts no earlier than its arrival and the last `advance_to` cycle (a retried request keeps its
 // old arrival, but never completes in the past). Completions are in arrival order. MCM-GPU (seed
 // 001, Ch. 5) models its DRAM partitions this way (100 ns flat latency, 768 GB/s per partition),
-// and HTA's multi-GPU study sets MGPUSim's flat DRAM latency to a measured average (seed 004).
+// and HTA's multi-GPU study sets MGPUSim's flat DRAM latency to a measured average [HTA].
 // Every request is reported as `row_class::empty` (the flat model has no row buffers).
 #pragma once
 

@@ -31,7 +31,7 @@ namespace memsub::memory {
 /// goes (its PRE/ACT are placed now), except that a bank whose open row has hits waiting is
 /// not closed for it until the cap is reached (DRAMSim3 likewise holds a precharge while row
 /// hits are pending). Without `issue_at`, a ready row hit is ready to go. Starvation cap
-/// [memsub; the seeds' FR-FCFS has none]: per bank, a row hit may bypass an older request of
+/// [memsub; the cited papers' FR-FCFS has none]: per bank, a row hit may bypass an older request of
 /// the same bank at most `max_row_hit_bypasses` times in a row; then the oldest request of
 /// that bank goes first, so every request waits a bounded time. Storage: one bypass counter
 /// per bank (⌈log2(cap+1)⌉ bits). A view of up to 64 entries may also give

@@ -1,4 +1,4 @@
-// memsub — ReMAP's memory-access-cost (MAC) estimation table (seed 001, §2.2.3, Table 2.2).
+// memsub — ReMAP's memory-access-cost (MAC) estimation table ([Dissertation], §2.2.3, Table 2.2).
 //
 // Per DRAM bank: the row addresses of the two references preceding the current one, and the
 // number of requests waiting at the bank. When the LLC inserts a missing line, its bank and row
@@ -8,8 +8,8 @@
 //              before
 //   2 higher:  no bank conflict, row-buffer miss  — pending == 0 and row != previous row
 //   3 highest: bank conflict, some row miss       — pending > 0 and any of the three rows differ
-// (The "rule used" column of spec/remap.md; the dissertation's table is coarser.)
-// [resolution, spec] The table is updated by every reference the LLC sends to memory (misses
+// (Decision where Table 2.2 is vague; docs/mechanisms/remap.md, 'MAC: the memory-access-cost
+// table'.) Decision: the table is updated by every reference the LLC sends to memory (misses
 // and writebacks) through `record`. The pending count comes from a memory controller
 // (`estimate(bank, row, pending)`, e.g. with `controller.queued_at(address)`), or from the host;
 // without either it is approximated: each bank's count is its references among the last Q

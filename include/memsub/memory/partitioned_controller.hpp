@@ -1,14 +1,15 @@
 // memsub — HTA's partitioned memory controller (PMC).
 //
 // Citation: Fotouhi et al., "HTA: A Scalable High-Throughput Accelerator for Irregular HPC
-// Workloads", ISC 2021 (seed 004), §C4.1 / spec system-policies.md §4.2.
+// Workloads", ISC 2021 [HTA] §2.1; docs/mechanisms/memory_controllers.md,
+// 'The partitioned memory controller (C4.1)'.
 //  * Front end (CMC, compute side): for every requester (core cluster) and memory channel a
 //    dedicated read FIFO and write FIFO. Contention is confined to one requester's queues.
 //  * Back end (MMC, one per channel, next to the DRAM): sees only the head of every CMC queue
 //    of its channel, picks one request per cycle by FR-FCFS with round-robin across requesters,
 //    and broadcasts (winner, bank); every CMC whose head targets that bank waits until the
 //    winner's data has been transferred ("until the response is provided").
-// Arbitration (G4.4): `frfcfs_then_rr` (default; the spec's algorithm: row hits first, then the
+// Arbitration (G4.4): `frfcfs_then_rr` (default: row hits first, then the
 // round-robin distance from the pointer, then age) or `rr_then_frfcfs` (the next requester in
 // round-robin order with an issuable head). The pointer moves past each winner. [memsub] Under
 // frfcfs_then_rr a requester whose heads are all row hits would otherwise starve the others'
@@ -34,7 +35,7 @@
 // queue; or an explicit depth.
 // The CMC↔MMC link latency (3 cycles SiPh, 50 electrical; 0 by default = the controller alone)
 // delays visibility of a request at the MMC and the completion's return; the broadcast is
-// assumed to share it (spec [R]).
+// assumed to share it (Decision: [HTA] gives only the link latency).
 // Storage: per channel 2·requesters FIFOs of `depth` entries (the same total as the shared
 // queue under iso-storage) plus one round-robin pointer (log2 requesters bits) and one bank
 // reservation register per bank; the replicated queue-control logic is the only overhead.
@@ -91,8 +92,8 @@ public:
         std::uint32_t max_row_hit_bypasses = 16;
         /// Write drain between watermarks of the channel's write slots: gem5 MemCtrl's
         /// write_high_thresh_perc / write_low_thresh_perc defaults (85 / 50). With 2-entry
-        /// FIFOs only the heads compete, so long drains buy little; 80 / 20 measured 3 % slower
-        /// on partitioned_test's irregular stream.
+        /// FIFOs only the heads compete, so long drains buy little
+        /// (docs/performance/figures_behind_choices.md).
         std::uint32_t write_high_watermark_pct = 85;
         std::uint32_t write_low_watermark_pct = 50;
         typename RowPolicy::params row{};

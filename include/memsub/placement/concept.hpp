@@ -5,8 +5,8 @@
 // address). The partition-local address is what the partition's own DRAM mapping decodes
 // (placement/placed_mapping.hpp puts a placement in front of any address_mapping, by
 // reference, so every partition's controller shares one placement, e.g. one first-touch table).
-// Spec: system-policies.md §1 C5.1 (fine-grain interleave), C5.6 (first touch), C5.7 (round
-// robin), §3.4 and G2.2 (seeded random page placement).
+// Mechanisms (docs/mechanisms/multi_module_gpu.md): C5.1 (fine-grain interleave), C5.6 (first
+// touch), C5.7 (round robin), [MemNet] §3.4 and G2.2 (seeded random page placement).
 //
 // Each requirement is a concept of its own (`pl1_params` … `pl5_capacity`, `pli1_inverse`);
 // `diagnose_placement<P>()` names the broken ones (labels: testing/contract.hpp).

@@ -1,9 +1,10 @@
 // memsub — fine-grain address interleave across memory partitions: the MCM-GPU baseline
-// placement (spec §1 C5.1). Consecutive granules rotate across the partitions, and the
-// granules of one partition rotate across its channels:
+// placement (C5.1, docs/mechanisms/multi_module_gpu.md). Consecutive granules rotate across the
+// partitions, and the granules of one partition rotate across its channels:
 //   granule g = address / G;  partition = g mod P;  channel = (g / P) mod C;
 //   local address = (g / P) · G + address mod G.
-// The granule G defaults to the L2 line (128 B, spec G5.2). Stateless and invertible
+// The granule G defaults to the L2 line (128 B, G5.2 (docs/mechanisms/multi_module_gpu.md)).
+// Stateless and invertible
 // (`global_address`); the requester is ignored. Bits at and above `address_bits` are ignored.
 // Models `invertible_placement` (placement/concept.hpp).
 #pragma once
@@ -25,7 +26,8 @@ public:
     struct params {
         std::uint32_t partitions = 4;
         std::uint32_t channels_per_partition = 1;
-        /// Interleave unit across partitions and channels (spec G5.2: 128 B … 4 KiB).
+        /// Interleave unit across partitions and channels (G5.2,
+        /// docs/mechanisms/multi_module_gpu.md: 128 B … 4 KiB).
         std::uint32_t granule_bytes = 128;
         /// Physical address width; higher bits are ignored.
         std::uint32_t address_bits = 48;

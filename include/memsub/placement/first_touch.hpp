@@ -1,15 +1,16 @@
-// memsub — first-touch page placement (MCM-GPU, seed 000 §5.3 / Figure 11; spec §1 C5.6).
+// memsub — first-touch page placement (MCM-GPU, [MCM-GPU] §5.3 / Figure 11; C5.6
+// (docs/mechanisms/multi_module_gpu.md)).
 //
 // Rule: on the first reference to a page, the page is mapped to the local memory partition of
 // the module that issued it (`requester`); later references use that mapping whatever their
 // order or requester, across kernel boundaries (no migration). Inside the partition addresses
 // still interleave at a fine granule across the partition's channels (C5.1 within the
 // partition, "to prevent camping on memory channels").
-// Capacity (spec G5.6, not in the paper): each partition holds `partition_bytes`; a page whose
-// requester's partition is full goes to the nearest partition with a free frame, by hop count
-// (bidirectional ring, min(|i−j|, P−|i−j|), C5.8; or the host's `hops` matrix), ties to the
-// lowest id; `stats().fallbacks` counts them. Pages are packed into frames of their partition
-// in first-touch order: local address = frame · page + offset.
+// Capacity (G5.6, docs/mechanisms/multi_module_gpu.md, not in the paper): each partition holds
+// `partition_bytes`; a page whose requester's partition is full goes to the nearest partition with
+// a free frame, by hop count (bidirectional ring, min(|i−j|, P−|i−j|), C5.8; or the host's `hops`
+// matrix), ties to the lowest id; `stats().fallbacks` counts them. Pages are packed into frames of
+// their partition in first-touch order: local address = frame · page + offset.
 //
 // Page table (PP4: no allocation per access): a flat open-addressing table (linear probing,
 // Fibonacci hashing of groups of four consecutive pages, 16-byte entries: page + 1, partition,
@@ -19,8 +20,8 @@
 // `capacity_error` from `place` (the only throw, on the insert path, never on a lookup).
 // `reset()` forgets every page (a new application). Only the accesses a host passes to `place`
 // are touches: pages the CPU initialised (memcpy) stay unplaced until a kernel touches them
-// (spec G5.7), so a host does not call `place` for its copies. Models `placement_policy` (not
-// invertible: the inverse would need a frame → page table).
+// (G5.7, docs/mechanisms/multi_module_gpu.md), so a host does not call `place` for its copies.
+// Models `placement_policy` (not invertible: the inverse would need a frame → page table).
 #pragma once
 
 #include <algorithm>
@@ -54,7 +55,8 @@ public:
 struct first_touch_stats {
     /// Distinct pages placed.
     std::uint64_t pages = 0;
-    /// Pages placed away from the requester's partition because it was full (spec G5.6).
+    /// Pages placed away from the requester's partition because it was full (G5.6,
+    /// docs/mechanisms/multi_module_gpu.md).
     std::uint64_t fallbacks = 0;
     /// First touches by a requester ≥ partitions (taken modulo partitions; PP1).
     std::uint64_t requester_out_of_range = 0;
@@ -67,9 +69,10 @@ public:
     struct params {
         std::uint32_t partitions = 4;
         std::uint32_t channels_per_partition = 1;
-        /// Placement unit (spec G5.1: 4 KiB default; 64 KiB, 2 MiB tested).
+        /// Placement unit (G5.1, docs/mechanisms/multi_module_gpu.md: 4 KiB default; 64 KiB, 2 MiB
+        /// tested).
         std::uint32_t page_bytes = 4096;
-        /// Channel-interleave unit inside a partition (spec G5.2).
+        /// Channel-interleave unit inside a partition (G5.2, docs/mechanisms/multi_module_gpu.md).
         std::uint32_t granule_bytes = 128;
         /// Capacity of each partition (a multiple of page_bytes).
         std::uint64_t partition_bytes = std::uint64_t{1} << 30;
@@ -106,7 +109,8 @@ public:
         if (!p.hops.empty())
             require(p.hops.size() == std::size_t{p.partitions} * p.partitions, component,
                     "hops (entries)", p.hops.size(), "must be empty or partitions × partitions");
-        // Fallback order per requester: nearest first, ties to the lowest id (spec G5.6).
+        // Fallback order per requester: nearest first, ties to the lowest id (G5.6,
+        // docs/mechanisms/multi_module_gpu.md).
         order_.resize(std::size_t{p.partitions} * p.partitions);
         for (std::uint32_t r = 0; r < p.partitions; ++r) {
             auto* row = order_.data() + std::size_t{r} * p.partitions;

@@ -1,9 +1,10 @@
-// memsub — seeded random page placement (Kim et al., seed 002 §3.4: "4 KB pages, random page
-// placement"; spec G2.2: uniform over partitions, a deterministic seeded generator).
+// memsub — seeded random page placement (Kim et al. [MemNet] §3.4: "4 KB pages, random page
+// placement"; G2.2 (docs/mechanisms/multi_module_gpu.md): uniform over partitions, a deterministic
+// seeded generator).
 //
 // Rule: the page numbers of the address space (k = address_bits − log2 page bits) are permuted
 // by a seeded bijection π on k bits, and page v goes to partition π(v) mod P as frame
-// π(v) / P of that partition — a uniformly random physical frame per page, as the spec reads
+// π(v) / P of that partition — a uniformly random physical frame per page, as G2.2 reads
 // "random page placement" (frame chosen at random, so the partition is random per page).
 // Because π is a bijection, two pages never share a frame, and the policy needs no table: it
 // is stateless, independent of access order, and invertible (`global_address` applies π⁻¹).

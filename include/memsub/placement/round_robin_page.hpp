@@ -1,7 +1,7 @@
-// memsub — round-robin page placement: page i → partition i mod P, in page-number order (spec
-// §1 C5.7 [R]; the MCM-GPU multi-GPU study's negative baseline: "very low and inconsistent
-// performance"). A partition's pages are packed in order: page i is frame i / P of its
-// partition; inside a partition channels interleave on the granule (C5.1 within the
+// memsub — round-robin page placement: page i → partition i mod P, in page-number order (C5.7
+// in docs/mechanisms/multi_module_gpu.md; the MCM-GPU multi-GPU study's negative baseline: "very
+// low and inconsistent performance"). A partition's pages are packed in order: page i is frame i /
+// P of its partition; inside a partition channels interleave on the granule (C5.1 within the
 // partition). Stateless and invertible; the requester is ignored. Models
 // `invertible_placement` (placement/concept.hpp).
 #pragma once
@@ -23,9 +23,10 @@ public:
     struct params {
         std::uint32_t partitions = 4;
         std::uint32_t channels_per_partition = 1;
-        /// Placement unit (spec G5.1: 4 KiB default; 64 KiB and 2 MiB are tested).
+        /// Placement unit (G5.1, docs/mechanisms/multi_module_gpu.md: 4 KiB default; 64 KiB and 2
+        /// MiB are tested).
         std::uint32_t page_bytes = 4096;
-        /// Channel-interleave unit inside a partition (spec G5.2).
+        /// Channel-interleave unit inside a partition (G5.2, docs/mechanisms/multi_module_gpu.md).
         std::uint32_t granule_bytes = 128;
         /// Physical address width; higher bits are ignored.
         std::uint32_t address_bits = 48;

@@ -3,13 +3,12 @@
 // Citation: Jaleel et al., "High Performance Cache Replacement Using Re-Reference Interval
 // Prediction (RRIP)", ISCA 2010, §3.2 (BRRIP): insert with RRPV = 2^M − 1 ("distant") and,
 // infrequently, with 2^M − 2 ("long"). Hit promotion and victim search are SRRIP's.
-// Resolutions (spec, RRIP family): ε = 1/32 by default (DIP's BIP value; the paper says only
-// "with low probability"); `long_period` = 1/ε, 0 = never long. The random source is a seeded
-// xoshiro256** owned by the policy (one draw per insertion: long iff rng.below(period) == 0), or
-// a counter owned by the instance: the n-th insertion (from 1, all sets) is long iff
-// n mod period == 0 (ChampSim / DIP behaviour).
-// Storage: M bits per entry plus the throttle (⌈log2 period⌉-bit counter, or the PRNG's 256
-// bits as modelled).
+// Resolutions (docs/mechanisms/remap.md, 'RRIP family'): ε = 1/32 by default (DIP's BIP value; the
+// paper says only "with low probability"); `long_period` = 1/ε, 0 = never long. The random source
+// is a seeded xoshiro256** owned by the policy (one draw per insertion: long iff rng.below(period)
+// == 0), or a counter owned by the instance: the n-th insertion (from 1, all sets) is long iff n
+// mod period == 0 (ChampSim / DIP behaviour). Storage: M bits per entry plus the throttle (⌈log2
+// period⌉-bit counter, or the PRNG's 256 bits as modelled).
 #pragma once
 
 #include <cstdint>

@@ -2,7 +2,7 @@
 //
 // A replacement policy orders the tag entries of each set and names a victim when the engine
 // needs room. It never sees tags or data: the engine owns residency, the policy owns only its
-// per-entry / per-set metadata (design.md, principle 3: memsub decides, the host keeps time).
+// per-entry / per-set metadata (docs/design.md, principle 3: memsub decides, the host keeps time).
 //
 // Requirements (a type P models `replacement_policy` when all hold; each is also a concept of
 // its own below, `r1_params` … `r7_name`, so a compiler diagnostic names the one that failed):

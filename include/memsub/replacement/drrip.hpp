@@ -4,11 +4,12 @@
 // with a 10-bit PSEL, §6.7) and §4.5 (TA-DRRIP: a PSEL and a pair of SDMs per application).
 // Built as `set_dueling<rrip_dual>`: side 0 = SRRIP, side 1 = BRRIP insertion over one shared RRPV
 // array (see rrip_dual.hpp, set_dueling.hpp for the rules).
-// Defaults (spec): 2-bit RRPV, HP, ε = 1/32 from a seeded PRNG, 32 leader sets per side by DIP's
-// complement-select (automatic smaller K below 1024 sets, see set_dueling.hpp), 10-bit PSEL
-// starting at 0 (followers start as SRRIP), one PSEL (miss cost 1).
+// Defaults (docs/mechanisms/remap.md, 'RRIP family'): 2-bit RRPV, HP, ε = 1/32 from a seeded PRNG,
+// 32 leader sets per side by DIP's complement-select (automatic smaller K below 1024 sets, see
+// set_dueling.hpp), 10-bit PSEL starting at 0 (followers start as SRRIP), one PSEL (miss cost 1).
 // TA-DRRIP: set `params.requesters` to the number of cores; each core gets its own PSEL and its
-// own 32 + 32 leader sets, disjoint from the other cores' ([resolution], spec). `name()` is then
+// own 32 + 32 leader sets, disjoint from the other cores' (Decision,
+// docs/mechanisms/remap.md, 'Set dueling'). `name()` is then
 // "ta_drrip".
 // Deviations (the DRRIP mechanism itself follows §4.3; these settle what the paper leaves open
 // or extend it):

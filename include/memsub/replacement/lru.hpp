@@ -134,12 +134,12 @@ private:
 
     /// victim() with a scalar scan instead of byte_max_lanes, for replace(): with the vector
     /// form inlined there (or called out of line), GCC compiled replace()'s hot path above
-    /// differently and the fixed-geometry LRU loop of bench_replacement lost ~2-3 % (same-run
-    /// ratio to the plain loop 1.15-1.16x -> 1.12-1.14x). The engine calls replace() with a
+    /// differently and the fixed-geometry LRU loop of bench_replacement got slower
+    /// (docs/performance/figures_behind_choices.md). The engine calls replace() with a
     /// full set's entries, whose bottom is always eligible, so only a host that narrows the
     /// eligible entries gets here. Its first lines repeat replace()'s bottom check on purpose:
-    /// without them GCC compiled the LRU loops differently again and the portable runtime LRU
-    /// fell from 1.015-1.024x to 0.990-1.008x the plain loop (three interleaved runs).
+    /// without them GCC compiled the LRU loops differently again and the portable runtime LRU got
+    /// slower (same page).
     [[nodiscard]] entry_index victim_by_scan(set_index s, entry_mask eligible) const noexcept {
         const std::uint8_t* pos = row(s);
         const entry_mask bottom_entries = byte_equal_mask(pos, stride(), bottom()) & eligible;

@@ -5,25 +5,26 @@
 // number outstanding), its 3-bit quantisation (cost_q), the LIN policy (victim = argmin
 // R + λ·cost_q, R = 0 for the LRU line … E − 1 for the MRU line, λ = 4) and SBAR (LIN in the main
 // tag directory, an auxiliary tag directory running LRU for a few sampled leader sets, a PSEL
-// moved by cost_q where the two disagree, followers by the PSEL's MSB). The ReMAP spec
-// (remap.md, "Evaluation to reproduce") fixes λ = 4, 3-bit cost_q, host-supplied cost.
-// Rules and [resolutions]:
+// moved by cost_q where the two disagree, followers by the PSEL's MSB). ReMAP's comparison
+// ([Dissertation] §2.3) uses λ = 4, 3-bit cost_q and a host-supplied cost.
+// Rules and decisions (docs/mechanisms/remap.md, 'MLP-aware replacement'):
 //  * cost_q = min(2^bits − 1, ⌊cycles / step⌋), step = 60 cycles, 3 bits (the paper's
 //    quantisation: 0–59 → 0, …, ≥ 420 → 7). The cycles come from the host:
 //    `hints.miss_cost_cycles` of the missing access (the MLP-based cost of that miss, e.g. from
 //    `mlp_cost_meter` below, which derives it from the outstanding misses), or later through
 //    `update_cost(set, entry, cycles)` when the host learns it after the fill. Unknown (0) → 0.
-//  * LIN ties → the line nearer the LRU end (smaller R) [resolution], so with equal costs LIN is
+//  * LIN ties → the line nearer the LRU end (smaller R) (Decision), so with equal costs LIN is
 //    exactly LRU.
 //  * SBAR: K leader sets (the complement-select candidate-0 sets of core/set_sampler.hpp, K = 32
-//    at ≥ 1024 sets, smaller below [resolution]) always use LIN; the ATD keeps an LRU copy of
+//    at ≥ 1024 sets, smaller below, a decision) always use LIN; the ATD keeps an LRU copy of
 //    each leader set's tags (E entries). In a leader set, an access that misses the main
 //    directory but hits the ATD moves PSEL toward LRU by the miss's cost_q; one that hits the
 //    main directory but misses the ATD moves it toward LIN by the hit line's stored cost_q
-//    [resolution: that miss is never serviced, so its own cost is unknown; the line's last
-//    miss cost stands in]; when both agree nothing moves. PSEL = core/set_sampler.hpp's psel_rule
-//    (10 bits [resolution], candidate 0 = LIN, starts at 0: followers start with LIN); followers
-//    use LIN while the MSB is 0, LRU otherwise. `adaptive = false` is plain LIN everywhere.
+//    (Decision: that miss is never serviced, so its own cost is unknown; the line's last
+//    miss cost stands in); when both agree nothing moves. PSEL = core/set_sampler.hpp's psel_rule
+//    (10 bits as DRRIP's, a decision; candidate 0 = LIN, starts at 0: followers start with LIN);
+//    followers use LIN while the MSB is 0, LRU otherwise. `adaptive = false` is plain LIN
+//    everywhere.
 // Storage: per line ⌈log2 E⌉ recency bits + cost bits; the ATD (per leader set, E tags of
 // `atd_tag_bits` + a valid bit + ⌈log2 E⌉ LRU bits); the PSEL.
 #pragma once
@@ -87,7 +88,7 @@ private:
 };
 
 struct mlp_aware_params {
-    /// λ of LIN (4 in the paper's evaluation and the ReMAP spec).
+    /// λ of LIN (4 in the paper's evaluation and in [Dissertation] §2.3).
     std::uint32_t lambda = 4;
     /// Bits of cost_q (3) and the cycles per quantisation step (60).
     std::uint32_t cost_bits = 3;

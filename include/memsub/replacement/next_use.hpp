@@ -1,5 +1,5 @@
 // memsub — the oracle pass Belady's OPT needs: for every access of a stream, the position of
-// the next access to the same line (spec, OPT: "backward pass … never → ∞").
+// the next access to the same line (docs/mechanisms/remap.md, 'OPT': "backward pass … never → ∞").
 //
 // Not on the per-access cache path: it runs once over a recorded stream and uses a hash map.
 #pragma once

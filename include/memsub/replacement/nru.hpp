@@ -4,7 +4,7 @@
 // "1-bit" policy of UltraSPARC T2-class LLCs). Each entry has an NRU bit: 0 = recently used,
 // 1 = "distant". Hit and fill set the bit to 0. Victim: the first (lowest) entry whose bit is 1;
 // if none is, all bits of the set are set to 1 and the search repeats (it then takes the first
-// eligible entry). Identical to 1-bit SRRIP (spec, RRIP family).
+// eligible entry). Identical to 1-bit SRRIP (docs/mechanisms/remap.md, 'RRIP family').
 // Deviations: victims are restricted to the eligible mask (only the search, not the
 // all-to-1 reset, is restricted). Departed entries get bit 1 (an invalid entry is distant).
 // Storage: E bits per set.

@@ -1,15 +1,15 @@
 // memsub — Belady's MIN (OPT): the miss-count bound of a set-associative cache.
 //
 // Citation: Belady, "A study of replacement algorithms for a virtual-storage computer", IBM
-// Systems Journal 5(2), 1966 (MIN); applied per set as in the spec's OPT section: under a fixed
-// index mapping the sets are independent, so MIN in every set is optimal for the whole
+// Systems Journal 5(2), 1966 (MIN); applied per set (docs/mechanisms/remap.md, 'OPT'): under a
+// fixed index mapping the sets are independent, so MIN in every set is optimal for the whole
 // set-associative cache. See also Mattson, Gecsei, Slutz, Traiger, "Evaluation techniques for
 // storage hierarchies", IBM Systems Journal 9(2), 1970 (OPT as a stack algorithm; set-associative
 // memories evaluated set by set).
 // Needs an oracle: each access's `hints.next_use` must hold the stream position of the next
 // access to the same line (`memsub::never` if none) — see next_use.hpp. Each entry stores the
 // next use of its line, set at insertion and on every hit.
-// Rules (spec, OPT):
+// Rules (docs/mechanisms/remap.md, 'OPT'):
 //  * Victim: the eligible entry whose next use is furthest (never = ∞ first); ties (only lines
 //    never used again can tie) go to the lowest entry, so reported evictions are deterministic.
 //  * Default: no bypass (demand-fetch MIN; the bound for policies that always insert).

@@ -1,21 +1,22 @@
 // memsub — ReMAP: reuse- and memory-access-cost-aware eviction for shared LLCs.
 //
-// Citation: seed 001 (dissertation) Chapter 2: §2.2 (Eq. 2.3, Algorithms 1 and 2), §2.2.2 / §2.2.5
+// Citation: [Dissertation] Chapter 2: §2.2 (Eq. 2.3, Algorithms 1 and 2), §2.2.2 / §2.2.5
 // (PERD, cascaded Bloom-filter victim buffer), §2.2.3 / Table 2.2 (MAC classes), §2.2.4 and
 // §2.3.3 (cost-based set dueling between (α, β, γ) = (1, 1, 4) and (1, 4, 1)), §2.3.4 / Fig. 2.6
-// (SRRIP+PERD, SRRIP+MAC), §2.3.6 (LRU as the underlying policy). Spec: remap.md "ReMAP (§2.2)",
-// normative; where it resolves a gap the comment says [resolution].
+// (SRRIP+PERD, SRRIP+MAC), §2.3.6 (LRU as the underlying policy). The decisions where the
+// dissertation leaves a gap: docs/mechanisms/remap.md, 'ReMAP'.
 // Rules:
 //  * Victim: the eligible line with the least cost α·R + β·PERD + γ·MAC; ties → the lowest entry
 //    (Algorithm 1 replaces its candidate only on a strict <).
-//  * R, recency, higher = more worth keeping [resolution, spec]: over SRRIP R = (2^M − 1) − RRPV;
-//    over LRU R = E − 1 − stack position (unscaled, as LIN). Over SRRIP, hits and insertions
-//    update RRPVs as SRRIP does and every replacement first runs SRRIP's ageing step (add 1 to
-//    every RRPV until an eligible line is distant) [resolution, spec].
+//  * R, recency, higher = more worth keeping (Decision, as LIN orients it): over SRRIP R = (2^M −
+//    1) − RRPV; over LRU R = E − 1 − stack position (unscaled, as LIN). Over SRRIP, hits and
+//    insertions update RRPVs as SRRIP does and every replacement first runs SRRIP's ageing step
+//    (add 1 to every RRPV until an eligible line is distant). Decision: without the ageing step
+//    RRPVs never rise and R would only separate hit lines from the rest.
 //  * PERD (2 bits per line, set at insertion): the class the victim buffer gives the missing
 //    line's address — near 3, intermediate 2, far 1, distant 0 (filter/cascaded_victim_buffer.hpp).
 //    Every replacement victim's line address enters the buffer in on_evict, i.e. before the
-//    missing line is looked up in on_insert (Algorithm 2's order). [resolution] Blocks leaving
+//    missing line is looked up in on_insert (Algorithm 2's order). Decision: blocks leaving
 //    for other reasons (write-evict, invalidate, flush, superseded) are not inserted: Algorithm 1
 //    inserts the chosen victim only.
 //  * Decision: an unconfirmed PERD is spent when it keeps a line. At a replacement, every other
@@ -26,43 +27,44 @@
 //    bit per line records the hit). [Dissertation] §2.2.2 never revises PERD; we do for unconfirmed
 //    lines because a fixed PERD outranks recency for good: over SRRIP R is 0..3, so a near line
 //    costs 3 + R (β = 1) or 12 + R (β = 4) against 1 for a line just inserted, and a near line that
-//    is never used again outlives every newer line. Measured in ChampSim (2 MiB LLC, bzip2 with L2
-//    writebacks): lines filled near were evicted 354 times in 13,164 fills and held 12,810 of the
-//    32,768 lines at the end. Spent one class per save, an unconfirmed prediction buys at most PERD
-//    (≤ 3) replacements in its set beyond what recency and MAC allow — about Table 2.1's "near"
-//    distance of 4 evictions — whatever β. Why not spend confirmed lines too: a lasting PERD is
-//    also what keeps reused lines that come back soon after eviction (a zipf's warm lines, part of
-//    a loop larger than the cache), and spending every line gave that up (bench_replacement's zipf
-//    stream, eight times the cache: +9.5 % misses for remap, +12.7 % for remap_lru); exempting
-//    confirmed lines keeps it (+1.1 %, −0.3 %). Over LRU, R (0..E−1) already limits a save to lines
-//    fewer than β·PERD positions above; the rule is the same there. `spend_unconfirmed_perd =
-//    false` gives the published rule (and saves the confirmed bit).
+//    is never used again outlives every newer line (in ChampSim, near-filled lines came to hold
+//    most of a 2 MiB LLC: docs/performance/remap_in_champsim.md). Spent one class per save, an
+//    unconfirmed prediction buys at most PERD (≤ 3) replacements in its set beyond what recency and
+//    MAC allow — about Table 2.1's "near" distance of 4 evictions — whatever β. Why not spend
+//    confirmed lines too: a lasting PERD is also what keeps reused lines that come back soon after
+//    eviction (a zipf's warm lines, part of a loop larger than the cache), and spending every line
+//    gave that up on a Zipf stream eight times the cache, while exempting confirmed lines keeps it
+//    (figures in docs/performance/remap_in_champsim.md, 'What the fix costs'). Over LRU, R (0..E−1)
+//    already limits a save to lines fewer than β·PERD positions above; the rule is the same there.
+//    `spend_unconfirmed_perd = false` gives the published rule (and saves the confirmed bit).
 //  * Decision: a writeback from the level above (access_kind::writeback) is not a re-reference: its
 //    fill is not looked up in the victim buffer (PERD distant) and its miss moves the dueling
 //    selector by nothing (it reads no memory). [Dissertation] looks every miss up; its Algorithm 2
 //    describes a demand miss ("issue request to DRAM"), and a writeback that misses is the level
 //    above returning a dirty line the LLC dropped while the level above still held it — the buffer
-//    would see the hierarchy's traffic, not the program's reuse. Measured (same run): 99.5 % of
-//    writeback fills were classed far or nearer, all of them together were hit 30 times, and
-//    writeback hits fell from 59,430 (SRRIP) to 37,474. The written-back line still enters the
-//    buffer when it is evicted: a demand re-read of it is a real post-eviction reuse.
-//    `writebacks_are_not_reuse = false` treats writebacks as [Dissertation] Algorithm 2 does.
+//    would see the hierarchy's traffic, not the program's reuse (in ChampSim nearly every
+//    writeback fill was classed far or nearer and almost none was hit again:
+//    docs/performance/remap_in_champsim.md, 'Diagnosis (before the fix)'). The written-back line
+//    still enters the buffer when it is evicted: a demand re-read of it is a real post-eviction
+//    reuse. `writebacks_are_not_reuse = false` treats writebacks as [Dissertation] Algorithm 2
+//    does.
 //  * MAC (2 bits per line, set at insertion): the host's class (`hints.memory_cost_class`, §2.3.6
 //    suggests a host-supplied cost for complex schedulers) when known, else memsub's mac_table
 //    (memory/mac_table.hpp, Table 2.2) estimated on the miss before the miss itself is recorded.
 //    The table records every demand miss the LLC sends to memory (not `writeback` accesses from
 //    the level above, which allocate without a read) and every dirty line leaving (a writeback
 //    to memory); its pending count is the last-Q approximation (Q = `mac_window`).
-//    [resolution] Bank and row come from a row-interleaved mapping (row : bank : column, Table
+//    Decision: bank and row come from a row-interleaved mapping (row : bank : column, Table
 //    2.3: 8 banks, 8 KB rows, one channel): bank = (address / row_bytes) mod banks, row =
 //    address / (row_bytes · banks). A host with its own mapping passes the class instead.
 //  * Dueling: set_dueling (core/set_sampler.hpp's psel_rule, 10-bit PSEL, 32 leader sets per side
 //    by complement-select) over the two weight sets; a leader-set miss moves PSEL by its memory
 //    access cost, not by one (§2.2.4): `hints.miss_cost_cycles` when the host knows it, else the
-//    miss's MAC class + 1 [resolution, spec]. Side 0 = weights[0] = (1, 1, 4), side 1 = (1, 4, 1).
-//  * Variants (Fig. 2.6, spec [resolution]): SRRIP+PERD is γ = 0, SRRIP+MAC is β = 0, each with
-//    α = 1 and the dueled value of the remaining weight: (1,1,0)/(1,4,0) and (1,0,4)/(1,0,1).
-//    Any weights can be fixed statically (give both sides the same weights).
+//    miss's MAC class + 1 (Decision: the class orders costs as the latencies do). Side 0 =
+//    weights[0] = (1, 1, 4), side 1 = (1, 4, 1).
+//  * Variants (Fig. 2.6; Decision, the text names no other weights): SRRIP+PERD is γ = 0, SRRIP+MAC
+//    is β = 0, each with α = 1 and the dueled value of the remaining weight: (1,1,0)/(1,4,0) and
+//    (1,0,4)/(1,0,1). Any weights can be fixed statically (give both sides the same weights).
 // Storage (`storage_bits()`): the victim buffer's three Bloom filters (3 × c × E/3 bits) + per
 // line the recency bits (SRRIP: M; LRU: ⌈log2 E⌉) + 2 PERD bits and the confirmed bit (when
 // some β ≠ 0; no confirmed bit with spend_unconfirmed_perd off) + 2 MAC bits (when some γ ≠ 0) +
@@ -371,8 +373,8 @@ private:
         const std::uint8_t* rec = nullptr;
         std::uint32_t top = 0;
         if constexpr (Recency == remap_recency::srrip) {
-            // SRRIP's ageing step [resolution, spec]: add 1 to every RRPV until an eligible one
-            // is distant, i.e. add distant − (the largest eligible RRPV), saturating.
+            // SRRIP's ageing step (a decision, see the file comment): add 1 to every RRPV until an
+            // eligible one is distant, i.e. add distant − (the largest eligible RRPV), saturating.
             std::uint8_t largest = 0;
             for (std::uint32_t e = 0; e < entries_; ++e) {
                 const auto v = static_cast<std::uint8_t>(eligible(e) ? r[e] & rrpv_mask : 0);

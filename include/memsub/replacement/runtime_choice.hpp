@@ -4,7 +4,7 @@
 // params name the alternative to run and carry every alternative's own params; the constructor
 // builds the alternative whose `name()` (R7) equals that name, and every hook forwards to it
 // through a `std::variant` (a jump on the variant's index: no virtual call, no heap, no global
-// state; design.md, §Configuration). A host that reads a policy name from its command line:
+// state; docs/design.md, 'Configuration'). A host that reads a policy name from its command line:
 //
 //   using choice = memsub::replacement::runtime_choice<lru, srrip, drrip, my_policy>;
 //   choice::params p{.name = argv[1]};                     // "" = the first alternative

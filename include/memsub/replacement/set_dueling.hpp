@@ -11,7 +11,8 @@
 // the set; it decides what the side changes (insertion only for RRIP). `dual_of<A, B>`
 // (dual_of.hpp) turns any two independent replacement policies into a dual one.
 //
-// Rules (spec, RRIP family); the leader sets and the PSEL live in core/set_sampler.hpp
+// Rules (docs/mechanisms/remap.md, 'RRIP family'); the leader sets and the PSEL live in
+// core/set_sampler.hpp
 // (`set_sampler<psel_rule>` with 2 candidates, the sides), this class adds the dual policy and
 // the cost of a miss:
 //  * Leader sets: side-0 leaders always use side 0, side-1 leaders side 1; followers use the
@@ -24,16 +25,16 @@
 //  * Leader choice: DIP's complement-select by default — N sets, K leaders per side, region
 //    r = N/K, constituency c = s / r, offset o = s mod r; s leads side 0 iff o == c and side 1 iff
 //    o == r − 1 − c (needs N ≥ K²). Or an explicit leader list (small caches, tests).
-//  * [resolution] `leaders_per_side = 0` (the default) means automatic: 32 (the spec's value) when
+//  * Decision: `leaders_per_side = 0` (the default) means automatic: 32 (DIP's value) when
 //    N ≥ 1024, otherwise the largest power of two K with K² ≤ N, so default-constructed dueling
 //    policies work on small caches; a K set explicitly that does not fit throws config_error.
-//  * Thread-aware dueling (`requesters` > 1, RRIP §4.5 / TADIP; spec [resolution]): each
-//    requester t has its own PSEL_t and its own K + K leader sets, disjoint from every other
+//  * Thread-aware dueling (`requesters` > 1, [RRIP] §4.5 / [TADIP]; Decision: disjoint leaders):
+//    each requester t has its own PSEL_t and its own K + K leader sets, disjoint from every other
 //    requester's. Requester t's complement-select offsets are shifted by 2t (side 0: o == (c + 2t)
 //    mod r; side 1: o == (r − 1 − c − 2t) mod r); overlaps throw config_error. In t's leader sets
-//    only t's accesses are forced to the leader's side and only t's misses move PSEL_t;
-//    everywhere else an access follows its own requester's PSEL. Requester ids ≥ `requesters`
-//    are treated as requester 0.
+//    only t's accesses are forced to the leader's side and only t's misses move PSEL_t; everywhere
+//    else an access follows its own requester's PSEL. Requester ids ≥ `requesters` are treated as
+//    requester 0.
 // Config errors name this class's params (`leaders_per_side`, `leaders[].side`, `psel_bits`, …).
 // Storage: the dual policy's bits plus `requesters` × PSEL width (leader identification is
 // combinational in DIP's complement-select, so it costs no state; an explicit list's per-set tag
@@ -147,7 +148,7 @@ struct unit_miss_cost {
 };
 
 /// The host's cost of the miss: `hints.miss_cost_cycles` when known, else
-/// `hints.memory_cost_class + 1` when known, else 1 (ReMAP's PSEL update, spec §2.2.4).
+/// `hints.memory_cost_class + 1` when known, else 1 (ReMAP's PSEL update, [Dissertation] §2.2.4).
 struct hinted_miss_cost {
     [[nodiscard]] constexpr std::uint32_t operator()(const access& a) const noexcept {
         if (a.hints.miss_cost_cycles != 0) return a.hints.miss_cost_cycles;

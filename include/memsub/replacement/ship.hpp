@@ -3,7 +3,7 @@
 // Citation: Wu, Jaleel, Hasenplaugh, Martonosi, Steely, Emer, "SHiP: Signature-based Hit
 // Predictor for High Performance Caching", MICRO 2011, §3 (SHCT training and insertion), §4
 // (SHiP-PC signature), §6.2 (SHiP-S set sampling, SHiP-R2 2-bit counters).
-// Rules (spec, SHiP):
+// Rules (docs/mechanisms/remap.md, 'SHiP'):
 //  * Base: 2-bit SRRIP with hit priority; SHiP changes only the insertion RRPV.
 //  * SHCT of 2^signature_bits saturating counters (default 16K × 3 bits).
 //  * Per line: the inserting signature and an outcome bit (0 at insertion).

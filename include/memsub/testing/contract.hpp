@@ -72,9 +72,9 @@
 //   (3) the refinement `invertible_placement`.
 // Every concept family has one sub-concept per requirement and a `diagnose…<T>()` that names
 // the broken ones in its static_assert messages.
-// Labels of the spec documents (compressors.md's G1–G7, §2.2 B1/B2, §4.2 vectors V1–V6, C1/C2 and
-// S1/S2, its P-… pitfalls; system-policies.md's G2.x and G4.x) are cited with "spec" or a § and are
-// not memsub's.
+// Labels of the mechanism pages (docs/mechanisms/compressors.md's G1–G7, §2.2 B1/B2, §4.2
+// vectors V1–V6, C1/C2 and S1/S2, its P-… pitfalls; docs/mechanisms/multi_module_gpu.md's and
+// memory_controllers.md's C5.x, G2.x and G4.x) name those pages' rules, not concept requirements.
 #pragma once
 
 #include <bit>

@@ -1,6 +1,6 @@
 // memsub — the `topology` concept: an interconnect between numbered endpoints (GPU modules,
-// GPUs and memory cubes) with a deterministic route between any two (system-policies.md §6,
-// the proposed `TopologyModel` utility: ring, switch, memory networks).
+// GPUs and memory cubes) with a deterministic route between any two (ring, switch,
+// memory networks: docs/mechanisms/multi_module_gpu.md).
 //
 // A topology only answers questions about routes; the host performs the cycle-level contention
 // (C5.8). Its directed links are numbered so a host can account bytes per link

@@ -1,9 +1,10 @@
 // memsub — `topology::crossbar_switch`: modules joined through one high-radix switch
-// (system-policies.md §2.3, T6's on-board switch). Every transfer between two distinct modules
-// crosses the switch once: one logical link (G6.10: "one logical link + the switch"), so the hop
-// count is constant — 1 between distinct modules, 0 to itself — and so is the latency
-// (`latency_cycles`, a host parameter; the seeds give none). Energy: a switched transfer pays
-// the link's pJ/bit once plus the switch's (energy::on_board_switched: 10 + 10 pJ/bit).
+// (the on-board switch of [MM-Energy] §V; docs/mechanisms/energy.md, 'Multi-module extension').
+// Every transfer between two distinct modules crosses the switch once: one logical link (G6.10: one
+// logical link plus the switch), so the hop count is constant — 1 between distinct modules, 0 to
+// itself — and so is the latency
+// (`latency_cycles`, a host parameter; the cited papers give none). Energy: a switched transfer
+// pays the link's pJ/bit once plus the switch's (energy::on_board_switched: 10 + 10 pJ/bit).
 //
 // Links: one directed logical link per ordered pair (src, dst), numbered
 // src·(N − 1) + (dst < src ? dst : dst − 1), so per-link byte accounting gives the traffic

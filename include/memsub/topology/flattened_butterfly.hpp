@@ -1,9 +1,9 @@
 // memsub — `topology::flattened_butterfly`: a flattened butterfly (FBFLY) of routers
-// (system-policies.md §3.5; Kim et al.'s memory networks, seed 002): routers sit on an n-D grid
-// of extents k₀ × … × k_{n−1} and every router is linked to every other router that differs from
-// it in exactly one coordinate (fully connected along each row and each column). Minimal routing
-// corrects the differing coordinates one at a time, in dimension order, so the hop count is the
-// number of coordinates in which two routers differ.
+// (docs/mechanisms/multi_module_gpu.md, 'Memory-network topologies'; Kim et al.'s memory networks,
+// [MemNet]): routers sit on an n-D grid of extents k₀ × … × k_{n−1} and every router is linked to
+// every other router that differs from it in exactly one coordinate (fully connected along each row
+// and each column). Minimal routing corrects the differing coordinates one at a time, in dimension
+// order, so the hop count is the number of coordinates in which two routers differ.
 //
 // Counts: degree Σ(k_d − 1) per router; bidirectional channels Σ_d (nodes/k_d)·C(k_d, 2)
 // = nodes·degree/2; directed links twice that. A 1-D FBFLY over G routers is the complete graph
@@ -58,7 +58,7 @@ public:
     [[nodiscard]] std::uint32_t nodes() const noexcept { return nodes_; }
     [[nodiscard]] std::uint32_t degree() const noexcept { return degree_; }
     [[nodiscard]] std::uint32_t links() const noexcept { return nodes_ * degree_; }
-    /// Bidirectional channels (the count seed 002's Fig. 12 compares).
+    /// Bidirectional channels (the count [MemNet]'s Fig. 12 compares).
     [[nodiscard]] std::uint32_t channels() const noexcept { return links() / 2; }
     [[nodiscard]] const std::vector<std::uint32_t>& extents() const noexcept { return extents_; }
 

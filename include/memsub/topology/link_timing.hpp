@@ -12,13 +12,13 @@
 // `link_timing<T>` puts one port on every directed link of a topology (topology/concept.hpp)
 // and times a transfer along its route: on each link it waits for the link, holds it for
 // bytes / link bandwidth and then travels the hop ([MCM-GPU] Table 3: 32 cycles per hop).
-// Store-and-forward at the granularity of a transfer; [memsub] the seeds give no flow control, and
-// a transfer reserves each link when it reaches it, in the order the host calls `transfer`. Call
-// order is service order: a reservation whose arrival lies beyond those of later calls (a reply
-// booked for when its DRAM data will be back) holds the link until then for every later call, even
-// one that arrives earlier. Hosts must therefore reserve in arrival order; one that cannot needs
-// per-cycle capacity instead (examples/mcm_explorer.cpp's ring_links keeps such a calendar).
-// No allocation after construction; `reserve` and `transfer` never throw.
+// Store-and-forward at the granularity of a transfer; [memsub] the cited papers give no flow
+// control, and a transfer reserves each link when it reaches it, in the order the host calls
+// `transfer`. Call order is service order: a reservation whose arrival lies beyond those of later
+// calls (a reply booked for when its DRAM data will be back) holds the link until then for every
+// later call, even one that arrives earlier. Hosts must therefore reserve in arrival order; one
+// that cannot needs per-cycle capacity instead (examples/mcm_explorer.cpp's ring_links keeps such a
+// calendar). No allocation after construction; `reserve` and `transfer` never throw.
 #pragma once
 
 #include <algorithm>

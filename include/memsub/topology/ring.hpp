@@ -1,11 +1,12 @@
-// memsub — `topology::ring`: the inter-GPM ring of an MCM-GPU (system-policies.md §1 C5.8).
+// memsub — `topology::ring`: the inter-GPM ring of an MCM-GPU (C5.8 in
+// docs/mechanisms/multi_module_gpu.md).
 //
-// A bidirectional ring ([R]) of N modules; a transfer takes the shorter way round, so the hop
-// count between modules i and j is min(|i − j|, N − |i − j|) ([R]), and each hop costs
-// `cycles_per_hop` (32 cycles at 1 GHz in T5: on-die travel to the edge, SerDes, wire).
-// Uniform traffic then averages 1.33 (N = 4), 2.29 (8), 4.27 (16) and 8.26 (32) hops [D].
-// When both ways are equally long (N even, opposite modules) the route goes clockwise (a fixed
-// rule so that routes are deterministic; the seeds do not say).
+// A bidirectional ring (Decision G5.13: the papers do not say) of N modules; a transfer takes the
+// shorter way round, so the hop count between modules i and j is min(|i − j|, N − |i − j|), and
+// each hop costs `cycles_per_hop` (32 cycles at 1 GHz in [MCM-GPU] Table 3: on-die travel to the
+// edge, SerDes, wire). Uniform traffic then averages 1.33 (N = 4), 2.29 (8), 4.27 (16) and 8.26
+// (32) hops (derived). When both ways are equally long (N even, opposite modules) the route goes
+// clockwise (a fixed rule so that routes are deterministic; the cited papers do not say).
 //
 // Links: clockwise link i runs i → i + 1 (mod N), numbered i; counter-clockwise link i runs
 // i → i − 1, numbered N + i. A 2-module ring is one bidirectional link (links 0: 0 → 1 and

@@ -1,7 +1,7 @@
 // memsub — the shared body of the home-based allocation filters (memory_side, module_side,
 // remote_only): a bypass predictor that asks the host's `home_of(address) -> module` which
 // module's memory holds the line and compares it with the module that owns the cache
-// (system-policies.md §1 C5.2, C5.3; §6 "HomeAllocationFilter").
+// (C5.2, C5.3 in docs/mechanisms/multi_module_gpu.md).
 //
 // The home function is the host's (a placement policy: fine-grain interleave, first-touch, …);
 // memsub does not depend on any particular one. It is held by value in `params::home_of`; a

@@ -1,9 +1,9 @@
 // memsub — the shared body of ID-Cache's online bypass predictors (`pc_only`, `pc_divergence`):
-// a table of saturating counters trained as Algorithm 3 of seed 001 (§3.2.2) describes, with
-// the spec's resolutions (spec id-cache.md, "Bypass predictors"). The two predictors differ
+// a table of saturating counters trained as Algorithm 3 of [Dissertation] (§3.2.2) describes, with
+// the decisions of docs/mechanisms/id_cache.md, 'Bypass predictors'. The two predictors differ
 // only in how an access maps to a table index; they compute it and pass it here.
 //
-// Algorithm 3, per the spec:
+// Algorithm 3 with those decisions:
 //  * Miss: bypass iff table[index] == 0 (insert iff > 0).
 //  * Hit: the line's reused bit is set; table[line.index] += 1, saturating. (`train_hit_on =
 //    hitting` trains table[index of the hitting access] instead — Algorithm 3's literal
@@ -19,11 +19,11 @@
 //  * A partial miss of a variable-block cache (ALSI: the request's bytes are partly resident)
 //    is a hit for the resident blocks it touches — the engine reports them through T1 and marks
 //    them reused — and a miss for the rest: the table is consulted for the missing blocks (Q2),
-//    as the spec's ALSI section asks ("consult the bypass predictor as for a miss").
-//  * Recovery (spec, "Recovery"; not in the dissertation): with `learning_sample_rate` N > 0,
-//    one in N misses the table would bypass inserts anyway (one global modulo-N counter), so a
-//    PC whose counter reached 0 can be hit again and come back. N = 0 (the default) reproduces
-//    the dissertation: a PC at 0 is bypassed for good.
+//    as docs/mechanisms/id_cache.md, 'ALSI' decides ("consulted as for a miss").
+//  * Recovery (docs/mechanisms/id_cache.md, 'Bypass predictors'; not in the dissertation): with
+//    `learning_sample_rate` N > 0, one in N misses the table would bypass inserts anyway (one
+//    global modulo-N counter), so a PC whose counter reached 0 can be hit again and come back. N =
+//    0 (the default) reproduces the dissertation: a PC at 0 is bypassed for good.
 // Storage: table entries × counter_bits + tag entries × index bits (the inserting index kept
 // per block) + the sample counter (bit_width(N − 1) bits when N > 1). The reused bit is the
 // engine's and is counted in its tag store.
@@ -44,7 +44,8 @@
 
 namespace memsub::bypass {
 
-/// Which table entry a hit trains (spec, "[resolution] … param train_hit_on").
+/// Which table entry a hit trains (Decision: the line's own entry, as SHiP trains; see
+/// docs/mechanisms/id_cache.md, 'Bypass predictors').
 enum class hit_training : std::uint8_t {
     inserting, ///< the entry of the PC (and bin) that inserted the line, as SHiP does (default)
     hitting,   ///< the entry of the hitting access (Algorithm 3's single `index`, literally)
@@ -172,7 +173,8 @@ private:
 };
 
 /// Table index bits of a PC: "the lower 7 bits of an instruction PC" (§3.2.2) after dropping
-/// the `alignment_bits` the instruction size fixes (spec [resolution]).
+/// the `alignment_bits` the instruction size fixes (Decision: otherwise aligned PCs use a
+/// fraction of the table).
 [[nodiscard]] constexpr std::uint32_t pc_bits(std::uint64_t pc, std::uint32_t alignment_bits,
                                               std::uint32_t index_bits) noexcept {
     // index_bits is validated to 1..14: no low_bits_mask compare per access.

@@ -1,4 +1,4 @@
-// memsub — BDI delta-fit kernels: scalar reference and xsimd (spec compressors.md §1.1).
+// memsub — BDI delta-fit kernels: scalar reference and xsimd (docs/mechanisms/compressors.md §1.1).
 //
 // One (k, d) encoder over a line of n = L/k elements of type T (k = sizeof(T)) succeeds when
 //   1. (BΔI only) each element that fits sext(8d) is an immediate (implicit zero base);

@@ -1,12 +1,12 @@
 // memsub — MSB-first bit streams for compressed payloads.
 //
-// Layout (spec compressors.md, Notation): a payload is the concatenation of its fields, each
-// written most-significant bit first; bit 0 of the stream is the most significant bit of byte 0.
-// `bit_writer` fills a caller-provided byte buffer (a `compressed_line`'s array); `bit_reader`
-// reads an untrusted payload: every read is bounds-checked against the declared bit length and
-// the byte span, and a failed read reports truncation without moving (its position is then the
-// bit offset of the error); `fast_bit_reader` is the same with a refilled 64-bit window, for
-// decoders that consume one short symbol per step. None allocates; all are noexcept.
+// Layout (docs/mechanisms/compressors.md, 'Notation'): a payload is the concatenation of its
+// fields, each written most-significant bit first; bit 0 of the stream is the most significant bit
+// of byte 0. `bit_writer` fills a caller-provided byte buffer (a `compressed_line`'s array);
+// `bit_reader` reads an untrusted payload: every read is bounds-checked against the declared bit
+// length and the byte span, and a failed read reports truncation without moving (its position is
+// then the bit offset of the error); `fast_bit_reader` is the same with a refilled 64-bit window,
+// for decoders that consume one short symbol per step. None allocates; all are noexcept.
 #pragma once
 
 #include <array>

@@ -1,7 +1,7 @@
 // memsub — the BPC Delta-BitPlane-XOR (DBX) transform: a scalar reference and an xsimd kernel.
 //
-// Spec compressors.md §1.4 (Kim, Sullivan, Choukse, Erez, "Bit-Plane Compression", ISCA 2016,
-// §4): for a line of n = L/4 little-endian 32-bit words w_0 … w_{n−1},
+// docs/mechanisms/compressors.md §1.4 (Kim, Sullivan, Choukse, Erez, "Bit-Plane Compression", ISCA
+// 2016, §4): for a line of n = L/4 little-endian 32-bit words w_0 … w_{n−1},
 //   δ_j   = s(w_{j+1}) − s(w_j), j = 0 … n−2, s() the signed 32-bit value, δ_j a 33-bit number;
 //   DBP[b] = the (n−1)-bit word whose bit j is bit b of δ_j, b = 0 … 32;
 //   DBX[32] = DBP[32], DBX[b] = DBP[b] XOR DBP[b+1] for b = 31 … 0.
@@ -39,7 +39,8 @@ struct bpc_planes {
     friend bool operator==(const bpc_planes&, const bpc_planes&) noexcept = default;
 };
 
-/// Reads little-endian 32-bit word `i` of a line (spec Notation: words are little-endian).
+/// Reads little-endian 32-bit word `i` of a line (docs/mechanisms/compressors.md, 'Notation': words
+/// are little-endian).
 [[nodiscard]] inline std::uint32_t bpc_load_word(std::span<const std::byte> line,
                                                  std::size_t i) noexcept {
     std::uint32_t w;

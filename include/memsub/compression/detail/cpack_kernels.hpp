@@ -1,5 +1,5 @@
 // memsub — C-PACK dictionary matching: the scalar reference (full dictionary simulation with
-// code choice and index), and the fast size kernels (spec compressors.md §1.3).
+// code choice and index), and the fast size kernels (docs/mechanisms/compressors.md §1.3).
 //
 // Codes: zzzz 00 (2) · xxxx 01 + word (34) · mmmm 10 + idx (6) · mmxx 1100 + idx + 2 B (24) ·
 // zzzx 1101 + byte (12) · mmmx 1110 + idx + byte (16). 16-entry FIFO dictionary, empty at the
@@ -52,8 +52,9 @@ struct cpack_match {
     std::uint32_t index = 0;
 };
 
-/// Scalar reference: the code for word `w` against dictionary `d` (spec §1.3 check order
-/// zzzz → zzzx → dictionary; best code full > 3-byte prefix > 2-byte prefix, ties → lowest index).
+/// Scalar reference: the code for word `w` against dictionary `d` (docs/mechanisms/compressors.md
+/// §1.3 check order zzzz → zzzx → dictionary; best code full > 3-byte prefix > 2-byte prefix, ties
+/// → lowest index).
 [[nodiscard]] inline cpack_match cpack_match_scalar(std::uint32_t w,
                                                     const cpack_dictionary& d) noexcept {
     if (w == 0) return {cpack_code::zzzz, 0};

@@ -1,5 +1,5 @@
 // memsub — FPC per-word pattern classification: scalar reference and xsimd kernel
-// (spec compressors.md §1.2).
+// (docs/mechanisms/compressors.md §1.2).
 //
 // Prefix codes (3 bits) and the normative first-match order for a non-zero word:
 // SE4 (001) → SE8 (010) → RepBytes (110) → SE16 (011) → ZeroPaddedHalf (100) → TwoSEBytes (101)
@@ -15,7 +15,7 @@
 
 namespace memsub::compression::detail {
 
-/// FPC prefixes (spec §1.2 table).
+/// FPC prefixes (docs/mechanisms/compressors.md §1.2 table).
 enum class fpc_prefix : std::uint8_t {
     zero_run = 0,    ///< 000 + 3-bit (run − 1)
     sext4 = 1,       ///< 001 + 4 bits
@@ -46,7 +46,7 @@ inline constexpr std::array<std::uint32_t, 8> fpc_payload_bits{3, 4, 8, 16, 16, 
 }
 
 /// Number of 000 tokens for the zero words in `zero_mask` (bit i = word i is zero): each maximal
-/// run of r zeros costs ceil(r / 8) tokens (spec §1.2).
+/// run of r zeros costs ceil(r / 8) tokens (docs/mechanisms/compressors.md §1.2).
 [[nodiscard]] constexpr std::uint32_t fpc_zero_tokens(std::uint64_t zero_mask) noexcept {
     // bit i of `nine` is set when words i … i+8 are all zero (a run longer than 8)
     const std::uint64_t two = zero_mask & (zero_mask >> 1);

@@ -6,8 +6,8 @@
 // default `simd_arch` = xsimd's default architecture: SSE2 in the portable build, AVX2/AVX-512
 // with -march=native), so the differential tests can also instantiate the wide paths explicitly
 // (tests/compression/simd_wide_*.cpp) and run them when the CPU has them. The SIMD path is
-// used only on little-endian hosts (the spec reads words little-endian, so a lane load is then
-// exactly the spec's word); elsewhere the scalar code runs.
+// used only on little-endian hosts (compressors.md 'Notation' reads words little-endian, so a lane
+// load is then exactly such a word); elsewhere the scalar code runs.
 //
 // Lane loads go through xsimd's unaligned load on the line's bytes: the pointer is only handed
 // to the load intrinsic (which may alias anything), never dereferenced as T.
@@ -117,7 +117,8 @@ struct arch_for_bytes<Arch, Bytes,
 template <class Arch, std::size_t Bytes>
 using arch_for_bytes_t = typename arch_for_bytes<Arch, Bytes>::type;
 
-/// Element i of width sizeof(T) of a line, read little-endian (spec Notation).
+/// Element i of width sizeof(T) of a line, read little-endian (docs/mechanisms/compressors.md,
+/// 'Notation').
 template <class T>
 [[nodiscard]] MEMSUB_ALWAYS_INLINE T load_le(const std::byte* p) noexcept {
     static_assert(std::is_unsigned_v<T>);
@@ -145,8 +146,9 @@ MEMSUB_ALWAYS_INLINE void store_le(std::byte* p, T v) noexcept {
     }
 }
 
-/// "fits sext(N)" for an unsigned W-bit value v (spec Notation): as a signed W-bit number,
-/// −2^(N−1) ≤ v ≤ 2^(N−1)−1 — the full two's-complement range (P-G5). 1 ≤ N ≤ W.
+/// "fits sext(N)" for an unsigned W-bit value v (docs/mechanisms/compressors.md, 'Notation'): as a
+/// signed W-bit number, −2^(N−1) ≤ v ≤ 2^(N−1)−1 — the full two's-complement range (P-G5). 1 ≤ N ≤
+/// W.
 template <class T>
 [[nodiscard]] constexpr bool fits_sext(T v, unsigned n) noexcept {
     static_assert(std::is_unsigned_v<T>);

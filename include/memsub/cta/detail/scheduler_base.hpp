@@ -6,7 +6,7 @@
 //   on_launch(kernel), on_release(pos) — bookkeeping.
 // SMs are scanned in a module-interleaved order: position k is SM (k mod M)·S + k / M, so
 // consecutive positions are on different modules (the MCM-GPU centralised scheduler scatters
-// consecutive CTAs across GPMs, seed 000 Fig 8(a)).
+// consecutive CTAs across GPMs, [MCM-GPU] Fig 8(a)).
 #pragma once
 
 #include <bit>
@@ -220,7 +220,8 @@ private:
     std::vector<std::uint64_t> all_, free_, idle_, module_masks_;
 };
 
-/// Balanced contiguous ranges (spec C5.5 [R], G5.3): module g gets [⌊g·C/G⌋, ⌊(g+1)·C/G⌋).
+/// Balanced contiguous ranges (C5.5 with decision G5.3, docs/mechanisms/multi_module_gpu.md):
+/// module g gets [⌊g·C/G⌋, ⌊(g+1)·C/G⌋).
 [[nodiscard]] constexpr std::uint32_t range_begin(std::uint32_t g, std::uint32_t ctas,
                                                   std::uint32_t modules) noexcept {
     return static_cast<std::uint32_t>(std::uint64_t{g} * ctas / modules);

@@ -1,7 +1,7 @@
 // memsub — shared arithmetic of the placement policies: a divider (shifts for powers of two,
 // division otherwise) and the partition shape (partitions, channels, page, granule) with the
 // rule every policy uses inside a partition: channel = (local / granule) mod channels
-// (spec C5.1 applied within a partition, C5.6).
+// (C5.1 applied within a partition, C5.6; docs/mechanisms/multi_module_gpu.md).
 #pragma once
 
 #include <bit>

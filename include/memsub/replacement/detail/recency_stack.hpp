@@ -1,6 +1,6 @@
 // memsub — a per-set LRU recency stack that exposes each entry's position, for policies that
-// weigh recency against other terms (ReMAP over LRU, seed 001 §2.3.6; MLP-aware LIN, Qureshi et
-// al. ISCA 2006). Position 0 = most recent, E − 1 = least recent; a set's positions are always a
+// weigh recency against other terms (ReMAP over LRU, [Dissertation] §2.3.6; MLP-aware LIN, Qureshi
+// et al. ISCA 2006). Position 0 = most recent, E − 1 = least recent; a set's positions are always a
 // permutation of 0..E−1 (invalid entries included; a departing entry drops to the bottom).
 // Storage: E·⌈log2 E⌉ bits per set.
 #pragma once

@@ -34,7 +34,7 @@ namespace memsub::replacement {
 /// FP's gain); FP decrements it (unless already 0).
 enum class hit_promotion : std::uint8_t { hit_priority, frequency_priority };
 
-/// Where BRRIP's infrequent "long" insertions come from (spec, RRIP family).
+/// Where BRRIP's infrequent "long" insertions come from (docs/mechanisms/remap.md, 'RRIP family').
 enum class bimodal_source : std::uint8_t {
     /// A seeded xoshiro256** owned by the policy: long with probability 1/period.
     prng,

@@ -1,10 +1,10 @@
-// memsub — the shared body of seed 002's sliced and distributor-based flattened butterflies
-// (system-policies.md §3.5): G GPUs, each with S local memory cubes (HMCs, its cluster). Slice s
-// is the set of HMCs with local index s in every cluster, joined as a flattened butterfly over
-// the G clusters (1-D for 4 GPUs, 2 × 4 for 8, 4 × 4 for 16). A GPU reaches its S local HMCs
-// directly ("distribution": 2 channels to each of 4). The distributor-based form (dFBFLY) also
-// fully connects the S HMCs inside each cluster; the sliced form (sFBFLY) removes those
-// intra-cluster channels.
+// memsub — the shared body of [MemNet]'s sliced and distributor-based flattened butterflies
+// (docs/mechanisms/multi_module_gpu.md, 'Memory-network topologies'): G GPUs, each with S local
+// memory cubes (HMCs, its cluster). Slice s is the set of HMCs with local index s in every cluster,
+// joined as a flattened butterfly over the G clusters (1-D for 4 GPUs, 2 × 4 for 8, 4 × 4 for 16).
+// A GPU reaches its S local HMCs directly ("distribution": 2 channels to each of 4). The
+// distributor-based form (dFBFLY) also fully connects the S HMCs inside each cluster; the sliced
+// form (sFBFLY) removes those intra-cluster channels.
 //
 // Nodes: GPU g is node g; HMC (cluster c, slice s) is node G + c·S + s.
 // Links (directed; a GPU↔HMC "channel" here is the logical link, whatever its physical width):
@@ -12,12 +12,13 @@
 //   [GS, 2GS)              HMC(g, s) → GPU g:   GS + g·S + s
 //   [2GS, 2GS + S·F)       slice s, FBFLY link k (F = the slice FBFLY's directed links)
 //   then (dFBFLY only)     HMC(c, a) → HMC(c, b): c·S(S−1) + a(S−1) + (b < a ? b : b − 1)
-// Routes ([D/R] §3.5): GPU g → HMC(c, s) goes g → HMC(g, s) → minimal FBFLY route in slice s to
-// HMC(c, s), so hops = 1 + (FBFLY coordinates in which g and c differ); the reply takes the
-// reverse path. HMC → HMC in one slice: the slice route. Across slices: the dFBFLY takes the
-// intra-cluster link first; the sFBFLY has none and goes through the source cluster's GPU
-// (seed 002: "the packet would need to be routed through the GPU"). GPU → GPU (not a P2
-// traffic class; given so every pair has a route): through slice 0. Every route is minimal.
+// Routes (derived from [MemNet] §3.5; the route choice is a decision): GPU g → HMC(c, s) goes g →
+// HMC(g, s) → minimal FBFLY route in slice s to HMC(c, s), so hops = 1 + (FBFLY coordinates in
+// which g and c differ); the reply takes the reverse path. HMC → HMC in one slice: the slice route.
+// Across slices: the dFBFLY takes the intra-cluster link first; the sFBFLY has none and goes
+// through the source cluster's GPU
+// ([MemNet]: "the packet would need to be routed through the GPU"). GPU → GPU (not a traffic
+// class of [MemNet]; given so every pair has a route): through slice 0. Every route is minimal.
 #pragma once
 
 #include <cstdint>
@@ -34,14 +35,14 @@ namespace memsub::topology::detail {
 
 struct memory_network_params {
     std::uint32_t gpus = 4;
-    /// S: local HMCs per GPU (4 in seed 002), the number of slices.
+    /// S: local HMCs per GPU (4 in [MemNet]), the number of slices.
     std::uint32_t hmcs_per_gpu = 4;
     /// Extents of each slice's FBFLY over the G clusters; empty = 1-D {gpus}. Their product
-    /// must be `gpus` (seed 002: 1-D at 4 GPUs, 4 × 4 at 16; §3.5 [D]: 2 × 4 at 8).
+    /// must be `gpus` ([MemNet]: 1-D at 4 GPUs, 4 × 4 at 16; derived: 2 × 4 at 8).
     std::vector<std::uint32_t> slice_extents{};
-    /// Physical channels a GPU uses to each local HMC (seed 002: 2).
+    /// Physical channels a GPU uses to each local HMC ([MemNet]: 2).
     std::uint32_t gpu_channels_per_hmc = 2;
-    /// Channels per GPU and per HMC (seed 002: 8).
+    /// Channels per GPU and per HMC ([MemNet]: 8).
     std::uint32_t channels_per_device = 8;
 };
 
@@ -62,7 +63,7 @@ public:
                                "their product must equal gpus = " + std::to_string(g_));
     }
 
-    // ------------------------------------------------------------ counts (seed 002, Fig. 12)
+    // ------------------------------------------------------------ counts ([MemNet], Fig. 12)
 
     [[nodiscard]] std::uint32_t gpus() const noexcept { return g_; }
     [[nodiscard]] std::uint32_t hmcs_per_gpu() const noexcept { return s_; }
@@ -83,7 +84,7 @@ public:
     [[nodiscard]] std::uint32_t hmc_degree() const noexcept {
         return slice_.degree() + (IntraCluster ? s_ - 1 : 0) + gpu_channels_per_hmc_;
     }
-    /// Whether every HMC and GPU needs at most `channels_per_device` channels (seed 002: 8).
+    /// Whether every HMC and GPU needs at most `channels_per_device` channels ([MemNet]: 8).
     [[nodiscard]] bool fits_channel_budget() const noexcept {
         return hmc_degree() <= channels_per_device_ &&
                s_ * gpu_channels_per_hmc_ <= channels_per_device_;

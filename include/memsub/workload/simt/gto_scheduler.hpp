@@ -1,8 +1,8 @@
 // memsub — `simt::gto_scheduler`: runs a SIMT kernel's warps on several SMs and delivers their
 // memory instructions in issue order, one `warp_instruction` at a time.
 //
-// Model (Table 3.1, seed 001 / spec id-cache.md "Reference GPU": GTO warp schedulers, 48 warps
-// and 8 CTAs per SM; 15 SMs):
+// Model (Table 3.1, [Dissertation] / docs/mechanisms/id_cache.md, 'Reference GPU': GTO warp
+// schedulers, 48 warps and 8 CTAs per SM; 15 SMs):
 //  * CTAs are handed out in order: first one per SM round-robin, then, whenever an SM has room
 //    (fewer than `max_ctas_per_sm` CTAs and room for the CTA's warps within
 //    `max_warps_per_sm`), the next CTA goes to it (GPGPU-Sim's block issue, simplified).
@@ -59,7 +59,7 @@
 //    (`on_cta_complete`). SM ids are the scheduler's global ids (module × sms_per_module +
 //    local, CTP1); `sms` must equal its `sms()`. Successive launches of one kernel share its
 //    kernel_id (a hash of `name()`), so a distributed scheduler places a CTA index on the same
-//    module every launch (seed 000 §5.2, C5.5).
+//    module every launch ([MCM-GPU] §5.2; C5.5 in docs/mechanisms/multi_module_gpu.md).
 // Per instruction nothing is allocated: the warp slots are preallocated. An SM with no ready
 // warp remembers the earliest cycle one can be (lowered when a CTA starts or a completion
 // arrives), so idle SMs are not rescanned every cycle.

@@ -8,7 +8,7 @@
 //     atomicAdd(&bins[(w >> 16) & 255], 1); atomicAdd(&bins[(w >> 24) & 255], 1); }
 //
 // The data loads are coalesced; the atomics scatter over the 1 KB bin array by value
-// (data-dependent divergence, d up to 8). [resolution] A global atomic is a `store` to the L1:
+// (data-dependent divergence, d up to 8). Decision: a global atomic is a `store` to the L1:
 // Fermi performs global atomics at the L2 (GPGPU-Sim sends them past the L1), which for a
 // write-evict L1 is what a store does (no allocation; a resident copy is evicted).
 // Input: "image-like" bytes, 128 + 24·N(0,1) clamped (Box–Muller), from the seed. The lanes

@@ -14,7 +14,7 @@
 // Layout: `point_major` (features[point * nfeatures + l], the layout the cache-sensitive KMN of
 // GPGPU cache studies uses: each lane strides by nfeatures × 4 bytes, so a warp touches 32
 // lines and reuses them over l and c) or feature-major (features[l * npoints + point],
-// Rodinia's transposed copy: coalesced). [resolution] Rodinia reads features through the
+// Rodinia's transposed copy: coalesced). Deviation: Rodinia reads features through the
 // texture path and clusters from constant memory; here both are global loads that go through
 // the L1 (the clusters load is the same address for every lane: d = 1).
 // `remap.mapping = shuffled` gives each hardware CTA the point block its launch's `cta_remap`

@@ -1,11 +1,11 @@
 // memsub — the SIMT workload vocabulary: one warp memory instruction, and the device memory a
 // kernel's arrays live in.
 //
-// A warp instruction is what a GPU L1 sees from one SIMT load or store (seed 001 §3.1; spec
-// id-cache.md, "Inputs from the host"): the instruction's PC, the 32 lane addresses, the active
-// mask (lanes that execute it: inactive lanes are threads past the end of the data, or lanes
-// that took the other side of a branch or left a loop early), the kind and the per-lane access
-// size. gpu::coalescer turns it into line requests and the divergence degree d.
+// A warp instruction is what a GPU L1 sees from one SIMT load or store ([Dissertation] §3.1;
+// docs/mechanisms/id_cache.md, 'Inputs from the host'): the instruction's PC, the 32 lane
+// addresses, the active mask (lanes that execute it: inactive lanes are threads past the end of the
+// data, or lanes that took the other side of a branch or left a loop early), the kind and the
+// per-lane access size. gpu::coalescer turns it into line requests and the divergence degree d.
 //
 // Kernels own their arrays in a `device_memory`, so the bytes at every address a warp touches
 // are the kernel's real values at that point of the run (stores write them):
