@@ -138,12 +138,20 @@ done < <(grep -oE '^\| *\[[^]]+\]' docs/references.md | sed -E 's/^\| *\[([^]]+)
 known_keys["UNVERIFIED"]=1
 key_regex='(^|[^[A-Za-z0-9_])\[([A-Z][A-Za-z0-9²+._-]+)\]([^(]|$)'
 mapfile -t key_files < <(list_files include docs | grep -vxF docs/references.md)
+# Lines inside a Markdown code fence are program text (a usage line's "[FILE...]"), not prose.
+declare -A fenced=()
+while IFS= read -r at; do
+    fenced["$at"]=1
+done < <(for f in "${key_files[@]}"; do
+    [[ "$f" == *.md ]] && awk -v f="$f" '/^ *```/ { inside = !inside; next } inside { print f ":" NR }' "$f"
+done || true)
 while IFS= read -r hit; do
     f="${hit%%:*}"
     rest="${hit#*:}"
     n="${rest%%:*}"
     text="${rest#*:}"
     scan="$text"
+    [[ -n "${fenced["$f:$n"]+x}" ]] && continue
     if [[ "$f" != *.md ]]; then
         [[ "$text" == *//* ]] || continue
         scan="${text#*//}" # comments only: code indexes arrays with capitalised names

@@ -207,7 +207,7 @@ inline void require_energy(std::string_view component, std::string_view paramete
                            bool allow_zero = true) {
     if (std::isnan(value))
         throw config_error(component, parameter, "not supplied",
-                           "must be supplied by the host (not published in the seeds)");
+                           "must be supplied by the host (not published in the cited papers)");
     if (!std::isfinite(value) || value < 0.0 || (!allow_zero && value == 0.0))
         throw config_error(component, parameter, std::to_string(value),
                            allow_zero ? "must be finite and >= 0" : "must be finite and > 0");

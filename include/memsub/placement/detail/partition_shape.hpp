@@ -49,9 +49,9 @@ public:
         require(channels >= 1 && channels <= 4096, component, "channels_per_partition", channels,
                 "must be in 1..4096");
         require(std::has_single_bit(granule_bytes), component, "granule_bytes", granule_bytes,
-                "must be a power of two (spec G5.2)");
+                "must be a power of two (G5.2, docs/mechanisms/multi_module_gpu.md)");
         require(std::has_single_bit(page_bytes), component, "page_bytes", page_bytes,
-                "must be a power of two (spec G5.1)");
+                "must be a power of two (G5.1, docs/mechanisms/multi_module_gpu.md)");
         require(page_bytes >= granule_bytes, component, "page_bytes", page_bytes,
                 "must be at least granule_bytes (" + std::to_string(granule_bytes) +
                     "): channels interleave inside a page");
