@@ -5,8 +5,8 @@
 // examples/my_policy_explorer.cpp).
 #include <memsub/replacement/all.hpp>
 
-#include "common/explorer.hpp"
+#include <memsub/explorer/run_explorer.hpp>
 
 int main(int argc, char** argv) {
-    return memsub_examples::run_explorer<memsub::replacement::all_policies>(argc, argv);
+    return memsub::explorer::run_explorer<memsub::replacement::all_policies>(argc, argv);
 }

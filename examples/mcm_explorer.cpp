@@ -109,8 +109,11 @@
 #include <memsub/topology/ring.hpp>
 #include <memsub/workload/simt/all.hpp>
 
-#include "common/example_support.hpp"
-#include "common/result_table.hpp"
+#include <memsub/explorer/cli.hpp>
+#include <memsub/explorer/plot.hpp>
+#include <memsub/explorer/progress.hpp>
+#include <memsub/explorer/result_table.hpp>
+#include <memsub/explorer/signals.hpp>
 
 #include <fmt/core.h>
 
@@ -133,7 +136,7 @@
 
 namespace {
 
-using memsub_examples::gnuplot_quoted;
+using memsub::explorer::gnuplot_quoted;
 
 namespace simt = memsub::workload::simt;
 namespace gpu = memsub::gpu;
@@ -141,7 +144,7 @@ namespace cta = memsub::cta;
 namespace placement = memsub::placement;
 namespace topology = memsub::topology;
 namespace energy = memsub::energy;
-using memsub_examples::option_error;
+using memsub::explorer::option_error;
 
 constexpr std::string_view program = "mcm_explorer";
 
@@ -1105,7 +1108,7 @@ public:
 private:
     static double weight(std::size_t sides) { return 6.0 + static_cast<double>(sides); }
 
-    memsub_examples::progress_meter meter_;
+    memsub::explorer::progress_meter meter_;
     std::optional<std::uint32_t> launches_;
     std::optional<std::uint64_t> per_stream_;
     double total_ = 1, done_ = 0, weight_ = 1;
@@ -1251,7 +1254,7 @@ bool run_timed_stream(Kernel& kernel, const machine& m, std::size_t config, cons
         }
         if ((front.warp_instructions & 0xffff) == 0) {
             progress.update(front.warp_instructions, w.launch);
-            if ((out.interrupted_by = memsub_examples::stop_requested()) != 0) {
+            if ((out.interrupted_by = memsub::explorer::stop_requested()) != 0) {
                 stopped = true;
                 break;
             }
@@ -1362,7 +1365,7 @@ bool run_stream(Kernel& kernel, const machine& m, bool distributed, bool edpse_o
         each([&](auto& side) { side.end_instruction(stalling); });
         if ((front.warp_instructions & 0xffff) == 0) {
             progress.update(front.warp_instructions, w.launch);
-            if ((out.interrupted_by = memsub_examples::stop_requested()) != 0) {
+            if ((out.interrupted_by = memsub::explorer::stop_requested()) != 0) {
                 stopped = true;
                 break;
             }
@@ -1804,9 +1807,9 @@ void print_summary(const std::vector<kernel_study>& studies, const options& o, d
 /// configuration that ran (the EDPSE runs simulate the baseline and all three), the main run's
 /// module count first. Every row has the status columns partial (a stop signal cut its run
 /// short), interrupted_by_signal and error (the kernels read no input file: always empty).
-memsub_examples::result_table results_table(const std::vector<kernel_study>& studies,
-                                            const options& o) {
-    memsub_examples::result_table table(std::string{program});
+memsub::explorer::result_table results_table(const std::vector<kernel_study>& studies,
+                                             const options& o) {
+    memsub::explorer::result_table table(std::string{program});
     const auto rows = [&](const kernel_study& s, const machine_result& m) {
         const std::string& k = s.kernel;
         for (std::size_t i = 0; i < config_count; ++i) {
@@ -2027,7 +2030,7 @@ bool write_plot(const std::string& file, const std::string& terminal,
         if (both) out << "unset multiplot\n";
         if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", gp));
     }
-    if (memsub_examples::render_with_gnuplot(gp, file)) fmt::print("plot: {}\n", file);
+    if (memsub::explorer::render_with_gnuplot(gp, file)) fmt::print("plot: {}\n", file);
     return true;
 }
 
@@ -2042,7 +2045,7 @@ options parse(int argc, char** argv) {
         if (arg == "--help" || arg == "-h") {
             usage(0);
         } else if (arg == "--kernels") {
-            o.kernels = memsub_examples::split_list(value());
+            o.kernels = memsub::explorer::split_list(value());
             if (o.kernels.empty()) throw option_error("--kernels needs at least one kernel");
             for (const auto& k : o.kernels)
                 if (std::find(all_kernels.begin(), all_kernels.end(), k) == all_kernels.end())
@@ -2050,32 +2053,32 @@ options parse(int argc, char** argv) {
                         "--kernels: unknown kernel '{}' (stencil, spmv, bfs, kmeans)", k));
         } else if (arg == "--modules") {
             o.modules =
-                memsub_examples::parse_unsigned_as<std::uint32_t>("--modules", value(), 1, 64);
+                memsub::explorer::parse_unsigned_as<std::uint32_t>("--modules", value(), 1, 64);
         } else if (arg == "--sms-per-module") {
-            o.sms_per_module = memsub_examples::parse_unsigned_as<std::uint32_t>("--sms-per-module",
-                                                                                 value(), 1, 256);
+            o.sms_per_module = memsub::explorer::parse_unsigned_as<std::uint32_t>(
+                "--sms-per-module", value(), 1, 256);
         } else if (arg == "--scaling") {
             const std::string_view v = value();
             o.scaling.clear();
             if (v != "none")
-                for (const auto& n : memsub_examples::split_list(v))
+                for (const auto& n : memsub::explorer::split_list(v))
                     o.scaling.push_back(
-                        memsub_examples::parse_unsigned_as<std::uint32_t>("--scaling", n, 1, 64));
+                        memsub::explorer::parse_unsigned_as<std::uint32_t>("--scaling", n, 1, 64));
         } else if (arg == "--launches") {
             o.launches =
-                memsub_examples::parse_unsigned_as<std::uint32_t>("--launches", value(), 1, 1000);
+                memsub::explorer::parse_unsigned_as<std::uint32_t>("--launches", value(), 1, 1000);
         } else if (arg == "--seed") {
-            o.seed = memsub_examples::parse_unsigned("--seed", value());
+            o.seed = memsub::explorer::parse_unsigned("--seed", value());
         } else if (arg == "--scale") {
-            o.scale = memsub_examples::parse_positive_real("--scale", value(), 100.0);
+            o.scale = memsub::explorer::parse_positive_real("--scale", value(), 100.0);
         } else if (arg == "--constant-power") {
             o.constant_power_w =
-                memsub_examples::parse_positive_real("--constant-power", value(), 10000.0);
+                memsub::explorer::parse_positive_real("--constant-power", value(), 10000.0);
         } else if (arg == "--csv") {
             o.csv = std::string(value());
         } else if (arg == "--plot") {
             o.plot = std::string(value());
-            o.plot_terminal = memsub_examples::plot_terminal_or_throw("--plot", *o.plot);
+            o.plot_terminal = memsub::explorer::plot_terminal_or_throw("--plot", *o.plot);
         } else if (arg == "--timing") {
             const std::string_view v = value();
             if (v == "memory")
@@ -2108,10 +2111,10 @@ options parse(int argc, char** argv) {
                 throw option_error(
                     fmt::format("--sm-order: unknown order '{}' (rotating, seeded or fixed)", v));
         } else if (arg == "--l1-hit-cycles") {
-            o.latency.l1_hit_cycles = memsub_examples::parse_unsigned_as<std::uint32_t>(
+            o.latency.l1_hit_cycles = memsub::explorer::parse_unsigned_as<std::uint32_t>(
                 "--l1-hit-cycles", value(), 1, o.latency.l2_hit_cycles);
         } else if (arg == "--path-crossings") {
-            o.latency.path_crossings = memsub_examples::parse_unsigned_as<std::uint32_t>(
+            o.latency.path_crossings = memsub::explorer::parse_unsigned_as<std::uint32_t>(
                 "--path-crossings", value(), 1, 2);
         } else if (arg == "--quiet") {
             o.quiet = true;
@@ -2125,19 +2128,19 @@ options parse(int argc, char** argv) {
 } // namespace
 
 int main(int argc, char** argv) {
-    const options o = memsub_examples::parse_or_exit(program, [&] { return parse(argc, argv); });
+    const options o = memsub::explorer::parse_or_exit(program, [&] { return parse(argc, argv); });
     // Every output is checked before the run, so a long run cannot end in an output error that
     // was knowable at its start (the writers still report a failure while writing).
     try {
-        if (o.csv) memsub_examples::check_writable("--csv", *o.csv);
+        if (o.csv) memsub::explorer::check_writable("--csv", *o.csv);
         if (o.plot)
             for (const std::string suffix : {"", ".traffic.dat", ".edpse.dat", ".gp"})
-                memsub_examples::check_writable("--plot", *o.plot + suffix);
+                memsub::explorer::check_writable("--plot", *o.plot + suffix);
     } catch (const option_error& e) {
         fmt::print(stderr, "{}: {} (nothing was run)\n", program, e.what());
         return status::usage_error;
     }
-    memsub_examples::install_stop_handlers();
+    memsub::explorer::install_stop_handlers();
     std::vector<kernel_study> studies;
     std::vector<std::string> not_run; // kernels left out by a stop signal
     double sim_seconds = 0, cpu_seconds = 0;
@@ -2148,7 +2151,7 @@ int main(int argc, char** argv) {
         for (std::size_t i = 0; i < runs; ++i) {
             const simt::launch_mapping mapping = o.mappings[i / o.kernels.size()];
             const std::string& kernel = o.kernels[i % o.kernels.size()];
-            if (memsub_examples::stop_requested() != 0) {
+            if (memsub::explorer::stop_requested() != 0) {
                 not_run.push_back(o.mappings.size() > 1 ? fmt::format("{} ({} mapping)", kernel,
                                                                       mapping_name(mapping))
                                                         : kernel);
@@ -2166,7 +2169,7 @@ int main(int argc, char** argv) {
                 if (m.m.modules != s.main.m.modules) count(m);
             print_study(s, o);
         }
-        if (const int signal = memsub_examples::stop_requested(); signal != 0)
+        if (const int signal = memsub::explorer::stop_requested(); signal != 0)
             fmt::print("PARTIAL: interrupted by signal {} (the {} figures are partial; "
                        "kernels not run: {})\n",
                        signal, studies.empty() ? std::string("-") : studies.back().kernel,
@@ -2184,17 +2187,17 @@ int main(int argc, char** argv) {
         return status::out_of_memory;
     }
     // Partial results are written too; an output that fails does not stop the others.
-    memsub_examples::output_attempts outputs;
+    memsub::explorer::output_attempts outputs;
     const auto attempt = [&](auto&& write) { outputs.attempt(write); };
     if (o.csv) attempt([&] { results_table(studies, o).write_csv(*o.csv); });
     if (o.plot) attempt([&] { (void)write_plot(*o.plot, o.plot_terminal, studies, o); });
     for (const auto& f : outputs.failures())
         fmt::print(stderr, "{}: output error: {}\n", program, f);
-    if (const int signal = memsub_examples::stop_requested(); signal != 0) {
+    if (const int signal = memsub::explorer::stop_requested(); signal != 0) {
         fmt::print(stderr, "{}: interrupted by signal {}: the results above are partial\n", program,
                    signal);
         for (const auto& k : not_run) fmt::print(stderr, "{}: not run: {}\n", program, k);
-        return memsub_examples::stopped_exit_status(signal);
+        return memsub::explorer::stopped_exit_status(signal);
     }
     return outputs.ok() ? status::ok : status::input_error;
 }

@@ -25,11 +25,14 @@
 #include <memsub/analysis/shards.hpp>
 #include <memsub/analysis/stack_distance_lru.hpp>
 
-#include "common/example_support.hpp"
-#include "common/explorer_options.hpp"
-#include "common/explorer_source.hpp"
-#include "common/opt_spool.hpp"
-#include "common/result_table.hpp"
+#include <memsub/explorer/cli.hpp>
+#include <memsub/explorer/opt_spool.hpp>
+#include <memsub/explorer/options.hpp>
+#include <memsub/explorer/plot.hpp>
+#include <memsub/explorer/progress.hpp>
+#include <memsub/explorer/result_table.hpp>
+#include <memsub/explorer/signals.hpp>
+#include <memsub/explorer/source.hpp>
 
 #include <fmt/core.h>
 #include <fmt/ostream.h>
@@ -51,9 +54,9 @@
 
 namespace {
 
-namespace ex = memsub_examples;
+namespace ex = memsub::explorer;
 namespace analysis = memsub::analysis;
-namespace status = memsub_examples::explorer_status;
+namespace status = memsub::explorer::explorer_status;
 
 std::string program = "mrc_explorer";
 

@@ -9,10 +9,11 @@
 #include <string_view>
 #include <vector>
 
-#include "../../examples/common/example_support.hpp"
-#include "../../examples/common/explorer_options.hpp"
+#include <memsub/explorer/cli.hpp>
+#include <memsub/explorer/options.hpp>
+#include <memsub/explorer/plot.hpp>
 
-using namespace memsub_examples;
+using namespace memsub::explorer;
 
 namespace {
 
@@ -143,7 +144,7 @@ TEST_CASE("the explorer's --jobs and --opt-memory") {
 }
 
 TEST_CASE("wrap_text: lines at most the width, words whole, continuation indented") {
-    using memsub_examples::wrap_text;
+    using memsub::explorer::wrap_text;
     CHECK(wrap_text("") == "");
     CHECK(wrap_text("one two three", 7) == "one two\nthree");
     CHECK(wrap_text("one two three", 9, 2) == "one two\n  three");
