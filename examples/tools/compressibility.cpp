@@ -7,8 +7,8 @@
 // Without files it builds a default data set: binary code (the largest shared library of this
 // machine, or generated code-like bytes), zero-heavy data, integer arrays, pointer arrays and
 // floats. For every input it prints the compression ratio of every algorithm — Σ original bytes
-// / Σ stored bytes (spec compressors.md §2 G6), each line stored in segments of S bytes (G3;
-// default 8 B for 32/64-byte lines, 32 B for 128-byte lines) and stored raw when that saves
+// / Σ stored bytes (memsub/compression/stored_size.hpp), each line stored in segments of S bytes
+// (G3; default 8 B for 32/64-byte lines, 32 B for 128-byte lines) and stored raw when that saves
 // nothing (G4) — and a histogram of the per-line stored sizes. SC² codes with a book sampled from
 // the first 10 % of each input's lines (a value-frequency table, spec §1.5), or from a separate
 // file given with --sc2-train; the report says which. Files are streamed in 1 MiB blocks
@@ -16,8 +16,8 @@
 // writes the ratios and a gnuplot script for a grouped bar chart like Figure 4.1 of the LATTE-CC
 // dissertation to the output directory and renders it with gnuplot when gnuplot is installed,
 // and a CSV with a row per input, unreadable or skipped ones included, carrying the status
-// columns partial, interrupted_by_signal and error (common/result_table.hpp). A FILE of - is
-// standard input; an input that can be read only once (standard input, a pipe, a FIFO) and
+// columns partial, interrupted_by_signal and error (memsub/explorer/result_table.hpp). A FILE of -
+// is standard input; an input that can be read only once (standard input, a pipe, a FIFO) and
 // trains its own SC² book is copied to an unnamed temporary file first, so its report is the
 // file's.
 #include <fmt/core.h>
@@ -518,8 +518,8 @@ struct output_files {
         , csv(dir / "compressibility.csv") {}
 };
 
-/// Every input's row, the unreadable and the skipped ones too (common/result_table.hpp): its
-/// bytes and whole lines, each algorithm's ratio (ratio_*, at the storage rule's segments) and
+/// Every input's row, the unreadable and the skipped ones too (memsub/explorer/result_table.hpp):
+/// its bytes and whole lines, each algorithm's ratio (ratio_*, at the storage rule's segments) and
 /// exact ratio (exact_ratio_*, S = 1 byte), SC²'s training, a warning, and the status columns
 /// `partial` (a stop signal cut it short or kept it from being read), `interrupted_by_signal` and
 /// `error` (why it could not be read). The ratios of an input without a whole line are null.

@@ -661,7 +661,7 @@ void write_gnuplot(const std::string& plot, const std::vector<std::unique_ptr<ru
         throw std::runtime_error(fmt::format("{} not drawn: gnuplot is not installed", plot));
 }
 
-/// The results as one table (common/result_table.hpp): a row per CDF point (config,
+/// The results as one table (memsub/explorer/result_table.hpp): a row per CDF point (config,
 /// latency_ns, cdf: the fraction of requests completed within latency_ns) of each configuration,
 /// with that configuration's figures, the LLC's and the run's status (`partial`: a stop signal,
 /// an input error or the simulated-time limit cut the run short; `interrupted_by_signal`;

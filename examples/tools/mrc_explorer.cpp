@@ -17,8 +17,8 @@
 // --fully-associative are the fully associative points at capacity S x W).
 //
 // The inputs, their options and the exit statuses are the explorer's: the input is read by the
-// same code (common/explorer_source.hpp), and OPT's next uses come from the explorer's
-// bounded-memory line stream (common/opt_spool.hpp: 16 bytes per line touched up to
+// same code (memsub/explorer/source.hpp), and OPT's next uses come from the explorer's
+// bounded-memory line stream (memsub/explorer/opt_spool.hpp: 16 bytes per line touched up to
 // --opt-memory, then a temporary file).
 #include <memsub/analysis/all_associativity_lru.hpp>
 #include <memsub/analysis/opt_curve.hpp>
@@ -515,8 +515,8 @@ void print_curves(const options& o, const trace_curves& t) {
     grid_table("set-associative OPT", t.sa_opt);
 }
 
-/// Every point as one table (common/result_table.hpp): per trace and curve, a row per capacity
-/// (fully associative: sets and ways empty) or per grid point, with the explorer's status
+/// Every point as one table (memsub/explorer/result_table.hpp): per trace and curve, a row per
+/// capacity (fully associative: sets and ways empty) or per grid point, with the explorer's status
 /// columns (partial, interrupted_by_signal, error); a trace that could not be read has one row
 /// with no curve.
 ex::result_table points_table(const options& o, const std::vector<trace_curves>& all) {

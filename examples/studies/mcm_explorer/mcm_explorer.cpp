@@ -1,4 +1,4 @@
-// mcm_explorer — the MCM-GPU study of seed 000 (spec system-policies.md §1, T5) on SIMT kernel
+// mcm_explorer — the MCM-GPU study ([MCM-GPU]; [Dissertation] ch. 5) on SIMT kernel
 // workloads, scaled down: M GPU modules (GPMs) of S SMs (default 4 × 8), joined by a ring.
 //
 // Machine (per module, after Table 5.3 / C5.1–C5.8, capacities scaled by SMs):
@@ -70,7 +70,7 @@
 // requests' runs of touched sectors (what counting per sector run would have called accesses).
 // EPStall and the constant power are not published (G6.2, G6.3): stalls are not counted
 // (EPStall term 0) and the constant power per module is this host's assumption
-// (--constant-power, default 20 W per 8-SM module, not from the seeds). EDPSE (§2.1) compares
+// (--constant-power, default 20 W per 8-SM module, not from the sources). EDPSE (§2.1) compares
 // N modules of S SMs against one module running the same kernel in the baseline configuration
 // (a monolithic module with its whole L2), for every configuration.
 //
@@ -172,9 +172,9 @@ struct mcm_latency {
     /// [MCM-GPU] Table 3: "32 cycles/hop".
     std::uint32_t hop_cycles = 32;
     /// Decision: crossings of the ring path per remote load: the request and the reply each
-    /// cross it (2). The seeds say "32 cycles per hop" without saying whether a round trip pays
-    /// it once; the analytic model (`--timing constant`) counts the hops once. Stores cross once
-    /// (requester → home) either way.
+    /// cross it (2). [MCM-GPU] and [Dissertation] say "32 cycles per hop" without saying whether a
+    /// round trip pays it once; the analytic model (`--timing constant`) counts the hops once.
+    /// Stores cross once (requester → home) either way.
     std::uint32_t path_crossings = 2;
     /// The L1.5 lookup latency applies to every remote request (Decision: 10 cycles; [MCM-GPU]
     /// gives none).
@@ -247,7 +247,7 @@ struct options {
         "  --scale X            input size multiplier (default 1; 0.1 for a quick run)\n"
         "  --seed S             input generator seed (default 1)\n"
         "  --constant-power W   constant power per module in W for the energy model (default\n"
-        "                       20; not published in the seeds, G6.3)\n"
+        "                       20; not published in the sources)\n"
         "  --timing MODE        memory (default): each configuration runs its own stream and a\n"
         "                       launch takes the scheduler's cycles, its loads completing when\n"
         "                       the memory side (L1, L2 slice, ring links, L1.5, DRAM) says;\n"
@@ -352,7 +352,7 @@ struct config_result {
 /// The line fills one L2 slice owes (the DRAM read queued or in flight) and the reads waiting on
 /// each, an MSHR table: a read to a line whose fill is owed waits for that fill instead of
 /// reading DRAM again (the slice installed the line when the first miss was issued).
-/// Decision: entries are not limited (the seeds give the MCM-GPU's L2 no MSHR count; a limit
+/// Decision: entries are not limited (the sources give the MCM-GPU's L2 no MSHR count; a limit
 /// would add a parameter no source sets); gpu/timing.hpp's Table 3.1 machine limits them to 64
 /// per bank. Open addressing with backward-shift deletion; the pools double when outgrown, so the
 /// steady state allocates nothing.
@@ -1803,7 +1803,7 @@ void print_summary(const std::vector<kernel_study>& studies, const options& o, d
                      "runs: one");
 }
 
-/// The results as one table (common/result_table.hpp): a row per kernel, module count and
+/// The results as one table (memsub/explorer/result_table.hpp): a row per kernel, module count and
 /// configuration that ran (the EDPSE runs simulate the baseline and all three), the main run's
 /// module count first. Every row has the status columns partial (a stop signal cut its run
 /// short), interrupted_by_signal and error (the kernels read no input file: always empty).

@@ -1,15 +1,15 @@
-// memsub LLC explorer — the multiprogrammed shared-LLC study of ReMAP (seed 001, §2.3): N cores,
-// each replaying its own trace, with private L1-D and L2 caches in front of a shared LLC and the
-// DDR3 FR-FCFS controller of Table 2.3 behind it; compares LLC replacement policies by LLC misses,
-// MPKI, total memory access cost, mean miss latency, per-core throughput, normalised throughput
-// and the §2.3.7 fairness metric, plus a victim-buffer size sweep for ReMAP.
+// memsub LLC explorer — the multiprogrammed shared-LLC study of ReMAP ([Dissertation] §2.3): N
+// cores, each replaying its own trace, with private L1-D and L2 caches in front of a shared LLC and
+// the DDR3 FR-FCFS controller of Table 2.3 behind it; compares LLC replacement policies by LLC
+// misses, MPKI, total memory access cost, mean miss latency, per-core throughput, normalised
+// throughput and the §2.3.7 fairness metric, plus a victim-buffer size sweep for ReMAP.
 //
 //   llc_explorer                                  built-in 4-core mix (synthetic streams)
 //   llc_explorer a.lackey b.lackey c.lackey       one Valgrind Lackey trace per core ('-' is
 //                                                 standard input; --trace FILE works too)
 //   llc_explorer --csv llc.csv --plot llc.svg
 //
-// System (spec remap.md "Reference system (Table 2.3)"): 1 GHz cores; per core a private L1-D
+// System ([Dissertation] Table 2.3): 1 GHz cores; per core a private L1-D
 // 32 KB 8-way and L2 256 KB 8-way, both LRU, write-back, non-inclusive (a line is filled into
 // every level it misses in; nothing is back-invalidated); a shared LLC of 1 MB per core
 // (--llc-kb), 16-way, 64 B lines, write-back, running the policy under study; DDR3-1600K (tRP =
@@ -1127,8 +1127,8 @@ void print_per_core(const std::vector<core_trace>& traces, const run_result& lru
     }
 }
 
-/// The CSV's rows (common/result_table.hpp). Every row has every column, in one order: a row
-/// per policy (section "policies") and per ReMAP sweep point ("remap_vb_sweep") with the
+/// The CSV's rows (memsub/explorer/result_table.hpp). Every row has every column, in one order: a
+/// row per policy (section "policies") and per ReMAP sweep point ("remap_vb_sweep") with the
 /// study's figures, and a row per core ("core") with its trace, data references, instructions,
 /// distinct lines and first-pass L1-D counts. Status columns on every row: `partial` — the row
 /// covers less than asked: a trace error cut a trace short (every row: they all rest on the

@@ -1,4 +1,4 @@
-// gpu_l1_explorer — ID-Cache's comparison points (seed 001 chapter 3; spec id-cache.md) on SIMT
+// gpu_l1_explorer — ID-Cache's comparison points ([Dissertation] ch. 3) on SIMT
 // kernel workloads: each kernel's warps run on N SMs under a GTO scheduler
 // (memsub/workload/simt), every warp instruction goes through the coalescer into each SM's
 // private L1, and every L1 configuration issues the same warp instructions:
@@ -1581,11 +1581,11 @@ void print_table(const kernel_result& r, const options& o) {
     }
 }
 
-/// The results as one table (common/result_table.hpp): a row per workload and configuration,
-/// and one row without a configuration for a workload with no figures (its input could not be
-/// read, or a signal came during its profiling pass). Every row has the status columns:
-/// partial (a stop signal or an input error cut the workload short), interrupted_by_signal and
-/// error.
+/// The results as one table (memsub/explorer/result_table.hpp): a row per workload and
+/// configuration, and one row without a configuration for a workload with no figures (its input
+/// could not be read, or a signal came during its profiling pass). Every row has the status
+/// columns: partial (a stop signal or an input error cut the workload short), interrupted_by_signal
+/// and error.
 memsub::explorer::result_table results_table(const std::vector<kernel_result>& results,
                                              const options& o) {
     memsub::explorer::result_table table(std::string{program});
