@@ -1,4 +1,4 @@
-// The explorer's OPT line stream (examples/common/opt_spool.hpp): spilled to a temporary file or
+// The explorer's OPT line stream (memsub/explorer/opt_spool.hpp): spilled to a temporary file or
 // kept in memory, it replays the same words with the same next uses as the library's in-memory
 // next_use_positions; a replay stopped by its progress tick (a stop signal) says so; and the
 // progress meter's time text.

@@ -13,7 +13,10 @@
 #include <memsub/explorer/cli.hpp>
 #include <memsub/explorer/plot.hpp>
 
+#include <fmt/core.h>
+
 #include <cstdint>
+#include <filesystem>
 #include <optional>
 #include <span>
 #include <string>
@@ -22,27 +25,102 @@
 
 namespace memsub::explorer {
 
-struct explorer_options {
-    enum class action { run, help, list };
-    action what = action::run;
+/// The options every trace tool built on the module shares (the explorer, mrc_explorer): its
+/// inputs, its result files and its progress. A tool's options derive from it, and its parser
+/// hands each argument to parse_shared_option first, so the shared options are spelled,
+/// checked and documented once.
+struct shared_options {
     std::vector<std::string> traces;
     std::optional<memsub::trace::trace_format> format;
-    memsub::geometry shape{.sets = 2048, .ways = 16, .line_bytes = 64};
-    std::vector<std::string> policies; // empty = all
-    bool no_opt = false;
-    bool progress = true;
     std::uint64_t limit = 0; // 0 = whole trace
+    /// Length of the built-in workload (used when no trace is named).
     std::uint64_t default_accesses = 5'000'000;
     std::uint64_t seed = 2026;
-    std::string csv, json, plot;
-    /// Also run fully associative LRU and FIFO (and OPT) of the same capacity.
-    bool fully_associative = false;
-    /// Classify every policy's misses as compulsory / capacity / conflict (Hill's 3C).
-    bool three_c = false;
     /// oracleGeneral: bytes per obj_id (address = obj_id x this; 64 = one line per object).
     std::uint64_t object_bytes = 64;
     /// Memory for OPT's line stream before it spills to a temporary file (MiB).
     std::uint64_t opt_memory_mib = 1024;
+    std::string csv, json, plot;
+    bool progress = true;
+};
+
+/// Parses `args[i]`, which the tool did not recognise as its own option: a shared option
+/// (--trace, --format, --limit, --accesses, --seed, --object-bytes, --opt-memory, --csv, --json,
+/// --plot, --quiet) or a bare trace name is stored in `o`, and `i` moved past its value. Throws
+/// option_error for a missing or bad value, a plot file of an unknown format, and any other
+/// "--" option (unknown to the tool).
+inline void parse_shared_option(std::span<const std::string_view> args, std::size_t& i,
+                                shared_options& o) {
+    const std::string_view arg = args[i];
+    auto value = [&]() -> std::string_view {
+        if (i + 1 >= args.size()) throw option_error(fmt::format("{} needs a value", arg));
+        return args[++i];
+    };
+    if (arg == "--trace")
+        o.traces.emplace_back(value());
+    else if (arg == "--format") {
+        const auto v = value();
+        o.format = memsub::trace::parse_format(v);
+        if (!o.format) throw option_error(fmt::format("unknown format '{}'", v));
+    } else if (arg == "--limit")
+        o.limit = parse_unsigned(arg, value());
+    else if (arg == "--accesses")
+        o.default_accesses = parse_unsigned(arg, value());
+    else if (arg == "--seed")
+        o.seed = parse_unsigned(arg, value());
+    else if (arg == "--object-bytes")
+        o.object_bytes = parse_unsigned(arg, value(), 1);
+    else if (arg == "--opt-memory")
+        o.opt_memory_mib = parse_unsigned(arg, value(), 1, std::uint64_t{1} << 40);
+    else if (arg == "--csv")
+        o.csv = value();
+    else if (arg == "--json")
+        o.json = value();
+    else if (arg == "--plot") {
+        o.plot = value();
+        (void)plot_terminal_or_throw(arg, o.plot);
+    } else if (arg == "--quiet")
+        o.progress = false;
+    else if (!arg.starts_with("--"))
+        o.traces.emplace_back(arg);
+    else
+        throw option_error(fmt::format("unknown option {}", arg));
+}
+
+/// The name a tool speaks in (its messages, usage and files): argv[0]'s file name, or
+/// `fallback` when the program was started without one.
+inline std::string program_name(int argc, char** argv, std::string_view fallback) {
+    if (argc > 0 && argv[0] != nullptr && *argv[0] != '\0')
+        return std::filesystem::path(argv[0]).filename().string();
+    return std::string(fallback);
+}
+
+/// Checks, before any work, that the result files named in `o` can be written
+/// (check_writable). On failure prints "<program>: <why> (nothing was run)" on stderr and returns
+/// false: the tool then exits with explorer_status::usage_error.
+inline bool outputs_writable(std::string_view program, const shared_options& o) {
+    try {
+        check_writable("--csv", o.csv);
+        check_writable("--json", o.json);
+        check_writable("--plot", o.plot);
+    } catch (const option_error& e) {
+        fmt::print(stderr, "{}: {} (nothing was run)\n", program, e.what());
+        return false;
+    }
+    return true;
+}
+
+/// The explorer's options: the shared ones and its own.
+struct explorer_options : shared_options {
+    enum class action { run, help, list };
+    action what = action::run;
+    memsub::geometry shape{.sets = 2048, .ways = 16, .line_bytes = 64};
+    std::vector<std::string> policies; // empty = all
+    bool no_opt = false;
+    /// Also run fully associative LRU and FIFO (and OPT) of the same capacity.
+    bool fully_associative = false;
+    /// Classify every policy's misses as compulsory / capacity / conflict (Hill's 3C).
+    bool three_c = false;
     /// Threads the policies run on (the trace is decoded once, on the main thread).
     std::uint32_t jobs = 1;
 };
@@ -114,13 +192,7 @@ inline explorer_options parse_explorer_options(std::span<const std::string_view>
             o.what = explorer_options::action::help;
             return o;
         }
-        if (arg == "--trace")
-            o.traces.emplace_back(value());
-        else if (arg == "--format") {
-            const auto v = value();
-            o.format = memsub::trace::parse_format(v);
-            if (!o.format) throw option_error(fmt::format("unknown format '{}'", v));
-        } else if (arg == "--sets")
+        if (arg == "--sets")
             o.shape.sets = parse_power_of_two(arg, value(), 1, std::uint32_t{1} << 31);
         else if (arg == "--ways")
             o.shape.ways =
@@ -131,37 +203,16 @@ inline explorer_options parse_explorer_options(std::span<const std::string_view>
             o.policies = split_list(value());
         else if (arg == "--no-opt")
             o.no_opt = true;
-        else if (arg == "--limit")
-            o.limit = parse_unsigned(arg, value());
-        else if (arg == "--accesses")
-            o.default_accesses = parse_unsigned(arg, value());
-        else if (arg == "--seed")
-            o.seed = parse_unsigned(arg, value());
-        else if (arg == "--csv")
-            o.csv = value();
-        else if (arg == "--json")
-            o.json = value();
-        else if (arg == "--plot") {
-            o.plot = value();
-            (void)plot_terminal_or_throw(arg, o.plot);
-        } else if (arg == "--fully-associative")
+        else if (arg == "--fully-associative")
             o.fully_associative = true;
         else if (arg == "--3c")
             o.three_c = true;
-        else if (arg == "--object-bytes")
-            o.object_bytes = parse_unsigned(arg, value(), 1);
-        else if (arg == "--opt-memory")
-            o.opt_memory_mib = parse_unsigned(arg, value(), 1, std::uint64_t{1} << 40);
         else if (arg == "--jobs")
             o.jobs = parse_unsigned_as<std::uint32_t>(arg, value(), 1, 1024);
-        else if (arg == "--quiet")
-            o.progress = false;
         else if (arg == "--list")
             o.what = explorer_options::action::list;
-        else if (arg.starts_with("--"))
-            throw option_error(fmt::format("unknown option {}", arg));
         else
-            o.traces.emplace_back(arg);
+            parse_shared_option(args, i, o);
     }
     return o;
 }

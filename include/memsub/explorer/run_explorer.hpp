@@ -10,7 +10,7 @@
 //           argc, argv);
 //   }
 //
-// examples/explorer.cpp runs it on memsub's own policies (replacement::all_policies) and
+// examples/tools/explorer.cpp runs it on memsub's own policies (replacement::all_policies) and
 // examples/my_policy_explorer.cpp on a policy written in the example. Each policy is listed and
 // chosen (--list, --policies) by the name it reports with default params; a policy that
 // rejects the geometry is reported and left out.
@@ -931,8 +931,7 @@ namespace memsub::explorer {
 template <class Policies>
 int run_explorer(int argc, char** argv) {
     using namespace detail;
-    if (argc > 0 && argv[0] != nullptr && *argv[0] != '\0')
-        program = std::filesystem::path(argv[0]).filename().string();
+    program = memsub::explorer::program_name(argc, argv, program);
     const std::vector<std::string_view> args(argv + 1, argv + argc);
     const options o = memsub::explorer::parse_or_exit(
         program, [&] { return memsub::explorer::parse_explorer_options(args); });
@@ -959,14 +958,7 @@ int run_explorer(int argc, char** argv) {
     }
     // Every output is checked before the run, so a long run cannot end in an output error
     // that was knowable at its start (the writers still report a failure while writing).
-    try {
-        memsub::explorer::check_writable("--csv", o.csv);
-        memsub::explorer::check_writable("--json", o.json);
-        memsub::explorer::check_writable("--plot", o.plot);
-    } catch (const memsub::explorer::option_error& e) {
-        fmt::print(stderr, "{}: {} (nothing was run)\n", program, e.what());
-        return status::usage_error;
-    }
+    if (!memsub::explorer::outputs_writable(program, o)) return status::usage_error;
     // OPT: on unless --no-opt; naming it in --policies asks for it (and only then may it stand
     // alone: `--policies opt` runs nothing but the bound).
     const bool opt_named =
