@@ -18,7 +18,7 @@
 #include <memsub/replacement/lru.hpp>
 #include <memsub/replacement/srrip.hpp>
 
-#include "common/explorer.hpp"
+#include <memsub/explorer/run_explorer.hpp>
 
 namespace {
 
@@ -96,5 +96,5 @@ static_assert(memsub::replacement::replacement_policy<bimodal_insertion>);
 
 int main(int argc, char** argv) {
     using namespace memsub::replacement;
-    return memsub_examples::run_explorer<std::tuple<lru, srrip, bimodal_insertion>>(argc, argv);
+    return memsub::explorer::run_explorer<std::tuple<lru, srrip, bimodal_insertion>>(argc, argv);
 }

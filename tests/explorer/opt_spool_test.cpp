@@ -1,4 +1,4 @@
-// The explorer's OPT line stream (examples/common/opt_spool.hpp): spilled to a temporary file or
+// The explorer's OPT line stream (memsub/explorer/opt_spool.hpp): spilled to a temporary file or
 // kept in memory, it replays the same words with the same next uses as the library's in-memory
 // next_use_positions; a replay stopped by its progress tick (a stop signal) says so; and the
 // progress meter's time text.
@@ -13,10 +13,10 @@
 #include <utility>
 #include <vector>
 
-#include "../../examples/common/example_support.hpp"
-#include "../../examples/common/opt_spool.hpp"
+#include <memsub/explorer/opt_spool.hpp>
+#include <memsub/explorer/progress.hpp>
 
-using memsub_examples::opt_spool;
+using memsub::explorer::opt_spool;
 
 namespace {
 
@@ -107,7 +107,7 @@ TEST_CASE("opt_spool: a replay stopped by its tick says so and stops early") {
 }
 
 TEST_CASE("progress_meter: the time left reads as seconds, minutes or hours") {
-    using memsub_examples::progress_meter;
+    using memsub::explorer::progress_meter;
     CHECK(progress_meter::duration_text(0.2) == "0 s");
     CHECK(progress_meter::duration_text(42.4) == "42 s");
     CHECK(progress_meter::duration_text(185) == "3 min 5 s");

@@ -1,6 +1,6 @@
 // The line stream the explorer's Belady OPT rows replay, in bounded memory: kept in memory up to
 // a budget (--opt-memory), then spilled to an unnamed temporary file, so a trace of any length
-// can have its OPT bound. Examples only — not part of the library.
+// can have its OPT bound. Part of the explorer module (memsub::explorer; needs {fmt}).
 //
 // One 64-bit word per line a reference touches, in order: the line address in bits 0..61 (a
 // line address has at least 2 zero top bits: lines are at least 4 bytes) and two flags,
@@ -36,7 +36,7 @@
 #include <fcntl.h>  // POSIX: open flags
 #include <unistd.h> // POSIX: pread, pwrite, close, unlink
 
-namespace memsub_examples {
+namespace memsub::explorer {
 
 /// An unnamed temporary file of 64-bit words (mkstemp in $TMPDIR or /tmp, unlinked at once).
 class spill_file {
@@ -207,4 +207,4 @@ private:
     std::uint64_t references_ = 0;
 };
 
-} // namespace memsub_examples
+} // namespace memsub::explorer

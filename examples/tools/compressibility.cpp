@@ -7,8 +7,8 @@
 // Without files it builds a default data set: binary code (the largest shared library of this
 // machine, or generated code-like bytes), zero-heavy data, integer arrays, pointer arrays and
 // floats. For every input it prints the compression ratio of every algorithm — Σ original bytes
-// / Σ stored bytes (spec compressors.md §2 G6), each line stored in segments of S bytes (G3;
-// default 8 B for 32/64-byte lines, 32 B for 128-byte lines) and stored raw when that saves
+// / Σ stored bytes (memsub/compression/stored_size.hpp), each line stored in segments of S bytes
+// (G3; default 8 B for 32/64-byte lines, 32 B for 128-byte lines) and stored raw when that saves
 // nothing (G4) — and a histogram of the per-line stored sizes. SC² codes with a book sampled from
 // the first 10 % of each input's lines (a value-frequency table, spec §1.5), or from a separate
 // file given with --sc2-train; the report says which. Files are streamed in 1 MiB blocks
@@ -16,8 +16,8 @@
 // writes the ratios and a gnuplot script for a grouped bar chart like Figure 4.1 of the LATTE-CC
 // dissertation to the output directory and renders it with gnuplot when gnuplot is installed,
 // and a CSV with a row per input, unreadable or skipped ones included, carrying the status
-// columns partial, interrupted_by_signal and error (common/result_table.hpp). A FILE of - is
-// standard input; an input that can be read only once (standard input, a pipe, a FIFO) and
+// columns partial, interrupted_by_signal and error (memsub/explorer/result_table.hpp). A FILE of -
+// is standard input; an input that can be read only once (standard input, a pipe, a FIFO) and
 // trains its own SC² book is copied to an unnamed temporary file first, so its report is the
 // file's.
 #include <fmt/core.h>
@@ -48,8 +48,10 @@
 #include <memsub/compression/all.hpp>
 #include <memsub/core/rng.hpp>
 
-#include "common/example_support.hpp"
-#include "common/result_table.hpp"
+#include <memsub/explorer/cli.hpp>
+#include <memsub/explorer/progress.hpp>
+#include <memsub/explorer/result_table.hpp>
+#include <memsub/explorer/signals.hpp>
 
 #include <unistd.h> // POSIX: mkstemp, unlink, close
 
@@ -232,8 +234,8 @@ std::uint64_t stream_lines(std::istream& in, const std::string& name, std::uint3
         if (whole != 0) sink(std::span<const std::byte>(block.data(), whole));
         lines += whole / L;
         progress(lines);
-        if (got < want) return got - whole;                   // end of input
-        if (memsub_examples::stop_requested() != 0) return 0; // SIGINT/SIGTERM: main reports
+        if (got < want) return got - whole;                    // end of input
+        if (memsub::explorer::stop_requested() != 0) return 0; // SIGINT/SIGTERM: main reports
     }
     return 0;
 }
@@ -247,11 +249,11 @@ class input_source {
 public:
     input_source(const std::string& path, bool several_passes, bool progress)
         : path_(path)
-        , name_(memsub_examples::input_label(path)) {
+        , name_(memsub::explorer::input_label(path)) {
         std::error_code ec;
-        if (path != memsub_examples::stdin_name && fs::is_directory(path, ec))
+        if (path != memsub::explorer::stdin_name && fs::is_directory(path, ec))
             throw std::runtime_error(path + ": is a directory, not a data file");
-        regular_ = path != memsub_examples::stdin_name && fs::is_regular_file(path, ec);
+        regular_ = path != memsub::explorer::stdin_name && fs::is_regular_file(path, ec);
         if (regular_) {
             const auto size = fs::file_size(path, ec);
             if (!ec) size_ = size;
@@ -278,7 +280,7 @@ public:
         if (read_once_ && !regular_)
             throw std::logic_error(name_ + " can be read once and was read already");
         read_once_ = true;
-        if (path_ == memsub_examples::stdin_name) {
+        if (path_ == memsub::explorer::stdin_name) {
             std::ios::sync_with_stdio(false); // cin reads in blocks, not through stdio
             return stream_lines(std::cin, name_, L, max_lines, sink, progress);
         }
@@ -290,13 +292,13 @@ public:
 private:
     void copy_to_temporary_file(bool progress) {
         std::ifstream file;
-        if (path_ != memsub_examples::stdin_name) {
+        if (path_ != memsub::explorer::stdin_name) {
             file.open(path_, std::ios::binary);
             if (!file) throw std::runtime_error(path_ + ": cannot open for reading");
         } else {
             std::ios::sync_with_stdio(false); // cin reads in blocks, not through stdio
         }
-        std::istream& source = path_ == memsub_examples::stdin_name ? std::cin : file;
+        std::istream& source = path_ == memsub::explorer::stdin_name ? std::cin : file;
         const char* env = std::getenv("TMPDIR");
         const std::string dir = env != nullptr && *env != '\0' ? env : "/tmp";
         std::string temporary = dir + "/memsub-compressibility-XXXXXX";
@@ -313,7 +315,7 @@ private:
         if (!*copy_)
             throw std::runtime_error(
                 fmt::format("{}: cannot open its temporary copy in {}", name_, dir));
-        memsub_examples::progress_meter meter(progress, name_);
+        memsub::explorer::progress_meter meter(progress, name_);
         meter.set_unit("bytes copied to a temporary file");
         meter.set_then("then the analysis");
         std::uint64_t copied = 0;
@@ -329,7 +331,7 @@ private:
                                 name_, dir, copied, std::strerror(errno)));
             copied += static_cast<std::uint64_t>(source.gcount());
             meter.update(copied, std::nullopt);
-            copy_interrupted_ = memsub_examples::stop_requested() != 0;
+            copy_interrupted_ = memsub::explorer::stop_requested() != 0;
         }
         meter.finish();
         if (!copy_->flush())
@@ -516,14 +518,14 @@ struct output_files {
         , csv(dir / "compressibility.csv") {}
 };
 
-/// Every input's row, the unreadable and the skipped ones too (common/result_table.hpp): its
-/// bytes and whole lines, each algorithm's ratio (ratio_*, at the storage rule's segments) and
+/// Every input's row, the unreadable and the skipped ones too (memsub/explorer/result_table.hpp):
+/// its bytes and whole lines, each algorithm's ratio (ratio_*, at the storage rule's segments) and
 /// exact ratio (exact_ratio_*, S = 1 byte), SC²'s training, a warning, and the status columns
 /// `partial` (a stop signal cut it short or kept it from being read), `interrupted_by_signal` and
 /// `error` (why it could not be read). The ratios of an input without a whole line are null.
-memsub_examples::result_table results_table(const std::vector<result>& results,
-                                            const mc::storage_rule& rule) {
-    memsub_examples::result_table table("compressibility");
+memsub::explorer::result_table results_table(const std::vector<result>& results,
+                                             const mc::storage_rule& rule) {
+    memsub::explorer::result_table table("compressibility");
     for (const auto& r : results) {
         auto& row = table.add_row();
         row.text("input", r.input)
@@ -674,7 +676,7 @@ constexpr std::string_view usage_text =
 }
 
 std::uint32_t parse_u32(std::string_view flag, std::string_view text) {
-    return static_cast<std::uint32_t>(memsub_examples::parse_number(
+    return static_cast<std::uint32_t>(memsub::explorer::parse_number(
         "compressibility", flag, text, 1, std::numeric_limits<std::uint32_t>::max()));
 }
 
@@ -718,8 +720,8 @@ options parse(int argc, char** argv) {
     }
     // Standard input can be read once.
     const auto stdin_uses =
-        std::count(o.files.begin(), o.files.end(), memsub_examples::stdin_name) +
-        (o.sc2_train == memsub_examples::stdin_name ? 1 : 0);
+        std::count(o.files.begin(), o.files.end(), memsub::explorer::stdin_name) +
+        (o.sc2_train == memsub::explorer::stdin_name ? 1 : 0);
     if (stdin_uses > 1) {
         fmt::print(stderr,
                    "compressibility: standard input (-) is named {} times (as a FILE or "
@@ -733,7 +735,7 @@ options parse(int argc, char** argv) {
 
 /// A progress line for an input: lines so far and, when its size is known, the share done and
 /// the time left.
-auto line_progress(memsub_examples::progress_meter& meter, std::optional<std::uint64_t> lines) {
+auto line_progress(memsub::explorer::progress_meter& meter, std::optional<std::uint64_t> lines) {
     return [&meter, lines](std::uint64_t done) {
         meter.update(done, lines && *lines > 0 ? std::optional(static_cast<double>(done) /
                                                                static_cast<double>(*lines))
@@ -765,7 +767,7 @@ result analyse_bytes(const input& in, const options& opt, const mc::storage_rule
 
 /// How the report names an input file: its name without the directory ("standard input" for -).
 std::string report_name(const std::string& file) {
-    if (file == memsub_examples::stdin_name) return std::string(memsub_examples::stdin_label);
+    if (file == memsub::explorer::stdin_name) return std::string(memsub::explorer::stdin_label);
     const std::string name = fs::path(file).filename().string();
     return name.empty() ? file : name;
 }
@@ -778,7 +780,7 @@ result analyse_file(const std::string& file, const options& opt, const mc::stora
     const std::uint32_t L = opt.line_bytes;
     input_source in(file, !shared, opt.progress);
     const std::string short_name = report_name(file);
-    memsub_examples::progress_meter meter(opt.progress, short_name);
+    memsub::explorer::progress_meter meter(opt.progress, short_name);
     meter.set_unit("lines");
     const std::optional<std::uint64_t> expected =
         in.size() ? std::optional(*in.size() / L) : std::nullopt;
@@ -805,7 +807,7 @@ result analyse_file(const std::string& file, const options& opt, const mc::stora
         r.trailing_bytes = trailing;
     }
     r.input = in.name();
-    r.interrupted_by = memsub_examples::stop_requested();
+    r.interrupted_by = memsub::explorer::stop_requested();
     r.partial = r.interrupted_by != 0;
     if (r.lines == 0 && !r.partial) {
         if (r.trailing_bytes == 0) {
@@ -831,14 +833,14 @@ void check_outputs(const options& opt, const output_files& files) {
     std::error_code ec;
     fs::create_directories(opt.output_dir, ec);
     if (ec)
-        throw memsub_examples::option_error(fmt::format("--output-dir {}: cannot create it: {}",
-                                                        opt.output_dir.string(), ec.message()));
+        throw memsub::explorer::option_error(fmt::format("--output-dir {}: cannot create it: {}",
+                                                         opt.output_dir.string(), ec.message()));
     if (!fs::is_directory(opt.output_dir, ec))
-        throw memsub_examples::option_error(
+        throw memsub::explorer::option_error(
             fmt::format("--output-dir {}: is not a directory", opt.output_dir.string()));
     for (const fs::path* f : {&files.dat, &files.gp, &files.csv})
-        memsub_examples::check_writable("--output-dir", f->string());
-    if (opt.plot) memsub_examples::check_writable("--output-dir", files.png.string());
+        memsub::explorer::check_writable("--output-dir", f->string());
+    if (opt.plot) memsub::explorer::check_writable("--output-dir", files.png.string());
 }
 
 } // namespace
@@ -855,12 +857,12 @@ int main(int argc, char** argv) try {
     const output_files files(opt.output_dir);
     try {
         check_outputs(opt, files);
-    } catch (const memsub_examples::option_error& e) {
+    } catch (const memsub::explorer::option_error& e) {
         fmt::print(stderr, "compressibility: {} (nothing was run)\n", e.what());
         return 2;
     }
 
-    memsub_examples::install_stop_handlers();
+    memsub::explorer::install_stop_handlers();
     // SC²'s code book: one trained on --sc2-train FILE for every input, or each input's own.
     std::optional<sc2_training> shared;
     if (opt.sc2_train) {
@@ -870,7 +872,7 @@ int main(int argc, char** argv) try {
         try {
             input_source in(*opt.sc2_train, false, opt.progress);
             name = in.name();
-            memsub_examples::progress_meter meter(opt.progress, "SC2 training on " + in.name());
+            memsub::explorer::progress_meter meter(opt.progress, "SC2 training on " + in.name());
             meter.set_unit("lines");
             meter.set_then("then the inputs");
             t.book = train_sc2(opt.line_bytes, [&](auto&& sink) {
@@ -888,12 +890,12 @@ int main(int argc, char** argv) try {
             fmt::print(stderr, "compressibility: --sc2-train: {}\n", e.what());
             return 1;
         }
-        if (const int sig = memsub_examples::stop_requested(); sig != 0) {
+        if (const int sig = memsub::explorer::stop_requested(); sig != 0) {
             fmt::print(stderr,
                        "compressibility: interrupted by signal {} while training SC2 on {}; "
                        "nothing was analysed\n",
                        sig, name);
-            return memsub_examples::stopped_exit_status(sig);
+            return memsub::explorer::stopped_exit_status(sig);
         }
         if (lines == 0) {
             fmt::print(stderr, "compressibility: --sc2-train {} holds no whole {}-byte line\n",
@@ -908,15 +910,15 @@ int main(int argc, char** argv) try {
     std::vector<std::string> errors, not_run;
     if (opt.files.empty()) {
         for (auto make : {binary_code, zero_heavy, integers, pointers, floats})
-            if (memsub_examples::stop_requested() == 0)
+            if (memsub::explorer::stop_requested() == 0)
                 results.push_back(analyse_bytes(make(), opt, rule, shared));
     } else {
         for (const auto& f : opt.files) {
-            if (const int sig = memsub_examples::stop_requested(); sig != 0) {
+            if (const int sig = memsub::explorer::stop_requested(); sig != 0) {
                 // Not read: its row says so (partial, the signal).
-                not_run.push_back(memsub_examples::input_label(f));
+                not_run.push_back(memsub::explorer::input_label(f));
                 result& r = results.emplace_back();
-                r.input = memsub_examples::input_label(f);
+                r.input = memsub::explorer::input_label(f);
                 r.name = report_name(f);
                 r.partial = true;
                 r.interrupted_by = sig;
@@ -929,7 +931,7 @@ int main(int argc, char** argv) try {
                 // Reported after the others' results, which are kept; its row has the error.
                 errors.emplace_back(e.what());
                 result& r = results.emplace_back();
-                r.input = memsub_examples::input_label(f);
+                r.input = memsub::explorer::input_label(f);
                 r.name = report_name(f);
                 r.error = e.what();
             }
@@ -937,7 +939,7 @@ int main(int argc, char** argv) try {
     }
     const auto shown = reported(results);
     if (!shown.empty()) print_report(shown, rule);
-    memsub_examples::output_attempts outputs;
+    memsub::explorer::output_attempts outputs;
     const auto attempt = [&](auto&& write) { outputs.attempt(write); };
     if (!shown.empty()) attempt([&] { write_plot_files(results, opt, files); });
     attempt([&] {
@@ -950,13 +952,13 @@ int main(int argc, char** argv) try {
                    shown.size());
     for (const auto& f : outputs.failures())
         fmt::print(stderr, "compressibility: output error: {}\n", f);
-    if (const int sig = memsub_examples::stop_requested(); sig != 0) {
+    if (const int sig = memsub::explorer::stop_requested(); sig != 0) {
         fmt::print(
             stderr, "compressibility: interrupted by signal {}: the report above is partial{}\n",
             sig,
             not_run.empty() ? std::string() : fmt::format("; {} file(s) not read", not_run.size()));
         for (const auto& f : not_run) fmt::print(stderr, "compressibility: not read: {}\n", f);
-        return memsub_examples::stopped_exit_status(sig);
+        return memsub::explorer::stopped_exit_status(sig);
     }
     if (!errors.empty() || !outputs.ok()) return 1;
     if (shown.empty()) {

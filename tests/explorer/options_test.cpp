@@ -1,4 +1,4 @@
-// The example programs' option parsing (examples/common/): numbers at full width with their
+// The example programs' option parsing (memsub/explorer/): numbers at full width with their
 // field's range checked, real values, plot formats, and the explorer's command line.
 #include <doctest/doctest.h>
 
@@ -9,10 +9,11 @@
 #include <string_view>
 #include <vector>
 
-#include "../../examples/common/example_support.hpp"
-#include "../../examples/common/explorer_options.hpp"
+#include <memsub/explorer/cli.hpp>
+#include <memsub/explorer/options.hpp>
+#include <memsub/explorer/plot.hpp>
 
-using namespace memsub_examples;
+using namespace memsub::explorer;
 
 namespace {
 
@@ -143,7 +144,7 @@ TEST_CASE("the explorer's --jobs and --opt-memory") {
 }
 
 TEST_CASE("wrap_text: lines at most the width, words whole, continuation indented") {
-    using memsub_examples::wrap_text;
+    using memsub::explorer::wrap_text;
     CHECK(wrap_text("") == "");
     CHECK(wrap_text("one two three", 7) == "one two\nthree");
     CHECK(wrap_text("one two three", 9, 2) == "one two\n  three");
@@ -163,4 +164,33 @@ TEST_CASE("wrap_text: lines at most the width, words whole, continuation indente
     for (const char c : rejoined)
         if (!(c == ' ' && !squeezed.empty() && squeezed.back() == ' ')) squeezed += c;
     CHECK(squeezed == text);
+}
+
+TEST_CASE("shared options: the one parser of every trace tool's inputs and outputs") {
+    const std::vector<std::string_view> args{"--trace", "a.din",      "b.din", "--limit",
+                                             "5",       "--accesses", "7",     "--seed",
+                                             "9",       "--csv",      "o.csv", "--quiet"};
+    shared_options o;
+    for (std::size_t i = 0; i < args.size(); ++i) parse_shared_option(args, i, o);
+    CHECK(o.traces == std::vector<std::string>{"a.din", "b.din"});
+    CHECK(o.limit == 5);
+    CHECK(o.default_accesses == 7);
+    CHECK(o.seed == 9);
+    CHECK(o.csv == "o.csv");
+    CHECK_FALSE(o.progress);
+
+    const auto error_of = [](std::vector<std::string_view> bad) {
+        shared_options x;
+        try {
+            for (std::size_t i = 0; i < bad.size(); ++i) parse_shared_option(bad, i, x);
+        } catch (const option_error& e) {
+            return std::string(e.what());
+        }
+        return std::string();
+    };
+    CHECK(error_of({"--bogus"}) == "unknown option --bogus");
+    CHECK(error_of({"--limit"}) == "--limit needs a value");
+    CHECK(error_of({"--plot", "p.gif"}).starts_with("--plot p.gif: unknown plot format"));
+    // The explorer's parser hands its arguments to the same function.
+    CHECK(parse_explorer_options(args).default_accesses == 7);
 }

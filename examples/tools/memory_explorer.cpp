@@ -50,8 +50,12 @@
 #include <memsub/replacement/lru.hpp>
 #include <memsub/trace/open.hpp>
 
-#include "common/example_support.hpp"
-#include "common/result_table.hpp"
+#include <memsub/explorer/cli.hpp>
+#include <memsub/explorer/plot.hpp>
+#include <memsub/explorer/progress.hpp>
+#include <memsub/explorer/result_table.hpp>
+#include <memsub/explorer/signals.hpp>
+#include <memsub/explorer/source.hpp>
 
 #include <fmt/core.h>
 #include <fmt/ostream.h>
@@ -79,8 +83,8 @@ namespace {
 
 namespace mm = memsub::memory;
 using clock_type = std::chrono::steady_clock;
-using memsub_examples::chunk_accesses;
-using memsub_examples::option_error;
+using memsub::explorer::chunk_accesses;
+using memsub::explorer::option_error;
 
 // ------------------------------------------------------------------ options
 
@@ -156,7 +160,7 @@ constexpr std::string_view usage_text =
 /// option for an unknown option, a missing or bad value, a second trace or a plot file of an
 /// unknown format.
 options parse_options(std::span<const std::string_view> args) {
-    using namespace memsub_examples;
+    using namespace memsub::explorer;
     options o;
     const auto set_trace = [&](std::string_view file) {
         if (o.trace)
@@ -443,7 +447,7 @@ private:
     std::uint64_t n_ = 0;
 };
 
-using source = memsub_examples::chunked_source<builtin_workload>;
+using source = memsub::explorer::chunked_source<builtin_workload>;
 
 source make_source(const options& o) {
     if (o.trace) return source(*o.trace, o.format, o.limit);
@@ -602,7 +606,7 @@ void write_svg(const std::string& file, const std::vector<std::unique_ptr<runner
 /// Whether the plot file's format (its name's: plot_terminal_or_throw) is drawn by gnuplot: a
 /// .png or a .pdf; an .svg is drawn here, without it.
 bool drawn_by_gnuplot(const std::string& plot) {
-    return memsub_examples::plot_terminal_or_throw("--cdf", plot) != "svg dynamic";
+    return memsub::explorer::plot_terminal_or_throw("--cdf", plot) != "svg dynamic";
 }
 
 /// The gnuplot script that draws `plot` (a .png or .pdf): its name with .gp.
@@ -616,26 +620,26 @@ std::string gnuplot_script_for(const std::string& plot) {
 void write_gnuplot(const std::string& plot, const std::vector<std::unique_ptr<runner>>& rs,
                    const std::string& title) {
     const std::string script = gnuplot_script_for(plot);
-    const std::string terminal = memsub_examples::plot_terminal_or_throw("--cdf", plot);
+    const std::string terminal = memsub::explorer::plot_terminal_or_throw("--cdf", plot);
     {
         std::ofstream gp(script);
         if (!gp) throw std::runtime_error("cannot write " + script);
         const auto [lo, hi] = axis_of(rs);
         const bool pdf = terminal.starts_with("pdf");
         fmt::print(gp, "# Memory latency CDF drawn by memory_explorer. Render: gnuplot {}\n",
-                   memsub_examples::gnuplot_quoted(script));
+                   memsub::explorer::gnuplot_quoted(script));
         fmt::print(gp, "set terminal {} size {} font 'Sans,{}'\n", terminal,
                    pdf ? "9in,5.2in" : "900,520", pdf ? 10 : 9);
         fmt::print(gp, "set output {}\nset termoption noenhanced\n",
-                   memsub_examples::gnuplot_quoted(plot));
+                   memsub::explorer::gnuplot_quoted(plot));
         fmt::print(gp, "set title {}\n",
-                   memsub_examples::gnuplot_quoted("Memory latency CDF — " + title));
+                   memsub::explorer::gnuplot_quoted("Memory latency CDF — " + title));
         fmt::print(gp,
                    "set logscale x\nset xrange [{:g}:{:g}]\nset yrange [0:1]\nset ytics 0.1\n"
                    "set grid xtics ytics mxtics\nset xlabel {}\nset ylabel 'fraction of "
                    "requests'\nset key outside right top\n",
                    std::pow(10.0, lo), std::pow(10.0, hi),
-                   memsub_examples::gnuplot_quoted(x_label));
+                   memsub::explorer::gnuplot_quoted(x_label));
         // Each curve's points as a data block; a step up at each bucket's upper end, from 0.
         std::string plot_command;
         for (std::size_t i = 0; i < rs.size(); ++i) {
@@ -648,16 +652,16 @@ void write_gnuplot(const std::string& plot, const std::vector<std::unique_ptr<ru
                 fmt::format("{}$config{} using 1:2 with steps lw 2 lc rgb '{}' dt {} title {}",
                             plot_command.empty() ? "plot " : ", \\\n     ", i,
                             colours[i % colours.size()], gnuplot_dashes[i % gnuplot_dashes.size()],
-                            memsub_examples::gnuplot_quoted(rs[i]->name()));
+                            memsub::explorer::gnuplot_quoted(rs[i]->name()));
         }
         fmt::print(gp, "{}\n", plot_command);
         if (!gp.flush()) throw std::runtime_error("error writing " + script);
     }
-    if (!memsub_examples::render_with_gnuplot(script, plot))
+    if (!memsub::explorer::render_with_gnuplot(script, plot))
         throw std::runtime_error(fmt::format("{} not drawn: gnuplot is not installed", plot));
 }
 
-/// The results as one table (common/result_table.hpp): a row per CDF point (config,
+/// The results as one table (memsub/explorer/result_table.hpp): a row per CDF point (config,
 /// latency_ns, cdf: the fraction of requests completed within latency_ns) of each configuration,
 /// with that configuration's figures, the LLC's and the run's status (`partial`: a stop signal,
 /// an input error or the simulated-time limit cut the run short; `interrupted_by_signal`;
@@ -673,15 +677,15 @@ struct run_summary {
     int interrupted_by = 0;
 };
 
-memsub_examples::result_table results_table(const options& o, const run_summary& run,
-                                            const std::vector<std::unique_ptr<runner>>& rs) {
-    memsub_examples::result_table table("memory_explorer");
+memsub::explorer::result_table results_table(const options& o, const run_summary& run,
+                                             const std::vector<std::unique_ptr<runner>>& rs) {
+    memsub::explorer::result_table table("memory_explorer");
     for (const auto& r : rs) {
         const auto& s = r->stats();
         const double elapsed_ns = static_cast<double>(s.elapsed_cycles()) * r->tck_ns();
         const double gbs = elapsed_ns > 0 ? static_cast<double>(s.bytes) / elapsed_ns : 0.0;
         const bool any = s.completed() > 0;
-        const auto fields = [&](memsub_examples::result_table::row& row) {
+        const auto fields = [&](memsub::explorer::result_table::row& row) {
             // Latency figures of a configuration that completed nothing are null, not 0.
             const auto latency = [&](double v) { return any ? std::optional(v) : std::nullopt; };
             row.number("requests", s.completed())
@@ -733,10 +737,10 @@ memsub_examples::result_table results_table(const options& o, const run_summary&
 /// Checks, before any work, that every output can be written (exit 2 otherwise), and that
 /// gnuplot is there when the plot's format needs it. Throws option_error naming the option.
 void check_outputs(const options& o) {
-    memsub_examples::check_writable("--cdf", o.cdf);
-    memsub_examples::check_writable("--csv", o.csv);
+    memsub::explorer::check_writable("--cdf", o.cdf);
+    memsub::explorer::check_writable("--csv", o.csv);
     if (o.cdf.empty() || !drawn_by_gnuplot(o.cdf)) return;
-    memsub_examples::check_writable("--cdf", gnuplot_script_for(o.cdf));
+    memsub::explorer::check_writable("--cdf", gnuplot_script_for(o.cdf));
     if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
         throw option_error(fmt::format("--cdf {}: a .png or .pdf plot is drawn by gnuplot, which "
                                        "is not installed (Debian: gnuplot-nox); install it or "
@@ -749,7 +753,7 @@ void check_outputs(const options& o) {
 int main(int argc, char** argv) {
     const std::vector<std::string_view> args(argv + 1, argv + argc);
     const options o =
-        memsub_examples::parse_or_exit("memory_explorer", [&] { return parse_options(args); });
+        memsub::explorer::parse_or_exit("memory_explorer", [&] { return parse_options(args); });
     if (o.what == options::action::help) {
         fmt::print("{}", usage_text);
         return status::ok;
@@ -807,7 +811,7 @@ int main(int argc, char** argv) {
             src.emplace(make_source(o));
             run.label = src->label();
         } catch (const memsub::input_error& e) {
-            run.label = memsub_examples::input_label(*o.trace);
+            run.label = memsub::explorer::input_label(*o.trace);
             run.error = e.what();
         }
         std::vector<memsub::access> chunk;
@@ -815,7 +819,7 @@ int main(int argc, char** argv) {
         std::vector<mem_event> events;
         events.reserve(4 * chunk_accesses);
         std::optional<std::string> time_limit; // the simulated-time limit stopped a trace
-        memsub_examples::progress_meter progress(o.progress, "");
+        memsub::explorer::progress_meter progress(o.progress, "");
         const std::uint64_t line = o.shape.line_bytes;
         // Which requester a memory request belongs to (see the header comment).
         const auto mix = [](std::uint64_t x) {
@@ -877,10 +881,10 @@ int main(int argc, char** argv) {
         int& interrupted_by = run.interrupted_by; // the signal that stopped the run early
         if (src) {
             try {
-                memsub_examples::install_stop_handlers();
+                memsub::explorer::install_stop_handlers();
                 while (!time_limit && src->next_chunk(chunk)) {
                     run_chunk();
-                    if ((interrupted_by = memsub_examples::stop_requested()) != 0) break;
+                    if ((interrupted_by = memsub::explorer::stop_requested()) != 0) break;
                     progress.update(run.references, src->fraction_done());
                 }
             } catch (const memsub::input_error& e) {
@@ -958,7 +962,7 @@ int main(int argc, char** argv) {
                        100.0 * gb_per_s(*pmc) / pmc->peak_gb_per_s());
         }
 
-        memsub_examples::output_attempts outputs;
+        memsub::explorer::output_attempts outputs;
         auto attempt = [&](const std::string& what, const std::string& file, auto&& write) {
             if (outputs.attempt(write)) fmt::print("{}: {}\n", what, file);
         };
@@ -1002,7 +1006,7 @@ int main(int argc, char** argv) {
                        "memory_explorer: interrupted by signal {}: the results above are partial "
                        "({} accesses)\n",
                        interrupted_by, done);
-            return memsub_examples::stopped_exit_status(interrupted_by);
+            return memsub::explorer::stopped_exit_status(interrupted_by);
         }
         if (time_limit) return status::usage_error;
         if (run.error || !outputs.ok()) return status::input_error;

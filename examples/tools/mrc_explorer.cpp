@@ -17,19 +17,22 @@
 // --fully-associative are the fully associative points at capacity S x W).
 //
 // The inputs, their options and the exit statuses are the explorer's: the input is read by the
-// same code (common/explorer_source.hpp), and OPT's next uses come from the explorer's
-// bounded-memory line stream (common/opt_spool.hpp: 16 bytes per line touched up to
+// same code (memsub/explorer/source.hpp), and OPT's next uses come from the explorer's
+// bounded-memory line stream (memsub/explorer/opt_spool.hpp: 16 bytes per line touched up to
 // --opt-memory, then a temporary file).
 #include <memsub/analysis/all_associativity_lru.hpp>
 #include <memsub/analysis/opt_curve.hpp>
 #include <memsub/analysis/shards.hpp>
 #include <memsub/analysis/stack_distance_lru.hpp>
 
-#include "common/example_support.hpp"
-#include "common/explorer_options.hpp"
-#include "common/explorer_source.hpp"
-#include "common/opt_spool.hpp"
-#include "common/result_table.hpp"
+#include <memsub/explorer/cli.hpp>
+#include <memsub/explorer/opt_spool.hpp>
+#include <memsub/explorer/options.hpp>
+#include <memsub/explorer/plot.hpp>
+#include <memsub/explorer/progress.hpp>
+#include <memsub/explorer/result_table.hpp>
+#include <memsub/explorer/signals.hpp>
+#include <memsub/explorer/source.hpp>
 
 #include <fmt/core.h>
 #include <fmt/ostream.h>
@@ -51,22 +54,18 @@
 
 namespace {
 
-namespace ex = memsub_examples;
+namespace ex = memsub::explorer;
 namespace analysis = memsub::analysis;
-namespace status = memsub_examples::explorer_status;
+namespace status = memsub::explorer::explorer_status;
 
 std::string program = "mrc_explorer";
 
 constexpr std::string_view curve_names[] = {"lru", "sa_lru", "opt", "sa_opt", "shards"};
 
-struct options {
+/// The explorer's shared options (memsub/explorer/options.hpp: inputs, result files, progress)
+/// and the curves' own.
+struct options : ex::shared_options {
     bool help = false;
-    std::vector<std::string> traces;
-    std::optional<memsub::trace::trace_format> format;
-    std::uint64_t limit = 0;
-    std::uint64_t accesses = 5'000'000;
-    std::uint64_t seed = 2026;
-    std::uint64_t object_bytes = 64;
     /// The cache (in lines) the built-in workload is sized for: the explorer's sets x ways.
     std::uint64_t workload_lines = 32768;
     std::uint32_t line_bytes = 64;
@@ -75,9 +74,6 @@ struct options {
     bool lru = true, sa_lru = true, opt = false, sa_opt = false, shards = true;
     std::optional<double> shards_rate;
     std::uint64_t shards_size = 0;
-    std::uint64_t opt_memory_mib = 1024;
-    std::string csv, json, plot;
-    bool progress = true;
 
     [[nodiscard]] bool grid() const { return sa_lru || sa_opt; }
     [[nodiscard]] bool next_uses() const { return opt || sa_opt; }
@@ -159,13 +155,7 @@ options parse_options(std::span<const std::string_view> args) {
             o.help = true;
             return o;
         }
-        if (arg == "--trace")
-            o.traces.emplace_back(value());
-        else if (arg == "--format") {
-            const auto v = value();
-            o.format = memsub::trace::parse_format(v);
-            if (!o.format) throw ex::option_error(fmt::format("unknown format '{}'", v));
-        } else if (arg == "--curves") {
+        if (arg == "--curves") {
             o.lru = o.sa_lru = o.opt = o.sa_opt = o.shards = false;
             const auto v = value();
             const auto names = ex::split_list(v);
@@ -197,31 +187,10 @@ options parse_options(std::span<const std::string_view> args) {
             o.shards_rate = ex::parse_positive_real(arg, value(), 1.0);
         else if (arg == "--shards-size")
             o.shards_size = ex::parse_unsigned(arg, value(), 1, std::uint64_t{1} << 32);
-        else if (arg == "--opt-memory")
-            o.opt_memory_mib = ex::parse_unsigned(arg, value(), 1, std::uint64_t{1} << 40);
-        else if (arg == "--limit")
-            o.limit = ex::parse_unsigned(arg, value());
-        else if (arg == "--accesses")
-            o.accesses = ex::parse_unsigned(arg, value());
-        else if (arg == "--seed")
-            o.seed = ex::parse_unsigned(arg, value());
         else if (arg == "--workload-lines")
             o.workload_lines = ex::parse_unsigned(arg, value(), 1, std::uint64_t{1} << 40);
-        else if (arg == "--object-bytes")
-            o.object_bytes = ex::parse_unsigned(arg, value(), 1);
-        else if (arg == "--csv")
-            o.csv = value();
-        else if (arg == "--json")
-            o.json = value();
-        else if (arg == "--plot") {
-            o.plot = value();
-            (void)ex::plot_terminal_or_throw(arg, o.plot);
-        } else if (arg == "--quiet")
-            o.progress = false;
-        else if (arg.starts_with("--"))
-            throw ex::option_error(fmt::format("unknown option {}", arg));
         else
-            o.traces.emplace_back(arg);
+            ex::parse_shared_option(args, i, o);
     }
     return o;
 }
@@ -313,7 +282,7 @@ trace_curves explore(const options& o, const std::optional<std::string>& file) {
                                               .object_bytes = o.object_bytes,
                                               .workload_lines = o.workload_lines,
                                               .line_bytes = o.line_bytes,
-                                              .accesses = o.accesses,
+                                              .accesses = o.default_accesses,
                                               .seed = o.seed},
                                              file));
     } catch (const memsub::input_error& e) {
@@ -512,8 +481,8 @@ void print_curves(const options& o, const trace_curves& t) {
     grid_table("set-associative OPT", t.sa_opt);
 }
 
-/// Every point as one table (common/result_table.hpp): per trace and curve, a row per capacity
-/// (fully associative: sets and ways empty) or per grid point, with the explorer's status
+/// Every point as one table (memsub/explorer/result_table.hpp): per trace and curve, a row per
+/// capacity (fully associative: sets and ways empty) or per grid point, with the explorer's status
 /// columns (partial, interrupted_by_signal, error); a trace that could not be read has one row
 /// with no curve.
 ex::result_table points_table(const options& o, const std::vector<trace_curves>& all) {
@@ -733,22 +702,14 @@ int run(const options& o) {
 } // namespace
 
 int main(int argc, char** argv) {
-    if (argc > 0 && argv[0] != nullptr && *argv[0] != '\0')
-        program = std::filesystem::path(argv[0]).filename().string();
+    program = ex::program_name(argc, argv, program);
     const std::vector<std::string_view> args(argv + 1, argv + argc);
     const options o = ex::parse_or_exit(program, [&] { return parse_options(args); });
     if (o.help) {
         fmt::print("{}", usage);
         return status::ok;
     }
-    try {
-        ex::check_writable("--csv", o.csv);
-        ex::check_writable("--json", o.json);
-        ex::check_writable("--plot", o.plot);
-    } catch (const ex::option_error& e) {
-        fmt::print(stderr, "{}: {} (nothing was run)\n", program, e.what());
-        return status::usage_error;
-    }
+    if (!ex::outputs_writable(program, o)) return status::usage_error;
     try {
         return run(o);
     } catch (const memsub::config_error& e) {

@@ -69,8 +69,11 @@
 #include <memsub/workload/simt/all.hpp>
 #include <memsub/workload/simt/timed_run.hpp>
 
-#include "common/example_support.hpp"
-#include "common/result_table.hpp"
+#include <memsub/explorer/cli.hpp>
+#include <memsub/explorer/plot.hpp>
+#include <memsub/explorer/progress.hpp>
+#include <memsub/explorer/result_table.hpp>
+#include <memsub/explorer/signals.hpp>
 
 #include <fmt/core.h>
 #include <fmt/format.h>
@@ -97,7 +100,7 @@ namespace simt = memsub::workload::simt;
 namespace gpu = memsub::gpu;
 namespace sel = memsub::selection;
 namespace cmp = memsub::compression;
-using memsub_examples::option_error;
+using memsub::explorer::option_error;
 
 constexpr std::string_view program = "latte_explorer";
 
@@ -358,7 +361,7 @@ struct kernel_result {
 
 /// Progress over a kernel's passes: each issues about as many warp instructions as the first.
 struct pass_progress {
-    memsub_examples::progress_meter& meter;
+    memsub::explorer::progress_meter& meter;
     std::uint64_t done_before = 0;
     std::uint64_t total = 0; ///< 0: unknown (the first pass)
 };
@@ -451,7 +454,7 @@ pass_result run_pass(MakeKernel& make, MakeL1&& make_l1, const options& o, bool 
                       ? std::nullopt
                       : std::optional(std::min(1.0, static_cast<double>(done) /
                                                         static_cast<double>(progress.total))));
-        return (interrupted_by = memsub_examples::stop_requested()) == 0;
+        return (interrupted_by = memsub::explorer::stop_requested()) == 0;
     };
     const auto run = simt::run_timed(scheduler, issue, memory);
     out.cycles = run.cycles;
@@ -533,7 +536,7 @@ kernel_result run_kernel(std::string name, std::string input, MakeKernel&& make,
     for (std::size_t i = 0; i < config_count; ++i)
         if (o.selected[i]) order.push_back(i);
     if (o.classify) order.push_back(big_l1);
-    memsub_examples::progress_meter meter(
+    memsub::explorer::progress_meter meter(
         !o.quiet, fmt::format("{} ({} of {})", out.kernel, slot + 1, slots));
     meter.set_unit("warp instructions");
     if (slot + 1 < slots)
@@ -788,9 +791,9 @@ void print_table(const kernel_result& r, const options& o) {
     }
 }
 
-memsub_examples::result_table results_table(const std::vector<kernel_result>& results,
-                                            const options& o) {
-    memsub_examples::result_table t(std::string{program});
+memsub::explorer::result_table results_table(const std::vector<kernel_result>& results,
+                                             const options& o) {
+    memsub::explorer::result_table t(std::string{program});
     for (const kernel_result& r : results) {
         const auto cs = cache_sensitive(r);
         for (std::size_t i = 0; i <= config_count; ++i) {
@@ -870,13 +873,13 @@ bool write_plot(const std::string& plot, const std::string& terminal, const kern
                    "set ylabel 'latency tolerance (cycles)'\n"
                    "plot {} using 1:4 with steps lw 1 title 'tolerance at each EP'\n"
                    "unset multiplot\n",
-                   terminal, memsub_examples::gnuplot_quoted(plot),
-                   memsub_examples::gnuplot_quoted(
+                   terminal, memsub::explorer::gnuplot_quoted(plot),
+                   memsub::explorer::gnuplot_quoted(
                        fmt::format("LATTE-CC on {} (SM 0, sampled every EP)", r.kernel)),
-                   memsub_examples::gnuplot_quoted(data), memsub_examples::gnuplot_quoted(data));
+                   memsub::explorer::gnuplot_quoted(data), memsub::explorer::gnuplot_quoted(data));
         if (!g.flush()) throw std::runtime_error("error writing " + script);
     }
-    return memsub_examples::render_with_gnuplot(script, plot);
+    return memsub::explorer::render_with_gnuplot(script, plot);
 }
 
 // ------------------------------------------------------------------ options
@@ -906,7 +909,7 @@ void usage(std::FILE* to) {
 
 std::vector<std::string> parse_kernels(std::string_view flag, std::string_view text) {
     std::vector<std::string> out;
-    for (const auto& k : memsub_examples::split_list(text)) {
+    for (const auto& k : memsub::explorer::split_list(text)) {
         if (std::find(all_kernels.begin(), all_kernels.end(), k) == all_kernels.end())
             throw option_error(
                 fmt::format("{}: unknown kernel '{}' ({})", flag, k, fmt::join(all_kernels, ", ")));
@@ -935,7 +938,7 @@ options parse(int argc, char** argv) {
         } else if (arg == "--configs") {
             o.selected.fill(false);
             const std::string_view text = value();
-            const auto names = memsub_examples::split_list(text);
+            const auto names = memsub::explorer::split_list(text);
             if (names.empty()) throw option_error("--configs: no configuration given");
             for (const auto& n : names) {
                 const auto it = std::find(config_names.begin(), config_names.end(), n);
@@ -945,11 +948,11 @@ options parse(int argc, char** argv) {
                 o.selected[static_cast<std::size_t>(it - config_names.begin())] = true;
             }
         } else if (arg == "--sms") {
-            o.sms = memsub_examples::parse_unsigned_as<std::uint32_t>(arg, value(), 1, 120);
+            o.sms = memsub::explorer::parse_unsigned_as<std::uint32_t>(arg, value(), 1, 120);
         } else if (arg == "--scale") {
-            o.scale = memsub_examples::parse_positive_real(arg, value(), 1000.0);
+            o.scale = memsub::explorer::parse_positive_real(arg, value(), 1000.0);
         } else if (arg == "--seed") {
-            o.seed = memsub_examples::parse_unsigned(arg, value());
+            o.seed = memsub::explorer::parse_unsigned(arg, value());
         } else if (arg == "--tolerance-runs") {
             const std::string_view v = value();
             if (v != "slots" && v != "instructions")
@@ -958,7 +961,7 @@ options parse(int argc, char** argv) {
             o.slot_runs = v == "slots";
         } else if (arg == "--book-eps") {
             o.book_eps =
-                memsub_examples::parse_unsigned_as<std::uint32_t>(arg, value(), 2, 1000000);
+                memsub::explorer::parse_unsigned_as<std::uint32_t>(arg, value(), 2, 1000000);
         } else if (arg == "--no-classify") {
             o.classify = false;
         } else if (arg == "--csv") {
@@ -967,7 +970,7 @@ options parse(int argc, char** argv) {
             o.json = std::string(value());
         } else if (arg == "--plot") {
             o.plot = std::string(value());
-            o.plot_terminal = memsub_examples::plot_terminal_or_throw(arg, *o.plot);
+            o.plot_terminal = memsub::explorer::plot_terminal_or_throw(arg, *o.plot);
         } else if (arg == "--plot-kernel") {
             o.plot_kernel = parse_kernels(arg, value()).front();
         } else if (arg == "--quiet") {
@@ -996,20 +999,20 @@ options parse(int argc, char** argv) {
 } // namespace
 
 int main(int argc, char** argv) {
-    const options o = memsub_examples::parse_or_exit(program, [&] { return parse(argc, argv); });
+    const options o = memsub::explorer::parse_or_exit(program, [&] { return parse(argc, argv); });
     try {
-        if (o.csv) memsub_examples::check_writable("--csv", *o.csv);
-        if (o.json) memsub_examples::check_writable("--json", *o.json);
+        if (o.csv) memsub::explorer::check_writable("--csv", *o.csv);
+        if (o.json) memsub::explorer::check_writable("--json", *o.json);
         if (o.plot) {
-            memsub_examples::check_writable("--plot", *o.plot);
-            memsub_examples::check_writable("--plot", *o.plot + ".dat");
-            memsub_examples::check_writable("--plot", *o.plot + ".gp");
+            memsub::explorer::check_writable("--plot", *o.plot);
+            memsub::explorer::check_writable("--plot", *o.plot + ".dat");
+            memsub::explorer::check_writable("--plot", *o.plot + ".gp");
         }
     } catch (const option_error& e) {
         fmt::print(stderr, "{}: {} (nothing was run)\n", program, e.what());
         return status::usage_error;
     }
-    memsub_examples::install_stop_handlers();
+    memsub::explorer::install_stop_handlers();
     std::vector<kernel_result> results;
     std::vector<std::string> not_run;
     fmt::print("LATTE-CC study: 16 KB L1D per SM (32 sets x 4 ways x 128 B, 16 tags and 16 x 32 B "
@@ -1018,7 +1021,7 @@ int main(int argc, char** argv) {
                o.sms, gpu::describe(gpu::latency_params{}), ep_accesses);
     try {
         for (std::size_t i = 0; i < o.kernels.size(); ++i) {
-            if (memsub_examples::stop_requested() != 0) {
+            if (memsub::explorer::stop_requested() != 0) {
                 not_run.push_back(o.kernels[i]);
                 continue;
             }
@@ -1032,12 +1035,12 @@ int main(int argc, char** argv) {
         fmt::print(stderr, "{}: out of memory: try a smaller --scale or fewer --sms\n", program);
         return status::out_of_memory;
     }
-    const int signal = memsub_examples::stop_requested();
+    const int signal = memsub::explorer::stop_requested();
     if (signal != 0)
         fmt::print("PARTIAL: interrupted by signal {} (kernels not run: {})\n", signal,
                    not_run.size());
 
-    memsub_examples::output_attempts outputs;
+    memsub::explorer::output_attempts outputs;
     const auto attempt = [&](auto&& write) { outputs.attempt(write); };
     if (o.csv) attempt([&] { results_table(results, o).write_csv(*o.csv); });
     if (o.json) attempt([&] { results_table(results, o).write_json(*o.json); });
@@ -1052,6 +1055,6 @@ int main(int argc, char** argv) {
             attempt([&] { (void)write_plot(*o.plot, o.plot_terminal, *it); });
     }
     for (const auto& f : outputs.failures()) fmt::print(stderr, "{}: {}\n", program, f);
-    if (signal != 0) return memsub_examples::stopped_exit_status(signal);
+    if (signal != 0) return memsub::explorer::stopped_exit_status(signal);
     return outputs.ok() ? status::ok : status::output_error;
 }

@@ -1,9 +1,16 @@
-// The example programs' result files: one table of rows with named columns, written as CSV and
-// as JSON from the same rows, so a program's CSV and JSON carry the same fields by construction.
-// Every program's table has the status columns `partial` (the row does not cover the whole
-// run: a stop signal or an input error cut it short) and `error` (the input error, if any), so
-// a truncated or unreadable input is visible in every file, not only on stderr. Examples only —
-// not part of the library.
+// memsub::explorer — the tools' result files: one table of rows with named columns, written as CSV
+// and as JSON from the same rows, so a program's CSV and JSON carry the same fields by
+// construction. Every program's table has the status columns `partial` (the row does not cover the
+// whole run: a stop signal or an input error cut it short) and `error` (the input error, if any),
+// so a truncated or unreadable input is visible in every file, not only on stderr. Part of the
+// explorer module (memsub::explorer; needs {fmt}).
+//
+// Result schema: CSV has one header line (every column, in first-use order) and one line per
+// row; an absent value is an empty cell, booleans are 1/0, text is quoted (RFC 4180) when it
+// holds a comma, a quote or a line break. JSON is
+//   {"program": NAME, "columns": [COLUMN, ...], "rows": [{COLUMN: VALUE, ...}, ...]}
+// with every column in every row, null for an absent or non-finite value, true/false for
+// booleans.
 //
 //   result_table t("explorer");
 //   auto& row = t.add_row();
@@ -27,7 +34,7 @@
 #include <utility>
 #include <vector>
 
-namespace memsub_examples {
+namespace memsub::explorer {
 
 /// `s` as a JSON string body (quotes, backslashes and control characters escaped).
 inline std::string json_escape(std::string_view s) {
@@ -191,4 +198,4 @@ private:
     std::vector<row> rows_;
 };
 
-} // namespace memsub_examples
+} // namespace memsub::explorer

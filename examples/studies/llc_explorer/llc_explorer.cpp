@@ -1,15 +1,15 @@
-// memsub LLC explorer — the multiprogrammed shared-LLC study of ReMAP (seed 001, §2.3): N cores,
-// each replaying its own trace, with private L1-D and L2 caches in front of a shared LLC and the
-// DDR3 FR-FCFS controller of Table 2.3 behind it; compares LLC replacement policies by LLC misses,
-// MPKI, total memory access cost, mean miss latency, per-core throughput, normalised throughput
-// and the §2.3.7 fairness metric, plus a victim-buffer size sweep for ReMAP.
+// memsub LLC explorer — the multiprogrammed shared-LLC study of ReMAP ([Dissertation] §2.3): N
+// cores, each replaying its own trace, with private L1-D and L2 caches in front of a shared LLC and
+// the DDR3 FR-FCFS controller of Table 2.3 behind it; compares LLC replacement policies by LLC
+// misses, MPKI, total memory access cost, mean miss latency, per-core throughput, normalised
+// throughput and the §2.3.7 fairness metric, plus a victim-buffer size sweep for ReMAP.
 //
 //   llc_explorer                                  built-in 4-core mix (synthetic streams)
 //   llc_explorer a.lackey b.lackey c.lackey       one Valgrind Lackey trace per core ('-' is
 //                                                 standard input; --trace FILE works too)
 //   llc_explorer --csv llc.csv --plot llc.svg
 //
-// System (spec remap.md "Reference system (Table 2.3)"): 1 GHz cores; per core a private L1-D
+// System ([Dissertation] Table 2.3): 1 GHz cores; per core a private L1-D
 // 32 KB 8-way and L2 256 KB 8-way, both LRU, write-back, non-inclusive (a line is filled into
 // every level it misses in; nothing is back-invalidated); a shared LLC of 1 MB per core
 // (--llc-kb), 16-way, 64 B lines, write-back, running the policy under study; DDR3-1600K (tRP =
@@ -101,8 +101,12 @@
 #include <memsub/trace/lackey_reader.hpp>
 #include <memsub/trace/open.hpp>
 
-#include "common/example_support.hpp"
-#include "common/result_table.hpp"
+#include <memsub/explorer/cli.hpp>
+#include <memsub/explorer/plot.hpp>
+#include <memsub/explorer/progress.hpp>
+#include <memsub/explorer/result_table.hpp>
+#include <memsub/explorer/signals.hpp>
+#include <memsub/explorer/source.hpp>
 
 #include <fmt/core.h>
 #include <fmt/ostream.h>
@@ -135,7 +139,7 @@ namespace mm = memsub::memory;
 namespace rp = memsub::replacement;
 using memsub::access;
 using memsub::access_kind;
-using memsub_examples::option_error;
+using memsub::explorer::option_error;
 
 constexpr std::string_view program = "llc_explorer";
 
@@ -274,7 +278,7 @@ std::string cores_text(const options& o) {
 /// size against the memory behind it included, so that no trace is read for a run that cannot
 /// start.
 options parse(int argc, char** argv) {
-    using memsub_examples::parse_unsigned;
+    using memsub::explorer::parse_unsigned;
     options o;
     for (int i = 1; i < argc; ++i) {
         const std::string_view arg = argv[i];
@@ -289,19 +293,20 @@ options parse(int argc, char** argv) {
         else if (arg == "--limit")
             o.limit = parse_unsigned(arg, value(), 1);
         else if (arg == "--cores") {
-            o.cores = memsub_examples::parse_unsigned_as<std::uint32_t>(arg, value(), 1, max_cores);
+            o.cores =
+                memsub::explorer::parse_unsigned_as<std::uint32_t>(arg, value(), 1, max_cores);
             o.cores_given = true;
         } else if (arg == "--accesses")
             o.accesses = parse_unsigned(arg, value(), 1, std::uint64_t{1} << 34);
         else if (arg == "--seed")
             o.seed = parse_unsigned(arg, value());
         else if (arg == "--cpi")
-            o.cpi = memsub_examples::parse_positive_real(arg, value(), 100.0);
+            o.cpi = memsub::explorer::parse_positive_real(arg, value(), 100.0);
         else if (arg == "--llc-kb")
             o.llc_kb_per_core =
-                memsub_examples::parse_power_of_two(arg, value(), 64, std::uint32_t{1} << 20);
+                memsub::explorer::parse_power_of_two(arg, value(), 64, std::uint32_t{1} << 20);
         else if (arg == "--policies") {
-            o.policies = memsub_examples::split_list(value());
+            o.policies = memsub::explorer::split_list(value());
             for (const auto& p : o.policies)
                 if (std::find(all_policies.begin(), all_policies.end(), p) == all_policies.end() &&
                     std::find(extra_policies.begin(), extra_policies.end(), p) ==
@@ -309,14 +314,14 @@ options parse(int argc, char** argv) {
                     throw option_error(fmt::format("unknown policy '{}' (see --help)", p));
         } else if (arg == "--sweep") {
             o.sweep.clear();
-            for (const auto& s : memsub_examples::split_list(value()))
+            for (const auto& s : memsub::explorer::split_list(value()))
                 o.sweep.push_back(
-                    memsub_examples::parse_unsigned_as<std::uint32_t>("--sweep", s, 1, 1024));
+                    memsub::explorer::parse_unsigned_as<std::uint32_t>("--sweep", s, 1, 1024));
         } else if (arg == "--csv")
             o.csv = value();
         else if (arg == "--plot") {
             o.plot = value();
-            (void)memsub_examples::plot_terminal_or_throw(arg, o.plot);
+            (void)memsub::explorer::plot_terminal_or_throw(arg, o.plot);
         } else if (arg == "--quiet")
             o.progress = false;
         else if (arg.starts_with("--"))
@@ -331,7 +336,7 @@ options parse(int argc, char** argv) {
         if (o.cores_given && o.cores != o.traces.size())
             throw option_error(
                 fmt::format("--cores {} but {} traces (one per core)", o.cores, o.traces.size()));
-        if (std::count(o.traces.begin(), o.traces.end(), memsub_examples::stdin_name) > 1)
+        if (std::count(o.traces.begin(), o.traces.end(), memsub::explorer::stdin_name) > 1)
             throw option_error("standard input ('-') can be the trace of one core only");
         o.cores = static_cast<std::uint32_t>(o.traces.size());
     }
@@ -498,7 +503,7 @@ core_trace read_lackey(const std::string& file, const options& o, std::uint32_t 
                        page_allocator& pages) {
     namespace fs = std::filesystem;
     core_trace t;
-    t.name = memsub_examples::input_label(file);
+    t.name = memsub::explorer::input_label(file);
     memory_use = fmt::format("reading the trace {} (16 bytes per data reference and line it "
                              "crosses into; --limit takes fewer)",
                              t.name);
@@ -506,7 +511,7 @@ core_trace read_lackey(const std::string& file, const options& o, std::uint32_t 
     std::optional<memsub::trace::lackey_reader> reader;
     std::optional<std::uint64_t> file_bytes; // known for a regular file only
     try {
-        if (file == memsub_examples::stdin_name) {
+        if (file == memsub::explorer::stdin_name) {
             std::ios::sync_with_stdio(false); // cin reads in blocks, not through stdio
             reader.emplace(std::cin, t.name, params);
         } else {
@@ -524,11 +529,11 @@ core_trace read_lackey(const std::string& file, const options& o, std::uint32_t 
         t.error = e.what();
         return t;
     }
-    memsub_examples::progress_meter meter(o.progress, "reading " + t.name);
+    memsub::explorer::progress_meter meter(o.progress, "reading " + t.name);
     meter.set_unit("data references");
     if (const std::size_t after = o.traces.size() - core - 1; after != 0)
         meter.set_then(fmt::format("then {} more trace{}", after, after == 1 ? "" : "s"));
-    std::vector<access> chunk(memsub_examples::chunk_accesses);
+    std::vector<access> chunk(memsub::explorer::chunk_accesses);
     std::uint64_t pending = 0; // instructions since the previous data reference
     bool limited = false;
     try {
@@ -557,7 +562,7 @@ core_trace read_lackey(const std::string& file, const options& o, std::uint32_t 
             }
             if (fraction) fraction = std::min(*fraction, 1.0);
             meter.update(t.references, fraction);
-            if (const int sig = memsub_examples::stop_requested(); sig != 0) {
+            if (const int sig = memsub::explorer::stop_requested(); sig != 0) {
                 t.interrupted_by = sig;
                 break;
             }
@@ -657,7 +662,7 @@ public:
         cores_.resize(o.cores);
     }
 
-    run_result run(std::string name, memsub_examples::progress_meter& meter) {
+    run_result run(std::string name, memsub::explorer::progress_meter& meter) {
         std::uint32_t unfinished = o_.cores;
         std::uint64_t steps = 0;
         while (unfinished > 0) {
@@ -686,7 +691,7 @@ public:
             step(next, unfinished);
             if ((++steps & 0xffff) == 0) {
                 meter.update(steps, first_pass_fraction());
-                if (memsub_examples::stop_requested() != 0) {
+                if (memsub::explorer::stop_requested() != 0) {
                     run_result r;
                     r.policy = std::move(name);
                     r.interrupted = true;
@@ -1049,7 +1054,7 @@ run_result run_named(const options& o, std::span<const core_trace> traces, std::
                      std::uint32_t vb, const std::string& label, std::string_view then) {
     return with_policy(
         o, name, vb, [&]<class Policy>(const typename Policy::params& p, std::uint32_t entries) {
-            memsub_examples::progress_meter meter(o.progress, label);
+            memsub::explorer::progress_meter meter(o.progress, label);
             meter.set_unit("data references");
             meter.set_then(then);
             study<Policy> s(o, traces, name, p);
@@ -1122,8 +1127,8 @@ void print_per_core(const std::vector<core_trace>& traces, const run_result& lru
     }
 }
 
-/// The CSV's rows (common/result_table.hpp). Every row has every column, in one order: a row
-/// per policy (section "policies") and per ReMAP sweep point ("remap_vb_sweep") with the
+/// The CSV's rows (memsub/explorer/result_table.hpp). Every row has every column, in one order: a
+/// row per policy (section "policies") and per ReMAP sweep point ("remap_vb_sweep") with the
 /// study's figures, and a row per core ("core") with its trace, data references, instructions,
 /// distinct lines and first-pass L1-D counts. Status columns on every row: `partial` — the row
 /// covers less than asked: a trace error cut a trace short (every row: they all rest on the
@@ -1131,11 +1136,12 @@ void print_per_core(const std::vector<core_trace>& traces, const run_result& lru
 /// `interrupted_by_signal` — a stop signal ended the program (Decision: a policy row written
 /// then is whole, as only finished policies are kept, so it is not partial; the policies and
 /// sweep points after it are missing); `error` — the trace errors (on a core row, its own).
-memsub_examples::result_table results_table(const options& o, const std::vector<core_trace>& traces,
-                                            const std::vector<run_result>& rs,
-                                            const std::vector<run_result>& sweep, int signal) {
-    using row_type = memsub_examples::result_table::row;
-    memsub_examples::result_table table{std::string(program)};
+memsub::explorer::result_table results_table(const options& o,
+                                             const std::vector<core_trace>& traces,
+                                             const std::vector<run_result>& rs,
+                                             const std::vector<run_result>& sweep, int signal) {
+    using row_type = memsub::explorer::result_table::row;
+    memsub::explorer::result_table table{std::string(program)};
     std::optional<std::string> errors;
     for (const auto& t : traces)
         if (t.error) errors = errors ? *errors + "; " + *t.error : *t.error;
@@ -1180,7 +1186,7 @@ memsub_examples::result_table results_table(const options& o, const std::vector<
         row.number("core", c);
         const core_trace* t = c < traces.size() ? &traces[c] : nullptr;
         if (t == nullptr) { // not read: a signal stopped the reading before it
-            row.text("trace", memsub_examples::input_label(o.traces[c]));
+            row.text("trace", memsub::explorer::input_label(o.traces[c]));
         } else {
             row.text("trace", t->name)
                 .number("data_references", t->references)
@@ -1226,12 +1232,12 @@ void write_plot(const std::string& file, const std::vector<run_result>& rs, cons
                    "set yrange [0:*]\n"
                    "plot {} using 2:xtic(1) title 'normalised throughput', "
                    "'' using 3 title 'fairness (min)', '' using 4 title 'memory access cost'\n",
-                   memsub_examples::plot_terminal_or_throw("--plot", file),
-                   memsub_examples::gnuplot_quoted(file),
-                   memsub_examples::gnuplot_quoted(base + ".dat"));
+                   memsub::explorer::plot_terminal_or_throw("--plot", file),
+                   memsub::explorer::gnuplot_quoted(file),
+                   memsub::explorer::gnuplot_quoted(base + ".dat"));
         if (!gp.flush()) throw std::runtime_error("error writing " + base + ".gp");
     }
-    memsub_examples::render_with_gnuplot(base + ".gp", file);
+    memsub::explorer::render_with_gnuplot(base + ".gp", file);
 }
 
 /// The files --plot writes: the plot, and its data and gnuplot script next to it.
@@ -1247,7 +1253,7 @@ bool write_outputs(const options& o, const std::vector<core_trace>& traces,
                    const std::vector<run_result>& rs, const std::vector<run_result>& sweep,
                    int signal) {
     bool ok = true;
-    memsub_examples::output_attempts outputs;
+    memsub::explorer::output_attempts outputs;
     const auto attempt = [&](auto&& write) {
         if (!outputs.attempt(write)) {
             fmt::print(stderr, "{}: output error: {}\n", program, outputs.failures().back());
@@ -1265,7 +1271,7 @@ int run(const options& o) {
     // SIGINT / SIGTERM: the traces read and the policies finished so far are printed and
     // written; the policy under way is dropped (its counts would cover a different part of the
     // traces).
-    memsub_examples::install_stop_handlers();
+    memsub::explorer::install_stop_handlers();
     std::vector<core_trace> traces;
     if (o.traces.empty()) {
         memory_use = fmt::format("generating the built-in mix ({} data references per core, 16 "
@@ -1301,7 +1307,7 @@ int run(const options& o) {
         }
         if (t.references == 0) runnable = false;
     }
-    if (const int sig = memsub_examples::stop_requested(); sig != 0 || !runnable) {
+    if (const int sig = memsub::explorer::stop_requested(); sig != 0 || !runnable) {
         if (sig != 0)
             fmt::print(stderr,
                        "{}: interrupted by signal {} while reading the traces; nothing was "
@@ -1311,7 +1317,7 @@ int run(const options& o) {
             fmt::print(stderr, "{}: every core needs data references; nothing was simulated\n",
                        program);
         const bool written = write_outputs(o, traces, {}, {}, sig);
-        if (sig != 0) return memsub_examples::stopped_exit_status(sig);
+        if (sig != 0) return memsub::explorer::stopped_exit_status(sig);
         return input_failed || !written ? status::input_error : status::empty_input;
     }
 
@@ -1351,20 +1357,20 @@ int run(const options& o) {
     };
     std::vector<run_result> results;
     for (const auto& p : o.policies) {
-        if (memsub_examples::stop_requested() != 0) break;
+        if (memsub::explorer::stop_requested() != 0) break;
         ++started;
         run_result r = run_named(o, traces, p, default_vb, p, then());
         if (r.interrupted) break;
         results.push_back(std::move(r));
     }
     if (results.empty()) {
-        const int signal = memsub_examples::stop_requested();
+        const int signal = memsub::explorer::stop_requested();
         fmt::print(stderr,
                    "{}: interrupted by signal {} before the first policy (LRU) finished; "
                    "nothing to report\n",
                    program, signal);
         (void)write_outputs(o, traces, {}, {}, signal);
-        return memsub_examples::stopped_exit_status(signal);
+        return memsub::explorer::stopped_exit_status(signal);
     }
     const run_result& lru = results.front();
     fmt::print("\n");
@@ -1381,12 +1387,12 @@ int run(const options& o) {
                    r.read_class[1], r.read_class[2], r.memory_writes, r.row_hit_rate);
     print_per_core(traces, lru);
     std::vector<run_result> sweep;
-    if (!o.sweep.empty() && memsub_examples::stop_requested() == 0) {
+    if (!o.sweep.empty() && memsub::explorer::stop_requested() == 0) {
         fmt::print("\nReMAP victim-buffer sweep (entries per set; ReMAP-16 is the default)\n");
         fmt::print("{:>8} {:>10} {:>14} {:>8} {:>8} {:>8}\n", "entries", "LLC misses",
                    "mem cost (cyc)", "cost/LRU", "norm thr", "fairness");
         for (const std::uint32_t vb : o.sweep) {
-            if (memsub_examples::stop_requested() != 0) break;
+            if (memsub::explorer::stop_requested() != 0) break;
             ++started;
             run_result swept =
                 run_named(o, traces, "remap", vb, fmt::format("remap vb {}", vb), then());
@@ -1398,7 +1404,7 @@ int run(const options& o) {
                        fairness(r, lru));
         }
     }
-    const int signal = memsub_examples::stop_requested();
+    const int signal = memsub::explorer::stop_requested();
     const bool written = write_outputs(o, traces, results, sweep, signal);
     if (signal != 0) {
         fmt::print(stderr,
@@ -1408,7 +1414,7 @@ int run(const options& o) {
                    o.sweep.empty()
                        ? std::string()
                        : fmt::format(", {} of {} sweep points", sweep.size(), o.sweep.size()));
-        return memsub_examples::stopped_exit_status(signal);
+        return memsub::explorer::stopped_exit_status(signal);
     }
     if (input_failed || !written) return status::input_error;
     return status::ok;
@@ -1427,8 +1433,8 @@ int main(int argc, char** argv) {
     try {
         // Before any work: every output can be written and every policy accepts the LLC (a
         // long run must not end in an error that was knowable at its start).
-        memsub_examples::check_writable("--csv", o.csv);
-        for (const auto& f : plot_files(o.plot)) memsub_examples::check_writable("--plot", f);
+        memsub::explorer::check_writable("--csv", o.csv);
+        for (const auto& f : plot_files(o.plot)) memsub::explorer::check_writable("--plot", f);
         check_llc(o);
     } catch (const option_error& e) {
         fmt::print(stderr, "{}: {} (nothing was run)\n", program, e.what());

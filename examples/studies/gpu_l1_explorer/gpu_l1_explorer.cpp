@@ -1,4 +1,4 @@
-// gpu_l1_explorer — ID-Cache's comparison points (seed 001 chapter 3; spec id-cache.md) on SIMT
+// gpu_l1_explorer — ID-Cache's comparison points ([Dissertation] ch. 3) on SIMT
 // kernel workloads: each kernel's warps run on N SMs under a GTO scheduler
 // (memsub/workload/simt), every warp instruction goes through the coalescer into each SM's
 // private L1, and every L1 configuration issues the same warp instructions:
@@ -90,8 +90,11 @@
 #include <memsub/workload/simt/all.hpp>
 #include <memsub/workload/simt/timed_run.hpp>
 
-#include "common/example_support.hpp"
-#include "common/result_table.hpp"
+#include <memsub/explorer/cli.hpp>
+#include <memsub/explorer/plot.hpp>
+#include <memsub/explorer/progress.hpp>
+#include <memsub/explorer/result_table.hpp>
+#include <memsub/explorer/signals.hpp>
 
 #include <fmt/core.h>
 
@@ -116,12 +119,12 @@
 
 namespace {
 
-using memsub_examples::gnuplot_quoted;
+using memsub::explorer::gnuplot_quoted;
 
 namespace simt = memsub::workload::simt;
 namespace gpu = memsub::gpu;
 namespace fs = std::filesystem;
-using memsub_examples::option_error;
+using memsub::explorer::option_error;
 
 constexpr std::string_view program = "gpu_l1_explorer";
 
@@ -800,7 +803,7 @@ offline_tables train_offline(MakeKernel& make, const options& o, const std::stri
     const gpu::coalescer coalescer;
     gpu::coalesced_warp lines;
     std::vector<gpu::reuse_distance_profile> profiles = sm_profiles(o.sms);
-    memsub_examples::progress_meter progress(
+    memsub::explorer::progress_meter progress(
         !o.quiet,
         fmt::format("{} ({} of {}), profiling", short_name(name), slot.index + 1, slot.count));
     progress.set_unit("warp instructions");
@@ -816,7 +819,7 @@ offline_tables train_offline(MakeKernel& make, const options& o, const std::stri
                 (void)profiles[w.sm].reference(w.pc, lines.count, r.line_base.value);
             if ((++n & 0xffff) == 0) {
                 progress.update(n, fraction_read(kernel));
-                if ((t.interrupted_by = memsub_examples::stop_requested()) != 0) break;
+                if ((t.interrupted_by = memsub::explorer::stop_requested()) != 0) break;
             }
         }
     } catch (const memsub::input_error& e) {
@@ -848,7 +851,7 @@ void run_constant(kernel_result& out, MakeKernel& make, const options& o, const 
     all_configs configs(o.sms, tables.pc_only, tables.pc_div);
     gpu::reuse_distance_profile reuse;
     simt::warp_instruction w;
-    memsub_examples::progress_meter progress(
+    memsub::explorer::progress_meter progress(
         !o.quiet, fmt::format("{} ({} of {})", short_name(out.kernel), slot.index + 1, slot.count));
     progress.set_unit("warp instructions");
     progress.set_then(slot.then_rest());
@@ -875,7 +878,7 @@ void run_constant(kernel_result& out, MakeKernel& make, const options& o, const 
             if ((out.warp_instructions & 0xffff) == 0) {
                 progress.update(out.warp_instructions,
                                 std::min(1.0, static_cast<double>(out.warp_instructions) / total));
-                if ((out.interrupted_by = memsub_examples::stop_requested()) != 0) break;
+                if ((out.interrupted_by = memsub::explorer::stop_requested()) != 0) break;
             }
         }
     } catch (const memsub::input_error& e) {
@@ -895,7 +898,7 @@ void run_constant(kernel_result& out, MakeKernel& make, const options& o, const 
 /// Progress over a kernel's --timing memory passes: the baseline's pass counts its warp
 /// instructions; the others issue as many each, which gives their share done.
 struct timed_progress {
-    memsub_examples::progress_meter& meter;
+    memsub::explorer::progress_meter& meter;
     /// Warp instructions of the passes before this one, and of all passes after the
     /// baseline's (0 during the baseline's: not known yet).
     std::uint64_t done_before = 0;
@@ -939,7 +942,7 @@ void run_config_timed(Config& c, std::size_t index, MakeKernel& make, const opti
                       ? fraction_read(kernel)
                       : std::optional(std::min(1.0, static_cast<double>(done) /
                                                         static_cast<double>(progress.total))));
-        return (out.interrupted_by = memsub_examples::stop_requested()) == 0;
+        return (out.interrupted_by = memsub::explorer::stop_requested()) == 0;
     };
     try {
         t.cycles = simt::run_timed(scheduler, issue, memory).cycles;
@@ -969,7 +972,7 @@ void run_memory_timed(kernel_result& out, MakeKernel& make, const options& o, co
     const std::string rest = slot.then_rest();
     out.measured = true;
     {
-        memsub_examples::progress_meter meter(!o.quiet, label + ", baseline");
+        memsub::explorer::progress_meter meter(!o.quiet, label + ", baseline");
         meter.set_unit("warp instructions");
         const std::string next = others == 0 ? std::string()
                                              : fmt::format("then {} more configuration{}", others,
@@ -995,7 +998,7 @@ void run_memory_timed(kernel_result& out, MakeKernel& make, const options& o, co
     if (out.interrupted_by != 0 || others == 0) return;
     offline_tables tables;
     if (offline) train_tables(tables, profiles);
-    memsub_examples::progress_meter meter(!o.quiet, label);
+    memsub::explorer::progress_meter meter(!o.quiet, label);
     meter.set_unit("warp instructions");
     meter.set_then(rest);
     const std::uint64_t total = out.warp_instructions * others;
@@ -1279,8 +1282,8 @@ struct file_inputs {
 /// Reads `file` ("-": standard input) with `read(stream, label)`.
 template <class Read>
 auto read_input(const std::string& file, Read&& read) {
-    const std::string label = memsub_examples::input_label(file);
-    if (file == memsub_examples::stdin_name) return read(std::cin, label);
+    const std::string label = memsub::explorer::input_label(file);
+    if (file == memsub::explorer::stdin_name) return read(std::cin, label);
     std::ifstream in(file);
     if (!in)
         throw memsub::input_error(label, memsub::input_error::position_kind::line_number, 0,
@@ -1299,7 +1302,7 @@ file_inputs read_inputs(const options& o) {
             in.graph = read_input(*o.graph, [&](std::istream& s, const std::string& label) {
                 return simt::read_graph(s, label, &format);
             });
-            in.graph_label = memsub_examples::input_label(*o.graph) +
+            in.graph_label = memsub::explorer::input_label(*o.graph) +
                              (format == simt::graph_file_format::matrix_market
                                   ? " (Matrix Market, read as the adjacency matrix)"
                                   : "");
@@ -1313,7 +1316,7 @@ file_inputs read_inputs(const options& o) {
             in.matrix = read_input(*o.matrix, [](std::istream& s, const std::string& label) {
                 return simt::read_matrix_market(s, label);
             });
-            in.matrix_label = memsub_examples::input_label(*o.matrix);
+            in.matrix_label = memsub::explorer::input_label(*o.matrix);
         } catch (const memsub::input_error& e) {
             in.matrix_error = e.what();
         }
@@ -1578,16 +1581,16 @@ void print_table(const kernel_result& r, const options& o) {
     }
 }
 
-/// The results as one table (common/result_table.hpp): a row per workload and configuration,
-/// and one row without a configuration for a workload with no figures (its input could not be
-/// read, or a signal came during its profiling pass). Every row has the status columns:
-/// partial (a stop signal or an input error cut the workload short), interrupted_by_signal and
-/// error.
-memsub_examples::result_table results_table(const std::vector<kernel_result>& results,
-                                            const options& o) {
-    memsub_examples::result_table table(std::string{program});
+/// The results as one table (memsub/explorer/result_table.hpp): a row per workload and
+/// configuration, and one row without a configuration for a workload with no figures (its input
+/// could not be read, or a signal came during its profiling pass). Every row has the status
+/// columns: partial (a stop signal or an input error cut the workload short), interrupted_by_signal
+/// and error.
+memsub::explorer::result_table results_table(const std::vector<kernel_result>& results,
+                                             const options& o) {
+    memsub::explorer::result_table table(std::string{program});
     for (const auto& r : results) {
-        const auto common = [&](memsub_examples::result_table::row& row) {
+        const auto common = [&](memsub::explorer::result_table::row& row) {
             row.text("input", r.input)
                 .number("sms", o.sms)
                 .number("warp_instructions", r.warp_instructions)
@@ -1730,7 +1733,7 @@ bool write_plot(const std::string& file, const std::string& terminal,
         out << "\n";
         if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", gp));
     }
-    if (memsub_examples::render_with_gnuplot(gp, file)) fmt::print("plot: {}\n", file);
+    if (memsub::explorer::render_with_gnuplot(gp, file)) fmt::print("plot: {}\n", file);
     return true;
 }
 
@@ -1745,7 +1748,7 @@ options parse(int argc, char** argv) {
         if (arg == "--help" || arg == "-h") {
             usage(0);
         } else if (arg == "--kernels") {
-            o.kernels = memsub_examples::split_list(value());
+            o.kernels = memsub::explorer::split_list(value());
             o.kernels_given = true;
             if (o.kernels.empty()) throw option_error("--kernels needs at least one kernel");
             for (const auto& k : o.kernels)
@@ -1754,11 +1757,11 @@ options parse(int argc, char** argv) {
                                                    "kmeans, stencil, matmul, saxpy, histogram)",
                                                    k));
         } else if (arg == "--sms") {
-            o.sms = memsub_examples::parse_unsigned_as<std::uint32_t>("--sms", value(), 1, 1024);
+            o.sms = memsub::explorer::parse_unsigned_as<std::uint32_t>("--sms", value(), 1, 1024);
         } else if (arg == "--seed") {
-            o.seed = memsub_examples::parse_unsigned("--seed", value());
+            o.seed = memsub::explorer::parse_unsigned("--seed", value());
         } else if (arg == "--scale") {
-            o.scale = memsub_examples::parse_positive_real("--scale", value(), 1000.0);
+            o.scale = memsub::explorer::parse_positive_real("--scale", value(), 1000.0);
         } else if (arg == "--graph") {
             o.graph = std::string(value());
         } else if (arg == "--matrix") {
@@ -1767,18 +1770,18 @@ options parse(int argc, char** argv) {
             o.graph_gen = one_of(arg, value(), graph_generators);
             o.graph_options.emplace_back(arg);
         } else if (arg == "--vertices") {
-            o.vertices = memsub_examples::parse_unsigned_as<std::uint32_t>(arg, value(), 16,
-                                                                           max_generated_size);
+            o.vertices = memsub::explorer::parse_unsigned_as<std::uint32_t>(arg, value(), 16,
+                                                                            max_generated_size);
             o.graph_options.emplace_back(arg);
         } else if (arg == "--edge-factor") {
-            o.edge_factor = memsub_examples::parse_unsigned_as<std::uint32_t>(arg, value(), 1, 64);
+            o.edge_factor = memsub::explorer::parse_unsigned_as<std::uint32_t>(arg, value(), 1, 64);
             o.graph_options.emplace_back(arg);
         } else if (arg == "--edges-per-vertex") {
             o.edges_per_vertex =
-                memsub_examples::parse_unsigned_as<std::uint32_t>(arg, value(), 1, 32);
+                memsub::explorer::parse_unsigned_as<std::uint32_t>(arg, value(), 1, 32);
             o.graph_options.emplace_back(arg);
         } else if (arg == "--mean-degree") {
-            o.mean_degree = memsub_examples::parse_positive_real(arg, value(), 64.0);
+            o.mean_degree = memsub::explorer::parse_positive_real(arg, value(), 64.0);
             o.graph_options.emplace_back(arg);
         } else if (arg == "--grid-size") {
             o.grid_size = parse_dimensions(arg, "RxC", value(), max_generated_size);
@@ -1787,16 +1790,16 @@ options parse(int argc, char** argv) {
             o.matrix_gen = one_of(arg, value(), matrix_generators);
             o.matrix_options.emplace_back(arg);
         } else if (arg == "--rows") {
-            o.rows = memsub_examples::parse_unsigned_as<std::uint32_t>(arg, value(), 1,
-                                                                       max_generated_size);
+            o.rows = memsub::explorer::parse_unsigned_as<std::uint32_t>(arg, value(), 1,
+                                                                        max_generated_size);
             o.matrix_options.emplace_back(arg);
         } else if (arg == "--half-bandwidth") {
             o.half_bandwidth =
-                memsub_examples::parse_unsigned_as<std::uint32_t>(arg, value(), 0, 64);
+                memsub::explorer::parse_unsigned_as<std::uint32_t>(arg, value(), 0, 64);
             o.matrix_options.emplace_back(arg);
         } else if (arg == "--nonzeros-per-row") {
             o.nonzeros_per_row =
-                memsub_examples::parse_unsigned_as<std::uint32_t>(arg, value(), 1, 64);
+                memsub::explorer::parse_unsigned_as<std::uint32_t>(arg, value(), 1, 64);
             o.matrix_options.emplace_back(arg);
         } else if (arg == "--laplacian-size") {
             o.laplacian_size = parse_dimensions(arg, "XxY", value(), max_generated_size);
@@ -1804,7 +1807,7 @@ options parse(int argc, char** argv) {
         } else if (arg == "--traceg") {
             const std::string path(value());
             // The profiling pass and the measured pass each read the trace.
-            if (path == memsub_examples::stdin_name)
+            if (path == memsub::explorer::stdin_name)
                 throw option_error("--traceg -: a trace is read more than once (once per "
                                    "configuration with --timing memory, the offline predictors' "
                                    "profiling pass and then the measured pass with --timing "
@@ -1815,7 +1818,7 @@ options parse(int argc, char** argv) {
             o.csv = std::string(value());
         } else if (arg == "--plot") {
             o.plot = std::string(value());
-            o.plot_terminal = memsub_examples::plot_terminal_or_throw("--plot", *o.plot);
+            o.plot_terminal = memsub::explorer::plot_terminal_or_throw("--plot", *o.plot);
         } else if (arg == "--quiet") {
             o.quiet = true;
         } else if (arg == "--reuse") {
@@ -1849,7 +1852,7 @@ options parse(int argc, char** argv) {
                 throw option_error(
                     fmt::format("--warp-order: unknown order '{}' (gto, lrr or gtrr)", t));
         } else if (arg == "--configs") {
-            const auto names = memsub_examples::split_list(value());
+            const auto names = memsub::explorer::split_list(value());
             if (names.empty()) throw option_error("--configs needs at least one configuration");
             o.selected.fill(false);
             o.selected[0] = true; // every ratio's reference
@@ -1862,9 +1865,9 @@ options parse(int argc, char** argv) {
             }
         } else if (arg == "--dram-latency") {
             o.dram_latency =
-                memsub_examples::parse_unsigned_as<std::uint32_t>(arg, value(), 121, 100000);
+                memsub::explorer::parse_unsigned_as<std::uint32_t>(arg, value(), 121, 100000);
         } else if (arg == "--dram-bandwidth") {
-            o.dram_bandwidth = memsub_examples::parse_positive_real(arg, value(), 100000.0);
+            o.dram_bandwidth = memsub::explorer::parse_positive_real(arg, value(), 100000.0);
         } else {
             throw option_error(fmt::format("unknown option '{}' (--help lists them)", arg));
         }
@@ -1887,8 +1890,8 @@ options parse(int argc, char** argv) {
                 dram_gb_per_s(o), memory_params(o).latency.dram_cycles, std::ceil(transfer),
                 gpu::l2_banks, dram.latency_cycles));
     }
-    if (o.graph && o.matrix && *o.graph == memsub_examples::stdin_name &&
-        *o.matrix == memsub_examples::stdin_name)
+    if (o.graph && o.matrix && *o.graph == memsub::explorer::stdin_name &&
+        *o.matrix == memsub::explorer::stdin_name)
         throw option_error("--graph - and --matrix -: standard input can be read only once");
     check_generator_options(o);
     return o;
@@ -1903,7 +1906,7 @@ public:
 /// Checks that the input `file` given with `flag` can be read ("-", standard input, always can;
 /// `directory_ok` for --traceg). Throws input_problem naming the option, the file and why not.
 void check_readable(std::string_view flag, const std::string& file, bool directory_ok) {
-    if (file == memsub_examples::stdin_name) return;
+    if (file == memsub::explorer::stdin_name) return;
     std::error_code ec;
     if (fs::is_directory(file, ec)) {
         if (!directory_ok)
@@ -1932,15 +1935,15 @@ std::string kernels_run(const options& o) {
 } // namespace
 
 int main(int argc, char** argv) {
-    const options o = memsub_examples::parse_or_exit(program, [&] { return parse(argc, argv); });
+    const options o = memsub::explorer::parse_or_exit(program, [&] { return parse(argc, argv); });
     // Every output and every input file is checked before any work, so a long run cannot end
     // in an error that was knowable at its start.
     try {
-        if (o.csv) memsub_examples::check_writable("--csv", *o.csv);
+        if (o.csv) memsub::explorer::check_writable("--csv", *o.csv);
         if (o.plot) {
-            memsub_examples::check_writable("--plot", *o.plot);
-            memsub_examples::check_writable("--plot", *o.plot + ".dat");
-            memsub_examples::check_writable("--plot", *o.plot + ".gp");
+            memsub::explorer::check_writable("--plot", *o.plot);
+            memsub::explorer::check_writable("--plot", *o.plot + ".dat");
+            memsub::explorer::check_writable("--plot", *o.plot + ".gp");
         }
     } catch (const option_error& e) {
         fmt::print(stderr, "{}: {} (nothing was run)\n", program, e.what());
@@ -1957,11 +1960,11 @@ int main(int argc, char** argv) {
     // A readable file whose kernel does not run would be ignored: say so.
     if (o.graph && !o.runs("bfs"))
         fmt::print(stderr, "{}: warning: --graph {} is unused: bfs is not run (kernels run: {})\n",
-                   program, memsub_examples::input_label(*o.graph), kernels_run(o));
+                   program, memsub::explorer::input_label(*o.graph), kernels_run(o));
     if (o.matrix && !o.runs("spmv"))
         fmt::print(stderr,
                    "{}: warning: --matrix {} is unused: spmv is not run (kernels run: {})\n",
-                   program, memsub_examples::input_label(*o.matrix), kernels_run(o));
+                   program, memsub::explorer::input_label(*o.matrix), kernels_run(o));
     const auto unused_generator = [&](const std::vector<std::string>& given,
                                       std::string_view kernel) {
         if (given.empty() || o.runs(kernel)) return;
@@ -1973,7 +1976,7 @@ int main(int argc, char** argv) {
     };
     unused_generator(o.graph_options, "bfs");
     unused_generator(o.matrix_options, "spmv");
-    memsub_examples::install_stop_handlers();
+    memsub::explorer::install_stop_handlers();
     std::vector<kernel_result> results;
     std::vector<std::string> not_run; // workloads left out by a stop signal
     const std::size_t count = o.kernels.size() + o.traceg.size();
@@ -1982,7 +1985,7 @@ int main(int argc, char** argv) {
         for (std::size_t i = 0; i < count; ++i) {
             const bool built_in = i < o.kernels.size();
             const std::string& name = built_in ? o.kernels[i] : o.traceg[i - o.kernels.size()];
-            if (memsub_examples::stop_requested() != 0) {
+            if (memsub::explorer::stop_requested() != 0) {
                 not_run.push_back(name);
                 continue;
             }
@@ -1998,14 +2001,14 @@ int main(int argc, char** argv) {
         fmt::print(stderr, "{}: out of memory while {}\n", program, memory_use);
         return status::out_of_memory;
     }
-    const int signal = memsub_examples::stop_requested();
+    const int signal = memsub::explorer::stop_requested();
     if (signal != 0)
         fmt::print("PARTIAL: interrupted by signal {} (the last workload's figures are partial; "
                    "workloads not run: {})\n",
                    signal, not_run.size());
 
     // Partial results are written too; an output that fails does not stop the others.
-    memsub_examples::output_attempts outputs;
+    memsub::explorer::output_attempts outputs;
     const auto attempt = [&](auto&& write) { outputs.attempt(write); };
     if (o.csv) attempt([&] { results_table(results, o).write_csv(*o.csv); });
     if (o.plot)
@@ -2031,7 +2034,7 @@ int main(int argc, char** argv) {
         fmt::print(stderr, "{}: interrupted by signal {}: the results above are partial\n", program,
                    signal);
         for (const auto& n : not_run) fmt::print(stderr, "{}: not run: {}\n", program, n);
-        return memsub_examples::stopped_exit_status(signal);
+        return memsub::explorer::stopped_exit_status(signal);
     }
     if (input_failed || !outputs.ok()) return status::input_error;
     return status::ok;
