@@ -7,7 +7,7 @@
 //
 // Rows, each timed in wall-clock (real) time from opening the file to the last miss counted,
 // interleaved pass by pass so every side sees the same machine load:
-//   * explorer/lru: the explorer's own path — `explore()` of examples/common/explorer.hpp with
+//   * explorer/lru: the explorer module's own path — `explore()` (memsub/explorer/run_explorer.hpp) with
 //     `--no-opt --policies lru --quiet`: batch decoding in place (trace::next_batch), chunks,
 //     memsub's cache with cachegrind-exact counting (access_all_spanning);
 //   * the plain programs, each an exact LRU (their misses must equal the explorer's, or the row
@@ -23,7 +23,7 @@
 
 #include "run_benchmarks.hpp"
 
-#include "../examples/common/explorer.hpp"
+#include <memsub/explorer/run_explorer.hpp>
 #include "baselines.hpp"
 
 #include <memsub/replacement/lru.hpp>
@@ -139,7 +139,7 @@ std::uint64_t plain_streaming() {
 
 /// The explorer's path: explore() with --no-opt --policies lru --quiet; misses.
 std::uint64_t explorer_path() {
-    using namespace memsub_examples::explorer_detail;
+    using namespace memsub::explorer::detail;
     options o;
     o.shape = shape;
     o.policies = {"lru"};

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Captures Valgrind Lackey memory traces of a few real programs from Debian's packages for the
-# multiprogrammed LLC study (examples/llc_explorer.cpp, --trace per core).
+# multiprogrammed LLC study (examples/studies/llc_explorer/llc_explorer.cpp, --trace per core).
 #
 #   scripts/capture_llc_traces.sh [OUT_DIR]          (default: traces/llc)
 #

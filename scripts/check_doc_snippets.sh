@@ -26,6 +26,7 @@
 #   --flags "FLAGS"       extra compiler flags (default none)
 #   --keep DIR            keep the generated units in DIR instead of a temporary folder
 #   --exclude PATH        leave out the markdown files under PATH (repeatable)
+#   -j N                  compile N snippets at a time (default: the number of processors)
 #
 # Exit status: 0 every block compiles (and every main() runs and exits 0); 1 a block failed (its
 # file, line and the compiler's message are printed); 2 bad usage or no ```cpp block anywhere.
@@ -38,6 +39,7 @@ extra_flags=""
 keep=""
 inputs=()
 excludes=()
+jobs=$(nproc 2>/dev/null || echo 2)
 while [ $# -gt 0 ]; do
     case "$1" in
     --cxx) cxx="$2"; shift 2 ;;
@@ -46,7 +48,8 @@ while [ $# -gt 0 ]; do
     --flags) extra_flags="$2"; shift 2 ;;
     --keep) keep="$2"; shift 2 ;;
     --exclude) excludes+=("${2%/}"); shift 2 ;;
-    -h | --help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -j) jobs="$2"; shift 2 ;;
+    -h | --help) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "check_doc_snippets.sh: unknown option $1" >&2; exit 2 ;;
     *) inputs+=("$1"); shift ;;
     esac
@@ -55,7 +58,7 @@ if [ ${#inputs[@]} -eq 0 ]; then
     echo "usage: check_doc_snippets.sh [--cxx CXX] [-I DIR]... [--flags FLAGS] MARKDOWN..." >&2
     exit 2
 fi
-[ ${#includes[@]} -gt 0 ] || includes=("-I$root/include" "-I$root/examples")
+[ ${#includes[@]} -gt 0 ] || includes=("-I$root/include")
 # ccache makes a second run of unchanged snippets take seconds; nothing needs it.
 launcher=()
 command -v ccache >/dev/null 2>&1 && launcher=(ccache)
@@ -135,53 +138,68 @@ if [ ${#units[@]} -eq 0 ]; then
     exit 2
 fi
 
-flags=(-std=c++20 -Wall -Wextra -Wpedantic -Werror "${includes[@]}")
+flags=(-std=c++20 -Wall -Wextra -Wpedantic -Werror -pthread "${includes[@]}")
 # shellcheck disable=SC2206 # the extra flags are split on purpose
 [ -z "$extra_flags" ] || flags+=($extra_flags)
-status=0 compiled=0 ran=0 skipped=0
-for unit in "${units[@]}"; do
+# A snippet may use the explorer module or fmt directly (as a program using memsub::explorer).
+libs=(-lfmt)
+
+# One unit: writes its verdict line to UNIT.verdict ("ok …", "FAIL …" + the log, or "skip …").
+check_unit() {
+    local unit="$1" file line kind reason where
     read -r file line kind reason <"${unit%.cpp}.info"
     where="$file:$line"
+    exec >"${unit%.cpp}.verdict" 2>&1
     if [ "$kind" = "skip" ]; then
         echo "skip: $where ($reason)"
-        skipped=$((skipped + 1))
-        continue
+        return
     fi
     if [ "$kind" != "fragment" ] && grep -Eq '^[[:space:]]*int[[:space:]]+main[[:space:]]*\(' "$unit"; then
-        if ! "${launcher[@]}" "$cxx" "${flags[@]}" -O1 -o "${unit%.cpp}" "$unit" \
+        if ! "${launcher[@]}" "$cxx" "${flags[@]}" -O1 -o "${unit%.cpp}" "$unit" "${libs[@]}" \
             >"${unit%.cpp}.log" 2>&1; then
             echo "FAIL: $where: the snippet does not compile:"
             cat "${unit%.cpp}.log"
-            status=1
-            continue
+            return
         fi
         if [ "$kind" = "no-run" ]; then
             echo "ok: $where (compiled and linked, not run)"
-            compiled=$((compiled + 1))
-            continue
+            return
         fi
         if ! (cd "$work" && "${unit%.cpp}") >"${unit%.cpp}.out" 2>&1; then
             echo "FAIL: $where: the snippet's program exited with an error:"
             cat "${unit%.cpp}.out"
-            status=1
-            continue
+            return
         fi
         echo "ok: $where (compiled, linked and run)"
-        ran=$((ran + 1))
     else
         if ! "${launcher[@]}" "$cxx" "${flags[@]}" -fsyntax-only "$unit" >"${unit%.cpp}.log" 2>&1; then
             echo "FAIL: $where: the snippet ($kind) does not compile:"
             cat "${unit%.cpp}.log"
-            status=1
-            continue
+            return
         fi
         if [ "$kind" = "fragment" ]; then
             echo "ok: $where (compiled as a function body)"
         else
             echo "ok: $where (compiled)"
         fi
-        compiled=$((compiled + 1))
     fi
+}
+
+# Units are independent: compiled $jobs at a time, reported in order.
+for unit in "${units[@]}"; do
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do wait -n || true; done
+    check_unit "$unit" &
+done
+wait
+status=0 compiled=0 ran=0 skipped=0
+for unit in "${units[@]}"; do
+    cat "${unit%.cpp}.verdict"
+    case "$(head -n 1 "${unit%.cpp}.verdict")" in
+    FAIL*) status=1 ;;
+    skip*) skipped=$((skipped + 1)) ;;
+    *"and run)") ran=$((ran + 1)) ;;
+    ok*) compiled=$((compiled + 1)) ;;
+    esac
 done
 echo "$((compiled + ran)) snippet(s) compiled ($ran of them run), $skipped skipped"
 exit $status

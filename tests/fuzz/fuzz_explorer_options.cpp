@@ -1,4 +1,4 @@
-// libFuzzer target: the explorer's command-line parser (examples/common/explorer_options.hpp)
+// libFuzzer target: the explorer's command-line parser (include/memsub/explorer/options.hpp)
 // and the number parsers under it. The input is split at NUL bytes into arguments. Properties,
 // besides no crash and no UB:
 //   * parse_explorer_options returns or throws option_error — nothing else;
@@ -8,7 +8,8 @@
 //     all-digit texts that fit in 64 bits, with the same value) and honours its range;
 //   * parse_positive_real accepts only finite values in (0, max].
 // A broken property calls __builtin_trap(), which libFuzzer reports as a crash.
-#include "common/explorer_options.hpp"
+#include <memsub/explorer/options.hpp>
+#include <memsub/explorer/plot.hpp>
 
 #include <algorithm>
 #include <charconv>
@@ -26,7 +27,7 @@ void require(bool ok) {
     if (!ok) __builtin_trap();
 }
 
-bool same(const memsub_examples::explorer_options& a, const memsub_examples::explorer_options& b) {
+bool same(const memsub::explorer::explorer_options& a, const memsub::explorer::explorer_options& b) {
     return a.what == b.what && a.traces == b.traces && a.format == b.format && a.shape == b.shape &&
            a.policies == b.policies && a.no_opt == b.no_opt && a.progress == b.progress &&
            a.limit == b.limit && a.default_accesses == b.default_accesses && a.seed == b.seed &&
@@ -34,20 +35,20 @@ bool same(const memsub_examples::explorer_options& a, const memsub_examples::exp
 }
 
 void check_numbers(std::string_view text, std::uint64_t lo, std::uint64_t hi) {
-    using memsub_examples::option_error;
+    using memsub::explorer::option_error;
     std::uint64_t reference = 0;
     const bool digits = !text.empty() && std::all_of(text.begin(), text.end(),
                                                      [](char c) { return c >= '0' && c <= '9'; });
     const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), reference);
     const bool fits = digits && ec == std::errc{} && end == text.data() + text.size();
     try {
-        const std::uint64_t v = memsub_examples::parse_unsigned("--n", text, lo, hi);
+        const std::uint64_t v = memsub::explorer::parse_unsigned("--n", text, lo, hi);
         require(fits && v == reference && v >= lo && v <= hi);
     } catch (const option_error&) {
         require(!fits || reference < lo || reference > hi);
     }
     try {
-        const double v = memsub_examples::parse_positive_real("--x", text, 1e12);
+        const double v = memsub::explorer::parse_positive_real("--x", text, 1e12);
         require(std::isfinite(v) && v > 0 && v <= 1e12);
     } catch (const option_error&) {
     }
@@ -71,22 +72,22 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const auto& w : args) check_numbers(w, lo, hi);
 
     std::string first_error, second_error;
-    memsub_examples::explorer_options first, second;
+    memsub::explorer::explorer_options first, second;
     try {
-        first = memsub_examples::parse_explorer_options(args);
-    } catch (const memsub_examples::option_error& e) {
+        first = memsub::explorer::parse_explorer_options(args);
+    } catch (const memsub::explorer::option_error& e) {
         first_error = e.what();
         require(!first_error.empty());
     }
     try {
-        second = memsub_examples::parse_explorer_options(args);
-    } catch (const memsub_examples::option_error& e) {
+        second = memsub::explorer::parse_explorer_options(args);
+    } catch (const memsub::explorer::option_error& e) {
         second_error = e.what();
     }
     require(first_error == second_error);
     if (first_error.empty()) {
         require(same(first, second));
-        require(first.plot.empty() || memsub_examples::gnuplot_terminal_for(first.plot));
+        require(first.plot.empty() || memsub::explorer::gnuplot_terminal_for(first.plot));
     }
     return 0;
 }

@@ -221,7 +221,7 @@ struct options {
         "slice chosen by a hash of its address, as processors with a sliced LLC do.\n"
         "A reference that crosses a line boundary touches every line it covers and counts as\n"
         "one access with at most one miss at each level (cachegrind's rule).\n"
-        "The core and timing model is described at the top of examples/llc_explorer.cpp.\n"
+        "The core and timing model is described at the top of examples/studies/llc_explorer/llc_explorer.cpp.\n"
         "SIGINT / SIGTERM (Ctrl-C): the policies finished so far are printed and written, then\n"
         "the program exits with 128 + the signal number.\n"
         "exit status: 0 success; 1 a trace could not be read or is malformed (the study then\n"

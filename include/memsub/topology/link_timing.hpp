@@ -17,8 +17,8 @@
 // `transfer`. Call order is service order: a reservation whose arrival lies beyond those of later
 // calls (a reply booked for when its DRAM data will be back) holds the link until then for every
 // later call, even one that arrives earlier. Hosts must therefore reserve in arrival order; one
-// that cannot needs per-cycle capacity instead (examples/mcm_explorer.cpp's ring_links keeps such a
-// calendar). No allocation after construction; `reserve` and `transfer` never throw.
+// that cannot needs per-cycle capacity instead (ring_links in memsub/gpu/mcm_memory_side.hpp
+// keeps such a calendar). No allocation after construction; `reserve` and `transfer` never throw.
 #pragma once
 
 #include <algorithm>
