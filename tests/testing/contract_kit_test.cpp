@@ -715,3 +715,32 @@ TEST_CASE("K8: a fused replace or a compile-time shape that decides differently 
     CHECK(k8s[0].first.find("entries per set") != std::string::npos);
     CHECK(shaped.violations.size() == 1);
 }
+
+TEST_CASE("the report notes a subject without storage_bits(), and only such a subject") {
+    // A policy without O2 passes (it is optional) but the report says what a tool will show.
+    const auto bare = testing::check_replacement_contract<testing::replacement_archetype>(
+        {}, {.variable_block_pass = false});
+    INFO(bare.text());
+    CHECK(bare.ok());
+    REQUIRE(bare.notes.size() == 1);
+    CHECK(bare.notes[0].starts_with("O2: the policy has no"));
+    CHECK(bare.text().find("note: O2: the policy has no") != std::string::npos);
+    CHECK_FALSE(
+        replacement::reported_storage_bits(
+            testing::replacement_archetype(geometry{.sets = 4, .ways = 2, .line_bytes = 64}, {}))
+            .has_value());
+
+    const auto lru =
+        testing::check_replacement_contract<replacement::lru>({}, {.variable_block_pass = false});
+    CHECK(lru.notes.empty());
+    const geometry g{.sets = 4, .ways = 2, .line_bytes = 64};
+    CHECK(replacement::reported_storage_bits(replacement::lru(g, {})) ==
+          replacement::lru(g, {}).storage_bits());
+
+    const auto predictor = testing::check_bypass_contract<testing::bypass_archetype>(
+        {}, {.variable_block_pass = false});
+    REQUIRE(predictor.notes.size() == 1);
+    CHECK(predictor.notes[0].starts_with("T4: the predictor has no"));
+    CHECK(testing::check_bypass_contract<bypass::never>({}, {.variable_block_pass = false})
+              .notes.empty());
+}

@@ -3,6 +3,7 @@
 // Storage: 0 bits.
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 
 #include <memsub/bypass/concept.hpp>
@@ -17,6 +18,8 @@ struct always {
         return true;
     }
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "always"; }
+    /// Stateless: no hardware bits.
+    [[nodiscard]] static constexpr std::uint64_t storage_bits() noexcept { return 0; }
 };
 
 static_assert(bypass_predictor<always>);

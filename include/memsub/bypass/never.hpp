@@ -5,6 +5,7 @@
 // the same code as before the slot existed. Storage: 0 bits.
 #pragma once
 
+#include <cstdint>
 #include <string_view>
 
 #include <memsub/bypass/concept.hpp>
@@ -19,6 +20,8 @@ struct never {
         return false;
     }
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "never"; }
+    /// Stateless: no hardware bits.
+    [[nodiscard]] static constexpr std::uint64_t storage_bits() noexcept { return 0; }
 };
 
 static_assert(bypass_predictor<never>);

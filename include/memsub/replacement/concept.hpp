@@ -106,6 +106,7 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string_view>
 
 #include <memsub/core/access.hpp>
@@ -342,6 +343,16 @@ template <class P>
         return p.storage_bits();
     else
         return 0;
+}
+
+/// The hardware metadata bits of a policy, or nothing when it does not report them (O2): what a
+/// tool shows, so a missing budget reads as unknown rather than as zero bits.
+template <class P>
+[[nodiscard]] std::optional<std::uint64_t> reported_storage_bits(const P& p) noexcept {
+    if constexpr (reports_storage<P>)
+        return p.storage_bits();
+    else
+        return std::nullopt;
 }
 
 /// Fails to compile with one message per broken requirement (R1–R7), for a policy author who

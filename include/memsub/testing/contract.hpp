@@ -454,6 +454,10 @@ template <replacement::replacement_policy P>
             detail::compare_fast_forms<P, fixed_geometry<16, 64, 64>>(params, o, out);
         });
     }
+    if constexpr (!replacement::reports_storage<P>)
+        report.notes.push_back(
+            "O2: the policy has no `std::uint64_t storage_bits() const`; tools show its metadata "
+            "as unknown and cannot compare its hardware budget with other policies'");
     return report;
 }
 
@@ -465,10 +469,15 @@ template <bypass::bypass_predictor B>
     using subject = detail::bypass_subject<B>;
     using policy = typename subject::policy;
     using predictor = typename subject::predictor;
-    return detail::run_contract<
+    contract_report report = detail::run_contract<
         cache::basic_cache<policy, cache::cache_options{}, geometry, predictor>,
         cache::basic_cache<policy, detail::variable_options, geometry, predictor>>(subject{params},
                                                                                    o);
+    if constexpr (!bypass::reports_storage<B>)
+        report.notes.push_back(
+            "T4: the predictor has no `std::uint64_t storage_bits() const`; tools show its "
+            "table budget as unknown");
+    return report;
 }
 
 } // namespace memsub::testing

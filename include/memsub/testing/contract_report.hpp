@@ -104,7 +104,12 @@ struct contract_report {
     /// Accesses driven and misses seen, over all passes and runs.
     std::uint64_t accesses = 0;
     std::uint64_t misses = 0;
+    /// Advice that is not a violation: an optional member the subject lacks whose absence a
+    /// reader of its results would otherwise misread (e.g. no storage_bits(), which tools show
+    /// as unknown metadata rather than as zero bits). One line each, labelled by the rule.
+    std::vector<std::string> notes;
 
+    /// No violation (notes do not count).
     [[nodiscard]] bool ok() const noexcept { return violations.empty(); }
 
     /// Records `count` occurrences of a kind; `first` and `hint` are kept from the first one.
@@ -123,6 +128,7 @@ struct contract_report {
     void merge(const contract_report& other) {
         for (const auto& v : other.violations)
             add(v.check, v.pass, v.rule, v.first, v.count, v.hint);
+        notes.insert(notes.end(), other.notes.begin(), other.notes.end());
         accesses += other.accesses;
         misses += other.misses;
     }
@@ -142,12 +148,13 @@ struct contract_report {
         return false;
     }
 
-    /// The passes, then one line per violation kind.
+    /// The passes, then one line per violation kind, then the notes.
     [[nodiscard]] std::string text() const {
         std::string t = std::to_string(passes.size()) + " passes, " +
                         std::to_string(violations.size()) + " violation kinds\n";
         for (const auto& p : passes) t += "  " + p.text() + "\n";
         for (const auto& v : violations) t += v.text() + "\n";
+        for (const auto& n : notes) t += "note: " + n + "\n";
         return t;
     }
 };
