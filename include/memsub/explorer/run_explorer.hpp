@@ -161,7 +161,7 @@ public:
         return std::string(this->cache_.policy().name());
     }
     [[nodiscard]] std::optional<std::uint64_t> storage_bits() const override {
-        return memsub::replacement::storage_bits_of(this->cache_.policy());
+        return memsub::replacement::reported_storage_bits(this->cache_.policy());
     }
 };
 
