@@ -55,9 +55,11 @@
 #include <memsub/memory/bit_field_mapping.hpp>
 #include <memsub/memory/concept.hpp>
 #include <memsub/memory/controller_stats.hpp>
+#include <memsub/memory/detail/check_mapping.hpp>
+#include <memsub/memory/detail/completion_queue.hpp>
+#include <memsub/memory/detail/queued_request.hpp>
 #include <memsub/memory/detail/ring_buffer.hpp>
 #include <memsub/memory/dram_channel.hpp>
-#include <memsub/memory/dram_controller.hpp>
 #include <memsub/memory/dram_timing.hpp>
 #include <memsub/memory/open_page.hpp>
 #include <memsub/memory/row_policy.hpp>
