@@ -313,13 +313,13 @@ private:
 
     /// The write-drain policy's step at decision cycle t; returns the cycle from which a
     /// waiting start condition holds (never if none).
-    std::uint64_t update_drain(channel& ch, std::uint64_t t) noexcept {
+    MEMSUB_ALWAYS_INLINE std::uint64_t update_drain(channel& ch, std::uint64_t t) noexcept {
         const bool no_reads = ch.reads == 0;
         const drain_observation o{.writes = ch.writes,
                                   .reads_wait = !no_reads,
-                                  .reads_absent_since = no_reads ? ch.reads_absent_since : never,
+                                  .reads_absent_since = ch.reads_absent_since, // never: reads
                                   .idle = no_reads,
-                                  .must_drain = p_.drain_on_full_fifo && ch.full_fifos != 0,
+                                  .must_drain = ch.full_fifos != 0 && p_.drain_on_full_fifo,
                                   .writes_when_no_read = p_.write_when_no_read};
         const drain_step d = ch.drain.update(o, t, [&]() noexcept {
             // The oldest write is at a FIFO head.

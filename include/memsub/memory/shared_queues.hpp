@@ -206,7 +206,7 @@ private:
         const bool no_reads = ch.rq.empty();
         const drain_observation o{.writes = static_cast<std::uint32_t>(ch.wq.size()),
                                   .reads_wait = !no_reads,
-                                  .reads_absent_since = no_reads ? ch.reads_absent_since : never,
+                                  .reads_absent_since = ch.reads_absent_since, // never: reads
                                   .idle = no_reads,
                                   .writes_when_no_read = ctl.p_.write_when_no_read};
         // The queue is in age order: its first write is the oldest.
