@@ -236,6 +236,10 @@ TEST_CASE("DRAMSim3's two levels: a request moves into its command queue, then i
     CHECK_THROWS((dramsim3_controller<>(map(), p)));
     one_level.row_commands_apart = true;
     CHECK_THROWS((fr_fcfs_controller<>(map(), one_level)));
+    // A shared-queue policy is refused on the command queues rather than ignored.
+    auto mixed = dramsim3_params(t);
+    mixed.write_when_no_read = true;
+    CHECK_THROWS((dramsim3_controller<>(map(), mixed)));
 }
 
 TEST_CASE("DRAMSim3's two levels: the idle drain waits for the command queues to empty") {

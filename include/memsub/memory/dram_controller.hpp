@@ -480,9 +480,13 @@ private:
         require(!Queues::command_queues || p.bank_command_queue != 0, component,
                 "bank_command_queue", p.bank_command_queue,
                 "must be >= 1 with bank_command_queues (the command queues' entries)");
+        require(!Queues::command_queues || !p.write_when_no_read, component, "write_when_no_read",
+                p.write_when_no_read,
+                "must be false with bank_command_queues (a shared_queues policy)");
         require(Queues::command_queues || !p.row_commands_apart, component, "row_commands_apart",
                 p.row_commands_apart,
-                "needs bank_command_queues (a miss stays in its command queue)");
+                "must be false with shared_queues (only a command queue holds a miss between its "
+                "ACT and its column command)");
         return p;
     }
 

@@ -16,7 +16,7 @@
 //     8 Gb density, 4 bank groups × 4 banks, one rank, 64-bit channel [X].
 //   * hbm2_4gb_x128 — [DRAMSim3] `HBM2_4Gb_x128.ini` [X]: 8 channels × 128 bit,
 //     4 bank groups × 4 banks, 16384 rows, 64 columns of 16 B (1 KB rows), BL4, tCK = 1 ns.
-//     Decision: [HTA] §3 cites only "4GB HBM2 [DRAMSim3]"; DRAMSim3's own HBM2 4 Gb x128
+//     Decision: [HTA] §3.1 cites only "4GB HBM2 [DRAMSim3]"; DRAMSim3's own HBM2 4 Gb x128
 //     configuration is the closest stated source, so this preset is labelled assumed.
 //     Refresh is all-bank (DRAMSim3's default): it stops a channel for tRFC = 260 of every
 //     3900 cycles (6.7 %). Per-bank refresh (HBM2 REFSB, refresh_mode::per_bank, tRFCsb =
