@@ -10,7 +10,7 @@
 // the mix over the read-only stream's), with the mix's bus turnarounds and writes per drain. A
 // refused host waits for the controller's next event before offering again (can_accept and
 // next_event_cycle), so refusals cost no retries.
-// The `*_dramsim3` rows run the same with `dramsim3_params` (DRAMSim3's two-level queues, its
+// The `*_dramsim3` rows run the same on `dramsim3_controller` (DRAMSim3's two-level queues, its
 // refresh and round-robin: the fidelity suite's configuration) instead of the defaults; the mix
 // row also times the default controller's mix in the same run and reports
 // `speed_vs_default_mix` (requests/s of the dramsim3_params mix over the default's). The same
@@ -127,33 +127,43 @@ const mm::bit_field_mapping& ddr4_map() {
     return m;
 }
 
-/// FR-FCFS on DDR4-2400: the defaults, or `dramsim3_params` (DRAMSim3's structure).
-mm::fr_fcfs_controller<>::params ddr4_params(bool dramsim3) {
-    return dramsim3 ? mm::dramsim3_params(mm::presets::ddr4_2400)
-                    : mm::fr_fcfs_controller<>::params{.timing = mm::presets::ddr4_2400};
+/// FR-FCFS on DDR4-2400: the defaults (`fr_fcfs_controller`), or DRAMSim3's structure
+/// (`dramsim3_controller` with `dramsim3_params`).
+template <bool DRAMSim3>
+auto make_ddr4() {
+    if constexpr (DRAMSim3)
+        return mm::dramsim3_controller<>(ddr4_map(), mm::dramsim3_params(mm::presets::ddr4_2400));
+    else
+        return mm::fr_fcfs_controller<>(ddr4_map(), {.timing = mm::presets::ddr4_2400});
 }
 
 void BM_fr_fcfs_ddr4(benchmark::State& state, bool random, bool dramsim3) {
     const auto a = pattern(random);
-    mm::fr_fcfs_controller<> c(ddr4_map(), ddr4_params(dramsim3));
-    drive(state, c, a);
+    if (dramsim3) {
+        auto c = make_ddr4<true>();
+        drive(state, c, a);
+    } else {
+        auto c = make_ddr4<false>();
+        drive(state, c, a);
+    }
 }
 
 /// Saturated 70 / 30 read/write mix against a read-only stream, timed in the same run (with
 /// `dramsim3`, both under dramsim3_params, and the default controller's mix timed alongside).
-void BM_fr_fcfs_ddr4_mix(benchmark::State& state, bool random, bool dramsim3) {
+template <bool dramsim3>
+void fr_fcfs_ddr4_mix(benchmark::State& state, bool random) {
     const auto a = pattern(random);
     constexpr std::uint64_t n = 1u << 16;
     double read_s = 0, mix_s = 0, default_mix_s = 0;
     std::uint64_t runs = 0;
     mm::controller_stats last{};
     for (auto _ : state) {
-        mm::fr_fcfs_controller<> reads(ddr4_map(), ddr4_params(dramsim3));
-        mm::fr_fcfs_controller<> mix(ddr4_map(), ddr4_params(dramsim3));
+        auto reads = make_ddr4<dramsim3>();
+        auto mix = make_ddr4<dramsim3>();
         read_s += saturate(reads, a, n, false);
         mix_s += saturate(mix, a, n, true);
-        if (dramsim3) {
-            mm::fr_fcfs_controller<> default_mix(ddr4_map(), ddr4_params(false));
+        if constexpr (dramsim3) {
+            auto default_mix = make_ddr4<false>();
             default_mix_s += saturate(default_mix, a, n, true);
         }
         last = mix.stats();
@@ -172,6 +182,13 @@ void BM_fr_fcfs_ddr4_mix(benchmark::State& state, bool random, bool dramsim3) {
     state.counters["read_lat_mean"] = last.read_latency.mean();
     state.counters["read_lat_p95"] = static_cast<double>(last.read_latency.percentile(0.95));
     state.counters["bus_utilisation"] = last.bandwidth_utilisation();
+}
+
+void BM_fr_fcfs_ddr4_mix(benchmark::State& state, bool random, bool dramsim3) {
+    if (dramsim3)
+        fr_fcfs_ddr4_mix<true>(state, random);
+    else
+        fr_fcfs_ddr4_mix<false>(state, random);
 }
 
 void BM_fcfs_ddr4(benchmark::State& state, bool random) {

@@ -156,7 +156,7 @@ TEST_CASE("fidelity: FR-FCFS against DRAMSim3 on the generated traces (within to
             CAPTURE(key);
             REQUIRE(ref.count(key) == 1);
             const figures& want = ref.at(key);
-            fr_fcfs_controller<> c(m, dramsim3_params(mc.timing));
+            dramsim3_controller<> c(m, dramsim3_params(mc.timing));
             const figures got = run_trace(c, fid::generate(spec, mc.geometry));
             table += fmt::format(
                 "{:28} {:7.1f} {:5.0f} {:5.0f} {:.3f} {:6.2f} {:6.0f} | {:7.1f} {:5.0f} {:5.0f} "

@@ -213,7 +213,7 @@ TEST_CASE("DRAMSim3's two levels: a request moves into its command queue, then i
     // cycles with the matched DDR4 config (tests/data/dramsim3/README.md). A miss's row
     // commands and its column command are selected apart; the class counts at the column.
     const dram_timing t = ddr4();
-    fr_fcfs_controller<> c(map(), dramsim3_params(t));
+    dramsim3_controller<> c(map(), dramsim3_params(t));
     const auto out = memtest::run(
         c, {read_at(1, at(1, 5), 1000), read_at(2, at(1, 5, 3), 1500), read_at(3, at(1, 9), 2000)});
     REQUIRE(out.size() == 3);
@@ -226,16 +226,20 @@ TEST_CASE("DRAMSim3's two levels: a request moves into its command queue, then i
     CHECK(by_id(out, 3).kind == row_class::conflict);
     CHECK(by_id(out, 3).latency() == 1 + t.tRP + t.tRCD + t.tCL + burst);
     CHECK(c.stats().write_drains == 0);
-    // Without the option, memsub's single queue: one cycle less.
-    auto p = dramsim3_params(t);
-    p.two_level_queues = false;
-    p.row_commands_apart = false;
-    fr_fcfs_controller<> one(map(), p);
+    // The same parameters on memsub's single queue (shared_queues): one cycle less.
+    auto one_level = dramsim3_params<fr_fcfs_controller<>>(t);
+    fr_fcfs_controller<> one(map(), one_level);
     CHECK(memtest::run(one, {read_at(1, at(1, 5), 1000)})[0].latency() == t.tRCD + t.tCL + burst);
-    // The command queues need entries.
-    p.two_level_queues = true;
+    // The command queues need entries; only they hold a miss between its ACT and its RD.
+    auto p = dramsim3_params(t);
     p.bank_command_queue = 0;
-    CHECK_THROWS((fr_fcfs_controller<>(map(), p)));
+    CHECK_THROWS((dramsim3_controller<>(map(), p)));
+    one_level.row_commands_apart = true;
+    CHECK_THROWS((fr_fcfs_controller<>(map(), one_level)));
+    // A shared-queue policy is refused on the command queues rather than ignored.
+    auto mixed = dramsim3_params(t);
+    mixed.write_when_no_read = true;
+    CHECK_THROWS((dramsim3_controller<>(map(), mixed)));
 }
 
 TEST_CASE("DRAMSim3's two levels: the idle drain waits for the command queues to empty") {
@@ -244,7 +248,7 @@ TEST_CASE("DRAMSim3's two levels: the idle drain waits for the command queues to
     auto first_write = [](std::uint32_t writes, bool with_read) {
         auto p = dramsim3_params(ddr4());
         p.write_max_wait_cycles = 0;
-        fr_fcfs_controller<> c(map(), p);
+        dramsim3_controller<> c(map(), p);
         std::vector<mem_request> reqs;
         if (with_read) reqs.push_back(read_at(1, at(0, 3), 100));
         for (std::uint32_t i = 0; i < writes; ++i)
@@ -285,7 +289,7 @@ TEST_CASE("DRAMSim3's two levels: every request completes once under random mixe
             p.write_queue = 6;
             p.bank_command_queue = 2;
         }
-        fr_fcfs_controller<> c(m, p);
+        dramsim3_controller<> c(m, p);
         std::vector<mem_request> reqs;
         std::uint64_t x = 12345 + variant, cycle = 0;
         auto next = [&x] { return x = x * 6364136223846793005ull + 1442695040888963407ull; };

@@ -11,9 +11,13 @@
 //  * `from_order("rorabgbachco", timing)` — DRAMSim3's address-mapping strings (two-letter
 //    tokens ro ra bg ba ch co, MSB first) and Ramulator-style names ("RoRaBaChCo",
 //    "RoBaRaCoCh"; tokens are case-insensitive); widths come from the timing preset.
-//  * `kim_multi_gpu(...)` — Kim et al. [MemNet] §3.4 layout RW:CLH:BK:CT:VL:LC:CLL:BY with the
-//    widths of decision G2.1 (docs/mechanisms/multi_module_gpu.md): channel = CT:VL:LC concatenated
-//    (cluster high).
+//  * `kim_multi_gpu(...)` — [MemNet] §III.C layout RW:CLH:BK:CT:VL:LC:CLL:BY: channel = CT:VL:LC
+//    concatenated (cluster high). Decision: the paper gives the order but not the widths; memsub
+//    derives them from the system: CLL + BY = log2(line bytes), LC = log2(HMCs per GPU), VL =
+//    log2(vaults per HMC), CT = log2(GPUs), BK = log2(banks per vault), CLH = the remaining
+//    column bits of a row, RW the rest. For 4 GPUs × 4 HMCs × 16 vaults × 16 banks and 128 B
+//    lines the bits below CT total 13 ≥ 12, so a 4 KB page never spans two clusters, which the
+//    paper's page-granularity cluster mapping needs.
 // XOR hashing (params::xor_bank / xor_channel): permutation-based interleaving (Zhang, Zhu,
 // Zhang, MICRO 2000): the bank index (bank group and bank bits together) is XORed with the low
 // row bits, so row-conflicting lines of one bank spread over banks; the channel index is XORed
@@ -205,7 +209,7 @@ public:
         return bit_field_mapping(p);
     }
 
-    /// Kim et al. [MemNet] §3.4: RW : CLH : BK : CT : VL : LC : CLL : BY, for `gpus` clusters
+    /// [MemNet] §III.C: RW : CLH : BK : CT : VL : LC : CLL : BY, for `gpus` clusters
     /// of `hmcs_per_gpu` HMCs with `t.channels / (gpus·hmcs)` vaults each, lines of
     /// `line_bytes` interleaved across the local HMCs. Channel = (CT·vaults + VL)·hmcs + LC.
     [[nodiscard]] static bit_field_mapping kim_multi_gpu(const dram_timing& t = presets::hmc_vault,

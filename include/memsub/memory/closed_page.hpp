@@ -14,8 +14,8 @@
 namespace memsub::memory {
 
 /// Closed page: every column access auto-precharges (RDA / WRA); every request finds its bank
-/// empty (or still precharging). Kim et al.'s HMC default (G2.4,
-/// docs/mechanisms/memory_controllers.md).
+/// empty (or still precharging). The default of `hmc_vault_controller` (its Decision note in
+/// dram_controller.hpp: [MemNet] names no row policy).
 class closed_page {
 public:
     struct params {};

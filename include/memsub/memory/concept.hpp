@@ -1,7 +1,7 @@
 // memsub — the memory-side concepts: `address_mapping` and `memory_controller`, with their
 // vocabulary (DRAM coordinates, requests, completions) and call protocols.
 //
-// memsub decides and models state; the host owns the clock (docs/design.md, principle 3). A
+// memsub decides and models state; the host owns the clock. A
 // controller is advanced to a cycle the host gives and hands back the requests that completed.
 //
 // Each requirement below is also a concept of its own (`m1_map` … `m3_organisation`,
@@ -118,7 +118,8 @@ struct dram_address {
     return (a.rank * o.bank_groups + a.bank_group) * o.banks_per_group + a.bank;
 }
 
-/// The row-buffer state a request found ([Dissertation] §2.1's cost scale).
+/// The row-buffer state a request found ([Dissertation] §2.1's cost scale: a row hit costs a
+/// column access, an empty bank an activation too, a conflict a precharge as well).
 enum class row_class : std::uint8_t {
     hit,      ///< the bank had the request's row open: column access only
     empty,    ///< the bank was precharged: ACT + column access

@@ -1,54 +1,38 @@
-// memsub — the shared-queue DRAM controller: per channel one read queue and one write queue
-// shared by all requesters, a request scheduler (FCFS, FR-FCFS) and a row policy, over the
-// timing model of `dram_channel`. Models `memory_controller` (memory/concept.hpp).
+// memsub — the DRAM controller: per channel the queues of a queue organisation, a request
+// scheduler (FCFS, FR-FCFS), a row policy and a write-drain policy, over the timing model of
+// `dram_channel`. Models `memory_controller` (memory/concept.hpp).
 //
-// Composition: `dram_controller<Scheduler, RowPolicy, Mapping>`; aliases `fcfs_controller` and
-// `fr_fcfs_controller`. This is the baseline of HTA ([HTA] §3.1: "all requests from different CUs
-// share a read and a write queue … First-Ready First-Come-First-Served"), the HMC vault controller
-// of Kim et al.
-// ([MemNet]: FR-FCFS, closed page, 16-entry queue: `hmc_vault_controller` and
-// `hmc_vault_params` below) and ReMAP's FCFS DDR3 controller ([Dissertation], Table 2.3).
+// Composition: `dram_controller<Scheduler, RowPolicy, Mapping, Queues, Drain>`, the last two
+// compile-time parts of memory/controller_parts.hpp:
+//   * Queues — `shared_queues` (shared_queues.hpp; the default): one read queue and one write
+//     queue per channel shared by all requesters, the baseline of [HTA] §3.1; or
+//     `bank_command_queues` (bank_command_queues.hpp): DRAMSim3's transaction queues feeding
+//     per-bank command queues ([DRAMSim3]; `dramsim3_controller`, dramsim3_controller.hpp).
+//   * Drain — `watermark_write_drain` (watermark_write_drain.hpp; the default): read mode or a
+//     write drain between watermarks, with DRAMSim3's and gem5's rules, each a knob below.
+// Aliases: `fcfs_controller`, `fr_fcfs_controller`, and `hmc_vault_controller` /
+// `hmc_vault_params`, the HMC vault controller of [MemNet] Table I (FR-FCFS, closed page, one
+// 16-entry request queue per vault). ReMAP's DDR3 controller ([Dissertation] Table 2.3) is
+// `fcfs_controller`.
 //
-// Per channel and per cycle the controller selects at most one request (G4.8,
-// docs/mechanisms/memory_controllers.md). Writes are batched as real controllers and the reference
-// simulators do (G4.5, docs/mechanisms/memory_controllers.md leaves the policy open; the defaults
-// reproduce DRAMSim3, src/controller.cc, commit 2981759): the channel is in read mode or in a write
-// drain, and selects from the queue of its mode (FR-FCFS is row-hit-first within the writes as
-// within the reads; in a drain, reads queued before it fill the cycles no write can use, as the
-// reads already in DRAMSim3's command queues keep issuing). DRAMSim3's per-bank command queues can
-// be added (`bank_command_queue`), as extra read capacity or, with `two_level_queues` (in
-// `dramsim3_params`), as its two-level structure for reads and writes: transaction queues feeding
-// per-bank command queues one request per cycle, the scheduler selecting among the command queues
-// only (its own rules: the `two_level_queues` parameter); tests/data/dramsim3/README.md compares. A
-// drain starts when the write queue reaches the high watermark (DRAMSim3: full) or, with no read
-// queued, holds `write_idle_drain_min` writes (DRAMSim3: more than 8 with its command queues empty)
-// or has waited `write_idle_flush_cycles` without reads or its oldest write `write_max_wait_cycles`
-// [memsub: bounds every write's wait]; it ends at the low watermark, after
-// the writes queued at its start (DRAMSim3's write_draining_ count), after
-// `min_writes_per_switch` writes while reads wait (gem5 MemCtrl), or when the selected write
-// has an older read of its line queued (DRAMSim3's R→W dependency rule). A read of a line with
-// a queued write is served from it and a write to such a line merges into it (DRAMSim3
-// AddTransaction), both `forward_latency_cycles` after arrival. Each rule is a parameter.
-// `dramsim3_params` adds DRAMSim3's refresh (a due refresh preempts the requests whose column
-// command has not issued; its PREs go one per cycle) and its round-robin over the banks.
-// A bank takes a new request once the column command of its previous one has issued, so
-// row hits to one bank pipeline at tCCD while FR-FCFS still sees a full queue to reorder; the
-// commands of a selected request are placed against the whole command history of the channel
-// (dram_channel.hpp), so banks work in parallel and a later row hit may use an earlier idle
-// bus slot. The view offered to the scheduler reports when a row hit's column command could
-// issue (`issue_at`), which FR-FCFS uses to be first-ready. Idle time is skipped:
-// `next_event_cycle` names the next cycle where anything can happen (already drainable
-// completions are not events). Deviations from a command-level model (DRAMSim3): see
-// dram_channel.hpp (command bus modelled only for column commands; a request's commands are
-// fixed when it is selected, except with `row_commands_apart`, where a miss's PRE / ACT and its
-// column command are selected apart).
-// Storage (hardware view): per channel read_queue + write_queue entries (or `queue_entries`
-// shared) of (address, id, requester, arrival) — a request keeps its slot until its data is
-// transferred — one
-// open-row register and one timing state per bank, plus the scheduler's state (FR-FCFS: one
-// bypass counter per bank) and the row policy's (timeout-adaptive: one timer per bank). With
-// `two_level_queues`, banks × bank_command_queue command-queue entries, each with the cycle of
-// its column command once selected.
+// Both organisations share what is here: read-after-write forwarding and same-line write
+// merging (a read of a line with a queued write is served from it and a write to such a line
+// merges into it, DRAMSim3 AddTransaction, `forward_latency_cycles` after arrival), the refresh
+// (`refresh_preempts`: a due refresh preempts the requests whose column command has not issued;
+// `refresh_precharge_one_per_cycle`: its PREs go one per cycle, as DRAMSim3), the scheduler's
+// view of a queue and the placing of a selected request's commands. Those commands are placed
+// against the whole command history of the channel (dram_channel.hpp), so banks work in
+// parallel and a later row hit may use an earlier idle bus slot. The view offered to the
+// scheduler reports when a row hit's column command could issue (`issue_at`), which FR-FCFS
+// uses to be first-ready. Idle time is skipped: `next_event_cycle` names the next cycle where
+// anything can happen (already drainable completions are not events). Deviations from a
+// command-level model (DRAMSim3): see dram_channel.hpp (command bus modelled only for column
+// commands; a request's commands are fixed when it is selected, except with
+// `row_commands_apart`).
+// Storage (hardware view): the organisation's queue entries — a request keeps its slot until
+// its data is transferred — one open-row register and one timing state per bank, the
+// write-drain policy's per-channel state, plus the scheduler's state (FR-FCFS: one bypass
+// counter per bank) and the row policy's (timeout-adaptive: one timer per bank).
 #pragma once
 
 #include <algorithm>
@@ -69,7 +53,11 @@
 #include <memsub/memory/bit_field_mapping.hpp>
 #include <memsub/memory/closed_page.hpp>
 #include <memsub/memory/concept.hpp>
+#include <memsub/memory/controller_parts.hpp>
 #include <memsub/memory/controller_stats.hpp>
+#include <memsub/memory/detail/busy_banks.hpp>
+#include <memsub/memory/detail/check_mapping.hpp>
+#include <memsub/memory/detail/completion_queue.hpp>
 #include <memsub/memory/detail/request_queue.hpp>
 #include <memsub/memory/dram_channel.hpp>
 #include <memsub/memory/dram_timing.hpp>
@@ -78,230 +66,20 @@
 #include <memsub/memory/open_page.hpp>
 #include <memsub/memory/row_policy.hpp>
 #include <memsub/memory/scheduler.hpp>
+#include <memsub/memory/shared_queues.hpp>
+#include <memsub/memory/watermark_write_drain.hpp>
 
 namespace memsub::memory {
 
-namespace detail {
-
-/// A request waiting in a controller queue, with its decoded coordinates.
-struct queued_request {
-    mem_request req{};
-    std::uint64_t visible_at = 0; ///< first cycle the scheduler may consider it
-    std::uint32_t row = 0;
-    std::uint32_t bank = 0; ///< flat bank within the channel
-};
-
-/// Checks that a mapping's organisation matches a timing preset.
-inline void check_mapping(const dram_organisation& o, const dram_timing& t,
-                          std::string_view component) {
-    using memsub::detail::require;
-    require(o.channels == t.channels, component, "mapping channels", o.channels,
-            "must equal timing.channels (" + std::to_string(t.channels) + ")");
-    require(o.ranks == t.ranks, component, "mapping ranks", o.ranks,
-            "must equal timing.ranks (" + std::to_string(t.ranks) + ")");
-    require(o.bank_groups == t.bank_groups, component, "mapping bank_groups", o.bank_groups,
-            "must equal timing.bank_groups (" + std::to_string(t.bank_groups) + ")");
-    require(o.banks_per_group == t.banks_per_group, component, "mapping banks_per_group",
-            o.banks_per_group,
-            "must equal timing.banks_per_group (" + std::to_string(t.banks_per_group) + ")");
-    require(o.burst_bytes == t.burst_bytes(), component, "mapping burst_bytes", o.burst_bytes,
-            "must equal timing burst bytes (" + std::to_string(t.burst_bytes()) + ")");
-    require(o.columns <= t.columns(), component, "mapping columns", o.columns,
-            "must be <= the bursts per row (" + std::to_string(t.columns()) + ")");
-}
-
-/// Completions ordered by done cycle (ties in insertion order). A ring of 16-byte keys sorted
-/// by done cycle (a new completion almost always lands at or near the young end, so insertion
-/// scans from there); the completions sit in a slot pool. All storage is reserved at
-/// construction.
-class completion_queue {
-public:
-    completion_queue() = default;
-    explicit completion_queue(std::size_t capacity)
-        : slots_(capacity)
-        , keys_(std::bit_ceil(capacity == 0 ? std::size_t{1} : capacity))
-        , mask_(keys_.size() - 1) {
-        free_.resize(capacity);
-        for (std::size_t i = 0; i < capacity; ++i)
-            free_[i] = static_cast<std::uint32_t>(capacity - 1 - i);
-        free_n_ = capacity;
-    }
-    void push(const completion& c) noexcept {
-        MEMSUB_ASSERT(free_n_ != 0);
-        const std::uint32_t slot = free_[--free_n_];
-        slots_[slot] = c;
-        std::size_t i = n_;
-        while (i > 0 && key(i - 1).done > c.done_cycle) {
-            key(i) = key(i - 1);
-            --i;
-        }
-        key(i) = entry{c.done_cycle, slot};
-        ++n_;
-    }
-    [[nodiscard]] bool empty() const noexcept { return n_ == 0; }
-    [[nodiscard]] std::size_t size() const noexcept { return n_; }
-    [[nodiscard]] std::uint64_t top_cycle() const noexcept { return key(0).done; }
-    [[nodiscard]] const completion& top() const noexcept { return slots_[key(0).slot]; }
-    /// The earliest done cycle > t (never if none).
-    [[nodiscard]] std::uint64_t first_after(std::uint64_t t) const noexcept {
-        std::size_t lo = 0, hi = n_;
-        while (lo < hi) {
-            const std::size_t mid = (lo + hi) / 2;
-            if (key(mid).done <= t)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        return lo < n_ ? key(lo).done : never;
-    }
-    completion pop() noexcept {
-        MEMSUB_ASSERT(n_ > 0);
-        const std::uint32_t slot = key(0).slot;
-        head_ = (head_ + 1) & mask_;
-        --n_;
-        free_[free_n_++] = slot;
-        return slots_[slot];
-    }
-
-    // The drain side of the host protocol (memory/concept.hpp MC4, MC5), shared by the
-    // controllers that keep their completions here; `retire` is the controller's bookkeeping
-    // for a completion leaving (held counts, statistics), called before the host sees it.
-
-    /// Pops every completion done by `now`, in done order, into `sink`.
-    template <class Retire, class Sink>
-    std::size_t drain(std::uint64_t now, Retire&& retire, Sink&& sink) {
-        std::size_t n = 0;
-        while (!empty() && top_cycle() <= now) {
-            const completion c = pop();
-            retire(c);
-            sink(c);
-            ++n;
-        }
-        return n;
-    }
-    /// Pops up to `out.size()` completions done by `now`, in done order, into `out`.
-    template <class Retire>
-    std::size_t drain(std::uint64_t now, std::span<completion> out, Retire&& retire) noexcept {
-        std::size_t n = 0;
-        while (n < out.size() && !empty() && top_cycle() <= now) {
-            out[n] = pop();
-            retire(out[n]);
-            ++n;
-        }
-        return n;
-    }
-    /// The next completion event after `now` (never if none): completions already drainable
-    /// are not events (MC5), the next one still ahead is.
-    [[nodiscard]] std::uint64_t next_event_after(std::uint64_t now) const noexcept {
-        if (empty()) return never;
-        return top_cycle() > now ? top_cycle() : first_after(now);
-    }
-
-private:
-    struct entry {
-        std::uint64_t done;
-        std::uint32_t slot;
-    };
-    [[nodiscard]] entry& key(std::size_t i) noexcept { return keys_[(head_ + i) & mask_]; }
-    [[nodiscard]] const entry& key(std::size_t i) const noexcept {
-        return keys_[(head_ + i) & mask_];
-    }
-    std::vector<completion> slots_;
-    std::vector<entry> keys_;
-    std::size_t mask_ = 0;
-    std::size_t head_ = 0;
-    std::size_t n_ = 0;
-    std::vector<std::uint32_t> free_; ///< a stack of free slots: [0, free_n_)
-    std::size_t free_n_ = 0;
-};
-
-/// The banks of a channel whose ready cycle (the cycle from which they take a request) is
-/// ahead of the last decision: a mask, and a list of (ready cycle, bank) sorted by cycle, so a
-/// controller finds the banks that became ready, and the first of a set to become ready,
-/// without visiting every bank. A bank's ready cycle never decreases. An entry superseded by
-/// a later ready cycle of its bank stays until its cycle passes and is skipped (entries are
-/// checked against the banks' ready cycles, `ready_of`). Fixed storage.
-class busy_banks {
-public:
-    using ready_array = std::array<std::uint64_t, 64>;
-
-    [[nodiscard]] std::uint64_t mask() const noexcept { return mask_; }
-
-    /// Bank `b`'s ready cycle was `old` and is now `ready_of[b]`, seen at decision cycle `t`.
-    void update(std::uint32_t b, std::uint64_t old, std::uint64_t t,
-                const ready_array& ready_of) noexcept {
-        const std::uint64_t at = ready_of[b];
-        const std::uint64_t bit = std::uint64_t{1} << b;
-        // A bank ready by t is not busy (and was not: ready cycles never decrease).
-        if (at <= t || ((mask_ & bit) != 0 && old == at)) return;
-        mask_ |= bit;
-        if (n_ == capacity) {
-            rebuild(ready_of); // lists `b` too
-            return;
-        }
-        insert(at, b);
-    }
-
-    /// Removes the banks whose ready cycle is ≤ t (t never decreases).
-    void advance(std::uint64_t t, const ready_array& ready_of) noexcept {
-        while (n_ != 0 && list_[head_].at <= t) {
-            const entry& e = list_[head_];
-            if (ready_of[e.bank] == e.at) mask_ &= ~(std::uint64_t{1} << e.bank);
-            head_ = (head_ + 1) & (capacity - 1);
-            --n_;
-        }
-    }
-
-    /// The earliest ready cycle among `banks` (all busy); never if `banks` is empty.
-    [[nodiscard]] std::uint64_t first_of(std::uint64_t banks,
-                                         const ready_array& ready_of) const noexcept {
-        MEMSUB_ASSERT((banks & ~mask_) == 0);
-        for (std::uint32_t k = 0; banks != 0 && k < n_; ++k) {
-            const entry& e = list_[(head_ + k) & (capacity - 1)];
-            if (((banks >> e.bank) & 1u) != 0 && ready_of[e.bank] == e.at) return e.at;
-        }
-        return never;
-    }
-
-private:
-    struct entry {
-        std::uint64_t at;
-        std::uint32_t bank;
-    };
-    static constexpr std::uint32_t capacity = 128; ///< ≥ 64 banks + superseded entries
-
-    void insert(std::uint64_t at, std::uint32_t bank) noexcept {
-        // New ready cycles are mostly the latest: search from the young end.
-        std::uint32_t i = n_;
-        while (i > 0 && list_[(head_ + i - 1) & (capacity - 1)].at > at) {
-            list_[(head_ + i) & (capacity - 1)] = list_[(head_ + i - 1) & (capacity - 1)];
-            --i;
-        }
-        list_[(head_ + i) & (capacity - 1)] = entry{at, bank};
-        ++n_;
-    }
-    /// Drops the superseded entries: lists every busy bank once.
-    void rebuild(const ready_array& ready_of) noexcept {
-        head_ = n_ = 0;
-        for (std::uint64_t m = mask_; m != 0; m &= m - 1) {
-            const auto b = static_cast<std::uint32_t>(std::countr_zero(m));
-            insert(ready_of[b], b);
-        }
-    }
-
-    std::array<entry, capacity> list_{};
-    std::uint32_t head_ = 0;
-    std::uint32_t n_ = 0;
-    std::uint64_t mask_ = 0;
-};
-
-} // namespace detail
-
 template <request_scheduler Scheduler, row_policy RowPolicy = open_page,
-          address_mapping Mapping = bit_field_mapping>
+          address_mapping Mapping = bit_field_mapping, queue_organisation Queues = shared_queues,
+          write_drain_policy Drain = watermark_write_drain>
 class dram_controller {
 public:
     static constexpr std::string_view component = "memsub::memory::dram_controller";
+    using scheduler_type = Scheduler;
+    using queues_type = Queues;
+    using drain_type = Drain;
 
     struct params {
         dram_timing timing = presets::ddr4_2400;
@@ -321,13 +99,11 @@ public:
         /// With no read queued, a drain starts once this many writes are queued (DRAMSim3:
         /// "write_buffer_.size() > 8 && cmd_queue_.QueueEmpty()"); 0 = never for this reason.
         std::uint32_t write_idle_drain_min = 9;
-        /// [memsub] With no read queued for this many cycles, the queued writes are drained
-        /// whatever their number. DRAMSim3 leaves up to 8 writes queued for ever (it
-        /// acknowledges a write at once; memsub completes it at its data transfer).
+        /// With no read queued for this many cycles, the queued writes are drained whatever
+        /// their number (a Deviation from DRAMSim3: watermark_write_drain.hpp).
         std::uint32_t write_idle_flush_cycles = 256;
-        /// [memsub] A drain also starts once the oldest queued write has waited this many
-        /// cycles (0 = no bound): with reads always queued and fewer writes than the
-        /// watermark, DRAMSim3's rules would hold a write for ever.
+        /// A drain also starts once the oldest queued write has waited this many cycles (0 = no
+        /// bound, as DRAMSim3; a Deviation: watermark_write_drain.hpp).
         std::uint32_t write_max_wait_cycles = 1024;
         /// A drain serves at most the writes queued when it started (DRAMSim3:
         /// write_draining_ = write_buffer_.size() at the switch, one less per write).
@@ -345,35 +121,16 @@ public:
         /// Forwarded reads and merged writes complete this many cycles after arrival
         /// (DRAMSim3: complete_cycle = clk_ + 1).
         std::uint32_t forward_latency_cycles = 1;
-        /// DRAMSim3's queue structure: behind the transaction queues, per-bank command queues
-        /// of this many entries (its configs' cmd_queue_size: 8). A read moves from the read
-        /// queue into its bank's command queue while that has room, so a channel holds up to
-        /// read_queue + banks × this many reads; the scheduler still sees all of them. 0 =
-        /// memsub's single queue (a request keeps its read-queue slot until its data moved).
+        /// DRAMSim3's per-bank command queues of this many entries (its configs'
+        /// cmd_queue_size: 8). With shared_queues, extra read capacity: a read moves from the
+        /// read queue into its bank's command queue while that has room, so a channel holds up
+        /// to read_queue + banks × this many reads; the scheduler still sees all of them (0 =
+        /// none: a request keeps its read-queue slot until its data moved). With
+        /// bank_command_queues, the command queues the scheduler selects from (≥ 1).
         std::uint32_t bank_command_queue = 0;
-        /// DRAMSim3's two levels for reads and writes together (controller.cc
-        /// ScheduleTransaction, command_queue.cc; needs bank_command_queue): requests wait in
-        /// the read / write transaction queues (read_queue / write_queue entries) and, one per
-        /// cycle after the selection, the first whose bank command queue has room moves into
-        /// it: from the write queue while a drain is on, otherwise from the read queue. The
-        /// scheduler selects among the command queues' requests only, reads and writes
-        /// together, so drained writes interleave with the reads moved before them. A drain
-        /// starts at a full write queue (high watermark) or, with every command queue empty,
-        /// at write_idle_drain_min writes (DRAMSim3: "write_buffer_.size() > 8 &&
-        /// cmd_queue_.QueueEmpty()"); it moves the writes queued at its start (write_draining_)
-        /// and stops when the next write has a queued read of its line (R→W dependency; then
-        /// no drain until a read has moved or issued [memsub: DRAMSim3 retries at once, and
-        /// at a full write queue can wait for ever on a read it no longer moves]). Kept
-        /// [memsub]: write_idle_flush_cycles and write_max_wait_cycles start drains too.
-        /// Unused here: the low watermark, drain_queued_at_start, min_writes_per_switch,
-        /// drained_writes_mix_with_reads, write_when_no_read. false: one level (above).
-        bool two_level_queues = false;
-        /// With two_level_queues: a miss selected from a command queue has only its PRE / ACT
-        /// placed and stays queued; its RD / WR is selected later as a row hit (first-ready,
-        /// `issue_at`), as a command-level scheduler issues each command when it is ready
-        /// (DRAMSim3 command_queue.cc GetFirstReadyInQueue: the first ready command, ACT or
-        /// RD / WR). Its row-hit class is the one at its ACT (the first column command after
-        /// an ACT is the miss, as DRAMSim3 counts). false: all its commands at selection.
+        /// bank_command_queues only: a miss selected from a command queue has only its PRE /
+        /// ACT placed and stays queued; its RD / WR is selected later as a row hit
+        /// (bank_command_queues.hpp). false: all its commands at selection.
         bool row_commands_apart = false;
         /// All-bank refresh preempts the rank (DRAMSim3 command_queue.cc FinishRefresh: "we
         /// simply implement an ASAP approach"; GetCommandToIssue skips the rank's queues while
@@ -385,18 +142,31 @@ public:
         /// after the last (DRAMSim3 ChannelState::GetReadyCommand: one PRE of the rank per
         /// cycle for the pending REF). false: all open banks precharge at once.
         bool refresh_precharge_one_per_cycle = false;
-        /// During a drain the writes go first, but a read queued before the drain started is
+        /// shared_queues only: during a drain the writes go first, but a read queued before the
+        /// drain started is
         /// served when no drained write can be selected: DRAMSim3 stops moving reads into its
         /// per-bank command queues while it drains, but the reads already there keep issuing
         /// whenever their commands are ready. false: a drain serves writes only (gem5's write
-        /// mode). true is closer to DRAMSim3's bus turnarounds
-        /// (docs/performance/figures_behind_choices.md).
+        /// mode). It brings memsub's bus turnarounds closer to DRAMSim3's (figures:
+        /// docs/performance/figures_behind_choices.md).
         bool drained_writes_mix_with_reads = true;
-        /// memsub's earlier policy: in read mode a write is also served whenever no read can
+        /// shared_queues only: memsub's earlier policy: in read mode a write is also served
+        /// whenever no read can
         /// be selected. It defeats batching (3.0× DRAMSim3's bus turnarounds on the 70/30 mix
         /// at one request per 8 cycles, fidelity_test.cpp); kept for the cycle-exact
         /// reference-model tests written against it.
         bool write_when_no_read = false;
+
+        /// The write-drain policy's knobs (above).
+        [[nodiscard]] write_drain_knobs drain_knobs() const noexcept {
+            return {.high_watermark_pct = write_high_watermark_pct,
+                    .low_watermark_pct = write_low_watermark_pct,
+                    .idle_drain_min = write_idle_drain_min,
+                    .idle_flush_cycles = write_idle_flush_cycles,
+                    .max_wait_cycles = write_max_wait_cycles,
+                    .drain_queued_at_start = drain_queued_at_start,
+                    .min_writes_per_switch = min_writes_per_switch};
+        }
     };
 
     dram_controller(const Mapping& mapping, const params& p)
@@ -410,8 +180,6 @@ public:
         channels_.reserve(p.timing.channels);
         for (std::uint32_t c = 0; c < p.timing.channels; ++c)
             channels_.emplace_back(p_, Scheduler(p.scheduler, p.timing.banks_per_channel()));
-        high_ = std::max<std::uint32_t>(1, (p.write_queue * p.write_high_watermark_pct + 99) / 100);
-        low_ = p.write_queue * p.write_low_watermark_pct / 100;
         line_shift_ = static_cast<std::uint32_t>(std::countr_zero(p.timing.burst_bytes()));
         capacity_ = p.queue_entries != 0 ? p.queue_entries
                                          : p.read_queue + p.write_queue +
@@ -423,20 +191,19 @@ public:
     [[nodiscard]] std::string_view name() const noexcept { return scheduler_name_; }
 
     [[nodiscard]] bool can_accept(const mem_request& r) const noexcept {
-        return has_room(channels_[map_.map(r.address).channel], r.is_write);
+        return has_room(map_.map(r.address).channel, r.is_write);
     }
 
     enqueue_result enqueue(const mem_request& r) noexcept {
         // With one channel a full queue refuses without decoding the address (hosts retry
         // refused requests).
-        if (channels_.size() == 1 && !has_room(channels_[0], r.is_write)) {
+        if (channels_.size() == 1 && !has_room(0, r.is_write)) {
             ++stats_.refused;
             return enqueue_result::queue_full;
         }
         const dram_address a = map_.map(r.address);
         channel& ch = channels_[a.channel];
-        auto& q = r.is_write ? ch.wq : ch.rq;
-        if (!has_room(ch, r.is_write)) {
+        if (!has_room(a.channel, r.is_write)) {
             ++stats_.refused;
             return enqueue_result::queue_full;
         }
@@ -445,7 +212,7 @@ public:
         // Served by a queued write to the same line: forwarding (reads), merging (writes).
         if ((r.is_write ? p_.merge_writes : p_.forward_reads) &&
             (find_line(ch.wq, bank, a.row, r.address) != none ||
-             (p_.two_level_queues &&
+             (Queues::command_queues &&
               find_line(ch.cq, bank, a.row, r.address, of_kind::writes) != none))) {
             ++ch.held;
             ++(r.is_write ? stats_.merged_writes : stats_.forwarded_reads);
@@ -464,30 +231,9 @@ public:
                                   .from_queue = true});
             return enqueue_result::accepted;
         }
-        if (!r.is_write && q.empty()) ch.reads_absent_since = never;
-        if (p_.two_level_queues) {
-            // It waits for its move into a command queue (run_channel_two_level).
-            q.push_back({.visible_at = visible, .row = a.row, .bank = bank}, r);
-            ++ch.per_bank[bank];
-            ++ch.held;
-            ch.next_decision = std::min(ch.next_decision, std::max(visible, ch.min_decision));
-            return enqueue_result::accepted;
-        }
-        // Beyond its bank's command queue a read counts against the read queue.
-        if (!r.is_write && p_.bank_command_queue != 0 &&
-            ch.per_bank_kind[0][bank] >= p_.bank_command_queue)
-            ++ch.reads_outside;
-        q.push_back({.visible_at = visible, .row = a.row, .bank = bank}, r);
-        const std::uint64_t bit = std::uint64_t{1} << bank;
-        ch.queued_banks |= bit;
-        ++ch.per_bank[bank];
-        const std::size_t kind = r.is_write ? 1 : 0; // an index, not a branch
-        ++ch.per_bank_kind[kind][bank];
-        ch.queued_kind[kind] |= bit;
+        if (!r.is_write && ch.rq.empty()) ch.reads_absent_since = never;
         ++ch.held;
-        // It cannot be selected before its bank takes a request (accept cycles only grow).
-        ch.next_decision =
-            std::min(ch.next_decision, std::max({visible, ch.min_decision, ch.bank_ready[bank]}));
+        Queues::place(*this, a.channel, r, a.row, bank, visible);
         return enqueue_result::accepted;
     }
 
@@ -540,6 +286,7 @@ public:
     [[nodiscard]] std::uint64_t now() const noexcept { return now_; }
 
 private:
+    friend Queues; // the organisation runs the channels on the controller's state
     using queue = detail::request_queue;
 
     struct channel {
@@ -547,12 +294,13 @@ private:
             : dram(p.timing)
             , rq(p.read_queue + std::size_t{p.timing.banks_per_channel()} * p.bank_command_queue)
             , wq(p.write_queue)
-            , cq(p.two_level_queues
+            , cq(Queues::command_queues
                      ? std::size_t{p.timing.banks_per_channel()} * p.bank_command_queue
                      : 1)
-            , sched(std::move(s)) {
+            , sched(std::move(s))
+            , drain(p.drain_knobs(), p.write_queue) {
             dram.set_refresh_precharge_one_per_cycle(p.refresh_precharge_one_per_cycle);
-            if (p.two_level_queues)
+            if constexpr (Queues::command_queues)
                 pend_col.resize(std::size_t{p.timing.banks_per_channel()} * p.bank_command_queue);
             bank_row.fill(dram_channel::no_row); // every bank starts precharged
             bank_close.fill(never);
@@ -560,8 +308,9 @@ private:
         dram_channel dram;
         queue rq;
         queue wq;
-        queue cq; ///< two_level_queues: the bank command queues' requests, in arrival order
+        queue cq; ///< bank_command_queues: the command queues' requests, in arrival order
         Scheduler sched;
+        Drain drain; ///< read mode or a write drain
         /// Mirror of the banks' scheduling state (updated at every commit and refresh): the
         /// cycle each takes a request, its open row and the cycle the row policy closes it.
         std::array<std::uint64_t, 64> bank_ready{};
@@ -579,22 +328,15 @@ private:
         std::uint64_t min_decision = 0; ///< one selection per cycle: next ≥ last + 1
         std::uint32_t held = 0;
         std::uint32_t reads_outside = 0; ///< reads not in a bank command queue
-        bool draining = false;
-        /// A drain ended on a read-after-write hazard: no new drain until a read goes.
-        bool hazard_hold = false;
         std::uint8_t last_dir = 2;       ///< direction of the last burst retired (2 = none yet)
-        std::uint32_t drain_left = 0;    ///< writes the current drain may still serve
-        std::uint32_t drain_served = 0;  ///< writes the current drain has served
-        std::uint64_t drain_started = 0; ///< decision cycle the current drain started
         std::uint64_t reads_absent_since = 0; ///< the read queue is empty since (never: not)
-        // two_level_queues: requests per bank command queue, the banks with any, the reads
-        // among them, DRAMSim3's write_draining_ and the end of a refresh hold.
+        // bank_command_queues: requests per command queue, the banks with any, the reads
+        // among them and the end of a refresh hold.
         std::array<std::uint32_t, 64> cq_of_bank{};
         std::uint64_t cq_banks = 0;
         std::uint32_t cq_reads = 0;
-        std::uint32_t write_draining = 0;
         std::uint64_t refresh_hold_until = 0;
-        /// two_level_queues: the column cycles still ahead of the selected requests, per bank
+        /// bank_command_queues: the column cycles still ahead of the selected requests, per bank
         /// (`bank_command_queue` slots each; DRAMSim3 keeps a request in its command queue
         /// until its RD / WR issues), how many per bank and in all, and the earliest.
         std::vector<std::uint64_t> pend_col;
@@ -632,44 +374,6 @@ private:
         for (std::size_t i = 0; i < q.size(); ++i)
             if (q.key_at(i).bank == bank && match(i)) return i;
         return none;
-    }
-
-    /// Write-drain mode at decision cycle t (see the header comment for the rules and their
-    /// sources). Returns the cycle from which a waiting drain condition (the idle flush) holds
-    /// when it does not yet (never if none).
-    std::uint64_t update_drain(channel& ch, std::uint64_t t) noexcept {
-        if (ch.draining) {
-            const bool reads_wait = !ch.rq.empty();
-            if (ch.wq.size() <= low_ || ch.drain_left == 0 ||
-                (p_.min_writes_per_switch != 0 && reads_wait &&
-                 ch.drain_served >= p_.min_writes_per_switch))
-                ch.draining = false;
-            else
-                return never;
-        }
-        if (ch.wq.empty() || ch.hazard_hold) return never;
-        bool start = ch.wq.size() >= high_;
-        std::uint64_t flush_at = never;
-        // (With write_when_no_read, reads absent already let writes go: no idle drains.)
-        if (!start && ch.rq.empty() && !p_.write_when_no_read) {
-            flush_at = ch.reads_absent_since + p_.write_idle_flush_cycles;
-            start = (p_.write_idle_drain_min != 0 && ch.wq.size() >= p_.write_idle_drain_min) ||
-                    t >= flush_at;
-        }
-        if (!start && p_.write_max_wait_cycles != 0 && !p_.write_when_no_read) {
-            // The queue is in age order: its first write is the oldest.
-            const std::uint64_t aged_at = ch.wq.key_at(0).visible_at + p_.write_max_wait_cycles;
-            start = t >= aged_at;
-            flush_at = std::min(flush_at, aged_at);
-        }
-        if (!start) return flush_at;
-        ch.draining = true;
-        ch.drain_left =
-            p_.drain_queued_at_start ? static_cast<std::uint32_t>(ch.wq.size()) : ~std::uint32_t{0};
-        ch.drain_served = 0;
-        ch.drain_started = t;
-        ++stats_.write_drains;
-        return never;
     }
 
     /// What a scheduler sees of one queue at cycle t (bank state from the channel snapshot).
@@ -772,20 +476,22 @@ private:
                 p.queue_entries, "must be <= read_queue + write_queue (0 = their sum)");
         require(p.bank_command_queue <= 64, component, "bank_command_queue", p.bank_command_queue,
                 "must be <= 64 (0 = none)");
-        require(!p.two_level_queues || p.bank_command_queue != 0, component, "bank_command_queue",
-                p.bank_command_queue,
-                "must be >= 1 with two_level_queues (the command queues' entries)");
+        require(!Queues::command_queues || p.bank_command_queue != 0, component,
+                "bank_command_queue", p.bank_command_queue,
+                "must be >= 1 with bank_command_queues (the command queues' entries)");
+        require(!Queues::command_queues || !p.write_when_no_read, component, "write_when_no_read",
+                p.write_when_no_read,
+                "must be false with bank_command_queues (a shared_queues policy)");
+        require(Queues::command_queues || !p.row_commands_apart, component, "row_commands_apart",
+                p.row_commands_apart,
+                "must be false with shared_queues (only a command queue holds a miss between its "
+                "ACT and its column command)");
         return p;
     }
 
     [[nodiscard]] std::uint32_t capacity_per_channel() const noexcept { return capacity_; }
-    [[nodiscard]] bool has_room(const channel& ch, bool write) const noexcept {
-        const bool queue_room =
-            write ? !ch.wq.full()
-                  : (p_.two_level_queues ? ch.rq.size() < p_.read_queue
-                                         : !ch.rq.full() && (p_.bank_command_queue == 0 ||
-                                                             ch.reads_outside < p_.read_queue));
-        return queue_room && ch.held < capacity_per_channel();
+    [[nodiscard]] bool has_room(std::uint32_t c, bool write) const noexcept {
+        return Queues::has_room(*this, c, write) && channels_[c].held < capacity_per_channel();
     }
 
     void retire(const completion& c) noexcept {
@@ -810,312 +516,7 @@ private:
     }
 
     void run_channel(std::uint32_t c, std::uint64_t until) noexcept {
-        if (p_.two_level_queues) {
-            run_channel_two_level(c, until);
-            return;
-        }
-        channel& ch = channels_[c];
-        while (ch.next_decision <= until) {
-            const std::uint64_t t = ch.next_decision;
-            refresh_due(ch, t);
-            // Which banks with queued requests take one now? If none, no scheduler can select
-            // anything: sleep until the first one can.
-            std::uint64_t bank_wake = never;
-            const std::uint64_t ready_banks = ready_mask(ch, t, bank_wake);
-            if (ready_banks == 0) {
-                ch.next_decision = bank_wake; // never when both queues are empty
-                continue;
-            }
-            ch.ready_banks = ready_banks;
-            // Read mode or a write drain (header comment): only the queue of the mode is
-            // scheduled, so writes go in batches.
-            const std::uint64_t flush_at = update_drain(ch, t);
-            queue* from = ch.draining ? &ch.wq : &ch.rq;
-            const std::uint64_t mask = ch.queued_kind[ch.draining ? 1 : 0];
-            // A queue with no request at a ready bank cannot yield a selection: skip its scan;
-            // its wake-up is then the first cycle one of its banks (all busy) takes a request.
-            selection s{};
-            std::uint64_t wake = flush_at;
-            if ((mask & ready_banks) != 0) {
-                s = ch.sched.select(from->size(), make_view(*from, ch, t, ch.draining));
-                wake = std::min(wake, s.wake);
-            } else {
-                wake = std::min(wake, ch.busy.first_of(mask, ch.bank_ready));
-            }
-            if (s.index == selection::none && ch.draining && p_.drained_writes_mix_with_reads) {
-                // No drained write now: a read queued before the drain started may go (the
-                // reads already in DRAMSim3's command queues). Visibility is non-decreasing
-                // along the queue, so those reads are a prefix of it.
-                std::size_t rn = ch.rq.size();
-                while (rn > 0 && ch.rq.key_at(rn - 1).visible_at >= ch.drain_started) --rn;
-                if (rn != 0) {
-                    if ((ch.queued_kind[0] & ready_banks) != 0) {
-                        const selection r = ch.sched.select(rn, make_view(ch.rq, ch, t, false));
-                        wake = std::min(wake, r.wake);
-                        if (r.index != selection::none) {
-                            s = r;
-                            from = &ch.rq;
-                        }
-                    } else {
-                        wake = std::min(wake, ch.busy.first_of(ch.queued_kind[0], ch.bank_ready));
-                    }
-                }
-            }
-            if (s.index == selection::none && p_.write_when_no_read) {
-                // The earlier policy: the other queue serves when the mode's cannot.
-                queue* other = ch.draining ? &ch.rq : &ch.wq;
-                const std::uint64_t omask = ch.queued_kind[ch.draining ? 0 : 1];
-                if ((omask & ready_banks) != 0) {
-                    const selection s2 =
-                        ch.sched.select(other->size(), make_view(*other, ch, t, !ch.draining));
-                    wake = std::min(wake, s2.wake);
-                    if (s2.index != selection::none) {
-                        s = s2;
-                        from = other;
-                    }
-                } else {
-                    wake = std::min(wake, ch.busy.first_of(omask, ch.bank_ready));
-                }
-            }
-            if (s.index == selection::none) {
-                ch.next_decision = std::max(wake, t + 1);
-                continue;
-            }
-            if (p_.refresh_preempts && p_.timing.refresh == refresh_mode::all_bank &&
-                p_.timing.tREFI != 0) {
-                // The request's column command would come at or after its rank's refresh is
-                // due: the channel selects nothing more before the refresh (performed at the
-                // next decision, which then finds the banks blocked for tRFC). [memsub: with
-                // several ranks DRAMSim3 would keep serving the other ranks meanwhile.]
-                const auto& k = from->key_at(s.index);
-                const std::uint64_t due = ch.dram.refresh_due_of_rank(ch.dram.rank_of(k.bank));
-                ch.dram.settle(k.bank, t);
-                const command_plan plan =
-                    ch.dram.plan(k.bank, k.row, from->request(s.index).is_write, t);
-                if (plan.column >= due) {
-                    // Its PRE / ACT before the refresh still issue (and hold the refresh).
-                    ch.dram.commit_row_commands(k.bank, k.row, plan, due);
-                    sync_bank(ch, k.bank, t);
-                    ch.next_decision = std::max(due, t + 1);
-                    continue;
-                }
-            }
-            if (ch.draining && from == &ch.wq) {
-                // DRAMSim3's R→W dependency: a write with an older read of its line queued
-                // ends the drain; the read goes first. (write_when_no_read's opportunistic
-                // writes are not checked, as before that option existed.)
-                if (!p_.write_when_no_read &&
-                    find_line(ch.rq, from->key_at(s.index).bank, from->key_at(s.index).row,
-                              from->request(s.index).address) != none) {
-                    ch.draining = false;
-                    ch.hazard_hold = true;
-                    continue; // decide again at t in read mode
-                }
-                --ch.drain_left;
-                ++ch.drain_served;
-                ++stats_.drained_writes;
-            } else if (from == &ch.rq) {
-                ch.hazard_hold = false;
-            }
-            ch.sched.on_selected(make_view(*from, ch, t, from == &ch.wq), s.index);
-            const std::uint32_t bank = from->key_at(s.index).bank;
-            const bool write = from->request(s.index).is_write;
-            issue(c, ch, from->key_at(s.index), from->request(s.index), t);
-            from->erase(s.index);
-            if (!write && ch.rq.empty()) ch.reads_absent_since = t;
-            // The bank leaves the masks when its last request of a kind leaves (no branch).
-            const bool none_left = --ch.per_bank[bank] == 0;
-            const std::size_t kind = write ? 1 : 0;
-            if (!write && p_.bank_command_queue != 0 &&
-                ch.per_bank_kind[0][bank] > p_.bank_command_queue)
-                --ch.reads_outside; // the oldest outside read moves into the command queue
-            const bool none_of_kind = --ch.per_bank_kind[kind][bank] == 0;
-            ch.queued_banks &= ~(std::uint64_t{none_left} << bank);
-            ch.queued_kind[kind] &= ~(std::uint64_t{none_of_kind} << bank);
-            ch.min_decision = t + 1;
-            // The next decision: next cycle if a bank with queued requests is ready then,
-            // otherwise when the first becomes ready (saves the host an idle round trip).
-            std::uint64_t w = never;
-            ch.next_decision = ready_mask(ch, t + 1, w) != 0 ? t + 1 : w;
-        }
-    }
-
-    /// DRAMSim3's two levels (params::two_level_queues): per cycle, the selection among the
-    /// command queues' requests (its GetCommandToIssue), then one move from a transaction
-    /// queue into a command queue (its ScheduleTransaction, called after the issue in
-    /// Controller::ClockTick, so a request moved at t is selectable from t + 1).
-    void run_channel_two_level(std::uint32_t c, std::uint64_t until) noexcept {
-        channel& ch = channels_[c];
-        const std::uint32_t room = p_.bank_command_queue;
-        while (ch.next_decision <= until) {
-            const std::uint64_t t = ch.next_decision;
-            refresh_due(ch, t);
-            if (ch.pend_min <= t) purge_columns(ch, t);
-            std::uint64_t wake = never;
-            bool selected = false;
-            if (!ch.cq.empty() && t < ch.refresh_hold_until) {
-                wake = ch.refresh_hold_until;
-            } else if (!ch.cq.empty()) {
-                ch.busy.advance(t, ch.bank_ready);
-                const std::uint64_t ready = ch.cq_banks & ~ch.busy.mask();
-                if (ready == 0) {
-                    wake = ch.busy.first_of(ch.cq_banks, ch.bank_ready);
-                } else {
-                    ch.ready_banks = ready;
-                    view v = make_view(ch.cq, ch, t, false);
-                    v.mixed = true;
-                    const selection s = ch.sched.select(ch.cq.size(), v);
-                    wake = s.wake;
-                    if (s.index != selection::none)
-                        selected = select_two_level(c, ch, v, s.index, t, wake);
-                }
-            }
-            // ScheduleTransaction: does a drain start?
-            bool drain_changed = false;
-            if (ch.write_draining == 0 && !ch.wq.empty() && !ch.hazard_hold) {
-                bool start = ch.wq.size() >= high_ || (p_.write_idle_drain_min != 0 &&
-                                                       ch.wq.size() >= p_.write_idle_drain_min &&
-                                                       ch.cq.empty() && ch.pend_total == 0);
-                if (!start && ch.reads_absent_since != never) {
-                    // [memsub] no read anywhere for write_idle_flush_cycles
-                    const std::uint64_t at = ch.reads_absent_since + p_.write_idle_flush_cycles;
-                    start = t >= at;
-                    if (!start) wake = std::min(wake, at);
-                }
-                if (!start && p_.write_max_wait_cycles != 0) {
-                    const std::uint64_t at = ch.wq.key_at(0).visible_at + p_.write_max_wait_cycles;
-                    start = t >= at;
-                    if (!start) wake = std::min(wake, at);
-                }
-                if (start) {
-                    ch.write_draining = static_cast<std::uint32_t>(ch.wq.size());
-                    ++stats_.write_drains;
-                }
-            }
-            // The first request of the mode's queue whose bank command queue has room moves.
-            bool moved = false;
-            queue& src = ch.write_draining != 0 ? ch.wq : ch.rq;
-            for (std::size_t i = 0; i < src.size(); ++i) {
-                const auto k = src.key_at(i);
-                if (k.visible_at > t) {
-                    wake = std::min(wake, k.visible_at);
-                    break;
-                }
-                if (ch.cq_of_bank[k.bank] + ch.pend_n[k.bank] >= room) continue;
-                const mem_request r = src.request(i);
-                if (r.is_write) {
-                    // R→W dependency: a queued read of the line ends the drain.
-                    if (find_line(ch.rq, k.bank, k.row, r.address) != none ||
-                        find_line(ch.cq, k.bank, k.row, r.address, of_kind::reads) != none) {
-                        ch.write_draining = 0;
-                        ch.hazard_hold = true;
-                        drain_changed = true;
-                        break;
-                    }
-                    --ch.write_draining;
-                    ++stats_.drained_writes;
-                } else {
-                    ch.hazard_hold = false;
-                    ++ch.cq_reads;
-                }
-                ch.cq.push_back({.visible_at = t + 1, .row = k.row, .bank = k.bank}, r);
-                ++ch.cq_of_bank[k.bank];
-                ch.cq_banks |= std::uint64_t{1} << k.bank;
-                src.erase(i);
-                moved = true;
-                break;
-            }
-            // A column command issuing frees a command-queue slot (and may empty them all).
-            if (!moved && (!src.empty() || !ch.wq.empty())) wake = std::min(wake, ch.pend_min);
-            if (selected) ch.min_decision = t + 1;
-            ch.next_decision = selected || moved || drain_changed ? t + 1 : std::max(wake, t + 1);
-        }
-    }
-
-    /// Drops the pending column cycles ≤ t (those commands have issued).
-    void purge_columns(channel& ch, std::uint64_t t) const noexcept {
-        ch.pend_min = never;
-        for (std::uint32_t b = 0; b < p_.timing.banks_per_channel(); ++b) {
-            std::uint64_t* col = &ch.pend_col[std::size_t{b} * p_.bank_command_queue];
-            std::uint32_t kept = 0;
-            for (std::uint32_t j = 0; j < ch.pend_n[b]; ++j)
-                if (col[j] > t) {
-                    col[kept++] = col[j];
-                    ch.pend_min = std::min(ch.pend_min, col[j]);
-                }
-            ch.pend_total -= ch.pend_n[b] - kept;
-            ch.pend_n[b] = kept;
-        }
-    }
-
-    /// Issues command-queue entry `i` chosen at t, unless the refresh or a read of its line
-    /// holds it back; whether it was issued. `wake` learns when to look again.
-    bool select_two_level(std::uint32_t c, channel& ch, const view& v, std::size_t i,
-                          std::uint64_t t, std::uint64_t& wake) noexcept {
-        const auto k = ch.cq.key_at(i);
-        const mem_request r = ch.cq.request(i);
-        if (p_.row_commands_apart) {
-            ch.dram.settle(k.bank, t);
-            const command_plan plan = ch.dram.plan(k.bank, k.row, r.is_write, t);
-            if (plan.kind != row_class::hit) {
-                // Only its PRE / ACT now (those before a due refresh); it stays queued.
-                const bool preempt = p_.refresh_preempts &&
-                                     p_.timing.refresh == refresh_mode::all_bank &&
-                                     p_.timing.tREFI != 0;
-                const std::uint64_t due =
-                    preempt ? ch.dram.refresh_due_of_rank(ch.dram.rank_of(k.bank)) : never;
-                ch.dram.commit_row_commands(k.bank, k.row, plan, due);
-                sync_bank(ch, k.bank, t);
-                if (plan.act >= due) {
-                    ch.refresh_hold_until = std::max(due, t + 1);
-                    wake = std::min(wake, ch.refresh_hold_until);
-                    return false;
-                }
-                ch.act_pending |= std::uint64_t{1} << k.bank;
-                ch.act_kind[k.bank] = plan.kind;
-                ch.sched.on_selected(v, i);
-                return true;
-            }
-        }
-        if (p_.refresh_preempts && p_.timing.refresh == refresh_mode::all_bank &&
-            p_.timing.tREFI != 0) {
-            // As in run_channel: a column command at or after the refresh waits for it; its
-            // PRE / ACT before the due cycle still issue. (The moves go on meanwhile.)
-            const std::uint64_t due = ch.dram.refresh_due_of_rank(ch.dram.rank_of(k.bank));
-            ch.dram.settle(k.bank, t);
-            const command_plan plan = ch.dram.plan(k.bank, k.row, r.is_write, t);
-            if (plan.column >= due) {
-                ch.dram.commit_row_commands(k.bank, k.row, plan, due);
-                sync_bank(ch, k.bank, t);
-                ch.refresh_hold_until = std::max(due, t + 1);
-                wake = std::min(wake, ch.refresh_hold_until);
-                return false;
-            }
-        }
-        if (r.is_write) {
-            // command_queue.cc HasRWDependency: not before an older read of its line.
-            const std::size_t read = find_line(ch.cq, k.bank, k.row, r.address, of_kind::reads);
-            if (read != none && read < i) {
-                wake = std::min(wake, t + 1);
-                return false;
-            }
-        }
-        ch.sched.on_selected(v, i);
-        const std::uint64_t column = issue(c, ch, k, r, t);
-        if (column > t) {
-            // It holds its command-queue slot until the column command issues.
-            ch.pend_col[std::size_t{k.bank} * p_.bank_command_queue + ch.pend_n[k.bank]++] = column;
-            ++ch.pend_total;
-            ch.pend_min = std::min(ch.pend_min, column);
-        }
-        ch.cq.erase(i);
-        --ch.per_bank[k.bank];
-        if (--ch.cq_of_bank[k.bank] == 0) ch.cq_banks &= ~(std::uint64_t{1} << k.bank);
-        if (!r.is_write) {
-            ch.hazard_hold = false; // a read went: drains may start again
-            if (--ch.cq_reads == 0 && ch.rq.empty()) ch.reads_absent_since = t;
-        }
-        return true;
+        Queues::run_channel(*this, c, until);
     }
 
     /// Banks with queued requests that take a request at `t` (t never decreases per channel);
@@ -1171,8 +572,6 @@ private:
     RowPolicy rows_;
     std::vector<channel> channels_;
     detail::completion_queue heap_;
-    std::uint32_t high_ = 1;
-    std::uint32_t low_ = 0;
     std::uint32_t capacity_ = 1;   ///< requests a channel holds (queue_entries or both queues)
     std::uint32_t line_shift_ = 6; ///< log2 burst bytes: forwarding and merging per line
     std::uint64_t now_ = 0;
@@ -1186,39 +585,13 @@ using fcfs_controller = dram_controller<fcfs, RowPolicy, Mapping>;
 template <row_policy RowPolicy = open_page, address_mapping Mapping = bit_field_mapping>
 using fr_fcfs_controller = dram_controller<fr_fcfs, RowPolicy, Mapping>;
 
-/// Kim et al.'s HMC vault controller ([MemNet] §3.6; decision G2.4 in
-/// docs/mechanisms/memory_controllers.md): FR-FCFS, closed page,
-/// one 16-entry request queue per vault (reads and writes share its 16 entries).
+/// Kim et al.'s HMC vault controller ([MemNet] Table I): FR-FCFS, one 16-entry request queue
+/// per vault (reads and writes share its 16 entries: `hmc_vault_params`), closed page.
+/// Decision: closed page, as [MemNet] names no row policy; an HMC vault's rows are small (256 B
+/// in the HMC specification) and its traffic is interleaved over 16 banks, so an open row is
+/// rarely hit again. Any row policy can be given instead (open_page, timeout_adaptive).
 template <address_mapping Mapping = bit_field_mapping>
 using hmc_vault_controller = dram_controller<fr_fcfs, closed_page, Mapping>;
-
-/// Parameters that match DRAMSim3's controller (src/controller.cc, command_queue.cc) as far as
-/// memsub models it: its two levels, transaction queues of 32 feeding per-bank command queues
-/// of 8 (its configs' cmd_queue_size) with its drain and transfer rules (`two_level_queues`,
-/// `row_commands_apart`; memsub's idle flush kept, no write wait bound, as DRAMSim3), its refresh
-/// (refresh.cc, command_queue.cc FinishRefresh, channel_state.cc GetReadyCommand:
-/// `refresh_preempts`, `refresh_precharge_one_per_cycle`) and, with FR-FCFS, its round-robin
-/// over the bank queues (command_queue.cc GetCommandToIssue: `round_robin_hits`,
-/// `round_robin_misses`). The fidelity suite (tests/memory/fidelity_test.cpp) runs these against
-/// DRAMSim3's own figures.
-template <class Controller = dram_controller<fr_fcfs>>
-[[nodiscard]] typename Controller::params dramsim3_params(const dram_timing& timing) {
-    typename Controller::params p{};
-    p.timing = timing;
-    p.read_queue = 32;
-    p.write_queue = 32;
-    p.bank_command_queue = 8;
-    p.two_level_queues = true;
-    p.row_commands_apart = true;
-    p.refresh_preempts = true;
-    p.refresh_precharge_one_per_cycle = true;
-    p.write_max_wait_cycles = 0; // DRAMSim3 bounds no write's wait
-    if constexpr (requires { p.scheduler.round_robin_hits; }) {
-        p.scheduler.round_robin_hits = true;
-        p.scheduler.round_robin_misses = true;
-    }
-    return p;
-}
 
 /// The parameters of `hmc_vault_controller` for a vault timing (default: presets::hmc_vault).
 [[nodiscard]] inline hmc_vault_controller<>::params

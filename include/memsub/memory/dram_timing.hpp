@@ -6,24 +6,29 @@
 // with a different clock converts with `tck_ns` (see `to_cycles`).
 //
 // Presets and where each number comes from ([S] the cited paper states it, [X] an outside
-// source, [D] derived; docs/mechanisms/memory_controllers.md, 'DRAM presets'):
-//   * ddr3_1600_remap — ReMAP Table 2.3 ([Dissertation]): DDR3, 1 channel, 8 banks, 8 KB row
-//     buffers, tRP = tCL = tRCD = 13.75 ns [S]. 13.75 ns is 11 cycles at tCK = 1.25 ns, i.e. JEDEC
-//     DDR3-1600K (11-11-11); the rest of the timing is that bin's JEDEC values [X] (x8 devices, 1
-//     KB device page, 4 Gb density).
+// source, [D] derived):
+//   * ddr3_1600_remap — [Dissertation] Table 2.3 (ReMAP): DDR3, 1 channel, 8 banks, 8 KB row
+//   buffers,
+//     tRP = tCL = tRCD = 13.75 ns [S]. 13.75 ns is 11 cycles at tCK = 1.25 ns, i.e. JEDEC
+//     DDR3-1600K (11-11-11); the rest of the timing is that bin's JEDEC values [X] (x8 devices,
+//     1 KB device page, 4 Gb density).
 //   * ddr4_2400 — JEDEC DDR4-2400R, CL16-16-16 (tCK = 0.833 ns), x8 devices (1 KB page),
 //     8 Gb density, 4 bank groups × 4 banks, one rank, 64-bit channel [X].
 //   * hbm2_4gb_x128 — [DRAMSim3] `HBM2_4Gb_x128.ini` [X]: 8 channels × 128 bit,
 //     4 bank groups × 4 banks, 16384 rows, 64 columns of 16 B (1 KB rows), BL4, tCK = 1 ns.
-//     The seed (HTA, 004) cites only "4GB HBM2 [DRAMSim3]"; this preset is labelled assumed.
+//     Decision: [HTA] §3.1 cites only "4GB HBM2 [DRAMSim3]"; DRAMSim3's own HBM2 4 Gb x128
+//     configuration is the closest stated source, so this preset is labelled assumed.
 //     Refresh is all-bank (DRAMSim3's default): it stops a channel for tRFC = 260 of every
 //     3900 cycles (6.7 %). Per-bank refresh (HBM2 REFSB, refresh_mode::per_bank, tRFCsb =
 //     tRFC [X, pessimistic]) lets the other 15 banks keep the data bus busy.
-//   * hmc_vault — Kim et al. [MemNet] §3.6: tCK 1.25 ns, tRP 11, tCCD 4, tRCD 11, tCL 11,
+//   * hmc_vault — [MemNet] Table I: tCK 1.25 ns, tRP 11, tCCD 4, tRCD 11, tCL 11,
 //     tWR 12, tRAS 22 [S]; 16 banks per vault, 16 vaults × 4 HMCs × 4 clusters = 256 vault
-//     channels for the 4GPU-16HMC system; 256 B rows and closed page (G2.4) [X]; 32-bit vault
+//     channels for the 4GPU-16HMC system; 256 B rows and closed page [X]; 32-bit vault
 //     data bus with BL8 (32 B bursts, so tCCD = burst cycles) [X]; tRRD/tFAW/tRTP/tWTR from an
-//     HMC-like device [X]; no refresh (0 disables a constraint, G2.3).
+//     HMC-like device [X]; no refresh (0 disables a constraint). Decision: the timings the
+//     paper leaves out come from an HMC-like device (DRAMSim3 ships an HMC_4GB_4Lx16
+//     configuration), marked [X]; refresh is off because the paper models none and its
+//     figures compare networks, not DRAM refresh.
 #pragma once
 
 #include <bit>
@@ -162,8 +167,9 @@ struct dram_timing {
 
 namespace presets {
 
-/// ReMAP Table 2.3 ([Dissertation]): DDR3, tRP = tCL = tRCD = 13.75 ns, 8 banks, 8 KB rows, 1
-/// channel. JEDEC DDR3-1600K (11-11-11) for everything the table leaves out [X].
+/// [Dissertation] Table 2.3 (ReMAP): DDR3, tRP = tCL = tRCD = 13.75 ns, 8 banks, 8 KB rows, 1
+/// channel.
+/// JEDEC DDR3-1600K (11-11-11) for everything the table leaves out [X].
 inline constexpr dram_timing ddr3_1600_remap{
     .name = "DDR3-1600K (ReMAP Table 2.3)",
     .tck_ns = 1.25,
@@ -225,9 +231,9 @@ inline constexpr dram_timing ddr4_2400{
     .tRFC = 420,   // 350 ns, 8 Gb
 };
 
-/// [DRAMSim3] `HBM2_4Gb_x128` [X; assumed for [HTA], which cites only "4GB HBM2"]. tRTP uses the _L
-/// value. Capacity note: 16 banks × 16384 rows × 1 KB = 256 MB per channel where DRAMSim3 states
-/// 512 MB; capacity does not affect timing (G4.2, docs/mechanisms/memory_controllers.md).
+/// [DRAMSim3] `HBM2_4Gb_x128` [X; assumed for [HTA]]. tRTP uses the _L value.
+/// Capacity note: 16 banks × 16384 rows × 1 KB = 256 MB per channel where DRAMSim3 states
+/// 512 MB; capacity does not affect timing, so memsub keeps the geometry and not the size.
 inline constexpr dram_timing hbm2_4gb_x128{
     .name = "HBM2 4Gb x128 (DRAMSim3)",
     .tck_ns = 1.0,
@@ -264,7 +270,7 @@ inline constexpr dram_timing hbm2_4gb_x128{
     .tRFCsb = 260,
 };
 
-/// HMC vault of Kim et al. ([MemNet], §3.6): one channel per vault; `channels` = 256 covers
+/// HMC vault of [MemNet] Table I: one channel per vault; `channels` = 256 covers
 /// 4 clusters × 4 HMCs × 16 vaults (the 4GPU-16HMC system).
 inline constexpr dram_timing hmc_vault{
     .name = "HMC vault (Kim et al.)",
@@ -274,7 +280,7 @@ inline constexpr dram_timing hmc_vault{
     .bank_groups = 1,
     .banks_per_group = 16,
     .rows = 65536,
-    .row_bytes = 256,  // G2.4 [X]
+    .row_bytes = 256,  // [X]: the paper gives none; HMC rows are 256 B
     .bus_bytes = 4,    // 32-bit vault data path [X]
     .burst_length = 8, // 32 B bursts [X]
     .tCL = 11,         // [S]
@@ -292,7 +298,7 @@ inline constexpr dram_timing hmc_vault{
     .tWTR_S = 6, // [X]
     .tWTR_L = 6,
     .tRTRS = 2,
-    .tREFI = 0, // refresh not modelled (G2.3)
+    .tREFI = 0, // refresh not modelled (header comment)
     .tRFC = 0,
 };
 

@@ -9,9 +9,10 @@
 // cycles and a 16-bit fraction held apart, so every cycle a host can name (any 64-bit one) is
 // exact: one 64-bit fixed-point word would overflow at 2^48 cycles (78 hours at 1 GHz). A request
 // starts no earlier than its arrival and the last `advance_to` cycle (a retried request keeps its
-// old arrival, but never completes in the past). Completions are in arrival order. MCM-GPU (seed
-// 001, Ch. 5) models its DRAM partitions this way (100 ns flat latency, 768 GB/s per partition),
-// and HTA's multi-GPU study sets MGPUSim's flat DRAM latency to a measured average [HTA].
+// old arrival, but never completes in the past). Completions are in arrival order. MCM-GPU
+// ([Dissertation] Ch. 5) models its DRAM partitions this way (100 ns flat latency, 768 GB/s per
+// partition), and HTA's multi-GPU study sets MGPUSim's flat DRAM latency to a measured average
+// ([HTA] §4.3).
 // Every request is reported as `row_class::empty` (the flat model has no row buffers).
 #pragma once
 

@@ -30,8 +30,9 @@ namespace memsub::memory {
 /// (as a command-level FR-FCFS does). Otherwise the oldest request that is its bank's oldest
 /// goes (its PRE/ACT are placed now), except that a bank whose open row has hits waiting is
 /// not closed for it until the cap is reached (DRAMSim3 likewise holds a precharge while row
-/// hits are pending). Without `issue_at`, a ready row hit is ready to go. Starvation cap
-/// [memsub; the cited papers' FR-FCFS has none]: per bank, a row hit may bypass an older request of
+/// hits are pending). Without `issue_at`, a ready row hit is ready to go. Deviation: a
+/// starvation cap, which the FR-FCFS of [HTA] and [MemNet] does not have: per bank, a row hit
+/// may bypass an older request of
 /// the same bank at most `max_row_hit_bypasses` times in a row; then the oldest request of
 /// that bank goes first, so every request waits a bounded time. Storage: one bypass counter
 /// per bank (⌈log2(cap+1)⌉ bits). A view of up to 64 entries may also give

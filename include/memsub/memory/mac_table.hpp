@@ -1,4 +1,4 @@
-// memsub — ReMAP's memory-access-cost (MAC) estimation table ([Dissertation], §2.2.3, Table 2.2).
+// memsub — ReMAP's memory-access-cost (MAC) estimation table ([Dissertation] §2.2.3, Table 2.2).
 //
 // Per DRAM bank: the row addresses of the two references preceding the current one, and the
 // number of requests waiting at the bank. When the LLC inserts a missing line, its bank and row
@@ -8,12 +8,17 @@
 //              before
 //   2 higher:  no bank conflict, row-buffer miss  — pending == 0 and row != previous row
 //   3 highest: bank conflict, some row miss       — pending > 0 and any of the three rows differ
-// (Decision where Table 2.2 is vague; docs/mechanisms/remap.md, 'MAC: the memory-access-cost
-// table'.) Decision: the table is updated by every reference the LLC sends to memory (misses
+// Decision: Table 2.2 names the classes in words (bank conflict or not, row-buffer hit or miss);
+// the conditions above make each word testable against the state the table keeps (pending
+// count, the two previous rows).
+// Decision: the table is updated by every reference the LLC sends to memory (misses
 // and writebacks) through `record`. The pending count comes from a memory controller
 // (`estimate(bank, row, pending)`, e.g. with `controller.queued_at(address)`), or from the host;
 // without either it is approximated: each bank's count is its references among the last Q
-// references recorded (Q = `params::window`, 16 by default).
+// references recorded (Q = `params::window`, 16 by default), so the estimator works from the
+// miss stream alone. Why every reference: a writeback occupies its bank as a miss does, and
+// [Dissertation] §2.3.6 suggests the host pass the real cost for complex schedulers, which the
+// pending count from a controller does.
 // Storage (`storage_bits`): per bank two row addresses; with the approximation, per bank a
 // counter of 0..Q and the Q-entry history of bank ids.
 #pragma once

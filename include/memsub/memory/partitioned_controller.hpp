@@ -1,41 +1,38 @@
-// memsub — HTA's partitioned memory controller (PMC).
-//
-// Citation: Fotouhi et al., "HTA: A Scalable High-Throughput Accelerator for Irregular HPC
-// Workloads", ISC 2021 [HTA] §2.1; docs/mechanisms/memory_controllers.md,
-// 'The partitioned memory controller (C4.1)'.
+// memsub — HTA's partitioned memory controller (PMC): [HTA] §2.1.
 //  * Front end (CMC, compute side): for every requester (core cluster) and memory channel a
 //    dedicated read FIFO and write FIFO. Contention is confined to one requester's queues.
 //  * Back end (MMC, one per channel, next to the DRAM): sees only the head of every CMC queue
 //    of its channel, picks one request per cycle by FR-FCFS with round-robin across requesters,
 //    and broadcasts (winner, bank); every CMC whose head targets that bank waits until the
 //    winner's data has been transferred ("until the response is provided").
-// Arbitration (G4.4): `frfcfs_then_rr` (default: row hits first, then the
-// round-robin distance from the pointer, then age) or `rr_then_frfcfs` (the next requester in
-// round-robin order with an issuable head). The pointer moves past each winner. [memsub] Under
-// frfcfs_then_rr a requester whose heads are all row hits would otherwise starve the others'
-// misses forever; a cap (`max_row_hit_bypasses`, default 16) on consecutive hit wins over the
-// round-robin choice bounds every wait, as the FR-FCFS cap does.
-// Read/write priority and write drain are not in the paper (G4.5). As the shared-queue
-// controller (dram_controller.hpp): the channel is in read mode or in a write drain
-// and arbitrates only the heads of its mode's FIFOs, so writes go in batches. A drain starts at
-// the high watermark of the channel's total write slots (G4.5 names no values: gem5's 85 %),
-// when a requester's write FIFO is full (it blocks that requester), or, with no read queued,
-// at `write_idle_drain_min` writes (DRAMSim3's "> 8 with its command queues empty") or after
-// `write_idle_flush_cycles` without reads or when a write has waited `write_max_wait_cycles`
-// [memsub]; it ends at the low watermark (gem5's 50 %)
-// with no FIFO full, after
-// `min_writes_per_switch` writes while reads wait (gem5), or when the winning write head has
-// an older read of its line queued in any FIFO of the channel (DRAMSim3's R→W rule). A read
-// of a line with a write queued in any write FIFO of the channel is served from it, and a
-// write to such a line merges into it (DRAMSim3's AddTransaction), `forward_latency_cycles`
-// after arrival. `write_when_no_read` restores the earlier policy (a write head whenever no
-// read head is issuable).
-// Queue depth (G4.3): iso-storage by default — depth = max(2, shared_depth / requesters) per
+// Arbitration: `frfcfs_then_rr` (default) or `rr_then_frfcfs` (the next requester in
+// round-robin order with an issuable head). Decision: the paper says requests of different
+// requesters "are serviced in a round-robin fashion with an FR-FCFS scheduling policy" without
+// saying which rule comes first, so both orders are offered; the default ranks row hits first,
+// then the round-robin distance from the pointer, then age, which keeps FR-FCFS's row-hit
+// benefit of the baseline it is compared with. The pointer moves past each winner.
+// Deviation: under frfcfs_then_rr a requester whose heads are all row hits would otherwise
+// starve the others' misses forever; a cap (`max_row_hit_bypasses`, default 16) on consecutive
+// hit wins over the round-robin choice bounds every wait, as the FR-FCFS cap does.
+// Decision: read/write priority and the write drain are not in the paper; the PMC uses the
+// write-drain policy of the shared-queue controller (watermark_write_drain.hpp), over the
+// heads of its mode's FIFOs, so writes go in batches. Its watermarks are percentages of the
+// channel's write slots with gem5's defaults (85 % / 50 %; the paper names no values), a full
+// write FIFO also starts a drain and keeps it on (it blocks its requester; DRAMSim3 drains at a
+// full write buffer), its idle condition is "no read queued", and a drain is not bounded by the
+// writes queued at its start (the FIFOs, not one queue, hold them). A read of a line with a
+// write queued in any write FIFO of the channel is served from it, and a write to such a line
+// merges into it (DRAMSim3's AddTransaction), `forward_latency_cycles` after arrival.
+// `write_when_no_read` restores the earlier policy (a write head whenever no read head is
+// issuable).
+// Queue depth: iso-storage by default — depth = max(2, shared_depth / requesters) per
 // (requester, channel) queue, so total storage per channel matches a shared `shared_depth`
-// queue; or an explicit depth.
-// The CMC↔MMC link latency (3 cycles SiPh, 50 electrical; 0 by default = the controller alone)
-// delays visibility of a request at the MMC and the completion's return; the broadcast is
-// assumed to share it (Decision: [HTA] gives only the link latency).
+// queue; or an explicit depth. Decision: the paper gives no depths, only that "the processor's
+// total queue size remains unchanged" ([HTA] §2.1); iso-storage keeps that total, and the
+// shared baseline's 32 entries per queue are DRAMSim3's default.
+// The CMC↔MMC link latency (3 cycles SiPh, 50 electrical: [HTA] §4.2; 0 by default = the
+// controller alone) delays visibility of a request at the MMC and the completion's return.
+// Decision: the winner's broadcast travels the same link, so it shares that latency.
 // Storage: per channel 2·requesters FIFOs of `depth` entries (the same total as the shared
 // queue under iso-storage) plus one round-robin pointer (log2 requesters bits) and one bank
 // reservation register per bank; the replicated queue-control logic is the only overhead.
@@ -55,19 +52,24 @@
 #include <memsub/core/types.hpp>
 #include <memsub/memory/bit_field_mapping.hpp>
 #include <memsub/memory/concept.hpp>
+#include <memsub/memory/controller_parts.hpp>
 #include <memsub/memory/controller_stats.hpp>
+#include <memsub/memory/detail/check_mapping.hpp>
+#include <memsub/memory/detail/completion_queue.hpp>
+#include <memsub/memory/detail/queued_request.hpp>
 #include <memsub/memory/detail/ring_buffer.hpp>
 #include <memsub/memory/dram_channel.hpp>
-#include <memsub/memory/dram_controller.hpp>
 #include <memsub/memory/dram_timing.hpp>
 #include <memsub/memory/open_page.hpp>
 #include <memsub/memory/row_policy.hpp>
+#include <memsub/memory/watermark_write_drain.hpp>
 
 namespace memsub::memory {
 
 enum class pmc_arbitration : std::uint8_t { frfcfs_then_rr, rr_then_frfcfs };
 
-template <row_policy RowPolicy = open_page, address_mapping Mapping = bit_field_mapping>
+template <row_policy RowPolicy = open_page, address_mapping Mapping = bit_field_mapping,
+          write_drain_policy Drain = watermark_write_drain>
 class partitioned_controller {
 public:
     static constexpr std::string_view component = "memsub::memory::partitioned_controller";
@@ -79,7 +81,7 @@ public:
         std::uint32_t requesters = 16;
         /// Entries of each (requester, channel) read FIFO and write FIFO; 0 = iso-storage.
         std::uint32_t queue_depth = 0;
-        /// The shared queue per channel that iso-storage divides (G4.3: 32).
+        /// The shared queue per channel that iso-storage divides (32, header comment).
         std::uint32_t shared_depth = 32;
         pmc_arbitration arbitration = pmc_arbitration::frfcfs_then_rr;
         /// CMC↔MMC latency each way, in controller cycles.
@@ -92,16 +94,18 @@ public:
         std::uint32_t max_row_hit_bypasses = 16;
         /// Write drain between watermarks of the channel's write slots: gem5 MemCtrl's
         /// write_high_thresh_perc / write_low_thresh_perc defaults (85 / 50). With 2-entry
-        /// FIFOs only the heads compete, so long drains buy little
-        /// (docs/performance/figures_behind_choices.md).
+        /// FIFOs only the heads compete, so long drains buy little (figures:
+        /// docs/performance/figures_behind_choices.md).
         std::uint32_t write_high_watermark_pct = 85;
         std::uint32_t write_low_watermark_pct = 50;
         typename RowPolicy::params row{};
         /// With no read queued, a drain starts at this many writes (DRAMSim3); 0 = never.
         std::uint32_t write_idle_drain_min = 9;
-        /// [memsub] With no read queued for this many cycles, any queued writes drain.
+        /// With no read queued for this many cycles, any queued writes drain (a Deviation
+        /// from DRAMSim3: watermark_write_drain.hpp).
         std::uint32_t write_idle_flush_cycles = 256;
-        /// [memsub] A drain also starts once a write at a FIFO head has waited this many
+        /// A drain also starts (a Deviation: watermark_write_drain.hpp) once a write at a
+        /// FIFO head has waited this many
         /// cycles (0 = no bound), so no write waits for ever behind a steady read stream.
         std::uint32_t write_max_wait_cycles = 1024;
         /// gem5 min_writes_per_switch: while reads wait, a drain ends after this many writes
@@ -117,6 +121,18 @@ public:
         bool drain_on_full_fifo = true;
         /// The earlier policy: a write head is also served whenever no read head is issuable.
         bool write_when_no_read = false;
+
+        /// The write-drain policy's knobs (above; a drain is not bounded by the writes queued
+        /// at its start).
+        [[nodiscard]] write_drain_knobs drain_knobs() const noexcept {
+            return {.high_watermark_pct = write_high_watermark_pct,
+                    .low_watermark_pct = write_low_watermark_pct,
+                    .idle_drain_min = write_idle_drain_min,
+                    .idle_flush_cycles = write_idle_flush_cycles,
+                    .max_wait_cycles = write_max_wait_cycles,
+                    .drain_queued_at_start = false,
+                    .min_writes_per_switch = min_writes_per_switch};
+        }
 
         [[nodiscard]] std::uint32_t depth() const noexcept {
             return queue_depth != 0
@@ -134,9 +150,6 @@ public:
         detail::check_mapping(map_.organisation(), p.timing, component);
         channels_.reserve(p.timing.channels);
         for (std::uint32_t c = 0; c < p.timing.channels; ++c) channels_.emplace_back(p_, depth_);
-        const std::uint32_t wslots = p.requesters * depth_;
-        high_ = std::max<std::uint32_t>(1, (wslots * p.write_high_watermark_pct + 99) / 100);
-        low_ = wslots * p.write_low_watermark_pct / 100;
         line_shift_ = static_cast<std::uint32_t>(std::countr_zero(p.timing.burst_bytes()));
         stats_.channels = p.timing.channels;
         stats_.peak_bytes_per_cycle = p.timing.peak_bytes_per_cycle();
@@ -259,7 +272,8 @@ private:
     struct channel {
         channel(const params& p, std::uint32_t depth)
             : dram(p.timing)
-            , reserved_until(p.timing.banks_per_channel(), 0) {
+            , reserved_until(p.timing.banks_per_channel(), 0)
+            , drain(p.drain_knobs(), p.requesters * depth) {
             rq.reserve(p.requesters);
             wq.reserve(p.requesters);
             for (std::uint32_t r = 0; r < p.requesters; ++r) {
@@ -282,11 +296,9 @@ private:
         std::uint32_t held = 0;
         std::uint64_t next_decision = never;
         std::uint64_t min_decision = 0;
-        bool draining = false;
-        bool hazard_hold = false;             ///< a drain ended on a R→W hazard
+        Drain drain;                          ///< read mode or a write drain
         std::uint32_t full_fifos = 0;         ///< write FIFOs that are full
         std::uint8_t last_dir = 2;            ///< direction of the last burst retired
-        std::uint32_t drain_served = 0;       ///< writes the current drain has served
         std::uint64_t reads_absent_since = 0; ///< no read queued since (never: some are)
     };
 
@@ -299,39 +311,25 @@ private:
         return false;
     }
 
-    /// Write-drain mode at cycle t (header comment); returns the cycle a waiting idle flush
-    /// would start one (never if none).
-    std::uint64_t update_drain(channel& ch, std::uint64_t t) noexcept {
-        if (ch.draining) {
-            if ((ch.writes <= low_ && (!p_.drain_on_full_fifo || ch.full_fifos == 0)) ||
-                (p_.min_writes_per_switch != 0 && ch.reads != 0 &&
-                 ch.drain_served >= p_.min_writes_per_switch))
-                ch.draining = false;
-            else
-                return never;
-        }
-        if (ch.writes == 0 || ch.hazard_hold) return never;
-        bool start = ch.writes >= high_ || (p_.drain_on_full_fifo && ch.full_fifos != 0);
-        std::uint64_t flush_at = never;
-        if (!start && ch.reads == 0 && !p_.write_when_no_read) {
-            flush_at = ch.reads_absent_since + p_.write_idle_flush_cycles;
-            start = (p_.write_idle_drain_min != 0 && ch.writes >= p_.write_idle_drain_min) ||
-                    t >= flush_at;
-        }
-        if (!start && p_.write_max_wait_cycles != 0 && !p_.write_when_no_read) {
+    /// The write-drain policy's step at decision cycle t; returns the cycle from which a
+    /// waiting start condition holds (never if none).
+    MEMSUB_ALWAYS_INLINE std::uint64_t update_drain(channel& ch, std::uint64_t t) noexcept {
+        const bool no_reads = ch.reads == 0;
+        const drain_observation o{.writes = ch.writes,
+                                  .reads_wait = !no_reads,
+                                  .reads_absent_since = ch.reads_absent_since, // never: reads
+                                  .idle = no_reads,
+                                  .must_drain = ch.full_fifos != 0 && p_.drain_on_full_fifo,
+                                  .writes_when_no_read = p_.write_when_no_read};
+        const drain_step d = ch.drain.update(o, t, [&]() noexcept {
             // The oldest write is at a FIFO head.
             std::uint64_t oldest = never;
             for (std::uint32_t r = 0; r < p_.requesters; ++r)
                 if (!ch.wq[r].empty()) oldest = std::min(oldest, ch.wq[r].front().visible_at);
-            const std::uint64_t aged_at = oldest + p_.write_max_wait_cycles;
-            start = t >= aged_at;
-            flush_at = std::min(flush_at, aged_at);
-        }
-        if (!start) return flush_at;
-        ch.draining = true;
-        ch.drain_served = 0;
-        ++stats_.write_drains;
-        return never;
+            return oldest;
+        });
+        if (d.started) ++stats_.write_drains;
+        return d.wake;
     }
 
     static const params& validated(const params& p) {
@@ -437,10 +435,11 @@ private:
             const std::uint64_t t = ch.next_decision;
             stats_.refreshes += ch.dram.refresh_until(t);
             const std::uint64_t flush_at = update_drain(ch, t);
-            std::vector<queue>& first = ch.draining ? ch.wq : ch.rq;
-            std::vector<queue>& second = ch.draining ? ch.rq : ch.wq;
-            const std::uint64_t first_busy = ch.draining ? ch.busy_w : ch.busy_r;
-            const std::uint64_t second_busy = ch.draining ? ch.busy_r : ch.busy_w;
+            const bool draining = ch.drain.draining();
+            std::vector<queue>& first = draining ? ch.wq : ch.rq;
+            std::vector<queue>& second = draining ? ch.rq : ch.wq;
+            const std::uint64_t first_busy = draining ? ch.busy_w : ch.busy_r;
+            const std::uint64_t second_busy = draining ? ch.busy_r : ch.busy_w;
             pick pk = choose(ch, first, first_busy, t);
             std::vector<queue>* from = &first;
             std::uint64_t wake = std::min(pk.wake, flush_at);
@@ -458,19 +457,18 @@ private:
                 continue;
             }
             queue& q = (*from)[pk.requester];
-            if (from == &ch.wq && ch.draining) {
+            if (from == &ch.wq && draining) {
                 // DRAMSim3's R→W rule: a write with an older read of its line queued ends the
                 // drain (the earlier policy did not check).
                 if (!p_.write_when_no_read && ch.reads != 0 &&
                     queued_line(ch.rq, q.front().req.address)) {
-                    ch.draining = false;
-                    ch.hazard_hold = true;
+                    ch.drain.end_on_hazard();
                     continue;
                 }
-                ++ch.drain_served;
+                ch.drain.on_write_served();
                 ++stats_.drained_writes;
             } else if (from == &ch.rq) {
-                ch.hazard_hold = false;
+                ch.drain.on_read_served();
             }
             ch.bypasses = pk.bypass ? ch.bypasses + 1 : 0;
             issue(c, ch, q.front(), t);
@@ -514,8 +512,6 @@ private:
     RowPolicy rows_;
     std::vector<channel> channels_;
     detail::completion_queue heap_;
-    std::uint32_t high_ = 1;
-    std::uint32_t low_ = 0;
     std::uint32_t line_shift_ = 6; ///< log2 burst bytes: forwarding and merging per line
     std::uint64_t now_ = 0;
     controller_stats stats_{};

@@ -14,7 +14,9 @@
 namespace memsub::memory {
 
 /// Timeout-adaptive page policy: a bank closes its row after it has been idle for a per-bank
-/// timeout since the last data transfer. Decision (no cited paper specifies it): the timeout adapts
+/// timeout since the last data transfer. Decision: none of the cited papers specifies the
+/// adaptation; memsub's rule is the simplest that corrects both mistakes a timer makes. The
+/// timeout adapts
 /// multiplicatively: a request that finds its own row closed by the timer (a premature close)
 /// doubles the bank's timeout; a request that finds another row still open (a conflict the
 /// timer failed to avoid) halves it; bounded to [min_timeout_cycles, max_timeout_cycles].

@@ -63,6 +63,8 @@
 //   memory_controller    memory/concept.hpp            MC1–MC7                    MP1–MP6
 //   request_scheduler    memory/scheduler.hpp          S1–S4
 //   row_policy           memory/row_policy.hpp         RP1–RP4
+//   write_drain_policy   memory/controller_parts.hpp   WD1–WD5
+//   queue_organisation   memory/controller_parts.hpp   QO1–QO5
 //   trace_reader         trace/concept.hpp             TR1–TR7
 //   placement_policy     placement/concept.hpp         PL1–PL5       PLI1 (3)     PP1–PP4
 //   cta_scheduler        cta/concept.hpp               CT1–CT6                    CTP1–CTP4

@@ -1,8 +1,9 @@
 // The memsub side of speed.sh: runs one trace (DRAMSim3's trace format, as written by
 // make_traces) through memsub's FR-FCFS controller the way tests/memory/fidelity_test.cpp's
 // run_trace does (a request is offered at its trace cycle; a refused one is offered again at the
-// controller's next event; idle cycles are skipped), with `dramsim3_params` and with the
-// controller's default parameters, and prints one CSV line per parameter set: the figures of
+// controller's next event; idle cycles are skipped), on `dramsim3_controller` with
+// `dramsim3_params` and on `fr_fcfs_controller` with its default parameters, and prints one CSV
+// line per parameter set: the figures of
 // the fidelity suite (read latency from acceptance to the end of the data: mean, exact p50 /
 // p95; row-hit rate; bytes per cycle; bus turnarounds), the host's refused offers, and the time
 // of the simulation. Timed: the loop from the first offer to the last completion, on a trace
@@ -142,7 +143,7 @@ int main(int argc, char** argv) {
         while (in >> a >> op >> c) trace.push_back({std::stoull(a, nullptr, 16), op == "WRITE", c});
     }
     report(name, "dramsim3_params", trace, reps,
-           [&] { return fr_fcfs_controller<>(map, dramsim3_params(timing)); });
+           [&] { return dramsim3_controller<>(map, dramsim3_params(timing)); });
     report(name, "default", trace, reps,
            [&] { return fr_fcfs_controller<>(map, {.timing = timing}); });
     return 0;

@@ -1,0 +1,202 @@
+// memsub — the compile-time parts of the DRAM controllers: `write_drain_policy` (when a channel
+// stops serving reads to drain its queued writes in a batch, and when it goes back) and
+// `queue_organisation` (how a controller's requests wait between arrival and selection).
+//
+// Each requirement below is also a concept of its own (`wd1_construct` … `wd5_hazard`,
+// `qo1_name` … `qo5_run_channel`), and `diagnose_write_drain<D>()` and
+// `diagnose_queue_organisation<Q>()` name the broken ones (labels: testing/contract.hpp).
+//
+// write_drain_policy — a type D models it when (one object per channel):
+//   WD1. `D(const write_drain_knobs&, std::uint32_t write_slots)` constructs it: the knobs the
+//        controller's params carry, and the write entries of the channel the watermarks are
+//        percentages of. It starts in read mode.
+//   WD2. `d.update(const drain_observation&, t, oldest_write)` noexcept -> `drain_step`: called
+//        once per decision cycle t (non-decreasing) before the controller selects; it ends or
+//        starts a drain and returns whether it started one and the first cycle at which a
+//        waiting start condition (an idle flush, a write's age) would hold (never if none).
+//        `oldest_write()` -> std::uint64_t, the visibility cycle of the oldest queued write; the
+//        policy calls it only when it needs it (a controller may have to search its queues).
+//   WD3. `d.draining()` const noexcept -> bool: the channel serves writes first;
+//        `d.started_at()` const noexcept -> std::uint64_t: the decision cycle the drain began.
+//   WD4. `d.on_write_served()` and `d.on_read_served()` noexcept: the controller served
+//        (selected, or moved into a command queue) a write during a drain / any read.
+//   WD5. `d.end_on_hazard()` noexcept: the drain ends because the write about to be served has
+//        an older read of its line queued; the read goes first.
+//
+// queue_organisation — a type Q models it when (all static; the controller is `ctl`, which
+// makes Q a friend, and its channels are named by index):
+//   QO1. `Q::name` -> std::string_view.
+//   QO2. `Q::command_queues` is a constant bool: the scheduler selects among per-bank command
+//        queues fed from the transaction queues (the controller then sizes command-queue
+//        storage and requires `bank_command_queue` ≥ 1).
+//   QO3. `Q::has_room(ctl, channel, write)` noexcept -> bool: the channel's queues take a
+//        request of that direction (the controller adds its own in-flight limit).
+//   QO4. `Q::place(ctl, channel, request, row, bank, visible_at)` noexcept: a request not
+//        served from the write queue (forwarding, merging) joins the queues.
+//   QO5. `Q::run_channel(ctl, channel, until)` noexcept: performs the channel's decisions due
+//        up to cycle `until` (MC4 of memory/concept.hpp, for one channel).
+#pragma once
+
+#include <concepts>
+#include <cstdint>
+#include <string_view>
+
+#include <memsub/core/types.hpp>
+#include <memsub/memory/concept.hpp>
+
+namespace memsub::memory {
+
+/// The write-drain knobs a controller's params carry (each controller keeps its own defaults:
+/// dram_controller DRAMSim3's, partitioned_controller gem5's watermarks).
+struct write_drain_knobs {
+    /// A drain starts at ≥ high % of the write slots and may end at ≤ low %.
+    std::uint32_t high_watermark_pct = 100;
+    std::uint32_t low_watermark_pct = 0;
+    /// With the idle condition (no read waiting), a drain starts at this many writes; 0 = never.
+    std::uint32_t idle_drain_min = 9;
+    /// With no read queued for this many cycles, the queued writes drain whatever their number.
+    std::uint32_t idle_flush_cycles = 256;
+    /// A drain starts once the oldest write has waited this many cycles (0 = no bound).
+    std::uint32_t max_wait_cycles = 1024;
+    /// A drain serves at most the writes queued when it started.
+    bool drain_queued_at_start = true;
+    /// While reads wait, a drain ends after this many writes (0 = no such rule).
+    std::uint32_t min_writes_per_switch = 0;
+};
+
+/// What a controller observes of one channel at a decision cycle, for its write-drain policy.
+struct drain_observation {
+    std::uint32_t writes = 0;                 ///< writes queued (not yet served)
+    bool reads_wait = false;                  ///< reads queued
+    std::uint64_t reads_absent_since = never; ///< no read queued since (never: some are)
+    /// The controller's idle condition for `idle_drain_min` (shared queues: no read queued;
+    /// DRAMSim3's two levels: every command queue empty).
+    bool idle = false;
+    /// The controller's own reason to drain now and not to stop (a full write FIFO that blocks
+    /// its requester).
+    bool must_drain = false;
+    /// The controller serves writes whenever no read can go, so absent reads already let
+    /// writes through: the idle and age starts are off.
+    bool writes_when_no_read = false;
+};
+
+/// The outcome of `write_drain_policy::update`.
+struct drain_step {
+    std::uint64_t wake = never; ///< a waiting start condition holds from this cycle
+    bool started = false;       ///< a drain started at this decision
+};
+
+namespace detail {
+struct oldest_write_archetype {
+    std::uint64_t operator()() const noexcept { return 0; }
+};
+/// Stands for the controller a queue organisation works on: QO3–QO5 are checked as
+/// declarations (their bodies are instantiated by the controller itself).
+struct queue_host_archetype {};
+} // namespace detail
+
+// ------------------------------------------------------------ one concept per requirement
+
+template <class D>
+concept wd1_construct = std::constructible_from<D, const write_drain_knobs&, std::uint32_t>;
+
+template <class D>
+concept wd2_update = requires(D& d, const drain_observation& o, std::uint64_t t,
+                              detail::oldest_write_archetype oldest) {
+    { d.update(o, t, oldest) }
+    noexcept->std::same_as<drain_step>;
+};
+
+template <class D>
+concept wd3_mode = requires(const D& d) {
+    { d.draining() }
+    noexcept->std::same_as<bool>;
+    { d.started_at() }
+    noexcept->std::same_as<std::uint64_t>;
+};
+
+template <class D>
+concept wd4_served = requires(D& d) {
+    { d.on_write_served() }
+    noexcept;
+    { d.on_read_served() }
+    noexcept;
+};
+
+template <class D>
+concept wd5_hazard = requires(D& d) {
+    { d.end_on_hazard() }
+    noexcept;
+};
+
+template <class D>
+concept write_drain_policy =
+    wd1_construct<D> && wd2_update<D> && wd3_mode<D> && wd4_served<D> && wd5_hazard<D>;
+
+template <class Q>
+concept qo1_name = requires {
+    { Q::name } -> std::convertible_to<std::string_view>;
+};
+
+template <class Q>
+concept qo2_command_queues = requires {
+    { Q::command_queues } -> std::convertible_to<bool>;
+    typename std::integral_constant<bool, Q::command_queues>; // a constant
+};
+
+template <class Q>
+concept qo3_has_room = requires(const detail::queue_host_archetype& ctl, std::uint32_t c,
+                                bool write) {
+    { Q::has_room(ctl, c, write) }
+    noexcept->std::same_as<bool>;
+};
+
+template <class Q>
+concept qo4_place = requires(detail::queue_host_archetype& ctl, std::uint32_t c,
+                             const mem_request& r, std::uint32_t row, std::uint32_t bank,
+                             std::uint64_t visible) {
+    { Q::place(ctl, c, r, row, bank, visible) }
+    noexcept;
+};
+
+template <class Q>
+concept qo5_run_channel = requires(detail::queue_host_archetype& ctl, std::uint32_t c,
+                                   std::uint64_t until) {
+    { Q::run_channel(ctl, c, until) }
+    noexcept->std::same_as<void>;
+};
+
+template <class Q>
+concept queue_organisation =
+    qo1_name<Q> && qo2_command_queues<Q> && qo3_has_room<Q> && qo4_place<Q> && qo5_run_channel<Q>;
+
+/// Fails to compile with one message per broken requirement (WD1–WD5).
+template <class D>
+consteval bool diagnose_write_drain() {
+    static_assert(wd1_construct<D>, "WD1: D(const write_drain_knobs&, std::uint32_t write_slots) "
+                                    "must construct it");
+    static_assert(wd2_update<D>, "WD2: d.update(const drain_observation&, std::uint64_t, "
+                                 "oldest_write) must be noexcept and return drain_step");
+    static_assert(wd3_mode<D>, "WD3: d.draining() -> bool and d.started_at() -> std::uint64_t "
+                               "const noexcept must exist");
+    static_assert(wd4_served<D>, "WD4: d.on_write_served() and d.on_read_served() must be "
+                                 "noexcept");
+    static_assert(wd5_hazard<D>, "WD5: d.end_on_hazard() must be noexcept");
+    return write_drain_policy<D>;
+}
+
+/// Fails to compile with one message per broken requirement (QO1–QO5).
+template <class Q>
+consteval bool diagnose_queue_organisation() {
+    static_assert(qo1_name<Q>, "QO1: Q::name must convert to std::string_view");
+    static_assert(qo2_command_queues<Q>, "QO2: Q::command_queues must be a constant bool");
+    static_assert(qo3_has_room<Q>, "QO3: Q::has_room(const controller&, std::uint32_t, bool) "
+                                   "must be static, noexcept and return bool");
+    static_assert(qo4_place<Q>, "QO4: Q::place(controller&, std::uint32_t, const mem_request&, "
+                                "row, bank, visible_at) must be static and noexcept");
+    static_assert(qo5_run_channel<Q>, "QO5: Q::run_channel(controller&, std::uint32_t, "
+                                      "std::uint64_t) must be static, noexcept and return void");
+    return queue_organisation<Q>;
+}
+
+} // namespace memsub::memory
