@@ -1,6 +1,7 @@
 // memsub::testing — archetypes, the protocol recorders and the contract checks.
 #pragma once
 #include <memsub/testing/archetypes.hpp>
+#include <memsub/testing/compressor_contract.hpp>
 #include <memsub/testing/contract.hpp>
 #include <memsub/testing/contract_report.hpp>
 #include <memsub/testing/recording_policy.hpp>
