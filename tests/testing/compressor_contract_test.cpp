@@ -192,7 +192,8 @@ void check_reported(std::string_view label, std::string_view rule) {
     o.all_line_sizes = false;
     const auto rep = testing::check_compressor_contract<zero_or_raw<F>>({}, o);
     INFO(rep.text());
-    REQUIRE(!rep.ok());
+    CHECK(!rep.ok());
+    if (rep.ok()) return; // the next flaw's check still runs
     CHECK(rep.violations[0].check == label);
     CHECK(rep.violations[0].rule.starts_with(rule));
 }

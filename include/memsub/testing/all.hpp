@@ -4,5 +4,6 @@
 #include <memsub/testing/compressor_contract.hpp>
 #include <memsub/testing/contract.hpp>
 #include <memsub/testing/contract_report.hpp>
+#include <memsub/testing/line_size_contract.hpp>
 #include <memsub/testing/recording_policy.hpp>
 #include <memsub/testing/recording_predictor.hpp>
