@@ -12,7 +12,11 @@
 //  * `evicts_written_blocks`: a store invalidates the blocks it touches (write-evict). Such a
 //    cache resizes nothing on a store hit, and its read-modify-write reads without allocating.
 //  * `dirty_on_write(write)`: whether an access that writes leaves the block it touches dirty.
-//  * `on_write_hit(port, blocks, bytes)`: a store found its bytes resident in `blocks`.
+//  * `on_write_hit(port, blocks, bytes)`: a store found its bytes resident in `blocks`; called
+//    only when `acts_on_write_hit`. A write-back store hit is its dirty bit, set branch-free
+//    where the block is touched, and the conventional hit path does not build a port for it:
+//    an unused port there still changed GCC's register allocation of the inlined path (a
+//    spill on a runtime-shaped SRRIP's hit).
 //  * `on_write_not_allocated(port, touched)`: a store miss allocated nothing; `touched` are
 //    the resident blocks it touched (a partial miss of a variable-block cache).
 //  * `on_read_modify_write(port, blocks, bytes)`: the write of a read-modify-write, after its
@@ -48,6 +52,7 @@ struct write_back {
     static constexpr bool tracks_dirty = true;
     static constexpr bool allocates_on_write_miss = true;
     static constexpr bool evicts_written_blocks = false;
+    static constexpr bool acts_on_write_hit = false;
 
     [[nodiscard]] static constexpr bool dirty_on_write(bool write) noexcept { return write; }
     /// The store's blocks were marked dirty where they were touched (`dirty_on_write`): branch-
@@ -76,6 +81,7 @@ struct write_through {
     static constexpr bool tracks_dirty = false;
     static constexpr bool allocates_on_write_miss = false;
     static constexpr bool evicts_written_blocks = false;
+    static constexpr bool acts_on_write_hit = true;
 
     [[nodiscard]] static constexpr bool dirty_on_write(bool) noexcept { return false; }
     template <class Port>
@@ -98,6 +104,7 @@ struct write_evict {
     static constexpr bool tracks_dirty = false;
     static constexpr bool allocates_on_write_miss = false;
     static constexpr bool evicts_written_blocks = true;
+    static constexpr bool acts_on_write_hit = true;
 
     [[nodiscard]] static constexpr bool dirty_on_write(bool) noexcept { return false; }
     template <class Port>

@@ -75,9 +75,11 @@ protected:
             st.reused |= bit_of(e);
             notify_hit(s, e, a);
             st.dirty |= bit_of(e) & (entry_mask{0} - entry_mask{dirties}); // branch-free
-            if (write) {
-                write_port port{*this, r, s, L};
-                writes::on_write_hit(port, bit_of(e), request_bytes(a, L));
+            if constexpr (writes::acts_on_write_hit) {
+                if (write) {
+                    write_port port{*this, r, s, L};
+                    writes::on_write_hit(port, bit_of(e), request_bytes(a, L));
+                }
             }
             return r;
         }

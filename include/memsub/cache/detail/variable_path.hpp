@@ -12,8 +12,8 @@
 #include <cstdint>
 
 #include <memsub/cache/access_result.hpp>
-#include <memsub/cache/detail/cache_core.hpp>
 #include <memsub/cache/cache_options.hpp>
+#include <memsub/cache/detail/cache_core.hpp>
 #include <memsub/config.hpp>
 #include <memsub/core/access.hpp>
 #include <memsub/core/bits.hpp>
@@ -185,9 +185,11 @@ protected:
             r.payload = payload_[base + r.entry.value];
             for (entry_mask m = touched; m != 0; m &= m - 1)
                 touch(s, lowest_entry(m), requested, line_key, write, a, L);
-            if (write) {
-                write_port port{*this, r, s, L};
-                writes::on_write_hit(port, touched, req_bytes);
+            if constexpr (writes::acts_on_write_hit) {
+                if (write) {
+                    write_port port{*this, r, s, L};
+                    writes::on_write_hit(port, touched, req_bytes);
+                }
             }
             if constexpr (!writes::evicts_written_blocks) {
                 if (resize && write) {
