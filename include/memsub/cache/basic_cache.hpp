@@ -12,8 +12,13 @@
 //  * variable-size blocks (`max_block_segments > 1`): a block covers an aligned power-of-two
 //    number of segments of one line (ID-Cache ALSI: 32/64/128B of a 128B line) or a whole line
 //    stored in fewer segments (a compressed line). The data budget is a count of free segments:
-//    a set is assumed compacted, as in Amoeba-Cache and the compressed caches it models, so there
-//    is no fragmentation (documented deviation from Amoeba, which also charges tags to data).
+//    a set is assumed compacted, as in the compressed caches it models, so there is no
+//    fragmentation.
+//    Deviation: [Dissertation] §3.2.4 organises variable line sizes as Amoeba-Cache does, each
+//    set an array of 8 B blocks holding tag or data, so tags take data capacity. memsub keeps a
+//    separate tag store (`geometry::tags_per_set`, e.g. one tag per possible 32 B block) and does
+//    not charge tags to the segment budget, so the budget means the same for the variable-line
+//    and the compressed organisations.
 //
 // Requests (variable-size blocks). An access requests the bytes [address, address + size) of one
 // line (size 0 = the whole line; bytes past the line's end are ignored: `access_spanning` runs a
@@ -96,8 +101,8 @@
 // accessor. Every path reads the same storage members directly through `this`, as one class
 // did, so the inlined hot path is the same code: a component holding a reference to the
 // storage would add a pointer the compiler must prove unchanged across stores, and free
-// functions would need every member exposed to them. The layers have no virtual functions and
-// no data of their own except the counters.
+// functions would need every member exposed to them. The layers have no virtual functions; the
+// storage layer holds the sets and the core the counters, the others no data.
 #pragma once
 
 #include <algorithm>
