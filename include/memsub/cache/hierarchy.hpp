@@ -3,9 +3,10 @@
 // `hierarchy<Levels...>` runs one host access through levels 0 (closest to the requester) …
 // N−1 and reports the level that served it, what each level did, the back-invalidations of
 // inclusive levels, and the ordered requests that leave the last level for a memory
-// controller. It is functional only: memsub decides, the host keeps time (docs/design.md, principle
-// 3). The caches are the engine's (`basic_cache` and its aliases); the hierarchy calls them and
-// never reaches into their sets, except through `set_dirty` (below).
+// controller. It is functional only: memsub decides, the host keeps time (no cycle counts
+// here: a host's timing model turns the decisions and the request stream into latency). The
+// caches are the engine's (`basic_cache` and its aliases); the hierarchy calls them and never
+// reaches into their sets, except through `set_dirty` (below).
 //
 // Design choices, each with its reason:
 //

@@ -1,5 +1,5 @@
 // memsub — `cache::sync_epoch_invalidator`: flush a cache level once per synchronisation event
-// (C5.3 in docs/mechanisms/multi_module_gpu.md).
+// ([MCM-GPU] §5.1, the GPM-side L1.5).
 //
 // Under software coherence, a synchronisation event that flushes the L1s (a kernel boundary, a
 // barrier) flushes the GPM-side L1.5 too. Several SMs of the module may each send the
@@ -11,7 +11,12 @@
 // removed with reason `invalidated`, each reported to the sink). A write-through L1.5 has no
 // dirty blocks; for a write-back level the dirty ones are counted and handed to the host's sink,
 // which writes them back. Ids are compared for equality only: any id different from the last one
-// is a new event (C5.3's rule), so a host may number events in any order.
+// is a new event, so a host may number events in any order.
+// Decision: an event is "new" when its id differs from the last one invalidated for, not when
+// it is larger. [MCM-GPU] §5.1 asks only that the L1.5 be invalidated once per synchronisation
+// event although several SMs send the command; equality is all that needs, and it leaves the
+// host free to number events as it likes (a wrapping counter, a kernel id). Ordering ids was
+// considered: it would make a host that reuses ids silently skip flushes.
 #pragma once
 
 #include <concepts>
