@@ -3,6 +3,7 @@
 #include <memsub/testing/archetypes.hpp>
 #include <memsub/testing/contract.hpp>
 #include <memsub/testing/contract_report.hpp>
+#include <memsub/testing/cta_contract.hpp>
 #include <memsub/testing/placement_contract.hpp>
 #include <memsub/testing/recording_policy.hpp>
 #include <memsub/testing/recording_predictor.hpp>
