@@ -4,6 +4,8 @@
 #include <memsub/testing/compressor_contract.hpp>
 #include <memsub/testing/contract.hpp>
 #include <memsub/testing/contract_report.hpp>
+#include <memsub/testing/cta_contract.hpp>
 #include <memsub/testing/line_size_contract.hpp>
+#include <memsub/testing/placement_contract.hpp>
 #include <memsub/testing/recording_policy.hpp>
 #include <memsub/testing/recording_predictor.hpp>
