@@ -358,6 +358,7 @@ template <compression::compressor C>
         }
         const detail::pass_spec spec{.name = pass,
                                      .shape = geometry{.sets = 1, .ways = 1, .line_bytes = l},
+                                     .description = "seeded lines of ten kinds",
                                      .subject = "compressor",
                                      .state = "state",
                                      .runs = 2,

@@ -72,6 +72,9 @@ enum class pass_status : std::uint8_t {
 struct contract_pass {
     std::string name;
     geometry shape{};
+    /// What the pass drove when it is not a cache geometry ("64 B lines", "4 partitions x 2
+    /// channels, 4096 B pages"); printed instead of `shape` when set.
+    std::string description;
     /// Run in a child process (POSIX fork), so a crash became a K7 violation.
     bool isolated = false;
     pass_status status = pass_status::completed;
@@ -83,12 +86,16 @@ struct contract_pass {
     /// "variable-block pass (16 sets, 4 ways, 16 entries per set, 128 B lines, 32 B segments):
     /// completed, 2 runs, 39800 accesses, in a child process".
     [[nodiscard]] std::string text() const {
-        std::string t = name + " pass (" + std::to_string(shape.sets) + " sets, " +
-                        std::to_string(shape.ways) + " ways, " +
-                        std::to_string(shape.entries_per_set()) + " entries per set, " +
-                        std::to_string(shape.line_bytes) + " B lines";
-        if (shape.segments_per_line() > 1)
-            t += ", " + std::to_string(shape.segment_size()) + " B segments";
+        std::string t = name + " pass (";
+        if (!description.empty()) {
+            t += description;
+        } else {
+            t += std::to_string(shape.sets) + " sets, " + std::to_string(shape.ways) + " ways, " +
+                 std::to_string(shape.entries_per_set()) + " entries per set, " +
+                 std::to_string(shape.line_bytes) + " B lines";
+            if (shape.segments_per_line() > 1)
+                t += ", " + std::to_string(shape.segment_size()) + " B segments";
+        }
         t += "): " + std::string(to_string(status)) + ", " + std::to_string(runs) + " runs, " +
              std::to_string(accesses) + " accesses, " +
              (isolated ? "in a child process" : "in-process");

@@ -348,7 +348,8 @@ void cta_launch_rules_pass(const typename S::params& params, contract_report& ou
 template <class Body>
 void run_cta_pass(std::string_view name, std::uint32_t runs, contract_report& report, Body&& body) {
     contract_report r;
-    contract_pass pass{.name = std::string(name), .runs = runs};
+    contract_pass pass{
+        .name = std::string(name), .description = "seeded kernel launches", .runs = runs};
     try {
         body(r);
     } catch (const std::exception& e) {

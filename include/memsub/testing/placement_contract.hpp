@@ -319,7 +319,8 @@ template <placement::placement_policy P>
 [[nodiscard]] contract_report check_placement_contract(const typename P::params& params = {},
                                                        const placement_contract_options& o = {}) {
     contract_report report;
-    contract_pass pass{.name = "random stream", .runs = 3};
+    contract_pass pass{
+        .name = "random stream", .description = "seeded addresses and requesters", .runs = 3};
     try {
         detail::placement_pass<P>(params, o, report);
     } catch (const std::exception& e) {

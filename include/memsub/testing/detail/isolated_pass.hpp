@@ -45,6 +45,7 @@ namespace memsub::testing::detail {
 struct pass_spec {
     std::string name;             ///< "conventional", "variable-block"
     geometry shape{};             ///< the pass's geometry
+    std::string description;      ///< instead of the geometry, for a subject that is no cache
     std::string_view subject;     ///< "policy", "predictor"
     std::string_view state;       ///< "per-set state", "per-entry state"
     std::uint32_t runs = 2;       ///< instances per pass
@@ -346,6 +347,7 @@ void run_pass(const pass_spec& spec, contract_report& total, Body&& body) {
     total.merge(r);
     total.passes.push_back(contract_pass{.name = spec.name,
                                          .shape = spec.shape,
+                                         .description = spec.description,
                                          .isolated = isolated,
                                          .status = status,
                                          .runs = spec.runs,
