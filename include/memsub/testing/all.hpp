@@ -5,3 +5,4 @@
 #include <memsub/testing/contract_report.hpp>
 #include <memsub/testing/recording_policy.hpp>
 #include <memsub/testing/recording_predictor.hpp>
+#include <memsub/testing/scheduler_contract.hpp>
