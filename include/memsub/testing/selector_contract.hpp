@@ -247,7 +247,13 @@ template <selection::mode_selector S>
             }
             names[run][0] = std::string(s->name());
             storage[run][0] = selection::storage_bits_of(*s);
-            named[run] = detail::drive_selector<S>(*s, o, pass, out);
+            // The second run adds only kinds the first did not find: counts are one run's.
+            contract_report mine;
+            named[run] = detail::drive_selector<S>(*s, o, pass, mine);
+            if (run == 0)
+                out.merge(mine);
+            else
+                out.merge_new_kinds(mine);
             names[run][1] = std::string(s->name());
             storage[run][1] = selection::storage_bits_of(*s);
             out.accesses += o.accesses;
