@@ -9,3 +9,5 @@
 #include <memsub/testing/placement_contract.hpp>
 #include <memsub/testing/recording_policy.hpp>
 #include <memsub/testing/recording_predictor.hpp>
+#include <memsub/testing/scheduler_contract.hpp>
+#include <memsub/testing/selector_contract.hpp>
