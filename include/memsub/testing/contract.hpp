@@ -1,7 +1,8 @@
 // memsub::testing — reusable contract checks a host can run on its own replacement policy or
 // bypass predictor (this header), and on its own compressor, line-size predictor, page placement
-// or CTA scheduler (compressor_contract.hpp, line_size_contract.hpp, placement_contract.hpp,
-// cta_contract.hpp, which report by the same K labels and their family's concept labels).
+// or CTA scheduler, DRAM request scheduler or compression mode selector (compressor_contract.hpp,
+// line_size_contract.hpp, placement_contract.hpp, cta_contract.hpp, scheduler_contract.hpp,
+// selector_contract.hpp, which report by the same K labels and their family's concept labels).
 //
 //   auto report = memsub::testing::check_replacement_contract<my_policy>();
 //   if (!report.ok()) std::fputs(report.text().c_str(), stderr);

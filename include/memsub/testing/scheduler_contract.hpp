@@ -430,8 +430,13 @@ template <memory::request_scheduler S>
                                                        const scheduler_contract_options& o = {}) {
     contract_report report;
     const auto spec = [&](std::string name) {
+        const std::string what =
+            name == "engine"
+                ? "dram_controller on DDR4-2400, " + std::to_string(o.requests) + " requests"
+                : std::to_string(o.banks) + " banks, queue of " + std::to_string(o.queue_entries);
         return detail::pass_spec{.name = std::move(name),
                                  .shape = geometry{},
+                                 .description = what,
                                  .subject = "scheduler",
                                  .state = "per-bank state",
                                  .runs = 2,
