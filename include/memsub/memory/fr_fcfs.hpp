@@ -22,7 +22,7 @@
 
 namespace memsub::memory {
 
-/// First-ready FCFS (Rixner et al., "Memory access scheduling", ISCA 2000), among requests
+/// First-ready FCFS ([FR-FCFS]), among requests
 /// whose bank can take one. With a controller view that reports command timing (`issue_at`,
 /// dram_controller's does): a row hit is ready when its column command can issue this cycle,
 /// and the oldest ready hit goes first; a hit that must wait for tCCD / tWTR / the bus is
