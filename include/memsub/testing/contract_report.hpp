@@ -74,7 +74,7 @@ struct contract_pass {
     geometry shape{};
     /// What the pass drove when it is not a cache geometry ("64 B lines", "4 partitions x 2
     /// channels, 4096 B pages"); printed instead of `shape` when set.
-    std::string description;
+    std::string description{};
     /// Run in a child process (POSIX fork), so a crash became a K7 violation.
     bool isolated = false;
     pass_status status = pass_status::completed;

@@ -45,7 +45,7 @@ namespace memsub::testing::detail {
 struct pass_spec {
     std::string name;             ///< "conventional", "variable-block"
     geometry shape{};             ///< the pass's geometry
-    std::string description;      ///< instead of the geometry, for a subject that is no cache
+    std::string description{};    ///< instead of the geometry, for a subject that is no cache
     std::string_view subject;     ///< "policy", "predictor"
     std::string_view state;       ///< "per-set state", "per-entry state"
     std::uint32_t runs = 2;       ///< instances per pass
