@@ -52,8 +52,8 @@ static_assert(wd_failures<drain_t<2>>() == bit(2));
 static_assert(wd_failures<drain_t<3>>() == bit(3));
 static_assert(wd_failures<drain_t<4>>() == bit(4));
 static_assert(wd_failures<drain_t<5>>() == bit(5));
-static_assert(diagnose_write_drain<drain_t<0>>());
-static_assert(diagnose_write_drain<watermark_write_drain>());
+static_assert(diagnose_write_drain_policy<drain_t<0>>());
+static_assert(diagnose_write_drain_policy<watermark_write_drain>());
 static_assert(!write_drain_policy<drain_t<3>>);
 
 // -------------------------------------------------------------- queue_organisation QO1–QO5
