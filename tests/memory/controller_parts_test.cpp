@@ -1,5 +1,5 @@
-// The controllers' compile-time parts (memory/controller_parts.hpp): a minimal archetype of each
-// concept models it, one broken in a single requirement fails exactly that requirement (its
+// The controllers' compile-time parts (memory/controller_parts_concept.hpp): a minimal archetype of
+// each concept models it, one broken in a single requirement fails exactly that requirement (its
 // label), and the write-drain policy's rules on a hand-driven channel.
 #include <doctest/doctest.h>
 
@@ -8,7 +8,7 @@
 #include <type_traits>
 
 #include <memsub/memory/bank_command_queues.hpp>
-#include <memsub/memory/controller_parts.hpp>
+#include <memsub/memory/controller_parts_concept.hpp>
 #include <memsub/memory/dramsim3_controller.hpp>
 #include <memsub/memory/shared_queues.hpp>
 #include <memsub/memory/watermark_write_drain.hpp>

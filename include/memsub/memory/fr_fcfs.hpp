@@ -11,7 +11,7 @@
 
 #include <memsub/core/errors.hpp>
 #include <memsub/core/types.hpp>
-#include <memsub/memory/scheduler.hpp>
+#include <memsub/memory/scheduler_concept.hpp>
 
 // Forces the per-entry lambda of the scan inline (it runs for every queued request).
 #if defined(__GNUC__) || defined(__clang__)

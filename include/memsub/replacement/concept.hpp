@@ -161,9 +161,6 @@ struct evicted_block {
     friend bool operator==(const evicted_block&, const evicted_block&) = default;
 };
 
-/// The name hooks used before the engine's and the policy's records became one.
-using eviction_info = evicted_block;
-
 /// What the size-aware `on_insert` (R4) is told about the block just placed.
 struct insert_info {
     /// First byte of the block.

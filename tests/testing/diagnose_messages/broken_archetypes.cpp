@@ -11,7 +11,7 @@
 
 #include <memsub/compression/concept.hpp>
 #include <memsub/memory/concept.hpp>
-#include <memsub/memory/scheduler.hpp>
+#include <memsub/memory/scheduler_concept.hpp>
 #include <memsub/replacement/concept.hpp>
 #include <memsub/testing/archetypes.hpp>
 
