@@ -1,6 +1,6 @@
 // Compressor throughput benchmarks: size-only, compress and decompress, in 64-byte lines per
 // second (items_per_second), on three data sets (binary code, zero-heavy, integer/pointer arrays),
-// with the achieved compression ratio (§2 stored-size rules: 64B lines, the G3 default of 8-byte
+// with the achieved compression ratio (§2 stored-size rules: 64B lines, the CS3 default of 8-byte
 // segments, lines that save nothing stored raw) and the speed as a fraction of memcpy of the same
 // buffer in the same run (`vs_memcpy`; BM_memcpy/<data set> shows the baseline itself).
 //
@@ -216,7 +216,7 @@ struct packed {
 template <class C>
 packed pack(const C& c, const dataset& d) {
     packed p;
-    const mc::storage_rule rule = mc::default_storage_rule(line_bytes); // 8-byte segments (G3)
+    const mc::storage_rule rule = mc::default_storage_rule(line_bytes); // 8-byte segments (CS3)
     mc::ratio_accumulator acc(rule);
     for (std::size_t i = 0; i < d.lines(); ++i) {
         const mc::compressed_line z = c.compress(d.line(i));

@@ -8,8 +8,8 @@
 // machine, or generated code-like bytes), zero-heavy data, integer arrays, pointer arrays and
 // floats. For every input it prints the compression ratio of every algorithm — Σ original bytes
 // / Σ stored bytes (memsub/compression/stored_size.hpp), each line stored in segments of S bytes
-// (G3; default 8 B for 32/64-byte lines, 32 B for 128-byte lines) and stored raw when that saves
-// nothing (G4) — and a histogram of the per-line stored sizes. SC² codes with a book sampled from
+// (CS3; default 8 B for 32/64-byte lines, 32 B for 128-byte lines) and stored raw when that saves
+// nothing (CS4) — and a histogram of the per-line stored sizes. SC² codes with a book sampled from
 // the first 10 % of each input's lines (a value-frequency table, spec §1.5), or from a separate
 // file given with --sc2-train; the report says which. Files are streamed in 1 MiB blocks
 // (bounded memory whatever their size); a trailing partial line is not counted (with a warning). It
@@ -63,7 +63,7 @@ namespace {
 struct options {
     std::uint32_t line_bytes = 64;
     std::optional<std::string> sc2_train; // train SC²'s code book on this file instead
-    std::uint32_t segment_bytes = 0;      // 0 = the §2 G3 default for the line size
+    std::uint32_t segment_bytes = 0;      // 0 = the CS3 default for the line size
     fs::path output_dir = ".";
     bool plot = true;
     bool progress = true;
@@ -382,12 +382,12 @@ public:
         , compressors_(make_compressors(opt.line_bytes, book)) {
         r_.name = std::move(name);
         for (auto& h : r_.histogram) h.assign(rule.segments_per_line() + 1, 0);
-        for (auto& a : r_.stored) a = mc::ratio_accumulator(rule); // G7: floor of one segment
+        for (auto& a : r_.stored) a = mc::ratio_accumulator(rule); // CS7: floor of one segment
     }
 
     /// `block` holds whole lines.
     void add(std::span<const std::byte> block) {
-        const mc::storage_rule exact_rule = mc::byte_aligned_storage_rule(L_); // SC²'s own (G3)
+        const mc::storage_rule exact_rule = mc::byte_aligned_storage_rule(L_); // SC²'s own (CS3)
         for (std::size_t off = 0; off + L_ <= block.size(); off += L_) {
             const std::span<const std::byte> line = block.subspan(off, L_);
             std::size_t a = 0;
@@ -729,7 +729,7 @@ options parse(int argc, char** argv) {
                    stdin_uses);
         std::exit(2);
     }
-    if (o.segment_bytes == 0) o.segment_bytes = mc::default_segment_bytes(o.line_bytes); // §2 G3
+    if (o.segment_bytes == 0) o.segment_bytes = mc::default_segment_bytes(o.line_bytes); // CS3
     return o;
 }
 

@@ -114,7 +114,7 @@ static_assert(!bypass::b1_params<paramless_predictor>);
 static_assert(!bypass::bypass_predictor<paramless_predictor>);
 static_assert(!bypass::b4_name<nameless_predictor>);
 static_assert(!bypass::bypass_predictor<nameless_predictor>);
-static_assert(bypass::diagnose<counting_predictor>());
+static_assert(bypass::diagnose_bypass_predictor<counting_predictor>());
 // `never` is empty and its answer a constant: with [[no_unique_address]] the default slot adds
 // nothing to the cache (its cost on the access path is measured by bench_replacement).
 static_assert(std::is_empty_v<bypass::never> && std::is_empty_v<bypass::always>);

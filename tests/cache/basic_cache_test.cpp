@@ -421,7 +421,7 @@ struct rogue_policy {
     rogue_policy(const geometry&, const params&) {}
     void on_hit(set_index, entry_index, const memsub::access&) noexcept {}
     void on_insert(set_index, entry_index, const memsub::access&) noexcept {}
-    void on_evict(set_index, entry_index, const replacement::eviction_info&) noexcept {}
+    void on_evict(set_index, entry_index, const replacement::evicted_block&) noexcept {}
     entry_index victim(set_index, entry_mask m, const memsub::access&) noexcept {
         return entry_index{static_cast<std::uint32_t>(63 - std::countl_zero(m))};
     }

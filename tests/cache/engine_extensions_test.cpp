@@ -66,7 +66,7 @@ struct only_sized {
     std::string_view name() const noexcept { return "only_sized"; }
 };
 static_assert(replacement::replacement_policy<only_sized>);
-static_assert(replacement::diagnose<only_sized>());
+static_assert(replacement::diagnose_replacement_policy<only_sized>());
 
 // 1 set, 2 ways of 128B lines in 32B segments (8 segments), 8 tags: a small compressed set.
 constexpr geometry compressed_set{

@@ -47,7 +47,7 @@ std::uint64_t elem(std::span<const std::byte> l, unsigned k, std::size_t i) {
 }
 struct naive_cfg {
     bool latte = false, mask_in_payload = true, immediates = true, zero_in_tag = false;
-    std::uint32_t stored_segment = 0; ///< 0: select by exact bits; S: by stored size (§2 G3/G4)
+    std::uint32_t stored_segment = 0; ///< 0: select by exact bits; S: by stored size (CS3/CS4)
 };
 std::pair<std::uint32_t, int> naive_bdi_exact(std::span<const std::byte> l, naive_cfg c);
 std::pair<std::uint32_t, int> naive_bdi_exact(std::span<const std::byte> l, naive_cfg c, int only);
@@ -65,7 +65,7 @@ std::pair<std::uint32_t, int> naive_bdi(std::span<const std::byte> l, naive_cfg 
         const std::uint32_t bytes = (r.first + 7) / 8;
         const std::uint32_t stored =
             (bytes + c.stored_segment - 1) / c.stored_segment * c.stored_segment;
-        if (stored >= L) continue; // G4: saves nothing, stored raw
+        if (stored >= L) continue; // CS4: saves nothing, stored raw
         if (std::pair<std::uint32_t, int>{stored, e} < best) {
             best = {stored, e};
             best_bits = r.first;
@@ -405,7 +405,7 @@ TEST_CASE("bdi: selection by stored size (compressors.md §1.1 'after the segmen
           "rounding of §2')") {
     // 16 × u64 = 2^32 + s, s alternating −127 / +127: in the 4-byte view every element is an
     // immediate (Base4-Δ1 fits, 40 B on 128B lines); the 8-byte deltas reach ±254 (Base8-Δ2
-    // fits, 42 B; Base8-Δ1 does not). Exact bits pick Base4-Δ1; with the G3 default of 32-byte
+    // fits, 42 B; Base8-Δ1 does not). Exact bits pick Base4-Δ1; with the CS3 default of 32-byte
     // segments both take 64 B and the tie goes to the lower enc, Base8-Δ2.
     std::vector<std::byte> l(128);
     for (int i = 0; i < 16; ++i)
@@ -432,7 +432,7 @@ TEST_CASE("bdi: selection by stored size (compressors.md §1.1 'after the segmen
                   .selection_segment_bytes = 8}};
     CHECK(s8.choose(l).encoding == enc::base4_delta1);
     // segments as large as the line: nothing saves a segment, every line is uncompressed
-    // (G4) except a zero line whose Zeros payload is tag-only
+    // (CS4) except a zero line whose Zeros payload is tag-only
     const bdi whole{{.line_bytes = 32,
                      .zero_in_tag = true,
                      .selection = mc::bdi_selection::stored_size,

@@ -69,7 +69,7 @@ TEST_CASE("best_of: selectors on candidate lists") {
     CHECK(mc::smallest_stored{{.line_bytes = 128, .segment_bytes = 32}}(c) == 2);
     const std::array<mc::candidate, 2> e{{{136, 1, 0}, {110, 9, 0}}};
     CHECK(mc::smallest_stored{{.line_bytes = 128, .segment_bytes = 32}}(e) == 1);
-    // inside best_of the selector's rule takes the combinator's line size (and its G3 segment)
+    // inside best_of the selector's rule takes the combinator's line size (and its CS3 segment)
     using stored_trio = mc::best_of<mc::smallest_stored, mc::bdi, mc::fpc, mc::cpack_z>;
     const stored_trio s128{{.line_bytes = 128}};
     CHECK(s128.parameters().selector.rule.line_bytes == 128);

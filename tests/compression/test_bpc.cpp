@@ -337,7 +337,7 @@ TEST_CASE("bpc: real files and generated arrays round trip (all line sizes)") {
 TEST_CASE("bpc: loose band of compressors.md §4.1 — BPC >= BDI on a synthetic "
           "integer array") {
     // "a synthetic integer-array workload should put BPC ≥ BDI" (aggregate ratios, §2 stored
-    // sizes with the G3 default segments, both line sizes of the papers). BPC codes deltas of
+    // sizes with the CS3 default segments, both line sizes of the papers). BPC codes deltas of
     // 32-bit words (§1.4), so the workload is a 32-bit array (a 64-bit one alternates low and
     // high words, which BPC is not designed for).
     for (const auto& a : memsub_test::generated_arrays(512 << 10)) {

@@ -129,7 +129,7 @@ TEST_CASE("bit_reader: never reads past the byte span even if bits says so") {
     CHECK(v == 0xFF00);
 }
 
-TEST_CASE("stored_size_of: §2 G2-G5, G7") {
+TEST_CASE("stored_size_of: CS2-CS5, CS7") {
     const mc::storage_rule cpu{.line_bytes = 64, .segment_bytes = 8};
     // FPC worked vector: 110 bits -> 14 B -> 2 segments of 8 B (docs/mechanisms/compressors.md
     // §4.2)
@@ -138,31 +138,31 @@ TEST_CASE("stored_size_of: §2 G2-G5, G7") {
     CHECK(s.segments == 2);
     CHECK(s.stored_bytes == 16);
     CHECK_FALSE(s.raw);
-    // G2 ceil, never floor (P-G1)
+    // CS2 ceil, never floor (P-G1)
     CHECK(mc::bytes_for_bits(129) == 17);
     CHECK(mc::bytes_for_bits(0) == 0);
     // docs/mechanisms/compressors.md §2.2 B2: Base8-Δ1 17 B -> 3 segments
     CHECK(mc::stored_size_of(17 * 8, cpu).segments == 3);
-    // G4: 57 B -> 8 segments = L -> raw
+    // CS4: 57 B -> 8 segments = L -> raw
     s = mc::stored_size_of(57 * 8, cpu);
     CHECK(s.raw);
     CHECK(s.stored_bytes == 64);
     CHECK(s.segments == 8);
-    // G4: FPC worst case 560 bits > 512 -> raw
+    // CS4: FPC worst case 560 bits > 512 -> raw
     CHECK(mc::stored_size_of(560, cpu).raw);
     // 56 B saves one segment
     CHECK_FALSE(mc::stored_size_of(56 * 8, cpu).raw);
-    // G3 GPU: 128B lines, 32B segments: 40 B -> 2 segments; 97 B -> raw
+    // CS3 GPU: 128B lines, 32B segments: 40 B -> 2 segments; 97 B -> raw
     const mc::storage_rule gpu{.line_bytes = 128, .segment_bytes = 32};
     CHECK(mc::stored_size_of(40 * 8, gpu).segments == 2);
     CHECK(mc::stored_size_of(97 * 8, gpu).raw);
     CHECK(mc::stored_size_of(96 * 8, gpu).stored_bytes == 96);
-    // G5 threshold 50 %: 33 B raw, 32 B kept
+    // CS5 threshold 50 %: 33 B raw, 32 B kept
     mc::storage_rule half = cpu;
     half.threshold_percent = 50;
     CHECK(mc::stored_size_of(33 * 8, half).raw);
     CHECK_FALSE(mc::stored_size_of(32 * 8, half).raw);
-    // G7 zero payload
+    // CS7 zero payload
     CHECK(mc::stored_size_of(0, cpu).segments == 0);
     mc::storage_rule one = cpu;
     one.zero_payload_is_tag_only = false;
@@ -203,18 +203,18 @@ TEST_CASE("storage_rule::validate and ratio_accumulator") {
     acc.add(64, 16);
     acc.add(64, 0); // tag-only line counted as 8 B
     acc.add(64, 64);
-    CHECK(acc.ratio() == doctest::Approx(192.0 / 88.0)); // G6: Σ/Σ, not a mean of ratios
+    CHECK(acc.ratio() == doctest::Approx(192.0 / 88.0)); // CS6: Σ/Σ, not a mean of ratios
     CHECK(mc::ratio_accumulator{}.ratio() == 1.0);
 }
 
-TEST_CASE("stored size: G3 defaults per line size, G7 floor of one segment") {
-    // G3: 8-byte segments for 64-byte CPU lines (and 32-byte ones), 32 B for 128-byte GPU lines
+TEST_CASE("stored size: CS3 defaults per line size, CS7 floor of one segment") {
+    // CS3: 8-byte segments for 64-byte CPU lines (and 32-byte ones), 32 B for 128-byte GPU lines
     CHECK(mc::default_segment_bytes(32) == 8);
     CHECK(mc::default_segment_bytes(64) == 8);
     CHECK(mc::default_segment_bytes(128) == 32);
     CHECK(mc::default_storage_rule(128).segment_bytes == 32);
     CHECK(mc::default_storage_rule(64) == mc::storage_rule{});
-    // a rule left at segment_bytes = 0 uses the G3 default of its line size
+    // a rule left at segment_bytes = 0 uses the CS3 default of its line size
     const mc::storage_rule gpu{.line_bytes = 128};
     CHECK(gpu.segment() == 32);
     CHECK(gpu.segments_per_line() == 4);
@@ -222,14 +222,14 @@ TEST_CASE("stored size: G3 defaults per line size, G7 floor of one segment") {
     CHECK(mc::stored_size_of(40 * 8, gpu).stored_bytes == 64); // not 40 (8-byte segments)
     CHECK(mc::size_field_bits(gpu) == 3);
     CHECK_NOTHROW(gpu.validate());
-    // SC² is byte-aligned; everything else takes the G3 default of its line size
+    // SC² is byte-aligned; everything else takes the CS3 default of its line size
     const mc::sc2 sc{{.line_bytes = 128}};
     CHECK(mc::default_storage_rule(sc).segment() == 1);
     CHECK(mc::default_storage_rule(mc::fpc{{.line_bytes = 128}}).segment() == 32);
     CHECK(mc::default_storage_rule(mc::bdi{}) == mc::default_storage_rule(64));
     CHECK(mc::byte_aligned_storage_rule(32).segment() == 1);
 
-    // G7: a tag-only (0-byte) line counts as one segment of the rule it is stored under — for
+    // CS7: a tag-only (0-byte) line counts as one segment of the rule it is stored under — for
     // add(s, rule) the rule's, not the accumulator's
     mc::ratio_accumulator acc; // default: one 8-byte segment
     acc.add(mc::stored_size_of(0, gpu), gpu);

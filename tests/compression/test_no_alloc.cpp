@@ -1,4 +1,4 @@
-// compress(), size_bits() and decompress() never allocate (concept.hpp I1, design principle 4:
+// compress(), size_bits() and decompress() never allocate (concept.hpp CI1, design principle 4:
 // no heap allocation on the per-access path). This file replaces the executable's global
 // allocation functions with counting ones (a test-only device; the library never does this) and
 // runs every compressor between two readings of the counter.

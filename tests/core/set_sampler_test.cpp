@@ -406,7 +406,7 @@ struct missing_noexcept_rule {
     struct params {};
     static constexpr std::uint32_t max_candidates = 2;
     missing_noexcept_rule(const params&, const sampler_shape&) {}
-    void on_leader_miss(std::uint32_t, std::uint32_t, std::uint64_t) {} // F4 needs noexcept
+    void on_leader_miss(std::uint32_t, std::uint32_t, std::uint64_t) {} // FR4 needs noexcept
     [[nodiscard]] std::uint32_t choice(std::uint32_t) const noexcept { return 0; }
     [[nodiscard]] std::uint64_t storage_bits() const noexcept { return 0; }
 };

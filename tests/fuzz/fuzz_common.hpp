@@ -54,7 +54,7 @@ inline std::uint32_t line_size_from(std::uint8_t b) {
     return 32u << (b % 3);
 }
 
-/// Checks the I2 contract on one decode: the status is a known one, an error offset lies within
+/// Checks the CI2 contract on one decode: the status is a known one, an error offset lies within
 /// the readable bits, and nothing outside `out` was touched (canaries around it).
 template <class C>
 void decode_untrusted(const C& c, mc::compressed_view v) {

@@ -1,5 +1,5 @@
-// The controllers' compile-time parts (memory/controller_parts.hpp): a minimal archetype of each
-// concept models it, one broken in a single requirement fails exactly that requirement (its
+// The controllers' compile-time parts (memory/controller_parts_concept.hpp): a minimal archetype of
+// each concept models it, one broken in a single requirement fails exactly that requirement (its
 // label), and the write-drain policy's rules on a hand-driven channel.
 #include <doctest/doctest.h>
 
@@ -8,7 +8,7 @@
 #include <type_traits>
 
 #include <memsub/memory/bank_command_queues.hpp>
-#include <memsub/memory/controller_parts.hpp>
+#include <memsub/memory/controller_parts_concept.hpp>
 #include <memsub/memory/dramsim3_controller.hpp>
 #include <memsub/memory/shared_queues.hpp>
 #include <memsub/memory/watermark_write_drain.hpp>
@@ -52,8 +52,8 @@ static_assert(wd_failures<drain_t<2>>() == bit(2));
 static_assert(wd_failures<drain_t<3>>() == bit(3));
 static_assert(wd_failures<drain_t<4>>() == bit(4));
 static_assert(wd_failures<drain_t<5>>() == bit(5));
-static_assert(diagnose_write_drain<drain_t<0>>());
-static_assert(diagnose_write_drain<watermark_write_drain>());
+static_assert(diagnose_write_drain_policy<drain_t<0>>());
+static_assert(diagnose_write_drain_policy<watermark_write_drain>());
 static_assert(!write_drain_policy<drain_t<3>>);
 
 // -------------------------------------------------------------- queue_organisation QO1–QO5

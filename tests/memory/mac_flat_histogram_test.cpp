@@ -240,7 +240,7 @@ struct no_next_event {
 TEST_CASE("concepts accept memsub's types and reject incomplete ones") {
     static_assert(address_mapping<bit_field_mapping>);
     static_assert(invertible_address_mapping<bit_field_mapping>);
-    // A mapping without unmap serves a controller (M2 is the invertible refinement's).
+    // A mapping without unmap serves a controller (MI1 is the invertible refinement's).
     static_assert(address_mapping<no_unmap> && !invertible_address_mapping<no_unmap>);
     static_assert(!address_mapping<throwing_map>);
     static_assert(memory_controller<flat_memory>);

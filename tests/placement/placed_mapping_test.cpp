@@ -41,9 +41,9 @@ static_assert(mm::memory_controller<mm::fr_fcfs_controller<mm::open_page, ft_map
 static_assert(mm::memory_controller<mm::fcfs_controller<mm::closed_page, ft_mapping>>);
 static_assert(mm::memory_controller<mm::partitioned_controller<mm::open_page, ft_mapping>>);
 static_assert(mm::memory_controller<mm::hmc_vault_controller<fg_mapping>>);
-static_assert(mm::diagnose_invertible_mapping<fg_mapping>());
+static_assert(mm::diagnose_invertible_address_mapping<fg_mapping>());
 static_assert(
-    mm::diagnose_invertible_mapping<placed_mapping<random_page, mm::bit_field_mapping>>());
+    mm::diagnose_invertible_address_mapping<placed_mapping<random_page, mm::bit_field_mapping>>());
 
 } // namespace
 

@@ -75,7 +75,7 @@ static_assert(!placement_policy<placement_t<2>> && !placement_policy<placement_t
 static_assert(diagnose_invertible_placement<fine_grain_interleave>());
 static_assert(diagnose_invertible_placement<round_robin_page>());
 static_assert(diagnose_invertible_placement<random_page>());
-static_assert(diagnose_placement<first_touch>());
+static_assert(diagnose_placement_policy<first_touch>());
 
 byte_address at(std::uint64_t a) {
     return byte_address{a};

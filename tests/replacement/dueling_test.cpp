@@ -263,7 +263,7 @@ struct size_seeing_lru {
         inserted_segments += i.stored_segments;
         ++inserts;
     }
-    void on_evict(set_index s, entry_index e, const eviction_info& b) noexcept {
+    void on_evict(set_index s, entry_index e, const evicted_block& b) noexcept {
         inner.on_evict(s, e, b);
     }
     [[nodiscard]] entry_index victim(set_index s, entry_mask m, const memsub::access& a,

@@ -33,13 +33,13 @@ enum class flaw {
     drifting_metadata,     // C6
     placeholder_latency,   // C7
     negative_energy,       // C7
-    size_mismatch,         // I1: compress() reports a byte more than size_bits()
-    dirty_padding,         // I1: garbage past bytes()
-    lossy,                 // I2: the last byte comes back zero
-    accepts_trailing,      // I2: an over-long payload decodes as ok
-    accepts_truncated,     // I2: a short payload decodes as ok
-    ignores_out_size,      // I2: writes a whole line into any span
-    overruns_on_corrupt,   // I2: a corrupt raw payload is copied past `out`
+    size_mismatch,         // CI1: compress() reports a byte more than size_bits()
+    dirty_padding,         // CI1: garbage past bytes()
+    lossy,                 // CI2: the last byte comes back zero
+    accepts_trailing,      // CI2: an over-long payload decodes as ok
+    accepts_truncated,     // CI2: a short payload decodes as ok
+    ignores_out_size,      // CI2: writes a whole line into any span
+    overruns_on_corrupt,   // CI2: a corrupt raw payload is copied past `out`
     instance_dependent,    // K3: the second instance built codes raw lines one bit longer
     aborts_on_corrupt,     // K7: an unknown encoding aborts
 };
@@ -232,7 +232,7 @@ TEST_CASE("check_compressor_contract passes a minimal compressor, and notes one 
     INFO(rep.text());
     CHECK(rep.ok());
     REQUIRE(rep.notes.size() == 1);
-    CHECK(rep.notes[0].starts_with("I1-I2: the compressor is not invertible"));
+    CHECK(rep.notes[0].starts_with("CI1-CI2: the compressor is not invertible"));
 }
 
 TEST_CASE("check_compressor_contract: a line size the compressor refuses is a note, unless it is "
@@ -266,15 +266,15 @@ TEST_CASE("check_compressor_contract reports each broken rule under its label") 
     check_reported<flaw::drifting_metadata>("C6", "metadata_bits() changed during a pass");
     check_reported<flaw::placeholder_latency>("C7", "a latency is left at the");
     check_reported<flaw::negative_energy>("C7", "an energy is negative");
-    check_reported<flaw::size_mismatch>("I1", "compress(line).bits differs from size_bits");
-    check_reported<flaw::dirty_padding>("I1", "payload bytes past bytes() are not zero");
-    check_reported<flaw::lossy>("I2", "decompress(compress(x)) differs from x");
-    check_reported<flaw::accepts_trailing>("I2", "a payload one bit longer");
-    check_reported<flaw::accepts_truncated>("I2", "a payload one bit shorter");
+    check_reported<flaw::size_mismatch>("CI1", "compress(line).bits differs from size_bits");
+    check_reported<flaw::dirty_padding>("CI1", "payload bytes past bytes() are not zero");
+    check_reported<flaw::lossy>("CI2", "decompress(compress(x)) differs from x");
+    check_reported<flaw::accepts_trailing>("CI2", "a payload one bit longer");
+    check_reported<flaw::accepts_truncated>("CI2", "a payload one bit shorter");
     check_reported<flaw::instance_dependent>("K3", "two instances built alike give different");
 }
 
-TEST_CASE("check_compressor_contract: C4 and I2's output bounds") {
+TEST_CASE("check_compressor_contract: C4 and CI2's output bounds") {
     // line_bytes() stuck at 64: C4 in the 32 B pass (and the 32 B round trip still holds).
     auto o = quick();
     auto rep = testing::check_compressor_contract<zero_or_raw<flaw::fixed_line_bytes>>(
@@ -286,15 +286,15 @@ TEST_CASE("check_compressor_contract: C4 and I2's output bounds") {
     o.all_line_sizes = false;
     rep = testing::check_compressor_contract<zero_or_raw<flaw::ignores_out_size>>({}, o);
     INFO(rep.text());
-    CHECK(
-        rep.has("I2", "64 B lines", "decompress into a span one byte short of a line returned ok"));
-    CHECK(rep.has("I2", "64 B lines", "decompress into a span one byte short wrote outside it"));
+    CHECK(rep.has("CI2", "64 B lines",
+                  "decompress into a span one byte short of a line returned ok"));
+    CHECK(rep.has("CI2", "64 B lines", "decompress into a span one byte short wrote outside it"));
 
     rep = testing::check_compressor_contract<zero_or_raw<flaw::overruns_on_corrupt>>({}, o);
     INFO(rep.text());
     REQUIRE(rep.violations.size() == 1);
     CHECK(rep.violations[0].text().starts_with(
-        "I2 [64 B lines] decompress of a corrupt payload wrote outside `out`"));
+        "CI2 [64 B lines] decompress of a corrupt payload wrote outside `out`"));
 }
 
 #if MEMSUB_TESTING_CAN_FORK

@@ -1,6 +1,6 @@
 // Every concept family has one sub-concept per labelled requirement, and a type that breaks one
-// requirement fails exactly that sub-concept (the compiler diagnostic names it); `diagnose<T>()`
-// of a good type is true. Labels: testing/contract.hpp.
+// requirement fails exactly that sub-concept (the compiler diagnostic names it); `diagnose_X<T>()`
+// of concept X is true for a good type. Labels: testing/contract.hpp.
 #include <doctest/doctest.h>
 
 #include <cstddef>
@@ -54,9 +54,9 @@ static_assert(r_failures<testing::broken_policy_raw_insert>() == bit(4));
 static_assert(r_failures<testing::broken_policy_no_evict>() == bit(5));
 static_assert(r_failures<testing::broken_policy_raw_victim>() == bit(6));
 static_assert(r_failures<testing::broken_policy_unnamed>() == bit(7));
-static_assert(replacement::diagnose<replacement::lru>());
-static_assert(replacement::diagnose<replacement::drrip>());
-static_assert(replacement::diagnose<testing::replacement_archetype>());
+static_assert(replacement::diagnose_replacement_policy<replacement::lru>());
+static_assert(replacement::diagnose_replacement_policy<replacement::drrip>());
+static_assert(replacement::diagnose_replacement_policy<testing::replacement_archetype>());
 
 // ----------------------------------------------------------------------------------- bypass
 
@@ -72,9 +72,9 @@ static_assert(b_failures<testing::broken_predictor_no_params>() == (bit(1) | bit
 static_assert(b_failures<testing::broken_predictor_no_constructor>() == bit(2));
 static_assert(b_failures<testing::broken_predictor_throwing>() == bit(3));
 static_assert(b_failures<testing::broken_predictor_unnamed>() == bit(4));
-static_assert(bypass::diagnose<bypass::never>());
-static_assert(bypass::diagnose<bypass::any_of<bypass::never, bypass::always>>());
-static_assert(bypass::diagnose<testing::bypass_archetype>());
+static_assert(bypass::diagnose_bypass_predictor<bypass::never>());
+static_assert(bypass::diagnose_bypass_predictor<bypass::any_of<bypass::never, bypass::always>>());
+static_assert(bypass::diagnose_bypass_predictor<testing::bypass_archetype>());
 
 // -------------------------------------------------------------------------------- line size
 
@@ -91,9 +91,9 @@ static_assert(ls_failures<testing::broken_sizer_no_params>() == (bit(1) | bit(2)
 static_assert(ls_failures<testing::broken_sizer_no_geometry>() == bit(2));
 static_assert(ls_failures<testing::broken_sizer_throwing>() == bit(3));
 static_assert(ls_failures<testing::broken_sizer_unnamed>() == bit(4));
-static_assert(linesize::diagnose<linesize::alsi>());
-static_assert(linesize::diagnose<linesize::static_size<64>>());
-static_assert(linesize::diagnose<testing::linesize_archetype>());
+static_assert(linesize::diagnose_line_size_predictor<linesize::alsi>());
+static_assert(linesize::diagnose_line_size_predictor<linesize::static_size<64>>());
+static_assert(linesize::diagnose_line_size_predictor<testing::linesize_archetype>());
 
 // ---------------------------------------------------------------------------- mode selectors
 
@@ -112,15 +112,15 @@ static_assert(se_failures<testing::broken_selector_no_shape>() == bit(2));
 static_assert(se_failures<testing::broken_selector_throwing>() == bit(3));
 static_assert(se_failures<testing::broken_selector_deaf>() == bit(4));
 static_assert(se_failures<testing::broken_selector_unnamed>() == bit(5));
-static_assert(selection::diagnose<selection::static_mode>());
-static_assert(selection::diagnose<selection::latte_cc>());
-static_assert(selection::diagnose<selection::adaptive_hit_count>());
-static_assert(selection::diagnose<selection::adaptive_cmp>());
-static_assert(selection::diagnose<testing::selector_archetype>());
+static_assert(selection::diagnose_mode_selector<selection::static_mode>());
+static_assert(selection::diagnose_mode_selector<selection::latte_cc>());
+static_assert(selection::diagnose_mode_selector<selection::adaptive_hit_count>());
+static_assert(selection::diagnose_mode_selector<selection::adaptive_cmp>());
+static_assert(selection::diagnose_mode_selector<testing::selector_archetype>());
 
 // ------------------------------------------------------------------------------ compression
 
-/// A compressor that breaks requirement `Broken` (C1–C7 = 1–7, I1 = 8, I2 = 9; 0 = none).
+/// A compressor that breaks requirement `Broken` (C1–C7 = 1–7, CI1 = 8, CI2 = 9; 0 = none).
 template <int Broken>
 struct compressor_t {
     struct with_line_bytes {
@@ -159,8 +159,8 @@ constexpr unsigned c_failures() {
     return (c1_params<C> ? 0 : bit(1)) | (c2_constructible<C> ? 0 : bit(2)) |
            (c3_name<C> ? 0 : bit(3)) | (c4_line_bytes<C> ? 0 : bit(4)) |
            (c5_size_bits<C> ? 0 : bit(5)) | (c6_metadata_bits<C> ? 0 : bit(6)) |
-           (c7_costs<C> ? 0 : bit(7)) | (i1_compress<C> ? 0 : bit(8)) |
-           (i2_decompress<C> ? 0 : bit(9));
+           (c7_costs<C> ? 0 : bit(7)) | (ci1_compress<C> ? 0 : bit(8)) |
+           (ci2_decompress<C> ? 0 : bit(9));
 }
 
 static_assert(c_failures<compressor_t<0>>() == 0);
@@ -174,43 +174,43 @@ static_assert(c_failures<compressor_t<6>>() == bit(6));
 static_assert(c_failures<compressor_t<7>>() == bit(7));
 static_assert(c_failures<compressor_t<8>>() == bit(8));
 static_assert(c_failures<compressor_t<9>>() == bit(9));
-static_assert(compression::compressor<compressor_t<8>>); // I1/I2 concern only the refinement
+static_assert(compression::compressor<compressor_t<8>>); // CI1/CI2 concern only the refinement
 static_assert(!compression::invertible_compressor<compressor_t<8>>);
-static_assert(compression::diagnose<compression::none>());
-static_assert(compression::diagnose_invertible<compression::none>());
-static_assert(compression::diagnose_invertible<compressor_t<0>>());
+static_assert(compression::diagnose_compressor<compression::none>());
+static_assert(compression::diagnose_invertible_compressor<compression::none>());
+static_assert(compression::diagnose_invertible_compressor<compressor_t<0>>());
 
 // ----------------------------------------------------------------------------------- memory
 
-/// An address mapping that breaks requirement `Broken` (M1–M3 = 1–3).
+/// An address mapping that breaks requirement `Broken` (M1 = 1, M2 = 2, MI1 = 3).
 template <int Broken>
 struct mapping_t {
     memory::dram_address map(byte_address) const noexcept(Broken != 1) { return {}; }
-    byte_address unmap(const memory::dram_address&) const noexcept requires(Broken != 2) {
+    const memory::dram_organisation& organisation() const requires(Broken != 2) { return o; }
+    byte_address unmap(const memory::dram_address&) const noexcept requires(Broken != 3) {
         return {};
     }
-    const memory::dram_organisation& organisation() const requires(Broken != 3) { return o; }
     memory::dram_organisation o;
 };
 
 template <class M>
 constexpr unsigned m_failures() {
     using namespace memory;
-    return (m1_map<M> ? 0 : bit(1)) | (m2_unmap<M> ? 0 : bit(2)) |
-           (m3_organisation<M> ? 0 : bit(3));
+    return (m1_map<M> ? 0 : bit(1)) | (m2_organisation<M> ? 0 : bit(2)) |
+           (mi1_unmap<M> ? 0 : bit(3));
 }
 
 static_assert(m_failures<mapping_t<0>>() == 0);
 static_assert(m_failures<mapping_t<1>>() == bit(1));
 static_assert(m_failures<mapping_t<2>>() == bit(2));
 static_assert(m_failures<mapping_t<3>>() == bit(3));
-static_assert(memory::diagnose_mapping<memory::bit_field_mapping>());
-static_assert(memory::diagnose_invertible_mapping<memory::bit_field_mapping>());
-// M2 concerns only the refinement: a mapping without unmap still serves a controller.
-static_assert(memory::address_mapping<mapping_t<2>>);
-static_assert(!memory::invertible_address_mapping<mapping_t<2>>);
+static_assert(memory::diagnose_address_mapping<memory::bit_field_mapping>());
+static_assert(memory::diagnose_invertible_address_mapping<memory::bit_field_mapping>());
+// MI1 concerns only the refinement: a mapping without unmap still serves a controller.
+static_assert(memory::address_mapping<mapping_t<3>>);
+static_assert(!memory::invertible_address_mapping<mapping_t<3>>);
 static_assert(memory::invertible_address_mapping<mapping_t<0>>);
-static_assert(!memory::address_mapping<mapping_t<1>> && !memory::address_mapping<mapping_t<3>>);
+static_assert(!memory::address_mapping<mapping_t<1>> && !memory::address_mapping<mapping_t<2>>);
 
 /// A memory controller that breaks requirement `Broken` (MC1–MC7 = 1–7).
 template <int Broken>
@@ -257,8 +257,8 @@ static_assert(mc_failures<controller_t<4>>() == bit(4));
 static_assert(mc_failures<controller_t<5>>() == bit(5));
 static_assert(mc_failures<controller_t<6>>() == bit(6));
 static_assert(mc_failures<controller_t<7>>() == bit(7));
-static_assert(memory::diagnose_controller<memory::flat_memory>());
-static_assert(memory::diagnose_controller<controller_t<0>>());
+static_assert(memory::diagnose_memory_controller<memory::flat_memory>());
+static_assert(memory::diagnose_memory_controller<controller_t<0>>());
 
 // ------------------------------------------------------------------------------------ trace
 
@@ -297,12 +297,12 @@ static_assert(tr_failures<reader_t<3>>() == bit(3));
 static_assert(tr_failures<reader_t<5>>() == bit(5));
 static_assert(tr_failures<reader_t<6>>() == bit(6));
 static_assert(tr_failures<reader_t<7>>() == bit(7));
-static_assert(trace::diagnose<trace::lackey_reader>());
-static_assert(trace::diagnose<reader_t<0>>());
+static_assert(trace::diagnose_trace_reader<trace::lackey_reader>());
+static_assert(trace::diagnose_trace_reader<reader_t<0>>());
 
-// ------------------------------------------------------------------ memory: S and RP
+// ------------------------------------------------------------------ memory: MS and RP
 
-/// A request scheduler that breaks requirement `Broken` (S1–S4 = 1–4).
+/// A request scheduler that breaks requirement `Broken` (MS1–MS4 = 1–4).
 template <int Broken>
 struct scheduler_t {
     struct params {};
@@ -317,18 +317,18 @@ struct scheduler_t {
 };
 
 template <class S>
-constexpr unsigned s_failures() {
+constexpr unsigned ms_failures() {
     using namespace memory;
-    return (s1_params<S> ? 0 : bit(1)) | (s2_select<S> ? 0 : bit(2)) |
-           (s3_on_selected<S> ? 0 : bit(3)) | (s4_name<S> ? 0 : bit(4));
+    return (ms1_params<S> ? 0 : bit(1)) | (ms2_select<S> ? 0 : bit(2)) |
+           (ms3_on_selected<S> ? 0 : bit(3)) | (ms4_name<S> ? 0 : bit(4));
 }
 
-static_assert(s_failures<scheduler_t<0>>() == 0);
-static_assert(s_failures<scheduler_t<1>>() == bit(1));
-static_assert(s_failures<scheduler_t<2>>() == bit(2));
-static_assert(s_failures<scheduler_t<3>>() == bit(3));
-static_assert(s_failures<scheduler_t<4>>() == bit(4));
-static_assert(memory::diagnose_scheduler<scheduler_t<0>>());
+static_assert(ms_failures<scheduler_t<0>>() == 0);
+static_assert(ms_failures<scheduler_t<1>>() == bit(1));
+static_assert(ms_failures<scheduler_t<2>>() == bit(2));
+static_assert(ms_failures<scheduler_t<3>>() == bit(3));
+static_assert(ms_failures<scheduler_t<4>>() == bit(4));
+static_assert(memory::diagnose_request_scheduler<scheduler_t<0>>());
 
 /// A row policy that breaks requirement `Broken` (RP1–RP4 = 1–4).
 template <int Broken>
@@ -377,7 +377,7 @@ struct dual_t {
                 std::uint32_t) noexcept(Broken != 3) {}
     void on_insert(set_index, entry_index, const memsub::access&,
                    std::uint32_t) noexcept(Broken != 4) {}
-    void on_evict(set_index, entry_index, const replacement::eviction_info&) noexcept(Broken != 5) {
+    void on_evict(set_index, entry_index, const replacement::evicted_block&) noexcept(Broken != 5) {
     }
     entry_index victim(set_index, entry_mask, const memsub::access&, std::uint32_t) noexcept
         requires(Broken != 6) {
@@ -408,7 +408,7 @@ static_assert(replacement::diagnose_dueling_candidate<dual_t<0>>());
 } // namespace
 
 TEST_CASE("concept labels: each broken archetype fails exactly its sub-concept") {
-    CHECK(s_failures<scheduler_t<2>>() == bit(2));
+    CHECK(ms_failures<scheduler_t<2>>() == bit(2));
     CHECK(rp_failures<row_policy_t<3>>() == bit(3));
     CHECK(d_failures<dual_t<6>>() == bit(6));
     // The checks are the static_asserts above; this case records that they compiled.

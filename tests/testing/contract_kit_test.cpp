@@ -652,7 +652,7 @@ public:
     void on_insert(set_index s, entry_index e, const memsub::access& a) noexcept {
         inner_.on_insert(s, e, a);
     }
-    void on_evict(set_index s, entry_index e, const replacement::eviction_info& b) noexcept {
+    void on_evict(set_index s, entry_index e, const replacement::evicted_block& b) noexcept {
         inner_.on_evict(s, e, b);
     }
     [[nodiscard]] entry_index victim(set_index s, entry_mask m, const memsub::access& a) noexcept {

@@ -106,7 +106,7 @@ TEST_CASE("the topology concept: archetype, broken types, every shipped topology
     static_assert(!topology::topology<testing::broken_topology_no_link_ends>);
     static_assert(!topology::topology<testing::broken_topology_throwing_hops>);
     static_assert(!topology::topology<testing::broken_topology_no_route>);
-    static_assert(topology::diagnose<ring>());
+    static_assert(topology::diagnose_topology<ring>());
     // link_traffic asks no more than N1–N6: it runs on the archetype.
     link_traffic<testing::topology_archetype> traffic{testing::topology_archetype{}};
     traffic.record(0, 1, 100);

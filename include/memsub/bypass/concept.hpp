@@ -126,7 +126,7 @@ template <class B>
 
 /// Fails to compile with one message per broken requirement (B1–B4).
 template <class B>
-consteval bool diagnose() {
+consteval bool diagnose_bypass_predictor() {
     static_assert(b1_params<B>, "B1: B::params must be a default-constructible aggregate");
     static_assert(b2_constructible<B>,
                   "B2: B must be constructible from (const geometry&, const B::params&)");

@@ -7,12 +7,12 @@
 // one set: a hash index (open addressing, linear probing, backward-shift deletion) finds a
 // line in O(1) expected time, and the replacement order over the resident lines is a policy of
 // this file's own small family, an `fa_order`:
-//   F1. `O(std::uint32_t capacity)` — order for up to `capacity` slots (0 .. capacity − 1).
-//   F2. `o.on_hit(slot, access)`, F3. `o.on_insert(slot, access)` (the slot was free),
-//   F4. `o.on_evict(slot)` (the slot leaves), F5. `o.victim()` -> slot (only when every slot
-//       is occupied; the engine then calls F4 on it), all noexcept; F6. `o.name()`.
-//   Protocol: a hit calls F2; a miss into a full cache calls F5 then F4 then F3 on the same
-//   slot; a miss with a free slot calls F3 on the lowest free slot. Nothing else.
+//   FA1. `O(std::uint32_t capacity)` — order for up to `capacity` slots (0 .. capacity − 1).
+//   FA2. `o.on_hit(slot, access)`, FA3. `o.on_insert(slot, access)` (the slot was free),
+//   FA4. `o.on_evict(slot)` (the slot leaves), FA5. `o.victim()` -> slot (only when every slot
+//       is occupied; the engine then calls FA4 on it), all noexcept; FA6. `o.name()`.
+//   Protocol: a hit calls FA2; a miss into a full cache calls FA5 then FA4 then FA3 on the same
+//   slot; a miss with a free slot calls FA3 on the lowest free slot. Nothing else.
 // Orders shipped: `fa_lru` (true LRU, Mattson et al. 1970), `fa_fifo` (insertion order) and
 // `fa_opt` (Belady's MIN on `access::hints.next_use`, replacement/next_use.hpp: the resident
 // line used farthest in the future leaves; lines never used again first).
@@ -41,7 +41,7 @@
 
 namespace memsub::cache {
 
-/// The replacement order of a fully associative cache (requirements F1–F6 above).
+/// The replacement order of a fully associative cache (requirements FA1–FA6 above).
 template <class O>
 concept fa_order = std::constructible_from<O, std::uint32_t> &&
     requires(O& o, const O& co, std::uint32_t slot, const access& a) {

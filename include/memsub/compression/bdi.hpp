@@ -20,8 +20,8 @@
 // - Decompression latency defaults to the project's 2 cycles (the paper's 1-adder decode is 1).
 // Selection (docs/mechanisms/compressors.md §1.1): the smallest exact size wins
 // (`bdi_selection::exact_bits`, default), or the smallest stored size after the §2 segment rounding
-// (`bdi_selection::stored_size`, segments of `selection_segment_bytes`, G3 default per line size;
-// an encoding that saves no segment counts as uncompressed, G4); ties go to the lower `enc` code.
+// (`bdi_selection::stored_size`, segments of `selection_segment_bytes`, CS3 default per line size;
+// an encoding that saves no segment counts as uncompressed, CS4); ties go to the lower `enc` code.
 // Payload layout (reference layout, each field MSB-first): Base-Δ: B (8k bits), the n mask bits
 // (element 0 first; not under `in_tag` or B+Δ), then n deltas of 8d bits (element 0 first; the
 // base element's delta is 0). Repeated kB: the k-byte value. Zeros: 8 zero bits (or nothing).
@@ -61,7 +61,7 @@ enum class bdi_variant : std::uint8_t { base_delta_immediate, base_plus_delta };
 /// What `choose` minimises (docs/mechanisms/compressors.md §1.1 Selection).
 enum class bdi_selection : std::uint8_t {
     exact_bits,  ///< the exact payload bits (default: the caller did not ask for stored size)
-    stored_size, ///< the stored size after the segment rounding of §2 (G2–G4)
+    stored_size, ///< the stored size after the segment rounding of stored_size.hpp (CS2–CS4)
 };
 
 /// The encodings of compressors.md §1.1. The enumerator values are the table's 4-bit `enc` codes;
@@ -93,7 +93,7 @@ public:
         /// docs/mechanisms/compressors.md §1.1: choose by exact bits (default) or by stored size
         /// after §2 rounding.
         bdi_selection selection = bdi_selection::exact_bits;
-        /// Segment S of `bdi_selection::stored_size` (0 = the §2 G3 default for the line size,
+        /// Segment S of `bdi_selection::stored_size` (0 = the CS3 default for the line size,
         /// `compression::default_segment_bytes`); a power of two <= line_bytes.
         std::uint32_t selection_segment_bytes = 0;
         /// 4-bit `enc` codes of the two LATTE-CC encodings [UNVERIFIED: the dissertation gives
@@ -136,7 +136,7 @@ public:
         require(p.selection_segment_bytes == 0 || (std::has_single_bit(p.selection_segment_bytes) &&
                                                    p.selection_segment_bytes <= p.line_bytes),
                 component, "selection_segment_bytes", p.selection_segment_bytes,
-                "must be 0 (G3 default) or a power of two <= line_bytes");
+                "must be 0 (CS3 default) or a power of two <= line_bytes");
         if (p.encoding_set == bdi_encoding_set::latte_cc) {
             require(p.repeated4_code >= 8 && p.repeated4_code <= 14, component, "repeated4_code",
                     p.repeated4_code, "must be a free 4-bit code, 8..14");
@@ -182,7 +182,7 @@ public:
             }
             std::uint32_t size = bits_[e];
             if (p.selection == bdi_selection::stored_size) {
-                // G4: an encoding that saves no segment is stored raw, i.e. it *is* the
+                // CS4: an encoding that saves no segment is stored raw, i.e. it *is* the
                 // uncompressed encoding for this purpose.
                 const stored_size st = stored_size_of(bits_[e], rule);
                 size = e == static_cast<std::size_t>(bdi_encoding::uncompressed) ? L

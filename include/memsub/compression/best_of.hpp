@@ -82,7 +82,7 @@ struct smallest_bits_then_fastest {
 
 /// Smallest §2 stored size under `rule`; ties → fewer bits, then faster decompression, then
 /// lowest index. Inside `best_of` the rule's line size is the combinator's; its segment defaults
-/// to the §2 G3 one for that line size.
+/// to the CS3 one for that line size.
 struct smallest_stored {
     storage_rule rule{};
     [[nodiscard]] std::size_t operator()(std::span<const candidate> c) const noexcept {

@@ -26,7 +26,7 @@
 //   * Compression latency: no source gives one ([UNVERIFIED], docs/mechanisms/compressors.md §3);
 //     the default equals the 11-cycle decompression latency of the dissertation (§4.3.8). Energies:
 //     no source (0).
-//   * Incompressible lines: `size_bits` may reach 33 + 33·n bits (> 8L); the stored-size rule G4
+//   * Incompressible lines: `size_bits` may reach 33 + 33·n bits (> 8L); the stored-size rule CS4
 //     (`stored_size.hpp`) decides raw storage.
 //
 // Decoding never trusts the payload: a run longer than the planes left, a position field that

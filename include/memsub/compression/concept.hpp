@@ -2,15 +2,16 @@
 // line, decode results and the call protocol every cache-line compressor follows.
 //
 // A compressor turns one cache line (32, 64 or 128 bytes) into an exact number of payload bits
-// (docs/mechanisms/compressors.md §1, §2 rule G1). Most hosts only need that number (`size_bits`,
-// the cheap path: no payload is built, nothing allocates). The refinement `invertible_compressor`
-// also builds the payload bit stream and decodes it again, so round trips can be verified and hosts
-// that move real data can do so. Stored sizes (segment rounding, raw storage of lines that save
-// nothing, thresholds) are the cache organisation's business: see `stored_size.hpp` (§2).
+// (docs/mechanisms/compressors.md §1; rule CS1 of compression/stored_size.hpp). Most hosts only
+// need that number (`size_bits`, the cheap path: no payload is built, nothing allocates). The
+// refinement `invertible_compressor` also builds the payload bit stream and decodes it again, so
+// round trips can be verified and hosts that move real data can do so. Stored sizes (segment
+// rounding, raw storage of lines that save nothing, thresholds) are the cache organisation's
+// business: see `stored_size.hpp` (§2).
 //
 // Requirements (a type C models `compressor` when all hold; each is a concept of its own below,
-// `c1_params` … `c7_costs`, `i1_compress`, `i2_decompress`, and `diagnose<C>()` /
-// `diagnose_invertible<C>()` name the broken ones; labels: testing/contract.hpp):
+// `c1_params` … `c7_costs`, `ci1_compress`, `ci2_decompress`, and `diagnose_compressor<C>()` /
+// `diagnose_invertible_compressor<C>()` name the broken ones; labels: testing/contract.hpp):
 //   C1. `typename C::params` is a default-constructible aggregate of knobs with unit-suffixed
 //       fields and in-class defaults; it has a `line_bytes` field (32, 64 or 128; default 64).
 //   C2. `C(const typename C::params&)` validates the params once and throws
@@ -22,7 +23,7 @@
 //       `line` (a `std::span<const std::byte>`). Precondition: `line.size() == c.line_bytes()`
 //       (checked by MEMSUB_ASSERT). Pure: the same line always gives the same size; no
 //       allocation; O(line) time. May exceed 8·line_bytes (FPC, BPC, SC²; §5 P-E5) — apply
-//       §2 G4 through `stored_size_of`.
+//       CS4 through `stored_size_of`.
 //   C6. `c.metadata_bits()` const noexcept -> `std::uint32_t`: bits the algorithm keeps per line
 //       outside the payload (in the tag): e.g. BDI's 4-bit `enc`, C-PACK+Z's zero flag, a
 //       `best_of` member index. The compressed-size field of the cache organisation is not
@@ -32,11 +33,11 @@
 //       `double`. Defaults come from docs/mechanisms/compressors.md §3 and are params fields; 0
 //       energy means "no source gives a figure" (set your own).
 // Refinement (a type C models `invertible_compressor` when it models `compressor` and):
-//   I1. `c.compress(line)` const noexcept -> `compressed_line` (a value: payload bytes, exact
+//   CI1. `c.compress(line)` const noexcept -> `compressed_line` (a value: payload bytes, exact
 //       bit length, encoding id, best_of member path, code-book id, other tag data; never
 //       allocates).
 //       Postcondition: `compress(line).bits == size_bits(line)`.
-//   I2. `c.decompress(view, out)` const noexcept -> `decode_result`, where `view` is a
+//   CI2. `c.decompress(view, out)` const noexcept -> `decode_result`, where `view` is a
 //       `compressed_view` (a `compressed_line` converts to one; fuzzers build one from raw bytes)
 //       and `out` a `std::span<std::byte>`. On success it writes exactly `line_bytes()` bytes and
 //       reports `decode_status::ok`; `decompress(compress(x)) == x` for every line x. On a
@@ -46,7 +47,7 @@
 //       host passes the line's zero-padded slot or segment run, not just ceil(bits/8) bytes),
 //       never writes outside `out`, never throws, never crashes; on error the content of `out`
 //       is unspecified (but written only inside its bounds).
-//   I3. `decompress_or_throw(c, view, out)` (free function below) is the throwing convenience for
+//   CI3. `decompress_or_throw(c, view, out)` (free function below) is the throwing convenience for
 //       cold paths: it throws `memsub::input_error(c.name(), bit_offset, problem)`.
 //
 // Call protocol (what a host does):
@@ -54,7 +55,7 @@
 //   CP2. Per line: `size_bits(line)` for sizing, or `compress(line)` when the payload is needed.
 //        Both are reentrant and const: one compressor may serve many threads.
 //   CP3. Apply §2 with `stored_size_of(bits, storage_rule{...})` to get bytes, segments and the
-//        raw-storage decision (G2–G5 of docs/mechanisms/compressors.md); account `metadata_bits()`
+//        raw-storage decision (CS2–CS5, compression/stored_size.hpp); account `metadata_bits()`
 //        per tag.
 //   CP4. To read a line back: `decompress(compressed, out)`; check the result (`if (!r)`).
 //   CP5. Latencies/energies are reported, not applied: memsub keeps no clock (design principle
@@ -117,7 +118,7 @@ struct compressed_line {
     std::uint64_t tag_data = 0;
     std::array<std::byte, max_payload_bytes> payload{};
 
-    /// §2 G2: bytes = ceil(bits / 8).
+    /// CS2: bytes = ceil(bits / 8).
     [[nodiscard]] constexpr std::uint32_t bytes() const noexcept { return (bits + 7) / 8; }
     [[nodiscard]] constexpr std::span<const std::byte> data() const noexcept {
         return {payload.data(), std::min<std::size_t>(bytes(), payload.size())};
@@ -232,14 +233,14 @@ concept compressor = c1_params<C> && c2_constructible<C> && c3_name<C> && c4_lin
     c5_size_bits<C> && c6_metadata_bits<C> && c7_costs<C>;
 
 template <class C>
-concept i1_compress = requires(const C& c, std::span<const std::byte> line) {
+concept ci1_compress = requires(const C& c, std::span<const std::byte> line) {
     { c.compress(line) }
     noexcept->std::same_as<compressed_line>;
 };
 
 template <class C>
-concept i2_decompress = requires(const C& c, const compressed_line& cl, compressed_view v,
-                                 std::span<std::byte> out) {
+concept ci2_decompress = requires(const C& c, const compressed_line& cl, compressed_view v,
+                                  std::span<std::byte> out) {
     { c.decompress(v, out) }
     noexcept->std::same_as<decode_result>;
     { c.decompress(cl, out) }
@@ -247,12 +248,12 @@ concept i2_decompress = requires(const C& c, const compressed_line& cl, compress
 };
 
 template <class C>
-concept invertible_compressor = compressor<C> && i1_compress<C> && i2_decompress<C>;
+concept invertible_compressor = compressor<C> && ci1_compress<C> && ci2_decompress<C>;
 
 /// Fails to compile with one message per broken requirement (C1–C7):
-/// `static_assert(memsub::compression::diagnose<my_compressor>())`.
+/// `static_assert(memsub::compression::diagnose_compressor<my_compressor>())`.
 template <class C>
-consteval bool diagnose() {
+consteval bool diagnose_compressor() {
     static_assert(c1_params<C>, "C1: C::params must be a default-constructible aggregate with a "
                                 "`line_bytes` field");
     static_assert(c2_constructible<C>, "C2: C must be constructible from (const C::params&)");
@@ -269,19 +270,19 @@ consteval bool diagnose() {
     return compressor<C>;
 }
 
-/// `diagnose<C>()` and then I1–I2.
+/// `diagnose_compressor<C>()` and then CI1–CI2.
 template <class C>
-consteval bool diagnose_invertible() {
-    static_assert(diagnose<C>());
-    static_assert(i1_compress<C>, "I1: c.compress(std::span<const std::byte>) const must be "
-                                  "noexcept and return compressed_line");
-    static_assert(i2_decompress<C>, "I2: c.decompress(compressed_view or compressed_line, "
-                                    "std::span<std::byte>) const must be noexcept and return "
-                                    "decode_result");
+consteval bool diagnose_invertible_compressor() {
+    static_assert(diagnose_compressor<C>());
+    static_assert(ci1_compress<C>, "CI1: c.compress(std::span<const std::byte>) const must be "
+                                   "noexcept and return compressed_line");
+    static_assert(ci2_decompress<C>, "CI2: c.decompress(compressed_view or compressed_line, "
+                                     "std::span<std::byte>) const must be noexcept and return "
+                                     "decode_result");
     return invertible_compressor<C>;
 }
 
-/// I3: decode or throw `memsub::input_error` naming the compressor and the bit offset (cold path).
+/// CI3: decode or throw `memsub::input_error` naming the compressor and the bit offset (cold path).
 template <invertible_compressor C>
 void decompress_or_throw(const C& c, compressed_view v, std::span<std::byte> out) {
     const decode_result r = c.decompress(v, out);

@@ -394,7 +394,7 @@ public:
     };
 
     static constexpr std::string_view component = "memsub::compression::sc2";
-    /// SC² stores lines byte-aligned (docs/mechanisms/compressors.md §2.1 G3, §2.2):
+    /// SC² stores lines byte-aligned (CS3 of stored_size.hpp; docs/mechanisms/compressors.md §2.2):
     /// `default_storage_rule(c)` has S = 1.
     static constexpr bool byte_aligned_storage = true;
 

@@ -12,7 +12,7 @@
 //
 // Three pieces, usable alone or together:
 //  * `leader_sets`: which sets lead for which (candidate, requester); a table lookup per access.
-//  * a `follower_rule` (concept below, F1–F6): per-requester state trained by leader-set events
+//  * a `follower_rule` (concept below, FR1–FR6): per-requester state trained by leader-set events
 //    that names the candidate followers use. memsub ships `psel_rule` (2 candidates: DIP / DRRIP
 //    PSEL, moved by a cost) and `argmin_rule` (N candidates: per-candidate counts, argmin of a
 //    cost at the consumer's epoch boundaries, or after every event).
@@ -42,7 +42,7 @@
 //      leader set holds blocks inserted under its own candidate and blocks the followers' choice
 //      inserted; only the former tell anything about the leader's candidate.
 //  SS6. Which events train when is the consumer's choice: the sampler gates nothing on the phase.
-//      Hits reach the rule only if it counts them (O1); otherwise the hit events are no-ops.
+//      Hits reach the rule only if it counts them (FRO1); otherwise the hit events are no-ops.
 //  SS7. Candidates a rule may not choose are the rule's business (`argmin_rule`'s `allowed`
 //      mask). Decision: a leader of such a candidate still leads — SS1 forces it in the learning
 //      phase, `role` reports it, its events still count — because the placement is fixed
@@ -323,7 +323,7 @@ private:
     std::vector<std::uint16_t> tag_;
 };
 
-/// What a follower rule is built for (F2); the sampler has validated both counts.
+/// What a follower rule is built for (FR2); the sampler has validated both counts.
 struct sampler_shape {
     std::uint32_t candidates = 2;
     std::uint32_t requesters = 1;
@@ -334,40 +334,40 @@ struct sampler_shape {
 /// A follower rule: per-requester state trained by events in that requester's leader sets, which
 /// names the candidate its followers use.
 /// Requirements (a type R models `follower_rule` when all hold):
-///   F1. `typename R::params` is a default-constructible aggregate of the rule's knobs.
-///   F2. `R(const typename R::params& p, const sampler_shape& shape)` builds the rule for
+///   FR1. `typename R::params` is a default-constructible aggregate of the rule's knobs.
+///   FR2. `R(const typename R::params& p, const sampler_shape& shape)` builds the rule for
 ///       `shape.candidates` candidates and `shape.requesters` requesters. It may throw
 ///       `config_error` (naming `shape.component`); nothing else throws.
-///   F3. `R::max_candidates` — a constant: the most candidates the rule can choose among (the
+///   FR3. `R::max_candidates` — a constant: the most candidates the rule can choose among (the
 ///       sampler rejects more).
-///   F4. `r.on_leader_miss(t, c, cost)` noexcept — a miss of requester t attributed to
+///   FR4. `r.on_leader_miss(t, c, cost)` noexcept — a miss of requester t attributed to
 ///       candidate c (in t's leader set of c, or by the consumer: SS3–SS5 in the header comment);
 ///       `cost` (std::uint64_t) is the consumer's (1 to count misses).
-///   F5. `r.choice(t)` const noexcept -> std::uint32_t in [0, candidates): the candidate t's
+///   FR5. `r.choice(t)` const noexcept -> std::uint32_t in [0, candidates): the candidate t's
 ///       followers use now. O(1): it runs on every access.
-///   F6. `r.storage_bits()` const -> std::uint64_t: hardware bits of the rule's state.
+///   FR6. `r.storage_bits()` const -> std::uint64_t: hardware bits of the rule's state.
 /// Optional, detected with `requires`:
-///   O1. `r.on_leader_hit(t, c, cost)` noexcept — a hit of requester t attributed to candidate
-///       c, as in F4. The sampler skips hits entirely (no lookup) for a rule without it.
+///   FRO1. `r.on_leader_hit(t, c, cost)` noexcept — a hit of requester t attributed to candidate
+///       c, as in FR4. The sampler skips hits entirely (no lookup) for a rule without it.
 /// Protocol: t < requesters and c < candidates always; the sampler attributes an event to (t, c)
 /// only from t's own leader sets of c (SS3, SS5) unless the consumer attributes it (SS4), so a rule
 /// must not assume that c is the candidate in force where the event happened (in the adaptive
-/// phase it is not). F4 / O1 run in O(candidates) at most, never allocate, never throw. The
-/// choice may change inside F4 / O1 or in the rule's own methods (epoch decisions); the sampler
+/// phase it is not). FR4 / FRO1 run in O(candidates) at most, never allocate, never throw. The
+/// choice may change inside FR4 / FRO1 or in the rule's own methods (epoch decisions); the sampler
 /// caches nothing. Which candidates a rule may choose (a mask) is the rule's own business (SS7).
 template <class R>
-concept follower_rule = std::default_initializable<typename R::params> &&          // F1
-    std::constructible_from<R, const typename R::params&, const sampler_shape&> && // F2
+concept follower_rule = std::default_initializable<typename R::params> &&          // FR1
+    std::constructible_from<R, const typename R::params&, const sampler_shape&> && // FR2
     requires(R& r, const R& cr, std::uint32_t t, std::uint32_t c, std::uint64_t cost) {
-    { R::max_candidates } -> std::convertible_to<std::uint32_t>; // F3
+    { R::max_candidates } -> std::convertible_to<std::uint32_t>; // FR3
     { r.on_leader_miss(t, c, cost) }
-    noexcept; // F4
+    noexcept; // FR4
     { cr.choice(t) }
-    noexcept->std::convertible_to<std::uint32_t>;                // F5
-    { cr.storage_bits() } -> std::convertible_to<std::uint64_t>; // F6
+    noexcept->std::convertible_to<std::uint32_t>;                // FR5
+    { cr.storage_bits() } -> std::convertible_to<std::uint64_t>; // FR6
 };
 
-/// O1: the rule counts hits in leader sets.
+/// FRO1: the rule counts hits in leader sets.
 template <class R>
 concept rule_observes_hits = requires(R& r, std::uint32_t t, std::uint32_t c, std::uint64_t cost) {
     { r.on_leader_hit(t, c, cost) }
@@ -722,7 +722,7 @@ public:
         rule_.on_leader_miss(leaders_.requester_of(requester), c,
                              static_cast<std::uint64_t>(cost()));
     }
-    /// A hit by `requester` in set `s`; a no-op unless the rule counts hits (O1).
+    /// A hit by `requester` in set `s`; a no-op unless the rule counts hits (FRO1).
     void on_hit(set_index s, std::uint32_t requester, std::uint64_t cost = 0) noexcept {
         on_hit(s, requester, [cost]() noexcept { return cost; });
     }
@@ -745,7 +745,7 @@ public:
         rule_.on_leader_miss(leaders_.requester_of(requester), candidate, cost);
     }
     /// A hit by `requester` that the consumer attributes to `candidate` (< candidates()); a no-op
-    /// unless the rule counts hits (O1).
+    /// unless the rule counts hits (FRO1).
     void on_hit_of(std::uint32_t candidate, std::uint32_t requester,
                    std::uint64_t cost = 0) noexcept {
         MEMSUB_ASSERT(candidate < candidates());
@@ -773,7 +773,7 @@ public:
     }
     /// A hit by `requester` in set `s` on a block inserted under candidate `inserted`; trains
     /// the rule, and returns true, iff `s` is the requester's leader set of `inserted` and the
-    /// rule counts hits (O1).
+    /// rule counts hits (FRO1).
     bool on_leader_hit_of(set_index s, std::uint32_t inserted, std::uint32_t requester,
                           std::uint64_t cost = 0) noexcept {
         return on_leader_hit_of(s, inserted, requester, [cost]() noexcept { return cost; });

@@ -14,8 +14,8 @@
 // when it is inserted, with the mode the selector names for its set (SP2), from the host's memory
 // image (`line_image`) or `access::data`. It occupies ⌈payload bytes / 32⌉ segments (the engine's
 // `segments_for_bits`); a line that saves no segment is stored uncompressed, as mode 0 (rules
-// G3/G4, docs/mechanisms/compressors.md), and a 0-bit payload (an all-zero line some compressors
-// encode in no bits) is a tag-only block (G7). Hits: a hit to a line of mode m ≥ 1 passes through
+// CS3/CS4, compression/stored_size.hpp), and a 0-bit payload (an all-zero line some compressors
+// encode in no bits) is a tag-only block (CS7). Hits: a hit to a line of mode m ≥ 1 passes through
 // that mode's decompressor, one FIFO, non-pipelined unit per mode per L1 (selection/amat.hpp): its
 // effective latency is Eq. 4.3's decompression latency × (queue position + 1), at the arrival cycle
 // the host passes. The result's `hit_latency` is the base hit latency plus that. Energy: each
@@ -30,7 +30,7 @@
 // in the selector's compressed mode. Decision: they live beside the engine, not in it:
 // [Adaptive-CMP]'s tags outlive their data under a two-level replacement (data by LRU among lines
 // with data, tags by LRU among all), which the engine's one victim order does not express; the side
-// list has the same capacity and order, and the engine's own tag-only blocks stay what G7 needs.
+// list has the same capacity and order, and the engine's own tag-only blocks stay what CS7 needs.
 // Storage: the engine's tags and payload bits (6 per tag) plus the selector's counters, per L1;
 // the SC² tables once per GPU (`shared_code_book::storage_bits`).
 #pragma once

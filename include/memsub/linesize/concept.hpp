@@ -8,7 +8,8 @@
 // `linesize::adaptive_line_cache` runs one on memsub's variable-block cache.
 //
 // Requirements (a type S models `line_size_predictor` when all hold; each is a concept of its
-// own below, `ls1_params` … `ls4_name`, and `diagnose<S>()` names the broken ones):
+// own below, `ls1_params` … `ls4_name`, and `diagnose_line_size_predictor<S>()` names the broken
+// ones):
 //   LS1. `typename S::params` is a default-constructible aggregate of the predictor's knobs.
 //   LS2. `S(const geometry& g, const typename S::params& p)` constructs it for a cache of shape
 //        `g` and checks every size it can answer against `g` (LP2); it may throw
@@ -110,7 +111,7 @@ inline void require_block_bytes(const geometry& g, std::uint32_t bytes, std::str
 
 /// Fails to compile with one message per broken requirement (LS1–LS4).
 template <class S>
-consteval bool diagnose() {
+consteval bool diagnose_line_size_predictor() {
     static_assert(ls1_params<S>, "LS1: S::params must be a default-constructible aggregate");
     static_assert(ls2_constructible<S>,
                   "LS2: S must be constructible from (const geometry&, const S::params&)");

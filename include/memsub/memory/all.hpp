@@ -5,7 +5,7 @@
 #include <memsub/memory/bit_field_mapping.hpp>
 #include <memsub/memory/closed_page.hpp>
 #include <memsub/memory/concept.hpp>
-#include <memsub/memory/controller_parts.hpp>
+#include <memsub/memory/controller_parts_concept.hpp>
 #include <memsub/memory/controller_stats.hpp>
 #include <memsub/memory/dram_channel.hpp>
 #include <memsub/memory/dram_controller.hpp>
@@ -18,8 +18,8 @@
 #include <memsub/memory/mac_table.hpp>
 #include <memsub/memory/open_page.hpp>
 #include <memsub/memory/partitioned_controller.hpp>
-#include <memsub/memory/row_policy.hpp>
-#include <memsub/memory/scheduler.hpp>
+#include <memsub/memory/row_policy_concept.hpp>
+#include <memsub/memory/scheduler_concept.hpp>
 #include <memsub/memory/shared_queues.hpp>
 #include <memsub/memory/timeout_adaptive.hpp>
 #include <memsub/memory/watermark_write_drain.hpp>

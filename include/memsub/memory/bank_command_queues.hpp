@@ -1,7 +1,7 @@
 // memsub — DRAMSim3's two-level queue organisation for `dram_controller` (models
-// `queue_organisation`, memory/controller_parts.hpp): read and write transaction queues feeding
-// per-bank command queues of `bank_command_queue` entries (its configs' cmd_queue_size: 8), the
-// scheduler selecting among the command queues' requests only ([DRAMSim3], src/controller.cc
+// `queue_organisation`, memory/controller_parts_concept.hpp): read and write transaction queues
+// feeding per-bank command queues of `bank_command_queue` entries (its configs' cmd_queue_size: 8),
+// the scheduler selecting among the command queues' requests only ([DRAMSim3], src/controller.cc
 // ScheduleTransaction, src/command_queue.cc; tests/data/dramsim3/README.md compares).
 //
 // Per decision cycle: first the selection among the command queues' requests, reads and
@@ -34,10 +34,10 @@
 #include <memsub/config.hpp>
 #include <memsub/core/types.hpp>
 #include <memsub/memory/concept.hpp>
-#include <memsub/memory/controller_parts.hpp>
+#include <memsub/memory/controller_parts_concept.hpp>
 #include <memsub/memory/dram_channel.hpp>
 #include <memsub/memory/dram_timing.hpp>
-#include <memsub/memory/scheduler.hpp>
+#include <memsub/memory/scheduler_concept.hpp>
 
 namespace memsub::memory {
 

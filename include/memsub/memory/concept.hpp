@@ -4,15 +4,15 @@
 // memsub decides and models state; the host owns the clock. A
 // controller is advanced to a cycle the host gives and hands back the requests that completed.
 //
-// Each requirement below is also a concept of its own (`m1_map` … `m3_organisation`,
-// `mc1_params` … `mc7_observers`), and `diagnose_mapping<M>()`,
-// `diagnose_invertible_mapping<M>()` and `diagnose_controller<C>()` name the broken ones
-// (labels: testing/contract.hpp).
+// Each requirement below is also a concept of its own (`m1_map` … `m2_organisation`,
+// `mc1_params` … `mc7_observers`), and `diagnose_address_mapping<M>()`,
+// `diagnose_invertible_address_mapping<M>()` and `diagnose_memory_controller<C>()` name the broken
+// ones (labels: testing/contract.hpp).
 //
 // address_mapping — a type M models it when:
 //   M1. `m.map(byte_address)` noexcept -> `dram_address` (channel, rank, bank group, bank, row,
 //       column). Total: every address maps; bits above the mapping are ignored.
-//   M3. `m.organisation()` -> `const dram_organisation&`: the field counts (channels, ranks,
+//   M2. `m.organisation()` -> `const dram_organisation&`: the field counts (channels, ranks,
 //       bank groups, banks per group, rows, columns), so controllers size themselves.
 // `map` may read state shared with other objects (a page table filled at run time, held by
 // reference: placement/placed_mapping.hpp) as long as it is const and noexcept; a controller
@@ -20,13 +20,13 @@
 // answer for an address can change (a page not yet placed) is read at enqueue time.
 //
 // invertible_address_mapping — the refinement; M models it when it models address_mapping and:
-//   M2. `m.unmap(dram_address)` noexcept -> `byte_address`, the lowest byte address mapping to
+//   MI1. `m.unmap(dram_address)` noexcept -> `byte_address`, the lowest byte address mapping to
 //       those coordinates (map(unmap(d)) == d for every in-range d).
 // Controllers need only address_mapping (they never call unmap); tests and hosts that build
-// addresses from coordinates need the refinement. bit_field_mapping models both. (Until issue
-// 12 M2 was part of address_mapping; it moved to the refinement so that a placement stage with
-// a run-time page table — first touch, not invertible without a reverse table — can sit in
-// front of a controller's mapping.)
+// addresses from coordinates need the refinement. bit_field_mapping models both. (MI1 is a
+// refinement, not part of address_mapping, so that a placement stage with a run-time page
+// table — first touch, not invertible without a reverse table — can sit in front of a
+// controller's mapping.)
 //
 // memory_controller — a type C models it when:
 //   MC1. `typename C::params` is a default-constructible aggregate of its knobs; construction
@@ -194,21 +194,21 @@ concept m1_map = requires(const M& m, byte_address a) {
 };
 
 template <class M>
-concept m2_unmap = requires(const M& m, const dram_address& d) {
+concept mi1_unmap = requires(const M& m, const dram_address& d) {
     { m.unmap(d) }
     noexcept->std::same_as<byte_address>;
 };
 
 template <class M>
-concept m3_organisation = requires(const M& m) {
+concept m2_organisation = requires(const M& m) {
     { m.organisation() } -> std::convertible_to<const dram_organisation&>;
 };
 
 template <class M>
-concept address_mapping = m1_map<M> && m3_organisation<M>;
+concept address_mapping = m1_map<M> && m2_organisation<M>;
 
 template <class M>
-concept invertible_address_mapping = address_mapping<M> && m2_unmap<M>;
+concept invertible_address_mapping = address_mapping<M> && mi1_unmap<M>;
 
 namespace detail {
 struct completion_sink_archetype {
@@ -263,28 +263,28 @@ template <class C>
 concept memory_controller = mc1_params<C> && mc2_enqueue<C> && mc3_can_accept<C> &&
     mc4_advance_to<C> && mc5_next_event_cycle<C> && mc6_drain<C> && mc7_observers<C>;
 
-/// Fails to compile with one message per broken requirement (M1, M3).
+/// Fails to compile with one message per broken requirement (M1, M2).
 template <class M>
-consteval bool diagnose_mapping() {
+consteval bool diagnose_address_mapping() {
     static_assert(m1_map<M>, "M1: m.map(byte_address) const must be noexcept and return "
                              "dram_address");
-    static_assert(m3_organisation<M>, "M3: m.organisation() const must return "
+    static_assert(m2_organisation<M>, "M2: m.organisation() const must return "
                                       "const dram_organisation&");
     return address_mapping<M>;
 }
 
-/// `diagnose_mapping<M>()` and then M2 (the invertible refinement).
+/// `diagnose_address_mapping<M>()` and then MI1 (the invertible refinement).
 template <class M>
-consteval bool diagnose_invertible_mapping() {
-    static_assert(diagnose_mapping<M>());
-    static_assert(m2_unmap<M>, "M2: m.unmap(const dram_address&) const must be noexcept and "
-                               "return byte_address");
+consteval bool diagnose_invertible_address_mapping() {
+    static_assert(diagnose_address_mapping<M>());
+    static_assert(mi1_unmap<M>, "MI1: m.unmap(const dram_address&) const must be noexcept and "
+                                "return byte_address");
     return invertible_address_mapping<M>;
 }
 
 /// Fails to compile with one message per broken requirement (MC1–MC7).
 template <class C>
-consteval bool diagnose_controller() {
+consteval bool diagnose_memory_controller() {
     static_assert(mc1_params<C>, "MC1: C::params must be a default-constructible aggregate");
     static_assert(mc2_enqueue<C>, "MC2: c.enqueue(const mem_request&) must be noexcept and "
                                   "return enqueue_result");

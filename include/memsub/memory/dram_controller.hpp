@@ -3,7 +3,7 @@
 // `dram_channel`. Models `memory_controller` (memory/concept.hpp).
 //
 // Composition: `dram_controller<Scheduler, RowPolicy, Mapping, Queues, Drain>`, the last two
-// compile-time parts of memory/controller_parts.hpp:
+// compile-time parts of memory/controller_parts_concept.hpp:
 //   * Queues — `shared_queues` (shared_queues.hpp; the default): one read queue and one write
 //     queue per channel shared by all requesters, the baseline of [HTA] §3.1; or
 //     `bank_command_queues` (bank_command_queues.hpp): DRAMSim3's transaction queues feeding
@@ -53,7 +53,7 @@
 #include <memsub/memory/bit_field_mapping.hpp>
 #include <memsub/memory/closed_page.hpp>
 #include <memsub/memory/concept.hpp>
-#include <memsub/memory/controller_parts.hpp>
+#include <memsub/memory/controller_parts_concept.hpp>
 #include <memsub/memory/controller_stats.hpp>
 #include <memsub/memory/detail/busy_banks.hpp>
 #include <memsub/memory/detail/check_mapping.hpp>
@@ -64,8 +64,8 @@
 #include <memsub/memory/fcfs.hpp>
 #include <memsub/memory/fr_fcfs.hpp>
 #include <memsub/memory/open_page.hpp>
-#include <memsub/memory/row_policy.hpp>
-#include <memsub/memory/scheduler.hpp>
+#include <memsub/memory/row_policy_concept.hpp>
+#include <memsub/memory/scheduler_concept.hpp>
 #include <memsub/memory/shared_queues.hpp>
 #include <memsub/memory/watermark_write_drain.hpp>
 

@@ -12,7 +12,7 @@
 #include <memsub/memory/dram_timing.hpp>
 #include <memsub/memory/fr_fcfs.hpp>
 #include <memsub/memory/open_page.hpp>
-#include <memsub/memory/row_policy.hpp>
+#include <memsub/memory/row_policy_concept.hpp>
 #include <memsub/memory/watermark_write_drain.hpp>
 
 namespace memsub::memory {

@@ -1,4 +1,4 @@
-// memsub — FCFS request scheduler (models `request_scheduler`, memory/scheduler.hpp).
+// memsub — FCFS request scheduler (models `request_scheduler`, memory/scheduler_concept.hpp).
 #pragma once
 
 #include <algorithm>
@@ -9,7 +9,7 @@
 
 #include <memsub/core/errors.hpp>
 #include <memsub/core/types.hpp>
-#include <memsub/memory/scheduler.hpp>
+#include <memsub/memory/scheduler_concept.hpp>
 
 namespace memsub::memory {
 

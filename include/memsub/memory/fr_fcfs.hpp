@@ -11,7 +11,7 @@
 
 #include <memsub/core/errors.hpp>
 #include <memsub/core/types.hpp>
-#include <memsub/memory/scheduler.hpp>
+#include <memsub/memory/scheduler_concept.hpp>
 
 // Forces the per-entry lambda of the scan inline (it runs for every queued request).
 #if defined(__GNUC__) || defined(__clang__)
@@ -85,7 +85,7 @@ public:
             return select_by_bank(n, v);
     }
 
-    /// Precondition (S3): `index` is what the last `select` returned.
+    /// Precondition (MS3): `index` is what the last `select` returned.
     template <class View>
     void on_selected(const View& v, std::size_t index) noexcept {
         const std::uint32_t b = v.bank(index);
@@ -106,7 +106,7 @@ private:
     /// Without command timing from the view: a ready row hit (the oldest) is ready to go.
     template <class View>
     [[nodiscard]] selection select_by_bank(std::size_t n, const View& v) noexcept {
-        // Readiness is monotone in age within a bank (S2), so a ready entry has an older
+        // Readiness is monotone in age within a bank (MS2), so a ready entry has an older
         // request of its bank exactly when an earlier ready entry is of that bank.
         std::uint64_t ready_seen = 0;
         std::size_t oldest_ready = selection::none;

@@ -1,4 +1,4 @@
-// memsub — open-page row policy (models `row_policy`, memory/row_policy.hpp).
+// memsub — open-page row policy (models `row_policy`, memory/row_policy_concept.hpp).
 #pragma once
 
 #include <algorithm>
@@ -9,7 +9,7 @@
 #include <memsub/core/errors.hpp>
 #include <memsub/core/types.hpp>
 #include <memsub/memory/concept.hpp>
-#include <memsub/memory/row_policy.hpp>
+#include <memsub/memory/row_policy_concept.hpp>
 
 namespace memsub::memory {
 

@@ -52,7 +52,7 @@
 #include <memsub/core/types.hpp>
 #include <memsub/memory/bit_field_mapping.hpp>
 #include <memsub/memory/concept.hpp>
-#include <memsub/memory/controller_parts.hpp>
+#include <memsub/memory/controller_parts_concept.hpp>
 #include <memsub/memory/controller_stats.hpp>
 #include <memsub/memory/detail/check_mapping.hpp>
 #include <memsub/memory/detail/completion_queue.hpp>
@@ -61,7 +61,7 @@
 #include <memsub/memory/dram_channel.hpp>
 #include <memsub/memory/dram_timing.hpp>
 #include <memsub/memory/open_page.hpp>
-#include <memsub/memory/row_policy.hpp>
+#include <memsub/memory/row_policy_concept.hpp>
 #include <memsub/memory/watermark_write_drain.hpp>
 
 namespace memsub::memory {

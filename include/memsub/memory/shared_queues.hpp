@@ -1,6 +1,6 @@
 // memsub — the shared-queue organisation of `dram_controller` (models `queue_organisation`,
-// memory/controller_parts.hpp): per channel one read queue and one write queue shared by all
-// requesters; the scheduler selects from the queue of the write-drain policy's mode. It is the
+// memory/controller_parts_concept.hpp): per channel one read queue and one write queue shared by
+// all requesters; the scheduler selects from the queue of the write-drain policy's mode. It is the
 // baseline of [HTA] §3.1 ("all requests from different CUs share a read and a write queue"
 // with FR-FCFS) and, with one 16-entry queue (`queue_entries`), the HMC vault controller of
 // [MemNet] Table I ("FR-FCFS, 16-entry request queue/vault").
@@ -28,10 +28,10 @@
 #include <memsub/config.hpp>
 #include <memsub/core/types.hpp>
 #include <memsub/memory/concept.hpp>
-#include <memsub/memory/controller_parts.hpp>
+#include <memsub/memory/controller_parts_concept.hpp>
 #include <memsub/memory/dram_channel.hpp>
 #include <memsub/memory/dram_timing.hpp>
-#include <memsub/memory/scheduler.hpp>
+#include <memsub/memory/scheduler_concept.hpp>
 
 namespace memsub::memory {
 

@@ -1,6 +1,6 @@
 // memsub — the write-drain policy of memsub's DRAM controllers (models `write_drain_policy`,
-// memory/controller_parts.hpp): a channel is in read mode or in a write drain, and serves the
-// queue of its mode, so writes go to the DRAM in batches and the bus turns around rarely.
+// memory/controller_parts_concept.hpp): a channel is in read mode or in a write drain, and serves
+// the queue of its mode, so writes go to the DRAM in batches and the bus turns around rarely.
 //
 // Decision: the sources leave read/write arbitration open ([HTA] names none; for its baseline
 // memsub takes "reads first, watermark write drain"), so memsub follows the simulators the
@@ -41,7 +41,7 @@
 
 #include <memsub/config.hpp>
 #include <memsub/core/types.hpp>
-#include <memsub/memory/controller_parts.hpp>
+#include <memsub/memory/controller_parts_concept.hpp>
 
 namespace memsub::memory {
 

@@ -9,7 +9,7 @@
 // touch), C5.7 (round robin), [MemNet] §3.4 and G2.2 (seeded random page placement).
 //
 // Each requirement is a concept of its own (`pl1_params` … `pl5_capacity`, `pli1_inverse`);
-// `diagnose_placement<P>()` names the broken ones (labels: testing/contract.hpp).
+// `diagnose_placement_policy<P>()` names the broken ones (labels: testing/contract.hpp).
 //
 // placement_policy — a type P models it when:
 //   PL1. `typename P::params` is a default-constructible aggregate of its knobs; construction
@@ -119,7 +119,7 @@ concept invertible_placement = placement_policy<P> && pli1_inverse<P>;
 
 /// Fails to compile with one message per broken requirement (PL1–PL5).
 template <class P>
-consteval bool diagnose_placement() {
+consteval bool diagnose_placement_policy() {
     static_assert(pl1_params<P>, "PL1: P::params must be a default-constructible aggregate, P "
                                  "constructible from it, and p.name() const must exist");
     static_assert(pl2_place<P>, "PL2: p.place(byte_address, std::uint32_t requester) must "
@@ -134,10 +134,10 @@ consteval bool diagnose_placement() {
     return placement_policy<P>;
 }
 
-/// `diagnose_placement<P>()` and then PLI1.
+/// `diagnose_placement_policy<P>()` and then PLI1.
 template <class P>
 consteval bool diagnose_invertible_placement() {
-    static_assert(diagnose_placement<P>());
+    static_assert(diagnose_placement_policy<P>());
     static_assert(pli1_inverse<P>, "PLI1: p.global_address(std::uint32_t partition, "
                                    "std::uint64_t local_address) const must be noexcept and "
                                    "return byte_address");

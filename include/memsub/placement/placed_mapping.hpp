@@ -16,7 +16,7 @@
 // defined answer, not a meaningful one.
 // Invertibility: `unmap` exists only when both stages are invertible (a stateless placement
 // and an invertible inner mapping): then the pair models `invertible_address_mapping`. With
-// first touch it models `address_mapping` only — the reason M2 is a refinement.
+// first touch it models `address_mapping` only — the reason MI1 is a refinement.
 // Construction checks that the inner mapping has the placement's channels per partition and
 // interleaves them on the placement's granule (local granule k → channel k mod channels),
 // so `location::channel` and the controller's channel agree.
@@ -75,7 +75,7 @@ public:
         return inner_.organisation();
     }
 
-    /// M2, only for a stateless placement and an invertible inner mapping.
+    /// MI1, only for a stateless placement and an invertible inner mapping.
     [[nodiscard]] byte_address unmap(const memory::dram_address& d) const noexcept requires
         invertible_placement<Placement> && memory::invertible_address_mapping<Inner> {
         return placement_->global_address(partition_, inner_.unmap(d).value);

@@ -161,9 +161,6 @@ struct evicted_block {
     friend bool operator==(const evicted_block&, const evicted_block&) = default;
 };
 
-/// The name hooks used before the engine's and the policy's records became one.
-using eviction_info = evicted_block;
-
 /// What the size-aware `on_insert` (R4) is told about the block just placed.
 struct insert_info {
     /// First byte of the block.
@@ -356,9 +353,10 @@ template <class P>
 }
 
 /// Fails to compile with one message per broken requirement (R1–R7), for a policy author who
-/// wants the rule named rather than the concept's expansion: `static_assert(diagnose<my_p>())`.
+/// wants the rule named rather than the concept's expansion:
+/// `static_assert(diagnose_replacement_policy<my_p>())`.
 template <class P>
-consteval bool diagnose() {
+consteval bool diagnose_replacement_policy() {
     static_assert(r1_params<P>, "R1: P::params must be a default-constructible aggregate");
     static_assert(r2_constructible<P>,
                   "R2: P must be constructible from (const geometry&, const P::params&)");

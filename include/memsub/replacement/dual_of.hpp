@@ -46,7 +46,7 @@ public:
         notify_insert(a_, s, e, x, info);
         notify_insert(b_, s, e, x, info);
     }
-    void on_evict(set_index s, entry_index e, const eviction_info& info) noexcept {
+    void on_evict(set_index s, entry_index e, const evicted_block& info) noexcept {
         a_.on_evict(s, e, info);
         b_.on_evict(s, e, info);
     }

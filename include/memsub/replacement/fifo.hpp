@@ -42,7 +42,7 @@ public:
     void on_insert(set_index s, entry_index e, const access&) noexcept {
         recency_promote(row(s), stride_, e.value);
     }
-    void on_evict(set_index s, entry_index e, const eviction_info&) noexcept {
+    void on_evict(set_index s, entry_index e, const evicted_block&) noexcept {
         recency_demote(row(s), stride_, e.value, static_cast<std::uint8_t>(entries_ - 1));
     }
 

@@ -50,7 +50,7 @@ public:
 
     void on_hit(set_index s, entry_index e, const access&) noexcept { promote(s, e); }
     void on_insert(set_index s, entry_index e, const access&) noexcept { promote(s, e); }
-    void on_evict(set_index s, entry_index e, const eviction_info&) noexcept {
+    void on_evict(set_index s, entry_index e, const evicted_block&) noexcept {
         // A replacement victim is already at the bottom of the stack (victim() picks it).
         if (row(s)[e.value] != bottom()) demote(s, e);
     }

@@ -35,7 +35,7 @@ public:
     void on_insert(set_index s, entry_index e, const access&) noexcept {
         bits_[s.value] &= ~bit_of(e);
     }
-    void on_evict(set_index s, entry_index e, const eviction_info&) noexcept {
+    void on_evict(set_index s, entry_index e, const evicted_block&) noexcept {
         bits_[s.value] |= bit_of(e);
     }
 

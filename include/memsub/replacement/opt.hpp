@@ -63,7 +63,7 @@ public:
         next_use_[index(s, e)] = a.hints.next_use;
         valid_[s.value] |= bit_of(e);
     }
-    void on_evict(set_index s, entry_index e, const eviction_info&) noexcept {
+    void on_evict(set_index s, entry_index e, const evicted_block&) noexcept {
         valid_[s.value] &= ~bit_of(e);
     }
 

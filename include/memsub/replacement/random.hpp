@@ -31,7 +31,7 @@ public:
 
     void on_hit(set_index, entry_index, const access&) noexcept {}
     void on_insert(set_index, entry_index, const access&) noexcept {}
-    void on_evict(set_index, entry_index, const eviction_info&) noexcept {}
+    void on_evict(set_index, entry_index, const evicted_block&) noexcept {}
 
     [[nodiscard]] entry_index victim(set_index, entry_mask eligible, const access&) noexcept {
         auto k = rng_.below(static_cast<std::uint64_t>(std::popcount(eligible)));

@@ -43,7 +43,7 @@ public:
         const bool long_insert = side == 0 || throttle_.next_is_long();
         state_.set(s, e, long_insert ? state_.long_interval() : state_.distant());
     }
-    void on_evict(set_index, entry_index, const eviction_info&) noexcept {}
+    void on_evict(set_index, entry_index, const evicted_block&) noexcept {}
     [[nodiscard]] entry_index victim(set_index s, entry_mask m, const access&,
                                      std::uint32_t) noexcept {
         return state_.find_victim(s, m);

@@ -92,7 +92,7 @@ concept d4_on_insert = dual_sized_on_insert<D> ||
     noexcept;
 };
 template <class D>
-concept d5_on_evict = requires(D& d, set_index s, entry_index e, const eviction_info& info) {
+concept d5_on_evict = requires(D& d, set_index s, entry_index e, const evicted_block& info) {
     { d.on_evict(s, e, info) }
     noexcept;
 };
@@ -121,7 +121,7 @@ consteval bool diagnose_dueling_candidate() {
     static_assert(d4_on_insert<D>, "D4: d.on_insert(set, entry, access, side) or the size-aware "
                                    "on_insert(set, entry, access, insert_info, side) must be "
                                    "noexcept");
-    static_assert(d5_on_evict<D>, "D5: d.on_evict(set, entry, eviction_info) must be noexcept");
+    static_assert(d5_on_evict<D>, "D5: d.on_evict(set, entry, evicted_block) must be noexcept");
     static_assert(d6_victim<D>, "D6: d.victim(set, eligible, access, side) or the size-aware "
                                 "victim(set, eligible, access, room_request, side) must be "
                                 "noexcept and return entry_index");
@@ -225,7 +225,7 @@ public:
         else
             dual_.on_insert(s, e, a, side);
     }
-    void on_evict(set_index s, entry_index e, const eviction_info& info) noexcept {
+    void on_evict(set_index s, entry_index e, const evicted_block& info) noexcept {
         dual_.on_evict(s, e, info);
     }
     [[nodiscard]] entry_index victim(set_index s, entry_mask eligible, const access& a,

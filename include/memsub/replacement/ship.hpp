@@ -106,7 +106,7 @@ public:
         no_signature_[s.value] &= ~bit_of(e);
     }
 
-    void on_evict(set_index s, entry_index e, const eviction_info& info) noexcept {
+    void on_evict(set_index s, entry_index e, const evicted_block& info) noexcept {
         if (!trains(s) || info.reason != eviction_reason::replacement) return;
         if (contains(outcome_[s.value] | no_signature_[s.value], e)) return;
         std::uint8_t& c = shct_[signature_[index(s, e)]];

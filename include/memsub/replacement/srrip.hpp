@@ -49,7 +49,7 @@ public:
     void on_insert(set_index s, entry_index e, const access&) noexcept {
         state_.set(s, e, state_.long_interval());
     }
-    void on_evict(set_index, entry_index, const eviction_info&) noexcept {}
+    void on_evict(set_index, entry_index, const evicted_block&) noexcept {}
     [[nodiscard]] entry_index victim(set_index s, entry_mask eligible, const access&) noexcept {
         return state_.find_victim(s, eligible);
     }

@@ -105,6 +105,6 @@ private:
     std::uint64_t avoided_misses_ = 0, avoidable_misses_ = 0, penalized_hits_ = 0;
 };
 
-static_assert(diagnose<adaptive_cmp>());
+static_assert(diagnose_mode_selector<adaptive_cmp>());
 
 } // namespace memsub::selection

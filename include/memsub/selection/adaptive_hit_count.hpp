@@ -33,6 +33,6 @@ private:
     }
 };
 
-static_assert(diagnose<adaptive_hit_count>());
+static_assert(diagnose_mode_selector<adaptive_hit_count>());
 
 } // namespace memsub::selection

@@ -11,7 +11,7 @@
 // tells the selector what happened.
 //
 // Requirements (a type S models `mode_selector` when all hold; each is a concept of its own
-// below, `se1_params` … `se5_name`, and `diagnose<S>()` names the broken ones):
+// below, `se1_params` … `se5_name`, and `diagnose_mode_selector<S>()` names the broken ones):
 //   SE1. `typename S::params` is a default-constructible aggregate of the selector's knobs.
 //   SE2. `S(const selection_shape& shape, const typename S::params& p)` builds it for a cache of
 //        `shape.sets` sets and `shape.modes.size()` modes; it checks every rule it depends on and
@@ -246,7 +246,7 @@ template <class S>
 
 /// Fails to compile with one message per broken requirement (SE1–SE5).
 template <class S>
-consteval bool diagnose() {
+consteval bool diagnose_mode_selector() {
     static_assert(se1_params<S>, "SE1: S::params must be a default-constructible aggregate");
     static_assert(se2_constructible<S>, "SE2: S must be constructible from (const "
                                         "selection_shape&, const S::params&)");

@@ -57,7 +57,7 @@ private:
     std::uint32_t tolerance_ = 0;
 };
 
-static_assert(diagnose<latte_cc>());
+static_assert(diagnose_mode_selector<latte_cc>());
 static_assert(needs_latency_tolerance<latte_cc> && restricts_modes<latte_cc>);
 
 } // namespace memsub::selection

@@ -35,6 +35,6 @@ private:
     std::uint32_t mode_;
 };
 
-static_assert(diagnose<static_mode>());
+static_assert(diagnose_mode_selector<static_mode>());
 
 } // namespace memsub::selection

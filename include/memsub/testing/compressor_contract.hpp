@@ -20,15 +20,15 @@
 //       two instances alike).
 //   C7  latencies and energies are fixed, energies finite and not negative, and no latency is
 //       left at the `latency_for_line_size` placeholder.
-//   I1  `compress(line).bits == size_bits(line)`, within `max_payload_bits`, with the payload's
+//   CI1  `compress(line).bits == size_bits(line)`, within `max_payload_bits`, with the payload's
 //       bytes past `bytes()` zero.
-//   I2  `decompress(compress(x)) == x` with status ok; the payload one bit shorter or longer
+//   CI2  `decompress(compress(x)) == x` with status ok; the payload one bit shorter or longer
 //       than `compress` produced, or an output span that is not one line, is not decoded as
 //       ok; decoding corrupt payloads (random ones and valid ones with a bit flipped) never
 //       writes outside `out`.
 //   K3  determinism: the two instances give the same size and the same compressed line.
 //   K7  every pass runs to completion (no crash, no exception, within the time limit).
-// A compressor that is not invertible gets C2–C7 and K3, and a note that I1–I2 went unchecked.
+// A compressor that is not invertible gets C2–C7 and K3, and a note that CI1–CI2 went unchecked.
 // Limits: a read outside `view.payload` that does not fault goes unseen (run the check under a
 // sanitizer); CP2's thread safety is not exercised.
 #pragma once
@@ -189,7 +189,7 @@ void check_costs(const compressor_costs<C>& before, const compressor_costs<C>& a
                         std::to_string(before.decompress_nj) + " nJ");
 }
 
-/// I2 on corrupt input: random payloads, and valid ones with one bit flipped. Any status is
+/// CI2 on corrupt input: random payloads, and valid ones with one bit flipped. Any status is
 /// allowed; writing outside `out` is not (a crash ends the child: K7).
 template <class C>
 void decode_corrupt(const C& c, const compression::compressed_line& valid, xoshiro256ss& rng,
@@ -212,7 +212,7 @@ void decode_corrupt(const C& c, const compression::compressed_line& valid, xoshi
     const compression::decode_result r = c.decompress(bad.view(), g.out(c.line_bytes()));
     (void)r; // any status: the payload is corrupt
     if (!g.canaries_intact())
-        out.add("I2", pass, "decompress of a corrupt payload wrote outside `out`",
+        out.add("CI2", pass, "decompress of a corrupt payload wrote outside `out`",
                 "corrupt payload " + std::to_string(i) + ", bits " + std::to_string(bad.bits) +
                     ", encoding " + std::to_string(bad.encoding));
 }
@@ -249,30 +249,30 @@ void compressor_pass(const typename C::params& p, const compressor_contract_opti
         if constexpr (compression::invertible_compressor<C>) {
             const compression::compressed_line cl = a.compress(x);
             if (cl.bits != bits)
-                out.add("I1", pass, "compress(line).bits differs from size_bits(line)",
+                out.add("CI1", pass, "compress(line).bits differs from size_bits(line)",
                         at + ": " + std::to_string(cl.bits) + " and " + std::to_string(bits));
             if (cl.bits > compression::max_payload_bits)
-                out.add("I1", pass, "compress(line).bits exceeds max_payload_bits",
+                out.add("CI1", pass, "compress(line).bits exceeds max_payload_bits",
                         at + ": " + std::to_string(cl.bits));
             else if (std::any_of(cl.payload.begin() + cl.bytes(), cl.payload.end(),
                                  [](std::byte v) { return v != std::byte{0}; }))
-                out.add("I1", pass, "payload bytes past bytes() are not zero", at);
+                out.add("CI1", pass, "payload bytes past bytes() are not zero", at);
             if (!(b.compress(x) == cl))
                 out.add("K3", pass, "two instances built alike compress a line differently", at);
             guarded_line g;
             const compression::decode_result r = a.decompress(cl, g.out(L));
             if (!r)
-                out.add("I2", pass, "decompress(compress(x)) failed",
+                out.add("CI2", pass, "decompress(compress(x)) failed",
                         at + ": " + std::string(r.message()) + " at bit " +
                             std::to_string(r.bit_offset));
             else if (!std::ranges::equal(g.line(), x))
-                out.add("I2", pass, "decompress(compress(x)) differs from x", at);
-            if (!g.canaries_intact()) out.add("I2", pass, "decompress wrote outside `out`", at);
+                out.add("CI2", pass, "decompress(compress(x)) differs from x", at);
+            if (!g.canaries_intact()) out.add("CI2", pass, "decompress wrote outside `out`", at);
             compression::compressed_view v = cl.view();
             if (cl.bits > 0) {
                 v.bits = cl.bits - 1;
                 if (a.decompress(v, g.out(L)))
-                    out.add("I2", pass,
+                    out.add("CI2", pass,
                             "a payload one bit shorter than compress produced decoded as ok",
                             at + ", " + std::to_string(cl.bits) + " bits", 1,
                             "a truncated payload must return decode_status::truncated");
@@ -280,16 +280,16 @@ void compressor_pass(const typename C::params& p, const compressor_contract_opti
             if (cl.bits < compression::max_payload_bits) {
                 v.bits = cl.bits + 1;
                 if (a.decompress(v, g.out(L)))
-                    out.add("I2", pass,
+                    out.add("CI2", pass,
                             "a payload one bit longer than compress produced decoded as ok",
                             at + ", " + std::to_string(cl.bits) + " bits", 1,
                             "an over-long payload must return decode_status::trailing_bits");
             }
             if (a.decompress(cl, g.out(L - 1)))
-                out.add("I2", pass, "decompress into a span one byte short of a line returned ok",
+                out.add("CI2", pass, "decompress into a span one byte short of a line returned ok",
                         at, 1, "return decode_status::wrong_output_size");
             if (!g.canaries_intact())
-                out.add("I2", pass, "decompress into a span one byte short wrote outside it", at);
+                out.add("CI2", pass, "decompress into a span one byte short wrote outside it", at);
             if (i < o.corrupt_payloads) decode_corrupt(a, cl, rng, i, pass, out);
         }
         ++out.accesses;
@@ -316,7 +316,7 @@ template <class Params>
 
 } // namespace detail
 
-/// Runs C2–C7, I1–I2, K3 and K7 for compressor `C` (constructed with `params`, and with
+/// Runs C2–C7, CI1–CI2, K3 and K7 for compressor `C` (constructed with `params`, and with
 /// `params` at the other supported line sizes) and returns what it found.
 template <compression::compressor C>
 [[nodiscard]] contract_report check_compressor_contract(const typename C::params& params = {},
@@ -371,7 +371,7 @@ template <compression::compressor C>
     }
     if constexpr (!compression::invertible_compressor<C>)
         report.notes.push_back(
-            "I1-I2: the compressor is not invertible (no compress/decompress): its sizes are "
+            "CI1-CI2: the compressor is not invertible (no compress/decompress): its sizes are "
             "checked, its round trip is not, and hosts that move data cannot use it");
     return report;
 }

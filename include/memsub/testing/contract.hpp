@@ -55,31 +55,51 @@
 //
 // Labels. Every rule memsub states carries a label unique across the library, so a diagnostic,
 // a report line or a comment that cites one means exactly that rule:
-//   family               header                        requirements  optional     protocol
-//   replacement_policy   replacement/concept.hpp       R1–R7         O1–O7        P1–P8
-//   dueling_candidate    replacement/set_dueling.hpp   D1–D7
-//   bypass_predictor     bypass/concept.hpp            B1–B4         T1–T4        Q1–Q5
-//   compressor           compression/concept.hpp       C1–C7         I1–I3 (1)    CP1–CP5
-//   line_size_predictor  linesize/concept.hpp          LS1–LS4       LO1–LO2      LP1–LP5
-//   mode_selector        selection/concept.hpp         SE1–SE5       SO1–SO6      SP1–SP5
-//   address_mapping      memory/concept.hpp            M1, M3        M2 (2)
-//   memory_controller    memory/concept.hpp            MC1–MC7                    MP1–MP6
-//   request_scheduler    memory/scheduler.hpp          S1–S4
-//   row_policy           memory/row_policy.hpp         RP1–RP4
-//   write_drain_policy   memory/controller_parts.hpp   WD1–WD5
-//   queue_organisation   memory/controller_parts.hpp   QO1–QO5
-//   trace_reader         trace/concept.hpp             TR1–TR7
-//   placement_policy     placement/concept.hpp         PL1–PL5       PLI1 (3)     PP1–PP4
-//   cta_scheduler        cta/concept.hpp               CT1–CT6                    CTP1–CTP4
-//   topology             topology/concept.hpp          N1–N6
-//   contract checks      testing/contract.hpp          K1–K8
-//   (1) the refinement `invertible_compressor`. (2) the refinement `invertible_address_mapping`.
-//   (3) the refinement `invertible_placement`.
-// Every concept family has one sub-concept per requirement and a `diagnose…<T>()` that names
-// the broken ones in its static_assert messages.
-// Labels of the mechanism pages (docs/mechanisms/compressors.md's G1–G7, §2.2 B1/B2, §4.2
-// vectors V1–V6, C1/C2 and S1/S2, its P-… pitfalls; docs/mechanisms/multi_module_gpu.md's and
-// memory_controllers.md's C5.x, G2.x and G4.x) name those pages' rules, not concept requirements.
+//   family               header                                requirements  optional  protocol
+//   replacement_policy   replacement/concept.hpp               R1–R7         O1–O8     P1–P8
+//   dueling_candidate    replacement/set_dueling.hpp           D1–D7
+//   bypass_predictor     bypass/concept.hpp                    B1–B4         T1–T4     Q1–Q5
+//   compressor           compression/concept.hpp               C1–C7                   CP1–CP5
+//     invertible_compressor (refinement)                       CI1–CI3
+//   compressed storage   compression/stored_size.hpp           CS1–CS7
+//   line_size_predictor  linesize/concept.hpp                  LS1–LS4       LO1–LO2   LP1–LP5
+//   mode_selector        selection/concept.hpp                 SE1–SE5       SO1–SO6   SP1–SP5
+//   address_mapping      memory/concept.hpp                    M1–M2
+//     invertible_address_mapping (refinement)                  MI1
+//   memory_controller    memory/concept.hpp                    MC1–MC7                 MP1–MP6
+//   request_scheduler    memory/scheduler_concept.hpp          MS1–MS4
+//   row_policy           memory/row_policy_concept.hpp         RP1–RP4
+//   write_drain_policy   memory/controller_parts_concept.hpp   WD1–WD5
+//   queue_organisation   memory/controller_parts_concept.hpp   QO1–QO5
+//   trace_reader         trace/concept.hpp                     TR1–TR7
+//   placement_policy     placement/concept.hpp                 PL1–PL5                 PP1–PP4
+//     invertible_placement (refinement)                        PLI1
+//   cta_scheduler        cta/concept.hpp                       CT1–CT6                 CTP1–CTP4
+//   topology             topology/concept.hpp                  N1–N6
+//   set sampler          core/set_sampler.hpp                                          SS1–SS7
+//   follower_rule        core/set_sampler.hpp                  FR1–FR6       FRO1
+//   fa_order             cache/fully_associative.hpp           FA1–FA6
+//   contract checks      testing/contract.hpp                  K1–K8
+// Decision: a refinement's requirements carry its base family's prefix followed by the letter
+// of the refinement (I for invertible), numbered from 1 — CI1 (invertible_compressor), MI1
+// (invertible_address_mapping), PLI1 (invertible_placement) — so a label shows both the family
+// and that the rule is needed only by the refinement. Considered: a letter of its own (the
+// compressor's former I1–I3, which reads like nothing in particular and is one letter from
+// every family) and numbering on from the base family (the mapping's former M2 after M1, M3,
+// which hides that the rule is optional for a controller).
+// Every concept family has one sub-concept per requirement, and every concept `X` a
+// `diagnose_X<T>()` (consteval, in X's namespace) whose static_assert messages, one per broken
+// requirement, start with the requirement's label: `replacement::diagnose_replacement_policy`,
+// `compression::diagnose_invertible_compressor`, `memory::diagnose_request_scheduler`, …
+// Decision: one name per concept, spelled after the concept and nothing shorter, so the check of
+// a concept is found by its name and stays unambiguous where a namespace holds several concepts
+// (compression, memory, placement). Considered: a short `diagnose<T>()` for a namespace's main
+// concept beside the long forms (two spellings of one check, and a namespace that gains a second
+// concept has to pick which one the short form means).
+// Labels of the mechanism pages (docs/mechanisms/compressors.md's G1–G7, which CS1–CS7 state,
+// §2.2 B1/B2, §4.2 vectors V1–V6, C1/C2 and S1/S2, its P-… pitfalls;
+// docs/mechanisms/multi_module_gpu.md's and memory_controllers.md's C5.x, G2.x and G4.x) name
+// those pages' rules, not concept requirements; they are cited with the page's name.
 #pragma once
 
 #include <bit>

@@ -71,7 +71,7 @@ concept topology =
 
 /// Fails to compile with one message per broken requirement (N1–N6).
 template <class T>
-consteval bool diagnose() {
+consteval bool diagnose_topology() {
     static_assert(n1_nodes<T>, "N1: t.nodes() const must return the endpoint count");
     static_assert(n2_links<T>, "N2: t.links() const must return the directed link count");
     static_assert(n3_link_ends<T>, "N3: t.link_ends(link) const must return link_ends");

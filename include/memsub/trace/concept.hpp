@@ -6,8 +6,8 @@
 // keeps no per-record state beyond a few counters.
 //
 // Requirements (a type R models `trace_reader` when all hold; the statically checkable part of
-// each is a concept of its own below, `tr1_params` … `tr7_names`, and `diagnose<R>()` names the
-// broken ones; labels: testing/contract.hpp):
+// each is a concept of its own below, `tr1_params` … `tr7_names`, and `diagnose_trace_reader<R>()`
+// names the broken ones; labels: testing/contract.hpp):
 //   TR1. `typename R::params` is a default-constructible aggregate of the reader's knobs (unit-
 //        suffixed, validated once in the constructor, `memsub::config_error` on a bad value).
 //   TR2. `R(const std::filesystem::path& file[, const params&])` opens `file` (an `input_error`
@@ -101,7 +101,7 @@ concept trace_reader = tr1_params<R> && tr2_construction<R> && tr3_next<R> && tr
 
 /// Fails to compile with one message per broken requirement (TR1–TR3, TR5–TR7).
 template <class R>
-consteval bool diagnose() {
+consteval bool diagnose_trace_reader() {
     static_assert(tr1_params<R>, "TR1: R::params must be a default-constructible aggregate");
     static_assert(tr2_construction<R>,
                   "TR2: R must be movable and constructible from (const std::filesystem::path&, "

@@ -3,7 +3,7 @@
 // `queue_organisation` (how a controller's requests wait between arrival and selection).
 //
 // Each requirement below is also a concept of its own (`wd1_construct` … `wd5_hazard`,
-// `qo1_name` … `qo5_run_channel`), and `diagnose_write_drain<D>()` and
+// `qo1_name` … `qo5_run_channel`), and `diagnose_write_drain_policy<D>()` and
 // `diagnose_queue_organisation<Q>()` name the broken ones (labels: testing/contract.hpp).
 //
 // write_drain_policy — a type D models it when (one object per channel):
@@ -172,7 +172,7 @@ concept queue_organisation =
 
 /// Fails to compile with one message per broken requirement (WD1–WD5).
 template <class D>
-consteval bool diagnose_write_drain() {
+consteval bool diagnose_write_drain_policy() {
     static_assert(wd1_construct<D>, "WD1: D(const write_drain_knobs&, std::uint32_t write_slots) "
                                     "must construct it");
     static_assert(wd2_update<D>, "WD2: d.update(const drain_observation&, std::uint64_t, "

@@ -1,10 +1,10 @@
 // memsub — the `request_scheduler` concept of shared-queue controllers (fcfs.hpp, fr_fcfs.hpp).
 //
-// Concept `request_scheduler` — a type S models it when (one sub-concept each, s1_params …
-// s4_name; `diagnose_scheduler<S>()` names the broken ones):
-//   S1. `typename S::params` is a default-constructible aggregate; `S(params, banks)` builds the
+// Concept `request_scheduler` — a type S models it when (one sub-concept each, ms1_params …
+// ms4_name; `diagnose_request_scheduler<S>()` names the broken ones):
+//   MS1. `typename S::params` is a default-constructible aggregate; `S(params, banks)` builds the
 //       state of one channel with `banks` banks (it may throw `config_error`).
-//   S2. `s.select(n, view)` noexcept -> `selection`: choose among the `n` queued requests of one
+//   MS2. `s.select(n, view)` noexcept -> `selection`: choose among the `n` queued requests of one
 //       queue, oldest first (index 0 = oldest). `view.bank(i)`, `view.hit(i)` (the request's row
 //       is open in its bank now) and `view.ready(i)` (its bank takes a request now) describe
 //       them. Readiness is monotone in age within a bank: when entry i is ready, so is every
@@ -13,9 +13,9 @@
 //       become possible (a lower bound; `view.ready_at(i)` gives it). A view may also offer
 //       `view.issue_at(i)`: for a row hit, the earliest cycle its column command could issue
 //       (first-ready schedulers compare it; detected with `requires`).
-//   S3. `s.on_selected(view, index)` noexcept — the request the last `select` chose leaves
+//   MS3. `s.on_selected(view, index)` noexcept — the request the last `select` chose leaves
 //       the queue (called before it is removed, so the view still describes it).
-//   S4. `s.name()` -> std::string_view.
+//   MS4. `s.name()` -> std::string_view.
 #pragma once
 
 #include <algorithm>
@@ -48,38 +48,38 @@ struct queue_view_archetype {
 };
 } // namespace detail
 
-// One concept per requirement (labels: testing/contract.hpp); `diagnose_scheduler<S>()` names
-// the broken ones.
+// One concept per requirement (labels: testing/contract.hpp); `diagnose_request_scheduler<S>()`
+// names the broken ones.
 template <class S>
-concept s1_params = std::default_initializable<typename S::params> &&
+concept ms1_params = std::default_initializable<typename S::params> &&
     std::constructible_from<S, const typename S::params&, std::uint32_t>;
 template <class S>
-concept s2_select = requires(S& s, std::size_t n, const detail::queue_view_archetype& v) {
+concept ms2_select = requires(S& s, std::size_t n, const detail::queue_view_archetype& v) {
     { s.select(n, v) }
     noexcept->std::same_as<selection>;
 };
 template <class S>
-concept s3_on_selected = requires(S& s, std::size_t n, const detail::queue_view_archetype& v) {
+concept ms3_on_selected = requires(S& s, std::size_t n, const detail::queue_view_archetype& v) {
     { s.on_selected(v, n) }
     noexcept;
 };
 template <class S>
-concept s4_name = requires(const S& s) {
+concept ms4_name = requires(const S& s) {
     { s.name() } -> std::convertible_to<std::string_view>;
 };
 
 template <class S>
-concept request_scheduler = s1_params<S> && s2_select<S> && s3_on_selected<S> && s4_name<S>;
+concept request_scheduler = ms1_params<S> && ms2_select<S> && ms3_on_selected<S> && ms4_name<S>;
 
-/// Fails to compile with one message per broken requirement (S1–S4).
+/// Fails to compile with one message per broken requirement (MS1–MS4).
 template <class S>
-consteval bool diagnose_scheduler() {
-    static_assert(s1_params<S>, "S1: S::params must be default-constructible and S constructible "
-                                "from (const S::params&, std::uint32_t banks)");
-    static_assert(s2_select<S>, "S2: s.select(n, view) must be noexcept and return selection");
-    static_assert(s3_on_selected<S>, "S3: s.on_selected(view, index) must be noexcept");
-    static_assert(s4_name<S>, "S4: s.name() const must return something convertible to "
-                              "std::string_view");
+consteval bool diagnose_request_scheduler() {
+    static_assert(ms1_params<S>, "MS1: S::params must be default-constructible and S constructible "
+                                 "from (const S::params&, std::uint32_t banks)");
+    static_assert(ms2_select<S>, "MS2: s.select(n, view) must be noexcept and return selection");
+    static_assert(ms3_on_selected<S>, "MS3: s.on_selected(view, index) must be noexcept");
+    static_assert(ms4_name<S>, "MS4: s.name() const must return something convertible to "
+                               "std::string_view");
     return request_scheduler<S>;
 }
 
