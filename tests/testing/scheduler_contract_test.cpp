@@ -1,5 +1,5 @@
 // check_scheduler_contract: memsub's schedulers and a minimal archetype pass; for each check a
-// deliberately broken scheduler fails it with its label (S1, S2, S4, K3).
+// deliberately broken scheduler fails it with its label (MS1, MS2, MS4, K3).
 #include <doctest/doctest.h>
 
 #include <cstddef>
@@ -11,7 +11,7 @@
 #include <memsub/core/errors.hpp>
 #include <memsub/memory/fcfs.hpp>
 #include <memsub/memory/fr_fcfs.hpp>
-#include <memsub/memory/scheduler.hpp>
+#include <memsub/memory/scheduler_concept.hpp>
 #include <memsub/testing/all.hpp>
 
 using namespace memsub;
@@ -146,51 +146,51 @@ TEST_CASE("scheduler contract: fcfs, fr_fcfs (its variants) and a minimal archet
     CHECK(archetype.accesses == 6 * 1500);
 }
 
-TEST_CASE("scheduler contract: S2 — a choice outside the offered requests") {
+TEST_CASE("scheduler contract: MS2 — a choice outside the offered requests") {
     const auto beyond = check_scheduler_contract<broken<fault::index_n>>({}, quick());
-    CHECK(found(beyond, "S2", "bank view", "index at or beyond n"));
-    CHECK(found(beyond, "S2", "timed view", "index at or beyond n"));
-    CHECK(found(beyond, "S2", "engine", "index at or beyond n"));
+    CHECK(found(beyond, "MS2", "bank view", "index at or beyond n"));
+    CHECK(found(beyond, "MS2", "timed view", "index at or beyond n"));
+    CHECK(found(beyond, "MS2", "engine", "index at or beyond n"));
     const auto busy = check_scheduler_contract<broken<fault::not_ready>>({}, quick());
-    CHECK(found(busy, "S2", "bank view", "cannot take a request"));
-    CHECK(found(busy, "S2", "engine", "cannot take a request"));
+    CHECK(found(busy, "MS2", "bank view", "cannot take a request"));
+    CHECK(found(busy, "MS2", "engine", "cannot take a request"));
     const auto reads = check_scheduler_contract<broken<fault::reads_beyond>>({}, quick());
-    CHECK(found(reads, "S2", "bank view", "read an entry at or beyond n"));
+    CHECK(found(reads, "MS2", "bank view", "read an entry at or beyond n"));
 }
 
-TEST_CASE("scheduler contract: S2 — wake must be a later cycle, finite, and a lower bound") {
-    CHECK(found(check_scheduler_contract<broken<fault::wake_now>>({}, quick()), "S2", "bank view",
+TEST_CASE("scheduler contract: MS2 — wake must be a later cycle, finite, and a lower bound") {
+    CHECK(found(check_scheduler_contract<broken<fault::wake_now>>({}, quick()), "MS2", "bank view",
                 "wake is not after the current cycle"));
     const auto never_wakes = check_scheduler_contract<broken<fault::wake_never>>({}, quick());
-    CHECK(found(never_wakes, "S2", "bank view", "wake = never"));
+    CHECK(found(never_wakes, "MS2", "bank view", "wake = never"));
     // memsub's controller also wakes when a bank frees up: the engine pass survives it.
-    CHECK(found(check_scheduler_contract<broken<fault::late_wake>>({}, quick()), "S2", "timed view",
+    CHECK(found(check_scheduler_contract<broken<fault::late_wake>>({}, quick()), "MS2", "timed view",
                 "not a lower bound"));
 }
 
-TEST_CASE("scheduler contract: S2 — a request never chosen is left unserved") {
+TEST_CASE("scheduler contract: MS2 — a request never chosen is left unserved") {
     const auto r = check_scheduler_contract<broken<fault::starves>>({}, quick());
-    CHECK(found(r, "S2", "bank view", "left unserved"));
-    CHECK((found(r, "S2", "engine", "left unserved") || found(r, "S2", "engine", "stalled")));
+    CHECK(found(r, "MS2", "bank view", "left unserved"));
+    CHECK((found(r, "MS2", "engine", "left unserved") || found(r, "MS2", "engine", "stalled")));
 }
 
 TEST_CASE("scheduler contract: K3 — two instances built alike decide alike") {
     const auto r = check_scheduler_contract<broken<fault::nondeterministic>>({}, quick());
     CHECK(found(r, "K3", "bank view", "decided differently"));
     CHECK(found(r, "K3", "engine", "decided differently"));
-    CHECK_FALSE(found(r, "S2", "bank view", ""));
+    CHECK_FALSE(found(r, "MS2", "bank view", ""));
 }
 
-TEST_CASE("scheduler contract: S4 — a stable, non-empty name") {
-    CHECK(found(check_scheduler_contract<broken<fault::empty_name>>({}, quick()), "S4", "bank view",
+TEST_CASE("scheduler contract: MS4 — a stable, non-empty name") {
+    CHECK(found(check_scheduler_contract<broken<fault::empty_name>>({}, quick()), "MS4", "bank view",
                 "empty"));
-    CHECK(found(check_scheduler_contract<broken<fault::renames>>({}, quick()), "S4", "bank view",
+    CHECK(found(check_scheduler_contract<broken<fault::renames>>({}, quick()), "MS4", "bank view",
                 "changed during a run"));
 }
 
-TEST_CASE("scheduler contract: S1 — a scheduler that cannot be built for the banks") {
+TEST_CASE("scheduler contract: MS1 — a scheduler that cannot be built for the banks") {
     const auto r = check_scheduler_contract<broken<fault::throws>>({}, quick());
-    CHECK(found(r, "S1", "bank view", "threw"));
+    CHECK(found(r, "MS1", "bank view", "threw"));
     CHECK_FALSE(r.violations.front().hint.empty());
     scheduler_contract_options four = quick();
     four.banks = 4;

@@ -46,7 +46,7 @@ public:
 private:
     int votes_ = 0;
 };
-static_assert(selection::diagnose<hit_vote>());
+static_assert(selection::diagnose_mode_selector<hit_vote>());
 
 enum class fault {
     mode_too_high,

@@ -1,5 +1,5 @@
-// memsub::testing — the contract check of a DRAM request scheduler (memory/scheduler.hpp's
-// `request_scheduler`, requirements S1–S4).
+// memsub::testing — the contract check of a DRAM request scheduler (memory/scheduler_concept.hpp's
+// `request_scheduler`, requirements MS1–MS4).
 //
 //   auto report = memsub::testing::check_scheduler_contract<my_scheduler>();
 //   if (!report.ok()) std::fputs(report.text().c_str(), stderr);
@@ -7,12 +7,12 @@
 // The check drives the scheduler in three passes, each with two instances built alike and fed
 // the same requests:
 //   * "bank view"  — a reference driver: one queue of up to `queue_entries` requests over
-//     `banks` banks, whose view offers bank / hit / ready / ready_at only (S2's members). A
+//     `banks` banks, whose view offers bank / hit / ready / ready_at only (MS2's members). A
 //     bank takes a new request a few cycles after its last one (more after a row miss), so
-//     readiness is the bank's and monotone in age within a bank, as S2 promises. One decision
+//     readiness is the bank's and monotone in age within a bank, as MS2 promises. One decision
 //     per cycle; when nothing is chosen the driver sleeps until the scheduler's `wake` or the
 //     next arrival, as a controller does. Now and then it offers only the oldest part of its
-//     queue (a controller may: S2's `n`).
+//     queue (a controller may: MS2's `n`).
 //   * "timed view" — the same driver with a view that also has `now()` and `issue_at(i)` (a row
 //     hit's earliest column command, against a data bus that carries one burst per 4 cycles):
 //     the members a first-ready scheduler reads when they exist.
@@ -20,20 +20,20 @@
 //     open page) built with the scheduler, fed seeded reads and writes through its public
 //     interface (enqueue, advance_to, next_event_cycle, drain).
 // The violations, each labelled by the requirement it breaks:
-//   S1. building the scheduler from (params, banks) threw (`config_error`: the options' banks).
-//   S2. `select` chose an index ≥ n, or an entry whose bank cannot take a request
+//   MS1. building the scheduler from (params, banks) threw (`config_error`: the options' banks).
+//   MS2. `select` chose an index ≥ n, or an entry whose bank cannot take a request
 //       (`view.ready(i)` false); it read an entry ≥ n of the view; it chose nothing and gave a
 //       `wake` at or before the current cycle, or `never` with requests queued (a controller
 //       would ask again at once, or sleep for ever); its `wake` was not a lower bound (a copy of
 //       the scheduler, asked at the first cycle the view changes before `wake`, chooses
 //       something: checked when the scheduler is copyable); or requests were left unserved
 //       (the run exceeded `cycles_per_request` × requests cycles, or the engine stalled).
-//   S4. `name()` is empty, or differs between two instances or before and after a run.
+//   MS4. `name()` is empty, or differs between two instances or before and after a run.
 //   K3. determinism: the two instances decided differently (the driver's decisions, the
 //       engine's completions and their cycles).
 //   K7. a pass did not complete: the scheduler crashed, exited, threw or hung (as in
 //       testing/contract.hpp; passes run in a child process where POSIX fork exists).
-// S3 (`on_selected` follows the `select` that chose) is the driver's duty: the driver and the
+// MS3 (`on_selected` follows the `select` that chose) is the driver's duty: the driver and the
 // engine call it before removing the chosen request, so the view still describes it.
 #pragma once
 
@@ -56,7 +56,7 @@
 #include <memsub/memory/dram_controller.hpp>
 #include <memsub/memory/dram_timing.hpp>
 #include <memsub/memory/open_page.hpp>
-#include <memsub/memory/scheduler.hpp>
+#include <memsub/memory/scheduler_concept.hpp>
 #include <memsub/testing/contract_report.hpp>
 #include <memsub/testing/detail/isolated_pass.hpp>
 
@@ -72,7 +72,7 @@ struct scheduler_contract_options {
     /// Requests per run (each pass has two runs).
     std::uint64_t requests = 4000;
     std::uint64_t seed = 1;
-    /// A run that takes more than this many cycles per request has left requests unserved (S2).
+    /// A run that takes more than this many cycles per request has left requests unserved (MS2).
     std::uint64_t cycles_per_request = 200;
     /// Run the "engine" pass (memory::dram_controller built with the scheduler).
     bool engine_pass = true;
@@ -130,7 +130,7 @@ struct driven_channel {
     }
 };
 
-/// The view of the "bank view" pass: S2's members only. A read of an entry ≥ n is recorded (and
+/// The view of the "bank view" pass: MS2's members only. A read of an entry ≥ n is recorded (and
 /// answered as entry 0, so the run goes on).
 class driven_view {
 public:
@@ -165,14 +165,14 @@ public:
     }
 };
 
-/// Builds a scheduler for `banks` banks, reporting a throw as S1 (nullopt then).
+/// Builds a scheduler for `banks` banks, reporting a throw as MS1 (nullopt then).
 template <memory::request_scheduler S>
 std::optional<S> build_scheduler(const typename S::params& params, std::uint32_t banks,
                                  std::string_view pass, contract_report& out) {
     try {
         return std::optional<S>(std::in_place, params, banks);
     } catch (const std::exception& e) {
-        out.add("S1", pass, "S1: building the scheduler from (params, banks) threw", e.what(), 1,
+        out.add("MS1", pass, "MS1: building the scheduler from (params, banks) threw", e.what(), 1,
                 "check scheduler_contract_options::banks (" + std::to_string(banks) +
                     ") against what the scheduler supports, or its params");
         return std::nullopt;
@@ -213,7 +213,7 @@ std::vector<std::uint64_t> drive_scheduler(S& s, const scheduler_contract_option
             next < arrivals.size() && ch.queue.size() < o.queue_entries ? arrivals[next].arrival
                                                                         : never;
         if (ch.now > limit) {
-            out.add("S2", pass, "S2: requests were left unserved",
+            out.add("MS2", pass, "MS2: requests were left unserved",
                     std::to_string(o.requests - served) + " of " + std::to_string(o.requests) +
                         " after " + std::to_string(ch.now) + " cycles",
                     1, "every queued request must be chosen eventually");
@@ -230,23 +230,23 @@ std::vector<std::uint64_t> drive_scheduler(S& s, const scheduler_contract_option
         const memory::selection sel = s.select(n, v);
         decisions.push_back(sel.index == memory::selection::none ? ~std::uint64_t{0} : sel.index);
         if (const auto i = v.read_beyond())
-            out.add("S2", pass, "S2: select read an entry at or beyond n",
+            out.add("MS2", pass, "MS2: select read an entry at or beyond n",
                     at() + ": entry " + std::to_string(*i) + ", n = " + std::to_string(n));
         if (sel.index != memory::selection::none) {
             if (sel.index >= n) {
-                out.add("S2", pass, "S2: select chose an index at or beyond n",
+                out.add("MS2", pass, "MS2: select chose an index at or beyond n",
                         at() + ": index " + std::to_string(sel.index) +
                             ", n = " + std::to_string(n));
                 ++ch.now;
                 continue;
             }
             if (!v.ready(sel.index))
-                out.add("S2", pass, "S2: select chose an entry whose bank cannot take a request",
+                out.add("MS2", pass, "MS2: select chose an entry whose bank cannot take a request",
                         at() + ": index " + std::to_string(sel.index) + ", bank " +
                             std::to_string(v.bank(sel.index)) + " ready at " +
                             std::to_string(v.ready_at(sel.index)),
                         1, "choose only entries with view.ready(i)");
-            s.on_selected(v, sel.index); // S3: before the request leaves
+            s.on_selected(v, sel.index); // MS3: before the request leaves
             ch.serve(sel.index);
             ++served;
             ++ch.now; // one decision per cycle
@@ -255,12 +255,12 @@ std::vector<std::uint64_t> drive_scheduler(S& s, const scheduler_contract_option
         decisions.push_back(sel.wake);
         std::uint64_t wake = sel.wake;
         if (wake <= ch.now) {
-            out.add("S2", pass, "S2: nothing chosen and wake is not after the current cycle",
+            out.add("MS2", pass, "MS2: nothing chosen and wake is not after the current cycle",
                     at() + ": wake " + std::to_string(wake), 1,
                     "give the first later cycle a choice may become possible");
             wake = ch.now + 1;
         } else if (wake == never) {
-            out.add("S2", pass, "S2: nothing chosen and wake = never with requests queued",
+            out.add("MS2", pass, "MS2: nothing chosen and wake = never with requests queued",
                     at() + ", " + std::to_string(n) + " offered", 1,
                     "a controller would never ask again: give view.ready_at of the entry awaited");
             const std::uint64_t change = ch.next_change(n, Timed);
@@ -276,7 +276,7 @@ std::vector<std::uint64_t> drive_scheduler(S& s, const scheduler_contract_option
                 const memory::selection later = probe.select(n, view_type(ch, n));
                 ch.now = saved;
                 if (later.index != memory::selection::none)
-                    out.add("S2", pass, "S2: wake is not a lower bound",
+                    out.add("MS2", pass, "MS2: wake is not a lower bound",
                             at() + ": wake " + std::to_string(wake) + ", but it chooses at cycle " +
                                 std::to_string(change),
                             1, "give the earliest cycle a choice may become possible");
@@ -303,12 +303,12 @@ public:
         memory::selection s = inner_.select(n, v);
         if (s.index == memory::selection::none) return s;
         if (s.index >= n) {
-            note("S2: select chose an index at or beyond n",
+            note("MS2: select chose an index at or beyond n",
                  "index " + std::to_string(s.index) + ", n = " + std::to_string(n), v);
             return {.index = memory::selection::none, .wake = now_of(v) + 1};
         }
         if (!v.ready(s.index)) {
-            note("S2: select chose an entry whose bank cannot take a request",
+            note("MS2: select chose an entry whose bank cannot take a request",
                  "index " + std::to_string(s.index) + ", bank " + std::to_string(v.bank(s.index)),
                  v);
             return {.index = memory::selection::none, .wake = v.ready_at(s.index)};
@@ -336,7 +336,7 @@ private:
             std::string where = what;
             if constexpr (requires { v.now(); })
                 where = "cycle " + std::to_string(v.now()) + ": " + where;
-            found_.add("S2", "engine", rule, where, 1, "choose only entries with view.ready(i)");
+            found_.add("MS2", "engine", rule, where, 1, "choose only entries with view.ready(i)");
         } catch (...) { // out of memory while reporting: the count is lost, not the run
         }
     }
@@ -393,13 +393,13 @@ std::vector<std::uint64_t> drive_engine(const typename S::params& params,
             to = std::min(to, requests[next].arrival_cycle);
         if (to == never) {
             out.add(
-                "S2", "engine", "S2: the controller stalled with requests pending",
+                "MS2", "engine", "MS2: the controller stalled with requests pending",
                 "cycle " + std::to_string(now) + ", " + std::to_string(c.pending()) + " pending", 1,
                 "when nothing is chosen, wake must name a cycle a choice may become possible");
             break;
         }
         if (to > limit) {
-            out.add("S2", "engine", "S2: requests were left unserved",
+            out.add("MS2", "engine", "MS2: requests were left unserved",
                     std::to_string(c.pending() + (requests.size() - next)) + " of " +
                         std::to_string(o.requests) + " after " + std::to_string(now) + " cycles",
                     1, "every queued request must be chosen eventually");
@@ -424,7 +424,7 @@ inline void compare_runs(const std::vector<std::uint64_t>& a, const std::vector<
 
 } // namespace detail
 
-/// Runs the scheduler checks (S1, S2, S4, K3, K7) on scheduler `S` built with `params`.
+/// Runs the scheduler checks (MS1, MS2, MS4, K3, K7) on scheduler `S` built with `params`.
 template <memory::request_scheduler S>
 [[nodiscard]] contract_report check_scheduler_contract(const typename S::params& params = {},
                                                        const scheduler_contract_options& o = {}) {
@@ -463,13 +463,13 @@ template <memory::request_scheduler S>
                 out.accesses += o.requests;
             }
             if (names[0][0].empty())
-                out.add("S4", name, "S4: name() is empty", "a fresh instance", 1,
+                out.add("MS4", name, "MS4: name() is empty", "a fresh instance", 1,
                         "return a short stable identifier");
             if (names[0][0] != names[0][1])
-                out.add("S4", name, "S4: name() changed during a run",
+                out.add("MS4", name, "MS4: name() changed during a run",
                         "'" + names[0][0] + "' then '" + names[0][1] + "'");
             if (names[0][0] != names[1][0])
-                out.add("S4", name, "S4: two instances built alike have different names",
+                out.add("MS4", name, "MS4: two instances built alike have different names",
                         "'" + names[0][0] + "' and '" + names[1][0] + "'");
             detail::compare_runs(decisions[0], decisions[1], name, "decision", out);
         });
