@@ -164,8 +164,8 @@ TEST_CASE("scheduler contract: MS2 — wake must be a later cycle, finite, and a
     const auto never_wakes = check_scheduler_contract<broken<fault::wake_never>>({}, quick());
     CHECK(found(never_wakes, "MS2", "bank view", "wake = never"));
     // memsub's controller also wakes when a bank frees up: the engine pass survives it.
-    CHECK(found(check_scheduler_contract<broken<fault::late_wake>>({}, quick()), "MS2", "timed view",
-                "not a lower bound"));
+    CHECK(found(check_scheduler_contract<broken<fault::late_wake>>({}, quick()), "MS2",
+                "timed view", "not a lower bound"));
 }
 
 TEST_CASE("scheduler contract: MS2 — a request never chosen is left unserved") {
@@ -182,8 +182,8 @@ TEST_CASE("scheduler contract: K3 — two instances built alike decide alike") {
 }
 
 TEST_CASE("scheduler contract: MS4 — a stable, non-empty name") {
-    CHECK(found(check_scheduler_contract<broken<fault::empty_name>>({}, quick()), "MS4", "bank view",
-                "empty"));
+    CHECK(found(check_scheduler_contract<broken<fault::empty_name>>({}, quick()), "MS4",
+                "bank view", "empty"));
     CHECK(found(check_scheduler_contract<broken<fault::renames>>({}, quick()), "MS4", "bank view",
                 "changed during a run"));
 }
