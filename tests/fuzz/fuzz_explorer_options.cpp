@@ -27,7 +27,8 @@ void require(bool ok) {
     if (!ok) __builtin_trap();
 }
 
-bool same(const memsub::explorer::explorer_options& a, const memsub::explorer::explorer_options& b) {
+bool same(const memsub::explorer::explorer_options& a,
+          const memsub::explorer::explorer_options& b) {
     return a.what == b.what && a.traces == b.traces && a.format == b.format && a.shape == b.shape &&
            a.policies == b.policies && a.no_opt == b.no_opt && a.progress == b.progress &&
            a.limit == b.limit && a.default_accesses == b.default_accesses && a.seed == b.seed &&
