@@ -9,7 +9,8 @@
 // interleaved pass by pass so every side sees the same machine load:
 //   * explorer/lru: the explorer module's own path — `explore()`
 //     (memsub/explorer/run_explorer.hpp) with `--no-opt --policies lru --quiet`: batch
-//     decoding in place (trace::next_batch), chunks, memsub's cache with cachegrind-exact counting (access_all_spanning);
+//     decoding in place (trace::next_batch), chunks, memsub's cache with cachegrind-exact
+//     counting (access_all_spanning);
 //   * the plain programs, each an exact LRU (their misses must equal the explorer's, or the row
 //     fails): `plain_read_all` reads the whole file into memory, then runs the plain
 //     move-to-front loop over it (the definition of the plain program the speed target uses);
