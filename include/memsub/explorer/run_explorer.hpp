@@ -94,7 +94,8 @@ namespace status = memsub::explorer::explorer_status;
 
 using three_c_reference = memsub::cache::three_c_classifier::reference;
 
-/// Type erasure over the policy list: one virtual call per chunk of 64 Ki accesses, none per access.
+/// Type erasure over the policy list: one virtual call per chunk of 64 Ki accesses, none per
+/// access.
 class runner {
 public:
     virtual ~runner() = default;
