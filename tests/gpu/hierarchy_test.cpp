@@ -54,16 +54,14 @@ TEST_CASE("private L1s per SM share the L2: another SM's miss is served by the L
 }
 
 TEST_CASE("ID-Cache as the L1 level behaves as the standalone ID-Cache, the L2 catches the rest") {
-    using l1 = gpu::id_cache::cache_type;
-    auto h = gpu::make_l1_l2_hierarchy<l1>(1);
+    // The L1 level is ID-Cache itself: its line-size predictor is part of the cache, so the
+    // hierarchy's plain access carries Algorithm 5's line size.
+    auto h = gpu::make_l1_l2_hierarchy<gpu::id_cache>(1);
     auto hb = gpu::make_l1_l2_hierarchy<gpu::baseline_l1>(1);
     gpu::id_cache alone;
-    linesize::alsi sizer(gpu::variable_l1_geometry{});
     std::uint64_t mismatches = 0, l2_served_base = 0, memory_base = 0, memory_idc = 0;
     crafted::run_rounds(6, [&](const memsub::access& a, int round) {
-        const auto set = h.cache<0>(0).set_of(a.address);
-        const auto r =
-            h.access(a, linesize::block_spec_for(sizer, set, a, gpu::variable_l1_geometry{}));
+        const auto r = h.access(a);
         const auto s = alone.access(a);
         mismatches += r.levels[0].hit != s.hit || r.levels[0].bypass != s.bypass ||
                       r.levels[0].blocks_filled != s.blocks_filled;

@@ -49,7 +49,7 @@ static_assert(gpu::l1_geometry::sets == 32 && gpu::l1_geometry::ways == 4 &&
               gpu::l1_geometry::line_bytes == 128);
 static_assert(gpu::baseline_l1::options.writes == cache::write_policy::write_evict);
 static_assert(std::is_same_v<gpu::id_cache::sizer_type, linesize::alsi>);
-static_assert(std::is_same_v<gpu::id_cache::cache_type::bypass_type, bypass::pc_divergence>);
+static_assert(std::is_same_v<gpu::id_cache::bypass_type, bypass::pc_divergence>);
 
 TEST_CASE("Table 3.1 L1: 16 KB, 32 sets x 4 ways x 128 B, LRU, write-evict") {
     gpu::baseline_l1 c;
@@ -135,7 +135,7 @@ TEST_CASE("ID-Cache partial miss: the resident block trains as a hit, the missin
     CHECK(r.partial);
     CHECK(r.bytes_fetched == 32); // segment 1 only: segment 0 is resident
     CHECK(r.blocks_filled == 1);
-    CHECK(c.underlying().block(r.set, r.entry).bytes == 64);
+    CHECK(c.block(r.set, r.entry).bytes == 64);
     CHECK(p.counter(a) == 2); // the 32 B block, inserted by (pc, bin 3), was hit
     CHECK(p.counter(b) == 1); // (pc, bin 1) untouched: it only predicted
     // Train (pc, bin 1) to 0: 64 B blocks of set 3 evicted unreused (8 fit in 16 segments).
@@ -155,5 +155,5 @@ TEST_CASE("ID-Cache partial miss: the resident block trains as a hit, the missin
     CHECK(q.bypass == cache::bypass_reason::predictor);
     CHECK(q.blocks_filled == 0);
     CHECK(q.bytes_fetched == 32);
-    CHECK(c.underlying().resident_segments(line_address{0x9000 / 128}) == 0x1);
+    CHECK(c.resident_segments(line_address{0x9000 / 128}) == 0x1);
 }

@@ -257,10 +257,7 @@ std::array<std::uint64_t, 4> run_bfs_through(Cache& cache, l1_statistics& stats)
         stats.record_departure(b);
         count(b);
     };
-    if constexpr (requires { cache.underlying(); })
-        cache.underlying().flush(sink);
-    else
-        cache.flush(sink);
+    cache.flush(sink);
     return engine_buckets;
 }
 } // namespace

@@ -113,7 +113,7 @@ TEST_CASE("one access on a 32 B-segment L1: one miss that fetches the two sector
     CHECK(c.hits() == 0);
     CHECK(c.bytes_fetched == 64); // as the two sector runs fetched
     CHECK(c.blocks_inserted == 2);
-    CHECK(cache.underlying().resident_segments(line_address{line_base >> 7}) == 0b1001);
+    CHECK(cache.resident_segments(line_address{line_base >> 7}) == 0b1001);
     run(cache, stats, two_pieces());
     CHECK(stats.totals().temporal_hits == 1);
 }

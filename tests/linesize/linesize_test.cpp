@@ -22,6 +22,8 @@
 using namespace memsub;
 using linesize::alsi;
 using linesize::static_size;
+using replacement::evicted_block;
+using replacement::eviction_reason;
 using replacement::lru;
 
 namespace {
@@ -106,7 +108,7 @@ TEST_CASE("static sizes: names and answers") {
 TEST_CASE("ALSI on the variable-block cache: the inserted block is the aligned block of the "
           "predicted size holding the request") {
     l1_cache<alsi> c(l1);
-    auto& u = c.underlying();
+    auto& u = c;
     // d = 1: the whole 128 B line.
     auto r = c.access(load(0x1000 + 8, 4, 1));
     CHECK(r.filled());
@@ -132,7 +134,7 @@ TEST_CASE("ALSI on the variable-block cache: the inserted block is the aligned b
 
 TEST_CASE("partial hits and misses: only the missing blocks are fetched, resident bytes never") {
     l1_cache<alsi> c(l1);
-    auto& u = c.underlying();
+    auto& u = c;
     const line_address line{0x2000 / 128};
     c.access(load(0x2000 + 64, 4, 2)); // 64 B block, segments 2-3
     // A hit inside the resident block.
@@ -167,7 +169,7 @@ TEST_CASE("partial hits and misses: only the missing blocks are fetched, residen
 
 TEST_CASE("eviction until a free tag and enough free segments exist (LRU over blocks)") {
     l1_cache<alsi> c(l1);
-    auto& u = c.underlying();
+    auto& u = c;
     const set_index s{5};
     // Four 128 B lines fill set 5's 16 segments.
     for (std::uint64_t n = 0; n < 4; ++n) CHECK(c.access(load(line_in_set(5, n), 4, 1)).filled());
@@ -187,14 +189,14 @@ TEST_CASE("eviction until a free tag and enough free segments exist (LRU over bl
     l1_cache<alsi> t(l1);
     for (std::uint64_t n = 0; n < 16; ++n)
         CHECK(t.access(load(line_in_set(9, n), 4, 32)).evictions.empty());
-    CHECK(t.underlying().free_entries(set_index{9}) == 0);
+    CHECK(t.free_entries(set_index{9}) == 0);
     // A 128 B insert needs 4 segments: the four LRU 32 B blocks leave, in LRU order.
     r = t.access(load(line_in_set(9, 16), 4, 1));
     REQUIRE(r.evictions.size() == 4);
     for (std::uint64_t k = 0; k < 4; ++k)
         CHECK(r.evictions[k].address == byte_address{line_in_set(9, k)});
-    CHECK(t.underlying().free_entries(set_index{9}) == 3);
-    CHECK(t.underlying().free_segments(set_index{9}) == 0);
+    CHECK(t.free_entries(set_index{9}) == 3);
+    CHECK(t.free_segments(set_index{9}) == 0);
 }
 
 TEST_CASE("static 128 B on the variable-block cache behaves as the conventional 128 B L1") {
@@ -221,7 +223,7 @@ TEST_CASE("static 128 B on the variable-block cache behaves as the conventional 
 TEST_CASE("property: a fill fetches exactly the newly resident segments of its line") {
     for (const std::uint64_t seed : {11u, 12u, 13u}) {
         l1_cache<alsi> c(l1);
-        auto& u = c.underlying();
+        auto& u = c;
         xoshiro256ss r{seed};
         std::uint64_t partial = 0, hits = 0;
         for (int i = 0; i < 50000; ++i) {
@@ -257,4 +259,79 @@ TEST_CASE("property: a fill fetches exactly the newly resident segments of its l
         CHECK(partial > 0);
         CHECK(hits > 0);
     }
+}
+
+namespace {
+
+/// A predictor that records how the engine composes it: every question (LS3) and every
+/// departure it hears (LO1), by reason.
+struct recording_sizer {
+    struct params {};
+    recording_sizer(const geometry&, const params&) noexcept {}
+    std::uint32_t asked = 0;
+    std::vector<eviction_reason> departures;
+    [[nodiscard]] std::uint32_t block_bytes(set_index, const memsub::access&) noexcept {
+        ++asked;
+        return 64;
+    }
+    void on_evict(set_index, entry_index, const evicted_block& b) noexcept {
+        departures.push_back(b.reason);
+    }
+    [[nodiscard]] static constexpr std::string_view name() noexcept { return "recording"; }
+    [[nodiscard]] static constexpr std::uint64_t storage_bits() noexcept { return 7; }
+};
+
+} // namespace
+
+TEST_CASE("composition: the engine asks the line-size predictor only when an access stores data "
+          "(LP1)") {
+    using write_back_l1 = linesize::adaptive_line_cache<lru, recording_sizer>;
+    write_back_l1 c(l1);
+    CHECK(c.access(load(0x1000, 4, 1)).filled()); // a fill asks once
+    CHECK(c.sizer().asked == 1);
+    CHECK(c.access(load(0x1000, 4, 1)).hit); // a load hit never asks
+    CHECK(c.sizer().asked == 1);
+    memsub::access no_allocate = load(0x5000, 4, 1);
+    no_allocate.hints.no_allocate = true; // a miss the host declines never asks
+    CHECK(!c.access(no_allocate).filled());
+    CHECK(c.sizer().asked == 1);
+    memsub::access store = load(0x1000, 4, 1);
+    store.kind = access_kind::store; // a write-back store hit may resize: asked once
+    CHECK(c.access(store).hit);
+    CHECK(c.sizer().asked == 2);
+    // The predictor's bits count in the cache's budget (LO2).
+    CHECK(c.storage_bits() ==
+          linesize::adaptive_line_cache<lru, static_size<64>>(l1).storage_bits() + 7);
+}
+
+TEST_CASE("composition: the line-size predictor hears every departure, whatever its cause "
+          "(LO1, LP4)") {
+    l1_cache<recording_sizer> c(l1);
+    // Five 64 B blocks in set 0 (16 segments = 8 such blocks fit; write-evict L1).
+    for (std::uint64_t n = 0; n < 10; ++n) c.access(load(line_in_set(0, n), 4, 1));
+    const std::size_t replaced = c.sizer().departures.size();
+    CHECK(replaced == 2); // 10 blocks of 2 segments into 16 segments
+    memsub::access store = load(line_in_set(0, 9), 4, 1);
+    store.kind = access_kind::store; // write-evict: the store removes the block
+    c.access(store);
+    CHECK(c.sizer().departures.size() == replaced + 1);
+    CHECK(c.sizer().departures.back() == eviction_reason::write_evict);
+    CHECK(c.invalidate(byte_address{line_in_set(0, 8)}).has_value());
+    CHECK(c.sizer().departures.size() == replaced + 2);
+    CHECK(c.sizer().departures.back() == eviction_reason::invalidated);
+    std::size_t flushed = 0;
+    c.flush([&](const evicted_block&) { ++flushed; });
+    CHECK(flushed == 6);
+    CHECK(c.sizer().departures.size() == replaced + 2 + flushed);
+}
+
+TEST_CASE("composition: a conventional cache's default line-size part is the whole line") {
+    using conventional = cache::set_associative_cache<lru>;
+    static_assert(std::same_as<conventional::sizer_type, linesize::whole_line>);
+    conventional c(geometry{.sets = 4, .ways = 2, .line_bytes = 64});
+    CHECK(c.sizer().block_bytes(set_index{0}, load(0, 4, 1)) == 64);
+    CHECK(c.sizer().name() == "whole_line");
+    CHECK(c.storage_bits() ==
+          cache::set_associative_cache<lru>(geometry{.sets = 4, .ways = 2, .line_bytes = 64})
+              .storage_bits());
 }

@@ -541,10 +541,7 @@ struct config_run {
             const auto sink = [&](const memsub::replacement::evicted_block& b) {
                 stats[s].record_departure(b);
             };
-            if constexpr (requires { caches[s].underlying(); })
-                caches[s].underlying().flush(sink);
-            else
-                caches[s].flush(sink);
+            caches[s].flush(sink);
         }
     }
     [[nodiscard]] gpu::l1_statistics::counters totals() const {

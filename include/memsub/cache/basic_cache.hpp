@@ -40,6 +40,22 @@
 // count resident bytes as traffic twice. A request's bytes that span several blocks of the
 // predicted size insert each of them (the aligned blocks holding the request).
 //
+// Composition. A cache's insertion decisions are compile-time parts of the engine, each a
+// policy of its family's concept: the replacement policy (`Policy`, which block leaves), the
+// bypass predictor (`Bypass`, whether a missing block enters; `bypass::never` by default) and
+// the line-size predictor (`Sizer`, how large the blocks a miss inserts are; variable-block
+// caches only; `linesize::whole_line` by default). The engine asks each only when its decision
+// is needed — the policy for a victim, the bypass predictor on an allocating miss, the line-size
+// predictor when the access stores data —, tells each of every departure whatever its cause
+// (eviction, invalidation, flush, supersession) in that order, and sums their bits in
+// `storage_bits()`. A host that knows a block's shape itself (a compressor's size) passes it
+// with the access (`access(a, spec)`, `access(a, spec_of)`), which takes the place of the
+// line-size predictor's answer for that access.
+// Decision: the line-size predictor is an engine parameter like the bypass predictor, not a
+// wrapper around the cache. A wrapper saw only the departures of its own accesses (not those of
+// `invalidate` or `flush` on the cache inside it), needed its own accessors for the cache, and
+// made line size the one decision a `cache::hierarchy` level could not carry.
+//
 // Allocation (bypass/concept.hpp, Q1): on a miss the host's `no_allocate`, the write strategy's
 // no-allocate rule, the cache's bypass predictor (the `Bypass` policy, `bypass::never` by
 // default, asked on every allocating miss, partial ones included) and the replacement policy's
@@ -132,22 +148,29 @@
 #include <memsub/core/errors.hpp>
 #include <memsub/core/geometry.hpp>
 #include <memsub/core/types.hpp>
+#include <memsub/linesize/concept.hpp>
+#include <memsub/linesize/whole_line.hpp>
 #include <memsub/replacement/concept.hpp>
 
 namespace memsub::cache {
 
 namespace detail {
 /// The engine's layers, bottom to top (see the top of this file).
-template <class Policy, cache_options Options, class Geometry, class Bypass>
+template <class Policy, cache_options Options, class Geometry, class Bypass, class Sizer>
 using cache_engine = read_modify_write<
-    variable_path<conventional_path<cache_core<Policy, Options, Geometry, Bypass>>>>;
+    variable_path<conventional_path<cache_core<Policy, Options, Geometry, Bypass, Sizer>>>>;
 } // namespace detail
 
 template <replacement::replacement_policy Policy, cache_options Options = cache_options{},
-          geometry_like Geometry = geometry, bypass::bypass_predictor Bypass = bypass::never>
-class basic_cache : public detail::cache_engine<Policy, Options, Geometry, Bypass> {
-    using engine = detail::cache_engine<Policy, Options, Geometry, Bypass>;
+          geometry_like Geometry = geometry, bypass::bypass_predictor Bypass = bypass::never,
+          linesize::line_size_predictor Sizer = linesize::whole_line>
+class basic_cache : public detail::cache_engine<Policy, Options, Geometry, Bypass, Sizer> {
+    using engine = detail::cache_engine<Policy, Options, Geometry, Bypass, Sizer>;
     friend struct detail::line_crossing;
+    static_assert(Options.variable_blocks() || std::same_as<Sizer, linesize::whole_line>,
+                  "a line-size predictor needs a variable-block cache (max_block_segments > 1): "
+                  "in a conventional cache every block is the whole line");
+    static constexpr bool sizes_blocks = !std::same_as<Sizer, linesize::whole_line>;
 
 public:
     /// The policy the cache runs: `Policy`, or its compile-time-shaped form (O6) when the
@@ -156,6 +179,9 @@ public:
     using policy_params = typename Policy::params;
     using bypass_type = Bypass;
     using bypass_params = typename Bypass::params;
+    /// The line-size part (`linesize::whole_line` unless a predictor sizes the blocks).
+    using sizer_type = Sizer;
+    using sizer_params = typename Sizer::params;
     using geometry_type = Geometry;
     using result_type = access_result<Options.max_evictions()>;
     /// The write policy's strategy type (cache/write_strategy.hpp).
@@ -163,19 +189,27 @@ public:
     static constexpr cache_options options = Options;
     static constexpr bool variable_blocks = Options.variable_blocks();
 
-    /// Builds an empty cache; throws `config_error` for a bad geometry or params.
+    /// Builds an empty cache; throws `config_error` for a bad geometry or params (the
+    /// policy's, the bypass predictor's, the line-size predictor's).
     explicit basic_cache(const Geometry& g = Geometry{}, const policy_params& params = {},
-                         const bypass_params& bypass = {})
-        : engine(g, params, bypass) {}
+                         const bypass_params& bypass = {}, const sizer_params& sizer = {})
+        : engine(g, params, bypass, sizer) {}
 
     // ---------------------------------------------------------------- accesses
 
     /// Performs one access. In a conventional cache the block is the whole line; in a
-    /// variable-block cache a miss inserts the missing part of the request as whole lines.
-    /// A `read_modify_write` access is the read, then the write applied to what the read left
-    /// resident (detail/read_modify_write.hpp).
+    /// variable-block cache a miss inserts the missing part of the request as whole lines, or,
+    /// with a line-size predictor, as blocks of the size it gives: the same as
+    /// `access(a, spec_of)` with a spec source asking the predictor (LP1–LP3 of
+    /// linesize/concept.hpp). A `read_modify_write` access is the read, then the write applied
+    /// to what the read left resident (detail/read_modify_write.hpp).
     [[gnu::always_inline]] result_type access(const memsub::access& a) noexcept {
-        if constexpr (variable_blocks) {
+        if constexpr (sizes_blocks) {
+            auto predicted = [this](const memsub::access& x) noexcept { return predicted_spec(x); };
+            if (MEMSUB_UNLIKELY(a.read_modify_write))
+                return access_read_modify_write(a, &predicted);
+            return access_variable(a, predicted, true);
+        } else if constexpr (variable_blocks) {
             whole_line_spec whole{segments_per_line(layout_)};
             if (MEMSUB_UNLIKELY(a.read_modify_write))
                 return access_read_modify_write(a, static_cast<whole_line_spec*>(nullptr));
@@ -482,6 +516,9 @@ public:
     [[nodiscard]] const policy_type& policy() const noexcept { return policy_; }
     [[nodiscard]] Bypass& bypass_predictor() noexcept { return bypass_; }
     [[nodiscard]] const Bypass& bypass_predictor() const noexcept { return bypass_; }
+    /// The line-size part (LP1–LP5 of linesize/concept.hpp).
+    [[nodiscard]] Sizer& sizer() noexcept { return sizer_; }
+    [[nodiscard]] const Sizer& sizer() const noexcept { return sizer_; }
     [[nodiscard]] const Geometry& shape() const noexcept { return geometry_; }
 
     /// Tag-store bits (tags + valid/dirty/reused + size fields + `cache_options::payload_bits`
@@ -498,7 +535,7 @@ public:
                 2u * static_cast<std::uint32_t>(std::bit_width(segments_per_line(layout_))) +
                 Options.payload_bits;
         return per_entry * geometry_.total_entries() + replacement::storage_bits_of(policy_) +
-               bypass::storage_bits_of(bypass_);
+               bypass::storage_bits_of(bypass_) + linesize::storage_bits_of(sizer_);
     }
 
 private:
@@ -525,6 +562,7 @@ private:
     using engine::segments_per_line;
     using engine::segments_per_set;
     using engine::set_of;
+    using engine::sizer_;
     using engine::slot;
     using engine::span_of;
     using engine::state_of;
@@ -535,6 +573,15 @@ private:
     using typename engine::layout_type;
     using typename engine::whole_line_spec;
     using typename engine::writes;
+
+    /// The block shape the line-size predictor gives `a` (LP2, LP3): a span of its answer in
+    /// segments, stored uncompressed. An answer the geometry cannot insert is corrected and
+    /// counted like any spec (`cache_stats::specs_clamped`).
+    [[nodiscard]] block_spec predicted_spec(const memsub::access& a) noexcept {
+        const std::uint32_t bytes = sizer_.block_bytes(set_of(a.address, layout_), a);
+        const std::uint32_t span = bytes >> layout_.segment_shift;
+        return block_spec{span, span, 0};
+    }
 };
 
 /// A conventional set-associative cache (one block = one line).
@@ -547,9 +594,10 @@ using set_associative_cache =
 /// segments (ID-Cache ALSI: 4 for 128B lines of 32B segments; compressed caches likewise).
 template <replacement::replacement_policy Policy, std::uint32_t MaxBlockSegments,
           write_policy Writes = write_policy::write_back, geometry_like Geometry = geometry,
-          bypass::bypass_predictor Bypass = bypass::never>
+          bypass::bypass_predictor Bypass = bypass::never,
+          linesize::line_size_predictor Sizer = linesize::whole_line>
 using variable_block_cache =
     basic_cache<Policy, cache_options{.writes = Writes, .max_block_segments = MaxBlockSegments},
-                Geometry, Bypass>;
+                Geometry, Bypass, Sizer>;
 
 } // namespace memsub::cache

@@ -398,7 +398,9 @@ public:
     }
 
     /// Runs one host access whose level-0 miss inserts blocks of the shape `spec` (a
-    /// variable-block level 0, e.g. ID-Cache's ALSI sizes); lower levels insert whole lines.
+    /// variable-block level 0 whose host sizes blocks itself, e.g. by compressing them; a
+    /// level 0 with its own line-size predictor, such as ID-Cache, takes `access(a)`); lower
+    /// levels insert whole lines.
     template <memory_sink MemorySink = discard_sink,
               invalidation_sink InvalidationSink = discard_sink>
     result_type

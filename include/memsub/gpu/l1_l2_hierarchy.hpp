@@ -2,10 +2,10 @@
 // baseline, a variable-line L1, or ID-Cache's) over the 768 KB six-bank L2 (gpu/l2.hpp): ID-Cache
 // behind the L2 of Table 3.1 ([Dissertation] §3.2.5), through the generic hierarchy.
 //
-// The L1 level holds the engine caches themselves (the hierarchy drives `basic_cache`s), so a
-// variable-line L1 gets its block shape from the host: `h.access(a, linesize::block_spec_for(
-// alsi, set, a, gpu::variable_l1_geometry{}))` (Algorithm 5's line size; the bypass predictor
-// lives in the L1 cache type). Table 3.1 has 15 SMs; requester = SM index.
+// The L1 level holds the engine caches themselves (the hierarchy drives `basic_cache`s): ID-Cache
+// or any `variable_line_l1` is such a cache, its line-size and bypass predictors parts of its
+// type, so `h.access(a)` carries Algorithm 5's decisions. Table 3.1 has 15 SMs; requester = SM
+// index.
 #pragma once
 
 #include <cstdint>

@@ -7,6 +7,7 @@
 #include <memsub/linesize/alsi.hpp>
 #include <memsub/linesize/concept.hpp>
 #include <memsub/linesize/static_size.hpp>
+#include <memsub/linesize/whole_line.hpp>
 
 namespace memsub::linesize {
 

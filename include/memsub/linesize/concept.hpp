@@ -5,7 +5,9 @@
 // a line): ID-Cache's ALSI ([Dissertation] §3.2.4, Algorithm 4) picks 128, 64 or 32 B from the
 // warp's divergence degree; a static line size always answers the same. It never chooses victims
 // and never decides whether to insert (the replacement policy and the bypass predictor do that).
-// `linesize::adaptive_line_cache` runs one on memsub's variable-block cache.
+// A cache takes one as its line-size part (`cache::basic_cache`'s `Sizer` parameter, as it takes
+// a bypass predictor; `linesize::adaptive_line_cache` names that cache, `linesize::whole_line` is
+// the default part that always answers the whole line).
 //
 // Requirements (a type S models `line_size_predictor` when all hold; each is a concept of its
 // own below, `ls1_params` … `ls4_name`, and `diagnose_line_size_predictor<S>()` names the broken
@@ -23,16 +25,20 @@
 //        uses it. Called for every departure the cache reports, whatever the reason.
 //   LO2. `s.storage_bits()` -> `std::uint64_t` — its hardware budget.
 //
-// Call protocol, as `adaptive_line_cache` performs it:
-//   LP1. LS3 is asked exactly once per access, before the cache looks the access up (memsub's
-//        engine takes the block shape with the access); the answer shapes only what a miss or
-//        partial miss inserts and is ignored on a hit, so LS3 must not assume a miss.
+// Call protocol, as the cache engine performs it (cache/basic_cache.hpp, 'Composition'):
+//   LP1. LS3 is asked only when the access stores data: once when it fills (after the host,
+//        the write rule and the bypass predictor admitted the miss; every block the access
+//        inserts takes that size) and once when a store hit may resize (write-back and
+//        write-through caches). Never on a load hit or a bypassed miss, so LS3 must not count
+//        accesses or assume it sees all of them.
 //   LP2. Every answer is a power of two, a multiple of `g.segment_size()` and at most
-//        `g.line_bytes` (LS2 checks the sizes it can give; the host asserts each answer).
+//        `g.line_bytes` (LS2 checks the sizes it can give; an answer the cache cannot insert
+//        is corrected and counted in `cache_stats::specs_clamped`, as any block spec is).
 //   LP3. The answer becomes `cache::block_spec{span, span}` with span = bytes / segment size:
 //        blocks are stored uncompressed.
-//   LP4. LO1 follows the access that removed the block, in the order the cache reports the
-//        departures (`access_result::evictions`).
+//   LP4. LO1 is called for every block that leaves, whatever the reason (replacement,
+//        invalidation, flush, write-evict, supersession), as it leaves, after the replacement
+//        policy and the bypass predictor are told.
 //   LP5. Hooks run in O(1) (or O(entries per set)), never allocate, never throw.
 // Labels: testing/contract.hpp lists every family's.
 #pragma once

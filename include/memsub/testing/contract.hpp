@@ -96,10 +96,10 @@
 // (compression, memory, placement). Considered: a short `diagnose<T>()` for a namespace's main
 // concept beside the long forms (two spellings of one check, and a namespace that gains a second
 // concept has to pick which one the short form means).
-// Labels of the mechanism pages (docs/mechanisms/compressors.md's G1–G7, which CS1–CS7 state,
-// §2.2 B1/B2, §4.2 vectors V1–V6, C1/C2 and S1/S2, its P-… pitfalls;
-// docs/mechanisms/multi_module_gpu.md's and memory_controllers.md's C5.x, G2.x and G4.x) name
-// those pages' rules, not concept requirements; they are cited with the page's name.
+// Labels of the mechanism pages (docs/mechanisms/compressors.md's §2.2 B1/B2, §4.2 vectors V1–V6,
+// C1/C2 and S1/S2, its P-… pitfalls; docs/mechanisms/multi_module_gpu.md's and
+// memory_controllers.md's C5.x, G2.x and G4.x) name those pages' rules, not concept requirements;
+// they are cited with the page's name.
 #pragma once
 
 #include <bit>

@@ -4,9 +4,10 @@
 //   if (!report.ok()) std::fputs(report.text().c_str(), stderr);
 //
 // The concept `line_size_predictor` checks signatures at compile time; this check holds a
-// predictor to the protocol at run time. It performs LP1–LP5 as `adaptive_line_cache` does —
-// one `block_bytes` per access before the lookup, the answer as `block_spec{span, span}`, every
-// departure passed to `on_evict` (LO1) in the order the cache reports it — on memsub's
+// predictor to the protocol at run time. It performs LP1–LP5 — one `block_bytes` per access
+// before the lookup (more often than the engine, which asks only when an access stores data, so
+// every answer the predictor could give is checked), the answer as `block_spec{span, span}`,
+// every departure passed to `on_evict` (LO1) in the order the cache reports it — on memsub's
 // variable-block engine (LRU replacement), over a seeded stream of loads and stores with
 // divergence degrees 0–32, partial-line sizes and sector masks. One pass per geometry: first
 // `line_size_contract_options::shape` (ID-Cache's 16 KB L1: 32 sets × 4 ways × 128 B lines,

@@ -25,9 +25,9 @@
 namespace memsub::cache::detail {
 
 template <replacement::replacement_policy Policy, cache_options Options, geometry_like Geometry,
-          bypass::bypass_predictor Bypass>
-class cache_core : public set_storage<Policy, Options, Geometry, Bypass> {
-    using base = set_storage<Policy, Options, Geometry, Bypass>;
+          bypass::bypass_predictor Bypass, linesize::line_size_predictor Sizer>
+class cache_core : public set_storage<Policy, Options, Geometry, Bypass, Sizer> {
+    using base = set_storage<Policy, Options, Geometry, Bypass, Sizer>;
 
 protected:
     using base::all_entries;
@@ -38,6 +38,7 @@ protected:
     using base::policy_;
     using base::resident_span_of;
     using base::segments_per_line;
+    using base::sizer_;
     using base::slot;
     using base::state_of;
     using base::stored_of;
@@ -172,6 +173,7 @@ protected:
         }
         if constexpr (TellPolicy) policy_.on_evict(s, e, out); // else done by O7's replace
         bypass::notify_evict(bypass_, s, e, out);
+        linesize::notify_evict(sizer_, s, e, out);
     }
 
     // ------------------------------------------------------------ request bytes

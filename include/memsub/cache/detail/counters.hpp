@@ -6,7 +6,7 @@
 // fills, bytes fetched, evictions, writebacks, bytes written back), each a load and a store the
 // plain loops a host compares with do not have; it updates two (misses of its kind,
 // writebacks), a hit one. Considered: returning cache_stats by value (breaks hosts that hold
-// `const cache_stats&` from an accessor, e.g. adaptive_line_cache); keeping the fields (the cost
+// `const cache_stats&` from an accessor); keeping the fields (the cost
 // above). Every other path (variable blocks, maintenance) updates cache_stats directly.
 #pragma once
 

@@ -34,6 +34,7 @@
 #include <memsub/core/errors.hpp>
 #include <memsub/core/geometry.hpp>
 #include <memsub/core/types.hpp>
+#include <memsub/linesize/concept.hpp>
 #include <memsub/replacement/concept.hpp>
 
 namespace memsub::cache::detail {
@@ -115,13 +116,14 @@ using layout_of =
 /// The storage of a cache: its policy, predictor, layout and per-set arrays, and the lookups
 /// (the set of an address, its tag key, the fingerprint scans) every path uses.
 template <replacement::replacement_policy Policy, cache_options Options, geometry_like Geometry,
-          bypass::bypass_predictor Bypass>
+          bypass::bypass_predictor Bypass, linesize::line_size_predictor Sizer>
 class set_storage {
 protected:
     using policy_type = replacement::shaped_policy_t<Policy, compile_time_entries<Geometry>()>;
     static_assert(replacement::replacement_policy<policy_type>);
     using policy_params = typename Policy::params;
     using bypass_params = typename Bypass::params;
+    using sizer_params = typename Sizer::params;
     using result_type = access_result<Options.max_evictions()>;
     using layout_type = layout_of<Geometry>;
     /// The write policy's strategy (cache/write_strategy.hpp).
@@ -131,10 +133,12 @@ protected:
     static constexpr bool fixed = !std::same_as<Geometry, geometry>;
 
     /// Builds an empty cache; throws `config_error` for a bad geometry or params.
-    set_storage(const Geometry& g, const policy_params& params, const bypass_params& bypass)
+    set_storage(const Geometry& g, const policy_params& params, const bypass_params& bypass,
+                const sizer_params& sizer)
         : geometry_(validated(g))
         , policy_(static_cast<geometry>(g), params)
         , bypass_(static_cast<geometry>(g), bypass)
+        , sizer_(static_cast<geometry>(g), sizer)
         , layout_(make_layout(g))
         , tags_(g.total_entries(), 0)
         , headers_(std::size_t{g.sets} * header_blocks(g.entries_per_set())) {
@@ -397,6 +401,7 @@ protected:
     [[no_unique_address]] Geometry geometry_;
     [[no_unique_address]] policy_type policy_;
     [[no_unique_address]] Bypass bypass_;
+    [[no_unique_address]] Sizer sizer_;
     [[no_unique_address]] layout_type layout_;
     // Cache-line aligned: a set's tags start on a line (core/aligned_allocator.hpp).
     std::vector<std::uint64_t, aligned_allocator<std::uint64_t>> tags_;
