@@ -9,6 +9,7 @@
 
 #include <memsub/memory/bank_command_queues.hpp>
 #include <memsub/memory/controller_parts_concept.hpp>
+#include <memsub/memory/dram_refresh.hpp>
 #include <memsub/memory/dramsim3_controller.hpp>
 #include <memsub/memory/shared_queues.hpp>
 #include <memsub/memory/watermark_write_drain.hpp>
@@ -65,9 +66,24 @@ struct variable_flag {
     static inline bool command_queues = false; // not a constant
 };
 
-/// A queue organisation that breaks requirement `Broken` (QO1–QO5 = 1–5; 0 = none).
+struct queue_knobs {};
+struct knobs_without_default {
+    explicit knobs_without_default(int) {}
+};
+struct queue_channel {
+    queue_channel(std::uint32_t, std::uint32_t) {}
+};
+
+/// A queue organisation that breaks requirement `Broken` (QO1–QO8 = 1–8; 0 = none).
 template <int Broken>
 struct queues_t : std::conditional_t<Broken == 2, variable_flag, constant_flag> {
+    using params = std::conditional_t<Broken == 6, knobs_without_default, queue_knobs>;
+    using channel_state = std::conditional_t<Broken == 7, queue_knobs, queue_channel>;
+    template <class Ctl>
+    static bool holds_write(const Ctl&, std::uint32_t, std::uint32_t, std::uint32_t,
+                            byte_address) noexcept(Broken != 8) {
+        return false;
+    }
     static constexpr std::conditional_t<Broken == 1, int, std::string_view> name{};
     template <class Ctl>
     static bool has_room(const Ctl&, std::uint32_t, bool) noexcept(Broken != 3) {
@@ -88,7 +104,8 @@ template <class Q>
 constexpr unsigned qo_failures() {
     return (qo1_name<Q> ? 0 : bit(1)) | (qo2_command_queues<Q> ? 0 : bit(2)) |
            (qo3_has_room<Q> ? 0 : bit(3)) | (qo4_place<Q> ? 0 : bit(4)) |
-           (qo5_run_channel<Q> ? 0 : bit(5));
+           (qo5_run_channel<Q> ? 0 : bit(5)) | (qo6_params<Q> ? 0 : bit(6)) |
+           (qo7_channel_state<Q> ? 0 : bit(7)) | (qo8_holds_write<Q> ? 0 : bit(8));
 }
 
 static_assert(qo_failures<queues_t<0>>() == 0);
@@ -97,6 +114,9 @@ static_assert(qo_failures<queues_t<2>>() == bit(2));
 static_assert(qo_failures<queues_t<3>>() == bit(3));
 static_assert(qo_failures<queues_t<4>>() == bit(4));
 static_assert(qo_failures<queues_t<5>>() == bit(5));
+static_assert(qo_failures<queues_t<6>>() == bit(6));
+static_assert(qo_failures<queues_t<7>>() == bit(7));
+static_assert(qo_failures<queues_t<8>>() == bit(8));
 static_assert(diagnose_queue_organisation<queues_t<0>>());
 static_assert(diagnose_queue_organisation<shared_queues>());
 static_assert(diagnose_queue_organisation<bank_command_queues>());
@@ -104,6 +124,43 @@ static_assert(!queue_organisation<queues_t<2>>);
 // The named DRAMSim3 configuration is the controller with bank command queues.
 static_assert(dramsim3_controller<>::queues_type::command_queues);
 static_assert(!fr_fcfs_controller<>::queues_type::command_queues);
+
+// -------------------------------------------------------------- refresh_rule RF1–RF3
+
+struct constant_precharge {
+    static constexpr refresh_precharge precharge = refresh_precharge::all_at_once;
+};
+struct variable_precharge {
+    static inline refresh_precharge precharge = refresh_precharge::all_at_once; // not a constant
+};
+
+/// A refresh rule that breaks requirement `Broken` (RF1–RF3 = 1–3; 0 = none).
+template <int Broken>
+struct refresh_t : std::conditional_t<Broken == 2, variable_precharge, constant_precharge> {
+    static constexpr std::conditional_t<Broken == 1, int, std::string_view> name{};
+    static std::uint64_t preempt_deadline(const dram_channel&,
+                                          std::uint32_t) noexcept(Broken != 3) {
+        return never;
+    }
+};
+
+template <class R>
+constexpr unsigned rf_failures() {
+    return (rf1_name<R> ? 0 : bit(1)) | (rf2_precharge<R> ? 0 : bit(2)) |
+           (rf3_preempt_deadline<R> ? 0 : bit(3));
+}
+
+static_assert(rf_failures<refresh_t<0>>() == 0);
+static_assert(rf_failures<refresh_t<1>>() == bit(1));
+static_assert(rf_failures<refresh_t<2>>() == bit(2));
+static_assert(rf_failures<refresh_t<3>>() == bit(3));
+static_assert(diagnose_refresh_rule<refresh_t<0>>());
+static_assert(diagnose_refresh_rule<jedec_postponed_refresh>());
+static_assert(diagnose_refresh_rule<dramsim3_refresh>());
+static_assert(!refresh_rule<refresh_t<3>>);
+// The named DRAMSim3 configuration preempts for refresh; the default controllers postpone.
+static_assert(std::is_same_v<dramsim3_controller<>::refresh_type, dramsim3_refresh>);
+static_assert(std::is_same_v<fr_fcfs_controller<>::refresh_type, jedec_postponed_refresh>);
 
 /// Drives the policy one decision: `writes` queued, reads queued or not.
 drain_step step(watermark_write_drain& d, std::uint32_t writes, bool reads, std::uint64_t t,

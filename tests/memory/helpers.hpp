@@ -124,8 +124,8 @@ Params write_policy_before_drains(Params p) {
     p.drain_queued_at_start = false;
     p.forward_reads = false;
     p.merge_writes = false;
-    p.drained_writes_mix_with_reads = false;
-    p.write_when_no_read = true;
+    p.queues.drained_writes_mix_with_reads = false;
+    p.queues.write_when_no_read = true;
     return p;
 }
 
@@ -140,8 +140,8 @@ Params writes_only_when_no_read(Params p) {
     p.write_low_watermark_pct = 0;
     p.forward_reads = false;
     p.merge_writes = false;
-    p.drained_writes_mix_with_reads = false;
-    p.write_when_no_read = true;
+    p.queues.drained_writes_mix_with_reads = false;
+    p.queues.write_when_no_read = true;
     return p;
 }
 

@@ -383,6 +383,11 @@ TEST_CASE("refresh closes rows and blocks activation for tRFC") {
     CHECK(d.stats().refreshes == 10);
 }
 
+/// FR-FCFS on shared queues with DRAMSim3's refresh rules.
+using dramsim3_refresh_controller =
+    dram_controller<fr_fcfs, open_page, bit_field_mapping, shared_queues, watermark_write_drain,
+                    dramsim3_refresh>;
+
 TEST_CASE("DRAMSim3's refresh rules: PREs one per cycle, and a request whose column command "
           "would follow the refresh waits for it") {
     const dram_timing t = presets::ddr3_1600_remap; // tREFI 6240, tRFC 208
@@ -395,22 +400,22 @@ TEST_CASE("DRAMSim3's refresh rules: PREs one per cycle, and a request whose col
     for (std::uint32_t b = 0; b < 4; ++b)
         open4.push_back(read_at(b, m.unmap({.bank = b, .row = 7}), 100 + 100 * b));
     open4.push_back(read_at(9, b0, t.tREFI));
-    for (const bool serial : {false, true}) {
-        CAPTURE(serial);
-        fr_fcfs_controller<> c(m, {.timing = t, .refresh_precharge_one_per_cycle = serial});
+    auto refresh_end = [&](auto&& c) {
         const auto out = memtest::run(c, open4);
         const completion& r = memtest::by_id(out, 9);
         CHECK(r.kind == row_class::empty);
-        CHECK(r.done_cycle == t.tREFI + (serial ? 3 : 0) + t.tRP + t.tRFC + tail);
-    }
+        return r.done_cycle - t.tRP - t.tRFC - tail;
+    };
+    CHECK(refresh_end(fr_fcfs_controller<>(m, {.timing = t})) == t.tREFI);
+    CHECK(refresh_end(dramsim3_refresh_controller(m, {.timing = t})) == t.tREFI + 3);
     // A read to a closed bank 5 cycles before the refresh is due: its column command would
-    // come after the due cycle. By default the refresh waits for it; with refresh_preempts
+    // come after the due cycle. By default the refresh waits for it; with dramsim3_refresh
     // (DRAMSim3 FinishRefresh) its ACT issues, the refresh precharges the row tRAS later, and
     // the read activates it again after tRFC.
     const std::vector<mem_request> late{read_at(1, b0, t.tREFI - 5)};
     fr_fcfs_controller<> postpone(m, {.timing = t});
     CHECK(memtest::by_id(memtest::run(postpone, late), 1).done_cycle == t.tREFI - 5 + tail);
-    fr_fcfs_controller<> preempt(m, {.timing = t, .refresh_preempts = true});
+    dramsim3_refresh_controller preempt(m, {.timing = t});
     const auto out = memtest::run(preempt, late);
     const completion& r = memtest::by_id(out, 1);
     CHECK(r.kind == row_class::empty);

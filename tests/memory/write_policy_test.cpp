@@ -226,21 +226,39 @@ TEST_CASE("DRAMSim3's two levels: a request moves into its command queue, then i
     CHECK(by_id(out, 3).kind == row_class::conflict);
     CHECK(by_id(out, 3).latency() == 1 + t.tRP + t.tRCD + t.tCL + burst);
     CHECK(c.stats().write_drains == 0);
-    // The same parameters on memsub's single queue (shared_queues): one cycle less.
-    auto one_level = dramsim3_params<fr_fcfs_controller<>>(t);
-    fr_fcfs_controller<> one(map(), one_level);
+    // The same parameters and refresh on memsub's single queue (shared_queues): one cycle less.
+    using one_level_controller =
+        dram_controller<fr_fcfs, open_page, bit_field_mapping, shared_queues, watermark_write_drain,
+                        dramsim3_refresh>;
+    one_level_controller one(map(), dramsim3_params<one_level_controller>(t));
     CHECK(memtest::run(one, {read_at(1, at(1, 5), 1000)})[0].latency() == t.tRCD + t.tCL + burst);
-    // The command queues need entries; only they hold a miss between its ACT and its RD.
+    // The command queues need entries.
     auto p = dramsim3_params(t);
     p.bank_command_queue = 0;
     CHECK_THROWS((dramsim3_controller<>(map(), p)));
-    one_level.row_commands_apart = true;
-    CHECK_THROWS((fr_fcfs_controller<>(map(), one_level)));
-    // A shared-queue policy is refused on the command queues rather than ignored.
-    auto mixed = dramsim3_params(t);
-    mixed.write_when_no_read = true;
-    CHECK_THROWS((dramsim3_controller<>(map(), mixed)));
 }
+
+// Each organisation's own knobs exist only on its controllers: only a command queue holds a
+// miss between its ACT and its RD, and the shared queues' write policies have no meaning on
+// command queues (a controller cannot be configured with a knob it would ignore).
+template <class Params>
+constexpr bool has_row_commands_apart = requires(Params p) {
+    p.queues.row_commands_apart;
+};
+template <class Params>
+constexpr bool has_write_when_no_read = requires(Params p) {
+    p.queues.write_when_no_read;
+};
+template <class Params>
+constexpr bool has_drained_writes_mix = requires(Params p) {
+    p.queues.drained_writes_mix_with_reads;
+};
+static_assert(has_row_commands_apart<dramsim3_controller<>::params>);
+static_assert(!has_row_commands_apart<fr_fcfs_controller<>::params>);
+static_assert(has_write_when_no_read<fr_fcfs_controller<>::params>);
+static_assert(!has_write_when_no_read<dramsim3_controller<>::params>);
+static_assert(has_drained_writes_mix<fr_fcfs_controller<>::params>);
+static_assert(!has_drained_writes_mix<dramsim3_controller<>::params>);
 
 TEST_CASE("DRAMSim3's two levels: the idle drain waits for the command queues to empty") {
     // ScheduleTransaction: "write_buffer_.size() > 8 && cmd_queue_.QueueEmpty()". Nine
@@ -375,7 +393,8 @@ TEST_CASE("during a drain, reads queued before it fill the cycles no drained wri
     CHECK(by_id(out, 2).selected_cycle > last_write);
 
     fr_fcfs_controller<> strict(
-        map(), {.timing = ddr4(), .write_queue = 4, .drained_writes_mix_with_reads = false});
+        map(),
+        {.timing = ddr4(), .write_queue = 4, .queues = {.drained_writes_mix_with_reads = false}});
     out = memtest::run(strict, reqs);
     last_write = 0;
     for (const auto& x : out)

@@ -67,6 +67,7 @@
 #include <memsub/gpu/timing.hpp>
 #include <memsub/selection/all.hpp>
 #include <memsub/workload/simt/all.hpp>
+#include <memsub/workload/simt/phase_kernel.hpp>
 #include <memsub/workload/simt/timed_run.hpp>
 
 #include <memsub/explorer/cli.hpp>
@@ -157,120 +158,7 @@ struct options {
 
 // ------------------------------------------------------------------ the phase-changing run
 
-/// The phase-changing run (see the header comment): launch 2k is the latency-tolerant phase,
-/// 2k + 1 the latency-sensitive one. Every load reads one whole 128 B line (32 lanes × 4 B: one
-/// line request) at a line drawn per warp and step, and its warp waits for it.
-/// Decision: the phases differ in occupancy and ALU work, not in code, so the only thing that
-/// changes between them is how much of a hit's latency other warps can cover (and the working
-/// set, which decides what capacity is worth). Considered: BFS's growing and shrinking frontier
-/// (its levels are in the per-launch table too, but its occupancy hardly changes: every level
-/// launches a thread per vertex) and two different library kernels back to back (their memory
-/// images would alias in the address space).
-class phase_kernel {
-public:
-    struct phase {
-        std::string_view name;
-        std::uint32_t table_lines;     ///< 128 B lines of the phase's table
-        std::uint32_t ctas_per_sm;     ///< CTAs per SM (one launch)
-        std::uint32_t threads_per_cta; ///< threads per CTA
-        std::uint32_t loads_per_warp;  ///< dependent loads each warp issues
-        std::uint32_t alu_cycles;      ///< arithmetic after each load
-    };
-    struct params {
-        std::uint32_t sms = 15;
-        double scale = 1.0;
-        std::uint32_t rounds = 2; ///< tolerant, sensitive pairs
-        std::uint64_t seed = 1;
-    };
-    static constexpr std::uint64_t pc_gather = 0x000;
-    static constexpr std::uint32_t words_per_line = 32;
-
-    struct warp_state {
-        std::uint32_t phase = 0;
-        std::uint32_t left = 0;
-        std::uint64_t state = 0;
-        std::uint32_t mask = 0;
-    };
-
-    explicit phase_kernel(const params& p) : p_(p) {
-        const auto scaled = [&](double n) {
-            return static_cast<std::uint32_t>(std::max(1.0, std::round(n * p.scale)));
-        };
-        // Tolerant: 2 CTAs × 256 threads = 16 warps per SM, a 48 KB table (384 lines, 12 per
-        // set: 3× the uncompressed L1, 2.3× BDI's 3-segment lines, within SC²'s 16 tags), 16 ALU
-        // cycles after each load: a warp's round (16 × 17 cycles) covers a hit even behind SC²'s
-        // decompressor, which keeps up (one line per 17 cycles against its 14), but not a miss.
-        phases_[0] = {"tolerant", 384, 2, 256, scaled(3200), 16};
-        // Sensitive: one warp per SM, nothing between loads, a 22 KB table (176 lines: 6 in sets
-        // 0-15, 5 in the others): 1.4× the uncompressed L1, about what BDI holds, all of it in
-        // SC²; every hit's latency, decompression included, is exposed.
-        phases_[1] = {"sensitive", 176, 1, 32, scaled(32000), 0};
-        memsub::xoshiro256ss rng(p.seed);
-        // 16 values, skewed: the first few dominate (SC²'s Huffman codes them in 1-4 bits).
-        static constexpr std::array<std::uint32_t, 16> values{
-            0,     1,     7,     100,   255,   1000,  4096,  9000,
-            12345, 16000, 20000, 23456, 27000, 30000, 31111, 32000};
-        for (std::size_t t = 0; t < 2; ++t) {
-            tables_[t] =
-                mem_.allocate<std::uint32_t>(t == 0 ? "tolerant_table" : "sensitive_table",
-                                             std::size_t{phases_[t].table_lines} * words_per_line);
-            for (std::size_t i = 0; i < tables_[t].size(); ++i) {
-                // P(value k) ∝ 2^-k, cut at 16 values.
-                std::uint32_t k = 0;
-                while (k + 1 < values.size() && (rng() & 1u) == 0) ++k;
-                tables_[t].set(i, values[k]);
-            }
-        }
-    }
-
-    [[nodiscard]] static constexpr std::string_view name() noexcept { return "phases"; }
-    [[nodiscard]] const phase& phase_of_launch(std::uint32_t launch) const noexcept {
-        return phases_[launch % 2];
-    }
-    [[nodiscard]] std::uint32_t launches() const noexcept { return 2 * p_.rounds; }
-
-    bool next_launch(simt::launch_shape& shape) {
-        if (launch_ == launches()) return false;
-        current_ = launch_ % 2;
-        const phase& ph = phases_[current_];
-        shape.ctas = ph.ctas_per_sm * p_.sms;
-        shape.threads_per_cta = ph.threads_per_cta;
-        ++launch_;
-        return true;
-    }
-
-    void start_warp(warp_state& w, const simt::warp_origin& o) const noexcept {
-        w.phase = current_;
-        w.left = phases_[current_].loads_per_warp;
-        w.mask = o.existing_lanes();
-        w.state = p_.seed * 0x9e3779b97f4a7c15ull ^
-                  (std::uint64_t{launch_} << 40 | std::uint64_t{o.cta} << 12 | o.warp_in_cta);
-    }
-
-    bool step(warp_state& w, simt::warp_instruction& out) noexcept {
-        if (w.left == 0) return false;
-        --w.left;
-        const std::uint64_t z = memsub::splitmix64(w.state); // the next line of the walk
-        const phase& ph = phases_[w.phase];
-        const std::uint64_t line = z % ph.table_lines;
-        const auto& table = tables_[w.phase];
-        simt::emit(out, pc_gather, memsub::access_kind::load, 4, w.mask, true,
-                   [&](std::uint32_t l) { return table.address(line * words_per_line + l); });
-        out.alu_cycles = ph.alu_cycles;
-        return true;
-    }
-
-    [[nodiscard]] const simt::device_memory& memory() const noexcept { return mem_; }
-
-private:
-    params p_;
-    std::array<phase, 2> phases_{};
-    simt::device_memory mem_;
-    std::array<simt::device_memory::array<std::uint32_t>, 2> tables_{};
-    std::uint32_t launch_ = 0;
-    std::uint32_t current_ = 0;
-};
-static_assert(simt::simt_kernel<phase_kernel>);
+using simt::phase_kernel; // the phase-changing run (see the header comment)
 
 // ------------------------------------------------------------------ configurations
 

@@ -100,6 +100,7 @@
 #include <memsub/replacement/all.hpp>
 #include <memsub/trace/lackey_reader.hpp>
 #include <memsub/trace/open.hpp>
+#include <memsub/trace/page_allocator.hpp>
 
 #include <memsub/explorer/cli.hpp>
 #include <memsub/explorer/plot.hpp>
@@ -447,30 +448,8 @@ core_trace synthetic_stream(std::uint32_t c, std::uint64_t n, std::uint64_t seed
     return t;
 }
 
-/// Virtual → physical translation of the traced programs: each core is its own process, so
-/// its 4 KiB pages get physical frames of their own, allocated in first-touch order from one
-/// frame counter shared by every core (a freshly booted OS handing out free frames in order).
-/// Without it, programs would share lines at equal virtual addresses, and the controller, which
-/// maps only the 4 GiB it has, would fold the 37-bit virtual addresses onto the same rows.
-class page_allocator {
-public:
-    std::uint64_t translate(std::uint32_t core, std::uint64_t address) {
-        const std::uint64_t page = address >> 12;
-        auto [it, added] = frames_[core].try_emplace(page, next_frame_);
-        if (added) {
-            if (++next_frame_ > memory_bytes >> 12)
-                throw std::runtime_error(fmt::format(
-                    "the traces touch more than {} of pages (the DDR3 memory's capacity): use "
-                    "--limit",
-                    size_text(memory_bytes)));
-        }
-        return (it->second << 12) | (address & 4095);
-    }
-
-private:
-    std::array<std::unordered_map<std::uint64_t, std::uint64_t>, max_cores> frames_;
-    std::uint64_t next_frame_ = 0;
-};
+/// Virtual → physical translation of the traced programs, each core its own process.
+using page_allocator = memsub::trace::page_allocator;
 
 /// Appends the data reference `a` of core `core` to `t`: one record per line it touches, each
 /// line translated through its own page; the first carries the `pending` instructions (at most
@@ -1281,7 +1260,7 @@ int run(const options& o) {
         for (std::uint32_t c = 0; c < o.cores; ++c)
             traces.push_back(synthetic_stream(c, o.accesses, o.seed));
     } else {
-        page_allocator pages;
+        page_allocator pages({.processes = max_cores, .memory_bytes = memory_bytes});
         for (const auto& f : o.traces) {
             traces.push_back(read_lackey(f, o, static_cast<std::uint32_t>(traces.size()), pages));
             if (traces.back().interrupted_by != 0) break;

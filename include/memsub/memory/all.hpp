@@ -9,6 +9,7 @@
 #include <memsub/memory/controller_stats.hpp>
 #include <memsub/memory/dram_channel.hpp>
 #include <memsub/memory/dram_controller.hpp>
+#include <memsub/memory/dram_refresh.hpp>
 #include <memsub/memory/dram_timing.hpp>
 #include <memsub/memory/dramsim3_controller.hpp>
 #include <memsub/memory/fcfs.hpp>

@@ -1,10 +1,12 @@
 // memsub — the compile-time parts of the DRAM controllers: `write_drain_policy` (when a channel
-// stops serving reads to drain its queued writes in a batch, and when it goes back) and
-// `queue_organisation` (how a controller's requests wait between arrival and selection).
+// stops serving reads to drain its queued writes in a batch, and when it goes back),
+// `queue_organisation` (how a controller's requests wait between arrival and selection) and
+// `refresh_rule` (how a due refresh meets the requests still to be placed).
 //
 // Each requirement below is also a concept of its own (`wd1_construct` … `wd5_hazard`,
-// `qo1_name` … `qo5_run_channel`), and `diagnose_write_drain_policy<D>()` and
-// `diagnose_queue_organisation<Q>()` name the broken ones (labels: testing/contract.hpp).
+// `qo1_name` … `qo8_holds_write`, `rf1_name` … `rf3_preempt_deadline`), and
+// `diagnose_write_drain_policy<D>()`, `diagnose_queue_organisation<Q>()` and
+// `diagnose_refresh_rule<R>()` name the broken ones (labels: docs/concepts.md).
 //
 // write_drain_policy — a type D models it when (one object per channel):
 //   WD1. `D(const write_drain_knobs&, std::uint32_t write_slots)` constructs it: the knobs the
@@ -35,6 +37,23 @@
 //        served from the write queue (forwarding, merging) joins the queues.
 //   QO5. `Q::run_channel(ctl, channel, until)` noexcept: performs the channel's decisions due
 //        up to cycle `until` (MC4 of memory/concept.hpp, for one channel).
+//   QO6. `typename Q::params` is a default-constructible aggregate of the knobs only this
+//        organisation reads; the controller's params carry it as `queues`.
+//   QO7. `typename Q::channel_state` is constructible from (std::uint32_t banks,
+//        std::uint32_t bank_command_queue): the per-channel state only this organisation
+//        keeps; the controller's channel carries it as `q`.
+//   QO8. `Q::holds_write(ctl, channel, bank, row, address)` noexcept -> bool: a write to the
+//        line of `address` waits in the organisation outside the write queue (forwarding and
+//        merging serve from it as from the write queue).
+//
+// refresh_rule — a type R models it when (all static):
+//   RF1. `R::name` -> std::string_view.
+//   RF2. `R::precharge` is a constant `refresh_precharge`: how an all-bank refresh precharges
+//        its rank's open banks (dram_channel.hpp).
+//   RF3. `R::preempt_deadline(const dram_channel&, bank)` noexcept -> std::uint64_t: a request
+//        at `bank` whose column command would issue at or after this cycle is not selected
+//        before the refresh (its PRE / ACT before that cycle still issue); never = the refresh
+//        waits for the commands already placed.
 #pragma once
 
 #include <concepts>
@@ -43,6 +62,7 @@
 
 #include <memsub/core/types.hpp>
 #include <memsub/memory/concept.hpp>
+#include <memsub/memory/dram_channel.hpp>
 
 namespace memsub::memory {
 
@@ -167,8 +187,48 @@ concept qo5_run_channel = requires(detail::queue_host_archetype& ctl, std::uint3
 };
 
 template <class Q>
+concept qo6_params = requires {
+    typename Q::params;
+}
+&&std::default_initializable<typename Q::params>;
+
+template <class Q>
+concept qo7_channel_state = requires {
+    typename Q::channel_state;
+}
+&&std::constructible_from<typename Q::channel_state, std::uint32_t, std::uint32_t>;
+
+template <class Q>
+concept qo8_holds_write = requires(const detail::queue_host_archetype& ctl, std::uint32_t c,
+                                   std::uint32_t bank, std::uint32_t row, byte_address a) {
+    { Q::holds_write(ctl, c, bank, row, a) }
+    noexcept->std::same_as<bool>;
+};
+
+template <class Q>
 concept queue_organisation =
-    qo1_name<Q> && qo2_command_queues<Q> && qo3_has_room<Q> && qo4_place<Q> && qo5_run_channel<Q>;
+    qo1_name<Q> && qo2_command_queues<Q> && qo3_has_room<Q> && qo4_place<Q> && qo5_run_channel<Q> &&
+    qo6_params<Q> && qo7_channel_state<Q> && qo8_holds_write<Q>;
+
+template <class R>
+concept rf1_name = requires {
+    { R::name } -> std::convertible_to<std::string_view>;
+};
+
+template <class R>
+concept rf2_precharge = requires {
+    { R::precharge } -> std::convertible_to<refresh_precharge>;
+    typename std::integral_constant<refresh_precharge, R::precharge>; // a constant
+};
+
+template <class R>
+concept rf3_preempt_deadline = requires(const dram_channel& ch, std::uint32_t bank) {
+    { R::preempt_deadline(ch, bank) }
+    noexcept->std::same_as<std::uint64_t>;
+};
+
+template <class R>
+concept refresh_rule = rf1_name<R> && rf2_precharge<R> && rf3_preempt_deadline<R>;
 
 /// Fails to compile with one message per broken requirement (WD1–WD5).
 template <class D>
@@ -185,7 +245,7 @@ consteval bool diagnose_write_drain_policy() {
     return write_drain_policy<D>;
 }
 
-/// Fails to compile with one message per broken requirement (QO1–QO5).
+/// Fails to compile with one message per broken requirement (QO1–QO8).
 template <class Q>
 consteval bool diagnose_queue_organisation() {
     static_assert(qo1_name<Q>, "QO1: Q::name must convert to std::string_view");
@@ -196,7 +256,25 @@ consteval bool diagnose_queue_organisation() {
                                 "row, bank, visible_at) must be static and noexcept");
     static_assert(qo5_run_channel<Q>, "QO5: Q::run_channel(controller&, std::uint32_t, "
                                       "std::uint64_t) must be static, noexcept and return void");
+    static_assert(qo6_params<Q>, "QO6: typename Q::params must be default-constructible");
+    static_assert(qo7_channel_state<Q>, "QO7: typename Q::channel_state must be constructible "
+                                        "from (std::uint32_t banks, std::uint32_t "
+                                        "bank_command_queue)");
+    static_assert(qo8_holds_write<Q>, "QO8: Q::holds_write(const controller&, std::uint32_t, "
+                                      "bank, row, byte_address) must be static, noexcept and "
+                                      "return bool");
     return queue_organisation<Q>;
+}
+
+/// Fails to compile with one message per broken requirement (RF1–RF3).
+template <class R>
+consteval bool diagnose_refresh_rule() {
+    static_assert(rf1_name<R>, "RF1: R::name must convert to std::string_view");
+    static_assert(rf2_precharge<R>, "RF2: R::precharge must be a constant refresh_precharge");
+    static_assert(rf3_preempt_deadline<R>, "RF3: R::preempt_deadline(const dram_channel&, "
+                                           "std::uint32_t) must be static, noexcept and return "
+                                           "std::uint64_t");
+    return refresh_rule<R>;
 }
 
 } // namespace memsub::memory

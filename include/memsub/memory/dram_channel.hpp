@@ -25,8 +25,8 @@
 //            Together these keep data bursts apart on the bus, with turnarounds.
 //   refresh: `dram_timing::refresh` (dram_timing.hpp). all_bank issues one REF per rank; it
 //            waits for the commands already placed in that rank (postponed, as JEDEC allows),
-//            precharges every bank (at once, or one per cycle:
-//            `set_refresh_precharge_one_per_cycle`) and blocks them for tRFC. per_bank issues
+//            precharges every bank (at once, or one per cycle: `refresh_precharge`, chosen by the
+//            controller's refresh part) and blocks them for tRFC. per_bank issues
 //            one REFSB per bank in turn and blocks only that bank, for tRFCsb. (A controller
 //            that preempts for refresh, as DRAMSim3 does, places only the PRE / ACT of a request
 //            before the due cycle: `commit_row_commands`.)
@@ -53,6 +53,10 @@
 #include <memsub/memory/dram_timing.hpp>
 
 namespace memsub::memory {
+
+/// How an all-bank refresh precharges its rank's open banks: all at once, or one PRE per cycle
+/// (the command bus carries one command per cycle; DRAMSim3 ChannelState::GetReadyCommand).
+enum class refresh_precharge : std::uint8_t { all_at_once, one_per_cycle };
 
 /// The command cycles of one selected request.
 struct command_plan {
@@ -215,10 +219,6 @@ public:
     /// Banks per channel and rank-groups (ranks · bank groups).
     [[nodiscard]] std::uint32_t rank_groups() const noexcept { return ranks() * groups_; }
 
-    /// An all-bank refresh precharges its rank's open banks one per cycle (the command bus
-    /// carries one PRE per cycle), not all at once.
-    void set_refresh_precharge_one_per_cycle(bool on) noexcept { refresh_pre_one_per_cycle_ = on; }
-
     /// The cycle rank `r`'s next refresh is due (never without refresh).
     [[nodiscard]] std::uint64_t refresh_due_of_rank(std::uint32_t r) const noexcept {
         return ranks_[r].next_refresh;
@@ -227,9 +227,12 @@ public:
     /// Performs every refresh due at or before `t` (call before deciding at cycle t).
     /// Returns the number of refresh commands (REF or REFSB) performed. A long idle gap costs
     /// O(banks), not one step per refresh (see refresh_due_by).
-    MEMSUB_ALWAYS_INLINE std::uint64_t refresh_until(std::uint64_t t) noexcept {
+    /// `pre`: how an all-bank refresh precharges its rank's open banks.
+    MEMSUB_ALWAYS_INLINE std::uint64_t
+    refresh_until(std::uint64_t t,
+                  refresh_precharge pre = refresh_precharge::all_at_once) noexcept {
         if (MEMSUB_LIKELY(t < next_refresh_)) return 0; // the usual case, inline
-        return refresh_due_by(t);
+        return refresh_due_by(t, pre);
     }
 
     /// The earliest refresh due over the ranks (never without refresh).
@@ -240,7 +243,7 @@ public:
     }
 
 private:
-    std::uint64_t refresh_due_by(std::uint64_t t) noexcept {
+    std::uint64_t refresh_due_by(std::uint64_t t, refresh_precharge pre) noexcept {
         std::uint64_t n = 0;
         for (std::uint32_t r = 0; r < ranks_.size(); ++r) {
             rank_state& rs = ranks_[r];
@@ -262,9 +265,9 @@ private:
                 }
                 if (t_.refresh == refresh_mode::per_bank)
                     refresh_banks(first + static_cast<std::uint32_t>(rs.refreshes % slots_), 1, due,
-                                  t_.tRFCsb);
+                                  t_.tRFCsb, pre);
                 else
-                    refresh_banks(first, t_.banks_per_rank(), due, t_.tRFC);
+                    refresh_banks(first, t_.banks_per_rank(), due, t_.tRFC, pre);
                 ++rs.refreshes;
                 rs.next_refresh = refresh_due(r, rs.refreshes);
                 ++n;
@@ -427,8 +430,8 @@ private:
 
     /// Refreshes banks [first, first + n) due at `due`: waits for the commands already placed
     /// there, precharges open rows, blocks the banks for `trfc`.
-    void refresh_banks(std::uint32_t first, std::uint32_t n, std::uint64_t due,
-                       std::uint32_t trfc) noexcept {
+    void refresh_banks(std::uint32_t first, std::uint32_t n, std::uint64_t due, std::uint32_t trfc,
+                       refresh_precharge precharge) noexcept {
         std::uint64_t start = due;
         std::array<std::uint64_t, 64> pre{}; // the open banks' earliest PRE cycles
         std::uint32_t open = 0;
@@ -440,7 +443,7 @@ private:
             else
                 start = std::max(start, bs.act_ready);
         }
-        if (refresh_pre_one_per_cycle_) {
+        if (precharge == refresh_precharge::one_per_cycle) {
             // One PRE per command-bus cycle (DRAMSim3 ChannelState::GetReadyCommand returns
             // one ready PRE of the rank per cycle for the pending REF): in order of readiness,
             // each at the first cycle both it is ready and the bus is free.
@@ -609,9 +612,8 @@ private:
     bool act_batch_ = false;      ///< ACT spans fit forbid_short
     std::uint64_t act_reach_ = 1; ///< ACT spans end by x + act_reach_
     std::uint32_t burst_ = 4;
-    bool refresh_pre_one_per_cycle_ = false; ///< see set_refresh_precharge_one_per_cycle
-    std::uint32_t slots_ = 1;                ///< refresh commands per rank per tREFI
-    std::uint64_t next_refresh_ = never;     ///< earliest refresh due over the ranks
+    std::uint32_t slots_ = 1;            ///< refresh commands per rank per tREFI
+    std::uint64_t next_refresh_ = never; ///< earliest refresh due over the ranks
 };
 
 } // namespace memsub::memory

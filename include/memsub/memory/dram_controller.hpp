@@ -2,14 +2,19 @@
 // scheduler (FCFS, FR-FCFS), a row policy and a write-drain policy, over the timing model of
 // `dram_channel`. Models `memory_controller` (memory/concept.hpp).
 //
-// Composition: `dram_controller<Scheduler, RowPolicy, Mapping, Queues, Drain>`, the last two
-// compile-time parts of memory/controller_parts_concept.hpp:
+// Composition: `dram_controller<Scheduler, RowPolicy, Mapping, Queues, Drain, Refresh>`, the
+// last three compile-time parts of memory/controller_parts_concept.hpp:
 //   * Queues — `shared_queues` (shared_queues.hpp; the default): one read queue and one write
 //     queue per channel shared by all requesters, the baseline of [HTA] §3.1; or
 //     `bank_command_queues` (bank_command_queues.hpp): DRAMSim3's transaction queues feeding
 //     per-bank command queues ([DRAMSim3]; `dramsim3_controller`, dramsim3_controller.hpp).
 //   * Drain — `watermark_write_drain` (watermark_write_drain.hpp; the default): read mode or a
 //     write drain between watermarks, with DRAMSim3's and gem5's rules, each a knob below.
+//   * Refresh — `jedec_postponed_refresh` (dram_refresh.hpp; the default): a due refresh waits
+//     for the commands already placed, open banks precharge at once; or `dramsim3_refresh`: it
+//     preempts the rank, one PRE per cycle.
+// A knob only one organisation reads lives in its own params (`params::queues`), and its
+// per-channel state in the channel (`channel::q`), so neither organisation carries the other's.
 // Aliases: `fcfs_controller`, `fr_fcfs_controller`, and `hmc_vault_controller` /
 // `hmc_vault_params`, the HMC vault controller of [MemNet] Table I (FR-FCFS, closed page, one
 // 16-entry request queue per vault). ReMAP's DDR3 controller ([Dissertation] Table 2.3) is
@@ -18,21 +23,24 @@
 // Both organisations share what is here: read-after-write forwarding and same-line write
 // merging (a read of a line with a queued write is served from it and a write to such a line
 // merges into it, DRAMSim3 AddTransaction, `forward_latency_cycles` after arrival), the refresh
-// (`refresh_preempts`: a due refresh preempts the requests whose column command has not issued;
-// `refresh_precharge_one_per_cycle`: its PREs go one per cycle, as DRAMSim3), the scheduler's
-// view of a queue and the placing of a selected request's commands. Those commands are placed
-// against the whole command history of the channel (dram_channel.hpp), so banks work in
-// parallel and a later row hit may use an earlier idle bus slot. The view offered to the
-// scheduler reports when a row hit's column command could issue (`issue_at`), which FR-FCFS
-// uses to be first-ready. Idle time is skipped: `next_event_cycle` names the next cycle where
-// anything can happen (already drainable completions are not events). Deviations from a
-// command-level model (DRAMSim3): see dram_channel.hpp (command bus modelled only for column
-// commands; a request's commands are fixed when it is selected, except with
-// `row_commands_apart`).
-// Storage (hardware view): the organisation's queue entries — a request keeps its slot until
-// its data is transferred — one open-row register and one timing state per bank, the
-// write-drain policy's per-channel state, plus the scheduler's state (FR-FCFS: one bypass
-// counter per bank) and the row policy's (timeout-adaptive: one timer per bank).
+// (performed at each decision, by the Refresh part's rules), the scheduler's view of a queue and
+// the placing of a selected request's commands. Those commands are placed against the whole command
+// history of the channel (dram_channel.hpp), so banks work in parallel and a later row hit may use
+// an earlier idle bus slot. The view offered to the scheduler reports when a row hit's column
+// command could issue (`issue_at`), which FR-FCFS uses to be first-ready. Idle time is skipped:
+// `next_event_cycle` names the next cycle where anything can happen (already drainable completions
+// are not events). Deviations from a command-level model (DRAMSim3): see dram_channel.hpp (command
+// bus modelled only for column commands; a request's commands are fixed when it is selected, except
+// with bank_command_queues' `row_commands_apart`). Decision: forwarding and merging
+// (`forward_reads`, `merge_writes`) stay runtime knobs of the controller's own params, not parts:
+// both organisations honour them the same way (the lookup covers the write queue and, through QO8,
+// any other place a write waits), they act once per arrival rather than per decision, and the
+// reference-model tests turn them off on either organisation. A part per combination was
+// considered; it would add types with no difference in the scheduling code. Storage (hardware
+// view): the organisation's queue entries — a request keeps its slot until its data is transferred
+// — one open-row register and one timing state per bank, the write-drain policy's per-channel
+// state, plus the scheduler's state (FR-FCFS: one bypass counter per bank) and the row policy's
+// (timeout-adaptive: one timer per bank).
 #pragma once
 
 #include <algorithm>
@@ -56,10 +64,12 @@
 #include <memsub/memory/controller_parts_concept.hpp>
 #include <memsub/memory/controller_stats.hpp>
 #include <memsub/memory/detail/busy_banks.hpp>
+#include <memsub/memory/detail/channel_driver.hpp>
 #include <memsub/memory/detail/check_mapping.hpp>
 #include <memsub/memory/detail/completion_queue.hpp>
 #include <memsub/memory/detail/request_queue.hpp>
 #include <memsub/memory/dram_channel.hpp>
+#include <memsub/memory/dram_refresh.hpp>
 #include <memsub/memory/dram_timing.hpp>
 #include <memsub/memory/fcfs.hpp>
 #include <memsub/memory/fr_fcfs.hpp>
@@ -73,13 +83,17 @@ namespace memsub::memory {
 
 template <request_scheduler Scheduler, row_policy RowPolicy = open_page,
           address_mapping Mapping = bit_field_mapping, queue_organisation Queues = shared_queues,
-          write_drain_policy Drain = watermark_write_drain>
-class dram_controller {
+          write_drain_policy Drain = watermark_write_drain,
+          refresh_rule Refresh = jedec_postponed_refresh>
+class dram_controller
+    : public detail::channel_driver<
+          dram_controller<Scheduler, RowPolicy, Mapping, Queues, Drain, Refresh>> {
 public:
     static constexpr std::string_view component = "memsub::memory::dram_controller";
     using scheduler_type = Scheduler;
     using queues_type = Queues;
     using drain_type = Drain;
+    using refresh_type = Refresh;
 
     struct params {
         dram_timing timing = presets::ddr4_2400;
@@ -128,34 +142,10 @@ public:
         /// none: a request keeps its read-queue slot until its data moved). With
         /// bank_command_queues, the command queues the scheduler selects from (≥ 1).
         std::uint32_t bank_command_queue = 0;
-        /// bank_command_queues only: a miss selected from a command queue has only its PRE /
-        /// ACT placed and stays queued; its RD / WR is selected later as a row hit
-        /// (bank_command_queues.hpp). false: all its commands at selection.
-        bool row_commands_apart = false;
-        /// All-bank refresh preempts the rank (DRAMSim3 command_queue.cc FinishRefresh: "we
-        /// simply implement an ASAP approach"; GetCommandToIssue skips the rank's queues while
-        /// its refresh is pending): a request is not selected if its column command would
-        /// issue at or after its rank's next refresh is due; it waits for the refresh. false:
-        /// a refresh waits for the commands already placed (JEDEC postponement).
-        bool refresh_preempts = false;
-        /// An all-bank refresh precharges the rank's open banks one per cycle, then REF tRP
-        /// after the last (DRAMSim3 ChannelState::GetReadyCommand: one PRE of the rank per
-        /// cycle for the pending REF). false: all open banks precharge at once.
-        bool refresh_precharge_one_per_cycle = false;
-        /// shared_queues only: during a drain the writes go first, but a read queued before the
-        /// drain started is
-        /// served when no drained write can be selected: DRAMSim3 stops moving reads into its
-        /// per-bank command queues while it drains, but the reads already there keep issuing
-        /// whenever their commands are ready. false: a drain serves writes only (gem5's write
-        /// mode). It brings memsub's bus turnarounds closer to DRAMSim3's (figures:
-        /// docs/performance/figures_behind_choices.md).
-        bool drained_writes_mix_with_reads = true;
-        /// shared_queues only: memsub's earlier policy: in read mode a write is also served
-        /// whenever no read can
-        /// be selected. It defeats batching (3.0× DRAMSim3's bus turnarounds on the 70/30 mix
-        /// at one request per 8 cycles, fidelity_test.cpp); kept for the cycle-exact
-        /// reference-model tests written against it.
-        bool write_when_no_read = false;
+        /// The knobs only the queue organisation reads (shared_queues:
+        /// `drained_writes_mix_with_reads`, `write_when_no_read`; bank_command_queues:
+        /// `row_commands_apart`).
+        typename Queues::params queues{};
 
         /// The write-drain policy's knobs (above).
         [[nodiscard]] write_drain_knobs drain_knobs() const noexcept {
@@ -212,8 +202,7 @@ public:
         // Served by a queued write to the same line: forwarding (reads), merging (writes).
         if ((r.is_write ? p_.merge_writes : p_.forward_reads) &&
             (find_line(ch.wq, bank, a.row, r.address) != none ||
-             (Queues::command_queues &&
-              find_line(ch.cq, bank, a.row, r.address, of_kind::writes) != none))) {
+             Queues::holds_write(*this, a.channel, bank, a.row, r.address))) {
             ++ch.held;
             ++(r.is_write ? stats_.merged_writes : stats_.forwarded_reads);
             const std::uint64_t done = visible + p_.forward_latency_cycles;
@@ -237,34 +226,7 @@ public:
         return enqueue_result::accepted;
     }
 
-    void advance_to(std::uint64_t cycle) noexcept {
-        if (cycle < now_) return;
-        now_ = cycle;
-        for (std::uint32_t c = 0; c < channels_.size(); ++c)
-            if (channels_[c].next_decision <= cycle) run_channel(c, cycle);
-    }
-
-    [[nodiscard]] std::uint64_t next_event_cycle() const noexcept {
-        std::uint64_t t = never;
-        for (const channel& ch : channels_) t = std::min(t, ch.next_decision);
-        return std::min(t, heap_.next_event_after(now_));
-    }
-
-    template <std::invocable<const completion&> Sink>
-    std::size_t drain(Sink&& sink) {
-        return heap_.drain(
-            now_, [this](const completion& c) { retire(c); }, sink);
-    }
-    std::size_t drain(std::span<completion> out) noexcept {
-        return heap_.drain(now_, out, [this](const completion& c) { retire(c); });
-    }
-
-    /// Requests accepted and not yet drained.
-    [[nodiscard]] std::size_t pending() const noexcept {
-        std::size_t n = 0;
-        for (const channel& ch : channels_) n += ch.held;
-        return n;
-    }
+    // advance_to, next_event_cycle, drain and pending: detail::channel_driver.
     /// Requests waiting in the queues (not yet selected) for the bank holding `a` — the pending
     /// count ReMAP's MAC table wants.
     [[nodiscard]] std::uint32_t queued_at(byte_address a) const noexcept {
@@ -287,6 +249,7 @@ public:
 
 private:
     friend Queues; // the organisation runs the channels on the controller's state
+    friend detail::channel_driver<dram_controller>;
     using queue = detail::request_queue;
 
     struct channel {
@@ -294,21 +257,15 @@ private:
             : dram(p.timing)
             , rq(p.read_queue + std::size_t{p.timing.banks_per_channel()} * p.bank_command_queue)
             , wq(p.write_queue)
-            , cq(Queues::command_queues
-                     ? std::size_t{p.timing.banks_per_channel()} * p.bank_command_queue
-                     : 1)
             , sched(std::move(s))
-            , drain(p.drain_knobs(), p.write_queue) {
-            dram.set_refresh_precharge_one_per_cycle(p.refresh_precharge_one_per_cycle);
-            if constexpr (Queues::command_queues)
-                pend_col.resize(std::size_t{p.timing.banks_per_channel()} * p.bank_command_queue);
+            , drain(p.drain_knobs(), p.write_queue)
+            , q(p.timing.banks_per_channel(), p.bank_command_queue) {
             bank_row.fill(dram_channel::no_row); // every bank starts precharged
             bank_close.fill(never);
         }
         dram_channel dram;
         queue rq;
         queue wq;
-        queue cq; ///< bank_command_queues: the command queues' requests, in arrival order
         Scheduler sched;
         Drain drain; ///< read mode or a write drain
         /// Mirror of the banks' scheduling state (updated at every commit and refresh): the
@@ -327,26 +284,9 @@ private:
         std::uint64_t next_decision = never;
         std::uint64_t min_decision = 0; ///< one selection per cycle: next ≥ last + 1
         std::uint32_t held = 0;
-        std::uint32_t reads_outside = 0; ///< reads not in a bank command queue
-        std::uint8_t last_dir = 2;       ///< direction of the last burst retired (2 = none yet)
+        std::uint8_t last_dir = 2; ///< direction of the last burst retired (2 = none yet)
         std::uint64_t reads_absent_since = 0; ///< the read queue is empty since (never: not)
-        // bank_command_queues: requests per command queue, the banks with any, the reads
-        // among them and the end of a refresh hold.
-        std::array<std::uint32_t, 64> cq_of_bank{};
-        std::uint64_t cq_banks = 0;
-        std::uint32_t cq_reads = 0;
-        std::uint64_t refresh_hold_until = 0;
-        /// bank_command_queues: the column cycles still ahead of the selected requests, per bank
-        /// (`bank_command_queue` slots each; DRAMSim3 keeps a request in its command queue
-        /// until its RD / WR issues), how many per bank and in all, and the earliest.
-        std::vector<std::uint64_t> pend_col;
-        std::array<std::uint32_t, 64> pend_n{};
-        std::uint32_t pend_total = 0;
-        std::uint64_t pend_min = never;
-        /// row_commands_apart: banks activated with no column command since, and the class
-        /// (empty / conflict) of that activation.
-        std::uint64_t act_pending = 0;
-        std::array<row_class, 64> act_kind{};
+        typename Queues::channel_state q;     ///< the organisation's own per-channel state
     };
 
     static constexpr std::size_t none = static_cast<std::size_t>(-1);
@@ -479,13 +419,6 @@ private:
         require(!Queues::command_queues || p.bank_command_queue != 0, component,
                 "bank_command_queue", p.bank_command_queue,
                 "must be >= 1 with bank_command_queues (the command queues' entries)");
-        require(!Queues::command_queues || !p.write_when_no_read, component, "write_when_no_read",
-                p.write_when_no_read,
-                "must be false with bank_command_queues (a shared_queues policy)");
-        require(Queues::command_queues || !p.row_commands_apart, component, "row_commands_apart",
-                p.row_commands_apart,
-                "must be false with shared_queues (only a command queue holds a miss between its "
-                "ACT and its column command)");
         return p;
     }
 
@@ -509,7 +442,7 @@ private:
 
     /// Performs the refreshes of `ch` due by `t` and updates the banks' mirror.
     void refresh_due(channel& ch, std::uint64_t t) noexcept {
-        if (const std::uint64_t n = ch.dram.refresh_until(t); n != 0) {
+        if (const std::uint64_t n = ch.dram.refresh_until(t, Refresh::precharge); n != 0) {
             stats_.refreshes += n;
             for (std::uint32_t b = 0; b < p_.timing.banks_per_channel(); ++b) sync_bank(ch, b, t);
         }
@@ -538,18 +471,16 @@ private:
         ch.busy.update(b, old, t, ch.bank_ready);
     }
 
-    /// Places the request's commands; returns its column command's cycle.
+    /// Places the request's commands; returns its column command's cycle. A row hit counts as
+    /// `hit_counts_as` (bank_command_queues' row_commands_apart: the class of the ACT it placed
+    /// for this request).
     std::uint64_t issue(std::uint32_t c, channel& ch, const detail::request_queue::key& k,
-                        const mem_request& r, std::uint64_t t) noexcept {
+                        const mem_request& r, std::uint64_t t,
+                        row_class hit_counts_as = row_class::hit) noexcept {
         ch.dram.settle(k.bank, t);
         const command_plan plan = ch.dram.plan(k.bank, k.row, r.is_write, t);
         const std::uint32_t gbank = c * p_.timing.banks_per_channel() + k.bank;
-        row_class kind = plan.kind;
-        if (const std::uint64_t bit = std::uint64_t{1} << k.bank; (ch.act_pending & bit) != 0) {
-            // row_commands_apart: the first column command after the ACT placed for a miss.
-            if (kind == row_class::hit) kind = ch.act_kind[k.bank];
-            ch.act_pending &= ~bit;
-        }
+        const row_class kind = plan.kind == row_class::hit ? hit_counts_as : plan.kind;
         rows_.observe(gbank, kind, plan.premature_close);
         ch.dram.commit(k.bank, k.row, r.is_write, plan, rows_.close_at(gbank, plan.done));
         sync_bank(ch, k.bank, t);

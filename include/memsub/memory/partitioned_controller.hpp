@@ -54,6 +54,7 @@
 #include <memsub/memory/concept.hpp>
 #include <memsub/memory/controller_parts_concept.hpp>
 #include <memsub/memory/controller_stats.hpp>
+#include <memsub/memory/detail/channel_driver.hpp>
 #include <memsub/memory/detail/check_mapping.hpp>
 #include <memsub/memory/detail/completion_queue.hpp>
 #include <memsub/memory/detail/queued_request.hpp>
@@ -70,7 +71,8 @@ enum class pmc_arbitration : std::uint8_t { frfcfs_then_rr, rr_then_frfcfs };
 
 template <row_policy RowPolicy = open_page, address_mapping Mapping = bit_field_mapping,
           write_drain_policy Drain = watermark_write_drain>
-class partitioned_controller {
+class partitioned_controller
+    : public detail::channel_driver<partitioned_controller<RowPolicy, Mapping, Drain>> {
 public:
     static constexpr std::string_view component = "memsub::memory::partitioned_controller";
 
@@ -222,33 +224,7 @@ public:
         return enqueue_result::accepted;
     }
 
-    void advance_to(std::uint64_t cycle) noexcept {
-        if (cycle < now_) return;
-        now_ = cycle;
-        for (std::uint32_t c = 0; c < channels_.size(); ++c)
-            if (channels_[c].next_decision <= cycle) run_channel(c, cycle);
-    }
-
-    [[nodiscard]] std::uint64_t next_event_cycle() const noexcept {
-        std::uint64_t t = never;
-        for (const channel& ch : channels_) t = std::min(t, ch.next_decision);
-        return std::min(t, heap_.next_event_after(now_));
-    }
-
-    template <std::invocable<const completion&> Sink>
-    std::size_t drain(Sink&& sink) {
-        return heap_.drain(
-            now_, [this](const completion& c) { retire(c); }, sink);
-    }
-    std::size_t drain(std::span<completion> out) noexcept {
-        return heap_.drain(now_, out, [this](const completion& c) { retire(c); });
-    }
-
-    [[nodiscard]] std::size_t pending() const noexcept {
-        std::size_t n = 0;
-        for (const channel& ch : channels_) n += ch.held;
-        return n;
-    }
+    // advance_to, next_event_cycle, drain and pending: detail::channel_driver.
     [[nodiscard]] std::uint32_t queued_at(byte_address a) const noexcept {
         const dram_address d = map_.map(a);
         const channel& ch = channels_[d.channel];
@@ -267,6 +243,7 @@ public:
     [[nodiscard]] std::uint64_t now() const noexcept { return now_; }
 
 private:
+    friend detail::channel_driver<partitioned_controller>;
     using queue = detail::ring_buffer<detail::queued_request>;
 
     struct channel {

@@ -8,16 +8,16 @@
 // Per decision the channel is in read mode or in a write drain (watermark_write_drain.hpp) and
 // selects from the queue of its mode, FR-FCFS being row-hit-first within the writes as within
 // the reads. In a drain, reads queued before it started fill the cycles no write can use
-// (`drained_writes_mix_with_reads`), as the reads already in DRAMSim3's command queues keep
-// issuing there ([DRAMSim3], src/controller.cc). A request keeps its slot until its data is
-// transferred; with `bank_command_queue` a bank's first reads do not count against the read
-// queue (DRAMSim3's per-bank command queues as extra read capacity). A bank takes a new request
-// once the column command of its previous one has issued, so row hits to one bank pipeline at
-// tCCD while FR-FCFS still sees a full queue to reorder.
-// Decision: one selection per channel per cycle. [HTA] §2.1 says "an MMC selects a request to
-// serve"; bank parallelism comes from overlapping the banks' timings, not from several selections.
-// Storage (hardware view): per channel read_queue + write_queue entries (or `queue_entries`
-// shared) of (address, id, requester, arrival).
+// (`drained_writes_mix_with_reads`, a knob of this organisation: `params` below), as the reads
+// already in DRAMSim3's command queues keep issuing there ([DRAMSim3], src/controller.cc). A
+// request keeps its slot until its data is transferred; with `bank_command_queue` a bank's first
+// reads do not count against the read queue (DRAMSim3's per-bank command queues as extra read
+// capacity). A bank takes a new request once the column command of its previous one has issued, so
+// row hits to one bank pipeline at tCCD while FR-FCFS still sees a full queue to reorder. Decision:
+// one selection per channel per cycle. [HTA] §2.1 says "an MMC selects a request to serve"; bank
+// parallelism comes from overlapping the banks' timings, not from several selections. Storage
+// (hardware view): per channel read_queue + write_queue entries (or `queue_entries` shared) of
+// (address, id, requester, arrival).
 #pragma once
 
 #include <algorithm>
@@ -39,13 +39,43 @@ struct shared_queues {
     static constexpr std::string_view name = "shared queues";
     static constexpr bool command_queues = false;
 
+    /// The knobs only this organisation reads (`dram_controller::params::queues`).
+    struct params {
+        /// During a drain the writes go first, but a read queued before the drain started is
+        /// served when no drained write can be selected: DRAMSim3 stops moving reads into its
+        /// per-bank command queues while it drains, but the reads already there keep issuing
+        /// whenever their commands are ready. false: a drain serves writes only (gem5's write
+        /// mode). It brings memsub's bus turnarounds closer to DRAMSim3's (figures:
+        /// docs/performance/figures_behind_choices.md).
+        bool drained_writes_mix_with_reads = true;
+        /// memsub's earlier policy: in read mode a write is also served whenever no read can be
+        /// selected. It defeats batching (3.0× DRAMSim3's bus turnarounds on the 70/30 mix at
+        /// one request per 8 cycles, fidelity_test.cpp); kept for the cycle-exact
+        /// reference-model tests written against it.
+        bool write_when_no_read = false;
+    };
+
+    /// Per channel: the reads beyond their bank's command-queue entries (`bank_command_queue`
+    /// as extra read capacity), which count against the read queue.
+    struct channel_state {
+        channel_state(std::uint32_t /*banks*/, std::uint32_t /*bank_command_queue*/) noexcept {}
+        std::uint32_t reads_outside = 0;
+    };
+
     /// Beyond its bank's command-queue entries a read counts against the read queue.
     template <class Ctl>
     [[nodiscard]] static bool has_room(const Ctl& ctl, std::uint32_t c, bool write) noexcept {
         const auto& ch = ctl.channels_[c];
         return write ? !ch.wq.full()
-                     : !ch.rq.full() &&
-                           (ctl.p_.bank_command_queue == 0 || ch.reads_outside < ctl.p_.read_queue);
+                     : !ch.rq.full() && (ctl.p_.bank_command_queue == 0 ||
+                                         ch.q.reads_outside < ctl.p_.read_queue);
+    }
+
+    /// Every queued write is in the write queue.
+    template <class Ctl>
+    [[nodiscard]] static bool holds_write(const Ctl&, std::uint32_t, std::uint32_t, std::uint32_t,
+                                          byte_address) noexcept {
+        return false;
     }
 
     template <class Ctl>
@@ -54,7 +84,7 @@ struct shared_queues {
         auto& ch = ctl.channels_[c];
         if (!r.is_write && ctl.p_.bank_command_queue != 0 &&
             ch.per_bank_kind[0][bank] >= ctl.p_.bank_command_queue)
-            ++ch.reads_outside;
+            ++ch.q.reads_outside;
         (r.is_write ? ch.wq : ch.rq)
             .push_back({.visible_at = visible, .row = row, .bank = bank}, r);
         const std::uint64_t bit = std::uint64_t{1} << bank;
@@ -99,7 +129,8 @@ struct shared_queues {
             } else {
                 wake = std::min(wake, ch.busy.first_of(mask, ch.bank_ready));
             }
-            if (s.index == selection::none && draining && ctl.p_.drained_writes_mix_with_reads) {
+            if (s.index == selection::none && draining &&
+                ctl.p_.queues.drained_writes_mix_with_reads) {
                 // No drained write now: a read queued before the drain started may go (the
                 // reads already in DRAMSim3's command queues). Visibility is non-decreasing
                 // along the queue, so those reads are a prefix of it.
@@ -120,7 +151,7 @@ struct shared_queues {
                     }
                 }
             }
-            if (s.index == selection::none && ctl.p_.write_when_no_read) {
+            if (s.index == selection::none && ctl.p_.queues.write_when_no_read) {
                 // The earlier policy: the other queue serves when the mode's cannot.
                 typename Ctl::queue* other = draining ? &ch.rq : &ch.wq;
                 const std::uint64_t omask = ch.queued_kind[draining ? 0 : 1];
@@ -140,14 +171,14 @@ struct shared_queues {
                 ch.next_decision = std::max(wake, t + 1);
                 continue;
             }
-            if (ctl.p_.refresh_preempts && ctl.p_.timing.refresh == refresh_mode::all_bank &&
-                ctl.p_.timing.tREFI != 0) {
+            if (const std::uint64_t due =
+                    Ctl::refresh_type::preempt_deadline(ch.dram, from->key_at(s.index).bank);
+                due != never) {
                 // The request's column command would come at or after its rank's refresh is
                 // due: the channel selects nothing more before the refresh (performed at the
                 // next decision, which then finds the banks blocked for tRFC). Deviation: with
                 // several ranks DRAMSim3 would keep serving the other ranks meanwhile.
                 const auto& k = from->key_at(s.index);
-                const std::uint64_t due = ch.dram.refresh_due_of_rank(ch.dram.rank_of(k.bank));
                 ch.dram.settle(k.bank, t);
                 const command_plan plan =
                     ch.dram.plan(k.bank, k.row, from->request(s.index).is_write, t);
@@ -163,7 +194,7 @@ struct shared_queues {
                 // DRAMSim3's R→W dependency: a write with an older read of its line queued
                 // ends the drain; the read goes first. (write_when_no_read's opportunistic
                 // writes are not checked, as before that option existed.)
-                if (!ctl.p_.write_when_no_read &&
+                if (!ctl.p_.queues.write_when_no_read &&
                     ctl.find_line(ch.rq, from->key_at(s.index).bank, from->key_at(s.index).row,
                                   from->request(s.index).address) != Ctl::none) {
                     ch.drain.end_on_hazard();
@@ -185,7 +216,7 @@ struct shared_queues {
             const std::size_t kind = write ? 1 : 0;
             if (!write && ctl.p_.bank_command_queue != 0 &&
                 ch.per_bank_kind[0][bank] > ctl.p_.bank_command_queue)
-                --ch.reads_outside; // the oldest outside read moves into the command queue
+                --ch.q.reads_outside; // the oldest outside read moves into the command queue
             const bool none_of_kind = --ch.per_bank_kind[kind][bank] == 0;
             ch.queued_banks &= ~(std::uint64_t{none_left} << bank);
             ch.queued_kind[kind] &= ~(std::uint64_t{none_of_kind} << bank);
@@ -208,7 +239,7 @@ private:
                                   .reads_wait = !no_reads,
                                   .reads_absent_since = ch.reads_absent_since, // never: reads
                                   .idle = no_reads,
-                                  .writes_when_no_read = ctl.p_.write_when_no_read};
+                                  .writes_when_no_read = ctl.p_.queues.write_when_no_read};
         // The queue is in age order: its first write is the oldest.
         const drain_step d =
             ch.drain.update(o, t, [&ch]() noexcept { return ch.wq.key_at(0).visible_at; });
