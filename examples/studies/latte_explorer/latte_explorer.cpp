@@ -44,10 +44,10 @@
 // mode shares in that launch; and Kernel-OPT (§4.3.5): per launch the static mode (none, BDI,
 // SC²) with the fewest cycles in that launch, summed.
 //
-// The phase-changing run (`phases`): launches that alternate a latency-tolerant phase (48 warps
-// per SM gathering whole 128 B lines of a 48 KB table that only a compressed L1 holds, with ALU
-// work between loads) and a latency-sensitive phase (one warp per SM chasing through a 12 KB
-// table that fits uncompressed, nothing between loads), so LATTE-CC should take SC² in the first
+// The phase-changing run (`phases`, simt::phase_kernel): launches that alternate a
+// latency-tolerant phase (16 warps per SM gathering whole 128 B lines of a 48 KB table that only a
+// compressed L1 holds, with ALU work between loads) and a latency-sensitive phase (one warp per SM
+// chasing through a 22 KB table, nothing between loads), so LATTE-CC should take SC² in the first
 // and fall back in the second. Its tables hold integers from a skewed set of 16 values (SC²
 // codes them in a few bits each; BDI needs 2-byte deltas).
 //

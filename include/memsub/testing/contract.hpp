@@ -70,7 +70,8 @@
 //   request_scheduler    memory/scheduler_concept.hpp          MS1–MS4
 //   row_policy           memory/row_policy_concept.hpp         RP1–RP4
 //   write_drain_policy   memory/controller_parts_concept.hpp   WD1–WD5
-//   queue_organisation   memory/controller_parts_concept.hpp   QO1–QO5
+//   queue_organisation   memory/controller_parts_concept.hpp   QO1–QO8
+//   refresh_rule         memory/controller_parts_concept.hpp   RF1–RF3
 //   trace_reader         trace/concept.hpp                     TR1–TR7
 //   placement_policy     placement/concept.hpp                 PL1–PL5                 PP1–PP4
 //     invertible_placement (refinement)                        PLI1
