@@ -169,12 +169,9 @@ options parse_options(std::span<const std::string_view> args) {
                                            *o.trace, file));
         o.trace = std::string(file);
     };
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string_view arg = args[i];
-        auto value = [&]() -> std::string_view {
-            if (i + 1 >= args.size()) throw option_error(fmt::format("{} needs a value", arg));
-            return args[++i];
-        };
+    for (option_reader r({args.begin(), args.end()}); r.next();) {
+        const std::string_view arg = r.arg();
+        const auto value = [&] { return r.value(); };
         if (arg == "--help" || arg == "-h") {
             o.what = options::action::help;
             return o;
