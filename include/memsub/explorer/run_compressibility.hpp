@@ -508,23 +508,26 @@ inline std::vector<const result*> reported(const std::vector<result>& results) {
 inline void print_report(const std::vector<const result*>& results, const mc::storage_rule& rule,
                          const std::vector<compressor_column>& columns, bool trains) {
     const std::size_t algorithms = columns.size();
+    // Columns as wide as the longest heading (8 at least: a ratio prints as 8 characters).
+    std::size_t width = 8;
+    for (const auto& c : columns) width = std::max(width, c.heading.size());
     fmt::print("Compression ratio = Σ original / Σ stored bytes ({}-byte lines, {}-byte segments, "
                "lines that save nothing stored raw)\n\n",
                rule.line_bytes, rule.segment_bytes);
     fmt::print("{:<34} {:>9}", "input", "lines");
-    for (const auto& c : columns) fmt::print(" {:>8}", c.heading);
+    for (const auto& c : columns) fmt::print(" {:>{}}", c.heading, width);
     fmt::print("\n");
     std::vector<double> mean(algorithms, 0.0);
     for (const result* r : results) {
         fmt::print("{:<34} {:>9}", r->shown_name().substr(0, 34), r->lines);
         for (std::size_t a = 0; a < algorithms; ++a) {
-            fmt::print(" {:>8.3f}", r->stored[a].ratio());
+            fmt::print(" {:>{}.3f}", r->stored[a].ratio(), width);
             mean[a] += r->stored[a].ratio() / static_cast<double>(results.size());
         }
         fmt::print("\n");
     }
     fmt::print("{:<34} {:>9}", "average (of the ratios)", "");
-    for (double m : mean) fmt::print(" {:>8.3f}", m);
+    for (double m : mean) fmt::print(" {:>{}.3f}", m, width);
     if (trains) {
         fmt::print("\n\nSC2's code book (a value-frequency table, spec §1.5) was trained on:\n");
         for (const result* r : results) fmt::print("  {}: {}\n", r->shown_name(), r->sc2_source);
@@ -534,7 +537,8 @@ inline void print_report(const std::vector<const result*>& results, const mc::st
     fmt::print("\nExact (byte-granular, S = 1, how SC² stores its lines) ratios:\n");
     for (const result* r : results) {
         fmt::print("{:<34} {:>9}", r->shown_name().substr(0, 34), "");
-        for (std::size_t a = 0; a < algorithms; ++a) fmt::print(" {:>8.3f}", r->exact[a].ratio());
+        for (std::size_t a = 0; a < algorithms; ++a)
+            fmt::print(" {:>{}.3f}", r->exact[a].ratio(), width);
         fmt::print("\n");
     }
 
@@ -544,11 +548,11 @@ inline void print_report(const std::vector<const result*>& results, const mc::st
             "\nPer-line stored size, {} (% of lines per number of {}-byte segments; {} = raw "
             "or nothing saved):\n",
             r->shown_name(), rule.segment_bytes, segs);
-        fmt::print("{:<10}", "segments");
+        fmt::print("{:<{}}", "segments", width + 2);
         for (std::uint32_t s = 0; s <= segs; ++s) fmt::print(" {:>5}", s);
         fmt::print("\n");
         for (std::size_t a = 0; a < algorithms; ++a) {
-            fmt::print("{:<10}", columns[a].heading);
+            fmt::print("{:<{}}", columns[a].heading, width + 2);
             for (std::uint32_t s = 0; s <= segs; ++s)
                 fmt::print(" {:>5.1f}", 100.0 * static_cast<double>(r->histogram[a][s]) /
                                             static_cast<double>(r->lines));
@@ -965,6 +969,9 @@ int run(int argc, char** argv) try {
     const mc::storage_rule rule{.line_bytes = opt.line_bytes, .segment_bytes = opt.segment_bytes};
     try {
         rule.validate("storage rule");
+        // Each compressor accepts the line size before any input is read (a user's may take
+        // fewer sizes than the library's).
+        (void)std::tuple<Compressors...>{make_compressor<Compressors>(opt.line_bytes, nullptr)...};
     } catch (const memsub::config_error& e) {
         fmt::print(stderr, "{}: {}\n", program, e.what());
         return 2;

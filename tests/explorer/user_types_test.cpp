@@ -1,0 +1,124 @@
+// The tools built on the explorer module run a user's own types: a compressor that is not in the
+// library runs through run_compressibility and has its own columns in the CSV, with the ratios
+// its sizes give.
+#include <doctest/doctest.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <memsub/compression/bdi.hpp>
+#include <memsub/compression/concept.hpp>
+#include <memsub/core/errors.hpp>
+#include <memsub/explorer/run_compressibility.hpp>
+
+namespace {
+
+/// A line as a dictionary of its distinct 32-bit words (32 bits each) and one 4-bit index per
+/// word: a made-up scheme, so no library compressor gives its sizes.
+class word_dictionary {
+public:
+    struct params {
+        std::uint32_t line_bytes = 64;
+    };
+    explicit word_dictionary(const params& p) : line_bytes_(p.line_bytes) {
+        memsub::detail::require(p.line_bytes == 64, "word_dictionary", "line_bytes", p.line_bytes,
+                                "must be 64 (16 words, 4-bit indices)");
+    }
+    [[nodiscard]] static constexpr std::string_view name() noexcept { return "word_dictionary"; }
+    [[nodiscard]] std::uint32_t line_bytes() const noexcept { return line_bytes_; }
+    [[nodiscard]] std::uint32_t size_bits(std::span<const std::byte> line) const noexcept {
+        std::uint32_t words[16];
+        std::uint32_t distinct = 0;
+        for (std::size_t w = 0; w < 16; ++w) {
+            std::uint32_t v;
+            std::memcpy(&v, line.data() + 4 * w, 4);
+            bool seen = false;
+            for (std::uint32_t d = 0; d < distinct; ++d) seen = seen || words[d] == v;
+            if (!seen) words[distinct++] = v;
+        }
+        return 32 * distinct + 16 * 4;
+    }
+    [[nodiscard]] static constexpr std::uint32_t metadata_bits() noexcept { return 0; }
+    [[nodiscard]] static constexpr std::uint32_t compress_latency_cycles() noexcept { return 1; }
+    [[nodiscard]] static constexpr std::uint32_t decompress_latency_cycles() noexcept { return 1; }
+    [[nodiscard]] static constexpr double compress_energy_nj() noexcept { return 0.0; }
+    [[nodiscard]] static constexpr double decompress_energy_nj() noexcept { return 0.0; }
+
+private:
+    std::uint32_t line_bytes_;
+};
+static_assert(memsub::compression::compressor<word_dictionary>);
+
+std::string read_all(const std::filesystem::path& file) {
+    std::ifstream in(file);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+/// Runs run_compressibility<word_dictionary, bdi> on `data` in a folder of its own; returns the
+/// exit status and the CSV.
+std::pair<int, std::string> run_on(const std::vector<std::byte>& data, std::string_view folder) {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / folder;
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const fs::path input = dir / "lines.bin";
+    {
+        std::ofstream out(input, std::ios::binary);
+        out.write(reinterpret_cast<const char*>(data.data()),
+                  static_cast<std::streamsize>(data.size()));
+    }
+    std::vector<std::string> args{"my_compressibility", "--quiet",    "--no-plot",
+                                  "--output-dir",       dir.string(), input.string()};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    const int status =
+        memsub::explorer::run_compressibility<word_dictionary, memsub::compression::bdi>(
+            static_cast<int>(argv.size()), argv.data());
+    std::string csv = read_all(dir / "compressibility.csv");
+    fs::remove_all(dir);
+    return {status, csv};
+}
+
+} // namespace
+
+TEST_CASE("run_compressibility: a user's compressor has its own columns with its ratios") {
+    // 64 lines of one repeated word: 1 distinct word, 32 + 64 = 96 bits = 12 bytes, stored in
+    // two 8-byte segments: ratio 64 / 16 = 4, exact (byte-granular) ratio 64 / 12.
+    std::vector<std::byte> data(64 * 64);
+    for (std::size_t i = 0; i < data.size(); ++i)
+        data[i] = std::byte{static_cast<unsigned char>(i % 4 == 0 ? 0x5a : 0x01)};
+    const auto [status, csv] = run_on(data, "memsub_user_compressor_test");
+    CHECK(status == 0);
+    const auto header = csv.substr(0, csv.find('\n'));
+    CHECK(header.find(",ratio_word_dictionary,ratio_bdi,") != std::string::npos);
+    CHECK(header.find(",exact_ratio_word_dictionary,exact_ratio_bdi,") != std::string::npos);
+    // The row: input, name, bytes, lines, line_bytes, segment_bytes, then the ratios.
+    CHECK(csv.find(",lines.bin,4096,64,64,8,4.000000,") != std::string::npos);
+    CHECK(csv.find(",5.333333,") != std::string::npos);
+    // No compressor of the list takes a code book: none was trained.
+    CHECK(header.find("sc2_training") != std::string::npos);
+    CHECK(csv.find("first 10 %") == std::string::npos);
+}
+
+TEST_CASE("run_compressibility: each line is sized by the compressor of its column") {
+    // 16 distinct words per line: 16 x 32 + 64 = 576 bits, more than the line: stored raw
+    // (ratio 1), while BDI still compresses the small deltas.
+    std::vector<std::byte> data(64 * 64);
+    for (std::size_t w = 0; w < data.size() / 4; ++w) {
+        const auto v = static_cast<std::uint32_t>(1000 + w);
+        std::memcpy(data.data() + 4 * w, &v, 4);
+    }
+    const auto [status, csv] = run_on(data, "memsub_user_compressor_test_raw");
+    CHECK(status == 0);
+    const auto row = csv.substr(csv.find('\n') + 1);
+    CHECK(row.find(",lines.bin,4096,64,64,8,1.000000,") != std::string::npos);
+    CHECK(row.find(",lines.bin,4096,64,64,8,1.000000,1.000000,") == std::string::npos);
+}
