@@ -1,6 +1,7 @@
 // The tools built on the explorer module run a user's own types: a compressor that is not in the
 // library runs through run_compressibility and has its own columns in the CSV, with the ratios
-// its sizes give.
+// its sizes give; a row policy that is not in the library runs through run_memory_explorer as a
+// configuration of its own.
 #include <doctest/doctest.h>
 
 #include <cstddef>
@@ -9,7 +10,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
+#include <set>
 #include <span>
+#include <sstream>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -18,6 +21,9 @@
 #include <memsub/compression/concept.hpp>
 #include <memsub/core/errors.hpp>
 #include <memsub/explorer/run_compressibility.hpp>
+#include <memsub/explorer/run_memory_explorer.hpp>
+#include <memsub/memory/fr_fcfs.hpp>
+#include <memsub/memory/row_policy_concept.hpp>
 
 namespace {
 
@@ -121,4 +127,61 @@ TEST_CASE("run_compressibility: each line is sized by the compressor of its colu
     const auto row = csv.substr(csv.find('\n') + 1);
     CHECK(row.find(",lines.bin,4096,64,64,8,1.000000,") != std::string::npos);
     CHECK(row.find(",lines.bin,4096,64,64,8,1.000000,1.000000,") == std::string::npos);
+}
+
+namespace {
+
+/// A row policy of the user's: it closes the row after every access, as the library's
+/// closed_page does, under a name of its own.
+class always_close {
+public:
+    struct params {};
+    explicit always_close(const params& = {}, std::uint32_t = 1) noexcept {}
+    [[nodiscard]] std::uint64_t close_at(std::uint32_t, std::uint64_t) const noexcept { return 0; }
+    void observe(std::uint32_t, memsub::memory::row_class, bool) noexcept {}
+    [[nodiscard]] std::string_view name() const noexcept { return "always_close"; }
+};
+static_assert(memsub::memory::row_policy<always_close>);
+
+/// The CSV rows of configuration `config` without its name (the figures and CDF points).
+std::multiset<std::string> rows_of(const std::string& csv, const std::string& config) {
+    std::multiset<std::string> out;
+    std::istringstream in(csv);
+    for (std::string line; std::getline(in, line);)
+        if (line.starts_with(config + ",")) out.insert(line.substr(config.size()));
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("run_memory_explorer: a user's row policy is a configuration of its own") {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / "memsub_user_row_policy_test";
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const std::string csv_file = (dir / "m.csv").string();
+    std::vector<std::string> args{"my_memory_explorer",
+                                  "--quiet",
+                                  "--accesses",
+                                  "20000",
+                                  "--cdf",
+                                  "",
+                                  "--configs",
+                                  "ddr4-frfcfs,ddr4-closed,ddr4-fr-fcfs-always_close",
+                                  "--csv",
+                                  csv_file};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    using mine = memsub::explorer::ddr4_configuration<memsub::memory::fr_fcfs, always_close>;
+    const int status =
+        memsub::explorer::run_memory_explorer<mine>(static_cast<int>(argv.size()), argv.data());
+    const std::string csv = read_all(csv_file);
+    fs::remove_all(dir);
+    CHECK(status == 0);
+    const auto own = rows_of(csv, "ddr4-fr-fcfs-always_close");
+    // It ran on the same requests as the library's configurations, and closing every row gives
+    // the closed-page controller's figures exactly, not the open-page one's.
+    REQUIRE(!own.empty());
+    CHECK(own == rows_of(csv, "ddr4-closed"));
+    CHECK(own != rows_of(csv, "ddr4-frfcfs"));
 }
