@@ -1746,14 +1746,8 @@ options parse(int argc, char** argv) {
         if (arg == "--help" || arg == "-h") {
             usage(0);
         } else if (arg == "--kernels") {
-            o.kernels = memsub::explorer::split_list(value());
+            o.kernels = memsub::explorer::parse_known_names(arg, value(), all_kernels, "kernel");
             o.kernels_given = true;
-            if (o.kernels.empty()) throw option_error("--kernels needs at least one kernel");
-            for (const auto& k : o.kernels)
-                if (std::find(all_kernels.begin(), all_kernels.end(), k) == all_kernels.end())
-                    throw option_error(fmt::format("--kernels: unknown kernel '{}' (bfs, spmv, "
-                                                   "kmeans, stencil, matmul, saxpy, histogram)",
-                                                   k));
         } else if (arg == "--sms") {
             o.sms = memsub::explorer::parse_unsigned_as<std::uint32_t>("--sms", value(), 1, 1024);
         } else if (arg == "--seed") {

@@ -1275,12 +1275,7 @@ options parse(int argc, char** argv) {
         if (arg == "--help" || arg == "-h") {
             usage(0);
         } else if (arg == "--kernels") {
-            o.kernels = memsub::explorer::split_list(value());
-            if (o.kernels.empty()) throw option_error("--kernels needs at least one kernel");
-            for (const auto& k : o.kernels)
-                if (std::find(all_kernels.begin(), all_kernels.end(), k) == all_kernels.end())
-                    throw option_error(fmt::format(
-                        "--kernels: unknown kernel '{}' (stencil, spmv, bfs, kmeans)", k));
+            o.kernels = memsub::explorer::parse_known_names(arg, value(), all_kernels, "kernel");
         } else if (arg == "--modules") {
             o.modules =
                 memsub::explorer::parse_unsigned_as<std::uint32_t>("--modules", value(), 1, 64);

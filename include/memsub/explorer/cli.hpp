@@ -24,6 +24,7 @@
 #include <filesystem>
 #include <limits>
 #include <new>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -248,6 +249,23 @@ inline std::string program_name(int argc, char** argv, std::string_view fallback
     if (argc > 0 && argv[0] != nullptr && *argv[0] != '\0')
         return std::filesystem::path(argv[0]).filename().string();
     return std::string(fallback);
+}
+
+/// The list `text` ("a,b,c") given with `flag`, each name one of `known`, in the order given.
+/// Throws option_error "<flag> needs at least one <what>" for an empty list and
+/// "<flag>: unknown <what> '<name>' (<the known names>)" for a name not known.
+inline std::vector<std::string> parse_known_names(std::string_view flag, std::string_view text,
+                                                  std::span<const std::string_view> known,
+                                                  std::string_view what) {
+    std::vector<std::string> names = split_list(text);
+    if (names.empty()) throw option_error(fmt::format("{} needs at least one {}", flag, what));
+    for (const auto& n : names)
+        if (std::find(known.begin(), known.end(), n) == known.end()) {
+            std::string listed;
+            for (const auto k : known) listed += (listed.empty() ? "" : ", ") + std::string(k);
+            throw option_error(fmt::format("{}: unknown {} '{}' ({})", flag, what, n, listed));
+        }
+    return names;
 }
 
 /// The input name that means standard input in every program ("-", as in cat and sort).
