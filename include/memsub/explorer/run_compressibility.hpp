@@ -425,7 +425,7 @@ struct sc2_training {
     std::string source; // e.g. "the first 10 % of its lines (41 lines)"
 };
 
-/// Trains SC²'s value-frequency table (spec §1.5) on `lines` lines given in blocks by
+/// Trains SC²'s value-frequency table ([SC2]) on `lines` lines given in blocks by
 /// `for_each_block`.
 template <class ForEachBlock>
 std::shared_ptr<const mc::huffman_code_book> train_sc2(std::uint32_t L,
