@@ -35,6 +35,7 @@
 
 #include <memsub/compression/all.hpp>
 #include <memsub/core/rng.hpp>
+#include <memsub/explorer/sample_data.hpp>
 
 #include "../tests/compression/line_generators.hpp"
 #include "../tests/compression/sc2_reference.hpp"
@@ -65,33 +66,8 @@ void put64(std::byte* p, std::uint64_t v) {
 
 // Binary code: the largest shared library of the machine, else generated code-like bytes.
 std::vector<std::byte> binary_code() {
-    namespace fs = std::filesystem;
-    std::vector<std::byte> out(dataset_bytes);
-    std::error_code ec;
-    std::pair<std::uintmax_t, fs::path> best{0, {}};
-    for (const auto& e : fs::directory_iterator("/usr/lib/x86_64-linux-gnu", ec)) {
-        const auto name = e.path().filename().string();
-        if (e.is_regular_file(ec) && name.find(".so") != std::string::npos &&
-            e.file_size(ec) > best.first)
-            best = {e.file_size(ec), e.path()};
-    }
-    if (best.first >= dataset_bytes) {
-        std::ifstream in(best.second, std::ios::binary);
-        in.read(reinterpret_cast<char*>(out.data()), static_cast<std::streamsize>(out.size()));
-        if (static_cast<std::size_t>(in.gcount()) == out.size()) return out;
-    }
-    memsub::xoshiro256ss rng(11); // fallback: short opcodes, 32-bit displacements, padding
-    for (std::size_t i = 0; i < out.size();) {
-        const auto k = rng.below(10);
-        if (k < 5)
-            out[i++] = static_cast<std::byte>(rng.below(256));
-        else if (k < 8 && i + 4 <= out.size()) {
-            put32(&out[i], static_cast<std::uint32_t>(rng.below(1 << 16)) - (1 << 15));
-            i += 4;
-        } else
-            out[i++] = std::byte{0};
-    }
-    return out;
+    std::string library; // which one is not reported: the benchmark names the data set only
+    return memsub::explorer::binary_code_sample(dataset_bytes, 11, library);
 }
 
 std::vector<std::byte> zero_heavy() {

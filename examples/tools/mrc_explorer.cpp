@@ -31,6 +31,7 @@
 #include <memsub/explorer/plot.hpp>
 #include <memsub/explorer/progress.hpp>
 #include <memsub/explorer/result_table.hpp>
+#include <memsub/explorer/run_report.hpp>
 #include <memsub/explorer/signals.hpp>
 #include <memsub/explorer/source.hpp>
 
@@ -145,12 +146,9 @@ std::pair<std::uint32_t, std::uint32_t> parse_set_range(std::string_view flag,
 
 options parse_options(std::span<const std::string_view> args) {
     options o;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string_view arg = args[i];
-        auto value = [&]() -> std::string_view {
-            if (i + 1 >= args.size()) throw ex::option_error(fmt::format("{} needs a value", arg));
-            return args[++i];
-        };
+    for (ex::option_reader r({args.begin(), args.end()}); r.next();) {
+        const std::string_view arg = r.arg();
+        const auto value = [&] { return r.value(); };
         if (arg == "--help" || arg == "-h") {
             o.help = true;
             return o;
@@ -190,7 +188,7 @@ options parse_options(std::span<const std::string_view> args) {
         else if (arg == "--workload-lines")
             o.workload_lines = ex::parse_unsigned(arg, value(), 1, std::uint64_t{1} << 40);
         else
-            ex::parse_shared_option(args, i, o);
+            ex::parse_shared_option(r, o);
     }
     return o;
 }
@@ -645,14 +643,10 @@ int run(const options& o) {
 
     ex::install_stop_handlers();
     std::vector<trace_curves> results;
-    std::vector<std::string> not_run;
     if (o.traces.empty()) results.push_back(explore(o, std::nullopt));
-    for (const auto& f : o.traces) {
-        if (ex::stop_requested() != 0)
-            not_run.push_back(f);
-        else
-            results.push_back(explore(o, f));
-    }
+    const std::vector<std::string> not_run = ex::run_until_stopped(
+        o.traces.size(), [&](std::size_t i) { results.push_back(explore(o, o.traces[i])); },
+        [&](std::size_t i) { return o.traces[i]; });
     const int signal = ex::stop_requested();
     for (const auto& r : results) print_curves(o, r);
 
@@ -664,21 +658,14 @@ int run(const options& o) {
     // Problems last, as the explorer reports them.
     bool input_failed = false, empty = false;
     for (const auto& r : results) {
-        if (r.empty()) {
-            empty = true;
-            fmt::print(stderr,
-                       "{}: warning: {} holds no accesses (an empty input, or only "
-                       "comments or blank lines); its counts are all 0\n",
-                       program, r.label);
-        }
-        if (!r.error) continue;
-        input_failed = true;
-        fmt::print(stderr, "{}: trace error: {}\n", program, *r.error);
-        if (!r.read)
-            fmt::print(stderr, "{}: {} was not read\n", program, r.label);
-        else
-            fmt::print(stderr, "{}: the results for {} cover the {} accesses before it\n", program,
-                       r.label, r.accesses);
+        const auto found = ex::report_trace_outcome(program, {.label = r.label,
+                                                              .empty = r.empty(),
+                                                              .error = &r.error,
+                                                              .read = r.read,
+                                                              .accesses = r.accesses,
+                                                              .hint = {}});
+        input_failed = input_failed || found.input_failed;
+        empty = empty || found.empty;
     }
     for (const auto& r : results)
         if (r.opt_problem)
@@ -686,14 +673,7 @@ int run(const options& o) {
                        *r.opt_problem);
     for (const auto& f : outputs.failures())
         fmt::print(stderr, "{}: output error: {}\n", program, f);
-    if (signal != 0) {
-        fmt::print(stderr, "{}: interrupted by signal {}: the results above are partial{}\n",
-                   program, signal,
-                   not_run.empty() ? std::string()
-                                   : fmt::format("; {} trace(s) not run", not_run.size()));
-        for (const auto& f : not_run) fmt::print(stderr, "{}: not run: {}\n", program, f);
-        return ex::stopped_exit_status(signal);
-    }
+    if (signal != 0) return ex::report_interruption(program, signal, not_run, "trace");
     if (input_failed || !outputs.ok()) return status::input_error;
     if (empty) return status::empty_input;
     return status::ok;
@@ -710,16 +690,5 @@ int main(int argc, char** argv) {
         return status::ok;
     }
     if (!ex::outputs_writable(program, o)) return status::usage_error;
-    try {
-        return run(o);
-    } catch (const memsub::config_error& e) {
-        fmt::print(stderr, "{}: {}\n", program, e.what());
-        return status::usage_error;
-    } catch (const std::bad_alloc&) {
-        fmt::print(stderr, "{}: out of memory while {}\n", program, memory_use);
-        return status::out_of_memory;
-    } catch (const std::exception& e) {
-        fmt::print(stderr, "{}: {}\n", program, e.what());
-        return status::input_error;
-    }
+    return ex::run_reporting_errors(program, memory_use, [&] { return run(o); });
 }

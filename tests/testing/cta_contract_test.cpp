@@ -12,6 +12,8 @@
 #include <memsub/cta/all.hpp>
 #include <memsub/testing/all.hpp>
 
+#include "contract_report_checks.hpp"
+
 using namespace memsub;
 
 namespace {
@@ -144,22 +146,14 @@ testing::contract_report check(const typename S::params& p = {}) {
     return testing::check_cta_contract<S>(p, o);
 }
 
-bool fails_with(const testing::contract_report& r, std::string_view check, std::string_view rule) {
-    INFO(r.text());
-    for (const auto& v : r.violations)
-        if (v.check == check && v.rule.starts_with(rule)) return true;
-    return false;
-}
+using memsub_test::fails_with;
 
 } // namespace
 
 TEST_CASE("cta contract: memsub's CTA schedulers pass") {
     const auto pass = [](const testing::contract_report& r) {
+        memsub_test::check_clean_pass(r, 2);
         INFO(r.text());
-        CHECK(r.ok());
-        REQUIRE(r.passes.size() == 2);
-        CHECK(r.passes[0].status == testing::pass_status::completed);
-        CHECK(r.passes[1].status == testing::pass_status::completed);
         CHECK(r.notes.empty());
     };
     using namespace cta;

@@ -95,6 +95,7 @@
 #include <memsub/explorer/plot.hpp>
 #include <memsub/explorer/progress.hpp>
 #include <memsub/explorer/result_table.hpp>
+#include <memsub/explorer/run_report.hpp>
 #include <memsub/explorer/signals.hpp>
 
 #include <fmt/core.h>
@@ -1563,23 +1564,14 @@ bool write_plot(const std::string& file, const std::string& terminal,
 
 options parse(int argc, char** argv) {
     options o;
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view arg = argv[i];
-        const auto value = [&]() -> std::string_view {
-            if (i + 1 >= argc) throw option_error(fmt::format("{} needs a value", arg));
-            return argv[++i];
-        };
+    for (memsub::explorer::option_reader r(argc, argv); r.next();) {
+        const std::string_view arg = r.arg();
+        const auto value = [&] { return r.value(); };
         if (arg == "--help" || arg == "-h") {
             usage(0);
         } else if (arg == "--kernels") {
-            o.kernels = memsub::explorer::split_list(value());
+            o.kernels = memsub::explorer::parse_known_names(arg, value(), all_kernels, "kernel");
             o.kernels_given = true;
-            if (o.kernels.empty()) throw option_error("--kernels needs at least one kernel");
-            for (const auto& k : o.kernels)
-                if (std::find(all_kernels.begin(), all_kernels.end(), k) == all_kernels.end())
-                    throw option_error(fmt::format("--kernels: unknown kernel '{}' (bfs, spmv, "
-                                                   "kmeans, stencil, matmul, saxpy, histogram)",
-                                                   k));
         } else if (arg == "--sms") {
             o.sms = memsub::explorer::parse_unsigned_as<std::uint32_t>("--sms", value(), 1, 1024);
         } else if (arg == "--seed") {
@@ -1762,17 +1754,13 @@ int main(int argc, char** argv) {
     const options o = memsub::explorer::parse_or_exit(program, [&] { return parse(argc, argv); });
     // Every output and every input file is checked before any work, so a long run cannot end
     // in an error that was knowable at its start.
-    try {
-        if (o.csv) memsub::explorer::check_writable("--csv", *o.csv);
-        if (o.plot) {
-            memsub::explorer::check_writable("--plot", *o.plot);
-            memsub::explorer::check_writable("--plot", *o.plot + ".dat");
-            memsub::explorer::check_writable("--plot", *o.plot + ".gp");
-        }
-    } catch (const option_error& e) {
-        fmt::print(stderr, "{}: {} (nothing was run)\n", program, e.what());
+    if (!memsub::explorer::outputs_writable_or_report(program, [&] {
+            if (o.csv) memsub::explorer::check_writable("--csv", *o.csv);
+            if (o.plot)
+                for (const std::string suffix : {"", ".dat", ".gp"})
+                    memsub::explorer::check_writable("--plot", *o.plot + suffix);
+        }))
         return status::usage_error;
-    }
     try {
         if (o.graph) check_readable("--graph", *o.graph, false);
         if (o.matrix) check_readable("--matrix", *o.matrix, false);
@@ -1804,20 +1792,20 @@ int main(int argc, char** argv) {
     std::vector<kernel_result> results;
     std::vector<std::string> not_run; // workloads left out by a stop signal
     const std::size_t count = o.kernels.size() + o.traceg.size();
+    const auto name = [&](std::size_t i) -> const std::string& {
+        return i < o.kernels.size() ? o.kernels[i] : o.traceg[i - o.kernels.size()];
+    };
     try {
         const file_inputs files = read_inputs(o);
-        for (std::size_t i = 0; i < count; ++i) {
-            const bool built_in = i < o.kernels.size();
-            const std::string& name = built_in ? o.kernels[i] : o.traceg[i - o.kernels.size()];
-            if (memsub::explorer::stop_requested() != 0) {
-                not_run.push_back(name);
-                continue;
-            }
-            const run_slot slot{i, count};
-            results.push_back(built_in ? run_named(name, o, files, slot)
-                                       : run_traceg(name, o, slot));
-            print_table(results.back(), o);
-        }
+        not_run = memsub::explorer::run_until_stopped(
+            count,
+            [&](std::size_t i) {
+                const run_slot slot{i, count};
+                results.push_back(i < o.kernels.size() ? run_named(name(i), o, files, slot)
+                                                       : run_traceg(name(i), o, slot));
+                print_table(results.back(), o);
+            },
+            name);
     } catch (const memsub::config_error& e) {
         fmt::print(stderr, "{}: {}\n", program, e.what());
         return status::usage_error;
@@ -1854,12 +1842,7 @@ int main(int argc, char** argv) {
     }
     for (const auto& f : outputs.failures())
         fmt::print(stderr, "{}: output error: {}\n", program, f);
-    if (signal != 0) {
-        fmt::print(stderr, "{}: interrupted by signal {}: the results above are partial\n", program,
-                   signal);
-        for (const auto& n : not_run) fmt::print(stderr, "{}: not run: {}\n", program, n);
-        return memsub::explorer::stopped_exit_status(signal);
-    }
+    if (signal != 0) return memsub::explorer::report_interruption(program, signal, not_run);
     if (input_failed || !outputs.ok()) return status::input_error;
     return status::ok;
 }

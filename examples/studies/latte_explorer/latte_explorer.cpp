@@ -74,6 +74,7 @@
 #include <memsub/explorer/plot.hpp>
 #include <memsub/explorer/progress.hpp>
 #include <memsub/explorer/result_table.hpp>
+#include <memsub/explorer/run_report.hpp>
 #include <memsub/explorer/signals.hpp>
 
 #include <fmt/core.h>
@@ -812,12 +813,9 @@ options parse(int argc, char** argv) {
     o.selected.fill(true);
     std::vector<std::string> positional;
     std::optional<std::vector<std::string>> kernels;
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view arg = argv[i];
-        const auto value = [&]() -> std::string_view {
-            if (i + 1 >= argc) throw option_error(fmt::format("{} needs a value", arg));
-            return argv[++i];
-        };
+    for (memsub::explorer::option_reader r(argc, argv); r.next();) {
+        const std::string_view arg = r.arg();
+        const auto value = [&] { return r.value(); };
         if (arg == "--help" || arg == "-h") {
             usage(stdout);
             std::exit(status::ok);
@@ -888,18 +886,14 @@ options parse(int argc, char** argv) {
 
 int main(int argc, char** argv) {
     const options o = memsub::explorer::parse_or_exit(program, [&] { return parse(argc, argv); });
-    try {
-        if (o.csv) memsub::explorer::check_writable("--csv", *o.csv);
-        if (o.json) memsub::explorer::check_writable("--json", *o.json);
-        if (o.plot) {
-            memsub::explorer::check_writable("--plot", *o.plot);
-            memsub::explorer::check_writable("--plot", *o.plot + ".dat");
-            memsub::explorer::check_writable("--plot", *o.plot + ".gp");
-        }
-    } catch (const option_error& e) {
-        fmt::print(stderr, "{}: {} (nothing was run)\n", program, e.what());
+    if (!memsub::explorer::outputs_writable_or_report(program, [&] {
+            if (o.csv) memsub::explorer::check_writable("--csv", *o.csv);
+            if (o.json) memsub::explorer::check_writable("--json", *o.json);
+            if (o.plot)
+                for (const std::string suffix : {"", ".dat", ".gp"})
+                    memsub::explorer::check_writable("--plot", *o.plot + suffix);
+        }))
         return status::usage_error;
-    }
     memsub::explorer::install_stop_handlers();
     std::vector<kernel_result> results;
     std::vector<std::string> not_run;
@@ -908,14 +902,13 @@ int main(int argc, char** argv) {
                "time: {}; EP {} accesses per L1, 10 EPs per period\n",
                o.sms, gpu::describe(gpu::latency_params{}), ep_accesses);
     try {
-        for (std::size_t i = 0; i < o.kernels.size(); ++i) {
-            if (memsub::explorer::stop_requested() != 0) {
-                not_run.push_back(o.kernels[i]);
-                continue;
-            }
-            results.push_back(run_named(o.kernels[i], o, i, o.kernels.size()));
-            print_table(results.back(), o);
-        }
+        not_run = memsub::explorer::run_until_stopped(
+            o.kernels.size(),
+            [&](std::size_t i) {
+                results.push_back(run_named(o.kernels[i], o, i, o.kernels.size()));
+                print_table(results.back(), o);
+            },
+            [&](std::size_t i) { return o.kernels[i]; });
     } catch (const memsub::config_error& e) {
         fmt::print(stderr, "{}: {}\n", program, e.what());
         return status::usage_error;

@@ -106,6 +106,7 @@
 #include <memsub/explorer/plot.hpp>
 #include <memsub/explorer/progress.hpp>
 #include <memsub/explorer/result_table.hpp>
+#include <memsub/explorer/run_report.hpp>
 #include <memsub/explorer/signals.hpp>
 #include <memsub/explorer/source.hpp>
 
@@ -282,12 +283,9 @@ std::string cores_text(const options& o) {
 options parse(int argc, char** argv) {
     using memsub::explorer::parse_unsigned;
     options o;
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view arg = argv[i];
-        auto value = [&]() -> std::string_view {
-            if (i + 1 >= argc) throw option_error(fmt::format("{} needs a value", arg));
-            return argv[++i];
-        };
+    for (memsub::explorer::option_reader r(argc, argv); r.next();) {
+        const std::string_view arg = r.arg();
+        const auto value = [&] { return r.value(); };
         if (arg == "--help" || arg == "-h")
             usage(0);
         else if (arg == "--trace")
@@ -1423,19 +1421,6 @@ int main(int argc, char** argv) {
         fmt::print(stderr, "{}: out of memory while {} (nothing was run)\n", program, memory_use);
         return status::out_of_memory;
     }
-    try {
-        return run(o);
-    } catch (const memsub::input_error& e) {
-        fmt::print(stderr, "{}: {}\n", program, e.what());
-        return status::input_error;
-    } catch (const memsub::config_error& e) {
-        fmt::print(stderr, "{}: {}\n", program, e.what());
-        return status::usage_error;
-    } catch (const std::bad_alloc&) {
-        fmt::print(stderr, "{}: out of memory while {}\n", program, memory_use);
-        return status::out_of_memory;
-    } catch (const std::exception& e) {
-        fmt::print(stderr, "{}: {}\n", program, e.what());
-        return status::input_error;
-    }
+    // An input error, like any error but a configuration's, is status 1.
+    return memsub::explorer::run_reporting_errors(program, memory_use, [&] { return run(o); });
 }

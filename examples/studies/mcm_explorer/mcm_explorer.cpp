@@ -111,6 +111,7 @@
 #include <memsub/explorer/plot.hpp>
 #include <memsub/explorer/progress.hpp>
 #include <memsub/explorer/result_table.hpp>
+#include <memsub/explorer/run_report.hpp>
 #include <memsub/explorer/signals.hpp>
 
 #include <fmt/core.h>
@@ -1268,21 +1269,13 @@ bool write_plot(const std::string& file, const std::string& terminal,
 
 options parse(int argc, char** argv) {
     options o;
-    for (int i = 1; i < argc; ++i) {
-        const std::string_view arg = argv[i];
-        const auto value = [&]() -> std::string_view {
-            if (i + 1 >= argc) throw option_error(fmt::format("{} needs a value", arg));
-            return argv[++i];
-        };
+    for (memsub::explorer::option_reader r(argc, argv); r.next();) {
+        const std::string_view arg = r.arg();
+        const auto value = [&] { return r.value(); };
         if (arg == "--help" || arg == "-h") {
             usage(0);
         } else if (arg == "--kernels") {
-            o.kernels = memsub::explorer::split_list(value());
-            if (o.kernels.empty()) throw option_error("--kernels needs at least one kernel");
-            for (const auto& k : o.kernels)
-                if (std::find(all_kernels.begin(), all_kernels.end(), k) == all_kernels.end())
-                    throw option_error(fmt::format(
-                        "--kernels: unknown kernel '{}' (stencil, spmv, bfs, kmeans)", k));
+            o.kernels = memsub::explorer::parse_known_names(arg, value(), all_kernels, "kernel");
         } else if (arg == "--modules") {
             o.modules =
                 memsub::explorer::parse_unsigned_as<std::uint32_t>("--modules", value(), 1, 64);
@@ -1363,15 +1356,13 @@ int main(int argc, char** argv) {
     const options o = memsub::explorer::parse_or_exit(program, [&] { return parse(argc, argv); });
     // Every output is checked before the run, so a long run cannot end in an output error that
     // was knowable at its start (the writers still report a failure while writing).
-    try {
-        if (o.csv) memsub::explorer::check_writable("--csv", *o.csv);
-        if (o.plot)
-            for (const std::string suffix : {"", ".traffic.dat", ".edpse.dat", ".gp"})
-                memsub::explorer::check_writable("--plot", *o.plot + suffix);
-    } catch (const option_error& e) {
-        fmt::print(stderr, "{}: {} (nothing was run)\n", program, e.what());
+    if (!memsub::explorer::outputs_writable_or_report(program, [&] {
+            if (o.csv) memsub::explorer::check_writable("--csv", *o.csv);
+            if (o.plot)
+                for (const std::string suffix : {"", ".traffic.dat", ".edpse.dat", ".gp"})
+                    memsub::explorer::check_writable("--plot", *o.plot + suffix);
+        }))
         return status::usage_error;
-    }
     memsub::explorer::install_stop_handlers();
     std::vector<kernel_study> studies;
     std::vector<std::string> not_run; // kernels left out by a stop signal
@@ -1380,16 +1371,12 @@ int main(int argc, char** argv) {
     try {
         // Every kernel under the first launch mapping, then under the next.
         const std::size_t runs = o.mappings.size() * o.kernels.size();
-        for (std::size_t i = 0; i < runs; ++i) {
-            const simt::launch_mapping mapping = o.mappings[i / o.kernels.size()];
-            const std::string& kernel = o.kernels[i % o.kernels.size()];
-            if (memsub::explorer::stop_requested() != 0) {
-                not_run.push_back(o.mappings.size() > 1 ? fmt::format("{} ({} mapping)", kernel,
-                                                                      mapping_name(mapping))
-                                                        : kernel);
-                continue;
-            }
-            studies.push_back(run_named(kernel, mapping, o, {i, runs}));
+        const auto mapping_of = [&](std::size_t i) { return o.mappings[i / o.kernels.size()]; };
+        const auto kernel_of = [&](std::size_t i) -> const std::string& {
+            return o.kernels[i % o.kernels.size()];
+        };
+        const auto run_one = [&](std::size_t i) {
+            studies.push_back(run_named(kernel_of(i), mapping_of(i), o, {i, runs}));
             const auto& s = studies.back();
             const auto count = [&](const machine_result& m) {
                 sim_seconds += m.wall_seconds;
@@ -1400,7 +1387,12 @@ int main(int argc, char** argv) {
             for (const auto& m : s.scaling)
                 if (m.m.modules != s.main.m.modules) count(m);
             print_study(s, o);
-        }
+        };
+        not_run = memsub::explorer::run_until_stopped(runs, run_one, [&](std::size_t i) {
+            return o.mappings.size() > 1
+                       ? fmt::format("{} ({} mapping)", kernel_of(i), mapping_name(mapping_of(i)))
+                       : kernel_of(i);
+        });
         if (const int signal = memsub::explorer::stop_requested(); signal != 0)
             fmt::print("PARTIAL: interrupted by signal {} (the {} figures are partial; "
                        "kernels not run: {})\n",
@@ -1425,11 +1417,7 @@ int main(int argc, char** argv) {
     if (o.plot) attempt([&] { (void)write_plot(*o.plot, o.plot_terminal, studies, o); });
     for (const auto& f : outputs.failures())
         fmt::print(stderr, "{}: output error: {}\n", program, f);
-    if (const int signal = memsub::explorer::stop_requested(); signal != 0) {
-        fmt::print(stderr, "{}: interrupted by signal {}: the results above are partial\n", program,
-                   signal);
-        for (const auto& k : not_run) fmt::print(stderr, "{}: not run: {}\n", program, k);
-        return memsub::explorer::stopped_exit_status(signal);
-    }
+    if (const int signal = memsub::explorer::stop_requested(); signal != 0)
+        return memsub::explorer::report_interruption(program, signal, not_run);
     return outputs.ok() ? status::ok : status::input_error;
 }

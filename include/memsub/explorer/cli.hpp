@@ -24,9 +24,11 @@
 #include <filesystem>
 #include <limits>
 #include <new>
+#include <span>
 #include <stdexcept>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace memsub::explorer {
@@ -35,6 +37,40 @@ namespace memsub::explorer {
 class option_error : public std::runtime_error {
 public:
     using std::runtime_error::runtime_error;
+};
+
+/// Walks a command line option by option, as every tool's parser does:
+///   for (option_reader r(args); r.next();) if (r.arg() == "--ways") ways = ...(r.value());
+/// value() takes the argument after the current one as its value.
+class option_reader {
+public:
+    explicit option_reader(std::vector<std::string_view> args) : args_(std::move(args)) {}
+    /// argv's arguments after the program name.
+    option_reader(int argc, char** argv) : args_(argv + (argc > 0 ? 1 : 0), argv + argc) {}
+    /// Moves to the next argument; false when none is left.
+    bool next() noexcept {
+        at_ = following_++;
+        return at_ < args_.size();
+    }
+    /// The current argument.
+    [[nodiscard]] std::string_view arg() const { return args_[at_]; }
+    /// The current option's value (the next argument, which is consumed). Throws option_error
+    /// "<option> needs a value" when there is none.
+    std::string_view value() {
+        if (following_ >= args_.size()) throw option_error(fmt::format("{} needs a value", arg()));
+        return args_[following_++];
+    }
+    /// The index of the last argument consumed.
+    [[nodiscard]] std::size_t position() const noexcept { return following_ - 1; }
+    /// Makes argument `i` the current one (a parser handing one argument to another).
+    void seek(std::size_t i) noexcept {
+        at_ = i;
+        following_ = i + 1;
+    }
+
+private:
+    std::vector<std::string_view> args_;
+    std::size_t at_ = 0, following_ = 0;
 };
 
 /// A decimal integer option value in [min, max], parsed at full 64-bit width (no silent
@@ -205,6 +241,31 @@ inline std::vector<std::string> split_list(std::string_view s) {
         s = comma == std::string_view::npos ? std::string_view{} : s.substr(comma + 1);
     }
     return out;
+}
+
+/// The name a tool speaks in (its messages, usage and files): argv[0]'s file name, or
+/// `fallback` when the program was started without one.
+inline std::string program_name(int argc, char** argv, std::string_view fallback) {
+    if (argc > 0 && argv[0] != nullptr && *argv[0] != '\0')
+        return std::filesystem::path(argv[0]).filename().string();
+    return std::string(fallback);
+}
+
+/// The list `text` ("a,b,c") given with `flag`, each name one of `known`, in the order given.
+/// Throws option_error "<flag> needs at least one <what>" for an empty list and
+/// "<flag>: unknown <what> '<name>' (<the known names>)" for a name not known.
+inline std::vector<std::string> parse_known_names(std::string_view flag, std::string_view text,
+                                                  std::span<const std::string_view> known,
+                                                  std::string_view what) {
+    std::vector<std::string> names = split_list(text);
+    if (names.empty()) throw option_error(fmt::format("{} needs at least one {}", flag, what));
+    for (const auto& n : names)
+        if (std::find(known.begin(), known.end(), n) == known.end()) {
+            std::string listed;
+            for (const auto k : known) listed += (listed.empty() ? "" : ", ") + std::string(k);
+            throw option_error(fmt::format("{}: unknown {} '{}' ({})", flag, what, n, listed));
+        }
+    return names;
 }
 
 /// The input name that means standard input in every program ("-", as in cat and sort).

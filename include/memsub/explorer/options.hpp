@@ -12,6 +12,7 @@
 
 #include <memsub/explorer/cli.hpp>
 #include <memsub/explorer/plot.hpp>
+#include <memsub/explorer/run_report.hpp>
 
 #include <fmt/core.h>
 
@@ -44,40 +45,35 @@ struct shared_options {
     bool progress = true;
 };
 
-/// Parses `args[i]`, which the tool did not recognise as its own option: a shared option
+/// Parses `r.arg()`, which the tool did not recognise as its own option: a shared option
 /// (--trace, --format, --limit, --accesses, --seed, --object-bytes, --opt-memory, --csv, --json,
-/// --plot, --quiet) or a bare trace name is stored in `o`, and `i` moved past its value. Throws
+/// --plot, --quiet) or a bare trace name is stored in `o`, its value consumed. Throws
 /// option_error for a missing or bad value, a plot file of an unknown format, and any other
 /// "--" option (unknown to the tool).
-inline void parse_shared_option(std::span<const std::string_view> args, std::size_t& i,
-                                shared_options& o) {
-    const std::string_view arg = args[i];
-    auto value = [&]() -> std::string_view {
-        if (i + 1 >= args.size()) throw option_error(fmt::format("{} needs a value", arg));
-        return args[++i];
-    };
+inline void parse_shared_option(option_reader& r, shared_options& o) {
+    const std::string_view arg = r.arg();
     if (arg == "--trace")
-        o.traces.emplace_back(value());
+        o.traces.emplace_back(r.value());
     else if (arg == "--format") {
-        const auto v = value();
+        const auto v = r.value();
         o.format = memsub::trace::parse_format(v);
         if (!o.format) throw option_error(fmt::format("unknown format '{}'", v));
     } else if (arg == "--limit")
-        o.limit = parse_unsigned(arg, value());
+        o.limit = parse_unsigned(arg, r.value());
     else if (arg == "--accesses")
-        o.default_accesses = parse_unsigned(arg, value());
+        o.default_accesses = parse_unsigned(arg, r.value());
     else if (arg == "--seed")
-        o.seed = parse_unsigned(arg, value());
+        o.seed = parse_unsigned(arg, r.value());
     else if (arg == "--object-bytes")
-        o.object_bytes = parse_unsigned(arg, value(), 1);
+        o.object_bytes = parse_unsigned(arg, r.value(), 1);
     else if (arg == "--opt-memory")
-        o.opt_memory_mib = parse_unsigned(arg, value(), 1, std::uint64_t{1} << 40);
+        o.opt_memory_mib = parse_unsigned(arg, r.value(), 1, std::uint64_t{1} << 40);
     else if (arg == "--csv")
-        o.csv = value();
+        o.csv = r.value();
     else if (arg == "--json")
-        o.json = value();
+        o.json = r.value();
     else if (arg == "--plot") {
-        o.plot = value();
+        o.plot = r.value();
         (void)plot_terminal_or_throw(arg, o.plot);
     } else if (arg == "--quiet")
         o.progress = false;
@@ -87,27 +83,24 @@ inline void parse_shared_option(std::span<const std::string_view> args, std::siz
         throw option_error(fmt::format("unknown option {}", arg));
 }
 
-/// The name a tool speaks in (its messages, usage and files): argv[0]'s file name, or
-/// `fallback` when the program was started without one.
-inline std::string program_name(int argc, char** argv, std::string_view fallback) {
-    if (argc > 0 && argv[0] != nullptr && *argv[0] != '\0')
-        return std::filesystem::path(argv[0]).filename().string();
-    return std::string(fallback);
+/// parse_shared_option on `args[i]`; `i` is moved past its value.
+inline void parse_shared_option(std::span<const std::string_view> args, std::size_t& i,
+                                shared_options& o) {
+    option_reader r({args.begin(), args.end()});
+    r.seek(i);
+    parse_shared_option(r, o);
+    i = r.position();
 }
 
 /// Checks, before any work, that the result files named in `o` can be written
 /// (check_writable). On failure prints "<program>: <why> (nothing was run)" on stderr and returns
 /// false: the tool then exits with explorer_status::usage_error.
 inline bool outputs_writable(std::string_view program, const shared_options& o) {
-    try {
+    return outputs_writable_or_report(program, [&] {
         check_writable("--csv", o.csv);
         check_writable("--json", o.json);
         check_writable("--plot", o.plot);
-    } catch (const option_error& e) {
-        fmt::print(stderr, "{}: {} (nothing was run)\n", program, e.what());
-        return false;
-    }
-    return true;
+    });
 }
 
 /// The explorer's options: the shared ones and its own.
@@ -182,12 +175,9 @@ inline constexpr int out_of_memory = 4;
 /// unknown option, a missing or bad value, or a plot file of an unknown format.
 inline explorer_options parse_explorer_options(std::span<const std::string_view> args) {
     explorer_options o;
-    for (std::size_t i = 0; i < args.size(); ++i) {
-        const std::string_view arg = args[i];
-        auto value = [&]() -> std::string_view {
-            if (i + 1 >= args.size()) throw option_error(fmt::format("{} needs a value", arg));
-            return args[++i];
-        };
+    for (option_reader r({args.begin(), args.end()}); r.next();) {
+        const std::string_view arg = r.arg();
+        const auto value = [&] { return r.value(); };
         if (arg == "--help" || arg == "-h") {
             o.what = explorer_options::action::help;
             return o;
@@ -212,7 +202,7 @@ inline explorer_options parse_explorer_options(std::span<const std::string_view>
         else if (arg == "--list")
             o.what = explorer_options::action::list;
         else
-            parse_shared_option(args, i, o);
+            parse_shared_option(r, o);
     }
     return o;
 }

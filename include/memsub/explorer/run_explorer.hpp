@@ -52,6 +52,7 @@
 #include <memsub/explorer/plot.hpp>
 #include <memsub/explorer/progress.hpp>
 #include <memsub/explorer/result_table.hpp>
+#include <memsub/explorer/run_report.hpp>
 #include <memsub/explorer/signals.hpp>
 #include <memsub/explorer/source.hpp>
 
@@ -850,18 +851,15 @@ inline std::vector<std::string> write_outputs(const options& o,
 inline int run(const options& o, const std::vector<policy_entry>& entries) {
     std::vector<std::string> requested_rejected;
     std::vector<trace_result> results;
-    std::vector<std::string> not_run; // traces left out by an interruption
     o.shape.validate("explorer geometry");
     const memory_phase phase(caches_phase(o));
     const auto policies = select_policies(o, entries, requested_rejected);
     memsub::explorer::install_stop_handlers();
     if (o.traces.empty()) results.push_back(explore(o, policies, std::nullopt));
-    for (const auto& t : o.traces) {
-        if (memsub::explorer::stop_requested() != 0)
-            not_run.push_back(t);
-        else
-            results.push_back(explore(o, policies, t));
-    }
+    const std::vector<std::string> not_run = memsub::explorer::run_until_stopped(
+        o.traces.size(),
+        [&](std::size_t i) { results.push_back(explore(o, policies, o.traces[i])); },
+        [&](std::size_t i) { return o.traces[i]; });
     const int signal = memsub::explorer::stop_requested();
     for (const auto& r : results) print_table(o, r);
     // A trace carries no timing: policies that weigh misses by a host-supplied cost say what
@@ -877,26 +875,20 @@ inline int run(const options& o, const std::vector<policy_entry>& entries) {
     // trace error, every output that could not be written, then the interruption.
     bool input_failed = false, empty = false;
     for (const auto& r : results) {
-        if (r.empty()) {
-            empty = true;
-            fmt::print(stderr,
-                       "{}: warning: {} holds no accesses (an empty input, or only "
-                       "comments or blank lines); its counts are all 0\n",
-                       program, r.label);
-        }
-        if (!r.error) continue;
-        input_failed = true;
-        fmt::print(stderr, "{}: trace error: {}\n", program, *r.error);
-        if (r.error->find(memsub::trace::detail::accel_sim_trace_problem) != std::string::npos)
-            fmt::print(stderr,
-                       "{}: gpu_l1_explorer --traceg replays Accel-Sim traces through "
-                       "GPU L1 configurations\n",
-                       program);
-        if (r.rows.empty())
-            fmt::print(stderr, "{}: {} was not read\n", program, r.label);
-        else
-            fmt::print(stderr, "{}: the results for {} cover the {} accesses before it\n", program,
-                       r.label, r.accesses_read);
+        const bool accel_sim =
+            r.error &&
+            r.error->find(memsub::trace::detail::accel_sim_trace_problem) != std::string::npos;
+        const auto found = memsub::explorer::report_trace_outcome(
+            program, {.label = r.label,
+                      .empty = r.empty(),
+                      .error = &r.error,
+                      .read = !r.rows.empty(),
+                      .accesses = r.accesses_read,
+                      .hint = accel_sim ? "gpu_l1_explorer --traceg replays Accel-Sim traces "
+                                          "through GPU L1 configurations"
+                                        : ""});
+        input_failed = input_failed || found.input_failed;
+        empty = empty || found.empty;
     }
     for (const auto& r : results)
         if (r.opt_problem)
@@ -908,14 +900,8 @@ inline int run(const options& o, const std::vector<policy_entry>& entries) {
                    "{}: requested policy {} did not run (it rejects the geometry, "
                    "see above)\n",
                    program, p);
-    if (signal != 0) {
-        fmt::print(stderr, "{}: interrupted by signal {}: the results above are partial{}\n",
-                   program, signal,
-                   not_run.empty() ? std::string()
-                                   : fmt::format("; {} trace(s) not run", not_run.size()));
-        for (const auto& t : not_run) fmt::print(stderr, "{}: not run: {}\n", program, t);
-        return memsub::explorer::stopped_exit_status(signal);
-    }
+    if (signal != 0)
+        return memsub::explorer::report_interruption(program, signal, not_run, "trace");
     if (input_failed || !output_failures.empty()) return status::input_error;
     if (!requested_rejected.empty()) return status::usage_error;
     if (empty) return status::empty_input;
@@ -980,18 +966,8 @@ int run_explorer(int argc, char** argv) {
             return status::usage_error;
         }
     }
-    try {
-        return run(o, entries);
-    } catch (const memsub::config_error& e) {
-        fmt::print(stderr, "{}: {}\n", program, e.what());
-        return status::usage_error;
-    } catch (const std::bad_alloc&) {
-        fmt::print(stderr, "{}: out of memory while {}\n", program, memory_use);
-        return status::out_of_memory;
-    } catch (const std::exception& e) {
-        fmt::print(stderr, "{}: {}\n", program, e.what());
-        return status::input_error;
-    }
+    return memsub::explorer::run_reporting_errors(program, memory_use,
+                                                  [&] { return run(o, entries); });
 }
 
 } // namespace memsub::explorer
