@@ -529,7 +529,8 @@ inline void print_report(const std::vector<const result*>& results, const mc::st
     fmt::print("{:<34} {:>9}", "average (of the ratios)", "");
     for (double m : mean) fmt::print(" {:>{}.3f}", m, width);
     if (trains) {
-        fmt::print("\n\nSC2's code book (a value-frequency table, spec §1.5) was trained on:\n");
+        fmt::print("\n\nSC2's code book (a value-frequency table, docs/mechanisms/compressors.md "
+                   "§1.5) was trained on:\n");
         for (const result* r : results) fmt::print("  {}: {}\n", r->shown_name(), r->sc2_source);
     } else {
         fmt::print("\n");
