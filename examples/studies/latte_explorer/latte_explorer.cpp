@@ -247,7 +247,7 @@ public:
                   (std::uint64_t{launch_} << 40 | std::uint64_t{o.cta} << 12 | o.warp_in_cta);
     }
 
-    bool step(warp_state& w, simt::warp_instruction& out) noexcept {
+    bool step(warp_state& w, memsub::warp_instruction& out) noexcept {
         if (w.left == 0) return false;
         --w.left;
         const std::uint64_t z = memsub::splitmix64(w.state); // the next line of the walk
@@ -403,7 +403,7 @@ pass_result run_pass(MakeKernel& make, MakeL1&& make_l1, const options& o, bool 
     gpu::coalesced_warp lines;
     std::uint32_t launch = 0;
     out.launches.emplace_back();
-    const auto issue = [&](const simt::warp_instruction& w) {
+    const auto issue = [&](const memsub::warp_instruction& w) {
         while (w.launch != launch) { // launches run one after another
             out.launches.back().end_cycle = w.issue_cycle;
             out.launches.emplace_back().start_cycle = w.issue_cycle;
