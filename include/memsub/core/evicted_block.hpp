@@ -4,7 +4,8 @@
 // replacement policy (`on_evict`, replacement/concept.hpp R5), to the bypass and line-size
 // predictors (bypass/concept.hpp, linesize/concept.hpp), to observers such as
 // profile/l1_statistics.hpp, and to the host (`access_result::evictions`, `invalidate`,
-// `flush`). It lives in core/ because none of those families owns it.
+// `flush`). It lives in core/ because none of those families owns it; what the engine tells the
+// replacement policy alone (`insert_info`, `room_request`) stays in replacement/concept.hpp.
 #pragma once
 
 #include <cstddef>
