@@ -1,14 +1,14 @@
-// memsub — reuse distances of a line reference stream, per PC and per (PC, divergence bin), as
-// ID-Cache's characterisation measures them ([Dissertation] §3.1; docs/mechanisms/id_cache.md).
+// memsub — `reuse_distance_profile`: reuse distances of a line reference stream, per PC and per
+// (PC, divergence bin), as ID-Cache's characterisation measures them ([Dissertation] §3.1,
+// Figs. 3.6–3.8: median, 25th and 75th percentiles); bypass/offline_trainer.hpp trains ID-Cache's
+// tables from one.
 //
-// `reuse_distance_profile` measures reuse distances of a line reference stream, per PC and per
-// (PC, divergence bin) (Figs. 3.6–3.8: median, 25th and 75th percentiles). Decision
-// (docs/mechanisms/id_cache.md, 'Offline-trained variant'): distance = distinct lines referenced in
-// the same L1 set between two references to a line (an LRU stack per set; 32 sets of 128 B lines by
-// default); a first reference, or one whose line fell more than `max_distance` lines down the
-// stack, counts as "beyond" (reported as max_distance + 1). Divergence bins as
-// bypass::pc_divergence: d = 1 | 2–3 | 4–15 | ≥ 16. A host calls `reference` once per line request
-// of a warp instruction (not per sector run). It does not allocate after construction.
+// Decision (docs/mechanisms/id_cache.md, 'Offline-trained variant'): distance = distinct lines
+// referenced in the same L1 set between two references to a line (an LRU stack per set; 32 sets
+// of 128 B lines by default); a first reference, or one whose line fell more than `max_distance`
+// lines down the stack, counts as "beyond" (reported as max_distance + 1). Divergence bins as
+// bypass::pc_divergence: d = 1 | 2–3 | 4–15 | ≥ 16. A host calls `reference` once per line
+// request of a warp instruction (not per sector run). It does not allocate after construction.
 #pragma once
 
 #include <algorithm>
