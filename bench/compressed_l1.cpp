@@ -68,7 +68,7 @@ void record(Kernel& k, kernel_stream& out) {
     simt::gto_scheduler<Kernel> scheduler(k, simt::gto_params{.sms = sms});
     const gpu::coalescer co;
     gpu::coalesced_warp lines;
-    simt::warp_instruction w;
+    memsub::warp_instruction w;
     for (std::uint64_t i = 0; i < stream_instructions && scheduler.next(w); ++i) {
         co.coalesce(w.lanes, w.active_mask, w.access_bytes, lines);
         memsub::access proto;

@@ -96,7 +96,7 @@ std::vector<warp_instruction> kernel_stream(Kernel& kernel) {
     simt::gto_scheduler<Kernel> scheduler(kernel, simt::gto_params{.sms = 15});
     std::vector<warp_instruction> v;
     v.reserve(stream_length);
-    simt::warp_instruction w;
+    memsub::warp_instruction w;
     while (v.size() < stream_length && scheduler.next(w))
         v.push_back({.lanes = w.lanes,
                      .active_mask = w.active_mask,
@@ -321,7 +321,7 @@ struct timing_pass {
         const auto memory = std::make_unique<memsub::gpu::l2_dram_timing<>>();
         const memsub::gpu::coalescer coalescer;
         memsub::gpu::coalesced_warp warp;
-        const auto issue = [&](const simt::warp_instruction& w) {
+        const auto issue = [&](const memsub::warp_instruction& w) {
             coalescer.coalesce(w.lanes, w.active_mask, w.access_bytes, warp);
             memsub::access prototype;
             prototype.pc = w.pc;

@@ -14,8 +14,8 @@
 
 #include <memsub/core/byte_match.hpp>
 #include <memsub/replacement/concept.hpp>
-#include <memsub/replacement/detail/set_rows.hpp>
 #include <memsub/replacement/lru.hpp>
+#include <memsub/replacement/set_rows.hpp>
 #include <memsub/replacement/srrip.hpp>
 
 #include <memsub/explorer/run_explorer.hpp>
@@ -50,7 +50,7 @@ public:
             memsub::recency_demote(row(s), stride_, e.value, bottom()); // at the LRU position
     }
     void on_evict(memsub::set_index s, memsub::entry_index e,
-                  const memsub::replacement::evicted_block&) noexcept {
+                  const memsub::evicted_block&) noexcept {
         memsub::recency_demote(row(s), stride_, e.value, bottom());
     }
     [[nodiscard]] memsub::entry_index victim(memsub::set_index s, memsub::entry_mask eligible,
@@ -85,7 +85,7 @@ private:
 
     std::uint32_t entries_;
     std::uint32_t stride_;
-    memsub::replacement::detail::set_rows rows_;
+    memsub::replacement::set_rows rows_;
     std::uint32_t period_;
     std::uint64_t insertions_ = 0;
 };

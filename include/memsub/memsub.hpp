@@ -9,10 +9,12 @@
 #include <memsub/config.hpp>
 #include <memsub/core/access.hpp>
 #include <memsub/core/errors.hpp>
+#include <memsub/core/evicted_block.hpp>
 #include <memsub/core/geometry.hpp>
 #include <memsub/core/rng.hpp>
 #include <memsub/core/set_sampler.hpp>
 #include <memsub/core/types.hpp>
+#include <memsub/core/warp_instruction.hpp>
 #include <memsub/cta/all.hpp>
 #include <memsub/energy/all.hpp>
 #include <memsub/filter/all.hpp>
@@ -20,12 +22,12 @@
 #include <memsub/gpu/coalescer.hpp>
 #include <memsub/gpu/id_cache.hpp>
 #include <memsub/gpu/l1_l2_hierarchy.hpp>
-#include <memsub/gpu/l1_statistics.hpp>
 #include <memsub/gpu/l2.hpp>
 #include <memsub/gpu/timing.hpp>
 #include <memsub/linesize/all.hpp>
 #include <memsub/memory/all.hpp>
 #include <memsub/placement/all.hpp>
+#include <memsub/profile/all.hpp>
 #include <memsub/replacement/all.hpp>
 #include <memsub/topology/all.hpp>
 #include <memsub/trace/all.hpp>

@@ -45,7 +45,7 @@ struct counting_predictor {
         if (contains(admitted[s.value], e)) ++violations;
         admitted[s.value] |= bit_of(e);
     }
-    void on_evict(set_index s, entry_index e, const cache::evicted_block& b) noexcept {
+    void on_evict(set_index s, entry_index e, const memsub::evicted_block& b) noexcept {
         ++evicts;
         if (!contains(admitted[s.value], e) || b.set != s || b.entry != e) ++violations;
         admitted[s.value] &= ~bit_of(e);

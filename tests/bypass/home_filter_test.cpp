@@ -231,9 +231,9 @@ TEST_CASE("sync_epoch_invalidator: one flush per synchronisation id, however man
     // 8 SMs each send the sync for event 7: the first flushes, the other 7 do nothing.
     std::uint64_t sunk = 0;
     for (int sm = 0; sm < 8; ++sm) {
-        const auto o = hook.on_sync(7, l15, [&](const cache::evicted_block& b) {
+        const auto o = hook.on_sync(7, l15, [&](const memsub::evicted_block& b) {
             ++sunk;
-            CHECK(b.reason == replacement::eviction_reason::invalidated);
+            CHECK(b.reason == memsub::eviction_reason::invalidated);
         });
         CHECK(o.flushed == (sm == 0));
         CHECK(o.blocks_invalidated == (sm == 0 ? resident : 0));
@@ -262,7 +262,7 @@ TEST_CASE("sync_epoch_invalidator on a write-back level reports the dirty lines 
         (void)level.access(make(line, line % 4 == 0 ? access_kind::store : access_kind::load));
     cache::sync_epoch_invalidator hook;
     std::set<std::uint64_t> written_back;
-    const auto o = hook.on_sync(1, level, [&](const cache::evicted_block& b) {
+    const auto o = hook.on_sync(1, level, [&](const memsub::evicted_block& b) {
         if (b.dirty) written_back.insert(b.line.value);
     });
     CHECK(o.blocks_invalidated == 32);
@@ -295,7 +295,7 @@ TEST_CASE("a write-through remote-only L1.5: stores write down, hit remote copie
     CHECK_FALSE(l15.contains(make(6).address));
     // Eviction of a written line reports nothing to write back.
     std::uint64_t dirty = 0;
-    (void)l15.flush([&](const cache::evicted_block& b) { dirty += b.dirty; });
+    (void)l15.flush([&](const memsub::evicted_block& b) { dirty += b.dirty; });
     CHECK(dirty == 0);
 }
 

@@ -130,7 +130,7 @@ TEST_CASE("only replacement evictions train: invalidations and write-evicts do n
     st.kind = access_kind::store;
     const auto r = c.access(st); // a store hit: trains A up, then write-evicts the line
     REQUIRE(r.evictions.size() == 1);
-    CHECK(r.evictions[0].reason == replacement::eviction_reason::write_evict);
+    CHECK(r.evictions[0].reason == memsub::eviction_reason::write_evict);
     CHECK(p.counter(load(0, pc_a)) == 2);
     // A store miss does not allocate (write-no-allocate decides first, Q1): no prediction used.
     auto miss = load(7, pc_a);

@@ -11,6 +11,7 @@
 #include <memsub/bypass/offline_trainer.hpp>
 #include <memsub/cache/basic_cache.hpp>
 #include <memsub/core/errors.hpp>
+#include <memsub/profile/reuse_distance_profile.hpp>
 #include <memsub/replacement/lru.hpp>
 #include <memsub/testing/contract.hpp>
 
@@ -29,14 +30,14 @@ const geometry l1{.sets = 32, .ways = 4, .line_bytes = 128};
 
 /// `n` references of `pc` with divergence `d` cycling over `lines` distinct lines of set 0:
 /// after the first pass each reference has distance lines − 1.
-void cycle(gpu::reuse_distance_profile& p, std::uint64_t pc, std::uint32_t d,
+void cycle(profile::reuse_distance_profile& p, std::uint64_t pc, std::uint32_t d,
            std::uint64_t first_line, std::uint32_t lines, int n) {
     for (int i = 0; i < n; ++i)
         (void)p.reference(pc, d, (first_line + 32 * static_cast<std::uint64_t>(i % lines)) * 128);
 }
 
-gpu::reuse_distance_profile crafted_profile() {
-    gpu::reuse_distance_profile p;
+profile::reuse_distance_profile crafted_profile() {
+    profile::reuse_distance_profile p;
     // Streaming: 400 references to distinct lines (never reused: "beyond").
     for (int i = 0; i < 400; ++i) (void)p.reference(stream_pc, 1, (100000 + 32 * i) * 128ull);
     // Hot: 2 lines cycled (distance 1) in set 0.
@@ -102,7 +103,7 @@ TEST_CASE("offline PC+Div: bins above a bin that reuses beyond 6 are bypassed") 
 }
 
 TEST_CASE("offline tables: PCs sharing an entry take the majority of their references") {
-    gpu::reuse_distance_profile p;
+    profile::reuse_distance_profile p;
     const std::uint64_t alias = stream_pc + (128u << 3); // same low 7 bits after alignment
     for (int i = 0; i < 100; ++i) (void)p.reference(stream_pc, 1, (50000 + 32 * i) * 128ull);
     cycle(p, alias, 1, 1000, 2, 300); // 300 hot references outvote 100 streaming ones

@@ -91,7 +91,7 @@ TEST_CASE("write-through and write-evict do not allocate on store misses") {
         memsub::access{.address = byte_address{8}, .kind = access_kind::store, .size = 4});
     CHECK(r.hit);
     REQUIRE(r.evictions.size() == 1);
-    CHECK(r.evictions[0].reason == cache::eviction_reason::write_evict);
+    CHECK(r.evictions[0].reason == memsub::eviction_reason::write_evict);
     CHECK(r.bytes_written_down == 4);
     CHECK_FALSE(we.contains(byte_address{0}));
 }
@@ -201,8 +201,8 @@ TEST_CASE("variable-size blocks: insert, look up, evict until a tag and segments
     CHECK(r.filled());
     CHECK(r.bytes_fetched == 32);
     REQUIRE(r.evictions.size() == 2);
-    CHECK(r.evictions[0].reason == cache::eviction_reason::superseded);
-    CHECK(r.evictions[1].reason == cache::eviction_reason::superseded);
+    CHECK(r.evictions[0].reason == memsub::eviction_reason::superseded);
+    CHECK(r.evictions[1].reason == memsub::eviction_reason::superseded);
     CHECK(c.resident_segments(line_address{0}) == 0b1111);
     CHECK(c.free_segments(set_index{0}) == 12);
     CHECK(c.stats().evictions == 0);
@@ -215,7 +215,7 @@ TEST_CASE("variable-size blocks: insert, look up, evict until a tag and segments
     REQUIRE(r.evictions.size() == 1);
     CHECK(r.evictions[0].address == byte_address{0});
     CHECK(r.evictions[0].bytes == 128);
-    CHECK(r.evictions[0].reason == cache::eviction_reason::replacement);
+    CHECK(r.evictions[0].reason == memsub::eviction_reason::replacement);
     // A compressed line: whole-line span stored in one segment; 4 of them fit where one did.
     r = c.access(load_bytes(5 * 128, 0), cache::block_spec{4, 1});
     REQUIRE(r.evictions.size() == 1);
@@ -251,7 +251,7 @@ TEST_CASE("variable-size blocks: a partial miss fetches only the missing blocks 
     CHECK(r.blocks_filled == 2);  // [0,1] (merging the resident 32B block) and [2,3]
     CHECK(r.bytes_fetched == 96); // never re-fetch what is resident
     REQUIRE(r.evictions.size() == 1);
-    CHECK(r.evictions[0].reason == cache::eviction_reason::superseded);
+    CHECK(r.evictions[0].reason == memsub::eviction_reason::superseded);
     CHECK(r.evictions[0].bytes == 32);
     CHECK(c.resident_segments(line_address{0}) == 0b1111);
     CHECK(c.stats().partial_misses == 1);
@@ -293,7 +293,7 @@ TEST_CASE("variable-size blocks: superseded dirty data merges into the new block
     c.access(store_bytes(0x08, 4), cache::block_spec{1, 1}); // dirty 32B block
     auto r = c.access(load_bytes(0x40, 4), cache::block_spec{4, 4});
     REQUIRE(r.evictions.size() == 1);
-    CHECK(r.evictions[0].reason == cache::eviction_reason::superseded);
+    CHECK(r.evictions[0].reason == memsub::eviction_reason::superseded);
     CHECK_FALSE(r.evictions[0].dirty); // nothing to write back: its data is in the new block
     CHECK(r.bytes_fetched == 96);
     CHECK(c.block(r.set, r.entry).dirty);
@@ -318,7 +318,7 @@ TEST_CASE("variable-size blocks: write-evict invalidates every touched block") {
     CHECK(r.hit);
     CHECK(r.bytes_written_down == 0x20);
     REQUIRE(r.evictions.size() == 2);
-    CHECK(r.evictions[0].reason == cache::eviction_reason::write_evict);
+    CHECK(r.evictions[0].reason == memsub::eviction_reason::write_evict);
     CHECK(c.resident_segments(line_address{0}) == 0);
     // A partial store miss does not allocate but still evicts what it touched.
     c.access(load_bytes(0x00, 4), cache::block_spec{1, 1});
@@ -386,10 +386,10 @@ TEST_CASE("flush and invalidate report dirty blocks") {
     auto gone = c.invalidate(byte_address{0});
     REQUIRE(gone);
     CHECK(gone->dirty);
-    CHECK(gone->reason == cache::eviction_reason::invalidated);
+    CHECK(gone->reason == memsub::eviction_reason::invalidated);
     c.access(store(128));
     int dirty = 0;
-    CHECK(c.flush([&](const cache::evicted_block& b) { dirty += b.dirty; }) == 2);
+    CHECK(c.flush([&](const memsub::evicted_block& b) { dirty += b.dirty; }) == 2);
     CHECK(dirty == 1);
     CHECK(c.stats().writebacks == 2);
 }
@@ -421,7 +421,7 @@ struct rogue_policy {
     rogue_policy(const geometry&, const params&) {}
     void on_hit(set_index, entry_index, const memsub::access&) noexcept {}
     void on_insert(set_index, entry_index, const memsub::access&) noexcept {}
-    void on_evict(set_index, entry_index, const replacement::evicted_block&) noexcept {}
+    void on_evict(set_index, entry_index, const memsub::evicted_block&) noexcept {}
     entry_index victim(set_index, entry_mask m, const memsub::access&) noexcept {
         return entry_index{static_cast<std::uint32_t>(63 - std::countl_zero(m))};
     }

@@ -157,7 +157,7 @@ TEST_CASE("read-modify-write, write-evict: a hit evicts, a miss does not allocat
     CHECK(r.hit);
     REQUIRE(r.evictions.size() == 1);
     CHECK(r.evictions[0].address == byte_address{0x80});
-    CHECK(r.evictions[0].reason == cache::eviction_reason::write_evict);
+    CHECK(r.evictions[0].reason == memsub::eviction_reason::write_evict);
     CHECK(r.bytes_written_down == 4);
     CHECK_FALSE(c.contains(byte_address{0x80}));
     r = c.access(modify(0x10)); // miss: read without allocating, the bytes go down

@@ -24,7 +24,7 @@
 
 using namespace memsub;
 using cache::block_spec;
-using cache::eviction_reason;
+using memsub::eviction_reason;
 using replacement::fifo;
 using replacement::lru;
 
@@ -617,7 +617,7 @@ TEST_CASE("invalidations are counted by reason; the host's reason is kept") {
         c.access(load(l * 128), block_spec{4, 2, l % 4 == 0 ? 7u : 8u}); // payload 7: old book
     std::uint64_t seen = 0;
     const auto n = c.invalidate_if([](const cache::block_view& b) { return b.payload == 7; },
-                                   [&](const cache::evicted_block& b) {
+                                   [&](const memsub::evicted_block& b) {
                                        CHECK(b.reason == eviction_reason::retired);
                                        ++seen;
                                    },
@@ -634,7 +634,7 @@ TEST_CASE("invalidations are counted by reason; the host's reason is kept") {
     CHECK(c.invalidate(byte_address{3 * 128}, eviction_reason::replacement)->reason ==
           eviction_reason::invalidated);
     c.invalidate_line(
-        line_address{5}, [](const cache::evicted_block&) {}, eviction_reason::retired);
+        line_address{5}, [](const memsub::evicted_block&) {}, eviction_reason::retired);
     c.access(store(6 * 128 + 4, 4));
     c.access(load(6 * 128), block_spec{1, 1}); // superseded? no: resident; a hit
     c.access(load(100 * 128 + 32, 4), block_spec{1, 1});

@@ -58,7 +58,7 @@ struct only_sized {
     void on_hit(set_index, entry_index, const memsub::access&) noexcept {}
     void on_insert(set_index, entry_index, const memsub::access&,
                    const replacement::insert_info&) noexcept {}
-    void on_evict(set_index, entry_index, const cache::evicted_block&) noexcept {}
+    void on_evict(set_index, entry_index, const memsub::evicted_block&) noexcept {}
     entry_index victim(set_index, entry_mask m, const memsub::access&,
                        const replacement::room_request&) noexcept {
         return lowest_entry(m);
@@ -127,24 +127,24 @@ TEST_CASE("one meaning of dirty: a superseded block is never dirty, its data mov
     testing::recording_policy<lru> unused(compressed_set); // (the recorder compiles here too)
     struct watch : lru {
         using lru::lru;
-        void on_evict(set_index s, entry_index e, const cache::evicted_block& b) noexcept {
+        void on_evict(set_index s, entry_index e, const memsub::evicted_block& b) noexcept {
             seen.push_back(b);
             lru::on_evict(s, e, b);
         }
-        std::vector<cache::evicted_block> seen;
+        std::vector<memsub::evicted_block> seen;
     };
     cache::variable_block_cache<watch, 4> c(
         geometry{.sets = 1, .ways = 4, .line_bytes = 128, .segment_bytes = 32, .tags_per_set = 16});
     c.access(store(0x00, 4), block_spec{1, 1}); // a dirty 32B block
     const auto r = c.access(load(0x00, 0), block_spec{4, 4});
     REQUIRE(r.evictions.size() == 1);
-    CHECK(r.evictions[0].reason == cache::eviction_reason::superseded);
+    CHECK(r.evictions[0].reason == memsub::eviction_reason::superseded);
     CHECK_FALSE(r.evictions[0].dirty);
     CHECK(r.writeback_bytes() == 0);
     REQUIRE(c.policy().seen.size() == 1);
     CHECK(c.policy().seen[0] == r.evictions[0]); // the policy hears the same record
     CHECK(c.block(r.set, r.entry).dirty);        // the dirtiness moved to the new block
-    c.flush([&](const cache::evicted_block& b) { CHECK(b.dirty); });
+    c.flush([&](const memsub::evicted_block& b) { CHECK(b.dirty); });
     CHECK(c.stats().writebacks == 1);
 }
 
@@ -159,7 +159,7 @@ TEST_CASE("compressed blocks: a store hit grows a block, evicting others, or shr
     CHECK(r.payload == 2); // the hit reports the block's (new) payload
     REQUIRE(r.evictions.size() == 1);
     CHECK(r.evictions[0].address == byte_address{128}); // B, the least recently used
-    CHECK(r.evictions[0].reason == cache::eviction_reason::replacement);
+    CHECK(r.evictions[0].reason == memsub::eviction_reason::replacement);
     auto a = c.find(byte_address{0});
     REQUIRE(a);
     CHECK(c.block(a->set, a->entry).stored_segments == 3);
@@ -246,8 +246,8 @@ TEST_CASE("invalidate_if removes the blocks of an old code book; invalidate_line
         c.access(load(l * 128), block_spec{4, 2, l % 2 ? 7u : 8u});
     std::vector<std::uint64_t> gone;
     const auto n = c.invalidate_if([](const cache::block_view& b) { return b.payload == 7; },
-                                   [&](const cache::evicted_block& b) {
-                                       CHECK(b.reason == cache::eviction_reason::invalidated);
+                                   [&](const memsub::evicted_block& b) {
+                                       CHECK(b.reason == memsub::eviction_reason::invalidated);
                                        gone.push_back(b.line.value);
                                    });
     CHECK(n == 8);
@@ -261,10 +261,10 @@ TEST_CASE("invalidate_if removes the blocks of an old code book; invalidate_line
     CHECK(c.resident_segments(line_address{20}) == 0b1111);
     std::uint32_t bytes = 0;
     CHECK(c.invalidate_line(line_address{20},
-                            [&](const cache::evicted_block& b) { bytes += b.bytes; }) == 3);
+                            [&](const memsub::evicted_block& b) { bytes += b.bytes; }) == 3);
     CHECK(bytes == 128);
     CHECK(c.resident_segments(line_address{20}) == 0);
-    CHECK(c.invalidate_line(line_address{20}, [](const cache::evicted_block&) {}) == 0);
+    CHECK(c.invalidate_line(line_address{20}, [](const memsub::evicted_block&) {}) == 0);
 }
 
 TEST_CASE("stats: totals are computed from the per-kind counters") {
@@ -289,8 +289,8 @@ TEST_CASE("access_result::evictions: an in-place list read like a container") {
     CHECK(list.empty());
     CHECK(list.capacity() == 3);
     static_assert(std::is_trivially_copyable_v<cache::eviction_list<3>>);
-    replacement::evicted_block a{.line = line_address{1}, .dirty = true};
-    replacement::evicted_block b{.line = line_address{2}};
+    memsub::evicted_block a{.line = line_address{1}, .dirty = true};
+    memsub::evicted_block b{.line = line_address{2}};
     list.push_back(a);
     list.push_back(b);
     REQUIRE(list.size() == 2);
@@ -306,7 +306,7 @@ TEST_CASE("access_result::evictions: an in-place list read like a container") {
     CHECK(list.empty());
     CHECK_FALSE(copy == list);
     // emplace_back: a slot written in place (the engine's way of recording an eviction).
-    replacement::evicted_block& slot = list.emplace_back();
+    memsub::evicted_block& slot = list.emplace_back();
     slot = b;
     REQUIRE(list.size() == 1);
     CHECK(list.front() == b);
@@ -320,16 +320,15 @@ TEST_CASE("access_result::evictions: an in-place list read like a container") {
     CHECK(r.writeback_bytes() == 64);
     // Every field of the in-place record is written (a stale slot would show here: the
     // result's slots are not initialised).
-    CHECK(r.evictions[0] ==
-          replacement::evicted_block{.line = line_address{0},
-                                     .address = byte_address{0},
-                                     .bytes = 64,
-                                     .stored_segments = 1,
-                                     .set = set_index{0},
-                                     .entry = entry_index{0},
-                                     .dirty = true,
-                                     .reused = false,
-                                     .reason = replacement::eviction_reason::replacement,
-                                     .touched_segments = 1,
-                                     .payload = 0});
+    CHECK(r.evictions[0] == memsub::evicted_block{.line = line_address{0},
+                                                  .address = byte_address{0},
+                                                  .bytes = 64,
+                                                  .stored_segments = 1,
+                                                  .set = set_index{0},
+                                                  .entry = entry_index{0},
+                                                  .dirty = true,
+                                                  .reused = false,
+                                                  .reason = memsub::eviction_reason::replacement,
+                                                  .touched_segments = 1,
+                                                  .payload = 0});
 }

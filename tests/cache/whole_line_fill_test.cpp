@@ -29,7 +29,7 @@ struct hasher {
         h *= 0x100000001b3ull;
         h ^= h >> 29;
     }
-    void add(const cache::evicted_block& b) noexcept {
+    void add(const memsub::evicted_block& b) noexcept {
         add(b.line.value);
         add(b.address.value);
         add(b.bytes);
@@ -74,7 +74,7 @@ public:
         calls.add(i.payload);
         replacement::notify_insert(inner_, s, e, a, i);
     }
-    void on_evict(set_index s, entry_index e, const replacement::evicted_block& b) noexcept {
+    void on_evict(set_index s, entry_index e, const memsub::evicted_block& b) noexcept {
         calls.add(3);
         calls.add(s.value);
         calls.add(e.value);

@@ -27,8 +27,7 @@ public:
     void on_insert(memsub::set_index s, memsub::entry_index e, const memsub::access&) noexcept {
         last_used_[s.value] = e.value;
     }
-    void on_evict(memsub::set_index, memsub::entry_index,
-                  const memsub::replacement::evicted_block&) noexcept {}
+    void on_evict(memsub::set_index, memsub::entry_index, const memsub::evicted_block&) noexcept {}
     [[nodiscard]] memsub::entry_index victim(memsub::set_index s, memsub::entry_mask eligible,
                                              const memsub::access&) noexcept {
         const std::uint32_t last = last_used_[s.value];

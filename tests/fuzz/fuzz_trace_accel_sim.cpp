@@ -20,7 +20,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     memsub::trace::accel_sim_reader r(in, "fuzz-input", p);
     const std::uint64_t lines =
         static_cast<std::uint64_t>(std::count(trace.begin(), trace.end(), '\n')) + 1;
-    memsub::workload::simt::warp_instruction w;
+    memsub::warp_instruction w;
     std::uint64_t n = 0;
     try {
         while (r.next(w)) {

@@ -261,7 +261,7 @@ TEST_CASE("compressed_l1: one code book for every L1, old-book lines retired in 
     b.access(load(1000), 100, image);
     CHECK(a.stats().retired == gen1);
     CHECK(b.stats().retired > 0);
-    CHECK(a.engine().stats().removed(cache::eviction_reason::retired) == gen1);
+    CHECK(a.engine().stats().removed(memsub::eviction_reason::retired) == gen1);
     for (std::uint32_t s = 0; s < 32; ++s)
         for (std::uint32_t e = 0; e < 16; ++e) {
             const auto v = a.engine().block(set_index{s}, entry_index{e});

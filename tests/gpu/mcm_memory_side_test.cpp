@@ -31,7 +31,7 @@ struct completion {
 
 std::vector<completion> drain(side_type& side, std::uint64_t cycle) {
     std::vector<completion> done;
-    side.advance_to(cycle, [&](memsub::workload::simt::warp_id w, std::uint64_t ready) {
+    side.advance_to(cycle, [&](memsub::warp_id w, std::uint64_t ready) {
         done.push_back({w.value, ready});
     });
     return done;

@@ -9,8 +9,8 @@
 #include <memsub/gpu/baseline_l1.hpp>
 #include <memsub/gpu/coalescer.hpp>
 #include <memsub/gpu/id_cache.hpp>
-#include <memsub/gpu/l1_statistics.hpp>
 #include <memsub/linesize/static_size.hpp>
+#include <memsub/profile/l1_statistics.hpp>
 #include <memsub/workload/simt/csr_inputs.hpp>
 #include <memsub/workload/simt/gto_scheduler.hpp>
 #include <memsub/workload/simt/spmv.hpp>
@@ -42,7 +42,7 @@ std::vector<memsub::access> two_pieces(std::uint64_t pc = 0x40, std::uint64_t ba
 }
 
 template <class Cache>
-void run(Cache& cache, gpu::l1_statistics& stats, const std::vector<memsub::access>& accesses) {
+void run(Cache& cache, profile::l1_statistics& stats, const std::vector<memsub::access>& accesses) {
     for (const auto& a : accesses) stats.record(a, cache.access(a));
 }
 
@@ -59,7 +59,7 @@ TEST_CASE("one access: lane 0 reads byte 0 and lane 1 byte 96 of one line") {
 
 TEST_CASE("one access on the baseline L1: one miss, the whole 128 B line, then a temporal hit") {
     gpu::baseline_l1 cache;
-    gpu::l1_statistics stats;
+    profile::l1_statistics stats;
     run(cache, stats, two_pieces());
     auto c = stats.totals();
     CHECK(c.accesses == 1);
@@ -72,13 +72,13 @@ TEST_CASE("one access on the baseline L1: one miss, the whole 128 B line, then a
     CHECK(c.temporal_hits == 1);
     // Utilisation counts the masked sectors only: sectors 0 and 3 of 4 -> "25-50 %" (the span
     // 0..96 would have covered all four).
-    cache.flush([&](const replacement::evicted_block& b) { stats.record_departure(b); });
+    cache.flush([&](const memsub::evicted_block& b) { stats.record_departure(b); });
     CHECK(stats.totals().utilisation == std::array<std::uint64_t, 4>{0, 1, 0, 0});
 }
 
 TEST_CASE("one access on the baseline L1: the hit split reads the mask's bytes") {
     gpu::baseline_l1 cache;
-    gpu::l1_statistics stats;
+    profile::l1_statistics stats;
     run(cache, stats, two_pieces()); // requests bytes 0-96 inside sectors 0 and 3: 0-31 and 96
     // Bytes 32-64 (sectors 1 and 2) lie inside the first request's span but not in its
     // sectors: never touched, so a spatial hit (the span alone would make it temporal).
@@ -93,7 +93,7 @@ TEST_CASE("one access on the baseline L1: the hit split reads the mask's bytes")
 
 TEST_CASE("one access on the baseline L1: a bypassed read moves its masked sectors") {
     gpu::baseline_l1 cache;
-    gpu::l1_statistics stats;
+    profile::l1_statistics stats;
     auto accesses = two_pieces();
     accesses[0].hints.no_allocate = true;
     run(cache, stats, accesses);
@@ -105,7 +105,7 @@ TEST_CASE("one access on the baseline L1: a bypassed read moves its masked secto
 
 TEST_CASE("one access on a 32 B-segment L1: one miss that fetches the two sectors") {
     gpu::variable_line_l1<linesize::static_size<32>> cache;
-    gpu::l1_statistics stats;
+    profile::l1_statistics stats;
     run(cache, stats, two_pieces());
     auto c = stats.totals();
     CHECK(c.accesses == 1);
@@ -122,7 +122,7 @@ TEST_CASE("one access on ID-Cache: the PC+Div predictor sees no hit") {
     // ALSI inserts the whole line for d = 1; a second sector run of the same request would hit
     // it and raise the PC's counter (Algorithm 3, HIT).
     gpu::id_cache cache;
-    gpu::l1_statistics stats;
+    profile::l1_statistics stats;
     const auto accesses = two_pieces(0x40);
     const std::uint32_t before = cache.bypass_predictor().counter(accesses[0]);
     run(cache, stats, accesses);
@@ -148,9 +148,9 @@ TEST_CASE("banded SpMV (half-bandwidth 8) on the baseline L1: ~3.7 % hits per li
     const gpu::coalescer coalescer;
     gpu::coalesced_warp lines;
     std::vector<gpu::baseline_l1> l1(15);
-    std::vector<gpu::l1_statistics> stats(15);
+    std::vector<profile::l1_statistics> stats(15);
     std::uint64_t line_requests = 0;
-    workload::simt::warp_instruction w;
+    memsub::warp_instruction w;
     while (scheduler.next(w)) {
         coalescer.coalesce(w.lanes, w.active_mask, w.access_bytes, lines);
         line_requests += lines.count;

@@ -22,8 +22,6 @@
 using namespace memsub;
 using linesize::alsi;
 using linesize::static_size;
-using replacement::evicted_block;
-using replacement::eviction_reason;
 using replacement::lru;
 
 namespace {
@@ -163,7 +161,7 @@ TEST_CASE("partial hits and misses: only the missing blocks are fetched, residen
     CHECK(r.bytes_fetched == 96);
     CHECK(r.blocks_filled == 1);
     REQUIRE(r.evictions.size() == 1);
-    CHECK(r.evictions[0].reason == replacement::eviction_reason::superseded);
+    CHECK(r.evictions[0].reason == memsub::eviction_reason::superseded);
     CHECK(u.resident_segments(other) == 0xf);
 }
 

@@ -1,13 +1,15 @@
-// The shared RRPV array (replacement/detail/rrpv_state.hpp) packs eight RRPVs per word and
+// The shared RRPV array (replacement/rrpv_state.hpp) packs eight RRPVs per word and
 // searches/ages them with word operations; this checks it against the published rule coded
-// naively, over every width, odd entry counts and random eligible masks.
+// naively, over every width, odd entry counts and random eligible masks. The kit header is
+// included first, so this file also checks that it compiles on its own.
+#include <memsub/replacement/rrpv_state.hpp>
+
 #include <doctest/doctest.h>
 
 #include <cstdint>
 #include <vector>
 
 #include <memsub/core/rng.hpp>
-#include <memsub/replacement/detail/rrpv_state.hpp>
 
 using namespace memsub;
 using namespace memsub::replacement;
@@ -35,7 +37,7 @@ TEST_CASE("rrpv_state equals the naive RRIP rule (all widths, odd entry counts, 
     for (std::uint32_t entries : {1u, 2u, 3u, 4u, 7u, 8u, 9u, 12u, 16u, 31u, 33u, 64u}) {
         for (std::uint32_t bits = 1; bits <= 7; ++bits) {
             const geometry g{.sets = 4, .ways = entries, .line_bytes = 64};
-            replacement::detail::rrpv_state st(g, bits);
+            replacement::rrpv_state st(g, bits);
             const int distant = (1 << bits) - 1;
             CHECK(st.distant() == distant);
             CHECK(st.long_interval() == distant - 1);

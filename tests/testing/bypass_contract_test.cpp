@@ -53,7 +53,7 @@ public:
         auto& c = counter_[pc_of_[s.value * per_set_ + e.value]];
         if (c < 3) ++c;
     }
-    void on_evict(set_index s, entry_index e, const replacement::evicted_block& b) noexcept {
+    void on_evict(set_index s, entry_index e, const memsub::evicted_block& b) noexcept {
         auto& c = counter_[pc_of_[s.value * per_set_ + e.value]];
         if (!b.reused && c > 0) --c;
     }
@@ -233,8 +233,8 @@ TEST_CASE("recording_predictor paired with recording_policy: Q1 once per miss, Q
         r.on_insert(s0, e0, at(0));
         p.on_hit(s0, e0, at(0));
         r.on_hit(s0, e0, at(0));
-        replacement::evicted_block gone;
-        gone.reason = replacement::eviction_reason::invalidated;
+        memsub::evicted_block gone;
+        gone.reason = memsub::eviction_reason::invalidated;
         p.on_evict(s0, e0, gone);
         r.on_evict(s0, e0, gone);
         CHECK(r.violations().empty());

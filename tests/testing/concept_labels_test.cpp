@@ -377,8 +377,7 @@ struct dual_t {
                 std::uint32_t) noexcept(Broken != 3) {}
     void on_insert(set_index, entry_index, const memsub::access&,
                    std::uint32_t) noexcept(Broken != 4) {}
-    void on_evict(set_index, entry_index, const replacement::evicted_block&) noexcept(Broken != 5) {
-    }
+    void on_evict(set_index, entry_index, const memsub::evicted_block&) noexcept(Broken != 5) {}
     entry_index victim(set_index, entry_mask, const memsub::access&, std::uint32_t) noexcept
         requires(Broken != 6) {
         return entry_index{0};

@@ -45,7 +45,7 @@ struct legal_base {
     legal_base(const geometry&, const params&) {}
     void on_hit(set_index, entry_index, const memsub::access&) noexcept {}
     void on_insert(set_index, entry_index, const memsub::access&) noexcept {}
-    void on_evict(set_index, entry_index, const replacement::evicted_block&) noexcept {}
+    void on_evict(set_index, entry_index, const memsub::evicted_block&) noexcept {}
     entry_index victim(set_index, entry_mask m, const memsub::access&) noexcept {
         return lowest_entry(m);
     }
@@ -126,7 +126,7 @@ struct ways_sized_lru {
         , stamp_(std::size_t{g.sets} * g.ways) {}
     void on_hit(set_index s, entry_index e, const memsub::access&) noexcept { touch(s, e); }
     void on_insert(set_index s, entry_index e, const memsub::access&) noexcept { touch(s, e); }
-    void on_evict(set_index, entry_index, const replacement::evicted_block&) noexcept {}
+    void on_evict(set_index, entry_index, const memsub::evicted_block&) noexcept {}
     entry_index victim(set_index s, entry_mask m, const memsub::access&) noexcept {
         entry_index best = lowest_entry(m);
         for (entry_mask c = m; c != 0; c &= c - 1)
@@ -473,8 +473,8 @@ const geometry two_sets{.sets = 2, .ways = 4, .line_bytes = 64};
 const set_index s0{0};
 const entry_index e0{0}, e1{1}, e2{2};
 
-replacement::evicted_block evicted(replacement::eviction_reason why) {
-    replacement::evicted_block info;
+memsub::evicted_block evicted(memsub::eviction_reason why) {
+    memsub::evicted_block info;
     info.reason = why;
     return info;
 }
@@ -499,9 +499,9 @@ TEST_CASE("recording_policy: a legal sequence records no violation") {
     r.on_miss(s0, at(384));
     // LRU: entry 0 was last touched (hit) before entry 1 was filled, so it is the older one.
     CHECK(r.victim(s0, 0b11, at(384)) == e0);
-    r.on_evict(s0, e0, evicted(replacement::eviction_reason::replacement));
+    r.on_evict(s0, e0, evicted(memsub::eviction_reason::replacement));
     r.on_insert(s0, e0, at(384));
-    r.on_evict(s0, e1, evicted(replacement::eviction_reason::invalidated));
+    r.on_evict(s0, e1, evicted(memsub::eviction_reason::invalidated));
     CHECK(r.violations().empty());
     CHECK(r.calls().size() == 11);
     CHECK(r.dropped_calls() == 0);
@@ -558,7 +558,7 @@ TEST_CASE("recording_policy: each protocol rule is recorded with its message") {
         CHECK(texts(r)[1] == "P4: a victim was named but never evicted (set 0, entry 0)");
         const entry_index v = r.victim(s0, 0b11, at(384));
         const entry_index other{1 - v.value};
-        r.on_evict(s0, other, evicted(replacement::eviction_reason::replacement));
+        r.on_evict(s0, other, evicted(memsub::eviction_reason::replacement));
         REQUIRE(r.violations().size() == 3);
         CHECK(texts(r)[2] == "P4: replacement eviction of an entry victim() did not name "
                              "(set 0, entry " +
@@ -566,7 +566,7 @@ TEST_CASE("recording_policy: each protocol rule is recorded with its message") {
     }
     SUBCASE("P4/P6: evicting an entry that is not valid") {
         recording_policy<> r(two_sets);
-        r.on_evict(s0, e2, evicted(replacement::eviction_reason::invalidated));
+        r.on_evict(s0, e2, evicted(memsub::eviction_reason::invalidated));
         CHECK(texts(r) == std::vector<std::string>{
                               "P4/P6: on_evict of an entry that is not valid (set 0, entry 2)"});
     }
@@ -580,7 +580,7 @@ TEST_CASE("recording_policy: each protocol rule is recorded with its message") {
         CHECK(r.victim(s0, 0, at(256)) == e0); // nothing legal: the policy is not asked
         REQUIRE(r.violations().size() == 1);
         CHECK(texts(r)[0] == "R6: victim called with an empty mask (set 0, entry 0)");
-        r.on_evict(s0, e0, evicted(replacement::eviction_reason::replacement));
+        r.on_evict(s0, e0, evicted(memsub::eviction_reason::replacement));
         r.on_miss(s0, at(0));
         r.on_insert(s0, e0, at(0));
         r.on_miss(s0, at(384));
@@ -652,7 +652,7 @@ public:
     void on_insert(set_index s, entry_index e, const memsub::access& a) noexcept {
         inner_.on_insert(s, e, a);
     }
-    void on_evict(set_index s, entry_index e, const replacement::evicted_block& b) noexcept {
+    void on_evict(set_index s, entry_index e, const memsub::evicted_block& b) noexcept {
         inner_.on_evict(s, e, b);
     }
     [[nodiscard]] entry_index victim(set_index s, entry_mask m, const memsub::access& a) noexcept {

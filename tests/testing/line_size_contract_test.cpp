@@ -67,7 +67,7 @@ public:
             if (a.divergence > 30) return table_.at(table_.size()); // std::out_of_range
         return segment_ << table_[slot(a.address)];
     }
-    void on_evict(set_index, entry_index, const replacement::evicted_block& b) noexcept {
+    void on_evict(set_index, entry_index, const memsub::evicted_block& b) noexcept {
         if constexpr (F == flaw::growing_storage) ++departures_;
         auto& k = table_[slot(b.address)];
         const int used = std::popcount(b.touched_segments);

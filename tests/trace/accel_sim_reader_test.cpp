@@ -14,7 +14,7 @@
 #include <vector>
 
 using memsub::trace::accel_sim_reader;
-using warp_instruction = memsub::workload::simt::warp_instruction;
+using warp_instruction = memsub::warp_instruction;
 
 namespace {
 

@@ -23,12 +23,12 @@ namespace {
 const fs::path kernel_1 = fs::path(memsub_test::data_dir()) / "accel_sim" / "kernel-1.traceg";
 
 /// The instructions warp `warp` of block `cta` delivers, once started.
-std::vector<warp_instruction> run_warp(accel_sim_trace_kernel& k, std::uint32_t cta,
-                                       std::uint32_t warp, std::uint32_t threads) {
+std::vector<memsub::warp_instruction> run_warp(accel_sim_trace_kernel& k, std::uint32_t cta,
+                                               std::uint32_t warp, std::uint32_t threads) {
     accel_sim_trace_kernel::warp_state w;
     k.start_warp(w, warp_origin{.cta = cta, .warp_in_cta = warp, .threads_per_cta = threads});
-    std::vector<warp_instruction> out;
-    warp_instruction i;
+    std::vector<memsub::warp_instruction> out;
+    memsub::warp_instruction i;
     while (k.step(w, i)) out.push_back(i);
     return out;
 }

@@ -40,7 +40,7 @@ TEST_CASE("phase_kernel: each load is one whole line of the phase's table") {
         phase_kernel::warp_state w;
         k.start_warp(
             w, warp_origin{.cta = 0, .warp_in_cta = 0, .threads_per_cta = shape.threads_per_cta});
-        warp_instruction i;
+        memsub::warp_instruction i;
         std::uint32_t loads = 0;
         std::set<std::uint64_t> lines;
         while (k.step(w, i)) {
@@ -69,7 +69,7 @@ TEST_CASE("phase_kernel: the same seed gives the same walk; configuration errors
         (void)k.next_launch(shape);
         phase_kernel::warp_state w;
         k.start_warp(w, warp_origin{.cta = 0, .warp_in_cta = 0, .threads_per_cta = 256});
-        warp_instruction i;
+        memsub::warp_instruction i;
         (void)k.step(w, i);
         return i.lanes[0];
     };

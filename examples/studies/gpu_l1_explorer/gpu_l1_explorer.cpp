@@ -24,7 +24,7 @@
 // of one line in one warp instruction are one access, never a hit on each other; bypass% counts
 // misses that inserted nothing (store misses of the write-evict L1 included); 0-reuse% and the
 // utilisation are over blocks leaving the L1 (the L1s are flushed at the end so resident blocks
-// count too); MB fetched is the L1→L2 read traffic (gpu::l1_statistics: fills in whole blocks,
+// count too); MB fetched is the L1→L2 read traffic (profile::l1_statistics: fills in whole blocks,
 // bypassed reads in 32 B flits).
 //
 // Time (--timing):
@@ -39,7 +39,7 @@
 //    issues the same warp instructions (the interleaving, and so the hit rates, differ). The
 //    baseline runs first (whatever --configs says: it is every ratio's reference): its count
 //    makes the other passes' progress exact, and each SM's reuse distances over its stream
-//    (gpu::reuse_distance_profile over its L1's 32 sets) train that SM's offline table
+//    (profile::reuse_distance_profile over its L1's 32 sets) train that SM's offline table
 //    (§3.2.2; bypass/offline_trainer.hpp: median above 8 bypasses a PC, above 6 in a
 //    divergence bin bypasses the PC's higher bins), frozen while the offline configurations
 //    run.
@@ -82,10 +82,11 @@
 #include <memsub/gpu/baseline_l1.hpp>
 #include <memsub/gpu/coalescer.hpp>
 #include <memsub/gpu/id_cache.hpp>
-#include <memsub/gpu/l1_statistics.hpp>
 #include <memsub/gpu/timing.hpp>
 #include <memsub/linesize/alsi.hpp>
 #include <memsub/linesize/static_size.hpp>
+#include <memsub/profile/l1_statistics.hpp>
+#include <memsub/profile/reuse_distance_profile.hpp>
 #include <memsub/trace/accel_sim_reader.hpp>
 #include <memsub/workload/simt/accel_sim_trace_kernel.hpp>
 #include <memsub/workload/simt/all.hpp>
@@ -125,6 +126,7 @@ using memsub::explorer::gnuplot_quoted;
 
 namespace simt = memsub::workload::simt;
 namespace gpu = memsub::gpu;
+namespace profile = memsub::profile;
 namespace fs = std::filesystem;
 using memsub::explorer::option_error;
 
@@ -340,18 +342,17 @@ static_assert(memsub::fixed_geometry<64, 4, 128>::capacity_bytes() == 32 * 1024)
 template <class Cache>
 struct config_run {
     std::vector<Cache> caches;
-    std::vector<gpu::l1_statistics> stats;
+    std::vector<profile::l1_statistics> stats;
 
     config_run(std::uint32_t sms, std::uint32_t max_blocks)
         : caches(sms)
-        , stats(sms,
-                gpu::l1_statistics(gpu::l1_statistics::params{.max_resident_blocks = max_blocks})) {
-    }
+        , stats(sms, profile::l1_statistics(
+                         profile::l1_statistics::params{.max_resident_blocks = max_blocks})) {}
     /// One L1 per element of `bypass`, each with its own bypass predictor params.
     template <class BypassParams>
     config_run(const std::vector<BypassParams>& bypass, std::uint32_t max_blocks)
-        : stats(bypass.size(),
-                gpu::l1_statistics(gpu::l1_statistics::params{.max_resident_blocks = max_blocks})) {
+        : stats(bypass.size(), profile::l1_statistics(profile::l1_statistics::params{
+                                   .max_resident_blocks = max_blocks})) {
         caches.reserve(bypass.size());
         for (const auto& b : bypass)
             caches.emplace_back(gpu::l1_geometry{}, typename Cache::policy_params{}, b);
@@ -366,14 +367,12 @@ struct config_run {
     /// Empties every L1 so that blocks still resident count in the departure statistics.
     void finish() {
         for (std::size_t s = 0; s < caches.size(); ++s) {
-            const auto sink = [&](const memsub::replacement::evicted_block& b) {
-                stats[s].record_departure(b);
-            };
+            const auto sink = [&](const memsub::evicted_block& b) { stats[s].record_departure(b); };
             caches[s].flush(sink);
         }
     }
-    [[nodiscard]] gpu::l1_statistics::counters totals() const {
-        gpu::l1_statistics::counters t{};
+    [[nodiscard]] profile::l1_statistics::counters totals() const {
+        profile::l1_statistics::counters t{};
         for (const auto& s : stats) {
             const auto& c = s.totals();
             t.accesses += c.accesses;
@@ -496,9 +495,9 @@ struct kernel_result {
     /// every request's sectors are contiguous): what counting per sector run would have
     /// counted as accesses. Reported only as a CSV column.
     std::uint64_t sector_runs = 0;
-    std::array<gpu::l1_statistics::counters, config_count> configs{};
-    std::vector<std::tuple<std::uint64_t, gpu::reuse_distance_profile::summary,
-                           std::array<std::optional<gpu::reuse_distance_profile::summary>, 4>>>
+    std::array<profile::l1_statistics::counters, config_count> configs{};
+    std::vector<std::tuple<std::uint64_t, profile::reuse_distance_profile::summary,
+                           std::array<std::optional<profile::reuse_distance_profile::summary>, 4>>>
         reuse;
     /// The measured pass ran (not when the input could not be read, nor when a signal came
     /// during the profiling pass).
@@ -518,9 +517,9 @@ struct kernel_result {
 };
 
 /// Moves SM 0's reuse-distance summaries into `out` (the --reuse table).
-void collect_reuse(kernel_result& out, const gpu::reuse_distance_profile& reuse) {
+void collect_reuse(kernel_result& out, const profile::reuse_distance_profile& reuse) {
     for (const std::uint64_t pc : reuse.pcs()) {
-        std::array<std::optional<gpu::reuse_distance_profile::summary>, 4> bins{};
+        std::array<std::optional<profile::reuse_distance_profile::summary>, 4> bins{};
         for (std::uint32_t b = 0; b < 4; ++b) {
             const auto s = reuse.of_pc_bin(pc, b);
             if (s && s->references != 0) bins[b] = s;
@@ -599,7 +598,7 @@ struct offline_tables {
 };
 
 /// Trains one PC-only and one PC+Div table per SM from each SM's reuse distances.
-void train_tables(offline_tables& t, const std::vector<gpu::reuse_distance_profile>& profiles) {
+void train_tables(offline_tables& t, const std::vector<profile::reuse_distance_profile>& profiles) {
     for (const auto& p : profiles) {
         t.pc_only.push_back(
             {.base = {}, .table = memsub::bypass::train(p, memsub::bypass::pc_only::params{})});
@@ -611,9 +610,9 @@ void train_tables(offline_tables& t, const std::vector<gpu::reuse_distance_profi
 
 /// Per-SM reuse-distance profiles over each SM's own L1 sets, sized to a kernel's memory
 /// instructions (PCs beyond share an untrained row).
-std::vector<gpu::reuse_distance_profile> sm_profiles(std::uint32_t sms) {
-    return std::vector<gpu::reuse_distance_profile>(
-        sms, gpu::reuse_distance_profile({.sets = 32, .line_bytes = 128, .max_pcs = 256}));
+std::vector<profile::reuse_distance_profile> sm_profiles(std::uint32_t sms) {
+    return std::vector<profile::reuse_distance_profile>(
+        sms, profile::reuse_distance_profile({.sets = 32, .line_bytes = 128, .max_pcs = 256}));
 }
 
 /// The offline predictors' tables: a profiling pass over the kernel (a fresh instance from
@@ -627,7 +626,7 @@ offline_tables train_offline(MakeKernel& make, const options& o, const std::stri
         kernel, scheduler_params(o, simt::latency_mode::constant));
     const gpu::coalescer coalescer;
     gpu::coalesced_warp lines;
-    std::vector<gpu::reuse_distance_profile> profiles = sm_profiles(o.sms);
+    std::vector<profile::reuse_distance_profile> profiles = sm_profiles(o.sms);
     memsub::explorer::progress_meter progress(
         !o.quiet,
         fmt::format("{} ({} of {}), profiling", short_name(name), slot.index + 1, slot.count));
@@ -635,7 +634,7 @@ offline_tables train_offline(MakeKernel& make, const options& o, const std::stri
     const std::string rest = slot.then_rest();
     progress.set_then(rest.empty() ? std::string("then the measured pass")
                                    : "then the measured pass, " + rest);
-    simt::warp_instruction w;
+    memsub::warp_instruction w;
     std::uint64_t& n = t.warp_instructions;
     try {
         while (scheduler.next(w)) {
@@ -674,8 +673,8 @@ void run_constant(kernel_result& out, MakeKernel& make, const options& o, const 
     const gpu::coalescer coalescer;
     gpu::coalesced_warp lines;
     all_configs configs(o.sms, tables.pc_only, tables.pc_div);
-    gpu::reuse_distance_profile reuse;
-    simt::warp_instruction w;
+    profile::reuse_distance_profile reuse;
+    memsub::warp_instruction w;
     memsub::explorer::progress_meter progress(
         !o.quiet, fmt::format("{} ({} of {})", short_name(out.kernel), slot.index + 1, slot.count));
     progress.set_unit("warp instructions");
@@ -749,7 +748,7 @@ void run_config_timed(Config& c, std::size_t index, MakeKernel& make, const opti
                                  [&](std::uint32_t) { return memsub::memory::flat_memory(dram); });
     const gpu::coalescer coalescer;
     gpu::coalesced_warp lines;
-    const auto issue = [&](const simt::warp_instruction& w) {
+    const auto issue = [&](const memsub::warp_instruction& w) {
         coalescer.coalesce(w.lanes, w.active_mask, w.access_bytes, lines);
         observe(w, lines);
         memsub::access proto{};
@@ -789,9 +788,9 @@ void run_memory_timed(kernel_result& out, MakeKernel& make, const options& o, co
     std::size_t others = 0;
     for (std::size_t i = 1; i < config_count; ++i) others += o.selected[i] ? 1 : 0;
     const bool offline = o.selected[6] || o.selected[7];
-    std::vector<gpu::reuse_distance_profile> profiles =
-        offline ? sm_profiles(o.sms) : std::vector<gpu::reuse_distance_profile>{};
-    gpu::reuse_distance_profile reuse;
+    std::vector<profile::reuse_distance_profile> profiles =
+        offline ? sm_profiles(o.sms) : std::vector<profile::reuse_distance_profile>{};
+    profile::reuse_distance_profile reuse;
     const std::string label =
         fmt::format("{} ({} of {})", short_name(out.kernel), slot.index + 1, slot.count);
     const std::string rest = slot.then_rest();
@@ -803,7 +802,7 @@ void run_memory_timed(kernel_result& out, MakeKernel& make, const options& o, co
                                              : fmt::format("then {} more configuration{}", others,
                                                            others == 1 ? "" : "s");
         meter.set_then(next.empty() ? rest : rest.empty() ? next : next + ", " + rest);
-        const auto observe = [&](const simt::warp_instruction& w,
+        const auto observe = [&](const memsub::warp_instruction& w,
                                  const gpu::coalesced_warp& lines) {
             ++out.warp_instructions;
             out.line_requests += lines.count;
@@ -833,7 +832,7 @@ void run_memory_timed(kernel_result& out, MakeKernel& make, const options& o, co
         with_config(i, o.sms, tables.pc_only, tables.pc_div, [&](auto& c) {
             run_config_timed(
                 c, i, make, o, out, {meter, done, std::max<std::uint64_t>(total, 1)},
-                [](const simt::warp_instruction&, const gpu::coalesced_warp&) {},
+                [](const memsub::warp_instruction&, const gpu::coalesced_warp&) {},
                 [](const auto&) {});
         });
         done += out.timed[i].warp_instructions;
@@ -1395,7 +1394,7 @@ void print_table(const kernel_result& r, const options& o) {
         const auto dist = [](std::uint32_t d) {
             return d > 64 ? std::string(">64") : std::to_string(d);
         };
-        const auto trio = [&](const gpu::reuse_distance_profile::summary& s) {
+        const auto trio = [&](const profile::reuse_distance_profile::summary& s) {
             return fmt::format("{}/{}/{}", dist(s.p25), dist(s.median), dist(s.p75));
         };
         for (const auto& [pc, all, bins] : r.reuse) {

@@ -292,7 +292,7 @@ pass_result run_pass(MakeKernel& make, MakeL1&& make_l1, const options& o, bool 
     gpu::coalesced_warp lines;
     std::uint32_t launch = 0;
     out.launches.emplace_back();
-    const auto issue = [&](const simt::warp_instruction& w) {
+    const auto issue = [&](const memsub::warp_instruction& w) {
         while (w.launch != launch) { // launches run one after another
             out.launches.back().end_cycle = w.issue_cycle;
             out.launches.emplace_back().start_cycle = w.issue_cycle;

@@ -405,7 +405,7 @@ bool run_timed_stream(Kernel& kernel, const machine& m, std::size_t config, cons
     std::vector<gpu::baseline_l1> l1(m.sms());
     const gpu::coalescer coalescer;
     gpu::coalesced_warp lines;
-    simt::warp_instruction w;
+    memsub::warp_instruction w;
     config_result front;
     std::uint32_t launch = 0;
     std::uint64_t launch_start_cycle = 0;
@@ -413,9 +413,9 @@ bool run_timed_stream(Kernel& kernel, const machine& m, std::size_t config, cons
     const auto end_launch = [&](std::uint64_t now) {
         side.end_launch(now - launch_start_cycle, launch);
         launch_start_cycle = now;
-        for (auto& c : l1) c.flush([](const memsub::replacement::evicted_block&) {});
+        for (auto& c : l1) c.flush([](const memsub::evicted_block&) {});
     };
-    const auto complete = [&](simt::warp_id id, std::uint64_t ready) { gto.complete(id, ready); };
+    const auto complete = [&](memsub::warp_id id, std::uint64_t ready) { gto.complete(id, ready); };
     for (;;) {
         const simt::issue_status status = gto.next(w, side.next_event_cycle());
         if (status == simt::issue_status::finished) break;
@@ -538,7 +538,7 @@ bool run_stream(Kernel& kernel, const machine& m, bool distributed, bool edpse_o
     std::vector<gpu::baseline_l1> l1(m.sms());
     const gpu::coalescer coalescer;
     gpu::coalesced_warp lines;
-    simt::warp_instruction w;
+    memsub::warp_instruction w;
     config_result front; // the stream's own counters (same for its four configurations)
     std::uint32_t launch = 0;
     std::uint64_t launch_start_cycle = 0;
@@ -547,7 +547,7 @@ bool run_stream(Kernel& kernel, const machine& m, bool distributed, bool edpse_o
         const std::uint64_t now = gto.cycle();
         each([&](auto& side) { side.end_launch(now - launch_start_cycle, launch); });
         launch_start_cycle = now;
-        for (auto& c : l1) c.flush([](const memsub::replacement::evicted_block&) {});
+        for (auto& c : l1) c.flush([](const memsub::evicted_block&) {});
     };
     while (gto.next(w)) {
         if (w.launch != launch) {

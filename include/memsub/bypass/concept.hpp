@@ -51,13 +51,11 @@
 #include <string_view>
 
 #include <memsub/core/access.hpp>
+#include <memsub/core/evicted_block.hpp>
 #include <memsub/core/geometry.hpp>
 #include <memsub/core/types.hpp>
-#include <memsub/replacement/concept.hpp>
 
 namespace memsub::bypass {
-
-using replacement::evicted_block;
 
 template <class B>
 concept b1_params = std::default_initializable<typename B::params>;

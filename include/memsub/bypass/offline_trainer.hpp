@@ -1,6 +1,6 @@
 // memsub — the offline trainer of ID-Cache's bypass tables ([Dissertation] §3.2.2;
 // docs/mechanisms/id_cache.md, 'Offline-trained variant'): from the reuse distances a profiling
-// pass measured over a trace (gpu::reuse_distance_profile: per PC and per (PC, divergence bin),
+// pass measured over a trace (profile::reuse_distance_profile: per PC and per (PC, divergence bin),
 // distance = distinct lines referenced in the same L1 set between two references to a line), a
 // `trained_table` that pc_only / pc_divergence are constructed from.
 //
@@ -28,7 +28,7 @@
 #include <memsub/bypass/pc_only.hpp>
 #include <memsub/bypass/trained_table.hpp>
 #include <memsub/core/errors.hpp>
-#include <memsub/gpu/l1_statistics.hpp>
+#include <memsub/profile/reuse_distance_profile.hpp>
 
 namespace memsub::bypass {
 
@@ -78,7 +78,7 @@ inline void validate_training(const offline_training_params& t, std::uint32_t co
 }
 
 /// True when the PC's references (all bins) are to be bypassed.
-inline bool pc_bypassed(const gpu::reuse_distance_profile& profile, std::uint64_t pc,
+inline bool pc_bypassed(const profile::reuse_distance_profile& profile, std::uint64_t pc,
                         const offline_training_params& t) {
     const auto s = profile.of_pc(pc);
     return s && s->references > 0 && s->median > t.pc_distance_above;
@@ -87,7 +87,7 @@ inline bool pc_bypassed(const gpu::reuse_distance_profile& profile, std::uint64_
 } // namespace detail
 
 /// The trained table of a PC-only predictor with params `p`.
-[[nodiscard]] inline trained_table train(const gpu::reuse_distance_profile& profile,
+[[nodiscard]] inline trained_table train(const profile::reuse_distance_profile& profile,
                                          const pc_only::params& p,
                                          const offline_training_params& t = {}) {
     detail::validate_training(t, p.counter_bits, "memsub::bypass::train (pc_only)");
@@ -103,7 +103,7 @@ inline bool pc_bypassed(const gpu::reuse_distance_profile& profile, std::uint64_
 
 /// The trained table of a PC+divergence predictor with params `p`. The profile's divergence
 /// bins must be the predictor's (config_error otherwise).
-[[nodiscard]] inline trained_table train(const gpu::reuse_distance_profile& profile,
+[[nodiscard]] inline trained_table train(const profile::reuse_distance_profile& profile,
                                          const pc_divergence::params& p,
                                          const offline_training_params& t = {}) {
     constexpr std::string_view component = "memsub::bypass::train (pc_divergence)";

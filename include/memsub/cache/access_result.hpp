@@ -13,14 +13,10 @@
 #include <memsub/config.hpp>
 
 #include <memsub/core/access.hpp>
+#include <memsub/core/evicted_block.hpp>
 #include <memsub/core/types.hpp>
-#include <memsub/replacement/concept.hpp>
 
 namespace memsub::cache {
-
-using replacement::evicted_block;
-using replacement::eviction_reason;
-using replacement::eviction_reason_count;
 
 /// Who declined to allocate on a miss, in the order the decision is taken (bypass/concept.hpp,
 /// Q1); `none` on a hit and on a miss that allocated.

@@ -31,7 +31,7 @@ namespace memsub::cache {
 
 /// A cache level whose whole contents can be flushed, each departing block reported.
 template <class C>
-concept flushable_cache = requires(C& c, void (*sink)(const replacement::evicted_block&)) {
+concept flushable_cache = requires(C& c, void (*sink)(const evicted_block&)) {
     c.flush(sink);
 };
 
@@ -57,13 +57,13 @@ public:
 
     /// A sync command for event `sync_id` (from any SM): flushes `level` unless this event
     /// already did, calling `sink(const evicted_block&)` for every block removed.
-    template <flushable_cache Cache, std::invocable<const replacement::evicted_block&> Sink>
+    template <flushable_cache Cache, std::invocable<const evicted_block&> Sink>
     outcome on_sync(std::uint64_t sync_id, Cache& level, Sink&& sink) {
         ++stats_.commands;
         if (last_ == sync_id) return {};
         last_ = sync_id;
         outcome o{.flushed = true};
-        o.blocks_invalidated = level.flush([&](const replacement::evicted_block& b) {
+        o.blocks_invalidated = level.flush([&](const evicted_block& b) {
             if (b.dirty) ++o.dirty_written_back;
             sink(b);
         });
@@ -76,7 +76,7 @@ public:
     /// The same without a sink (a write-through level, or a host that only needs the counts).
     template <flushable_cache Cache>
     outcome on_sync(std::uint64_t sync_id, Cache& level) {
-        return on_sync(sync_id, level, [](const replacement::evicted_block&) {});
+        return on_sync(sync_id, level, [](const evicted_block&) {});
     }
 
     /// The same with the host's own flush action, for a level that is not one cache: e.g.

@@ -370,21 +370,21 @@ private:
             [current](const cache::block_view& b) {
                 return is_sc2_mode(mode_of(b.payload)) && generation_of(b.payload) != current;
             },
-            [this](const cache::evicted_block& e) { forget(e); }, cache::eviction_reason::retired);
+            [this](const evicted_block& e) { forget(e); }, eviction_reason::retired);
         stats_.retired += n;
         seen_generation_ = current;
         update_allowed_modes();
     }
 
     /// A line left: keep the resident counts (and the potential sizes) in step.
-    void forget(const cache::evicted_block& e) noexcept {
+    void forget(const evicted_block& e) noexcept {
         const std::uint32_t s = e.set.value;
         --resident_[s];
         --resident_total_;
         if constexpr (tracks_depth) {
             const std::uint8_t pot = potential_[s * tags_per_set + e.entry.value];
             potential_sum_[s] -= pot;
-            if (e.reason == cache::eviction_reason::replacement) push_shadow(s, e.line.value, pot);
+            if (e.reason == eviction_reason::replacement) push_shadow(s, e.line.value, pot);
         }
     }
 

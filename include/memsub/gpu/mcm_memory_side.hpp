@@ -36,6 +36,7 @@
 #include <memsub/core/access.hpp>
 #include <memsub/core/geometry.hpp>
 #include <memsub/core/types.hpp>
+#include <memsub/core/warp_instruction.hpp>
 #include <memsub/energy/gpujoule.hpp>
 #include <memsub/gpu/detail/line_index.hpp>
 #include <memsub/gpu/timing.hpp>
@@ -44,7 +45,6 @@
 #include <memsub/replacement/lru.hpp>
 #include <memsub/topology/link_traffic.hpp>
 #include <memsub/topology/ring.hpp>
-#include <memsub/workload/simt/warp_instruction.hpp>
 
 #include <algorithm>
 #include <bit>
@@ -55,8 +55,6 @@
 #include <vector>
 
 namespace memsub::gpu::mcm {
-
-namespace simt = memsub::workload::simt;
 
 /// How a launch's time is found: from the memory system (`memory`: a host-mode scheduler whose
 /// loads complete when memory_side says) or a per-launch analytic bound (`constant`).
@@ -155,7 +153,7 @@ public:
     /// A read waiting on a fill: its data is back at its SM at
     /// max(floor, max(fill done, after) + extra).
     struct waiter {
-        simt::warp_id warp{};
+        warp_id warp{};
         std::uint64_t after = 0; ///< when the read reached the slice
         std::uint64_t floor = 0;
         std::uint64_t extra = 0; ///< slice → SM: the return, ring hops and link queueing
@@ -511,7 +509,7 @@ public:
     /// DRAM fill (reported through `advance_to`), 0 for a store; `l1_entry` is the L1's
     /// in-flight entry the reply fills in. Untimed: returns 0.
     std::uint64_t request(std::uint32_t g, const memsub::access& a, std::uint32_t bytes,
-                          std::uint64_t t = 0, simt::warp_id warp = {},
+                          std::uint64_t t = 0, warp_id warp = {},
                           std::uint32_t l1_entry = fill_table::none) {
         const std::uint32_t home = placement_.place(a.address, g).partition;
         const bool load = a.kind == memsub::access_kind::load;
@@ -571,8 +569,7 @@ public:
     /// Timed: an L1 hit of `sm` at cycle `t`: its data is there after the hit latency, or when
     /// the reply that installed the line arrives (memsub::never: that reply waits for a DRAM
     /// fill, which `warp` now waits for too).
-    std::uint64_t l1_hit(std::uint32_t sm, const memsub::access& a, std::uint64_t t,
-                         simt::warp_id warp) {
+    std::uint64_t l1_hit(std::uint32_t sm, const memsub::access& a, std::uint64_t t, warp_id warp) {
         const std::uint64_t line = line_of(a);
         const inflight_line& e = l1_lines_[l1_slot(sm, line)];
         return e.line == line ? join(e, t + lat_.l1_hit_cycles, warp, fill_table::none)
@@ -703,7 +700,7 @@ private:
     }
 
     // A hit (data at `hit_ready` if the line were there) on a line installed by `e`'s request.
-    std::uint64_t join(const inflight_line& e, std::uint64_t hit_ready, simt::warp_id warp,
+    std::uint64_t join(const inflight_line& e, std::uint64_t hit_ready, warp_id warp,
                        std::uint32_t l1_entry) {
         if (e.ready != memsub::never) return std::max(hit_ready, e.ready);
         fill_table& fills = partitions_[e.home].fills();
@@ -718,7 +715,7 @@ private:
     }
 
     std::uint64_t l15_hit(std::uint32_t g, const memsub::access& a, std::uint64_t hit_ready,
-                          simt::warp_id warp, std::uint32_t l1_entry) {
+                          warp_id warp, std::uint32_t l1_entry) {
         const inflight_line& e = l15_lines_[l15_slot(g, a)];
         if (e.line != line_of(a)) return hit_ready;
         pending_ = e; // the L1 entry of a hit on a pending line waits on the same fill
@@ -727,7 +724,7 @@ private:
 
     // A load reaching slice `home` at `arrive` for module `g`.
     slice_reply l2_load(std::uint32_t home, std::uint32_t g, const memsub::access& a,
-                        std::uint32_t bytes, std::uint64_t arrive, simt::warp_id warp,
+                        std::uint32_t bytes, std::uint64_t arrive, warp_id warp,
                         std::uint32_t l1_entry, std::uint32_t l15_entry) {
         const auto res = l2_[home].access(a);
         count_dram(home, res);

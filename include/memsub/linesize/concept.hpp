@@ -50,13 +50,11 @@
 
 #include <memsub/core/access.hpp>
 #include <memsub/core/errors.hpp>
+#include <memsub/core/evicted_block.hpp>
 #include <memsub/core/geometry.hpp>
 #include <memsub/core/types.hpp>
-#include <memsub/replacement/concept.hpp>
 
 namespace memsub::linesize {
-
-using replacement::evicted_block;
 
 template <class S>
 concept ls1_params = std::default_initializable<typename S::params>;

@@ -15,7 +15,7 @@
 #include <string_view>
 
 #include <memsub/replacement/concept.hpp>
-#include <memsub/replacement/detail/rrpv_state.hpp>
+#include <memsub/replacement/rrpv_state.hpp>
 
 namespace memsub::replacement {
 
@@ -58,11 +58,11 @@ public:
 
 private:
     static void validate(const params& p) {
-        detail::rrpv_state::validate_bits(p.rrpv_bits, "memsub::replacement::brrip");
+        rrpv_state::validate_bits(p.rrpv_bits, "memsub::replacement::brrip");
     }
 
-    detail::rrpv_state state_;
-    detail::bimodal_throttle throttle_;
+    rrpv_state state_;
+    bimodal_throttle throttle_;
     hit_promotion promotion_;
 };
 

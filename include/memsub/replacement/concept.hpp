@@ -40,7 +40,7 @@
 //       most once, right after constructing the policy, with `first` (a `std::byte*`, 16-byte
 //       aligned) and `stride` (a power of two): the policy copies row s to first + s·stride and
 //       keeps it there from then on. That memory belongs to the engine, which owns the policy: a
-//       copy of the policy must own its rows (replacement/detail/set_rows.hpp does both).
+//       copy of the policy must own its rows (replacement/set_rows.hpp does both).
 //   O6. `template <std::uint32_t Entries> using for_entries = Q;` — the same policy specialised
 //       at compile time for exactly `Entries` entries per set (its row lengths and bounds become
 //       constants). An engine whose geometry is a compile-time constant (`fixed_geometry`)
@@ -60,7 +60,7 @@
 //       (a trace replay with no timing) then tells its user why the rows look alike.
 // A policy author's helpers: core/types.hpp (entry masks: `lowest_entry`, `bit_of`,
 // `low_bits_mask`, `contains`), core/byte_match.hpp (recency rows: `recency_promote`,
-// `recency_demote`, `byte_equal_mask`), replacement/detail/rrpv_state.hpp (RRPV rows with ageing).
+// `recency_demote`, `byte_equal_mask`), replacement/rrpv_state.hpp (RRPV rows with ageing).
 //
 // Call protocol, per access, as the engine (memsub::cache) performs it:
 //   P1. Hit in set s: on_hit(s, e, a) for the entry e holding the request — in a
@@ -110,56 +110,11 @@
 #include <string_view>
 
 #include <memsub/core/access.hpp>
+#include <memsub/core/evicted_block.hpp>
 #include <memsub/core/geometry.hpp>
 #include <memsub/core/types.hpp>
 
 namespace memsub::replacement {
-
-/// Why a block left the cache.
-enum class eviction_reason : std::uint8_t {
-    replacement, ///< chosen by `victim` to make room
-    write_evict, ///< a write hit under the write-evict policy
-    invalidated, ///< the host invalidated or flushed it
-    superseded,  ///< an overlapping block was inserted (variable-size blocks)
-    /// The host retired it: its data can no longer be read as stored, e.g. a line compressed
-    /// with a code book the host has replaced ([Dissertation] §4.3.3: SC² lines of an older
-    /// code book are invalidated when a new period starts). Passed by the host to
-    /// `basic_cache::invalidate` / `invalidate_if`; counted apart from `invalidated`.
-    retired,
-};
-/// Number of `eviction_reason` values (the size of per-reason counters).
-inline constexpr std::size_t eviction_reason_count = 5;
-
-/// A block that left the cache: what the engine tells the policy (R5), the bypass predictor and
-/// the host (in `access_result::evictions`, `invalidate`, `flush`) — one record, one meaning.
-struct evicted_block {
-    /// The line holding the block.
-    line_address line{};
-    /// First byte of the block (the line's first byte for whole-line blocks).
-    byte_address address{};
-    /// Bytes of address space the block covered (the line size for whole-line blocks).
-    std::uint32_t bytes = 0;
-    /// Data segments it occupied (its compressed size in a compressed cache).
-    std::uint32_t stored_segments = 0;
-    /// Where it was resident.
-    set_index set{};
-    entry_index entry{};
-    /// Its data must be written back to the next level: it was written since it was filled
-    /// and its bytes go nowhere else. A superseded block is never dirty — its data, dirty or
-    /// not, merged into the block that replaced it, which is dirty in its stead.
-    bool dirty = false;
-    /// It was hit at least once while resident.
-    bool reused = false;
-    eviction_reason reason = eviction_reason::replacement;
-    /// Segments of the block (bit 0 = its first) that some access requested while it was
-    /// resident: its spatial utilisation (ID-Cache Fig. 3.3). Always 1 in a conventional cache.
-    std::uint64_t touched_segments = 0;
-    /// The cache user's per-block payload (`block_spec::payload`: e.g. a compression mode and
-    /// encoding, or a code-book generation); 0 in a conventional cache.
-    std::uint32_t payload = 0;
-
-    friend bool operator==(const evicted_block&, const evicted_block&) = default;
-};
 
 /// What the size-aware `on_insert` (R4) is told about the block just placed.
 struct insert_info {

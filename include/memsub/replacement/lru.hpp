@@ -6,7 +6,7 @@
 // a permutation of 0..E−1 (invalid entries included, a departing block drops to the bottom).
 // Deviations: none. Storage: E·⌈log2 E⌉ bits per set (the stack positions).
 // Layout: one byte per entry, one 16-byte-padded row per set, hosted by the cache engine in its
-// set header when it has room (O5, detail/set_rows.hpp).
+// set header when it has room (O5, set_rows.hpp).
 #pragma once
 
 #include <bit>
@@ -17,7 +17,7 @@
 #include <memsub/core/byte_match.hpp>
 #include <memsub/core/errors.hpp>
 #include <memsub/replacement/concept.hpp>
-#include <memsub/replacement/detail/set_rows.hpp>
+#include <memsub/replacement/set_rows.hpp>
 
 namespace memsub::replacement {
 
@@ -167,7 +167,7 @@ private:
 
     std::uint32_t entries_;
     std::uint32_t stride_; // row length padded for 16-byte compares; padding bytes hold 0xff
-    detail::set_rows rows_;
+    set_rows rows_;
 };
 
 /// True LRU for any shape (the geometry's entries per set).

@@ -38,7 +38,7 @@
 #include <memsub/core/errors.hpp>
 #include <memsub/core/set_sampler.hpp>
 #include <memsub/replacement/concept.hpp>
-#include <memsub/replacement/detail/recency_stack.hpp>
+#include <memsub/replacement/recency_stack.hpp>
 
 namespace memsub::replacement {
 
@@ -272,11 +272,11 @@ private:
     std::uint32_t entries_;
     std::uint32_t line_shift_;
     std::uint32_t cost_max_;
-    detail::recency_stack stack_;
+    recency_stack stack_;
     std::vector<std::uint8_t> cost_q_;
     std::vector<std::uint32_t> leader_of_;
     std::vector<std::uint64_t> atd_lines_;
-    std::optional<detail::recency_stack> atd_;
+    std::optional<recency_stack> atd_;
     psel_rule psel_;
     std::uint64_t miss_line_ = ~std::uint64_t{0};
     std::uint8_t miss_cost_ = 0;

@@ -103,10 +103,10 @@
 #include <memsub/filter/cascaded_victim_buffer.hpp>
 #include <memsub/memory/mac_table.hpp>
 #include <memsub/replacement/concept.hpp>
-#include <memsub/replacement/detail/recency_stack.hpp>
-#include <memsub/replacement/detail/rrpv_state.hpp>
-#include <memsub/replacement/detail/set_rows.hpp>
+#include <memsub/replacement/recency_stack.hpp>
+#include <memsub/replacement/rrpv_state.hpp>
 #include <memsub/replacement/set_dueling.hpp>
+#include <memsub/replacement/set_rows.hpp>
 #include <memsub/replacement/srrip.hpp>
 
 namespace memsub::replacement {
@@ -169,10 +169,10 @@ struct remap_dual_params {
 /// ReMAP's state under both weight sets: the dual policy `set_dueling` drives.
 /// Layout: one byte per line — PERD in bits 0–1, MAC in bits 2–3, over SRRIP the RRPV in bits
 /// 4–6 (so M ≤ 3), and in bit 7 whether a demand hit confirmed the PERD — one 16-byte-padded
-/// row per set (detail/set_rows.hpp), hosted in the engine's set header when it fits (O5: a
+/// row per set (set_rows.hpp), hosted in the engine's set header when it fits (O5: a
 /// 16-way set's row shares the line of its tags' fingerprints), so a hit or a victim scan
 /// touches one metadata line, as SRRIP's does. Over LRU the stack positions live in their own
-/// rows (detail/recency_stack.hpp).
+/// rows (recency_stack.hpp).
 template <remap_variant Variant, remap_recency Recency>
 class remap_dual {
 public:
@@ -364,8 +364,7 @@ private:
     static constexpr std::uint8_t confirmed_bit = 0x80;
     static constexpr std::uint8_t meta_mask = 0x8f; // all but the RRPV
     struct no_stack {};
-    using stack_type =
-        std::conditional_t<Recency == remap_recency::lru, detail::recency_stack, no_stack>;
+    using stack_type = std::conditional_t<Recency == remap_recency::lru, recency_stack, no_stack>;
 
     template <class Eligible>
     [[nodiscard]] entry_index choose(set_index s, std::uint32_t side, Eligible eligible) noexcept {
@@ -510,7 +509,7 @@ private:
     bool spend_unconfirmed_;
     bool writebacks_not_reuse_;
     [[no_unique_address]] stack_type stack_;
-    detail::set_rows rows_;
+    set_rows rows_;
     filter::cascaded_victim_buffer buffer_;
     memory::mac_table mac_;
     /// The last victim() decision, for on_evict's spend() (no_set: none pending).

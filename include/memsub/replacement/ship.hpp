@@ -49,7 +49,7 @@
 
 #include <memsub/core/errors.hpp>
 #include <memsub/replacement/concept.hpp>
-#include <memsub/replacement/detail/rrpv_state.hpp>
+#include <memsub/replacement/rrpv_state.hpp>
 
 namespace memsub::replacement {
 
@@ -148,7 +148,7 @@ private:
 
     static void validate(const geometry& g, const params& p) {
         using memsub::detail::require;
-        detail::rrpv_state::validate_bits(p.rrpv_bits, component);
+        rrpv_state::validate_bits(p.rrpv_bits, component);
         require(p.signature_bits >= 1 && p.signature_bits <= 16, component, "signature_bits",
                 p.signature_bits, "must be in 1..16");
         require(p.counter_bits >= 1 && p.counter_bits <= 8, component, "counter_bits",
@@ -165,7 +165,7 @@ private:
         return std::size_t{s.value} * entries_ + e.value;
     }
 
-    detail::rrpv_state state_;
+    rrpv_state state_;
     std::uint32_t sig_bits_;
     std::uint32_t sig_mask_;
     std::uint8_t counter_max_;

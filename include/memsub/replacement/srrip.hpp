@@ -15,7 +15,7 @@
 
 #include <memsub/core/errors.hpp>
 #include <memsub/replacement/concept.hpp>
-#include <memsub/replacement/detail/rrpv_state.hpp>
+#include <memsub/replacement/rrpv_state.hpp>
 
 namespace memsub::replacement {
 
@@ -73,14 +73,14 @@ public:
 
 private:
     static void validate(const geometry& g, const params& p) {
-        detail::rrpv_state::validate_bits(p.rrpv_bits, "memsub::replacement::srrip");
+        rrpv_state::validate_bits(p.rrpv_bits, "memsub::replacement::srrip");
         if constexpr (Entries != 0)
             memsub::detail::require(g.entries_per_set() == Entries, "memsub::replacement::srrip",
                                     "entries per set", g.entries_per_set(),
                                     "must equal the compile-time shape this srrip was built for");
     }
 
-    detail::basic_rrpv_state<Entries> state_;
+    basic_rrpv_state<Entries> state_;
     hit_promotion promotion_;
 };
 

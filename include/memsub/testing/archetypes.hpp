@@ -25,7 +25,7 @@ struct replacement_archetype {
     replacement_archetype(const geometry&, const params&) {}
     void on_hit(set_index, entry_index, const access&) noexcept {}
     void on_insert(set_index, entry_index, const access&) noexcept {}
-    void on_evict(set_index, entry_index, const replacement::evicted_block&) noexcept {}
+    void on_evict(set_index, entry_index, const evicted_block&) noexcept {}
     entry_index victim(set_index, entry_mask eligible, const access&) noexcept {
         return lowest_entry(eligible);
     }
@@ -37,7 +37,7 @@ struct broken_policy_no_params {
     broken_policy_no_params(const geometry&) {}
     void on_hit(set_index, entry_index, const access&) noexcept {}
     void on_insert(set_index, entry_index, const access&) noexcept {}
-    void on_evict(set_index, entry_index, const replacement::evicted_block&) noexcept {}
+    void on_evict(set_index, entry_index, const evicted_block&) noexcept {}
     entry_index victim(set_index, entry_mask m, const access&) noexcept { return lowest_entry(m); }
     std::string_view name() const noexcept { return "broken"; }
 };
@@ -48,7 +48,7 @@ struct broken_policy_no_constructor {
     explicit broken_policy_no_constructor(const geometry&) {}
     void on_hit(set_index, entry_index, const access&) noexcept {}
     void on_insert(set_index, entry_index, const access&) noexcept {}
-    void on_evict(set_index, entry_index, const replacement::evicted_block&) noexcept {}
+    void on_evict(set_index, entry_index, const evicted_block&) noexcept {}
     entry_index victim(set_index, entry_mask m, const access&) noexcept { return lowest_entry(m); }
     std::string_view name() const noexcept { return "broken"; }
 };
@@ -59,7 +59,7 @@ struct broken_policy_throwing_hit {
     broken_policy_throwing_hit(const geometry&, const params&) {}
     void on_hit(set_index, entry_index, const access&) {}
     void on_insert(set_index, entry_index, const access&) noexcept {}
-    void on_evict(set_index, entry_index, const replacement::evicted_block&) noexcept {}
+    void on_evict(set_index, entry_index, const evicted_block&) noexcept {}
     entry_index victim(set_index, entry_mask m, const access&) noexcept { return lowest_entry(m); }
     std::string_view name() const noexcept { return "broken"; }
 };
@@ -70,7 +70,7 @@ struct broken_policy_raw_insert {
     broken_policy_raw_insert(const geometry&, const params&) {}
     void on_hit(set_index, entry_index, const access&) noexcept {}
     void on_insert(set_index, std::uint32_t, const access&) noexcept {}
-    void on_evict(set_index, entry_index, const replacement::evicted_block&) noexcept {}
+    void on_evict(set_index, entry_index, const evicted_block&) noexcept {}
     entry_index victim(set_index, entry_mask m, const access&) noexcept { return lowest_entry(m); }
     std::string_view name() const noexcept { return "broken"; }
 };
@@ -91,7 +91,7 @@ struct broken_policy_raw_victim {
     broken_policy_raw_victim(const geometry&, const params&) {}
     void on_hit(set_index, entry_index, const access&) noexcept {}
     void on_insert(set_index, entry_index, const access&) noexcept {}
-    void on_evict(set_index, entry_index, const replacement::evicted_block&) noexcept {}
+    void on_evict(set_index, entry_index, const evicted_block&) noexcept {}
     std::uint32_t victim(set_index, entry_mask, const access&) noexcept { return 0; }
     std::string_view name() const noexcept { return "broken"; }
 };
@@ -102,7 +102,7 @@ struct broken_policy_unnamed {
     broken_policy_unnamed(const geometry&, const params&) {}
     void on_hit(set_index, entry_index, const access&) noexcept {}
     void on_insert(set_index, entry_index, const access&) noexcept {}
-    void on_evict(set_index, entry_index, const replacement::evicted_block&) noexcept {}
+    void on_evict(set_index, entry_index, const evicted_block&) noexcept {}
     entry_index victim(set_index, entry_mask m, const access&) noexcept { return lowest_entry(m); }
     int name() const noexcept { return 0; }
 };

@@ -62,7 +62,7 @@ struct recorded_call {
     set_index set{};
     entry_index entry{};
     byte_address address{};
-    replacement::eviction_reason reason{};
+    eviction_reason reason{};
     friend bool operator==(const recorded_call&, const recorded_call&) = default;
 };
 
@@ -252,11 +252,11 @@ public:
         replacement::notify_insert(inner_, s, e, a, info);
     }
 
-    void on_evict(set_index s, entry_index e, const replacement::evicted_block& info) noexcept {
+    void on_evict(set_index s, entry_index e, const evicted_block& info) noexcept {
         log(hook::evict, s, e, info.address, info.reason);
         if (!in_range(s, e)) return;
         check(contains(valid_[s.value], e), "P4/P6: on_evict of an entry that is not valid", s, e);
-        if (info.reason == replacement::eviction_reason::replacement)
+        if (info.reason == eviction_reason::replacement)
             check(victim_pending_ && last_victim_ == e && last_victim_set_ == s.value,
                   "P4: replacement eviction of an entry victim() did not name", s, e);
         victim_pending_ = false;
@@ -329,7 +329,7 @@ public:
 
 private:
     void log(hook h, set_index s, entry_index e, byte_address a,
-             replacement::eviction_reason why = {}) noexcept {
+             eviction_reason why = {}) noexcept {
         const recorded_call c{h, s, e, a, why};
         log_.push(c);
         trace_.last_ = c;

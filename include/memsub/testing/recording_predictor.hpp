@@ -106,7 +106,7 @@ public:
         bypass::notify_insert(inner_, s, e, a);
     }
 
-    void on_evict(set_index s, entry_index e, const replacement::evicted_block& b) noexcept {
+    void on_evict(set_index s, entry_index e, const evicted_block& b) noexcept {
         log(hook::evict, s, e, b.address, b.reason);
         if (!in_range(s, e)) return;
         check(contains(held_[s.value], e), "T3: on_evict of an entry it does not hold", s, e);
@@ -133,7 +133,7 @@ private:
     static constexpr std::uint64_t none = ~std::uint64_t{0};
 
     void log(hook h, set_index s, entry_index e, byte_address a,
-             replacement::eviction_reason why = {}) noexcept {
+             eviction_reason why = {}) noexcept {
         log_.push({h, s, e, a, why});
     }
     void check(bool ok, std::string_view rule, set_index s,

@@ -19,7 +19,7 @@
 //     A trailing decimal token (the immediate of newer tracers) is accepted and ignored.
 // Which instructions are delivered: loads and stores the L1 data cache sees — global and
 // generic (LDG, LD, STG, ST, LDGSTS's global read) and local (LDL, STL) memory — as
-// `workload::simt::warp_instruction` with the PC, the 32 lane addresses (0 for inactive lanes),
+// `warp_instruction` with the PC, the 32 lane addresses (0 for inactive lanes),
 // the active mask, the kind and the per-lane access size. Atomics and reductions (ATOM, ATOMG,
 // RED) are delivered as stores (a GPU L1 does not keep them: write-evict). Shared memory (LDS,
 // STS, ATOMS, LDSM), constant (LDC, ULDC), texture and surface instructions never reach the L1D
@@ -51,9 +51,9 @@
 
 #include <memsub/core/access.hpp>
 #include <memsub/core/errors.hpp>
+#include <memsub/core/warp_instruction.hpp>
 #include <memsub/trace/detail/parse.hpp>
 #include <memsub/trace/detail/reader_base.hpp>
-#include <memsub/workload/simt/warp_instruction.hpp>
 
 namespace memsub::trace {
 
@@ -87,7 +87,7 @@ public:
     static constexpr std::string_view component = "memsub::trace::accel_sim_reader";
     static constexpr auto position_kind = input_error::position_kind::line_number;
     using reader_base::reader_base;
-    using warp_instruction = workload::simt::warp_instruction;
+    using warp_instruction = memsub::warp_instruction;
 
     /// The next delivered memory instruction; false at the end of the file (after checking the
     /// last warp's instruction count). Input errors as the header comment says.
@@ -171,7 +171,7 @@ private:
             trailing(rest);
             return false;
         }
-        std::array<std::uint64_t, workload::simt::warp_lanes> lanes{};
+        std::array<std::uint64_t, warp_lanes> lanes{};
         decode_addresses(rest, mask, lanes);
         trailing(rest);
         const space s = space_of(opcode);
@@ -194,13 +194,12 @@ private:
         const std::uint64_t threads =
             std::uint64_t{kernel_.block[0]} * kernel_.block[1] * kernel_.block[2];
         out.warp_age =
-            cta_ * ((threads + workload::simt::warp_lanes - 1) / workload::simt::warp_lanes) +
-            static_cast<std::uint64_t>(warp_);
+            cta_ * ((threads + warp_lanes - 1) / warp_lanes) + static_cast<std::uint64_t>(warp_);
         return true;
     }
 
     void decode_addresses(std::string_view& rest, std::uint32_t mask,
-                          std::array<std::uint64_t, workload::simt::warp_lanes>& lanes) {
+                          std::array<std::uint64_t, warp_lanes>& lanes) {
         const std::uint64_t format = decimal(detail::next_token(rest), "address format", 9);
         if (mask == 0) return; // no active lane: no address follows (formats 0 and 2)
         switch (format) {

@@ -123,7 +123,7 @@ public:
     }
     /// Algorithm 3, status EVICT (replacement evictions only; see above).
     void on_evict(set_index s, entry_index e, const evicted_block& b) noexcept {
-        if (frozen_ || b.reason != replacement::eviction_reason::replacement || b.reused) return;
+        if (frozen_ || b.reason != eviction_reason::replacement || b.reused) return;
         std::uint8_t& c = table_[inserted_by_[slot(s, e)]];
         c = static_cast<std::uint8_t>(c - (c != 0));
     }

@@ -38,9 +38,10 @@
 
 #include <memsub/core/access.hpp>
 #include <memsub/core/errors.hpp>
+#include <memsub/core/warp_instruction.hpp>
 #include <memsub/trace/accel_sim_reader.hpp>
 #include <memsub/workload/simt/gto_scheduler.hpp>
-#include <memsub/workload/simt/warp_instruction.hpp>
+#include <memsub/workload/simt/kernel_support.hpp>
 
 namespace memsub::workload::simt {
 

@@ -33,7 +33,7 @@
 
 #include <memsub/core/errors.hpp>
 #include <memsub/workload/simt/csr_inputs.hpp>
-#include <memsub/workload/simt/warp_instruction.hpp>
+#include <memsub/workload/simt/kernel_support.hpp>
 
 namespace memsub::workload::simt {
 

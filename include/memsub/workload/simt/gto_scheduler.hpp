@@ -81,7 +81,7 @@
 #include <memsub/core/rng.hpp>
 #include <memsub/core/types.hpp>
 #include <memsub/cta/concept.hpp>
-#include <memsub/workload/simt/warp_instruction.hpp>
+#include <memsub/workload/simt/kernel_support.hpp>
 
 namespace memsub::workload::simt {
 

@@ -33,8 +33,9 @@
 #include <memsub/core/access.hpp>
 #include <memsub/core/errors.hpp>
 #include <memsub/core/rng.hpp>
+#include <memsub/core/warp_instruction.hpp>
 #include <memsub/workload/simt/gto_scheduler.hpp>
-#include <memsub/workload/simt/warp_instruction.hpp>
+#include <memsub/workload/simt/kernel_support.hpp>
 
 namespace memsub::workload::simt {
 

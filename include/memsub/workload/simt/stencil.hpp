@@ -22,7 +22,7 @@
 
 #include <memsub/core/errors.hpp>
 #include <memsub/core/rng.hpp>
-#include <memsub/workload/simt/warp_instruction.hpp>
+#include <memsub/workload/simt/kernel_support.hpp>
 
 namespace memsub::workload::simt {
 

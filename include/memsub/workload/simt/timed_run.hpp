@@ -50,8 +50,8 @@
 
 #include <memsub/core/access.hpp>
 #include <memsub/core/types.hpp>
+#include <memsub/core/warp_instruction.hpp>
 #include <memsub/workload/simt/gto_scheduler.hpp>
-#include <memsub/workload/simt/warp_instruction.hpp>
 
 namespace memsub::workload::simt {
 

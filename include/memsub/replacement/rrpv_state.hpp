@@ -4,7 +4,8 @@
 // Citation: Jaleel, Theobald, Steely, Emer, "High Performance Cache Replacement Using
 // Re-Reference Interval Prediction (RRIP)", ISCA 2010, §3–§4 (SRRIP, BRRIP) and §4.1 (victim
 // search: "find the first 'distant' line from the left, else increment all RRPVs and repeat").
-// srrip, brrip, drrip, ship (and ReMAP) all use this one implementation.
+// srrip, brrip, drrip, ship (and ReMAP) all use this one implementation; a policy writer's RRIP
+// variant can too (part of the kit, with set_rows.hpp and recency_stack.hpp).
 //
 // Hot path: one byte per entry, eight entries per 64-bit word, one contiguous 16-byte-padded row
 // per set (hosted by the cache engine in its set header when it has room, O5, set_rows.hpp); the
@@ -26,7 +27,7 @@
 #include <memsub/core/geometry.hpp>
 #include <memsub/core/rng.hpp>
 #include <memsub/core/types.hpp>
-#include <memsub/replacement/detail/set_rows.hpp>
+#include <memsub/replacement/set_rows.hpp>
 
 namespace memsub::replacement {
 
@@ -147,12 +148,29 @@ inline void age_once(std::uint64_t* row, std::uint32_t words, std::uint8_t d) no
 
 } // namespace rrpv_kernels
 
-/// Per-entry RRPVs of every set. `bits` must be validated by the owner (1..7).
+} // namespace detail
+
+/// Per-entry RRPVs of every set: the state of an RRIP-style policy (SRRIP, BRRIP, DRRIP, SHiP)
+/// with the RRIP victim search. `bits` (M) must be validated by the owner (1..7,
+/// `validate_bits`).
 ///
+/// Guarantees: every RRPV starts distant (2^M − 1); `find_victim` returns the lowest eligible
+/// entry that is distant, ageing the whole set first when none is (RRIP §4.1), so it never
+/// returns an entry outside `eligible`; nothing allocates after construction; the rows can be
+/// hosted by the engine (forward O5 to `row_bytes` / `place_rows`).
+///
+/// Use (an SRRIP-like policy):
+///
+///     rrpv_state state_{g, 2};                              // M = 2
+///     on_insert: state_.set(s, e, state_.long_interval());  // 2^M − 2
+///     on_hit:    state_.promote(s, e, hit_promotion::hit_priority);
+///     victim:    return state_.find_victim(s, eligible);
+///
+
 /// Layout: each set's RRPVs are packed eight per 64-bit word, rows padded to 16 bytes (padding
 /// holds distant and is masked off). The victim search and the ageing step work on whole rows
-/// (rrpv_kernels): a 16-way set is one 16-byte compare per pass with SSE2, or two words of SWAR
-/// arithmetic elsewhere, and at most 2^M − 1 ageing passes, with no per-entry branches.
+/// (detail::rrpv_kernels): a 16-way set is one 16-byte compare per pass with SSE2, or two words of
+/// SWAR arithmetic elsewhere, and at most 2^M − 1 ageing passes, with no per-entry branches.
 /// `Entries` ≠ 0 fixes the entries per set at compile time (for a policy's O6 shape); the
 /// geometry must then have exactly that many (checked by the owning policy).
 template <std::uint32_t Entries = 0>
@@ -204,7 +222,7 @@ public:
 
     /// Mask of the entries of set `s` whose RRPV is distant.
     [[nodiscard]] entry_mask distant_entries(set_index s) const noexcept {
-        return rrpv_kernels::distant(row(s), words(), distant_) & low_bits_mask(entries());
+        return detail::rrpv_kernels::distant(row(s), words(), distant_) & low_bits_mask(entries());
     }
 
     /// RRIP §4.1 ageing alone: adds 1 to every RRPV of the set that is not yet distant until an
@@ -212,17 +230,17 @@ public:
     /// distant entries. `eligible` must be non-empty.
     MEMSUB_ALWAYS_INLINE entry_mask age(set_index s, entry_mask eligible) noexcept {
         std::uint64_t* r = row(s);
-        const entry_mask first = rrpv_kernels::distant(r, words(), distant_) & eligible;
+        const entry_mask first = detail::rrpv_kernels::distant(r, words(), distant_) & eligible;
         if (first != 0) return first;
 #if defined(__SSE2__)
         // A full conventional set offers every entry: age the row in one step instead of one
         // pass per missing RRPV level.
         if (words() == 2 && eligible == low_bits_mask(entries()))
-            return rrpv_kernels::age_row_to_distant_sse2(r, entries(), distant_);
+            return detail::rrpv_kernels::age_row_to_distant_sse2(r, entries(), distant_);
 #endif
         for (;;) {
-            rrpv_kernels::age_once(r, words(), distant_);
-            const entry_mask d = rrpv_kernels::distant(r, words(), distant_) & eligible;
+            detail::rrpv_kernels::age_once(r, words(), distant_);
+            const entry_mask d = detail::rrpv_kernels::distant(r, words(), distant_) & eligible;
             if (d != 0) return d;
         }
     }
@@ -286,6 +304,8 @@ using rrpv_state = basic_rrpv_state<>;
 
 /// BRRIP's ε source (RRIP §3.2): answers "is this bimodal insertion long?" with probability
 /// 1/period (prng) or on every period-th call (counter). period 0 means "never long" (ε = 0).
+/// Deterministic for a given seed; no allocation. Use: `if (throttle_.next_is_long())` insert at
+/// `long_interval()`, else at `distant()`.
 class bimodal_throttle {
 public:
     bimodal_throttle(std::uint32_t period, bimodal_source source, std::uint64_t seed) noexcept
@@ -320,5 +340,4 @@ private:
     bimodal_source source_;
 };
 
-} // namespace detail
 } // namespace memsub::replacement

@@ -1,5 +1,6 @@
 // memsub — the per-set metadata rows of a replacement policy, in the policy's own storage or
-// hosted by the cache engine (replacement_policy hook O5, concept.hpp).
+// hosted by the cache engine (replacement_policy hook O5, concept.hpp). Part of the policy
+// writer's kit, with rrpv_state.hpp and recency_stack.hpp.
 //
 // A row is `row_bytes` bytes (a multiple of 16), row s at base + s·2^shift. A policy starts with
 // the rows in its own storage; an engine that has room in its per-set header block calls
@@ -21,8 +22,25 @@
 #include <memsub/config.hpp>
 #include <memsub/core/types.hpp>
 
-namespace memsub::replacement::detail {
+namespace memsub::replacement {
 
+/// One row of bytes per set, for a policy whose per-set state fits a fixed-size row (LRU ages,
+/// RRPVs, ReMAP's counters) and that wants the engine to host it (O5).
+///
+/// Guarantees: row s is `row_bytes()` bytes, 16-byte aligned, at a power-of-two stride from row
+/// 0, in the policy's own storage until `place` moves every row to engine memory (then they stay
+/// there: a policy forwards O5 as `row_bytes()` and `place_rows(first, stride) { place(...); }`).
+/// A copy owns its rows (a copied policy never aliases the engine it came from); a move keeps
+/// hosted rows where they are. `row` and `place` never allocate; only construction and copying
+/// do.
+///
+/// Use (a policy with one age byte per entry, entries ≤ 16):
+///
+///     set_rows rows_{g.sets, 16, 0};                       // every byte 0
+///     std::byte* r = rows_.row(set);                       // the set's 16 bytes
+///     r[e.value] = std::byte{1};                           // entry e's byte
+///     std::uint32_t row_bytes() const noexcept { return rows_.row_bytes(); }
+///     void place_rows(std::byte* f, std::size_t s) noexcept { rows_.place(f, s); }
 class set_rows {
 public:
     /// `sets` rows of `row_bytes` bytes (a multiple of 16), every byte = `fill`.
@@ -54,9 +72,11 @@ public:
     set_rows& operator=(set_rows&&) noexcept = default;
     ~set_rows() = default;
 
+    /// Bytes of one row (as constructed).
     [[nodiscard]] std::uint32_t row_bytes() const noexcept { return row_bytes_; }
     [[nodiscard]] std::uint32_t sets() const noexcept { return sets_; }
 
+    /// The first byte of set `s`'s row (16-byte aligned), wherever the rows live now.
     [[nodiscard]] std::byte* row(set_index s) noexcept {
         return base_ + (std::size_t{s.value} << shift_);
     }
@@ -84,4 +104,4 @@ private:
     std::byte* base_;
 };
 
-} // namespace memsub::replacement::detail
+} // namespace memsub::replacement

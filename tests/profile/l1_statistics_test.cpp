@@ -1,13 +1,14 @@
-// gpu::l1_statistics and gpu::reuse_distance_profile against hand-computed values on crafted
-// sequences: a temporal, a spatial and a mixed hit (Fig. 3.9), zero-reuse departures (Fig. 3.2),
-// utilisation buckets (Fig. 3.3), partial misses and superseded blocks of a variable-block
-// cache, reuse-distance percentiles per PC and per (PC, divergence bin).
+// profile::l1_statistics and profile::reuse_distance_profile against hand-computed values on
+// crafted sequences: a temporal, a spatial and a mixed hit (Fig. 3.9), zero-reuse departures
+// (Fig. 3.2), utilisation buckets (Fig. 3.3), partial misses and superseded blocks of a
+// variable-block cache, reuse-distance percentiles per PC and per (PC, divergence bin).
 #include <doctest/doctest.h>
 
 #include <memsub/gpu/baseline_l1.hpp>
 #include <memsub/gpu/coalescer.hpp>
 #include <memsub/gpu/id_cache.hpp>
-#include <memsub/gpu/l1_statistics.hpp>
+#include <memsub/profile/l1_statistics.hpp>
+#include <memsub/profile/reuse_distance_profile.hpp>
 #include <memsub/workload/simt/bfs.hpp>
 #include <memsub/workload/simt/gto_scheduler.hpp>
 
@@ -19,8 +20,8 @@
 #include <initializer_list>
 
 using namespace memsub;
-using memsub::gpu::l1_statistics;
-using memsub::gpu::reuse_distance_profile;
+using memsub::profile::l1_statistics;
+using memsub::profile::reuse_distance_profile;
 
 namespace {
 memsub::access at(std::uint64_t address, std::uint32_t size, access_kind kind = access_kind::load) {
@@ -38,13 +39,12 @@ struct crafted_result {
     std::uint32_t blocks_filled = 0;
     std::uint32_t bytes_fetched = 0;
     std::uint64_t missing_segments = 0;
-    boost::container::static_vector<replacement::evicted_block, 4> evictions;
+    boost::container::static_vector<memsub::evicted_block, 4> evictions;
 };
 
-replacement::evicted_block
-block(std::uint64_t address, std::uint32_t bytes, bool reused,
-      replacement::eviction_reason reason = replacement::eviction_reason::replacement) {
-    replacement::evicted_block b;
+memsub::evicted_block block(std::uint64_t address, std::uint32_t bytes, bool reused,
+                            memsub::eviction_reason reason = memsub::eviction_reason::replacement) {
+    memsub::evicted_block b;
     b.address = byte_address{address};
     b.line = line_address{address >> 7};
     b.bytes = bytes;
@@ -92,7 +92,7 @@ TEST_CASE("l1_statistics on the baseline L1: hit kinds, zero reuse, utilisation,
     CHECK(stats.totals().bypassed_misses == 1);
 
     // Flushing counts the rest: N, O, P, Q never reused, one granule each.
-    cache.flush([&](const replacement::evicted_block& b) { stats.record_departure(b); });
+    cache.flush([&](const memsub::evicted_block& b) { stats.record_departure(b); });
     c = stats.totals();
     CHECK(c.departures == 6);
     CHECK(c.zero_reuse_departures == 5);
@@ -116,8 +116,8 @@ TEST_CASE("l1_statistics with variable-size blocks: partial misses, superseded b
     stats.record(at(X + 16, 32), r);
     // Bytes 0-127 inserted as one 128 B block: the two 32 B blocks are superseded.
     r.bytes_fetched = 64;
-    r.evictions = {block(X, 32, true, replacement::eviction_reason::superseded),
-                   block(X + 32, 32, false, replacement::eviction_reason::superseded)};
+    r.evictions = {block(X, 32, true, memsub::eviction_reason::superseded),
+                   block(X + 32, 32, false, memsub::eviction_reason::superseded)};
     stats.record(at(X, 128), r);
     auto c = stats.totals();
     CHECK(c.full_misses == 1);
@@ -232,8 +232,8 @@ std::array<std::uint64_t, 4> run_bfs_through(Cache& cache, l1_statistics& stats)
     gpu::coalesced_warp lines;
     warp_instruction w;
     std::array<std::uint64_t, 4> engine_buckets{};
-    const auto count = [&](const replacement::evicted_block& b) {
-        if (b.reason == replacement::eviction_reason::superseded) return;
+    const auto count = [&](const memsub::evicted_block& b) {
+        if (b.reason == memsub::eviction_reason::superseded) return;
         const std::uint32_t granules = b.bytes / 32;
         const auto used = static_cast<std::uint32_t>(std::popcount(b.touched_segments));
         const std::uint32_t quarters = (4 * used + granules - 1) / granules;
@@ -253,7 +253,7 @@ std::array<std::uint64_t, 4> run_bfs_through(Cache& cache, l1_statistics& stats)
             for (const auto& b : r.evictions) count(b);
         });
     }
-    const auto sink = [&](const replacement::evicted_block& b) {
+    const auto sink = [&](const memsub::evicted_block& b) {
         stats.record_departure(b);
         count(b);
     };

@@ -1,11 +1,6 @@
-// memsub — the SIMT workload vocabulary: one warp memory instruction, and the device memory a
-// kernel's arrays live in.
-//
-// A warp instruction is what a GPU L1 sees from one SIMT load or store ([Dissertation] §3.1;
-// docs/mechanisms/id_cache.md, 'Inputs from the host'): the instruction's PC, the 32 lane
-// addresses, the active mask (lanes that execute it: inactive lanes are threads past the end of the
-// data, or lanes that took the other side of a branch or left a loop early), the kind and the
-// per-lane access size. gpu::coalescer turns it into line requests and the divergence degree d.
+// memsub — what a SIMT kernel is built from: the device memory its arrays live in, its launch
+// shape and each warp's origin, the CTA → data block remapping between launches, and the helpers
+// that fill a `warp_instruction` (core/warp_instruction.hpp) lane by lane.
 //
 // Kernels own their arrays in a `device_memory`, so the bytes at every address a warp touches
 // are the kernel's real values at that point of the run (stores write them):
@@ -16,7 +11,6 @@
 // the data from locality that comes from a CTA landing on the same SM or module every launch.
 #pragma once
 
-#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
@@ -30,53 +24,9 @@
 #include <memsub/core/access.hpp>
 #include <memsub/core/errors.hpp>
 #include <memsub/core/rng.hpp>
+#include <memsub/core/warp_instruction.hpp>
 
 namespace memsub::workload::simt {
-
-/// Threads per warp (Table 3.1).
-inline constexpr std::uint32_t warp_lanes = 32;
-
-/// A warp slot of a scheduler, as the host names it when it reports the warp's loads complete:
-/// `sm × max_warps_per_sm + slot`. Opaque to the host; valid while the warp owes completions.
-struct warp_id {
-    std::uint32_t value = 0xffffffffu;
-    [[nodiscard]] constexpr bool valid() const noexcept { return value != 0xffffffffu; }
-    friend constexpr bool operator==(warp_id, warp_id) noexcept = default;
-};
-
-struct warp_instruction {
-    std::uint64_t pc = 0;
-    /// Lane i's address (meaningful only when bit i of `active_mask` is set).
-    std::array<std::uint64_t, warp_lanes> lanes{};
-    std::uint32_t active_mask = 0;
-    access_kind kind = access_kind::load;
-    /// Bytes each active lane reads or writes at its address.
-    std::uint32_t access_bytes = 4;
-    /// The warp waits for this load's data before it issues its next instruction (the next
-    /// instruction depends on it); independent loads issue back to back (greedy scheduling).
-    bool stalls = true;
-    // Where it came from (the scheduler fills these).
-    /// Kernel launch (0, 1, …) the instruction belongs to.
-    std::uint32_t launch = 0;
-    std::uint32_t sm = 0;
-    std::uint32_t cta = 0;
-    /// Warp index inside its CTA: thread (cta, warp_in_cta × 32 + lane).
-    std::uint32_t warp_in_cta = 0;
-    /// The warp's age (launch order over the whole run; GTO's "oldest").
-    std::uint64_t warp_age = 0;
-    /// The scheduler cycle the instruction issued in.
-    std::uint64_t issue_cycle = 0;
-    /// The issuing warp's slot, for `gto_scheduler::hold` / `complete` in host latency mode.
-    warp_id warp{};
-    /// Set by the kernel (0 unless its `step` sets it): cycles of arithmetic after this
-    /// instruction. The SM issues nothing for that many cycles and the warp is ready no earlier
-    /// than `issue_cycle + 1 + alu_cycles`. The built-in kernels are memory-only and leave it 0.
-    std::uint32_t alu_cycles = 0;
-
-    [[nodiscard]] bool lane_active(std::uint32_t lane) const noexcept {
-        return ((active_mask >> lane) & 1u) != 0;
-    }
-};
 
 /// The flat address space of a kernel's arrays. Each array gets a 4 KB-aligned region with a
 /// 4 KB gap after it (so two arrays never share a line or a page). No allocation after setup:
