@@ -8,10 +8,10 @@
 # Public = outside any `detail` namespace. Two sources of findings:
 #   - Doxygen's own warnings (WARN_IF_UNDOCUMENTED, every warning an error): structs, classes,
 #     their members, functions, variables, type aliases and enums.
-#   - Doxygen 1.9.4 does not warn about concepts, namespaces or enumerators, and it checks a
-#     namespace's functions only once the namespace is documented, so this script reads the
-#     XML Doxygen writes and reports each of those that has neither a brief nor a detailed
-#     description. The root namespace `memsub` is exempt: no concept header declares anything
+#   - Doxygen 1.9.4 does not warn about concepts, namespaces, enumerators or structs without
+#     documented members, and it checks a namespace's functions only once the namespace is
+#     documented, so this script reads the XML Doxygen writes and reports each of those that has
+#     neither a brief nor a detailed description. The root namespace `memsub` is exempt: no concept header declares anything
 #     directly in it, and it is documented with the core vocabulary.
 # OUTPUT_DIR (default build/api-docs-check) receives the XML and warnings.log; it is emptied
 # first. Exit status: 0 when everything is documented, 1 when something is not, 2 when doxygen
@@ -38,8 +38,7 @@ findings=$out/findings.txt
 # Doxygen's warnings, with paths relative to the repository.
 grep -v '^[[:space:]]*$' "$out/warnings.log" 2>/dev/null | sed "s|^$root/||" >"$findings" || true
 
-# Concepts, namespaces and enumerators (of namespaces and of classes) without a description,
-# from the XML. Each compound is one file; a description is present when a <para> sits inside
+# Concepts, namespaces, classes and enumerators without a description, from the XML. Each compound is one file; a description is present when a <para> sits inside
 # its <briefdescription> or <detaileddescription>. Enumerators carry no location of their own:
 # they are reported at their enum's line.
 for xml in "$out"/xml/{concept,namespace,struct,class,union}*.xml; do
@@ -67,7 +66,7 @@ for xml in "$out"/xml/{concept,namespace,struct,class,union}*.xml; do
         /<\/enumvalue>/ { in_value = 0; if (!value_doc) bare[++n_bare] = value }
         depth == 1 && /<location / {
             for (i = 1; i <= n_bare; ++i)
-                print where($0) ": warning: enumerator " enum_name "::" bare[i] " is not documented."
+                print where($0) ": error: enumerator " enum_name "::" bare[i] " is not documented."
             n_bare = 0
         }
         depth == 0 && /<(brief|detailed)description>/ { in_own = 1 }
@@ -75,12 +74,22 @@ for xml in "$out"/xml/{concept,namespace,struct,class,union}*.xml; do
         depth == 0 && /<\/(brief|detailed)description>/ { in_own = 0 }
         depth == 0 && /<location / && !/<memberdef/ { own_location = where($0) }
         END {
-            if (kind == "namespace" && (name == "memsub" || name ~ /(^|::)detail(::|$)/)) exit
-            if ((kind == "concept" || kind == "namespace") && !own_doc)
-                print (own_location == "" ? "(no location)" : own_location) ": warning: " kind " " \
-                    name " is not documented."
-        }' "$xml" >>"$findings"
-done
+            if (own_doc || name == "memsub" || name ~ /(^|::)detail(::|$)/) exit
+            print (own_location == "" ? "(no location)" : own_location) ": error: " kind " " \
+                name " is not documented."
+        }' "$xml"
+done >"$out/xml_findings.txt"
+# A class Doxygen already reported ("Compound X is not documented") is not reported twice.
+while IFS= read -r finding; do
+    case "$finding" in
+    *": error: struct "* | *": error: class "* | *": error: union "*)
+        name=${finding#*: error: * }
+        name=${name% is not documented.}
+        grep -qF "Compound $name is not documented" "$findings" && continue
+        ;;
+    esac
+    printf '%s\n' "$finding"
+done <"$out/xml_findings.txt" >>"$findings"
 
 if [ -s "$findings" ]; then
     sort -u "$findings" | sort -t: -k1,1 -k2,2n
