@@ -11,11 +11,12 @@
 #   - Doxygen 1.9.4 does not warn about concepts, namespaces, enumerators or structs without
 #     documented members, and it checks a namespace's functions only once the namespace is
 #     documented, so this script reads the XML Doxygen writes and reports each of those that has
-#     neither a brief nor a detailed description. The root namespace `memsub` is exempt: no concept header declares anything
-#     directly in it, and it is documented with the core vocabulary.
+#     neither a brief nor a detailed description. The root namespace `memsub` is exempt: no
+#     concept header declares anything directly in it.
 # OUTPUT_DIR (default build/api-docs-check) receives the XML and warnings.log; it is emptied
-# first. Exit status: 0 when everything is documented, 1 when something is not, 2 when doxygen
-# is missing (Debian package `doxygen`).
+# first, so a non-empty folder this script did not write is refused.
+# Exit status: 0 when everything is documented, 1 when something is not, 2 when doxygen is
+# missing (Debian package `doxygen`) or OUTPUT_DIR is refused.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/build/api-docs-check}
@@ -26,6 +27,10 @@ if ! command -v doxygen >/dev/null 2>&1; then
     exit 2
 fi
 
+if [ -n "$(ls -A "$out" 2>/dev/null)" ] && [ ! -e "$out/findings.txt" ]; then
+    echo "check_api_docs.sh: $out is not empty and not an earlier output of this script" >&2
+    exit 2
+fi
 cd "$root"
 headers=(include/memsub/*/concept.hpp include/memsub/*/*_concept.hpp)
 rm -rf "$out"
@@ -38,9 +43,10 @@ findings=$out/findings.txt
 # Doxygen's warnings, with paths relative to the repository.
 grep -v '^[[:space:]]*$' "$out/warnings.log" 2>/dev/null | sed "s|^$root/||" >"$findings" || true
 
-# Concepts, namespaces, classes and enumerators without a description, from the XML. Each compound is one file; a description is present when a <para> sits inside
-# its <briefdescription> or <detaileddescription>. Enumerators carry no location of their own:
-# they are reported at their enum's line.
+# Concepts, namespaces, classes and enumerators without a description, from the XML. Each
+# compound is one file; a description is present when a <para> sits inside its
+# <briefdescription> or <detaileddescription>. Enumerators carry no location of their own: they
+# are reported at their enum's line.
 for xml in "$out"/xml/{concept,namespace,struct,class,union}*.xml; do
     [ -e "$xml" ] || continue
     awk -v root="$root/" '
@@ -61,7 +67,9 @@ for xml in "$out"/xml/{concept,namespace,struct,class,union}*.xml; do
             sub(/<\/qualifiedname>.*/, "", enum_name)
         }
         /<enumvalue / { in_value = 1; value_doc = 0; value = "" }
-        in_value && /<name>/ { value = $0; sub(/.*<name>/, "", value); sub(/<\/name>.*/, "", value) }
+        in_value && /<name>/ {
+            value = $0; sub(/.*<name>/, "", value); sub(/<\/name>.*/, "", value)
+        }
         in_value && /<para>/ { value_doc = 1 }
         /<\/enumvalue>/ { in_value = 0; if (!value_doc) bare[++n_bare] = value }
         depth == 1 && /<location / {
