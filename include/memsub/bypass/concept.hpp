@@ -55,25 +55,36 @@
 #include <memsub/core/geometry.hpp>
 #include <memsub/core/types.hpp>
 
+/// Bypass predictors, a cache's allocation filter: the `bypass_predictor` concept (B1–B4,
+/// training hooks T1–T4, call protocol Q1–Q5), the predictors (ID-Cache's PC and
+/// PC+divergence ones and their offline trainer, remote-only, always / never) and combinators.
 namespace memsub::bypass {
 
+/// B1: `B::params` is a default-constructible aggregate of the predictor's knobs.
 template <class B>
 concept b1_params = std::default_initializable<typename B::params>;
 
+/// B2: `B(geometry, params)` builds the predictor for a cache of that shape (it may throw
+/// `config_error`, nothing else).
 template <class B>
 concept b2_constructible = std::constructible_from<B, const geometry&, const typename B::params&>;
 
+/// B3: `b.should_bypass(set, access)` noexcept: true = do not insert; asked exactly once per
+/// allocating miss that reaches it.
 template <class B>
 concept b3_should_bypass = requires(B& b, set_index s, const access& a) {
     { b.should_bypass(s, a) }
     noexcept->std::convertible_to<bool>;
 };
 
+/// B4: `b.name()` gives a short stable identifier.
 template <class B>
 concept b4_name = requires(const B& cb) {
     { cb.name() } -> std::convertible_to<std::string_view>;
 };
 
+/// A bypass predictor (B1–B4): decides on each allocating miss whether the incoming block is
+/// inserted at all. It never sees tags or data and never chooses victims.
 template <class B>
 concept bypass_predictor = b1_params<B> && b2_constructible<B> && b3_should_bypass<B> && b4_name<B>;
 
@@ -102,18 +113,22 @@ concept reports_storage = requires(const B& b) {
 };
 
 // The engine's (and the combinators') calls: each does nothing for a predictor without the hook.
+/// Calls T1 (`on_hit`) when `B` has it; does nothing otherwise.
 template <class B>
 void notify_hit(B& b, set_index s, entry_index e, const access& a) noexcept {
     if constexpr (trains_on_hit<B>) b.on_hit(s, e, a);
 }
+/// Calls T2 (`on_insert`) when `B` has it; does nothing otherwise.
 template <class B>
 void notify_insert(B& b, set_index s, entry_index e, const access& a) noexcept {
     if constexpr (trains_on_insert<B>) b.on_insert(s, e, a);
 }
+/// Calls T3 (`on_evict`) when `B` has it; does nothing otherwise.
 template <class B>
 void notify_evict(B& b, set_index s, entry_index e, const evicted_block& x) noexcept {
     if constexpr (trains_on_evict<B>) b.on_evict(s, e, x);
 }
+/// The predictor's hardware budget in bits (T4), or 0 when it does not report one.
 template <class B>
 [[nodiscard]] std::uint64_t storage_bits_of(const B& b) noexcept {
     if constexpr (reports_storage<B>)

@@ -72,12 +72,16 @@
 
 #include <memsub/core/errors.hpp>
 
+/// Cache-line compressors: the `compressor` concept (C1–C7) and its refinement
+/// `invertible_compressor` (CI1–CI3), the compressed line they produce and read, and stored
+/// sizes (`stored_size.hpp`). The call protocol is CP1–CP5 in compression/concept.hpp.
 namespace memsub::compression {
 
 /// Largest supported line, and the supported sizes (docs/mechanisms/compressors.md, 'Notation': L ∈
 /// {32, 64, 128}).
 inline constexpr std::uint32_t max_line_bytes = 128;
 
+/// Whether `bytes` is a line size a compressor accepts (32, 64 or 128: C1's `line_bytes`).
 [[nodiscard]] constexpr bool is_supported_line_size(std::uint32_t bytes) noexcept {
     return bytes == 32 || bytes == 64 || bytes == 128;
 }
@@ -86,6 +90,8 @@ inline constexpr std::uint32_t max_line_bytes = 128;
 /// lines are SC² with every word escaped (32 × (16 + 32) = 1536 bits), FPC (32 × 35 = 1120),
 /// BPC (33 + 33 × 32 = 1089) and C-PACK (32 × 34 = 1088).
 inline constexpr std::uint32_t max_payload_bytes = 256;
+/// `max_payload_bytes` in bits: no encoding of a supported line is longer (a `compressed_view`
+/// whose `bits` exceed it is a `decode_status::bad_view`).
 inline constexpr std::uint32_t max_payload_bits = max_payload_bytes * 8;
 
 /// A borrowed compressed line: what `decompress` reads. Build it from a `compressed_line` or, for
@@ -111,15 +117,23 @@ struct compressed_view {
 /// A compressed line as a value (no heap): the payload bits plus the tag metadata that goes with
 /// them. Bytes past `bytes()` are zero when produced by `compress`.
 struct compressed_line {
+    /// Exact payload length in bits; `compress(line).bits == size_bits(line)` (CI1).
     std::uint32_t bits = 0;
+    /// Algorithm-specific encoding id kept in the tag (as `compressed_view::encoding`).
     std::uint8_t encoding = 0;
+    /// `best_of` member path (0 for plain compressors).
     std::uint16_t member = 0;
+    /// Code-book version (SC²; 0 for algorithms without a code book).
     std::uint32_t codebook = 0;
+    /// Further tag metadata beside `encoding` (as `compressed_view::tag_data`).
     std::uint64_t tag_data = 0;
+    /// The payload bit stream, most significant bit of byte 0 first; only the first `bytes()`
+    /// bytes are in use, the rest is zero padding readers may load but never decode.
     std::array<std::byte, max_payload_bytes> payload{};
 
     /// CS2: bytes = ceil(bits / 8).
     [[nodiscard]] constexpr std::uint32_t bytes() const noexcept { return (bits + 7) / 8; }
+    /// The payload bytes in use (the first `bytes()`), without the padding.
     [[nodiscard]] constexpr std::span<const std::byte> data() const noexcept {
         return {payload.data(), std::min<std::size_t>(bytes(), payload.size())};
     }
@@ -128,6 +142,7 @@ struct compressed_line {
     [[nodiscard]] constexpr compressed_view view() const noexcept {
         return {std::span<const std::byte>{payload}, bits, encoding, member, codebook, tag_data};
     }
+    /// Implicit conversion to `view()`, so `decompress` takes a `compressed_line` directly.
     constexpr operator compressed_view() const noexcept { return view(); } // NOLINT
 
     /// Equal when lengths, metadata and the payload bytes in use are equal.
@@ -140,7 +155,7 @@ struct compressed_line {
 
 /// Why a decode failed.
 enum class decode_status : std::uint8_t {
-    ok,
+    ok,                ///< the line decoded; `out` holds exactly `line_bytes()` bytes
     truncated,         ///< the stream ended inside a field (`bits` too small for the content)
     invalid_code,      ///< a code or field value no encoder produces (e.g. an unwritten index)
     unknown_encoding,  ///< `encoding` (or `member`) names no encoding of this compressor
@@ -150,6 +165,7 @@ enum class decode_status : std::uint8_t {
     codebook_mismatch, ///< the line was coded with another code book (SC²)
 };
 
+/// A short English description of `s` for messages (the `problem` of CI3's `input_error`).
 [[nodiscard]] constexpr std::string_view to_string(decode_status s) noexcept {
     switch (s) {
     case decode_status::ok:
@@ -174,48 +190,64 @@ enum class decode_status : std::uint8_t {
 
 /// What `decompress` returns: a status and, on error, the bit offset where it was detected.
 struct decode_result {
+    /// `ok`, or why decoding stopped.
     decode_status status = decode_status::ok;
+    /// On error, the offset into the payload bit stream at which it was detected (0 on success).
     std::uint32_t bit_offset = 0;
 
+    /// Whether the line decoded (`status == decode_status::ok`).
     [[nodiscard]] constexpr bool ok() const noexcept { return status == decode_status::ok; }
+    /// `ok()`, for `if (!r)` after a decode.
     constexpr explicit operator bool() const noexcept { return ok(); }
+    /// `to_string(status)`: what went wrong, for a message.
     [[nodiscard]] constexpr std::string_view message() const noexcept { return to_string(status); }
+    /// Equal when status and bit offset are equal.
     friend constexpr bool operator==(decode_result, decode_result) noexcept = default;
 };
 
 // ------------------------------------------------------------ one concept per requirement
 
+/// C1: `C::params` is a default-constructible aggregate of knobs with a `line_bytes` field.
 template <class C>
 concept c1_params = std::default_initializable<typename C::params> &&
     requires(typename C::params& p) {
     { p.line_bytes } -> std::convertible_to<std::uint32_t>;
 };
 
+/// C2: `C` is constructible from its params, validating them once (`config_error`).
 template <class C>
 concept c2_constructible = std::constructible_from<C, const typename C::params&>;
 
+/// C3: `c.name()` gives a short stable identifier ("bdi", "fpc", …).
 template <class C>
 concept c3_name = requires(const C& c) {
     { c.name() } -> std::convertible_to<std::string_view>;
 };
 
+/// C4: `c.line_bytes()` gives the line size fixed at construction.
 template <class C>
 concept c4_line_bytes = requires(const C& c) {
     { c.line_bytes() } -> std::convertible_to<std::uint32_t>;
 };
 
+/// C5: `c.size_bits(line)` const noexcept gives the exact encoded payload bits of one line:
+/// pure, O(line), no allocation.
 template <class C>
 concept c5_size_bits = requires(const C& c, std::span<const std::byte> line) {
     { c.size_bits(line) }
     noexcept->std::same_as<std::uint32_t>;
 };
 
+/// C6: `c.metadata_bits()` const noexcept gives the bits per line kept in the tag, outside the
+/// payload.
 template <class C>
 concept c6_metadata_bits = requires(const C& c) {
     { c.metadata_bits() }
     noexcept->std::convertible_to<std::uint32_t>;
 };
 
+/// C7: the reported (never applied) compression and decompression latencies in cycles and
+/// energies in nJ, const noexcept.
 template <class C>
 concept c7_costs = requires(const C& c) {
     { c.compress_latency_cycles() }
@@ -228,16 +260,23 @@ concept c7_costs = requires(const C& c) {
     noexcept->std::convertible_to<double>;
 };
 
+/// A cache-line compressor (C1–C7): gives the exact encoded size of a line without building the
+/// payload. What most hosts need; `invertible_compressor` adds the payload round trip.
 template <class C>
 concept compressor = c1_params<C> && c2_constructible<C> && c3_name<C> && c4_line_bytes<C> &&
     c5_size_bits<C> && c6_metadata_bits<C> && c7_costs<C>;
 
+/// CI1: `c.compress(line)` const noexcept builds the payload as a `compressed_line` value whose
+/// `bits` equal `size_bits(line)`.
 template <class C>
 concept ci1_compress = requires(const C& c, std::span<const std::byte> line) {
     { c.compress(line) }
     noexcept->std::same_as<compressed_line>;
 };
 
+/// CI2: `c.decompress(view, out)` const noexcept decodes a `compressed_view` (or a
+/// `compressed_line`) into `out` and reports a `decode_result`; never reads or writes out of
+/// bounds, whatever the payload.
 template <class C>
 concept ci2_decompress = requires(const C& c, const compressed_line& cl, compressed_view v,
                                   std::span<std::byte> out) {
@@ -247,6 +286,8 @@ concept ci2_decompress = requires(const C& c, const compressed_line& cl, compres
     noexcept->std::same_as<decode_result>;
 };
 
+/// A `compressor` that also builds and decodes the payload (CI1–CI2), so that
+/// `decompress(compress(x)) == x` can be verified and real data moved.
 template <class C>
 concept invertible_compressor = compressor<C> && ci1_compress<C> && ci2_decompress<C>;
 

@@ -41,8 +41,9 @@ struct evicted_block {
     std::uint32_t bytes = 0;
     /// Data segments it occupied (its compressed size in a compressed cache).
     std::uint32_t stored_segments = 0;
-    /// Where it was resident.
+    /// The set it was resident in.
     set_index set{};
+    /// The tag entry it held in that set (free again once it left).
     entry_index entry{};
     /// Its data must be written back to the next level: it was written since it was filled
     /// and its bytes go nowhere else. A superseded block is never dirty — its data, dirty or
@@ -50,6 +51,7 @@ struct evicted_block {
     bool dirty = false;
     /// It was hit at least once while resident.
     bool reused = false;
+    /// Why it left.
     eviction_reason reason = eviction_reason::replacement;
     /// Segments of the block (bit 0 = its first) that some access requested while it was
     /// resident: its spatial utilisation (ID-Cache Fig. 3.3). Always 1 in a conventional cache.
@@ -58,6 +60,7 @@ struct evicted_block {
     /// encoding, or a code-book generation); 0 in a conventional cache.
     std::uint32_t payload = 0;
 
+    /// Field-by-field equality (tests compare departure records whole).
     friend bool operator==(const evicted_block&, const evicted_block&) = default;
 };
 

@@ -124,6 +124,7 @@ inline constexpr std::uint32_t no_candidate = std::numeric_limits<std::uint32_t>
 
 /// One explicit leader set.
 struct sampled_leader {
+    /// The set index (< sets); each set leads for at most one (candidate, requester).
     std::uint32_t set = 0;
     /// The candidate this set always uses (for its requester).
     std::uint32_t candidate = 0;
@@ -145,10 +146,14 @@ struct leader_placement {
 
 /// What a set is: a follower, or a leader of `candidate` for `requester`.
 struct set_role {
+    /// The candidate the set leads for, or `no_candidate` for a follower.
     std::uint32_t candidate = no_candidate;
+    /// The requester whose leader set it is (0 for a follower).
     std::uint32_t requester = 0;
 
+    /// Whether the set leads for some requester.
     [[nodiscard]] constexpr bool is_leader() const noexcept { return candidate != no_candidate; }
+    /// Equal when candidate and requester are equal.
     friend constexpr bool operator==(set_role, set_role) noexcept = default;
 };
 
@@ -156,14 +161,23 @@ struct set_role {
 /// name them differently (set_dueling: `leaders_per_side`, `leaders[].side`) passes its own, so
 /// the error names the field its user actually set.
 struct sampler_names {
+    /// The component a `config_error` names.
     std::string_view component = "memsub::set_sampler";
+    /// The parameter holding the set count.
     std::string_view sets = "sets";
+    /// The parameter holding N, `leader_placement::candidates`.
     std::string_view candidates = "candidates";
+    /// The parameter holding K, `leader_placement::leaders_per_candidate`.
     std::string_view leaders_per_candidate = "leaders_per_candidate";
+    /// The parameter holding R, `leader_placement::requesters`.
     std::string_view requesters = "requesters";
+    /// The explicit leader list (also named when leader sets overlap).
     std::string_view leaders = "leaders";
+    /// An explicit leader's `sampled_leader::set`.
     std::string_view leader_set = "leaders[].set";
+    /// An explicit leader's `sampled_leader::candidate`.
     std::string_view leader_candidate = "leaders[].candidate";
+    /// An explicit leader's `sampled_leader::requester`.
     std::string_view leader_requester = "leaders[].requester";
 };
 
@@ -171,10 +185,16 @@ struct sampler_names {
 /// time, allocation-free lookup per access.
 class leader_sets {
 public:
+    /// `leaders_per_candidate` value asking for the automatic K (see the header comment).
     static constexpr std::uint32_t auto_leaders = 0;
+    /// The most candidates a placement may have (N ≤ 63: a candidate fits a 6-bit field).
     static constexpr std::uint32_t max_candidates = 63;
+    /// The most requesters a placement may have.
     static constexpr std::uint32_t max_requesters = 1024;
 
+    /// Places the leader sets of `p` among `sets` sets, by complement-select or from the explicit
+    /// list. Throws `config_error`, worded with `names`, when the placement is invalid or leader
+    /// sets overlap.
     leader_sets(std::uint32_t sets, const leader_placement& p, const sampler_names& names = {})
         : candidates_(p.candidates)
         , requesters_(p.requesters)
@@ -210,16 +230,21 @@ public:
 
     // ------------------------------------------------------------ introspection
 
+    /// The number of sets the placement covers.
     [[nodiscard]] std::uint32_t sets() const noexcept {
         return static_cast<std::uint32_t>(tag_.size());
     }
+    /// N, the candidates.
     [[nodiscard]] std::uint32_t candidates() const noexcept { return candidates_; }
+    /// R, the requesters with leader sets of their own.
     [[nodiscard]] std::uint32_t requesters() const noexcept { return requesters_; }
     /// K of complement-select (the automatic value resolved); 0 for an explicit list.
     [[nodiscard]] std::uint32_t leaders_per_candidate() const noexcept {
         return leaders_per_candidate_;
     }
+    /// Whether the leaders came from an explicit list rather than complement-select.
     [[nodiscard]] bool is_explicit() const noexcept { return leaders_per_candidate_ == 0; }
+    /// The number of leader sets, over all candidates and requesters.
     [[nodiscard]] std::uint32_t leader_count() const noexcept { return leader_count_; }
 
     /// 0: complement-select is combinational, and an explicit list's per-set tag is not counted.
@@ -325,7 +350,9 @@ private:
 
 /// What a follower rule is built for (FR2); the sampler has validated both counts.
 struct sampler_shape {
+    /// N, the candidates the rule chooses among (≤ `Rule::max_candidates`).
     std::uint32_t candidates = 2;
+    /// R, the requesters with rule state of their own.
     std::uint32_t requesters = 1;
     /// The component config errors name.
     std::string_view component = "memsub::set_sampler";
@@ -382,17 +409,23 @@ concept rule_observes_hits = requires(R& r, std::uint32_t t, std::uint32_t c, st
 /// Storage: requesters × psel_bits.
 class psel_rule {
 public:
+    /// The rule's knobs (FR1).
     struct params {
         /// PSEL width, 1..31 (10 in DRRIP, RRIP §6.7).
         std::uint32_t psel_bits = 10;
     };
+    /// Two candidates: a PSEL's MSB names one of two (FR3).
     static constexpr std::uint32_t max_candidates = 2;
 
+    /// One PSEL per requester of `shape`, all 0 (candidate 0). Throws `config_error` unless
+    /// `psel_bits` is in 1..31 (FR2).
     psel_rule(const params& p, const sampler_shape& shape)
         : bits_(p.psel_bits)
         , max_((validate(p, shape), (std::uint32_t{1} << p.psel_bits) - 1u))
         , psel_(shape.requesters, 0) {}
 
+    /// FR4: a miss attributed to candidate 0 raises requester t's PSEL by `cost`, one attributed to
+    /// candidate 1 lowers it, saturating at both ends.
     void on_leader_miss(std::uint32_t t, std::uint32_t c, std::uint64_t cost) noexcept {
         std::uint32_t& psel = psel_[t];
         if (c == 0)
@@ -401,13 +434,18 @@ public:
         else
             psel = psel > cost ? static_cast<std::uint32_t>(psel - cost) : 0u;
     }
+    /// FR5: the MSB of requester t's PSEL (0 → candidate 0, 1 → candidate 1).
     [[nodiscard]] std::uint32_t choice(std::uint32_t t) const noexcept {
         return psel_[t] >> (bits_ - 1u);
     }
 
+    /// Requester t's PSEL value, 0 … psel_max().
     [[nodiscard]] std::uint32_t psel(std::uint32_t t) const noexcept { return psel_[t]; }
+    /// The saturation value, 2^psel_bits − 1.
     [[nodiscard]] std::uint32_t psel_max() const noexcept { return max_; }
+    /// The PSEL width.
     [[nodiscard]] std::uint32_t psel_bits() const noexcept { return bits_; }
+    /// FR6: requesters × psel_bits.
     [[nodiscard]] std::uint64_t storage_bits() const noexcept {
         return std::uint64_t{psel_.size()} * bits_;
     }
@@ -425,7 +463,9 @@ private:
 
 /// What one candidate's leader sets have seen (for one requester) since the last reset.
 struct candidate_counts {
+    /// Hits attributed to the candidate (N_hit); saturates at the rule's counter maximum.
     std::uint64_t hits = 0;
+    /// Misses attributed to the candidate (N_miss); saturates likewise.
     std::uint64_t misses = 0;
     /// Sum of the costs passed with the hits (e.g. LATTE-CC's effective hit latencies).
     std::uint64_t hit_cost = 0;
@@ -468,6 +508,7 @@ struct candidate_counts {
 /// rule learns; considered: N bits per requester.
 class argmin_rule {
 public:
+    /// The rule's knobs (FR1).
     struct params {
         /// Width of each counter (hits, misses, hit cost, miss cost), 1..64.
         std::uint32_t counter_bits = 32;
@@ -480,9 +521,14 @@ public:
         /// ignored); must include `initial_choice`. Every requester starts with it.
         std::uint64_t allowed = all_candidates;
     };
+    /// The `allowed` mask allowing every candidate.
     static constexpr std::uint64_t all_candidates = ~std::uint64_t{0};
+    /// As many candidates as a placement may have (FR3).
     static constexpr std::uint32_t max_candidates = leader_sets::max_candidates;
 
+    /// Zero counts and choice `initial_choice` for every requester of `shape`. Throws
+    /// `config_error` unless counter_bits is in 1..64 and `initial_choice` is a candidate that
+    /// `allowed` allows (FR2).
     argmin_rule(const params& p, const sampler_shape& shape)
         : candidates_(shape.candidates)
         , counter_bits_(p.counter_bits)
@@ -494,18 +540,21 @@ public:
         , choice_(shape.requesters, p.initial_choice)
         , allowed_(shape.requesters, p.allowed & candidate_bits()) {}
 
+    /// FR4: counts a miss and its cost for (t, c); re-decides t under `decide_per_event`.
     void on_leader_miss(std::uint32_t t, std::uint32_t c, std::uint64_t cost) noexcept {
         candidate_counts& k = counts_[index(t, c)];
         k.misses = add(k.misses, 1);
         k.miss_cost = add(k.miss_cost, cost);
         if (per_event_) decide(t, default_cost{});
     }
+    /// FRO1: counts a hit and its cost for (t, c); re-decides t under `decide_per_event`.
     void on_leader_hit(std::uint32_t t, std::uint32_t c, std::uint64_t cost) noexcept {
         candidate_counts& k = counts_[index(t, c)];
         k.hits = add(k.hits, 1);
         k.hit_cost = add(k.hit_cost, cost);
         if (per_event_) decide(t, default_cost{});
     }
+    /// FR5: requester t's current choice (changed only by a decision or `choose`).
     [[nodiscard]] std::uint32_t choice(std::uint32_t t) const noexcept { return choice_[t]; }
 
     /// Every requester takes the argmin of the accumulated cost.
@@ -559,6 +608,7 @@ public:
     }
     /// The candidates requester t's decisions may choose (bits ≥ candidates clear).
     [[nodiscard]] std::uint64_t allowed(std::uint32_t t) const noexcept { return allowed_[t]; }
+    /// Whether requester t's decisions may choose candidate c (false for c ≥ candidates).
     [[nodiscard]] bool is_allowed(std::uint32_t t, std::uint32_t c) const noexcept {
         return c < candidates_ && (allowed_[t] >> c & 1u) != 0;
     }
@@ -572,13 +622,17 @@ public:
         for (std::uint32_t c = 0; c < candidates_; ++c) counts_[index(t, c)] = {};
     }
 
+    /// What requester t's leader sets saw of candidate c since the last reset.
     [[nodiscard]] const candidate_counts& counts(std::uint32_t t, std::uint32_t c) const noexcept {
         return counts_[index(t, c)];
     }
+    /// N, the candidates.
     [[nodiscard]] std::uint32_t candidates() const noexcept { return candidates_; }
+    /// R, the requesters with state of their own.
     [[nodiscard]] std::uint32_t requesters() const noexcept {
         return static_cast<std::uint32_t>(choice_.size());
     }
+    /// FR6: requesters × (candidates × 4 × counter_bits + ⌈log2 candidates⌉).
     [[nodiscard]] std::uint64_t storage_bits() const noexcept {
         const std::uint64_t choice_bits = std::bit_width(candidates_ - 1u);
         return requesters() * (std::uint64_t{candidates_} * 4 * counter_bits_ + choice_bits);
@@ -658,9 +712,12 @@ enum class sampling_phase : std::uint8_t {
 template <follower_rule Rule>
 class set_sampler {
 public:
+    /// The follower rule.
     using rule_type = Rule;
+    /// `leaders_per_candidate` value asking for the automatic K.
     static constexpr std::uint32_t auto_leaders = leader_sets::auto_leaders;
 
+    /// The placement's knobs and the rule's, in one aggregate.
     struct params {
         /// N candidates, 2..min(63, Rule::max_candidates).
         std::uint32_t candidates = 2;
@@ -670,9 +727,12 @@ public:
         std::uint32_t requesters = 1;
         /// Explicit leader sets; empty = complement-select.
         std::vector<sampled_leader> leaders{};
+        /// The follower rule's knobs.
         typename Rule::params rule{};
     };
 
+    /// A sampler over `sets` sets, in the learning phase. Throws `config_error`, worded with
+    /// `names`, on an invalid placement or rule, or more candidates than the rule allows.
     set_sampler(std::uint32_t sets, const params& p, const sampler_names& names = {})
         : set_sampler(sets,
                       leader_placement{.candidates = p.candidates,
@@ -680,6 +740,7 @@ public:
                                        .requesters = p.requesters,
                                        .leaders = p.leaders},
                       p.rule, names) {}
+    /// The same, with the placement and the rule's params given apart.
     set_sampler(std::uint32_t sets, const leader_placement& placement,
                 const typename Rule::params& rule, const sampler_names& names = {})
         : leaders_(sets, checked(placement, names), names)
@@ -705,6 +766,7 @@ public:
 
     /// SS2: from now on leaders are forced to their candidate (`learning`) or follow (`adaptive`).
     void set_phase(sampling_phase p) noexcept { phase_ = p; }
+    /// The current phase (`learning` until `set_phase` changes it).
     [[nodiscard]] sampling_phase phase() const noexcept { return phase_; }
 
     // ---- SS3: attributed by the set (every block of a leader set inserted under its candidate)
@@ -726,6 +788,7 @@ public:
     void on_hit(set_index s, std::uint32_t requester, std::uint64_t cost = 0) noexcept {
         on_hit(s, requester, [cost]() noexcept { return cost; });
     }
+    /// As above; `cost()` is called only when the event trains the rule.
     template <lazy_sample_cost F>
     void on_hit(set_index s, std::uint32_t requester, F&& cost) noexcept {
         if constexpr (rule_observes_hits<Rule>) {
@@ -795,11 +858,18 @@ public:
 
     // ------------------------------------------------------------ introspection
 
+    /// The leader-set placement.
     [[nodiscard]] const leader_sets& leaders() const noexcept { return leaders_; }
+    /// The follower rule, for the consumer's decisions (`argmin_rule::decide`, `reset`, …).
     [[nodiscard]] Rule& rule() noexcept { return rule_; }
+    /// The follower rule, read-only.
     [[nodiscard]] const Rule& rule() const noexcept { return rule_; }
+    /// Whether set `s` is a follower or leads, for which candidate and requester (whatever the
+    /// phase, SS2).
     [[nodiscard]] set_role role(set_index s) const noexcept { return leaders_.role(s); }
+    /// N, the candidates.
     [[nodiscard]] std::uint32_t candidates() const noexcept { return leaders_.candidates(); }
+    /// R, the requesters with leader sets and rule state of their own.
     [[nodiscard]] std::uint32_t requesters() const noexcept { return leaders_.requesters(); }
     /// The rule's state; leader identification costs nothing (see the header comment).
     [[nodiscard]] std::uint64_t storage_bits() const noexcept {

@@ -49,6 +49,8 @@
 #include <optional>
 #include <string_view>
 
+/// CTA (thread block) scheduling on a multi-module GPU: the `cta_scheduler` concept (CT1–CT6,
+/// call protocol CTP1–CTP4) and the schedulers.
 namespace memsub::cta {
 
 /// `next_cta` found nothing for the SM.
@@ -66,12 +68,17 @@ struct kernel_launch {
 
 /// A CTA started on an SM.
 struct cta_assignment {
+    /// The CTA id, 0 … ctas − 1 of the current launch.
     std::uint32_t cta = 0;
+    /// The global SM id it started on (CTP1).
     std::uint32_t sm = 0;
+    /// The module that SM belongs to: sm / sms_per_module (CTP1).
     std::uint32_t module = 0;
+    /// Equal when CTA, SM and module are equal.
     friend constexpr bool operator==(const cta_assignment&, const cta_assignment&) = default;
 };
 
+/// A CTA scheduler's counters since construction (CT6's `stats()`).
 struct cta_stats {
     /// CTAs started since construction.
     std::uint64_t started = 0;
@@ -90,35 +97,46 @@ struct cta_stats {
 
 // ------------------------------------------------------------ one concept per requirement
 
+/// CT1: `S::params` is a default-constructible aggregate holding the machine shape, `S` is
+/// constructible from it (validating every rule) and `s.name()` names it.
 template <class S>
 concept ct1_params = std::default_initializable<typename S::params> &&
     std::constructible_from<S, const typename S::params&> && requires(const S& s) {
     { s.name() } -> std::convertible_to<std::string_view>;
 };
 
+/// CT2: `s.launch(kernel)` starts a kernel of `ctas` CTAs with an occupancy limit per SM.
 template <class S>
 concept ct2_launch = requires(S& s, const kernel_launch& k) {
     s.launch(k);
 };
 
+/// CT3: `s.dispatch()` noexcept starts one CTA on an SM of the policy's choice, or returns
+/// nullopt when none can start now (a scheduler-driven host).
 template <class S>
 concept ct3_dispatch = requires(S& s) {
     { s.dispatch() }
     noexcept->std::same_as<std::optional<cta_assignment>>;
 };
 
+/// CT4: `s.next_cta(sm)` noexcept gives SM `sm` a CTA, started, or `no_cta` (an SM-driven
+/// host).
 template <class S>
 concept ct4_next_cta = requires(S& s, std::uint32_t sm) {
     { s.next_cta(sm) }
     noexcept->std::same_as<std::uint32_t>;
 };
 
+/// CT5: `s.on_cta_complete(sm)` noexcept frees a slot of `sm`; a completion on an idle SM is
+/// ignored and counted.
 template <class S>
 concept ct5_complete = requires(S& s, std::uint32_t sm) {
     { s.on_cta_complete(sm) }
     noexcept;
 };
 
+/// CT6: the const noexcept observers `modules()`, `sms()`, `unstarted()`, `running()`,
+/// `running_on(sm)`, `finished()` and `stats()`.
 template <class S>
 concept ct6_observers = requires(const S& s, std::uint32_t sm) {
     { s.modules() }
@@ -136,6 +154,9 @@ concept ct6_observers = requires(const S& s, std::uint32_t sm) {
     { s.stats() } -> std::convertible_to<const cta_stats&>;
 };
 
+/// A CTA scheduler (CT1–CT6): which CTA starts on which SM as SMs free up. It has no clock: its
+/// decisions depend only on the order of the host's calls (CTP3), and it never allocates
+/// after construction (CTP4).
 template <class S>
 concept cta_scheduler = ct1_params<S> && ct2_launch<S> && ct3_dispatch<S> && ct4_next_cta<S> &&
     ct5_complete<S> && ct6_observers<S>;

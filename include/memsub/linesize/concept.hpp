@@ -54,25 +54,36 @@
 #include <memsub/core/geometry.hpp>
 #include <memsub/core/types.hpp>
 
+/// Line-size prediction for variable-block caches: the `line_size_predictor` concept (LS1–LS4,
+/// optional hooks LO1–LO2, call protocol LP1–LP5), ALSI, static sizes and
+/// `adaptive_line_cache`, which runs one on memsub's variable-block cache.
 namespace memsub::linesize {
 
+/// LS1: `S::params` is a default-constructible aggregate of the predictor's knobs.
 template <class S>
 concept ls1_params = std::default_initializable<typename S::params>;
 
+/// LS2: `S(geometry, params)` builds the predictor and checks every size it can answer against
+/// the geometry (LP2).
 template <class S>
 concept ls2_constructible = std::constructible_from<S, const geometry&, const typename S::params&>;
 
+/// LS3: `s.block_bytes(set, access)` noexcept gives the bytes of each block a (partial) miss of
+/// the access inserts; asked once per access, before the lookup (LP1).
 template <class S>
 concept ls3_block_bytes = requires(S& s, set_index set, const access& a) {
     { s.block_bytes(set, a) }
     noexcept->std::convertible_to<std::uint32_t>;
 };
 
+/// LS4: `s.name()` gives a short stable identifier.
 template <class S>
 concept ls4_name = requires(const S& cs) {
     { cs.name() } -> std::convertible_to<std::string_view>;
 };
 
+/// A line-size predictor (LS1–LS4): chooses the size of the blocks a miss inserts into a
+/// variable-block cache. It never chooses victims and never decides whether to insert.
 template <class S>
 concept line_size_predictor =
     ls1_params<S> && ls2_constructible<S> && ls3_block_bytes<S> && ls4_name<S>;
@@ -89,10 +100,12 @@ concept reports_storage = requires(const S& s) {
     { s.storage_bits() } -> std::convertible_to<std::uint64_t>;
 };
 
+/// Calls LO1 (`on_evict`) when `S` has it; does nothing otherwise.
 template <class S>
 void notify_evict(S& s, set_index set, entry_index e, const evicted_block& b) noexcept {
     if constexpr (observes_evictions<S>) s.on_evict(set, e, b);
 }
+/// The predictor's hardware budget in bits (LO2), or 0 when it does not report one.
 template <class S>
 [[nodiscard]] std::uint64_t storage_bits_of(const S& s) noexcept {
     if constexpr (reports_storage<S>)

@@ -77,38 +77,56 @@
 
 #include <memsub/core/types.hpp>
 
+/// The memory side: address mappings (M1–M2, MI1), DRAM controllers (MC1–MC7, call protocol
+/// MP1–MP6) and their parts (request schedulers, row policies, write drain, queue
+/// organisations), DRAM timing presets and the multi-partition memory of a multi-module GPU.
 namespace memsub::memory {
 
 /// The field counts of a DRAM system (all powers of two).
 struct dram_organisation {
+    /// Independent channels, each with its own controller state and data bus.
     std::uint32_t channels = 1;
+    /// Ranks per channel.
     std::uint32_t ranks = 1;
+    /// Bank groups per rank (1 for DRAM without bank groups).
     std::uint32_t bank_groups = 1;
+    /// Banks in each bank group.
     std::uint32_t banks_per_group = 8;
+    /// Rows per bank.
     std::uint32_t rows = 65536;
     /// Columns in burst units (a request moves one burst).
     std::uint32_t columns = 128;
     /// Bytes of one burst (the byte-offset field below the column).
     std::uint32_t burst_bytes = 64;
 
+    /// Banks in one rank: bank groups × banks per group.
     [[nodiscard]] constexpr std::uint32_t banks_per_rank() const noexcept {
         return bank_groups * banks_per_group;
     }
+    /// Banks in one channel (the range of `flat_bank`): ranks × banks per rank.
     [[nodiscard]] constexpr std::uint32_t banks_per_channel() const noexcept {
         return ranks * banks_per_rank();
     }
+    /// Equal when every field count is equal.
     friend constexpr bool operator==(const dram_organisation&, const dram_organisation&) = default;
 };
 
 /// Where an address lives in DRAM. `bank` is the bank within its bank group.
 struct dram_address {
+    /// Channel, 0 … channels − 1.
     std::uint32_t channel = 0;
+    /// Rank within the channel.
     std::uint32_t rank = 0;
+    /// Bank group within the rank.
     std::uint32_t bank_group = 0;
+    /// Bank within the bank group (`flat_bank` gives the index within the channel).
     std::uint32_t bank = 0;
+    /// Row within the bank.
     std::uint32_t row = 0;
+    /// Column within the row, in bursts.
     std::uint32_t column = 0;
 
+    /// Equal when every coordinate is equal.
     friend constexpr bool operator==(const dram_address&, const dram_address&) = default;
 };
 
@@ -126,6 +144,7 @@ enum class row_class : std::uint8_t {
     conflict, ///< another row was open: PRE + ACT + column access
 };
 
+/// The class's name ("hit", "empty", "conflict"), for reports.
 [[nodiscard]] constexpr std::string_view to_string(row_class c) noexcept {
     switch (c) {
     case row_class::hit:
@@ -142,7 +161,9 @@ enum class row_class : std::uint8_t {
 struct mem_request {
     /// Chosen by the host, returned in the completion (MP1).
     std::uint64_t id = 0;
+    /// The byte address the mapping decodes (M1); the request moves the burst holding it.
     byte_address address{};
+    /// A write (data from the host) rather than a read.
     bool is_write = false;
     /// Which requester (core cluster, SM, core) sent it; partitioned controllers queue by it.
     std::uint32_t requester = 0;
@@ -152,14 +173,22 @@ struct mem_request {
 
 /// A finished request.
 struct completion {
+    /// The request's id, unchanged (MP1).
     std::uint64_t id = 0;
+    /// The request's address.
     byte_address address{};
+    /// Whether the request was a write.
     bool is_write = false;
+    /// The request's requester.
     std::uint32_t requester = 0;
+    /// The channel that served it.
     std::uint32_t channel = 0;
     /// Flat bank within the channel.
     std::uint32_t bank = 0;
+    /// The row-buffer state the request found when selected (MP5); meaningless when
+    /// `from_queue`.
     row_class kind = row_class::hit;
+    /// The request's arrival cycle, as enqueued (MP2).
     std::uint64_t arrival_cycle = 0;
     /// When the scheduler picked it (end of queueing).
     std::uint64_t selected_cycle = 0;
@@ -171,42 +200,52 @@ struct completion {
     /// queued write to its line, or a write merged into one (no data-bus cycles, no row class).
     bool from_queue = false;
 
+    /// Cycles from arrival to the last data beat (MP5: done − arrival).
     [[nodiscard]] constexpr std::uint64_t latency() const noexcept {
         return done_cycle - arrival_cycle;
     }
+    /// Cycles the request waited to be selected (MP5: selected − arrival).
     [[nodiscard]] constexpr std::uint64_t queueing_delay() const noexcept {
         return selected_cycle - arrival_cycle;
     }
 };
 
+/// What `enqueue` did with a request (MC2).
 enum class enqueue_result : std::uint8_t {
-    accepted,
+    accepted,   ///< queued: it will complete and be drained
     queue_full, ///< back-pressure: retry later
     rejected,   ///< never acceptable (bad request): do not retry
 };
 
 // ------------------------------------------------------------ one concept per requirement
 
+/// M1: `m.map(address)` noexcept decodes any byte address into DRAM coordinates (total).
 template <class M>
 concept m1_map = requires(const M& m, byte_address a) {
     { m.map(a) }
     noexcept->std::same_as<dram_address>;
 };
 
+/// MI1: `m.unmap(coordinates)` noexcept gives the lowest byte address that maps to them.
 template <class M>
 concept mi1_unmap = requires(const M& m, const dram_address& d) {
     { m.unmap(d) }
     noexcept->std::same_as<byte_address>;
 };
 
+/// M2: `m.organisation()` gives the field counts controllers size themselves by.
 template <class M>
 concept m2_organisation = requires(const M& m) {
     { m.organisation() } -> std::convertible_to<const dram_organisation&>;
 };
 
+/// An address mapping (M1–M2): decodes byte addresses into DRAM coordinates, const and
+/// noexcept; a controller calls it at enqueue time only.
 template <class M>
 concept address_mapping = m1_map<M> && m2_organisation<M>;
 
+/// An `address_mapping` that also encodes coordinates back into an address (MI1):
+/// map(unmap(d)) == d for every in-range d.
 template <class M>
 concept invertible_address_mapping = address_mapping<M> && mi1_unmap<M>;
 
@@ -216,33 +255,42 @@ struct completion_sink_archetype {
 };
 } // namespace detail
 
+/// MC1: `C::params` is a default-constructible aggregate, validated at construction.
 template <class C>
 concept mc1_params = std::default_initializable<typename C::params>;
 
+/// MC2: `c.enqueue(request)` noexcept accepts the request, refuses it for now (queue_full) or
+/// rejects it for good.
 template <class C>
 concept mc2_enqueue = requires(C& c, const mem_request& r) {
     { c.enqueue(r) }
     noexcept->std::same_as<enqueue_result>;
 };
 
+/// MC3: `c.can_accept(request)` const noexcept says whether `enqueue` would accept it now.
 template <class C>
 concept mc3_can_accept = requires(const C& c, const mem_request& r) {
     { c.can_accept(r) }
     noexcept->std::same_as<bool>;
 };
 
+/// MC4: `c.advance_to(cycle)` noexcept performs every decision and state change up to `cycle`.
 template <class C>
 concept mc4_advance_to = requires(C& c, std::uint64_t t) {
     { c.advance_to(t) }
     noexcept;
 };
 
+/// MC5: `c.next_event_cycle()` const noexcept gives the earliest cycle at which advancing changes
+/// anything (`memsub::never` when nothing is outstanding).
 template <class C>
 concept mc5_next_event_cycle = requires(const C& c) {
     { c.next_event_cycle() }
     noexcept->std::same_as<std::uint64_t>;
 };
 
+/// MC6: `c.drain(sink)` and `c.drain(buffer)` hand over completed requests in completion-cycle
+/// order and return how many, without allocating.
 template <class C>
 concept mc6_drain = requires(C& c, std::span<completion> buf,
                              detail::completion_sink_archetype sink) {
@@ -251,6 +299,7 @@ concept mc6_drain = requires(C& c, std::span<completion> buf,
     noexcept->std::convertible_to<std::size_t>;
 };
 
+/// MC7: `c.stats()`, `c.pending()` (accepted, not yet drained) and `c.name()`.
 template <class C>
 concept mc7_observers = requires(const C& c) {
     { c.stats().completed() } -> std::convertible_to<std::uint64_t>;
@@ -259,6 +308,8 @@ concept mc7_observers = requires(const C& c) {
     { c.name() } -> std::convertible_to<std::string_view>;
 };
 
+/// A DRAM memory controller (MC1–MC7) that the host drives by cycle (MP1–MP6): requests are
+/// enqueued, the controller advanced to a cycle, completions drained.
 template <class C>
 concept memory_controller = mc1_params<C> && mc2_enqueue<C> && mc3_can_accept<C> &&
     mc4_advance_to<C> && mc5_next_event_cycle<C> && mc6_drain<C> && mc7_observers<C>;

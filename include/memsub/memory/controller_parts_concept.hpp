@@ -69,8 +69,9 @@ namespace memsub::memory {
 /// The write-drain knobs a controller's params carry (each controller keeps its own defaults:
 /// dram_controller DRAMSim3's, partitioned_controller gem5's watermarks).
 struct write_drain_knobs {
-    /// A drain starts at ≥ high % of the write slots and may end at ≤ low %.
+    /// A drain starts when the queued writes reach this percentage of the write slots (or more).
     std::uint32_t high_watermark_pct = 100;
+    /// A drain may end once the queued writes are down to this percentage of the write slots.
     std::uint32_t low_watermark_pct = 0;
     /// With the idle condition (no read waiting), a drain starts at this many writes; 0 = never.
     std::uint32_t idle_drain_min = 9;
@@ -117,9 +118,12 @@ struct queue_host_archetype {};
 
 // ------------------------------------------------------------ one concept per requirement
 
+/// WD1: `D(knobs, write_slots)` constructs the policy of one channel, in read mode.
 template <class D>
 concept wd1_construct = std::constructible_from<D, const write_drain_knobs&, std::uint32_t>;
 
+/// WD2: `d.update(observation, t, oldest_write)` noexcept, once per decision cycle, starts or
+/// ends a drain and says when a waiting start condition would hold.
 template <class D>
 concept wd2_update = requires(D& d, const drain_observation& o, std::uint64_t t,
                               detail::oldest_write_archetype oldest) {
@@ -127,6 +131,8 @@ concept wd2_update = requires(D& d, const drain_observation& o, std::uint64_t t,
     noexcept->std::same_as<drain_step>;
 };
 
+/// WD3: `d.draining()` (the channel serves writes first) and `d.started_at()` (the decision
+/// cycle the drain began), const noexcept.
 template <class D>
 concept wd3_mode = requires(const D& d) {
     { d.draining() }
@@ -135,6 +141,7 @@ concept wd3_mode = requires(const D& d) {
     noexcept->std::same_as<std::uint64_t>;
 };
 
+/// WD4: `d.on_write_served()` and `d.on_read_served()` noexcept count what the controller served.
 template <class D>
 concept wd4_served = requires(D& d) {
     { d.on_write_served() }
@@ -143,27 +150,36 @@ concept wd4_served = requires(D& d) {
     noexcept;
 };
 
+/// WD5: `d.end_on_hazard()` noexcept ends the drain so that an older read of the line about
+/// to be written goes first.
 template <class D>
 concept wd5_hazard = requires(D& d) {
     { d.end_on_hazard() }
     noexcept;
 };
 
+/// A channel's write-drain policy (WD1–WD5): when the channel stops serving reads to drain its
+/// queued writes in a batch, and when it goes back.
 template <class D>
 concept write_drain_policy =
     wd1_construct<D> && wd2_update<D> && wd3_mode<D> && wd4_served<D> && wd5_hazard<D>;
 
+/// QO1: `Q::name` names the organisation.
 template <class Q>
 concept qo1_name = requires {
     { Q::name } -> std::convertible_to<std::string_view>;
 };
 
+/// QO2: `Q::command_queues`, a constant bool: whether the scheduler selects among per-bank
+/// command queues fed from the transaction queues.
 template <class Q>
 concept qo2_command_queues = requires {
     { Q::command_queues } -> std::convertible_to<bool>;
     typename std::integral_constant<bool, Q::command_queues>; // a constant
 };
 
+/// QO3: static `Q::has_room(ctl, channel, write)` noexcept: the channel's queues take a request
+/// of that direction.
 template <class Q>
 concept qo3_has_room = requires(const detail::queue_host_archetype& ctl, std::uint32_t c,
                                 bool write) {
@@ -171,6 +187,8 @@ concept qo3_has_room = requires(const detail::queue_host_archetype& ctl, std::ui
     noexcept->std::same_as<bool>;
 };
 
+/// QO4: static `Q::place(ctl, channel, request, row, bank, visible_at)` noexcept: a request joins
+/// the channel's queues.
 template <class Q>
 concept qo4_place = requires(detail::queue_host_archetype& ctl, std::uint32_t c,
                              const mem_request& r, std::uint32_t row, std::uint32_t bank,
@@ -179,6 +197,8 @@ concept qo4_place = requires(detail::queue_host_archetype& ctl, std::uint32_t c,
     noexcept;
 };
 
+/// QO5: static `Q::run_channel(ctl, channel, until)` noexcept performs the channel's decisions
+/// due up to cycle `until`.
 template <class Q>
 concept qo5_run_channel = requires(detail::queue_host_archetype& ctl, std::uint32_t c,
                                    std::uint64_t until) {
@@ -186,18 +206,25 @@ concept qo5_run_channel = requires(detail::queue_host_archetype& ctl, std::uint3
     noexcept->std::same_as<void>;
 };
 
+/// QO6: `Q::params`, a default-constructible aggregate of the knobs only this organisation
+/// reads; the controller's params carry it as `queues`.
 template <class Q>
 concept qo6_params = requires {
     typename Q::params;
 }
 &&std::default_initializable<typename Q::params>;
 
+/// QO7: `Q::channel_state`, constructible from (banks, bank_command_queue): the per-channel
+/// state only this organisation keeps; the controller's channel carries it as `q`.
 template <class Q>
 concept qo7_channel_state = requires {
     typename Q::channel_state;
 }
 &&std::constructible_from<typename Q::channel_state, std::uint32_t, std::uint32_t>;
 
+/// QO8: static `Q::holds_write(ctl, channel, bank, row, address)` noexcept: a write to the line
+/// of `address` waits in the organisation outside the write queue (forwarding and merging serve
+/// from it as from the write queue).
 template <class Q>
 concept qo8_holds_write = requires(const detail::queue_host_archetype& ctl, std::uint32_t c,
                                    std::uint32_t bank, std::uint32_t row, byte_address a) {
@@ -205,28 +232,38 @@ concept qo8_holds_write = requires(const detail::queue_host_archetype& ctl, std:
     noexcept->std::same_as<bool>;
 };
 
+/// How a controller's requests wait between arrival and selection (QO1–QO8): shared transaction
+/// queues, or those plus per-bank command queues. All static; the controller makes Q a friend.
 template <class Q>
 concept queue_organisation =
     qo1_name<Q> && qo2_command_queues<Q> && qo3_has_room<Q> && qo4_place<Q> && qo5_run_channel<Q> &&
     qo6_params<Q> && qo7_channel_state<Q> && qo8_holds_write<Q>;
 
+/// RF1: `R::name` names the refresh rule.
 template <class R>
 concept rf1_name = requires {
     { R::name } -> std::convertible_to<std::string_view>;
 };
 
+/// RF2: `R::precharge`, a constant `refresh_precharge`: how an all-bank refresh precharges its
+/// rank's open banks, all at once or one per cycle.
 template <class R>
 concept rf2_precharge = requires {
     { R::precharge } -> std::convertible_to<refresh_precharge>;
     typename std::integral_constant<refresh_precharge, R::precharge>; // a constant
 };
 
+/// RF3: static `R::preempt_deadline(channel, bank)` noexcept: a request at `bank` whose column
+/// command would issue at or after this cycle is not selected before the refresh; `never` = the
+/// refresh waits for the commands already placed.
 template <class R>
 concept rf3_preempt_deadline = requires(const dram_channel& ch, std::uint32_t bank) {
     { R::preempt_deadline(ch, bank) }
     noexcept->std::same_as<std::uint64_t>;
 };
 
+/// How a controller refreshes around its requests (RF1–RF3): JEDEC postponement or DRAMSim3's
+/// rank preemption (memory/dram_refresh.hpp).
 template <class R>
 concept refresh_rule = rf1_name<R> && rf2_precharge<R> && rf3_preempt_deadline<R>;
 

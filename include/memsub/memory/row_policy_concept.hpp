@@ -30,24 +30,34 @@ namespace memsub::memory {
 
 // One concept per requirement (labels: testing/contract.hpp); `diagnose_row_policy<P>()` names
 // the broken ones.
+/// RP1: `P::params` is default-constructible and `P(params, banks)` builds the policy for all
+/// banks of all channels.
 template <class P>
 concept rp1_params = std::default_initializable<typename P::params> &&
     std::constructible_from<P, const typename P::params&, std::uint32_t>;
+/// RP2: `p.close_at(bank, data_end_cycle)` noexcept gives the cycle from which the open row
+/// should be closed (`memsub::never` = keep it open; at or before the column cycle =
+/// auto-precharge).
 template <class P>
 concept rp2_close_at = requires(P& p, std::uint32_t bank, std::uint64_t t) {
     { p.close_at(bank, t) }
     noexcept->std::same_as<std::uint64_t>;
 };
+/// RP3: `p.observe(bank, found, closed_row_was_wanted)` noexcept learns the row class a newly
+/// selected request found and whether the policy closed the row it wanted.
 template <class P>
 concept rp3_observe = requires(P& p, std::uint32_t bank, row_class c) {
     { p.observe(bank, c, true) }
     noexcept;
 };
+/// RP4: `p.name()` gives a short stable identifier.
 template <class P>
 concept rp4_name = requires(const P& p) {
     { p.name() } -> std::convertible_to<std::string_view>;
 };
 
+/// A DRAM row-buffer policy (RP1–RP4): when a bank precharges its open row (open page, closed
+/// page, timeout-adaptive).
 template <class P>
 concept row_policy = rp1_params<P> && rp2_close_at<P> && rp3_observe<P> && rp4_name<P>;
 

@@ -32,9 +32,15 @@
 
 namespace memsub::memory {
 
+/// A request scheduler's choice (MS2): the index of the queued request to serve, or `none` with
+/// the cycle to ask again.
 struct selection {
+    /// The `index` of "no request can be chosen now".
     static constexpr std::size_t none = std::numeric_limits<std::size_t>::max();
+    /// The chosen request's position in the queue (0 = oldest), or `none`.
     std::size_t index = none;
+    /// With `none`: the earliest cycle at which a choice may become possible (a lower bound).
+    /// Not read when a request was chosen.
     std::uint64_t wake = never;
 };
 
@@ -50,24 +56,31 @@ struct queue_view_archetype {
 
 // One concept per requirement (labels: testing/contract.hpp); `diagnose_request_scheduler<S>()`
 // names the broken ones.
+/// MS1: `S::params` is default-constructible and `S(params, banks)` builds one channel's state.
 template <class S>
 concept ms1_params = std::default_initializable<typename S::params> &&
     std::constructible_from<S, const typename S::params&, std::uint32_t>;
+/// MS2: `s.select(n, view)` noexcept chooses among the `n` queued requests (oldest first) or
+/// returns `selection::none` with a wake-up cycle.
 template <class S>
 concept ms2_select = requires(S& s, std::size_t n, const detail::queue_view_archetype& v) {
     { s.select(n, v) }
     noexcept->std::same_as<selection>;
 };
+/// MS3: `s.on_selected(view, index)` noexcept is told that the chosen request leaves the queue.
 template <class S>
 concept ms3_on_selected = requires(S& s, std::size_t n, const detail::queue_view_archetype& v) {
     { s.on_selected(v, n) }
     noexcept;
 };
+/// MS4: `s.name()` gives a short stable identifier.
 template <class S>
 concept ms4_name = requires(const S& s) {
     { s.name() } -> std::convertible_to<std::string_view>;
 };
 
+/// The request scheduler of a shared-queue DRAM controller (MS1–MS4): which queued request of
+/// a channel is served next (FCFS, FR-FCFS, …), given the queue's banks, row hits and readiness.
 template <class S>
 concept request_scheduler = ms1_params<S> && ms2_select<S> && ms3_on_selected<S> && ms4_name<S>;
 

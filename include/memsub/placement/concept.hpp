@@ -53,6 +53,9 @@
 
 #include <memsub/core/types.hpp>
 
+/// Page placement across the memory partitions of a multi-module machine: the
+/// `placement_policy` concept (PL1–PL5, refinement PLI1, call protocol PP1–PP4), the policies,
+/// and `placed_mapping`, which puts a placement in front of a partition's DRAM mapping.
 namespace memsub::placement {
 
 /// Where the data of an address lives.
@@ -64,28 +67,37 @@ struct location {
     /// Byte address within the partition's memory, as its DRAM mapping decodes it.
     std::uint64_t local_address = 0;
 
+    /// Equal when partition, channel and local address are equal.
     friend constexpr bool operator==(const location&, const location&) = default;
 };
 
 // ------------------------------------------------------------ one concept per requirement
 
+/// PL1: `P::params` is a default-constructible aggregate, `P` is constructible from it
+/// (validating every rule) and `p.name()` names it.
 template <class P>
 concept pl1_params = std::default_initializable<typename P::params> &&
     std::constructible_from<P, const typename P::params&> && requires(const P& p) {
     { p.name() } -> std::convertible_to<std::string_view>;
 };
 
+/// PL2: `p.place(address, requester)` gives the address's `location`; with state, the first call
+/// for a page decides it.
 template <class P>
 concept pl2_place = requires(P& p, byte_address a, std::uint32_t requester) {
     { p.place(a, requester) } -> std::same_as<location>;
 };
 
+/// PL3: `p.locate(address)` const noexcept gives the location `place` gave, changing nothing;
+/// nullopt for a page not yet placed.
 template <class P>
 concept pl3_locate = requires(const P& p, byte_address a) {
     { p.locate(a) }
     noexcept->std::same_as<std::optional<location>>;
 };
 
+/// PL4: the machine and unit sizes, const noexcept: `partitions()`, `channels_per_partition()`,
+/// `page_bytes()` (the placement unit) and `granule_bytes()` (the channel-interleave unit).
 template <class P>
 concept pl4_shape = requires(const P& p) {
     { p.partitions() }
@@ -98,22 +110,28 @@ concept pl4_shape = requires(const P& p) {
     noexcept->std::same_as<std::uint32_t>;
 };
 
+/// PL5: `p.partition_bytes()` const noexcept bounds every local address.
 template <class P>
 concept pl5_capacity = requires(const P& p) {
     { p.partition_bytes() }
     noexcept->std::same_as<std::uint64_t>;
 };
 
+/// A page placement (PL1–PL5): which partition and channel hold the data of a byte address, and
+/// at which partition-local address. A page's location never changes once decided (PP2).
 template <class P>
 concept placement_policy =
     pl1_params<P> && pl2_place<P> && pl3_locate<P> && pl4_shape<P> && pl5_capacity<P>;
 
+/// PLI1: `p.global_address(partition, local_address)` const noexcept inverts `place`.
 template <class P>
 concept pli1_inverse = requires(const P& p, std::uint32_t partition, std::uint64_t local) {
     { p.global_address(partition, local) }
     noexcept->std::same_as<byte_address>;
 };
 
+/// A stateless `placement_policy` that also maps a partition-local address back to the global
+/// one (PLI1): place(global_address(l.partition, l.local_address)) == l.
 template <class P>
 concept invertible_placement = placement_policy<P> && pli1_inverse<P>;
 

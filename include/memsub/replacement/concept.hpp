@@ -114,6 +114,9 @@
 #include <memsub/core/geometry.hpp>
 #include <memsub/core/types.hpp>
 
+/// Replacement policies: the `replacement_policy` concept (R1–R7, optional hooks O1–O8, call
+/// protocol P1–P8), the policies themselves, and the combinators built on them (set dueling,
+/// DRRIP, SHiP, ReMAP, OPT).
 namespace memsub::replacement {
 
 /// What the size-aware `on_insert` (R4) is told about the block just placed.
@@ -134,20 +137,25 @@ struct room_request {
     std::uint32_t entries_needed = 0;
     /// Data segments still needed beyond the free ones (0 when only a tag is missing).
     std::uint32_t segments_needed = 0;
-    /// The incoming block's address span in bytes and stored size in segments (the growing
-    /// block's new size on a resizing store, P8).
+    /// The incoming block's address span in bytes (the growing block's new span on a resizing
+    /// store, P8).
     std::uint32_t incoming_bytes = 0;
+    /// The incoming block's stored size in segments (its new size on a resizing store, P8).
     std::uint32_t incoming_segments = 0;
 };
 
 // ------------------------------------------------------------ one concept per requirement
 
+/// R1: `P::params` is a default-constructible aggregate of the policy's knobs.
 template <class P>
 concept r1_params = std::default_initializable<typename P::params>;
 
+/// R2: `P(geometry, params)` builds the policy for a cache of that shape (it may throw
+/// `config_error`, nothing else).
 template <class P>
 concept r2_constructible = std::constructible_from<P, const geometry&, const typename P::params&>;
 
+/// R3: `p.on_hit(set, entry, access)` noexcept: a resident block served an access.
 template <class P>
 concept r3_on_hit = requires(P& p, set_index s, entry_index e, const access& a) {
     { p.on_hit(s, e, a) }
@@ -167,9 +175,11 @@ concept sized_on_insert = requires(P& p, set_index s, entry_index e, const acces
     { p.on_insert(s, e, a, i) }
     noexcept;
 };
+/// R4: `p.on_insert` noexcept, in either form: a block was placed in an entry.
 template <class P>
 concept r4_on_insert = plain_on_insert<P> || sized_on_insert<P>;
 
+/// R5: `p.on_evict(set, entry, block)` noexcept: a block left the entry, for whatever reason.
 template <class P>
 concept r5_on_evict = requires(P& p, set_index s, entry_index e, const evicted_block& b) {
     { p.on_evict(s, e, b) }
@@ -189,14 +199,18 @@ concept sized_victim = requires(P& p, set_index s, entry_mask m, const access& a
     { p.victim(s, m, a, r) }
     noexcept->std::same_as<entry_index>;
 };
+/// R6: `p.victim` noexcept, in either form, names an entry among the eligible ones to make room.
 template <class P>
 concept r6_victim = plain_victim<P> || sized_victim<P>;
 
+/// R7: `p.name()` gives a short stable identifier.
 template <class P>
 concept r7_name = requires(const P& cp) {
     { cp.name() } -> std::convertible_to<std::string_view>;
 };
 
+/// A replacement policy (R1–R7): orders the tag entries of each set from its own per-entry and
+/// per-set metadata and names a victim when the engine needs room. It never sees tags or data.
 template <class P>
 concept replacement_policy = r1_params<P> && r2_constructible<P> && r3_on_hit<P> &&
     r4_on_insert<P> && r5_on_evict<P> && r6_victim<P> && r7_name<P>;
@@ -274,17 +288,22 @@ concept places_rows = requires(P& p, const P& cp, std::byte* first, std::size_t 
 /// for `P` (`P::for_entries<Entries>` when P declares it, P otherwise; P when `Entries` is 0).
 template <class P, std::uint32_t Entries>
 struct shaped_policy {
+    /// `P` itself: it has no `for_entries`, or the shape is not fixed at compile time.
     using type = P;
 };
+/// O6 for a policy that declares `for_entries` and an engine with a fixed shape: the policy's
+/// own fixed-shape form.
 template <class P, std::uint32_t Entries>
 requires(Entries != 0) && requires {
     typename P::template for_entries<Entries>;
 }
 struct shaped_policy<P, Entries> {
+    /// `P::for_entries<Entries>`, which takes P's params.
     using type = typename P::template for_entries<Entries>;
     static_assert(std::same_as<typename type::params, typename P::params>,
                   "O6: P::for_entries<E> must take P's params");
 };
+/// `shaped_policy<P, Entries>::type`: the policy type an engine of that shape builds (O6).
 template <class P, std::uint32_t Entries>
 using shaped_policy_t = typename shaped_policy<P, Entries>::type;
 

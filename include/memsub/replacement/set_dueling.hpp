@@ -60,12 +60,14 @@ namespace memsub::replacement {
 ///   side)` -> entry_index, all noexcept; D7. `name()`. set_dueling calls the richest form
 ///   (as the engine does for R4/R6).
 /// Optional: `on_miss(s, a, side)`, `should_bypass(s, a, side)` (noexcept), `storage_bits()`.
+/// D4, the size-aware form: `on_insert(s, e, a, insert_info, side)` noexcept.
 template <class D>
 concept dual_sized_on_insert = requires(D& d, set_index s, entry_index e, const access& a,
                                         const insert_info& i, std::uint32_t side) {
     { d.on_insert(s, e, a, i, side) }
     noexcept;
 };
+/// D6, the size-aware form: `victim(s, eligible, a, room_request, side)` noexcept.
 template <class D>
 concept dual_sized_victim = requires(D& d, set_index s, entry_mask m, const access& a,
                                      const room_request& r, std::uint32_t side) {
@@ -75,38 +77,47 @@ concept dual_sized_victim = requires(D& d, set_index s, entry_mask m, const acce
 
 // One concept per requirement (labels: testing/contract.hpp); `diagnose_dueling_candidate<D>()`
 // names the broken ones.
+/// D1: `D::params` is default-constructible.
 template <class D>
 concept d1_params = std::default_initializable<typename D::params>;
+/// D2: `D(geometry, params)` builds the dual policy for a cache of that shape.
 template <class D>
 concept d2_constructible = std::constructible_from<D, const geometry&, const typename D::params&>;
+/// D3: `d.on_hit(s, e, a, side)` noexcept: R3 under the side in force in the set.
 template <class D>
 concept d3_on_hit = requires(D& d, set_index s, entry_index e, const access& a,
                              std::uint32_t side) {
     { d.on_hit(s, e, a, side) }
     noexcept;
 };
+/// D4: `d.on_insert` noexcept, plain or size-aware, with the side: R4 under that side.
 template <class D>
 concept d4_on_insert = dual_sized_on_insert<D> ||
     requires(D& d, set_index s, entry_index e, const access& a, std::uint32_t side) {
     { d.on_insert(s, e, a, side) }
     noexcept;
 };
+/// D5: `d.on_evict(s, e, block)` noexcept: R5; a departure is the same whatever the side.
 template <class D>
 concept d5_on_evict = requires(D& d, set_index s, entry_index e, const evicted_block& info) {
     { d.on_evict(s, e, info) }
     noexcept;
 };
+/// D6: `d.victim` noexcept, plain or size-aware, with the side: R6 under that side.
 template <class D>
 concept d6_victim = dual_sized_victim<D> ||
     requires(D& d, set_index s, entry_mask m, const access& a, std::uint32_t side) {
     { d.victim(s, m, a, side) }
     noexcept->std::same_as<entry_index>;
 };
+/// D7: `d.name()` gives a short stable identifier (set_dueling reports it as its own).
 template <class D>
 concept d7_name = requires(const D& d) {
     { d.name() } -> std::convertible_to<std::string_view>;
 };
 
+/// A dual policy set_dueling can drive (D1–D7): one state, two behaviours ("sides") selected per
+/// call by the side passed to its hooks.
 template <class D>
 concept dueling_candidate = d1_params<D> && d2_constructible<D> && d3_on_hit<D> &&
     d4_on_insert<D> && d5_on_evict<D> && d6_victim<D> && d7_name<D>;
@@ -130,12 +141,15 @@ consteval bool diagnose_dueling_candidate() {
     return dueling_candidate<D>;
 }
 
+/// Optional: `d.on_miss(s, a, side)` noexcept (O1 with the side); set_dueling forwards misses.
 template <class D>
 concept dual_observes_misses = requires(D& d, set_index s, const access& a, std::uint32_t side) {
     { d.on_miss(s, a, side) }
     noexcept;
 };
 
+/// Optional: `d.should_bypass(s, a, side)` noexcept (O3 with the side); set_dueling then offers
+/// `should_bypass` too.
 template <class D>
 concept dual_may_bypass = requires(D& d, set_index s, const access& a, std::uint32_t side) {
     { d.should_bypass(s, a, side) }
@@ -144,12 +158,14 @@ concept dual_may_bypass = requires(D& d, set_index s, const access& a, std::uint
 
 /// The cost of one leader-set miss is 1 (DIP, DRRIP).
 struct unit_miss_cost {
+    /// 1, whatever the access: PSEL counts misses.
     [[nodiscard]] constexpr std::uint32_t operator()(const access&) const noexcept { return 1; }
 };
 
 /// The host's cost of the miss: `hints.miss_cost_cycles` when known, else
 /// `hints.memory_cost_class + 1` when known, else 1 (ReMAP's PSEL update, [Dissertation] §2.2.4).
 struct hinted_miss_cost {
+    /// The cost of `a`'s miss from its host hints, ≥ 1.
     [[nodiscard]] constexpr std::uint32_t operator()(const access& a) const noexcept {
         if (a.hints.miss_cost_cycles != 0) return a.hints.miss_cost_cycles;
         if (a.hints.memory_cost_class != host_hints::unknown_class)
@@ -173,6 +189,7 @@ concept miss_cost_for = std::default_initializable<C> &&(
 
 /// One explicit leader set.
 struct dueling_leader {
+    /// The set index (< sets); each set leads for at most one (side, requester).
     std::uint32_t set = 0;
     /// 0 or 1: the side this set always uses (for its requester).
     std::uint32_t side = 0;
@@ -180,13 +197,22 @@ struct dueling_leader {
     std::uint32_t requester = 0;
 };
 
+/// Set dueling (DIP §5, DRRIP, TA-DRRIP, ReMAP's cost-based dueling): a replacement policy
+/// (R1–R7) that runs the dual policy `Dual` under side 0 or side 1 per set and access, as
+/// leader sets and a PSEL per requester decide (see the header comment). `Cost` weighs each
+/// leader-set miss (`unit_miss_cost` by default). Hooks are O(1) besides the dual's, never
+/// allocate and never throw.
 template <dueling_candidate Dual, miss_cost_for<Dual> Cost = unit_miss_cost>
 class set_dueling {
 public:
+    /// `leaders_per_side` value asking for the automatic K.
     static constexpr std::uint32_t auto_leaders = leader_sets::auto_leaders;
+    /// The leader sets and PSELs: a set sampler with two candidates, the sides.
     using sampler_type = set_sampler<psel_rule>;
 
+    /// The knobs (R1): the dual policy's, the leader placement, the PSEL width and the cost.
     struct params {
+        /// The dual policy's own knobs.
         typename Dual::params policy{};
         /// K leader sets per side (per requester); 0 = automatic (see set_sampler.hpp).
         std::uint32_t leaders_per_side = auto_leaders;
@@ -196,21 +222,30 @@ public:
         std::uint32_t requesters = 1;
         /// Explicit leader sets; empty = complement-select with `leaders_per_side`.
         std::vector<dueling_leader> leaders{};
+        /// The miss-cost functor (stateless for DRRIP and ReMAP).
         Cost cost{};
     };
 
+    /// With default params.
     explicit set_dueling(const geometry& g) : set_dueling(g, params{}) {}
+    /// R2: builds the dual policy and places the leader sets. Throws `config_error` naming this
+    /// class's params (`leaders_per_side`, `leaders[].side`, `psel_bits`, …) when they do not fit
+    /// the geometry.
     set_dueling(const geometry& g, const params& p)
         : dual_(g, p.policy)
         , cost_(p.cost)
         , sampler_(g.sets, placement(p), psel_rule::params{.psel_bits = p.psel_bits}, names) {}
 
+    /// R7: the dual policy's name.
     [[nodiscard]] std::string_view name() const noexcept { return dual_.name(); }
 
+    /// R3: the dual policy's on_hit under the side in force.
     void on_hit(set_index s, entry_index e, const access& a) noexcept {
         dual_.on_hit(s, e, a, side_of(s, a.requester));
     }
 
+    /// O1: the dual policy's on_miss (when it has one), then the miss's cost moves the PSEL of
+    /// the access's requester when `s` is one of its leader sets.
     void on_miss(set_index s, const access& a) noexcept {
         if constexpr (dual_observes_misses<Dual>) dual_.on_miss(s, a, side_of(s, a.requester));
         // After the dual's on_miss, so a cost functor may read what it computed (ReMAP's MAC).
@@ -218,6 +253,7 @@ public:
     }
 
     // R4 and R6 in their size-aware forms, forwarded in the dual policy's richest form (D4, D6).
+    /// R4: the dual policy's on_insert under the side in force.
     void on_insert(set_index s, entry_index e, const access& a, const insert_info& info) noexcept {
         const std::uint32_t side = side_of(s, a.requester);
         if constexpr (dual_sized_on_insert<Dual>)
@@ -225,9 +261,11 @@ public:
         else
             dual_.on_insert(s, e, a, side);
     }
+    /// R5: the dual policy's on_evict.
     void on_evict(set_index s, entry_index e, const evicted_block& info) noexcept {
         dual_.on_evict(s, e, info);
     }
+    /// R6: the dual policy's victim under the side in force.
     [[nodiscard]] entry_index victim(set_index s, entry_mask eligible, const access& a,
                                      const room_request& need) noexcept {
         const std::uint32_t side = side_of(s, a.requester);
@@ -237,6 +275,7 @@ public:
             return dual_.victim(s, eligible, a, side);
     }
 
+    /// O3, when the dual policy may bypass: its decision under the side in force.
     [[nodiscard]] bool should_bypass(set_index s,
                                      const access& a) noexcept requires dual_may_bypass<Dual> {
         return dual_.should_bypass(s, a, side_of(s, a.requester));
@@ -253,19 +292,26 @@ public:
         const set_role r = sampler_.role(s);
         return r.is_leader() ? r.candidate + 1u : 0u;
     }
+    /// The requester whose leader set `s` is (0 for a follower).
     [[nodiscard]] std::uint32_t leader_owner(set_index s) const noexcept {
         return sampler_.role(s).requester;
     }
+    /// `requester`'s PSEL value, 0 … psel_max() (ids ≥ requesters() read requester 0's).
     [[nodiscard]] std::uint32_t psel(std::uint32_t requester = 0) const noexcept {
         return sampler_.rule().psel(sampler_.leaders().requester_of(requester));
     }
+    /// The PSEL saturation value, 2^psel_bits − 1.
     [[nodiscard]] std::uint32_t psel_max() const noexcept { return sampler_.rule().psel_max(); }
+    /// The requesters with a PSEL and leader sets of their own.
     [[nodiscard]] std::uint32_t requesters() const noexcept { return sampler_.requesters(); }
+    /// The dual policy (its own introspection, e.g. RRPVs).
     [[nodiscard]] Dual& dual() noexcept { return dual_; }
+    /// The dual policy, read-only.
     [[nodiscard]] const Dual& dual() const noexcept { return dual_; }
     /// The leader sets and PSELs (core/set_sampler.hpp).
     [[nodiscard]] const sampler_type& sampler() const noexcept { return sampler_; }
 
+    /// O2: the dual policy's bits (0 if it reports none) plus requesters × psel_bits.
     [[nodiscard]] std::uint64_t storage_bits() const noexcept {
         return storage_bits_of_dual() + sampler_.storage_bits();
     }

@@ -64,6 +64,9 @@
 #include <memsub/core/errors.hpp>
 #include <memsub/core/types.hpp>
 
+/// Compression mode selection: the `mode_selector` concept (SE1–SE5, optional hooks SO1–SO6,
+/// call protocol SP1–SP5) that decides how a compressed cache stores the lines it inserts, and
+/// the selectors (LATTE-CC, Adaptive-Hit-Count, Adaptive-CMP, static).
 namespace memsub::selection {
 
 /// The most modes a selector may offer (a 2-bit mode field per tag in [Dissertation] §4.3.3
@@ -73,9 +76,14 @@ inline constexpr std::uint32_t max_modes = 8;
 /// What storing a line in one mode costs: its compressor's latencies (cycles) and energies (nJ
 /// per line). Mode 0 (uncompressed) costs nothing.
 struct mode_cost {
+    /// Cycles to compress a line on insertion.
     std::uint32_t compress_cycles = 0;
+    /// Cycles to decompress a line on a hit (added to the hit latency; ≥ 1 for a compressed
+    /// mode).
     std::uint32_t decompress_cycles = 0;
+    /// Energy of one compression, nJ.
     double compress_nj = 0.0;
+    /// Energy of one decompression, nJ.
     double decompress_nj = 0.0;
 };
 
@@ -127,13 +135,16 @@ inline constexpr std::uint32_t no_depth = std::numeric_limits<std::uint32_t>::ma
 
 /// What one cache access did (SE4).
 struct access_outcome {
+    /// What kind of access it was and what the cache did with it.
     enum class kind : std::uint8_t {
         hit,  ///< a load found its line; `mode` is the block's insertion mode
         fill, ///< a load missed and its line was inserted in `mode`
         miss, ///< a load missed and nothing was inserted (a bypass)
         store ///< a store (write-evict: the L1 keeps no store data; never trains)
     };
+    /// The set the access went to.
     set_index set{};
+    /// What happened (`kind`).
     kind what = kind::miss;
     /// hit: the block's insertion mode; fill: the mode the line was stored in.
     std::uint32_t mode = 0;
@@ -148,35 +159,45 @@ struct access_outcome {
     /// line above it been stored compressed ([Adaptive-CMP]'s avoidable miss).
     bool fits_if_compressed = false;
 
+    /// A load that hit.
     [[nodiscard]] constexpr bool is_hit() const noexcept { return what == kind::hit; }
+    /// A load that missed and inserted its line.
     [[nodiscard]] constexpr bool is_fill() const noexcept { return what == kind::fill; }
+    /// Any load (hit, fill or bypassed miss), not a store.
     [[nodiscard]] constexpr bool is_load() const noexcept { return what != kind::store; }
 };
 
+/// SE1: `S::params` is a default-constructible aggregate of the selector's knobs.
 template <class S>
 concept se1_params = std::default_initializable<typename S::params>;
 
+/// SE2: `S(shape, params)` builds the selector for the cache `shape` describes.
 template <class S>
 concept se2_constructible =
     std::constructible_from<S, const selection_shape&, const typename S::params&>;
 
+/// SE3: `s.insertion_mode(set)` noexcept gives the mode (< modes) a line inserted into `set` uses.
 template <class S>
 concept se3_insertion_mode = requires(S& s, set_index set) {
     { s.insertion_mode(set) }
     noexcept->std::convertible_to<std::uint32_t>;
 };
 
+/// SE4: `s.on_access(outcome)` noexcept learns what one cache access did.
 template <class S>
 concept se4_on_access = requires(S& s, const access_outcome& o) {
     { s.on_access(o) }
     noexcept;
 };
 
+/// SE5: `s.name()` gives a short stable identifier.
 template <class S>
 concept se5_name = requires(const S& cs) {
     { cs.name() } -> std::convertible_to<std::string_view>;
 };
 
+/// A compression mode selector (SE1–SE5): names the storage mode of each line a compressed cache
+/// inserts and learns from every access. It never compresses and never chooses victims.
 template <class S>
 concept mode_selector = se1_params<S> && se2_constructible<S> && se3_insertion_mode<S> &&
     se4_on_access<S> && se5_name<S>;
@@ -221,14 +242,19 @@ concept counts_epochs = requires(const S& s) {
     { s.eps() } -> std::convertible_to<std::uint64_t>;
 };
 
+/// Passes the host's latency-tolerance estimate to a selector that reads it (SO1); does nothing
+/// otherwise.
 template <class S>
 void notify_tolerance(S& s, std::uint32_t cycles) noexcept {
     if constexpr (reads_latency_tolerance<S>) s.set_latency_tolerance(cycles);
 }
+/// Passes the mask of allowed modes to a selector that honours one (SO2); does nothing
+/// otherwise.
 template <class S>
 void notify_allowed_modes(S& s, std::uint32_t mask) noexcept {
     if constexpr (restricts_modes<S>) s.set_allowed_modes(mask);
 }
+/// The selector's hardware budget in bits (SO4), or 0 when it does not report one.
 template <class S>
 [[nodiscard]] std::uint64_t storage_bits_of(const S& s) noexcept {
     if constexpr (reports_storage<S>)
@@ -236,6 +262,7 @@ template <class S>
     else
         return 0;
 }
+/// How many times the selector decided the follower mode (SO5), or 0 when it does not count.
 template <class S>
 [[nodiscard]] std::uint64_t decisions_of(const S& s) noexcept {
     if constexpr (counts_decisions<S>)

@@ -24,47 +24,63 @@
 #include <cstdint>
 #include <string_view>
 
+/// Interconnects between numbered endpoints (modules, GPUs, memory cubes): the `topology`
+/// concept (N1–N6) and the per-link accounting built on it.
 namespace memsub::topology {
 
 /// The two nodes a directed link joins.
 struct link_ends {
+    /// The node the link leaves.
     std::uint32_t from = 0;
+    /// The node the link arrives at.
     std::uint32_t to = 0;
+    /// Equal when both ends are equal.
     friend bool operator==(const link_ends&, const link_ends&) = default;
 };
 
 /// The visitor type route() is checked with.
 struct link_visitor_archetype {
+    /// Receives one link id of the route; a topology may call nothing else on a visitor (N5).
     void operator()(std::uint32_t) const noexcept {}
 };
 
+/// N1: `t.nodes()` gives the endpoint count; endpoints are numbered 0 … nodes() − 1.
 template <class T>
 concept n1_nodes = requires(const T& t) {
     { t.nodes() } -> std::convertible_to<std::uint32_t>;
 };
+/// N2: `t.links()` gives the directed link count; links are numbered 0 … links() − 1.
 template <class T>
 concept n2_links = requires(const T& t) {
     { t.links() } -> std::convertible_to<std::uint32_t>;
 };
+/// N3: `t.link_ends(link)` gives the two nodes a directed link joins.
 template <class T>
 concept n3_link_ends = requires(const T& t, std::uint32_t link) {
     { t.link_ends(link) } -> std::convertible_to<link_ends>;
 };
+/// N4: `t.hops(src, dst)` noexcept gives the number of links the route traverses (0 when
+/// src == dst).
 template <class T>
 concept n4_hops = requires(const T& t, std::uint32_t a, std::uint32_t b) {
     { t.hops(a, b) }
     noexcept->std::convertible_to<std::uint32_t>;
 };
+/// N5: `t.route(src, dst, visit)` calls `visit(link)` for each link of the route in order,
+/// `hops(src, dst)` times, deterministically.
 template <class T>
 concept n5_route = requires(const T& t, std::uint32_t a, std::uint32_t b,
                             link_visitor_archetype v) {
     t.route(a, b, v);
 };
+/// N6: `t.name()` gives a short stable identifier.
 template <class T>
 concept n6_name = requires(const T& t) {
     { t.name() } -> std::convertible_to<std::string_view>;
 };
 
+/// An interconnect (N1–N6): numbered nodes and directed links with one deterministic route
+/// between any two nodes. It answers route questions only; the host models contention.
 template <class T>
 concept topology =
     n1_nodes<T> && n2_links<T> && n3_link_ends<T> && n4_hops<T> && n5_route<T> && n6_name<T>;

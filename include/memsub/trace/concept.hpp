@@ -50,44 +50,58 @@
 #include <memsub/core/access.hpp>
 #include <memsub/core/errors.hpp>
 
+/// Trace readers and writers: the `trace_reader` concept (TR1–TR7), the streaming readers of
+/// each trace format, and `open` (trace/open.hpp), which picks a reader by format.
 namespace memsub::trace {
 
 /// Where a reader is in its input: a line number (text) or a byte offset (binary).
 struct trace_position {
+    /// What `value` counts: lines (text formats) or bytes (binary formats).
     input_error::position_kind kind = input_error::position_kind::line_number;
+    /// The number of the last line read (text formats), or the bytes consumed so far, which is
+    /// the offset of the next record (binary formats).
     std::uint64_t value = 0;
 
+    /// Equal when kind and value are equal.
     friend constexpr bool operator==(const trace_position&, const trace_position&) = default;
 };
 
 // ------------------------------------------------------------ one concept per requirement
 // TR4 (errors) is behaviour, checked by the tests of each reader, not by a concept.
 
+/// TR1: `R::params` is a default-constructible aggregate of the reader's knobs.
 template <class R>
 concept tr1_params = std::default_initializable<typename R::params>;
 
+/// TR2: `R` opens a file or borrows a named `std::istream`, each with params, and is movable.
 template <class R>
 concept tr2_construction = std::movable<R> &&
     std::constructible_from<R, const std::filesystem::path&, const typename R::params&> &&
     std::constructible_from<R, std::istream&, std::string, const typename R::params&>;
 
+/// TR3: `r.next(a)` writes the next record into `a` and returns true, or false at the clean end
+/// of input (and from then on).
 template <class R>
 concept tr3_next = requires(R& r, memsub::access& a) {
     { r.next(a) } -> std::same_as<bool>;
 };
 
+/// TR5: `r.records()` noexcept gives the records `next` has delivered so far.
 template <class R>
 concept tr5_records = requires(const R& r) {
     { r.records() }
     noexcept->std::same_as<std::uint64_t>;
 };
 
+/// TR6: `r.position()` noexcept gives where the reader is in its input (`trace_position`).
 template <class R>
 concept tr6_position = requires(const R& r) {
     { r.position() }
     noexcept->std::same_as<trace_position>;
 };
 
+/// TR7: `R::format_name` names the format ("lackey", "din", …) and `r.name()` noexcept names
+/// the input (used in error messages).
 template <class R>
 concept tr7_names = requires(const R& r) {
     { R::format_name } -> std::convertible_to<std::string_view>;
@@ -95,6 +109,8 @@ concept tr7_names = requires(const R& r) {
     noexcept->std::convertible_to<std::string_view>;
 };
 
+/// A streaming trace source (TR1–TR7): one record at a time in constant memory, with sticky,
+/// positioned input errors (TR4, checked by each reader's tests rather than by the concept).
 template <class R>
 concept trace_reader = tr1_params<R> && tr2_construction<R> && tr3_next<R> && tr5_records<R> &&
     tr6_position<R> && tr7_names<R>;
