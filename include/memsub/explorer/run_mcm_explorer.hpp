@@ -145,9 +145,11 @@
 #include <deque>
 #include <fstream>
 #include <functional>
+#include <memory>
 #include <new>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <vector>
 
@@ -338,7 +340,8 @@ public:
         const std::size_t rest = count - index - 1;
         if (rest != 0)
             meter_.set_then(fmt::format("then {} more kernel{}", rest, rest == 1 ? "" : "s"));
-        // Timed: a stream per configuration (eight in the main run, two in an EDPSE run).
+        // Timed: a stream per configuration (eight and the extras in the main run, two in an
+        // EDPSE run).
         // Constant: two streams of four memory sides; an extra type's stream feeds one.
         const bool timed = o.timing == timing_mode::memory;
         const std::size_t extras = o.configs.size() - library_config_count;
@@ -580,7 +583,7 @@ config_result feed_stream(Kernel& kernel, const machine& m, const options& o, ma
     const gpu::coalescer coalescer;
     gpu::coalesced_warp lines;
     simt::warp_instruction w;
-    config_result front; // the stream's own counters (same for its four configurations)
+    config_result front; // the stream's own counters (the same for every memory side it feeds)
     std::uint32_t launch = 0;
     std::uint64_t launch_start_cycle = 0;
     const auto end_launch = [&] {
@@ -722,8 +725,8 @@ inline energy::energy_breakdown energy_of(const config_result& r, std::uint32_t 
     return model.energy(a, r.seconds());
 }
 
-/// Runs a kernel (a fresh one from `make` per stream) on machine `m`: all eight configs, or
-/// only the baseline and all three (`edpse_only`).
+/// Runs a kernel (a fresh one from `make` per stream) on machine `m`: all eight configs and one
+/// per type of `Extras` (options::configs), or only the baseline and all three (`edpse_only`).
 template <class... Extras, class Make>
 machine_result run_machine(Make&& make, const machine& m, const options& o, bool edpse_only,
                            study_progress& progress) {
@@ -806,7 +809,8 @@ struct study_slot {
     std::size_t index = 0, count = 1;
 };
 
-/// The kernel `make` builds on the main machine (all eight configurations), then on every
+/// The kernel `make` builds on the main machine (all eight configurations and the extras), then on
+/// every
 /// --scaling module count (the baseline and all three); `launches` is its launch count when
 /// known beforehand (for the progress).
 template <class... Extras, class Make>
