@@ -122,6 +122,7 @@
 #include <cerrno>
 #include <cmath>
 #include <concepts>
+#include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -1442,9 +1443,13 @@ inline void print_table(const kernel_result& r, const options& o) {
                o.sms, r.warp_instructions, r.line_requests, state);
     if (!r.has_figures()) return;
     fmt::print("{}\n", timing_description(o));
-    fmt::print("{:<14} {:>7} {:>7} {:>7} {:>6} {:>6} {:>7} {:>8} {:>8} {:>7} {:>10} {:>6} {:>9} "
+    // The config column fits the longest name (a user's "sizer+bypass" may pass the 14 of the
+    // library's names).
+    std::size_t width = 14;
+    for (const auto& name : o.config_names) width = std::max(width, name.size());
+    fmt::print("{:<{}} {:>7} {:>7} {:>7} {:>6} {:>6} {:>7} {:>8} {:>8} {:>7} {:>10} {:>6} {:>9} "
                "{:>15} {:>7}\n",
-               "config", "hit%", "temp%", "spat%", "mixed%", "part%", "bypass%", "0-reuse%",
+               "config", width, "hit%", "temp%", "spat%", "mixed%", "part%", "bypass%", "0-reuse%",
                "util<=25", "util", "MB fetched", "rel", "kcycles", "warp instr/cyc", "speedup");
     std::string not_run;
     for (std::size_t i = 0; i < o.config_names.size(); ++i) {
@@ -1458,9 +1463,9 @@ inline void print_table(const kernel_result& r, const options& o) {
         const auto rel = relative_bytes(r, i);
         const auto ipc = instructions_per_cycle(r, i);
         const auto up = speedup(r, i);
-        fmt::print("{:<14} {:>7.2f} {:>7.2f} {:>7.2f} {:>6.2f} {:>6.2f} {:>7.2f} {:>8.2f} {:>8.2f} "
+        fmt::print("{:<{}} {:>7.2f} {:>7.2f} {:>7.2f} {:>6.2f} {:>6.2f} {:>7.2f} {:>8.2f} {:>8.2f} "
                    "{:>7.2f} {:>10.2f} {:>6} {:>9.1f} {:>15} {:>7}\n",
-                   o.config_names[i], pct(c.hit_rate()), pct(c.temporal_hits / n),
+                   o.config_names[i], width, pct(c.hit_rate()), pct(c.temporal_hits / n),
                    pct(c.spatial_hits / n), pct(c.mixed_hits / n), pct(c.partial_misses / n),
                    pct(c.bypassed_misses / n), pct(c.zero_reuse_fraction()),
                    pct(c.utilisation_fraction(0)), pct(c.mean_utilisation()),
