@@ -1,0 +1,189 @@
+// run_gpu_l1_explorer runs a user's own GPU L1 types beside the library's configurations: a
+// bypass predictor and a line-size predictor that are not in the library, alone and together,
+// each a configuration named after its predictors' name(), with figures that follow from what
+// the predictor does.
+#include <doctest/doctest.h>
+
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <memsub/bypass/concept.hpp>
+#include <memsub/bypass/pc_only.hpp>
+#include <memsub/explorer/run_gpu_l1_explorer.hpp>
+#include <memsub/gpu/baseline_l1.hpp>
+#include <memsub/gpu/id_cache.hpp>
+#include <memsub/linesize/concept.hpp>
+
+namespace {
+
+/// Bypasses every miss: a made-up predictor (the library has none that never inserts), so its
+/// L1 can only miss, and it fetches only what is asked for.
+struct bypass_all {
+    struct params {};
+    bypass_all() = default;
+    bypass_all(const memsub::geometry&, const params&) noexcept {}
+    [[nodiscard]] static bool should_bypass(memsub::set_index, const memsub::access&) noexcept {
+        return true;
+    }
+    [[nodiscard]] static std::string_view name() noexcept { return "bypass_all"; }
+};
+static_assert(memsub::bypass::bypass_predictor<bypass_all>);
+
+/// Inserts 64 B blocks for every miss: the library's static_size<64> under a name of its own,
+/// so its figures must be static_64B's.
+struct half_line {
+    struct params {};
+    half_line(const memsub::geometry&, const params&) noexcept {}
+    [[nodiscard]] static std::uint32_t block_bytes(memsub::set_index,
+                                                   const memsub::access&) noexcept {
+        return 64;
+    }
+    [[nodiscard]] static std::string_view name() noexcept { return "half_line"; }
+};
+static_assert(memsub::linesize::line_size_predictor<half_line>);
+
+using bypass_all_l1 = memsub::gpu::baseline_l1_with<bypass_all>;
+using half_line_l1 = memsub::gpu::variable_line_l1<half_line>;
+using half_line_bypass_all_l1 = memsub::gpu::variable_line_l1<half_line, bypass_all>;
+
+std::string read_all(const std::filesystem::path& file) {
+    std::ifstream in(file);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+/// The CSV's fields of one line ("..." quoting, as result_table writes text with commas).
+std::vector<std::string> fields_of(const std::string& line) {
+    std::vector<std::string> out(1);
+    bool quoted = false;
+    for (std::size_t i = 0; i < line.size(); ++i) {
+        const char c = line[i];
+        if (c == '"') {
+            if (quoted && i + 1 < line.size() && line[i + 1] == '"') {
+                out.back() += '"';
+                ++i;
+            } else {
+                quoted = !quoted;
+            }
+        } else if (c == ',' && !quoted) {
+            out.emplace_back();
+        } else {
+            out.back() += c;
+        }
+    }
+    return out;
+}
+
+/// Row by "kernel/config", each a map from column name to field.
+using csv_rows = std::map<std::string, std::map<std::string, std::string>>;
+
+csv_rows rows_of(const std::string& csv) {
+    csv_rows rows;
+    std::istringstream in(csv);
+    std::string line;
+    std::getline(in, line);
+    const auto header = fields_of(line);
+    while (std::getline(in, line)) {
+        const auto fields = fields_of(line);
+        std::map<std::string, std::string> row;
+        for (std::size_t i = 0; i < header.size() && i < fields.size(); ++i)
+            row[header[i]] = fields[i];
+        rows[row["kernel"] + "/" + row["config"]] = row;
+    }
+    return rows;
+}
+
+std::uint64_t number(const csv_rows& rows, const std::string& key, const std::string& column) {
+    const auto r = rows.find(key);
+    REQUIRE_MESSAGE(r != rows.end(), "no row " << key);
+    const auto c = r->second.find(column);
+    REQUIRE_MESSAGE(c != r->second.end(), "no column " << column);
+    return std::stoull(c->second);
+}
+
+/// Runs run_gpu_l1_explorer<L1s...> with `args` (after the program name) and --csv into a
+/// folder of its own; returns the exit status and the CSV.
+template <class... L1s>
+std::pair<int, std::string> run_with(std::vector<std::string> args, std::string_view folder) {
+    namespace fs = std::filesystem;
+    const fs::path dir = fs::temp_directory_path() / folder;
+    fs::remove_all(dir);
+    fs::create_directories(dir);
+    const std::string csv = (dir / "g.csv").string();
+    args.insert(args.begin(), "gpu_l1_explorer");
+    args.insert(args.end(), {"--csv", csv});
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    const int status =
+        memsub::explorer::run_gpu_l1_explorer<L1s...>(static_cast<int>(argv.size()), argv.data());
+    return {status, read_all(csv)};
+}
+
+} // namespace
+
+TEST_CASE("run_gpu_l1_explorer: a user's bypass and line-size predictors are configurations") {
+    // --timing constant: one stream feeds every configuration, so the user's 64 B sizer sees
+    // exactly static_64B's accesses.
+    const auto [status, csv] = run_with<bypass_all_l1, half_line_l1, half_line_bypass_all_l1>(
+        {"--quiet", "--timing", "constant", "--sms", "2", "--scale", "0.01", "--kernels",
+         "saxpy,bfs", "--configs", "static_64B,bypass_all,half_line,half_line+bypass_all"},
+        "memsub_gpu_l1_user_types");
+    REQUIRE(status == 0);
+    const csv_rows rows = rows_of(csv);
+    for (const std::string kernel : {"saxpy", "bfs"}) {
+        CAPTURE(kernel);
+        const std::string base = kernel + "/baseline_16KB";
+        const std::uint64_t accesses = number(rows, base, "accesses");
+        REQUIRE(accesses > 0);
+        // Bypassing every miss: no hit, nothing inserted, every access a bypassed miss, and no
+        // more fetched than a whole-line fill of every miss would.
+        for (const std::string config : {"/bypass_all", "/half_line+bypass_all"}) {
+            CAPTURE(config);
+            CHECK(number(rows, kernel + config, "accesses") == accesses);
+            CHECK(number(rows, kernel + config, "hits") == 0);
+            CHECK(number(rows, kernel + config, "blocks_inserted") == 0);
+            CHECK(number(rows, kernel + config, "bypassed_misses") == accesses);
+            CHECK(number(rows, kernel + config, "bytes_fetched") > 0);
+            CHECK(number(rows, kernel + config, "bytes_fetched") <= accesses * 128);
+        }
+        // The user's 64 B sizer on the variable-block L1 is static_64B under another name.
+        for (const std::string column :
+             {"accesses", "hits", "spatial_hits", "blocks_inserted", "bytes_fetched"})
+            CHECK(number(rows, kernel + "/half_line", column) ==
+                  number(rows, kernel + "/static_64B", column));
+        // Not asked for: not run.
+        CHECK(rows.count(kernel + "/alsi") == 0);
+    }
+}
+
+TEST_CASE("run_gpu_l1_explorer: a user's L1 runs its own timed stream") {
+    const auto [status, csv] =
+        run_with<bypass_all_l1>({"--quiet", "--sms", "2", "--scale", "0.01", "--kernels", "saxpy"},
+                                "memsub_gpu_l1_user_types_timed");
+    REQUIRE(status == 0);
+    const csv_rows rows = rows_of(csv);
+    // Every library configuration and the user's, in that order of columns' rows.
+    CHECK(rows.size() == 11);
+    const std::uint64_t mine = number(rows, "saxpy/bypass_all", "cycles");
+    CHECK(mine > 0);
+    CHECK(number(rows, "saxpy/bypass_all", "hits") == 0);
+    CHECK(number(rows, "saxpy/bypass_all", "config_warp_instructions") ==
+          number(rows, "saxpy/baseline_16KB", "warp_instructions"));
+    // Every access goes to the L2: no faster than the baseline, whose hits take 20 cycles.
+    CHECK(mine >= number(rows, "saxpy/baseline_16KB", "cycles"));
+}
+
+TEST_CASE("run_gpu_l1_explorer: a user's L1 named as a library configuration is refused") {
+    // baseline_l1_with<pc_only> is named pc_only, as the library's configuration is.
+    const auto [status, csv] = run_with<memsub::gpu::baseline_l1_with<memsub::bypass::pc_only>>(
+        {"--quiet", "--sms", "1", "--scale", "0.01", "--kernels", "saxpy"},
+        "memsub_gpu_l1_user_types_clash");
+    CHECK(status == 2);
+    CHECK(csv.empty());
+}
