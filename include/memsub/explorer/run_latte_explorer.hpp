@@ -462,8 +462,11 @@ pass_result run_config(std::size_t index, MakeKernel& make, const options& o, bo
         break;
     }
     if (index == o.configs()) return go([](gpu::shared_code_book&) { return l1_64kb(); });
-    // Decision: a user's selector runs on the configuration LATTE-CC runs on (none / BDI / SC²,
-    // default params, the pass's shared code book), so its row compares with LATTE-CC's alone.
+    // Decision: a user's selector runs on the L1 LATTE-CC runs on (none / BDI / SC², default
+    // params, the pass's shared code book), so its figures compare directly with LATTE-CC's and
+    // the static modes'. Considered: letting the user choose the compressors too; the tables,
+    // CSV mode names and Kernel-OPT assume none / BDI / SC², so that waits for a study that needs
+    // it.
     pass_result out;
     std::size_t user = config_count;
     ((user++ == index ? (void)(out = go([](gpu::shared_code_book& b) {
