@@ -6,7 +6,7 @@
 #include <memsub/trace/dinero_reader.hpp>
 #include <memsub/trace/lackey_reader.hpp>
 #include <memsub/trace/open.hpp>
-#include <memsub/trace/page_allocator.hpp>
 #include <memsub/trace/oracle_general_reader.hpp>
+#include <memsub/trace/page_allocator.hpp>
 #include <memsub/trace/text_reader.hpp>
 #include <memsub/trace/writers.hpp>
