@@ -655,13 +655,13 @@ std::array<std::uint64_t, 4> stencil_pages(sm_order order, numbering n) {
     warp_instruction w;
     while (s.next(w)) {
         coalescer.coalesce(w.lanes, w.active_mask, w.access_bytes, lines);
-        access proto{};
+        memsub::access proto{};
         proto.pc = w.pc;
         proto.kind = w.kind;
         const std::uint32_t physical = n == numbering::natural    ? w.sm / per_module
                                        : n == numbering::reversed ? modules - 1 - w.sm / per_module
                                                                   : w.sm % modules;
-        coalescer.for_each_access(lines, proto, [&](const access& a) {
+        coalescer.for_each_access(lines, proto, [&](const memsub::access& a) {
             if (l1[w.sm].access(a).hit) return;
             const std::uint64_t before = ft.stats().pages;
             const auto where = ft.place(a.address, physical);
