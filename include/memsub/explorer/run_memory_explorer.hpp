@@ -270,7 +270,8 @@ struct mem_event {
     std::uint32_t requester;
 };
 
-/// Type erasure for the example only: one virtual call per chunk of requests.
+/// Type erasure of the tool layer (never inside a controller): one virtual call per chunk of
+/// requests, not per request.
 class runner {
 public:
     virtual ~runner() = default;
