@@ -76,7 +76,7 @@ public:
     huffman_code_book_v0(std::span<const value_count> counts, std::uint64_t total_sampled_words,
                          const params& p)
         : p_(p) {
-        using memsub::detail::require;
+        using memsub::require;
         require(p.max_code_length_bits >= 1 && p.max_code_length_bits <= max_supported_code_length,
                 component, "max_code_length_bits", p.max_code_length_bits, "must be in 1..32");
         require(p.escape == esc_weight::residual || p.escape == esc_weight::max, component,

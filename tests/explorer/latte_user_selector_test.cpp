@@ -30,8 +30,8 @@ public:
     struct params {};
     set_parity(const sel::selection_shape& shape, const params&) {
         shape.validate("set_parity");
-        memsub::detail::require(shape.modes.size() >= 3, "set_parity", "modes", shape.modes.size(),
-                                "needs modes 1 and 2");
+        memsub::require(shape.modes.size() >= 3, "set_parity", "modes", shape.modes.size(),
+                        "needs modes 1 and 2");
     }
     [[nodiscard]] std::uint32_t insertion_mode(memsub::set_index set) const noexcept {
         return set.value % 2 == 1 ? 2u : 1u;

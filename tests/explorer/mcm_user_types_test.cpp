@@ -32,8 +32,8 @@ public:
         std::uint32_t granule_bytes = 128;
     };
     explicit all_in_module_zero(const params& p) : p_(p) {
-        memsub::detail::require(p.partitions >= 1, "all_in_module_zero", "partitions", p.partitions,
-                                "must be at least 1");
+        memsub::require(p.partitions >= 1, "all_in_module_zero", "partitions", p.partitions,
+                        "must be at least 1");
     }
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "all_in_module_zero"; }
     memsub::placement::location place(memsub::byte_address a, std::uint32_t) noexcept {
@@ -66,14 +66,14 @@ public:
         : modules_(p.modules)
         , sms_per_module_(p.sms_per_module)
         , running_(p.modules * p.sms_per_module) {
-        memsub::detail::require(p.modules >= 1 && p.sms_per_module >= 1, "module_zero_only",
-                                "sms_per_module", p.sms_per_module, "needs at least one SM");
+        memsub::require(p.modules >= 1 && p.sms_per_module >= 1, "module_zero_only",
+                        "sms_per_module", p.sms_per_module, "needs at least one SM");
     }
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "module_zero_only"; }
 
     void launch(const memsub::cta::kernel_launch& k) {
-        memsub::detail::require(k.max_ctas_per_sm >= 1, "module_zero_only", "max_ctas_per_sm",
-                                k.max_ctas_per_sm, "must be at least 1");
+        memsub::require(k.max_ctas_per_sm >= 1, "module_zero_only", "max_ctas_per_sm",
+                        k.max_ctas_per_sm, "must be at least 1");
         ctas_ = k.ctas;
         next_ = 0;
         max_per_sm_ = k.max_ctas_per_sm;

@@ -35,8 +35,8 @@ public:
         std::uint32_t line_bytes = 64;
     };
     explicit word_dictionary(const params& p) : line_bytes_(p.line_bytes) {
-        memsub::detail::require(p.line_bytes == 64, "word_dictionary", "line_bytes", p.line_bytes,
-                                "must be 64 (16 words, 4-bit indices)");
+        memsub::require(p.line_bytes == 64, "word_dictionary", "line_bytes", p.line_bytes,
+                        "must be 64 (16 words, 4-bit indices)");
     }
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "word_dictionary"; }
     [[nodiscard]] std::uint32_t line_bytes() const noexcept { return line_bytes_; }

@@ -58,7 +58,7 @@ public:
         if constexpr (F == flaw::throws_runtime_error)
             if (p.line_bytes == 48) throw std::runtime_error("48");
         if constexpr (F != flaw::accepts_any_line_size)
-            detail::require(mc::is_supported_line_size(p.line_bytes), "zero_or_raw", "line_bytes",
+            memsub::require(mc::is_supported_line_size(p.line_bytes), "zero_or_raw", "line_bytes",
                             p.line_bytes, "must be 32, 64 or 128");
     }
     std::string_view name() const noexcept { return F == flaw::empty_name ? "" : "zero_or_raw"; }
@@ -138,7 +138,7 @@ struct size_only {
         std::uint32_t line_bytes = 64;
     };
     explicit size_only(const params& p) : line_bytes_(p.line_bytes) {
-        detail::require(mc::is_supported_line_size(p.line_bytes), "size_only", "line_bytes",
+        memsub::require(mc::is_supported_line_size(p.line_bytes), "size_only", "line_bytes",
                         p.line_bytes, "must be 32, 64 or 128");
     }
     std::string_view name() const noexcept { return "size_only"; }
@@ -242,7 +242,7 @@ TEST_CASE("check_compressor_contract: a line size the compressor refuses is a no
             std::uint32_t line_bytes = 128;
         };
         explicit only_128(const params& p) : zero_or_raw<>({.line_bytes = p.line_bytes}) {
-            detail::require(p.line_bytes == 128, "only_128", "line_bytes", p.line_bytes,
+            memsub::require(p.line_bytes == 128, "only_128", "line_bytes", p.line_bytes,
                             "must be 128");
         }
     };

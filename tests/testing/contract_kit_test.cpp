@@ -108,8 +108,8 @@ struct fixed_victim_policy : legal_base {
 /// K7: supports conventional caches only, and says so with config_error (R2).
 struct conventional_only_policy : legal_base {
     conventional_only_policy(const geometry& g, const params& p) : legal_base(g, p) {
-        memsub::detail::require(g.entries_per_set() == g.ways, "conventional_only_policy",
-                                "tags_per_set", g.tags_per_set, "must equal ways");
+        memsub::require(g.entries_per_set() == g.ways, "conventional_only_policy", "tags_per_set",
+                        g.tags_per_set, "must equal ways");
     }
     std::string_view name() const noexcept { return "conventional_only"; }
 };

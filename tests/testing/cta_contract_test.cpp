@@ -55,8 +55,8 @@ public:
 
     void launch(const cta::kernel_launch& k) {
         if (F != flaw::no_config_error)
-            memsub::detail::require(k.max_ctas_per_sm >= 1, "toy", "max_ctas_per_sm",
-                                    k.max_ctas_per_sm, "must be at least 1");
+            memsub::require(k.max_ctas_per_sm >= 1, "toy", "max_ctas_per_sm", k.max_ctas_per_sm,
+                            "must be at least 1");
         if (F != flaw::no_logic_error && running_ != 0)
             throw std::logic_error("toy: launch while CTAs run");
         if (F == flaw::throws && ++launches_ == 5) throw std::runtime_error("toy: out of ids");

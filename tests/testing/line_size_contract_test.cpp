@@ -48,10 +48,10 @@ public:
         , largest_(static_cast<std::uint8_t>(std::countr_zero(g.line_bytes / g.segment_size())))
         , table_(p.entries, largest_)
         , serial_(instances_built++) {
-        detail::require(std::has_single_bit(p.entries), "region_sizer", "entries", p.entries,
+        memsub::require(std::has_single_bit(p.entries), "region_sizer", "entries", p.entries,
                         "must be a power of two");
         if constexpr (F == flaw::wants_64_byte_lines)
-            detail::require(g.line_bytes == 64, "region_sizer", "line_bytes", g.line_bytes,
+            memsub::require(g.line_bytes == 64, "region_sizer", "line_bytes", g.line_bytes,
                             "must be 64");
         if constexpr (F == flaw::throws_runtime_error)
             if (g.segment_size() == 64) throw std::runtime_error("64 B segments");

@@ -80,7 +80,7 @@ public:
     struct params {};
     broken(const params&, std::uint32_t banks) {
         if constexpr (F == fault::throws)
-            memsub::detail::require(banks <= 4, "broken", "banks", banks, "must be <= 4");
+            memsub::require(banks <= 4, "broken", "banks", banks, "must be <= 4");
     }
     template <class View>
     memory::selection select(std::size_t n, const View& v) noexcept {

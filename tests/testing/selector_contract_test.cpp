@@ -68,8 +68,7 @@ public:
     static constexpr bool needs_stack_depth = F == fault::bad_compressed_mode;
     broken(const selection_shape& shape, const params&) : modes_(shape.modes.size()) {
         if constexpr (F == fault::throws)
-            memsub::detail::require(shape.sets <= 16, "broken", "sets", shape.sets,
-                                    "must be <= 16");
+            memsub::require(shape.sets <= 16, "broken", "sets", shape.sets, "must be <= 16");
     }
     std::uint32_t insertion_mode(set_index s) const noexcept {
         if constexpr (F == fault::mode_too_high) return s.value == 5 ? modes_ : 1u;

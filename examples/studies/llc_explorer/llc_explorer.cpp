@@ -897,7 +897,8 @@ private:
         last_arrival_ = r.arrival_cycle;
     }
 
-    void advance_memory(std::uint64_t target) {
+    /// Hands the controller the backlogged requests, oldest first, while it accepts them.
+    void admit_backlog() {
         while (!backlog_.empty()) {
             waiting& w = backlog_.front();
             w.request.arrival_cycle = std::max({w.request.arrival_cycle, last_arrival_, dram_now_});
@@ -905,6 +906,10 @@ private:
             last_arrival_ = w.request.arrival_cycle;
             backlog_.pop_front();
         }
+    }
+
+    void advance_memory(std::uint64_t target) {
+        admit_backlog();
         if (target <= dram_now_) return;
         dram_now_ = target;
         mem_.advance_to(dram_now_);
@@ -938,14 +943,7 @@ private:
             k.stalled = false;
             completed_any_ = true;
         });
-        // Backlogged requests may fit now.
-        while (!backlog_.empty()) {
-            waiting& w = backlog_.front();
-            w.request.arrival_cycle = std::max({w.request.arrival_cycle, last_arrival_, dram_now_});
-            if (mem_.enqueue(w.request) != mm::enqueue_result::accepted) break;
-            last_arrival_ = w.request.arrival_cycle;
-            backlog_.pop_front();
-        }
+        admit_backlog(); // backlogged requests may fit now
     }
 
     const options& o_;

@@ -150,11 +150,9 @@ public:
     /// ways in 1 .. max_ways).
     [[nodiscard]] std::uint64_t misses(std::uint32_t sets, std::uint32_t ways) const {
         constexpr std::string_view c = "memsub::analysis::all_associativity_lru::misses";
-        memsub::detail::require(std::has_single_bit(sets) && sets >= min_sets() &&
-                                    sets <= max_sets(),
-                                c, "sets", sets, "must be a power of two in min_sets .. max_sets");
-        memsub::detail::require(ways >= 1 && ways <= ways_, c, "ways", ways,
-                                "must be in 1 .. max_ways");
+        memsub::require(std::has_single_bit(sets) && sets >= min_sets() && sets <= max_sets(), c,
+                        "sets", sets, "must be a power of two in min_sets .. max_sets");
+        memsub::require(ways >= 1 && ways <= ways_, c, "ways", ways, "must be in 1 .. max_ways");
         const std::uint32_t k = log2_exact(sets) - min_sets_log2_;
         std::uint64_t hits = 0;
         for (std::uint32_t j = 0; j <= k; ++j) hits += top_from_[j]; // at the top from count j

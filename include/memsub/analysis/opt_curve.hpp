@@ -68,9 +68,9 @@ struct opt_piece {
 /// The pieces of `references` with their next uses (in memory: 24 bytes per line access).
 [[nodiscard]] inline std::vector<opt_piece> opt_pieces(std::span<const memsub::access> references,
                                                        std::uint32_t line_bytes) {
-    memsub::detail::require(line_bytes >= 4 && std::has_single_bit(line_bytes),
-                            "memsub::analysis::opt_pieces", "line_bytes", line_bytes,
-                            "must be a power of two >= 4");
+    memsub::require(line_bytes >= 4 && std::has_single_bit(line_bytes),
+                    "memsub::analysis::opt_pieces", "line_bytes", line_bytes,
+                    "must be a power of two >= 4");
     const std::uint32_t shift = log2_exact(line_bytes);
     std::vector<opt_piece> pieces;
     pieces.reserve(references.size());
@@ -198,8 +198,8 @@ public:
 
     /// Misses of MIN in a fully associative cache of `capacity_lines` lines (0 .. the bound).
     [[nodiscard]] std::uint64_t misses(std::uint64_t capacity_lines) const {
-        memsub::detail::require(capacity_lines <= bound_, "memsub::analysis::opt_curve",
-                                "capacity_lines", capacity_lines, "must be <= max_capacity_lines");
+        memsub::require(capacity_lines <= bound_, "memsub::analysis::opt_curve", "capacity_lines",
+                        capacity_lines, "must be <= max_capacity_lines");
         return histogram_.misses(capacity_lines);
     }
     /// misses(c) for every c = 0 .. max_capacity_lines (index c).
@@ -230,9 +230,9 @@ private:
         return detail::checked_line_shift("memsub::analysis::opt_curve", bytes);
     }
     static std::uint64_t validated_bound(std::uint64_t lines) {
-        memsub::detail::require(lines >= 1 && lines < (std::uint64_t{1} << 31),
-                                "memsub::analysis::opt_curve", "max_capacity_lines", lines,
-                                "must be in 1 .. 2^31 - 1");
+        memsub::require(lines >= 1 && lines < (std::uint64_t{1} << 31),
+                        "memsub::analysis::opt_curve", "max_capacity_lines", lines,
+                        "must be in 1 .. 2^31 - 1");
         return lines;
     }
 
@@ -377,11 +377,9 @@ public:
     /// Misses of MIN in the `sets` x `ways` cache (bit selection, no bypass).
     [[nodiscard]] std::uint64_t misses(std::uint32_t sets, std::uint32_t ways) const {
         constexpr std::string_view c = "memsub::analysis::set_associative_opt::misses";
-        memsub::detail::require(std::has_single_bit(sets) && sets >= min_sets() &&
-                                    sets <= max_sets(),
-                                c, "sets", sets, "must be a power of two in min_sets .. max_sets");
-        memsub::detail::require(ways >= 1 && ways <= ways_, c, "ways", ways,
-                                "must be in 1 .. max_ways");
+        memsub::require(std::has_single_bit(sets) && sets >= min_sets() && sets <= max_sets(), c,
+                        "sets", sets, "must be a power of two in min_sets .. max_sets");
+        memsub::require(ways >= 1 && ways <= ways_, c, "ways", ways, "must be in 1 .. max_ways");
         return histograms_[log2_exact(sets) - min_sets_log2_].misses(ways);
     }
 

@@ -157,8 +157,8 @@ public:
 
     /// The estimated misses of a cache of `capacity_lines` lines (the curve times accesses()).
     [[nodiscard]] double misses(std::uint64_t capacity_lines) const {
-        memsub::detail::require(capacity_lines <= bound_, "memsub::analysis::shards",
-                                "capacity_lines", capacity_lines, "must be <= max_capacity_lines");
+        memsub::require(capacity_lines <= bound_, "memsub::analysis::shards", "capacity_lines",
+                        capacity_lines, "must be <= max_capacity_lines");
         return miss_ratio_curve()[capacity_lines] * static_cast<double>(accesses_);
     }
 
@@ -181,7 +181,7 @@ private:
 
     static std::uint32_t validated(const params& p) {
         constexpr std::string_view c = "memsub::analysis::shards";
-        using memsub::detail::require;
+        using memsub::require;
         const std::uint32_t shift = detail::checked_line_shift(c, p.line_bytes);
         require(p.max_capacity_lines >= 1 && p.max_capacity_lines < (std::uint64_t{1} << 32), c,
                 "max_capacity_lines", p.max_capacity_lines, "must be in 1 .. 2^32 - 1");

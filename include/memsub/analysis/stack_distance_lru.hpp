@@ -197,8 +197,8 @@ public:
 
     /// Misses of a fully associative LRU cache of `capacity_lines` lines (0 .. the bound).
     [[nodiscard]] std::uint64_t misses(std::uint64_t capacity_lines) const {
-        memsub::detail::require(capacity_lines <= bound_, "memsub::analysis::stack_distance_lru",
-                                "capacity_lines", capacity_lines, "must be <= max_capacity_lines");
+        memsub::require(capacity_lines <= bound_, "memsub::analysis::stack_distance_lru",
+                        "capacity_lines", capacity_lines, "must be <= max_capacity_lines");
         std::uint64_t m = cold_;
         for (std::uint64_t d = capacity_lines + 1; d <= bound_ + 1; ++d) m += histogram_[d];
         return m;
@@ -239,9 +239,9 @@ private:
         return detail::checked_line_shift("memsub::analysis::stack_distance_lru", bytes);
     }
     static std::uint64_t validated_bound(std::uint64_t lines) {
-        memsub::detail::require(lines >= 1 && lines < (std::uint64_t{1} << 32),
-                                "memsub::analysis::stack_distance_lru", "max_capacity_lines", lines,
-                                "must be in 1 .. 2^32 - 1");
+        memsub::require(lines >= 1 && lines < (std::uint64_t{1} << 32),
+                        "memsub::analysis::stack_distance_lru", "max_capacity_lines", lines,
+                        "must be in 1 .. 2^32 - 1");
         return lines;
     }
     void record(std::uint64_t d) noexcept {

@@ -72,9 +72,8 @@ private:
 
 inline void validate_training(const offline_training_params& t, std::uint32_t counter_bits,
                               std::string_view component) {
-    memsub::detail::require(t.insert_counter >= 1 && t.insert_counter < (1u << counter_bits),
-                            component, "insert_counter", t.insert_counter,
-                            "must be in 1..2^counter_bits - 1");
+    memsub::require(t.insert_counter >= 1 && t.insert_counter < (1u << counter_bits), component,
+                    "insert_counter", t.insert_counter, "must be in 1..2^counter_bits - 1");
 }
 
 /// True when the PC's references (all bins) are to be bypassed.
@@ -110,9 +109,8 @@ inline bool pc_bypassed(const profile::reuse_distance_profile& profile, std::uin
     detail::validate_training(t, p.counter_bits, component);
     const pc_divergence shape(geometry{.sets = 1, .ways = 1, .line_bytes = 128}, p);
     for (std::uint32_t d = 1; d <= 64; ++d)
-        memsub::detail::require(profile.bin_of(d) == shape.bin_of(d), component,
-                                "divergence_bin_starts", d,
-                                "the profile's divergence bins must equal the predictor's");
+        memsub::require(profile.bin_of(d) == shape.bin_of(d), component, "divergence_bin_starts", d,
+                        "the profile's divergence bins must equal the predictor's");
     detail::trained_votes votes(p.pc_index_bits + pc_divergence::bin_bits);
     for (const std::uint64_t pc : profile.pcs()) {
         const bool whole_pc = detail::pc_bypassed(profile, pc, t);

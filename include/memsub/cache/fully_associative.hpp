@@ -316,15 +316,15 @@ private:
     static constexpr std::uint32_t empty = std::numeric_limits<std::uint32_t>::max();
 
     static std::uint32_t validated_capacity(std::uint64_t lines) {
-        memsub::detail::require(lines >= 1 && lines < (std::uint64_t{1} << 30),
-                                "memsub::cache::fully_associative_cache", "capacity_lines", lines,
-                                "must be in 1 .. 2^30 - 1");
+        memsub::require(lines >= 1 && lines < (std::uint64_t{1} << 30),
+                        "memsub::cache::fully_associative_cache", "capacity_lines", lines,
+                        "must be in 1 .. 2^30 - 1");
         return static_cast<std::uint32_t>(lines);
     }
     static std::uint32_t validated_line_shift(std::uint32_t bytes) {
-        memsub::detail::require(bytes >= 4 && std::has_single_bit(bytes),
-                                "memsub::cache::fully_associative_cache", "line_bytes", bytes,
-                                "must be a power of two >= 4");
+        memsub::require(bytes >= 4 && std::has_single_bit(bytes),
+                        "memsub::cache::fully_associative_cache", "line_bytes", bytes,
+                        "must be a power of two >= 4");
         return static_cast<std::uint32_t>(std::countr_zero(bytes));
     }
 

@@ -378,8 +378,7 @@ public:
         : requesters_(requesters)
         , levels_(std::move(levels)...) {
         static_assert(all_levels_valid());
-        memsub::detail::require(requesters >= 1, component, "requesters", requesters,
-                                "must be >= 1");
+        memsub::require(requesters >= 1, component, "requesters", requesters, "must be >= 1");
         validate(std::make_index_sequence<depth>{});
     }
 
@@ -592,38 +591,34 @@ private:
             throw config_error(component, where + ".caches", "0", "a level needs >= 1 instance");
         const geometry g0 = static_cast<geometry>(lv.caches.front().shape());
         for (const auto& c : lv.caches)
-            memsub::detail::require(static_cast<geometry>(c.shape()).line_bytes == g0.line_bytes,
-                                    component, where + ".line_bytes",
-                                    static_cast<geometry>(c.shape()).line_bytes,
-                                    "every instance of a level has the same line size");
+            memsub::require(static_cast<geometry>(c.shape()).line_bytes == g0.line_bytes, component,
+                            where + ".line_bytes", static_cast<geometry>(c.shape()).line_bytes,
+                            "every instance of a level has the same line size");
         line_bytes_[K] = g0.line_bytes;
         line_shift_[K] = log2_exact(g0.line_bytes);
         segment_bytes_[K] = g0.segment_size();
         if constexpr (K > 0) {
-            memsub::detail::require(line_bytes_[K] >= line_bytes_[K - 1], component,
-                                    where + ".line_bytes", line_bytes_[K],
-                                    "must be >= the line size of the level above");
+            memsub::require(line_bytes_[K] >= line_bytes_[K - 1], component, where + ".line_bytes",
+                            line_bytes_[K], "must be >= the line size of the level above");
             if constexpr (L::inclusion_policy == inclusion::exclusive)
-                memsub::detail::require(line_bytes_[K] == line_bytes_[K - 1], component,
-                                        where + ".line_bytes", line_bytes_[K],
-                                        "an exclusive level's line must equal the line of the "
-                                        "level above");
+                memsub::require(line_bytes_[K] == line_bytes_[K - 1], component,
+                                where + ".line_bytes", line_bytes_[K],
+                                "an exclusive level's line must equal the line of the "
+                                "level above");
         }
         const auto n = static_cast<std::uint32_t>(lv.caches.size());
         if constexpr (std::same_as<typename L::router_type, route::private_per>) {
-            memsub::detail::require(lv.route.group >= 1, component, where + ".route.group",
-                                    lv.route.group, "must be >= 1");
-            memsub::detail::require(n >= (requesters_ + lv.route.group - 1) / lv.route.group,
-                                    component, where + ".caches", n,
-                                    "a private level needs ceil(requesters / group) instances");
+            memsub::require(lv.route.group >= 1, component, where + ".route.group", lv.route.group,
+                            "must be >= 1");
+            memsub::require(n >= (requesters_ + lv.route.group - 1) / lv.route.group, component,
+                            where + ".caches", n,
+                            "a private level needs ceil(requesters / group) instances");
         }
         if constexpr (std::same_as<typename L::router_type, route::interleaved>) {
-            memsub::detail::require(lv.route.granule_bytes >= 1, component,
-                                    where + ".route.granule_bytes", lv.route.granule_bytes,
-                                    "must be >= 1");
-            memsub::detail::require(lv.route.slices >= 1 && lv.route.slices <= n, component,
-                                    where + ".route.slices", lv.route.slices,
-                                    "must be in 1..instances");
+            memsub::require(lv.route.granule_bytes >= 1, component, where + ".route.granule_bytes",
+                            lv.route.granule_bytes, "must be >= 1");
+            memsub::require(lv.route.slices >= 1 && lv.route.slices <= n, component,
+                            where + ".route.slices", lv.route.slices, "must be in 1..instances");
         }
     }
 

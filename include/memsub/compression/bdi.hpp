@@ -117,8 +117,8 @@ public:
     bdi() : bdi(params{}) {}
     explicit bdi(const params& p) : p_(p) {
         constexpr std::string_view component = "memsub::compression::bdi";
-        using memsub::detail::require;
-        detail::require_line_bytes(p.line_bytes, component);
+        using memsub::require;
+        require_line_bytes(p.line_bytes, component);
         require(p.encoding_set == bdi_encoding_set::pact12 ||
                     p.encoding_set == bdi_encoding_set::latte_cc,
                 component, "encoding_set", static_cast<std::uint64_t>(p.encoding_set),

@@ -145,7 +145,7 @@ public:
     explicit best_of(const params& p)
         : p_(p)
         , members_(make_members(p, std::index_sequence_for<Cs...>{})) {
-        detail::require_line_bytes(p.line_bytes, "memsub::compression::best_of");
+        require_line_bytes(p.line_bytes, "memsub::compression::best_of");
         if constexpr (requires { p_.selector.rule.line_bytes; }) {
             p_.selector.rule.line_bytes = p.line_bytes;
             p_.selector.rule.validate("memsub::compression::best_of selector");

@@ -79,7 +79,7 @@ public:
 
     bpc() : bpc(params{}) {}
     explicit bpc(const params& p) : p_(p) {
-        detail::require_line_bytes(p.line_bytes, component);
+        require_line_bytes(p.line_bytes, component);
         n_ = p.line_bytes / 4;
         plane_bits_ = n_ - 1;
         position_bits_ = static_cast<std::uint32_t>(std::bit_width(plane_bits_ - 1));
@@ -89,8 +89,8 @@ public:
         else if (p.codes == symbol_codes::authors_comment)
             class_code_ = {0b11, 0b10, 0b01, 0b00};
         else
-            memsub::detail::require(false, component, "codes", static_cast<std::uint64_t>(p.codes),
-                                    "must be symbol_codes::spec or symbol_codes::authors_comment");
+            memsub::require(false, component, "codes", static_cast<std::uint64_t>(p.codes),
+                            "must be symbol_codes::spec or symbol_codes::authors_comment");
         for (std::uint8_t c = 0; c < 4; ++c) code_class_[class_code_[c]] = c;
     }
 

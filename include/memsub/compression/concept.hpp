@@ -339,12 +339,11 @@ void decompress_or_throw(const C& c, compressed_view v, std::span<std::byte> out
 /// there.
 inline constexpr std::uint32_t latency_for_line_size = ~std::uint32_t{0};
 
-namespace detail {
-/// Throws `config_error` unless `bytes` is 32, 64 or 128 (C1/C2 helper for every compressor).
+/// Throws `config_error` unless `bytes` is 32, 64 or 128: the C2 check every compressor's
+/// constructor makes (the library's and a user's alike).
 inline void require_line_bytes(std::uint32_t bytes, std::string_view component) {
-    memsub::detail::require(is_supported_line_size(bytes), component, "line_bytes", bytes,
-                            "must be 32, 64 or 128");
+    memsub::require(is_supported_line_size(bytes), component, "line_bytes", bytes,
+                    "must be 32, 64 or 128");
 }
-} // namespace detail
 
 } // namespace memsub::compression

@@ -113,10 +113,10 @@ public:
     explicit basic_cpack(const params& p) : p_(p) {
         constexpr std::string_view component =
             ZeroBlock ? "memsub::compression::cpack_z" : "memsub::compression::cpack";
-        detail::require_line_bytes(p.line_bytes, component);
-        memsub::detail::require(
-            p.push == cpack_push::all_non_zero || p.push == cpack_push::only_unmatched, component,
-            "push", static_cast<std::uint64_t>(p.push), "all_non_zero or only_unmatched");
+        require_line_bytes(p.line_bytes, component);
+        memsub::require(p.push == cpack_push::all_non_zero || p.push == cpack_push::only_unmatched,
+                        component, "push", static_cast<std::uint64_t>(p.push),
+                        "all_non_zero or only_unmatched");
         if (p_.compress_latency_cycles == latency_for_line_size)
             p_.compress_latency_cycles = p.line_bytes / 4 / 2 + 5; // gem5 (compressors.md §3)
         if (p_.decompress_latency_cycles == latency_for_line_size)

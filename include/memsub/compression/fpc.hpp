@@ -58,7 +58,7 @@ public:
 
     fpc() : fpc(params{}) {}
     explicit fpc(const params& p) : p_(p) {
-        detail::require_line_bytes(p.line_bytes, "memsub::compression::fpc");
+        require_line_bytes(p.line_bytes, "memsub::compression::fpc");
         const std::uint32_t chunks = p.line_bytes / 4; // gem5: 32-bit chunks (compressors.md §3)
         if (p_.compress_latency_cycles == latency_for_line_size)
             p_.compress_latency_cycles = chunks / 8 + 1;

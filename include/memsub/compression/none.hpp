@@ -29,7 +29,7 @@ public:
 
     none() : none(params{}) {}
     explicit none(const params& p) : p_(p) {
-        detail::require_line_bytes(p.line_bytes, "memsub::compression::none");
+        require_line_bytes(p.line_bytes, "memsub::compression::none");
     }
 
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "none"; }

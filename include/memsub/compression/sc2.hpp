@@ -86,7 +86,7 @@ public:
 
     value_frequency_table() : value_frequency_table(params{}) {}
     explicit value_frequency_table(const params& p) : p_(p) {
-        using memsub::detail::require;
+        using memsub::require;
         require(p.ways >= 1 && p.ways <= 64, component, "ways", p.ways, "must be in 1..64");
         require(p.entries >= p.ways && p.entries % p.ways == 0 &&
                     std::has_single_bit(p.entries / p.ways),
@@ -400,7 +400,7 @@ public:
 
     sc2() : sc2(params{}) {}
     explicit sc2(const params& p) : p_(p) {
-        detail::require_line_bytes(p.line_bytes, component);
+        require_line_bytes(p.line_bytes, component);
         if (!p_.code_book)
             p_.code_book =
                 std::make_shared<const huffman_code_book>(huffman_code_book::escape_only());

@@ -40,9 +40,9 @@ public:
     zero() : zero(params{}) {}
     explicit zero(const params& p) : p_(p) {
         constexpr std::string_view component = "memsub::compression::zero";
-        detail::require_line_bytes(p.line_bytes, component);
-        memsub::detail::require(p.zero_line_bits == 0 || p.zero_line_bits == 8, component,
-                                "zero_line_bits", p.zero_line_bits, "must be 0 or 8");
+        require_line_bytes(p.line_bytes, component);
+        memsub::require(p.zero_line_bits == 0 || p.zero_line_bits == 8, component, "zero_line_bits",
+                        p.zero_line_bits, "must be 0 or 8");
     }
 
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "zero"; }

@@ -96,12 +96,12 @@ private:
     std::string problem_;
 };
 
-namespace detail {
-/// Throws `config_error` unless `ok`; used by validators so each rule reads as one line.
+/// Throws `config_error(component, parameter, value, rule)` unless `ok`. A policy's constructor
+/// (the library's and a user's alike) checks each configuration rule in one line with it:
+/// `memsub::require(p.ways >= 1, "my_policy", "ways", p.ways, "must be >= 1");`.
 inline void require(bool ok, std::string_view component, std::string_view parameter,
                     std::uint64_t value, std::string_view rule) {
     if (!ok) throw config_error(component, parameter, value, rule);
 }
-} // namespace detail
 
 } // namespace memsub

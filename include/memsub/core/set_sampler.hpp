@@ -292,7 +292,7 @@ private:
     }
 
     static void validate(std::uint32_t sets, const leader_placement& p, const sampler_names& n) {
-        using memsub::detail::require;
+        using memsub::require;
         require(p.requesters >= 1 && p.requesters <= max_requesters, n.component, n.requesters,
                 p.requesters, "must be in 1..1024");
         require(p.candidates >= 2 && p.candidates <= max_candidates, n.component, n.candidates,
@@ -333,7 +333,7 @@ private:
 
     void assign(std::uint32_t set, std::uint32_t candidate, std::uint32_t requester,
                 const sampler_names& names) {
-        memsub::detail::require(
+        memsub::require(
             tag_[set] == 0, names.component, names.leaders, set,
             "a set may lead for one candidate of one requester only (leader sets overlap: use "
             "fewer leaders, candidates or requesters, or more sets)");
@@ -452,8 +452,8 @@ public:
 
 private:
     static void validate(const params& p, const sampler_shape& shape) {
-        memsub::detail::require(p.psel_bits >= 1 && p.psel_bits <= 31, shape.component, "psel_bits",
-                                p.psel_bits, "must be in 1..31");
+        memsub::require(p.psel_bits >= 1 && p.psel_bits <= 31, shape.component, "psel_bits",
+                        p.psel_bits, "must be in 1..31");
     }
 
     std::uint32_t bits_;
@@ -662,7 +662,7 @@ private:
     }
 
     static void validate(const params& p, const sampler_shape& shape) {
-        using memsub::detail::require;
+        using memsub::require;
         require(p.counter_bits >= 1 && p.counter_bits <= 64, shape.component, "counter_bits",
                 p.counter_bits, "must be in 1..64");
         require(p.initial_choice < shape.candidates, shape.component, "initial_choice",
@@ -879,8 +879,8 @@ public:
 private:
     static const leader_placement& checked(const leader_placement& p, const sampler_names& n) {
         constexpr auto rule_max = static_cast<std::uint32_t>(Rule::max_candidates);
-        memsub::detail::require(p.candidates <= rule_max, n.component, n.candidates, p.candidates,
-                                "more candidates than the follower rule can choose among");
+        memsub::require(p.candidates <= rule_max, n.component, n.candidates, p.candidates,
+                        "more candidates than the follower rule can choose among");
         return p;
     }
 

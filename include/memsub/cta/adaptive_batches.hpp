@@ -68,10 +68,10 @@ public:
         , p_(p)
         , queues_(p.modules, words())
         , group_of_(p.modules, 0) {
-        memsub::detail::require(p.imbalance_waves > 0, component, "imbalance_waves",
-                                static_cast<std::uint64_t>(p.imbalance_waves), "must be positive");
-        memsub::detail::require(p.max_level <= 31, component, "max_level", p.max_level,
-                                "must be at most 31");
+        memsub::require(p.imbalance_waves > 0, component, "imbalance_waves",
+                        static_cast<std::uint64_t>(p.imbalance_waves), "must be positive");
+        memsub::require(p.max_level <= 31, component, "max_level", p.max_level,
+                        "must be at most 31");
     }
 
     /// Level of the current launch (0 = contiguous_batches).

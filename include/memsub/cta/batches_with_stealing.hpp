@@ -42,8 +42,8 @@ public:
         : scheduler_base(p.modules, p.sms_per_module)
         , p_(p)
         , queues_(p.modules, words()) {
-        memsub::detail::require(p.steal_ctas >= 1, component, "steal_ctas", p.steal_ctas,
-                                "must be at least 1");
+        memsub::require(p.steal_ctas >= 1, component, "steal_ctas", p.steal_ctas,
+                        "must be at least 1");
     }
 
     /// Unstarted CTAs in module m's queue.

@@ -439,6 +439,42 @@ inline void store_front(config_result& r, const config_result& front) {
     r.store_bytes = front.store_bytes;
 }
 
+/// What both timing loops do first with an issued warp instruction: coalesce its lanes into
+/// `lines`, count it in `front`, and return the prototype its line requests copy.
+inline memsub::access start_instruction(const memsub::warp_instruction& w,
+                                        const gpu::coalescer& coalescer, gpu::coalesced_warp& lines,
+                                        config_result& front) {
+    coalescer.coalesce(w.lanes, w.active_mask, w.access_bytes, lines);
+    ++front.warp_instructions;
+    front.lane_operations += static_cast<std::uint64_t>(std::popcount(w.active_mask));
+    front.sector_runs += lines.sector_runs();
+    memsub::access proto{};
+    proto.pc = w.pc;
+    proto.kind = w.kind;
+    proto.requester = w.sm;
+    return proto;
+}
+
+/// The whole-line fill request a missing L1 access `a` sends from `module`.
+inline memsub::access line_request(const memsub::access& a, std::uint32_t module) {
+    memsub::access line = a;
+    line.address = memsub::byte_address{a.address.value & ~std::uint64_t{line_bytes - 1}};
+    line.size = line_bytes;
+    line.sector_mask = 0; // the whole line
+    line.requester = module;
+    return line;
+}
+
+/// Every 65,536 instructions: reports progress and returns false once a stop signal arrived
+/// (recorded in `out.interrupted_by`).
+inline bool still_running(const config_result& front, const memsub::warp_instruction& w,
+                          study_progress& progress, machine_result& out) {
+    if ((front.warp_instructions & 0xffff) != 0) return true;
+    progress.update(front.warp_instructions, w.launch);
+    out.interrupted_by = memsub::explorer::stop_requested();
+    return out.interrupted_by == 0;
+}
+
 /// The scheduler's parameters: `m`'s SMs, the SM order of the options, and the latency mode.
 inline simt::gto_params scheduler_params(const machine& m, const options& o,
                                          simt::latency_mode mode) {
@@ -495,15 +531,8 @@ bool run_timed_stream(Kernel& kernel, const machine& m, std::size_t config, cons
             end_launch(gto.launch_start_cycle());
             launch = w.launch;
         }
-        coalescer.coalesce(w.lanes, w.active_mask, w.access_bytes, lines);
-        ++front.warp_instructions;
-        front.lane_operations += static_cast<std::uint64_t>(std::popcount(w.active_mask));
+        const memsub::access proto = start_instruction(w, coalescer, lines, front);
         const std::uint32_t module = w.sm / m.sms_per_module;
-        memsub::access proto{};
-        proto.pc = w.pc;
-        proto.kind = w.kind;
-        proto.requester = w.sm;
-        front.sector_runs += lines.sector_runs();
         const std::uint64_t t = w.issue_cycle;
         std::uint64_t data_ready = 0; // the latest reply known now
         std::uint32_t waits = 0;      // replies that wait for a DRAM fill
@@ -523,12 +552,7 @@ bool run_timed_stream(Kernel& kernel, const machine& m, std::size_t config, cons
                 ready = side.l1_hit(w.sm, a, t, w.warp);
             } else {
                 front.l1_fill_bytes += r.bytes_fetched;
-                memsub::access line = a;
-                line.address =
-                    memsub::byte_address{a.address.value & ~std::uint64_t{line_bytes - 1}};
-                line.size = line_bytes;
-                line.sector_mask = 0; // the whole line
-                line.requester = module;
+                const memsub::access line = line_request(a, module);
                 const std::uint32_t entry = side.l1_slot(w.sm, line.address.value / line_bytes);
                 ready = side.request(module, line, r.bytes_fetched, t, w.warp, entry);
                 side.note_l1_miss(entry, line, ready);
@@ -547,12 +571,9 @@ bool run_timed_stream(Kernel& kernel, const machine& m, std::size_t config, cons
         } else {
             coalescer.for_each_access(lines, proto, to_l1);
         }
-        if ((front.warp_instructions & 0xffff) == 0) {
-            progress.update(front.warp_instructions, w.launch);
-            if ((out.interrupted_by = memsub::explorer::stop_requested()) != 0) {
-                stopped = true;
-                break;
-            }
+        if (!still_running(front, w, progress, out)) {
+            stopped = true;
+            break;
         }
     }
     end_launch(gto.cycle());
@@ -597,16 +618,9 @@ config_result feed_stream(Kernel& kernel, const machine& m, const options& o, ma
             end_launch();
             launch = w.launch;
         }
-        coalescer.coalesce(w.lanes, w.active_mask, w.access_bytes, lines);
-        ++front.warp_instructions;
-        front.lane_operations += static_cast<std::uint64_t>(std::popcount(w.active_mask));
+        const memsub::access proto = start_instruction(w, coalescer, lines, front);
         const std::uint32_t module = w.sm / m.sms_per_module;
-        memsub::access proto{};
-        proto.pc = w.pc;
-        proto.kind = w.kind;
-        proto.requester = w.sm;
         each([](auto& side) { side.begin_instruction(); });
-        front.sector_runs += lines.sector_runs();
         const auto to_l1 = [&](const memsub::access& a) {
             const auto r = l1[w.sm].access(a);
             if (a.kind == memsub::access_kind::load) {
@@ -616,12 +630,7 @@ config_result feed_stream(Kernel& kernel, const machine& m, const options& o, ma
                     return;
                 }
                 front.l1_fill_bytes += r.bytes_fetched;
-                memsub::access line = a;
-                line.address =
-                    memsub::byte_address{a.address.value & ~std::uint64_t{line_bytes - 1}};
-                line.size = line_bytes;
-                line.sector_mask = 0; // the whole line
-                line.requester = module;
+                const memsub::access line = line_request(a, module);
                 each([&](auto& side) { side.request(module, line, r.bytes_fetched); });
             } else {
                 front.store_bytes += r.bytes_written_down;
@@ -639,12 +648,9 @@ config_result feed_stream(Kernel& kernel, const machine& m, const options& o, ma
             coalescer.for_each_access(lines, proto, to_l1);
         const bool stalling = w.kind == memsub::access_kind::load && w.stalls;
         each([&](auto& side) { side.end_instruction(stalling); });
-        if ((front.warp_instructions & 0xffff) == 0) {
-            progress.update(front.warp_instructions, w.launch);
-            if ((out.interrupted_by = memsub::explorer::stop_requested()) != 0) {
-                stopped = true;
-                break;
-            }
+        if (!still_running(front, w, progress, out)) {
+            stopped = true;
+            break;
         }
     }
     end_launch();
@@ -1473,10 +1479,9 @@ config_desc extra_config(const machine& m) {
     } else {
         const Extra p(placement_params<Extra>(m, 0));
         // Every partition the placement names must be a module of the machine.
-        memsub::detail::require(p.partitions() == m.modules, "mcm_explorer", "partitions()",
-                                p.partitions(),
-                                "an extra placement must have one partition per "
-                                "module (--modules)");
+        memsub::require(p.partitions() == m.modules, "mcm_explorer", "partitions()", p.partitions(),
+                        "an extra placement must have one partition per "
+                        "module (--modules)");
         return {.name = std::string(p.name()), .extra = true};
     }
 }
@@ -1490,8 +1495,8 @@ std::vector<config_desc> configurations(const machine& m) {
         out.push_back({std::string(c.name), c.distributed, c.first_touch, c.l15, false});
     (out.push_back(extra_config<Extras>(m)), ...);
     for (std::size_t i = library_config_count; i < out.size(); ++i) {
-        memsub::detail::require(!out[i].name.empty(), "mcm_explorer", "name()", i,
-                                "an extra type's name() must not be empty");
+        memsub::require(!out[i].name.empty(), "mcm_explorer", "name()", i,
+                        "an extra type's name() must not be empty");
         for (std::size_t j = 0; j < i; ++j)
             if (out[j].name == out[i].name)
                 throw memsub::config_error("mcm_explorer", "name()", out[i].name,

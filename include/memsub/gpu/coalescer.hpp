@@ -135,7 +135,7 @@ public:
         // The check inline, the throw out of line: an unconditional call cost every warp ~14
         // instructions.
         if (MEMSUB_UNLIKELY(access_bytes - 1u >= line_bytes_))
-            detail::require(false, "memsub::gpu::coalescer::coalesce", "access_bytes", access_bytes,
+            memsub::require(false, "memsub::gpu::coalescer::coalesce", "access_bytes", access_bytes,
                             "must be in 1..line_bytes");
         out.count = 0;
         if (active_mask == 0) return;
@@ -189,7 +189,7 @@ public:
     template <class Fn>
     void for_each_request(const coalesced_warp& w, const memsub::access& prototype, Fn&& fn) const {
         if (MEMSUB_UNLIKELY(line_bytes_ >> sector_shift_ > max_mask_sectors))
-            detail::require(false, "memsub::gpu::coalescer::for_each_request", "sector_bytes",
+            memsub::require(false, "memsub::gpu::coalescer::for_each_request", "sector_bytes",
                             sector_bytes(), "must leave at most 16 sectors per line");
         memsub::access a = prototype;
         a.divergence = w.divergence();
@@ -266,7 +266,7 @@ private:
     };
 
     static void validate(const params& p) {
-        using memsub::detail::require;
+        using memsub::require;
         constexpr std::string_view component = "memsub::gpu::coalescer";
         require(std::has_single_bit(p.line_bytes) && p.line_bytes >= 4 &&
                     p.line_bytes <= max_coalescer_line_bytes,

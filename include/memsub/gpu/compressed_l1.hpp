@@ -266,9 +266,9 @@ private:
 
     shared_code_book* checked_book(shared_code_book* book) const {
         if constexpr (shares_code_book)
-            memsub::detail::require(book != nullptr, component, "code_book", 0,
-                                    "a compressed L1 with an SC² mode needs the GPU's "
-                                    "shared_code_book");
+            memsub::require(book != nullptr, component, "code_book", 0,
+                            "a compressed L1 with an SC² mode needs the GPU's "
+                            "shared_code_book");
         return book;
     }
 

@@ -157,7 +157,7 @@ struct latency_params {
 
     /// Throws `config_error` naming the first broken rule.
     void validate(std::string_view component) const {
-        using memsub::detail::require;
+        using memsub::require;
         require(l1_hit_cycles >= 1, component, "l1_hit_cycles", l1_hit_cycles, "must be >= 1");
         require(l1_hit_cycles <= l2_hit_cycles, component, "l1_hit_cycles", l1_hit_cycles,
                 "must be <= l2_hit_cycles (" + std::to_string(l2_hit_cycles) + ")");
@@ -541,8 +541,8 @@ public:
         std::uint32_t bytes = p.dram_request_bytes;
         if (bytes == 0) bytes = controller_burst_bytes(controllers_[0]);
         if (bytes == 0 || bytes > line_bytes) bytes = line_bytes;
-        memsub::detail::require(line_bytes % bytes == 0, component, "dram_request_bytes", bytes,
-                                "must divide the 128 B line (or be 0: the controller's burst)");
+        memsub::require(line_bytes % bytes == 0, component, "dram_request_bytes", bytes,
+                        "must divide the 128 B line (or be 0: the controller's burst)");
         request_bytes_ = bytes;
         requests_per_line_ = line_bytes / bytes;
     }
@@ -675,7 +675,7 @@ private:
     static constexpr std::uint64_t write_back_id = ~std::uint64_t{0};
 
     static timing_params validated(const timing_params& p) {
-        using memsub::detail::require;
+        using memsub::require;
         p.latency.validate(component);
         require(p.dram_clock.controller_cycles >= 1, component, "dram_clock.controller_cycles",
                 p.dram_clock.controller_cycles, "must be >= 1");

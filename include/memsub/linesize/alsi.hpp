@@ -57,12 +57,11 @@ public:
 private:
     static void validate(const geometry& g, const params& p) {
         constexpr std::string_view component = "memsub::linesize::alsi";
-        memsub::detail::require(p.medium_from_divergence >= 2, component, "medium_from_divergence",
-                                p.medium_from_divergence,
-                                "must be >= 2 (d = 1 is the convergent case)");
-        memsub::detail::require(p.small_from_divergence >= p.medium_from_divergence, component,
-                                "small_from_divergence", p.small_from_divergence,
-                                "must be >= medium_from_divergence");
+        memsub::require(p.medium_from_divergence >= 2, component, "medium_from_divergence",
+                        p.medium_from_divergence, "must be >= 2 (d = 1 is the convergent case)");
+        memsub::require(p.small_from_divergence >= p.medium_from_divergence, component,
+                        "small_from_divergence", p.small_from_divergence,
+                        "must be >= medium_from_divergence");
         require_block_bytes(g, p.large_bytes, component, "large_bytes");
         require_block_bytes(g, p.medium_bytes, component, "medium_bytes");
         require_block_bytes(g, p.small_bytes, component, "small_bytes");

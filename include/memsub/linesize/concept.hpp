@@ -122,8 +122,8 @@ template <class S>
 /// LS2 helper: throws `config_error` unless `bytes` is a valid block size for `g` (LP2).
 inline void require_block_bytes(const geometry& g, std::uint32_t bytes, std::string_view component,
                                 std::string_view parameter) {
-    memsub::detail::require(valid_block_bytes(g, bytes), component, parameter, bytes,
-                            "must be a power of two between the segment size and the line size");
+    memsub::require(valid_block_bytes(g, bytes), component, parameter, bytes,
+                    "must be a power of two between the segment size and the line size");
 }
 
 /// Fails to compile with one message per broken requirement (LS1–LS4).

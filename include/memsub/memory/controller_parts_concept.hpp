@@ -85,6 +85,22 @@ struct write_drain_knobs {
     std::uint32_t min_writes_per_switch = 0;
 };
 
+namespace detail {
+/// The write-drain knobs of a controller's flat `params` (its `write_*` fields and
+/// `min_writes_per_switch`, kept flat so a host sets them by designated initializer).
+template <class Params>
+[[nodiscard]] write_drain_knobs drain_knobs_of(const Params& p,
+                                               bool drain_queued_at_start) noexcept {
+    return {.high_watermark_pct = p.write_high_watermark_pct,
+            .low_watermark_pct = p.write_low_watermark_pct,
+            .idle_drain_min = p.write_idle_drain_min,
+            .idle_flush_cycles = p.write_idle_flush_cycles,
+            .max_wait_cycles = p.write_max_wait_cycles,
+            .drain_queued_at_start = drain_queued_at_start,
+            .min_writes_per_switch = p.min_writes_per_switch};
+}
+} // namespace detail
+
 /// What a controller observes of one channel at a decision cycle, for its write-drain policy.
 struct drain_observation {
     std::uint32_t writes = 0;                 ///< writes queued (not yet served)

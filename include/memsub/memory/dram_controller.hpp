@@ -149,13 +149,7 @@ public:
 
         /// The write-drain policy's knobs (above).
         [[nodiscard]] write_drain_knobs drain_knobs() const noexcept {
-            return {.high_watermark_pct = write_high_watermark_pct,
-                    .low_watermark_pct = write_low_watermark_pct,
-                    .idle_drain_min = write_idle_drain_min,
-                    .idle_flush_cycles = write_idle_flush_cycles,
-                    .max_wait_cycles = write_max_wait_cycles,
-                    .drain_queued_at_start = drain_queued_at_start,
-                    .min_writes_per_switch = min_writes_per_switch};
+            return detail::drain_knobs_of(*this, drain_queued_at_start);
         }
     };
 
@@ -402,7 +396,7 @@ private:
 
     static const params& validated(const params& p) {
         p.timing.validate(component);
-        using memsub::detail::require;
+        using memsub::require;
         require(p.read_queue >= 1 && p.read_queue <= 4096, component, "read_queue", p.read_queue,
                 "must be in 1..4096");
         require(p.write_queue >= 1 && p.write_queue <= 4096, component, "write_queue",

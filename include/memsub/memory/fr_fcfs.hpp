@@ -68,10 +68,9 @@ public:
         , round_robin_(p.round_robin_hits)
         , round_robin_misses_(p.round_robin_misses)
         , bypasses_(banks, 0) {
-        memsub::detail::require(banks >= 1 && banks <= 64, component, "banks", banks,
-                                "must be in 1..64");
-        memsub::detail::require(p.max_row_hit_bypasses <= 1u << 20, component,
-                                "max_row_hit_bypasses", p.max_row_hit_bypasses, "must be <= 2^20");
+        memsub::require(banks >= 1 && banks <= 64, component, "banks", banks, "must be in 1..64");
+        memsub::require(p.max_row_hit_bypasses <= 1u << 20, component, "max_row_hit_bypasses",
+                        p.max_row_hit_bypasses, "must be <= 2^20");
     }
 
     template <class View>

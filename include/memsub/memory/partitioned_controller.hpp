@@ -127,13 +127,7 @@ public:
         /// The write-drain policy's knobs (above; a drain is not bounded by the writes queued
         /// at its start).
         [[nodiscard]] write_drain_knobs drain_knobs() const noexcept {
-            return {.high_watermark_pct = write_high_watermark_pct,
-                    .low_watermark_pct = write_low_watermark_pct,
-                    .idle_drain_min = write_idle_drain_min,
-                    .idle_flush_cycles = write_idle_flush_cycles,
-                    .max_wait_cycles = write_max_wait_cycles,
-                    .drain_queued_at_start = false,
-                    .min_writes_per_switch = min_writes_per_switch};
+            return detail::drain_knobs_of(*this, false);
         }
 
         [[nodiscard]] std::uint32_t depth() const noexcept {
@@ -311,7 +305,7 @@ private:
 
     static const params& validated(const params& p) {
         p.timing.validate(component);
-        using memsub::detail::require;
+        using memsub::require;
         require(p.requesters >= 1 && p.requesters <= 1024, component, "requesters", p.requesters,
                 "must be in 1..1024");
         require(p.queue_depth <= 4096, component, "queue_depth", p.queue_depth,

@@ -228,14 +228,12 @@ private:
 
     static void validate(const params& p) {
         constexpr std::string_view c = "memsub::profile::l1_statistics";
-        memsub::detail::require(std::has_single_bit(p.line_bytes) && p.line_bytes <= 128, c,
-                                "line_bytes", p.line_bytes, "must be a power of two <= 128");
-        memsub::detail::require(
-            std::has_single_bit(p.granule_bytes) && p.granule_bytes <= p.line_bytes, c,
-            "granule_bytes", p.granule_bytes, "must be a power of two <= line_bytes");
-        memsub::detail::require(p.max_resident_blocks >= 1 && p.max_resident_blocks <= (1u << 24),
-                                c, "max_resident_blocks", p.max_resident_blocks,
-                                "must be in 1..2^24");
+        memsub::require(std::has_single_bit(p.line_bytes) && p.line_bytes <= 128, c, "line_bytes",
+                        p.line_bytes, "must be a power of two <= 128");
+        memsub::require(std::has_single_bit(p.granule_bytes) && p.granule_bytes <= p.line_bytes, c,
+                        "granule_bytes", p.granule_bytes, "must be a power of two <= line_bytes");
+        memsub::require(p.max_resident_blocks >= 1 && p.max_resident_blocks <= (1u << 24), c,
+                        "max_resident_blocks", p.max_resident_blocks, "must be in 1..2^24");
     }
 
     /// Sets bits [lo, hi) of a 128-bit mask.

@@ -106,16 +106,16 @@ public:
 private:
     static void validate(const params& p) {
         constexpr std::string_view c = "memsub::profile::reuse_distance_profile";
-        memsub::detail::require(p.sets >= 1, c, "sets", p.sets, "must be >= 1");
-        memsub::detail::require(std::has_single_bit(p.line_bytes), c, "line_bytes", p.line_bytes,
-                                "must be a power of two");
-        memsub::detail::require(p.max_distance >= 1 && p.max_distance <= 4096, c, "max_distance",
-                                p.max_distance, "must be in 1..4096");
-        memsub::detail::require(p.max_pcs >= 1 && p.max_pcs <= 4096, c, "max_pcs", p.max_pcs,
-                                "must be in 1..4096");
+        memsub::require(p.sets >= 1, c, "sets", p.sets, "must be >= 1");
+        memsub::require(std::has_single_bit(p.line_bytes), c, "line_bytes", p.line_bytes,
+                        "must be a power of two");
+        memsub::require(p.max_distance >= 1 && p.max_distance <= 4096, c, "max_distance",
+                        p.max_distance, "must be in 1..4096");
+        memsub::require(p.max_pcs >= 1 && p.max_pcs <= 4096, c, "max_pcs", p.max_pcs,
+                        "must be in 1..4096");
         const auto& b = p.divergence_bin_starts;
-        memsub::detail::require(b[0] >= 2 && b[1] > b[0] && b[2] > b[1], c, "divergence_bin_starts",
-                                b[0], "must be strictly increasing, the first >= 2");
+        memsub::require(b[0] >= 2 && b[1] > b[0] && b[2] > b[1], c, "divergence_bin_starts", b[0],
+                        "must be strictly increasing, the first >= 2");
     }
     [[nodiscard]] std::size_t index(std::uint32_t slot, std::uint32_t bin,
                                     std::uint32_t d) const noexcept {

@@ -102,9 +102,9 @@ public:
 private:
     static std::uint32_t checked_entries(const geometry& g) {
         if constexpr (Entries != 0)
-            memsub::detail::require(g.entries_per_set() == Entries, "memsub::replacement::lru",
-                                    "entries per set", g.entries_per_set(),
-                                    "must equal the compile-time shape this lru was built for");
+            memsub::require(g.entries_per_set() == Entries, "memsub::replacement::lru",
+                            "entries per set", g.entries_per_set(),
+                            "must equal the compile-time shape this lru was built for");
         return g.entries_per_set();
     }
 

@@ -55,9 +55,9 @@ next_use_positions(std::span<const line_address> lines) {
 /// Lines are `address / line_bytes`; `line_bytes` must be a power of two ≥ 1.
 [[nodiscard]] inline std::vector<std::uint64_t>
 next_use_positions(std::span<const memsub::access> stream, std::uint32_t line_bytes) {
-    memsub::detail::require(line_bytes >= 1 && std::has_single_bit(line_bytes),
-                            "memsub::replacement::next_use", "line_bytes", line_bytes,
-                            "must be a power of two");
+    memsub::require(line_bytes >= 1 && std::has_single_bit(line_bytes),
+                    "memsub::replacement::next_use", "line_bytes", line_bytes,
+                    "must be a power of two");
     const std::uint32_t shift = log2_exact(line_bytes);
     std::vector<line_address> lines(stream.size());
     for (std::size_t i = 0; i < stream.size(); ++i)

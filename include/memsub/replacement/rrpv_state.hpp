@@ -185,8 +185,7 @@ public:
 
     /// Validates an RRPV width for `component`.
     static void validate_bits(std::uint32_t bits, std::string_view component) {
-        memsub::detail::require(bits >= 1 && bits <= 7, component, "rrpv_bits", bits,
-                                "must be in 1..7");
+        memsub::require(bits >= 1 && bits <= 7, component, "rrpv_bits", bits, "must be in 1..7");
     }
 
     [[nodiscard]] std::uint8_t distant() const noexcept { return distant_; }

@@ -75,9 +75,9 @@ private:
     static void validate(const geometry& g, const params& p) {
         rrpv_state::validate_bits(p.rrpv_bits, "memsub::replacement::srrip");
         if constexpr (Entries != 0)
-            memsub::detail::require(g.entries_per_set() == Entries, "memsub::replacement::srrip",
-                                    "entries per set", g.entries_per_set(),
-                                    "must equal the compile-time shape this srrip was built for");
+            memsub::require(g.entries_per_set() == Entries, "memsub::replacement::srrip",
+                            "entries per set", g.entries_per_set(),
+                            "must equal the compile-time shape this srrip was built for");
     }
 
     basic_rrpv_state<Entries> state_;

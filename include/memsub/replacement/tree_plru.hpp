@@ -78,8 +78,8 @@ public:
 
 private:
     static std::uint32_t validated(std::uint32_t entries) {
-        memsub::detail::require(std::has_single_bit(entries), "memsub::replacement::tree_plru",
-                                "entries_per_set", entries, "must be a power of two");
+        memsub::require(std::has_single_bit(entries), "memsub::replacement::tree_plru",
+                        "entries_per_set", entries, "must be a power of two");
         return entries;
     }
 

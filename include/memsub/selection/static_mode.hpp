@@ -20,8 +20,8 @@ public:
 
     static_mode(const selection_shape& shape, const params& p) : mode_(p.mode) {
         shape.validate(component);
-        memsub::detail::require(p.mode < shape.modes.size(), component, "mode", p.mode,
-                                "must name one of the cache's modes");
+        memsub::require(p.mode < shape.modes.size(), component, "mode", p.mode,
+                        "must name one of the cache's modes");
     }
 
     [[nodiscard]] std::uint32_t insertion_mode(set_index) const noexcept { return mode_; }

@@ -116,8 +116,8 @@ public:
     };
 
     link_timing(const T& t, const params& p) : topology_(t), p_(p), links_(t.links()) {
-        memsub::detail::require(p.cycles_per_hop >= 1, component, "cycles_per_hop",
-                                p.cycles_per_hop, "must be >= 1");
+        memsub::require(p.cycles_per_hop >= 1, component, "cycles_per_hop", p.cycles_per_hop,
+                        "must be >= 1");
         if (!(p.link_bytes_per_cycle > 0.0 && p.link_bytes_per_cycle <= 1e9))
             throw config_error(component, "link_bytes_per_cycle",
                                std::to_string(p.link_bytes_per_cycle),

@@ -140,8 +140,8 @@ private:
     }
 
     static void validate(const params& p) {
-        memsub::detail::require(p.address_scale_bytes >= 1, component, "address_scale_bytes",
-                                p.address_scale_bytes, "must be at least 1");
+        memsub::require(p.address_scale_bytes >= 1, component, "address_scale_bytes",
+                        p.address_scale_bytes, "must be at least 1");
     }
 
     /// The largest obj_id whose address fits in 64 bits (computed once: no division per record).

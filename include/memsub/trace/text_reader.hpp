@@ -55,10 +55,10 @@ private:
     friend reader_base;
 
     static void validate(const params& p) {
-        memsub::detail::require(p.base == number_base::automatic || p.base == number_base::hex ||
-                                    p.base == number_base::decimal,
-                                component, "base", static_cast<std::uint64_t>(p.base),
-                                "must be automatic, hex or decimal");
+        memsub::require(p.base == number_base::automatic || p.base == number_base::hex ||
+                            p.base == number_base::decimal,
+                        component, "base", static_cast<std::uint64_t>(p.base),
+                        "must be automatic, hex or decimal");
     }
 
     bool parse(std::string_view line, memsub::access& out) {

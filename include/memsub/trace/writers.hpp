@@ -175,8 +175,8 @@ public:
     explicit oracle_general_writer(std::ostream& os, std::uint64_t address_scale_bytes = 64)
         : os_(&os)
         , scale_(address_scale_bytes) {
-        memsub::detail::require(scale_ >= 1, "memsub::trace::oracle_general_writer",
-                                "address_scale_bytes", scale_, "must be at least 1");
+        memsub::require(scale_ >= 1, "memsub::trace::oracle_general_writer", "address_scale_bytes",
+                        scale_, "must be at least 1");
     }
 
     void write(const memsub::access& a) {

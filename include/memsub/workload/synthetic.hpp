@@ -23,7 +23,7 @@ namespace memsub::workload {
 class zipf_distribution {
 public:
     zipf_distribution(std::uint64_t n, double exponent) : n_(n), s_(exponent) {
-        detail::require(n >= 1, "memsub::workload::zipf_distribution", "n", n, "must be >= 1");
+        memsub::require(n >= 1, "memsub::workload::zipf_distribution", "n", n, "must be >= 1");
         if (!(exponent > 0.0 && exponent < 100.0))
             throw config_error("memsub::workload::zipf_distribution", "exponent",
                                std::to_string(exponent), "must be in (0, 100)");
@@ -111,7 +111,7 @@ public:
 
 protected:
     static void detail_validate(const stream_params& p) {
-        using memsub::detail::require;
+        using memsub::require;
         require(p.lines >= 1, "memsub::workload stream", "lines", p.lines, "must be >= 1");
         require(p.line_bytes >= 1, "memsub::workload stream", "line_bytes", p.line_bytes,
                 "must be >= 1");
@@ -220,8 +220,7 @@ public:
 private:
     static const params& validated(const params& p) {
         constexpr std::string_view c = "memsub::workload::mixed_stream";
-        memsub::detail::require(p.cache_lines >= 1, c, "cache_lines", p.cache_lines,
-                                "must be >= 1");
+        memsub::require(p.cache_lines >= 1, c, "cache_lines", p.cache_lines, "must be >= 1");
         if (!(p.zipf_weight >= 0 && p.loop_weight >= 0 && p.scan_weight >= 0 &&
               p.zipf_weight + p.loop_weight + p.scan_weight > 0))
             throw config_error(c, "weights", "negative or all zero",

@@ -14,8 +14,8 @@ namespace memsub::analysis::detail {
 /// log2 of `line_bytes` once it is checked to be a power of two >= 4.
 [[nodiscard]] inline std::uint32_t checked_line_shift(std::string_view component,
                                                       std::uint32_t line_bytes) {
-    memsub::detail::require(line_bytes >= 4 && std::has_single_bit(line_bytes), component,
-                            "line_bytes", line_bytes, "must be a power of two >= 4");
+    memsub::require(line_bytes >= 4 && std::has_single_bit(line_bytes), component, "line_bytes",
+                    line_bytes, "must be a power of two >= 4");
     return log2_exact(line_bytes);
 }
 
@@ -23,7 +23,7 @@ namespace memsub::analysis::detail {
 /// 1 .. max_ways (<= 1024).
 inline void check_grid(std::string_view component, std::uint32_t min_sets, std::uint32_t max_sets,
                        std::uint32_t max_ways) {
-    using memsub::detail::require;
+    using memsub::require;
     require(min_sets >= 1 && std::has_single_bit(min_sets), component, "min_sets", min_sets,
             "must be a power of two >= 1");
     require(max_sets >= min_sets && std::has_single_bit(max_sets) &&

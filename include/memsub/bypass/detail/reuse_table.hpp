@@ -85,15 +85,13 @@ public:
     /// Replaces the counters with a trained table's (index bits must match; config_error
     /// naming `component` otherwise); a frozen table stops learning.
     void load(const trained_table& t, std::string_view component) {
-        memsub::detail::require(t.index_bits == index_bits_, component, "trained_table.index_bits",
-                                t.index_bits, "must equal the predictor's table index bits");
-        memsub::detail::require(t.counters.size() == table_.size(), component,
-                                "trained_table.counters.size()", t.counters.size(),
-                                "must be 2^index_bits");
+        memsub::require(t.index_bits == index_bits_, component, "trained_table.index_bits",
+                        t.index_bits, "must equal the predictor's table index bits");
+        memsub::require(t.counters.size() == table_.size(), component,
+                        "trained_table.counters.size()", t.counters.size(), "must be 2^index_bits");
         for (std::size_t i = 0; i < table_.size(); ++i) {
-            memsub::detail::require(t.counters[i] <= counter_max_, component,
-                                    "trained_table.counters[i]", t.counters[i],
-                                    "must fit in counter_bits");
+            memsub::require(t.counters[i] <= counter_max_, component, "trained_table.counters[i]",
+                            t.counters[i], "must fit in counter_bits");
             table_[i] = t.counters[i];
         }
         frozen_ = t.frozen;
@@ -147,7 +145,7 @@ public:
 
 private:
     static void validate(const settings& s, std::string_view component) {
-        using memsub::detail::require;
+        using memsub::require;
         require(s.index_bits >= 1 && s.index_bits <= 16, component, "table index bits",
                 s.index_bits, "must be in 1..16");
         require(s.counter_bits >= 1 && s.counter_bits <= 8, component, "counter_bits",
@@ -183,7 +181,7 @@ private:
 
 inline void validate_pc_params(std::uint32_t pc_index_bits, std::uint32_t pc_alignment_bits,
                                std::string_view component) {
-    using memsub::detail::require;
+    using memsub::require;
     require(pc_index_bits >= 1 && pc_index_bits <= 14, component, "pc_index_bits", pc_index_bits,
             "must be in 1..14");
     require(pc_alignment_bits <= 16, component, "pc_alignment_bits", pc_alignment_bits,

@@ -181,24 +181,23 @@ protected:
         if constexpr (!variable_blocks) {
             static_assert(Options.payload_bits == 0,
                           "cache_options.payload_bits: a conventional cache has no payload");
-            memsub::detail::require(rg.entries_per_set() == rg.ways && rg.segments_per_line() == 1,
-                                    "memsub::cache", "cache_options.max_block_segments", 1,
-                                    "segments smaller than a line or extra tags need "
-                                    "max_block_segments >= segments per line");
+            memsub::require(rg.entries_per_set() == rg.ways && rg.segments_per_line() == 1,
+                            "memsub::cache", "cache_options.max_block_segments", 1,
+                            "segments smaller than a line or extra tags need "
+                            "max_block_segments >= segments per line");
         } else {
-            memsub::detail::require(Options.payload_bits <= 32, "memsub::cache",
-                                    "cache_options.payload_bits", Options.payload_bits,
-                                    "must be at most 32 (block_spec::payload's width)");
-            memsub::detail::require(Options.max_block_segments >= rg.segments_per_line() &&
-                                        Options.max_block_segments <= 64,
-                                    "memsub::cache", "cache_options.max_block_segments",
-                                    Options.max_block_segments,
-                                    "must be in [segments per line, 64]");
+            memsub::require(Options.payload_bits <= 32, "memsub::cache",
+                            "cache_options.payload_bits", Options.payload_bits,
+                            "must be at most 32 (block_spec::payload's width)");
+            memsub::require(Options.max_block_segments >= rg.segments_per_line() &&
+                                Options.max_block_segments <= 64,
+                            "memsub::cache", "cache_options.max_block_segments",
+                            Options.max_block_segments, "must be in [segments per line, 64]");
             // One access may cut a whole line into its smallest blocks; they must fit a set.
-            memsub::detail::require(rg.entries_per_set() >= rg.segments_per_line(),
-                                    "memsub::cache geometry", "tags_per_set", rg.entries_per_set(),
-                                    "a variable-block cache needs at least one tag per segment "
-                                    "of a line");
+            memsub::require(rg.entries_per_set() >= rg.segments_per_line(),
+                            "memsub::cache geometry", "tags_per_set", rg.entries_per_set(),
+                            "a variable-block cache needs at least one tag per segment "
+                            "of a line");
         }
         return g;
     }

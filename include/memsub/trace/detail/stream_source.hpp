@@ -34,18 +34,18 @@ namespace memsub::trace::detail {
 /// Validated buffer sizes shared by the readers' `params`.
 inline void validate_buffers(std::string_view component, std::size_t buffer_bytes,
                              std::size_t max_line_bytes) {
-    memsub::detail::require(buffer_bytes >= 64, component, "buffer_bytes", buffer_bytes,
-                            "must be at least 64");
-    memsub::detail::require(max_line_bytes >= 16, component, "max_line_bytes", max_line_bytes,
-                            "must be at least 16");
-    memsub::detail::require(max_line_bytes < buffer_bytes, component, "max_line_bytes",
-                            max_line_bytes, "must be smaller than buffer_bytes");
+    memsub::require(buffer_bytes >= 64, component, "buffer_bytes", buffer_bytes,
+                    "must be at least 64");
+    memsub::require(max_line_bytes >= 16, component, "max_line_bytes", max_line_bytes,
+                    "must be at least 16");
+    memsub::require(max_line_bytes < buffer_bytes, component, "max_line_bytes", max_line_bytes,
+                    "must be smaller than buffer_bytes");
 }
 
 /// Validated buffer size of the binary readers' `params`.
 inline void validate_binary_buffer(std::string_view component, std::size_t buffer_bytes) {
-    memsub::detail::require(buffer_bytes >= 64, component, "buffer_bytes", buffer_bytes,
-                            "must be at least 64");
+    memsub::require(buffer_bytes >= 64, component, "buffer_bytes", buffer_bytes,
+                    "must be at least 64");
 }
 
 /// An input opened once whose first bytes (`head`) were read ahead, to detect its format: a

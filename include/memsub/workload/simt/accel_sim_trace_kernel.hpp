@@ -68,8 +68,8 @@ public:
     accel_sim_trace_kernel(std::string name, std::vector<std::filesystem::path> files)
         : name_(std::move(name))
         , files_(std::move(files)) {
-        memsub::detail::require(!files_.empty(), component, "files", files_.size(),
-                                "must name at least one .traceg file");
+        memsub::require(!files_.empty(), component, "files", files_.size(),
+                        "must name at least one .traceg file");
         for (const auto& f : files_) {
             std::error_code ec;
             const auto size = std::filesystem::file_size(f, ec);

@@ -73,11 +73,11 @@ public:
     explicit bfs_kernel(const csr_graph& g) : bfs_kernel(g, params{}) {}
     bfs_kernel(const csr_graph& g, const params& p) : p_(p), n_(g.vertices) {
         constexpr std::string_view c = "memsub::workload::simt::bfs_kernel";
-        memsub::detail::require(g.vertices >= 1, c, "vertices", g.vertices, "must be >= 1");
-        memsub::detail::require(p.source < g.vertices, c, "source", p.source,
-                                "must be a vertex of the graph");
-        memsub::detail::require(p.threads_per_cta >= 1 && p.threads_per_cta <= 1024, c,
-                                "threads_per_cta", p.threads_per_cta, "must be in 1..1024");
+        memsub::require(g.vertices >= 1, c, "vertices", g.vertices, "must be >= 1");
+        memsub::require(p.source < g.vertices, c, "source", p.source,
+                        "must be a vertex of the graph");
+        memsub::require(p.threads_per_cta >= 1 && p.threads_per_cta <= 1024, c, "threads_per_cta",
+                        p.threads_per_cta, "must be in 1..1024");
         nodes_ = mem_.allocate<node>("nodes", n_);
         edges_ = mem_.allocate<std::int32_t>("edges", g.columns.size());
         mask_ = mem_.allocate<std::uint8_t>("mask", n_);

@@ -121,12 +121,19 @@ inline void build_csr(std::uint32_t rows, std::vector<coo_entry>& entries,
 }
 
 /// CSR offsets are 32-bit: a generator whose `entries` (an exact count or a bound) would not fit
+/// Rows and columns of a generated matrix are 1 .. 2^26 (row and column ids stay 32-bit with
+/// room for the generators' arithmetic).
+inline void require_matrix_dimension(std::string_view component, std::string_view field,
+                                     std::uint32_t value) {
+    memsub::require(value >= 1 && value <= (1u << 26), component, field, value,
+                    "must be in 1..2^26");
+}
+
 /// says so at construction, naming the parameter that sets the size.
 inline void require_csr_size(std::string_view component, std::string_view field,
                              std::uint64_t value, std::uint64_t entries) {
-    memsub::detail::require(entries <= std::numeric_limits<std::uint32_t>::max(), component, field,
-                            value,
-                            "gives more than 2^32 - 1 stored entries (CSR offsets are 32-bit)");
+    memsub::require(entries <= std::numeric_limits<std::uint32_t>::max(), component, field, value,
+                    "gives more than 2^32 - 1 stored entries (CSR offsets are 32-bit)");
 }
 
 /// 0 .. n − 1 in an order drawn from `rng` (Fisher–Yates).
@@ -240,10 +247,9 @@ struct rmat_params {
 /// An R-MAT graph; the same params give the same graph.
 [[nodiscard]] inline csr_graph make_rmat_graph(const rmat_params& p) {
     constexpr std::string_view component = "memsub::workload::simt::make_rmat_graph";
-    memsub::detail::require(p.scale >= 1 && p.scale <= 26, component, "scale", p.scale,
-                            "must be in 1..26");
-    memsub::detail::require(p.edge_factor >= 1 && p.edge_factor <= 64, component, "edge_factor",
-                            p.edge_factor, "must be in 1..64");
+    memsub::require(p.scale >= 1 && p.scale <= 26, component, "scale", p.scale, "must be in 1..26");
+    memsub::require(p.edge_factor >= 1 && p.edge_factor <= 64, component, "edge_factor",
+                    p.edge_factor, "must be in 1..64");
     if (!(p.a > 0 && p.b >= 0 && p.c >= 0 && p.a + p.b + p.c < 1.0))
         throw config_error(component, "a, b, c", "", "must be a > 0, b, c >= 0, a + b + c < 1");
     const std::uint32_t n = 1u << p.scale;
@@ -293,10 +299,10 @@ struct barabasi_albert_params {
 /// pack the hot vertices into a few cache lines, a locality the model does not imply.
 [[nodiscard]] inline csr_graph make_barabasi_albert_graph(const barabasi_albert_params& p) {
     constexpr std::string_view component = "memsub::workload::simt::make_barabasi_albert_graph";
-    memsub::detail::require(p.vertices >= 2 && p.vertices <= (1u << 26), component, "vertices",
-                            p.vertices, "must be in 2..2^26");
-    memsub::detail::require(p.edges_per_vertex >= 1 && p.edges_per_vertex < p.vertices, component,
-                            "edges_per_vertex", p.edges_per_vertex, "must be in 1..vertices - 1");
+    memsub::require(p.vertices >= 2 && p.vertices <= (1u << 26), component, "vertices", p.vertices,
+                    "must be in 2..2^26");
+    memsub::require(p.edges_per_vertex >= 1 && p.edges_per_vertex < p.vertices, component,
+                    "edges_per_vertex", p.edges_per_vertex, "must be in 1..vertices - 1");
     const std::uint32_t n = p.vertices, m = p.edges_per_vertex;
     const std::uint64_t undirected =
         std::uint64_t{m} * (m + 1) / 2 + std::uint64_t{m} * (n - m - 1);
@@ -353,8 +359,8 @@ struct erdos_renyi_params {
 /// edge was found, and an O(n²) Bernoulli draw per pair is what this generator exists to avoid.
 [[nodiscard]] inline csr_graph make_erdos_renyi_graph(const erdos_renyi_params& p) {
     constexpr std::string_view component = "memsub::workload::simt::make_erdos_renyi_graph";
-    memsub::detail::require(p.vertices >= 2 && p.vertices <= (1u << 26), component, "vertices",
-                            p.vertices, "must be in 2..2^26");
+    memsub::require(p.vertices >= 2 && p.vertices <= (1u << 26), component, "vertices", p.vertices,
+                    "must be in 2..2^26");
     const std::uint32_t n = p.vertices;
     // (Written so that NaN fails too.)
     if (!(p.mean_degree > 0 && p.mean_degree <= n - 1.0))
@@ -424,10 +430,10 @@ struct grid_params {
 /// directed edges. Deterministic (no seed).
 [[nodiscard]] inline csr_graph make_grid_graph(const grid_params& p) {
     constexpr std::string_view component = "memsub::workload::simt::make_grid_graph";
-    memsub::detail::require(p.rows >= 1, component, "rows", p.rows, "must be >= 1");
-    memsub::detail::require(p.cols >= 1, component, "cols", p.cols, "must be >= 1");
-    memsub::detail::require(std::uint64_t{p.rows} * p.cols <= (1u << 26), component, "cols", p.cols,
-                            "times rows must be <= 2^26 vertices");
+    memsub::require(p.rows >= 1, component, "rows", p.rows, "must be >= 1");
+    memsub::require(p.cols >= 1, component, "cols", p.cols, "must be >= 1");
+    memsub::require(std::uint64_t{p.rows} * p.cols <= (1u << 26), component, "cols", p.cols,
+                    "times rows must be <= 2^26 vertices");
     const std::uint32_t n = p.rows * p.cols;
     std::vector<detail::coo_entry> edges;
     edges.reserve(4 * std::size_t{n});
@@ -501,10 +507,9 @@ struct banded_params {
 /// A square banded matrix with values uniform in [-1, 1).
 [[nodiscard]] inline csr_matrix make_banded_matrix(const banded_params& p) {
     constexpr std::string_view component = "memsub::workload::simt::make_banded_matrix";
-    memsub::detail::require(p.rows >= 1 && p.rows <= (1u << 26), component, "rows", p.rows,
-                            "must be in 1..2^26");
-    memsub::detail::require(p.half_bandwidth < p.rows, component, "half_bandwidth",
-                            p.half_bandwidth, "must be < rows");
+    detail::require_matrix_dimension(component, "rows", p.rows);
+    memsub::require(p.half_bandwidth < p.rows, component, "half_bandwidth", p.half_bandwidth,
+                    "must be < rows");
     xoshiro256ss rng(p.seed);
     csr_matrix m;
     m.rows = m.cols = p.rows;
@@ -536,12 +541,10 @@ struct power_law_params {
 /// A matrix with power-law row lengths and skewed column popularity (web / social matrices).
 [[nodiscard]] inline csr_matrix make_power_law_matrix(const power_law_params& p) {
     constexpr std::string_view component = "memsub::workload::simt::make_power_law_matrix";
-    memsub::detail::require(p.rows >= 1 && p.rows <= (1u << 26), component, "rows", p.rows,
-                            "must be in 1..2^26");
-    memsub::detail::require(p.cols >= 1 && p.cols <= (1u << 26), component, "cols", p.cols,
-                            "must be in 1..2^26");
-    memsub::detail::require(p.max_row_length >= 1 && p.max_row_length <= p.cols, component,
-                            "max_row_length", p.max_row_length, "must be in 1..cols");
+    detail::require_matrix_dimension(component, "rows", p.rows);
+    detail::require_matrix_dimension(component, "cols", p.cols);
+    memsub::require(p.max_row_length >= 1 && p.max_row_length <= p.cols, component,
+                    "max_row_length", p.max_row_length, "must be in 1..cols");
     xoshiro256ss rng(p.seed);
     zipf_distribution lengths(p.max_row_length, p.length_exponent);
     zipf_distribution popularity(p.cols, p.column_exponent);
@@ -573,12 +576,10 @@ struct uniform_matrix_params {
 /// [-1, 1). The same params give the same matrix.
 [[nodiscard]] inline csr_matrix make_uniform_matrix(const uniform_matrix_params& p) {
     constexpr std::string_view component = "memsub::workload::simt::make_uniform_matrix";
-    memsub::detail::require(p.rows >= 1 && p.rows <= (1u << 26), component, "rows", p.rows,
-                            "must be in 1..2^26");
-    memsub::detail::require(p.cols >= 1 && p.cols <= (1u << 26), component, "cols", p.cols,
-                            "must be in 1..2^26");
-    memsub::detail::require(p.nonzeros_per_row >= 1 && p.nonzeros_per_row <= p.cols, component,
-                            "nonzeros_per_row", p.nonzeros_per_row, "must be in 1..cols");
+    detail::require_matrix_dimension(component, "rows", p.rows);
+    detail::require_matrix_dimension(component, "cols", p.cols);
+    memsub::require(p.nonzeros_per_row >= 1 && p.nonzeros_per_row <= p.cols, component,
+                    "nonzeros_per_row", p.nonzeros_per_row, "must be in 1..cols");
     detail::require_csr_size(component, "nonzeros_per_row", p.nonzeros_per_row,
                              std::uint64_t{p.rows} * p.nonzeros_per_row);
     xoshiro256ss rng(p.seed);
@@ -619,10 +620,10 @@ struct laplacian_params {
 /// inside the grid): 5·nx·ny − 2·nx − 2·ny non-zeros; an interior row sums to 0. Deterministic.
 [[nodiscard]] inline csr_matrix make_laplacian_matrix(const laplacian_params& p) {
     constexpr std::string_view component = "memsub::workload::simt::make_laplacian_matrix";
-    memsub::detail::require(p.nx >= 1, component, "nx", p.nx, "must be >= 1");
-    memsub::detail::require(p.ny >= 1, component, "ny", p.ny, "must be >= 1");
-    memsub::detail::require(std::uint64_t{p.nx} * p.ny <= (1u << 26), component, "ny", p.ny,
-                            "times nx must be <= 2^26 grid points (rows)");
+    memsub::require(p.nx >= 1, component, "nx", p.nx, "must be >= 1");
+    memsub::require(p.ny >= 1, component, "ny", p.ny, "must be >= 1");
+    memsub::require(std::uint64_t{p.nx} * p.ny <= (1u << 26), component, "ny", p.ny,
+                    "times nx must be <= 2^26 grid points (rows)");
     const std::uint32_t n = p.nx * p.ny;
     std::vector<detail::coo_entry> entries;
     entries.reserve(5 * std::size_t{n});
@@ -741,8 +742,8 @@ inline csr_matrix read_matrix_market(numbered_lines& lines, std::string_view sou
 /// edge); a symmetric or skew-symmetric file's mirrored entries give both directions, and
 /// diagonal entries are self-loops (kept, as an edge list's are).
 [[nodiscard]] inline csr_graph adjacency_graph(const csr_matrix& m) {
-    memsub::detail::require(m.rows == m.cols, "memsub::workload::simt::adjacency_graph", "cols",
-                            m.cols, "must equal rows (an adjacency matrix is square)");
+    memsub::require(m.rows == m.cols, "memsub::workload::simt::adjacency_graph", "cols", m.cols,
+                    "must equal rows (an adjacency matrix is square)");
     csr_graph g;
     g.vertices = m.rows;
     g.row_offsets = m.row_offsets;

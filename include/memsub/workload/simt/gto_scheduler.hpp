@@ -167,7 +167,7 @@ public:
         : kernel_(kernel)
         , p_((validate(p), p))
         , placement_(&placement) {
-        memsub::detail::require(
+        memsub::require(
             placement.sms() == p.sms, "memsub::workload::simt::gto_scheduler", "sms", p.sms,
             "must equal the CTA scheduler's sms() = " + std::to_string(placement.sms()));
         allocate();
@@ -396,21 +396,20 @@ private:
 
     static void validate(const gto_params& p) {
         constexpr std::string_view c = "memsub::workload::simt::gto_scheduler";
-        memsub::detail::require(p.sms >= 1, c, "sms", p.sms, "must be >= 1");
-        memsub::detail::require(p.max_warps_per_sm >= 1, c, "max_warps_per_sm", p.max_warps_per_sm,
-                                "must be >= 1");
-        memsub::detail::require(p.max_ctas_per_sm >= 1, c, "max_ctas_per_sm", p.max_ctas_per_sm,
-                                "must be >= 1");
-        memsub::detail::require(std::uint64_t{p.sms} * p.max_warps_per_sm < 0xffffffffu, c,
-                                "max_warps_per_sm", p.max_warps_per_sm,
-                                "sms x max_warps_per_sm must fit a 32-bit warp_id");
-        memsub::detail::require(p.latency <= latency_mode::host, c, "latency",
-                                static_cast<std::uint64_t>(p.latency), "must be constant or host");
-        memsub::detail::require(p.warps <= warp_order::gtrr, c, "warps",
-                                static_cast<std::uint64_t>(p.warps), "must be gto, lrr or gtrr");
-        memsub::detail::require(p.order <= sm_order::fixed, c, "order",
-                                static_cast<std::uint64_t>(p.order),
-                                "must be rotating, seeded or fixed");
+        memsub::require(p.sms >= 1, c, "sms", p.sms, "must be >= 1");
+        memsub::require(p.max_warps_per_sm >= 1, c, "max_warps_per_sm", p.max_warps_per_sm,
+                        "must be >= 1");
+        memsub::require(p.max_ctas_per_sm >= 1, c, "max_ctas_per_sm", p.max_ctas_per_sm,
+                        "must be >= 1");
+        memsub::require(std::uint64_t{p.sms} * p.max_warps_per_sm < 0xffffffffu, c,
+                        "max_warps_per_sm", p.max_warps_per_sm,
+                        "sms x max_warps_per_sm must fit a 32-bit warp_id");
+        memsub::require(p.latency <= latency_mode::host, c, "latency",
+                        static_cast<std::uint64_t>(p.latency), "must be constant or host");
+        memsub::require(p.warps <= warp_order::gtrr, c, "warps",
+                        static_cast<std::uint64_t>(p.warps), "must be gto, lrr or gtrr");
+        memsub::require(p.order <= sm_order::fixed, c, "order", static_cast<std::uint64_t>(p.order),
+                        "must be rotating, seeded or fixed");
     }
 
     [[nodiscard]] std::uint32_t warps_per_cta() const noexcept {
@@ -424,11 +423,11 @@ private:
         launch_start_ = cycle_;
         next_cta_ = 0;
         if (shape_.ctas == 0) return true;
-        memsub::detail::require(shape_.threads_per_cta >= 1, kernel_.name(), "threads_per_cta",
-                                shape_.threads_per_cta, "must be >= 1");
-        memsub::detail::require(warps_per_cta() <= p_.max_warps_per_sm, kernel_.name(),
-                                "threads_per_cta", shape_.threads_per_cta,
-                                "needs more warps than an SM holds (max_warps_per_sm)");
+        memsub::require(shape_.threads_per_cta >= 1, kernel_.name(), "threads_per_cta",
+                        shape_.threads_per_cta, "must be >= 1");
+        memsub::require(warps_per_cta() <= p_.max_warps_per_sm, kernel_.name(), "threads_per_cta",
+                        shape_.threads_per_cta,
+                        "needs more warps than an SM holds (max_warps_per_sm)");
         if constexpr (!builtin) {
             const std::uint32_t by_warps = p_.max_warps_per_sm / warps_per_cta();
             placement_->launch(cta::kernel_launch{

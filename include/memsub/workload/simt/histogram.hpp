@@ -49,10 +49,10 @@ public:
     histogram_kernel() : histogram_kernel(params{}) {}
     explicit histogram_kernel(const params& p) : p_(p) {
         constexpr std::string_view c = "memsub::workload::simt::histogram_kernel";
-        memsub::detail::require(p.words >= 1, c, "words", p.words, "must be >= 1");
-        memsub::detail::require(p.ctas >= 1, c, "ctas", p.ctas, "must be >= 1");
-        memsub::detail::require(p.threads_per_cta >= 1 && p.threads_per_cta <= 1024, c,
-                                "threads_per_cta", p.threads_per_cta, "must be in 1..1024");
+        memsub::require(p.words >= 1, c, "words", p.words, "must be >= 1");
+        memsub::require(p.ctas >= 1, c, "ctas", p.ctas, "must be >= 1");
+        memsub::require(p.threads_per_cta >= 1 && p.threads_per_cta <= 1024, c, "threads_per_cta",
+                        p.threads_per_cta, "must be in 1..1024");
         data_ = mem_.allocate<std::uint32_t>("data", p.words);
         bins_ = mem_.allocate<std::uint32_t>("bins", bin_count);
         xoshiro256ss rng(p.seed);

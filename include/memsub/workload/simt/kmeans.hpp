@@ -65,13 +65,13 @@ public:
     kmeans_kernel() : kmeans_kernel(params{}) {}
     explicit kmeans_kernel(const params& p) : p_(p) {
         constexpr std::string_view c = "memsub::workload::simt::kmeans_kernel";
-        memsub::detail::require(p.points >= 1, c, "points", p.points, "must be >= 1");
-        memsub::detail::require(p.features >= 1, c, "features", p.features, "must be >= 1");
-        memsub::detail::require(p.clusters >= 1 && p.clusters <= p.points, c, "clusters",
-                                p.clusters, "must be in 1..points");
-        memsub::detail::require(p.threads_per_cta >= 1 && p.threads_per_cta <= 1024, c,
-                                "threads_per_cta", p.threads_per_cta, "must be in 1..1024");
-        memsub::detail::require(p.iterations >= 1, c, "iterations", p.iterations, "must be >= 1");
+        memsub::require(p.points >= 1, c, "points", p.points, "must be >= 1");
+        memsub::require(p.features >= 1, c, "features", p.features, "must be >= 1");
+        memsub::require(p.clusters >= 1 && p.clusters <= p.points, c, "clusters", p.clusters,
+                        "must be in 1..points");
+        memsub::require(p.threads_per_cta >= 1 && p.threads_per_cta <= 1024, c, "threads_per_cta",
+                        p.threads_per_cta, "must be in 1..1024");
+        memsub::require(p.iterations >= 1, c, "iterations", p.iterations, "must be >= 1");
         features_ = mem_.allocate<float>("features", std::size_t{p.points} * p.features);
         clusters_ = mem_.allocate<float>("clusters", std::size_t{p.clusters} * p.features);
         membership_ = mem_.allocate<std::int32_t>("membership", p.points);

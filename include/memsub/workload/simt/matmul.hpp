@@ -52,8 +52,8 @@ public:
              {std::pair<std::string_view, std::uint32_t>{"height_a", p.height_a},
               {"width_a", p.width_a},
               {"width_b", p.width_b}})
-            memsub::detail::require(v >= tile && v % tile == 0 && v <= 8192, c, name, v,
-                                    "must be a multiple of 16 in 16..8192");
+            memsub::require(v >= tile && v % tile == 0 && v <= 8192, c, name, v,
+                            "must be a multiple of 16 in 16..8192");
         a_ = mem_.allocate<float>("A", std::size_t{p.height_a} * p.width_a);
         b_ = mem_.allocate<float>("B", std::size_t{p.width_a} * p.width_b);
         c_ = mem_.allocate<float>("C", std::size_t{p.height_a} * p.width_b);

@@ -38,9 +38,9 @@ public:
     saxpy_kernel() : saxpy_kernel(params{}) {}
     explicit saxpy_kernel(const params& p) : p_(p) {
         constexpr std::string_view c = "memsub::workload::simt::saxpy_kernel";
-        memsub::detail::require(p.elements >= 1, c, "elements", p.elements, "must be >= 1");
-        memsub::detail::require(p.threads_per_cta >= 1 && p.threads_per_cta <= 1024, c,
-                                "threads_per_cta", p.threads_per_cta, "must be in 1..1024");
+        memsub::require(p.elements >= 1, c, "elements", p.elements, "must be >= 1");
+        memsub::require(p.threads_per_cta >= 1 && p.threads_per_cta <= 1024, c, "threads_per_cta",
+                        p.threads_per_cta, "must be in 1..1024");
         x_ = mem_.allocate<float>("x", p.elements);
         y_ = mem_.allocate<float>("y", p.elements);
         xoshiro256ss rng(p.seed);

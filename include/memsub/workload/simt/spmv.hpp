@@ -55,10 +55,10 @@ public:
     explicit spmv_kernel(const csr_matrix& m) : spmv_kernel(m, params{}) {}
     spmv_kernel(const csr_matrix& m, const params& p) : p_(p), rows_(m.rows) {
         constexpr std::string_view c = "memsub::workload::simt::spmv_kernel";
-        memsub::detail::require(m.rows >= 1, c, "rows", m.rows, "must be >= 1");
-        memsub::detail::require(p.threads_per_cta >= 1 && p.threads_per_cta <= 1024, c,
-                                "threads_per_cta", p.threads_per_cta, "must be in 1..1024");
-        memsub::detail::require(p.launches >= 1, c, "launches", p.launches, "must be >= 1");
+        memsub::require(m.rows >= 1, c, "rows", m.rows, "must be >= 1");
+        memsub::require(p.threads_per_cta >= 1 && p.threads_per_cta <= 1024, c, "threads_per_cta",
+                        p.threads_per_cta, "must be in 1..1024");
+        memsub::require(p.launches >= 1, c, "launches", p.launches, "must be >= 1");
         offsets_ = mem_.allocate<std::uint32_t>("row_offsets", std::size_t{m.rows} + 1);
         columns_ = mem_.allocate<std::uint32_t>("columns", m.columns.size());
         values_ = mem_.allocate<float>("values", m.values.size());

@@ -54,11 +54,9 @@ public:
     stencil_kernel() : stencil_kernel(params{}) {}
     explicit stencil_kernel(const params& p) : p_(p) {
         constexpr std::string_view c = "memsub::workload::simt::stencil_kernel";
-        memsub::detail::require(p.rows >= 1 && p.rows <= 16384, c, "rows", p.rows,
-                                "must be in 1..16384");
-        memsub::detail::require(p.cols >= 1 && p.cols <= 16384, c, "cols", p.cols,
-                                "must be in 1..16384");
-        memsub::detail::require(p.iterations >= 1, c, "iterations", p.iterations, "must be >= 1");
+        memsub::require(p.rows >= 1 && p.rows <= 16384, c, "rows", p.rows, "must be in 1..16384");
+        memsub::require(p.cols >= 1 && p.cols <= 16384, c, "cols", p.cols, "must be in 1..16384");
+        memsub::require(p.iterations >= 1, c, "iterations", p.iterations, "must be >= 1");
         const std::size_t cells = std::size_t{p.rows} * p.cols;
         temp_[0] = mem_.allocate<float>("temp_a", cells);
         temp_[1] = mem_.allocate<float>("temp_b", cells);
