@@ -288,10 +288,11 @@ struct result {
 /// 0 = all), 1 MiB at a time, so memory stays bounded whatever the input's size, and
 /// `progress(lines so far)` after each block. Returns the bytes of a trailing partial line (not
 /// passed on). Throws std::runtime_error naming `name` on a read error. Stops early (between
-/// blocks) when a stop signal arrived.
+/// blocks) when a stop signal arrived, setting `stopped_by` to it (left alone otherwise).
 template <class Sink, class Progress>
 std::uint64_t stream_lines(std::istream& in, const std::string& name, std::uint32_t L,
-                           std::uint64_t max_lines, Sink&& sink, Progress&& progress) {
+                           std::uint64_t max_lines, Sink&& sink, Progress&& progress,
+                           int& stopped_by) {
     const std::size_t block_lines = (std::size_t{1} << 20) / L;
     std::vector<std::byte> block(block_lines * L);
     std::uint64_t lines = 0;
@@ -305,8 +306,11 @@ std::uint64_t stream_lines(std::istream& in, const std::string& name, std::uint3
         if (whole != 0) sink(std::span<const std::byte>(block.data(), whole));
         lines += whole / L;
         progress(lines);
-        if (got < want) return got - whole;                    // end of input
-        if (memsub::explorer::stop_requested() != 0) return 0; // SIGINT/SIGTERM: main reports
+        if (got < want) return got - whole; // end of input
+        if (const int sig = memsub::explorer::stop_requested(); sig != 0) {
+            stopped_by = sig; // SIGINT/SIGTERM: the caller reports
+            return 0;
+        }
     }
     return 0;
 }
@@ -339,6 +343,8 @@ public:
     [[nodiscard]] std::optional<std::uint64_t> size() const noexcept { return size_; }
     /// A stop signal came while a pipe was being copied: nothing was analysed.
     [[nodiscard]] bool copy_interrupted() const noexcept { return copy_interrupted_; }
+    /// The stop signal that cut a pass short (it ended before the input did), or 0.
+    [[nodiscard]] int stopped_by() const noexcept { return stopped_by_; }
 
     /// One pass: stream_lines over the input.
     template <class Sink, class Progress>
@@ -346,18 +352,18 @@ public:
         if (copy_) {
             copy_->clear();
             copy_->seekg(0);
-            return stream_lines(*copy_, name_, L, max_lines, sink, progress);
+            return stream_lines(*copy_, name_, L, max_lines, sink, progress, stopped_by_);
         }
         if (read_once_ && !regular_)
             throw std::logic_error(name_ + " can be read once and was read already");
         read_once_ = true;
         if (path_ == memsub::explorer::stdin_name) {
             std::ios::sync_with_stdio(false); // cin reads in blocks, not through stdio
-            return stream_lines(std::cin, name_, L, max_lines, sink, progress);
+            return stream_lines(std::cin, name_, L, max_lines, sink, progress, stopped_by_);
         }
         std::ifstream in(path_, std::ios::binary);
         if (!in) throw std::runtime_error(path_ + ": cannot open for reading");
-        return stream_lines(in, name_, L, max_lines, sink, progress);
+        return stream_lines(in, name_, L, max_lines, sink, progress, stopped_by_);
     }
 
 private:
@@ -415,6 +421,7 @@ private:
     bool regular_ = false;
     bool read_once_ = false;
     bool copy_interrupted_ = false;
+    int stopped_by_ = 0;
     std::optional<std::uint64_t> size_;
     std::optional<std::fstream> copy_; // the temporary copy of an input that can be read once
 };
@@ -919,7 +926,9 @@ result analyse_file(const std::string& file, const options& opt, const mc::stora
         r.trailing_bytes = trailing;
     }
     r.input = in.name();
-    r.interrupted_by = memsub::explorer::stop_requested();
+    // Partial only when a signal cut the reading short: one that came after the input's end
+    // leaves its figures whole.
+    r.interrupted_by = in.copy_interrupted() ? memsub::explorer::stop_requested() : in.stopped_by();
     r.partial = r.interrupted_by != 0;
     if (r.lines == 0 && !r.partial) {
         if (r.trailing_bytes == 0) {
@@ -1033,9 +1042,30 @@ int run(int argc, char** argv) try {
     std::vector<result> results;
     std::vector<std::string> errors, not_run;
     if (opt.files.empty()) {
-        for (auto make : {binary_code, zero_heavy, integers, pointers, floats})
-            if (memsub::explorer::stop_requested() == 0)
-                results.push_back(analyse_bytes<Compressors...>(make(), opt, rule, shared));
+        // A set is analysed whole once begun; the sets after a stop signal have rows saying
+        // they were not run, as a file not read does.
+        struct builtin_set {
+            const char* name;
+            input (*make)();
+        };
+        constexpr builtin_set builtin[]{{"binary", binary_code},
+                                        {"zero-heavy", zero_heavy},
+                                        {"integers", integers},
+                                        {"pointers", pointers},
+                                        {"floats", floats}};
+        for (const auto& [name, make] : builtin) {
+            if (const int sig = memsub::explorer::stop_requested(); sig != 0) {
+                not_run.emplace_back(name);
+                result& r = results.emplace_back();
+                r.input = name;
+                r.name = name;
+                r.partial = true;
+                r.interrupted_by = sig;
+                r.warning = "not run: a stop signal came before it";
+                continue;
+            }
+            results.push_back(analyse_bytes<Compressors...>(make(), opt, rule, shared));
+        }
     } else {
         for (const auto& f : opt.files) {
             if (const int sig = memsub::explorer::stop_requested(); sig != 0) {
@@ -1076,10 +1106,14 @@ int run(int argc, char** argv) try {
     for (const auto& f : outputs.failures())
         fmt::print(stderr, "{}: output error: {}\n", program, f);
     if (const int sig = memsub::explorer::stop_requested(); sig != 0) {
-        fmt::print(
-            stderr, "{}: interrupted by signal {}: the report above is partial{}\n", program, sig,
-            not_run.empty() ? std::string() : fmt::format("; {} file(s) not read", not_run.size()));
-        for (const auto& f : not_run) fmt::print(stderr, "{}: not read: {}\n", program, f);
+        const std::string_view unit =
+            opt.files.empty() ? "data set(s) not run" : "file(s) not read";
+        fmt::print(stderr, "{}: interrupted by signal {}: the report above is partial{}\n", program,
+                   sig,
+                   not_run.empty() ? std::string() : fmt::format("; {} {}", not_run.size(), unit));
+        for (const auto& f : not_run)
+            fmt::print(stderr, "{}: {}: {}\n", program, opt.files.empty() ? "not run" : "not read",
+                       f);
         return memsub::explorer::stopped_exit_status(sig);
     }
     if (!errors.empty() || !outputs.ok()) return 1;

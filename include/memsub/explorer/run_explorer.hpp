@@ -95,8 +95,8 @@ namespace status = memsub::explorer::explorer_status;
 
 using three_c_reference = memsub::cache::three_c_classifier::reference;
 
-/// Type erasure over the policy list: one virtual call per chunk of 64 Ki accesses, none per
-/// access.
+/// Type erasure over the policy list: one virtual call per chunk of accesses (chunk_accesses,
+/// source.hpp), none per access.
 class runner {
 public:
     virtual ~runner() = default;
@@ -339,7 +339,6 @@ inline std::vector<policy_entry> select_policies(const options& o,
 /// What the explorer is doing, for the message when memory runs out (one thread sets it).
 inline std::string memory_use = "starting";
 
-/// Sets memory_use for the rest of the scope.
 /// Sets memory_use for the rest of the scope; an exception leaving the scope keeps it, so the
 /// handler can say what was running.
 class memory_phase {
@@ -515,7 +514,8 @@ inline void print_table(const options& o, const trace_result& t) {
 /// row with no policy for a trace that could not be read, so every input shows in the files. CSV
 /// and JSON carry the same fields: the geometry; per trace its instructions, accesses read,
 /// OPT's misses, `partial` (a stop signal or an input error cut the run short: the rows cover
-/// `accesses_read` accesses, or OPT's pass was stopped) with the signal, and `error`; per
+/// `accesses_read` accesses, or OPT's pass was stopped, or its temporary file failed) with the
+/// signal, `error` and `opt_problem`; per
 /// policy its counts, rates, metadata bits (empty / null when unknown) and the 3C counts
 /// (--3c).
 inline memsub::explorer::result_table results_table(const options& o,
@@ -531,7 +531,8 @@ inline memsub::explorer::result_table results_table(const options& o,
                 .optional_number("instructions", t.instructions)
                 .number("accesses_read", t.accesses_read)
                 .optional_number("opt_misses", bound ? std::optional(bound->misses) : std::nullopt)
-                .boolean("partial", t.interrupted_by != 0 || t.error.has_value())
+                .boolean("partial",
+                         t.interrupted_by != 0 || t.error.has_value() || t.opt_problem.has_value())
                 .optional_number("interrupted_by_signal", t.interrupted_by != 0
                                                               ? std::optional(t.interrupted_by)
                                                               : std::nullopt)
@@ -619,7 +620,8 @@ inline void write_plot(const options& o, const std::vector<trace_result>& all) {
         // pdfcairo sizes are in inches; png and svg in pixels.
         fmt::print(gp, "set terminal {} size {} font ',11'\n", terminal,
                    terminal == "pdfcairo" ? "10in,5.2in" : "1000,520");
-        fmt::print(gp, "set output '{}'\nset termoption noenhanced\n", o.plot);
+        fmt::print(gp, "set output {}\nset termoption noenhanced\n",
+                   memsub::explorer::gnuplot_quoted(o.plot));
         fmt::print(gp,
                    "set title 'LLC miss ratio by replacement policy ({} sets x {} ways x {} B)'\n",
                    o.shape.sets, o.shape.ways, o.shape.line_bytes);
@@ -634,28 +636,19 @@ inline void write_plot(const options& o, const std::vector<trace_result>& all) {
         for (std::size_t i = 0; i < all.size(); ++i) {
             std::string title = all[i].label;
             if (title.size() > 40) title = "..." + title.substr(title.size() - 37);
-            for (auto& c : title)
-                if (c == '\'') c = ' ';
-            fmt::print(gp, "{}'{}.dat' using {}:xtic(1) title '{}'", i ? ", " : "", base, i + 2,
-                       title);
+            fmt::print(gp, "{}{} using {}:xtic(1) title {}", i ? ", " : "",
+                       memsub::explorer::gnuplot_quoted(base + ".dat"), i + 2,
+                       memsub::explorer::gnuplot_quoted(title));
         }
         fmt::print(gp, "\n");
     }
-    if (std::system("command -v gnuplot >/dev/null 2>&1") != 0)
-        fmt::print(stderr, "{}: gnuplot not found; render with: gnuplot {}.gp\n", program, base);
-    else if (std::system(fmt::format("gnuplot '{}.gp'", base).c_str()) == 0)
+    // Paths are quoted for gnuplot above and for the shell here: any file name is safe.
+    if (memsub::explorer::render_with_gnuplot(base + ".gp", o.plot))
         fmt::print("\nplot written to {} (data {}.dat, script {}.gp)\n", o.plot, base, base);
-    else
-        throw std::runtime_error("gnuplot failed to render " + o.plot + " (script " + base +
-                                 ".gp)");
 }
 
 // ------------------------------------------------------------------ driver
 
-/// Belady's OPT over the recorded line stream (no bypass: the bound for policies that always
-/// insert, as every policy in the table does). Its time includes the next-use pass OPT needs.
-/// Writebacks are not modelled (only line addresses are kept) and OPT is an oracle, not
-/// hardware, so both are reported as unknown.
 /// The fully associative organisations' rows (`--fully-associative` runs all three; naming one
 /// in --policies runs it).
 constexpr std::string_view fully_associative_names[] = {"fa_lru", "fa_fifo", "fa_opt"};
@@ -666,7 +659,10 @@ inline bool wants_fully_associative(const options& o, std::string_view name) {
 
 /// Belady's OPT on the geometry ("opt") and, with --fully-associative, on a fully associative
 /// cache of its capacity ("fa_opt"): every line of each reference, counted per reference as the
-/// policies' rows are.
+/// policies' rows are. No bypass: the bound for policies that always insert, as every policy in
+/// the table does. Its time includes the next-use pass OPT needs. Writebacks are not modelled
+/// (only line addresses are kept) and OPT is an oracle, not hardware, so both are reported as
+/// unknown.
 /// Empty when a stop signal interrupted the pass (the rows would be incomplete: none is kept).
 inline std::optional<std::vector<result_row>> opt_rows(const options& o, opt_spool& stream,
                                                        const std::string& label) {
@@ -793,8 +789,14 @@ inline trace_result explore(const options& o, const std::vector<policy_entry>& p
             pool->start(chunks[cur], refs[cur]);
         else
             for (auto& r : runners) r->run(chunks[cur], refs[cur]);
-        if (!o.no_opt)
-            for (const auto& a : chunks[cur]) lines.add(a, line_shift);
+        if (!o.no_opt && !t.opt_problem) {
+            try {
+                for (const auto& a : chunks[cur]) lines.add(a, line_shift);
+            } catch (const std::runtime_error& e) {
+                // The spill file failed: OPT is lost, the policies' rows go on.
+                t.opt_problem = e.what();
+            }
+        }
         done += chunks[cur].size();
         if ((t.interrupted_by = memsub::explorer::stop_requested()) != 0) {
             if (pool) pool->wait();
@@ -822,7 +824,7 @@ inline trace_result explore(const options& o, const std::vector<policy_entry>& p
     // An interrupted run skips OPT: its next-use pass would take as long again. A stop signal
     // during OPT's own pass drops it too (the trace's other rows are complete), and the run is
     // partial: the bound it promised is missing.
-    if (!o.no_opt && t.interrupted_by == 0) {
+    if (!o.no_opt && t.interrupted_by == 0 && !t.opt_problem) {
         try {
             if (auto rows = opt_rows(o, lines, t.label))
                 for (auto& row : *rows) t.rows.push_back(std::move(row));
@@ -890,10 +892,15 @@ inline int run(const options& o, const std::vector<policy_entry>& entries) {
         input_failed = input_failed || found.input_failed;
         empty = empty || found.empty;
     }
+    // OPT's temporary file is a file the explorer writes: its failure counts as an output's
+    // (status 1), and the trace's rows, without the bound they promised, are partial.
+    bool opt_failed = false;
     for (const auto& r : results)
-        if (r.opt_problem)
+        if (r.opt_problem) {
+            opt_failed = true;
             fmt::print(stderr, "{}: the OPT bound of {} was not computed: {}\n", program, r.label,
                        *r.opt_problem);
+        }
     for (const auto& f : output_failures) fmt::print(stderr, "{}: output error: {}\n", program, f);
     for (const auto& p : requested_rejected)
         fmt::print(stderr,
@@ -902,7 +909,7 @@ inline int run(const options& o, const std::vector<policy_entry>& entries) {
                    program, p);
     if (signal != 0)
         return memsub::explorer::report_interruption(program, signal, not_run, "trace");
-    if (input_failed || !output_failures.empty()) return status::input_error;
+    if (input_failed || opt_failed || !output_failures.empty()) return status::input_error;
     if (!requested_rejected.empty()) return status::usage_error;
     if (empty) return status::empty_input;
     return status::ok;
@@ -919,7 +926,7 @@ template <class Policies>
 int run_explorer(int argc, char** argv) {
     using namespace detail;
     program = memsub::explorer::program_name(argc, argv, program);
-    const std::vector<std::string_view> args(argv + 1, argv + argc);
+    const std::vector<std::string_view> args(argv + (argc > 0 ? 1 : 0), argv + argc);
     const options o = memsub::explorer::parse_or_exit(
         program, [&] { return memsub::explorer::parse_explorer_options(args); });
     if (o.what == options::action::help) {

@@ -41,9 +41,9 @@
 // name (.svg drawn here, .png and .pdf by gnuplot from the script FILE-without-extension.gp,
 // which stays for restyling); --csv FILE writes one row per CDF point of each configuration
 // with that configuration's figures, the LLC's and the status columns (partial,
-// interrupted_by_signal, error) through result_table, like every example's CSV.
+// interrupted_by_signal, error) through result_table, like the other tools' CSVs.
 //
-// Built-in workload (memory-side structure matters here, so it is the example's own): 16
+// Built-in workload (memory-side structure matters here, so it is the tool's own): 16
 // clusters issue in turn; each access is, with probability 0.4, the next line of the
 // cluster's own sequential stream (row-buffer friendly), 0.3 a uniformly random line of a
 // 256 MB region (irregular), 0.3 a line of a 512 KB hot set (LLC hits); a fixed quarter of the
@@ -64,6 +64,7 @@
 #include <memsub/explorer/plot.hpp>
 #include <memsub/explorer/progress.hpp>
 #include <memsub/explorer/result_table.hpp>
+#include <memsub/explorer/run_report.hpp>
 #include <memsub/explorer/signals.hpp>
 #include <memsub/explorer/source.hpp>
 
@@ -137,10 +138,17 @@ struct options {
 /// controllers count cycles in 64 bits (at most 1.8e19): 1e19 ns is 1.2e19 cycles of the
 /// fastest clock here (DDR4-2400, 0.833 ns), and a double of the time in ns converts to a cycle
 /// exactly enough (its rounding, 2 us at 1e19 ns, is far below the time between references that
-/// reach it). Decision: 1e19 ns rather than the 1e18 ns this example once allowed, so that the
-/// default 2,000,000 references run at the largest --access-ns (2e18 ns).
+/// reach it). Decision: 1e19 ns, so that the default 2,000,000 references run at the largest
+/// --access-ns (2e18 ns).
 inline constexpr double max_access_ns = 1e12;
 inline constexpr double max_simulated_ns = 1e19;
+
+/// How many references fit in max_simulated_ns at `access_ns` apart. Saturates: below
+/// ~0.54 ns the quotient passes 2^64, where a plain conversion is undefined.
+inline std::uint64_t references_fitting(double access_ns) noexcept {
+    const double f = max_simulated_ns / access_ns;
+    return f >= 0x1p64 ? std::numeric_limits<std::uint64_t>::max() : static_cast<std::uint64_t>(f);
+}
 
 inline constexpr std::string_view usage_text =
     "usage: memory_explorer [options] [TRACE]\n"
@@ -157,14 +165,15 @@ inline constexpr std::string_view usage_text =
     "  --requesters N      requesters the partitioned controller partitions by, 1..1024\n"
     "                      (default 16 for the built-in workload, 1 for a trace)\n"
     "  --requester-map M   trace accesses -> requester: pc (hash of the PC, default),\n"
-    "                      page (hash of the 4 KiB page) or trace (the record's own; must\n"
-    "                      be < N)\n"
+    "                      page (hash of the 4 KiB page) or trace (the record's own; one\n"
+    "                      not below N is a bad record)\n"
     "  --cdf FILE          latency CDF plot (default memory_latency_cdf.svg; '' = none); the\n"
     "                      format follows the name: .svg, .png or .pdf (.png and .pdf are drawn\n"
     "                      by gnuplot, which must be installed, from FILE's name with .gp, kept)\n"
     "  --csv FILE          the results as CSV: a row per CDF point of each configuration\n"
-    "                      (config, latency_ns, cdf) with that configuration's figures, the\n"
-    "                      LLC's (llc_misses, ...) and the status columns partial,\n"
+    "                      (config, latency_ns, cdf; a point is a latency bucket's upper end,\n"
+    "                      capped at the largest latency) with that configuration's figures,\n"
+    "                      the LLC's (llc_misses, ...) and the status columns partial,\n"
     "                      interrupted_by_signal and error; a configuration without a completed\n"
     "                      request, or an unreadable trace, still has a row\n"
     "  --quiet             no progress on stderr\n"
@@ -268,6 +277,7 @@ struct mem_event {
     memsub::byte_address address;
     bool write;
     std::uint32_t requester;
+    std::uint64_t access; ///< the reference it came from, counted from 1 (for error messages)
 };
 
 /// Type erasure of the tool layer (never inside a controller): one virtual call per chunk of
@@ -277,7 +287,10 @@ public:
     virtual ~runner() = default;
     [[nodiscard]] virtual std::string_view name() const = 0;
     [[nodiscard]] virtual std::string_view description() const = 0;
-    virtual void feed(std::span<const mem_event> events) = 0;
+    /// Sends `events` to the controller. A request it rejects (enqueue_result::rejected: it
+    /// can never be accepted) is dropped, as the controller contract asks; the first one's
+    /// description is returned, for the run to stop as at a bad trace record.
+    virtual std::optional<std::string> feed(std::span<const mem_event> events) = 0;
     virtual void finish() = 0;
     [[nodiscard]] virtual const mm::controller_stats& stats() const = 0;
     [[nodiscard]] virtual double tck_ns() const = 0;
@@ -302,29 +315,34 @@ public:
     [[nodiscard]] double tck_ns() const override { return tck_; }
     [[nodiscard]] double peak_gb_per_s() const override { return peak_; }
 
-    void feed(std::span<const mem_event> events) override {
+    std::optional<std::string> feed(std::span<const mem_event> events) override {
         const auto t0 = clock_type::now();
-        for (const mem_event& e : events) {
-            const auto arrival = static_cast<std::uint64_t>(std::ceil(e.t_ns / tck_));
+        std::optional<std::string> rejected;
+        for (const mem_event& ev : events) {
+            const auto arrival = static_cast<std::uint64_t>(std::ceil(ev.t_ns / tck_));
             // Everything strictly before the arrival happens first (protocol MP2).
             if (arrival > now_ + 1) advance(arrival - 1);
             const mm::mem_request r{.id = id_++,
-                                    .address = e.address,
-                                    .is_write = e.write,
-                                    .requester = e.requester,
+                                    .address = ev.address,
+                                    .is_write = ev.write,
+                                    .requester = ev.requester,
                                     .arrival_cycle = arrival};
             for (mm::enqueue_result e; (e = c_.enqueue(r)) != mm::enqueue_result::accepted;) {
-                if (e == mm::enqueue_result::rejected)
-                    throw std::runtime_error(fmt::format(
-                        "{} rejected a request of requester {} (it has fewer requesters): "
-                        "see --requesters / --requester-map",
-                        name_, r.requester));
+                if (e == mm::enqueue_result::rejected) {
+                    if (!rejected)
+                        rejected = fmt::format(
+                            "access {}: {} rejected a request of requester {} (it has fewer "
+                            "requesters): see --requesters / --requester-map",
+                            ev.access, name_, r.requester);
+                    break;
+                }
                 // Back-pressure: wait for the controller's next event, then retry.
                 const std::uint64_t next = c_.next_event_cycle();
                 advance(next == memsub::never || next <= now_ ? now_ + 1 : next);
             }
         }
         seconds += std::chrono::duration<double>(clock_type::now() - t0).count();
+        return rejected;
     }
 
     void finish() override {
@@ -546,11 +564,23 @@ inline source make_source(const options& o) {
 
 // ------------------------------------------------------------------ output
 
+/// A cache capacity for the summary line: whole KiB, or bytes when it is not a whole KiB.
+inline std::string capacity_label(std::uint64_t bytes) {
+    return bytes % 1024 == 0 ? fmt::format("{} KiB", bytes / 1024) : fmt::format("{} B", bytes);
+}
+
 inline double ns(const runner& r, std::uint64_t cycles) {
     return static_cast<double>(cycles) * r.tck_ns();
 }
 
-/// CDF points (latency ns, fraction ≤) from a runner's histogram.
+/// The bandwidth a runner delivered over its run (bytes per ns = GB/s); 0 before any cycle.
+inline double gb_per_s(const runner& r) {
+    const double elapsed_ns = static_cast<double>(r.stats().elapsed_cycles()) * r.tck_ns();
+    return elapsed_ns > 0 ? static_cast<double>(r.stats().bytes) / elapsed_ns : 0.0;
+}
+
+/// CDF points (latency ns, fraction ≤) from a runner's histogram: a point at each non-empty
+/// bucket's upper end (capped at the largest latency recorded), the fraction completed within it.
 inline std::vector<std::pair<double, double>> cdf_points(const runner& r) {
     std::vector<std::pair<double, double>> pts;
     const auto& h = r.stats().latency;
@@ -560,8 +590,9 @@ inline std::vector<std::pair<double, double>> cdf_points(const runner& r) {
         const std::uint64_t n = h.bucket_count_at(b);
         if (n == 0) continue;
         seen += n;
-        const std::uint64_t hi =
-            mm::latency_histogram::bucket_low(b) + mm::latency_histogram::bucket_width(b) - 1;
+        // The bucket's upper end, or the largest latency recorded when it is below it.
+        const std::uint64_t hi = std::min(h.max(), mm::latency_histogram::bucket_low(b) +
+                                                       mm::latency_histogram::bucket_width(b) - 1);
         pts.emplace_back(ns(r, hi), static_cast<double>(seen) / static_cast<double>(h.count()));
     }
     return pts;
@@ -769,8 +800,7 @@ results_table(const options& o, const run_summary& run,
     memsub::explorer::result_table table("memory_explorer");
     for (const auto& r : rs) {
         const auto& s = r->stats();
-        const double elapsed_ns = static_cast<double>(s.elapsed_cycles()) * r->tck_ns();
-        const double gbs = elapsed_ns > 0 ? static_cast<double>(s.bytes) / elapsed_ns : 0.0;
+        const double gbs = gb_per_s(*r);
         const bool any = s.completed() > 0;
         const auto fields = [&](memsub::explorer::result_table::row& row) {
             // Latency figures of a configuration that completed nothing are null, not 0.
@@ -875,15 +905,11 @@ int run(int argc, char** argv) {
     }
     // Every output is checked before the run, so a long run cannot end in an output error
     // that was knowable at its start (the writers still report a failure while writing).
-    try {
-        check_outputs(o);
-    } catch (const option_error& e) {
-        fmt::print(stderr, "{}: {} (nothing was run)\n", program, e.what());
+    if (!memsub::explorer::outputs_writable_or_report(program, [&] { check_outputs(o); }))
         return status::usage_error;
-    }
     // Built-in workload: its 16 clusters; a trace: one requester unless told otherwise.
     const std::uint32_t requesters = o.requesters != 0 ? o.requesters : (o.trace ? 1u : 16u);
-    try {
+    return memsub::explorer::run_reporting_errors(program, memory_use, [&]() -> int {
         std::vector<std::unique_ptr<runner>> runners;
         memory_use = "building the memory controllers";
         for (const auto& c : all)
@@ -917,24 +943,15 @@ int run(int argc, char** argv) {
         memsub::explorer::progress_meter progress(o.progress, "");
         const std::uint64_t line = o.shape.line_bytes;
         // Which requester a memory request belongs to (see the header comment).
-        const auto mix = [](std::uint64_t x) {
-            x ^= x >> 33;
-            x *= 0xff51afd7ed558ccdull;
-            return x ^ (x >> 33);
-        };
         const auto requester_of = [&](const memsub::access& a, memsub::byte_address target) {
             if (!o.trace) return a.requester % requesters; // built-in clusters
             switch (o.map) {
             case options::requester_map::pc:
-                return static_cast<std::uint32_t>(mix(a.pc) % requesters);
+                return static_cast<std::uint32_t>(memsub::mix64(a.pc) % requesters);
             case options::requester_map::page:
-                return static_cast<std::uint32_t>(mix(target.value >> 12) % requesters);
+                return static_cast<std::uint32_t>(memsub::mix64(target.value >> 12) % requesters);
             case options::requester_map::trace:
-                if (a.requester >= requesters)
-                    throw std::runtime_error(
-                        fmt::format("the trace's requester {} is not below --requesters {}",
-                                    a.requester, requesters));
-                return a.requester;
+                return a.requester; // checked below --requesters by run_chunk
             }
             return 0u;
         };
@@ -942,7 +959,7 @@ int run(int argc, char** argv) {
             events.clear();
             // The controllers count cycles in 64 bits: a trace stops at the simulated time they
             // can represent rather than overflow a conversion (the references before it count).
-            const auto fitting = static_cast<std::uint64_t>(max_simulated_ns / o.access_ns);
+            const std::uint64_t fitting = references_fitting(o.access_ns);
             if (run.references + chunk.size() > fitting) {
                 chunk.resize(fitting > run.references ? fitting - run.references : 0);
                 time_limit = fmt::format(
@@ -950,6 +967,18 @@ int run(int argc, char** argv) {
                     "it stopped after {} accesses; lower --access-ns or use --limit",
                     max_simulated_ns, o.access_ns, run.references + chunk.size());
             }
+            // A record whose requester is not below --requesters is a bad record: the run
+            // stops before it, as at any malformed record, and keeps what came before.
+            if (o.trace && o.map == options::requester_map::trace)
+                for (std::size_t i = 0; i < chunk.size(); ++i)
+                    if (chunk[i].requester >= requesters) {
+                        run.error = fmt::format(
+                            "access {}: the trace's requester {} is not below --requesters {}",
+                            run.references + i + 1, chunk[i].requester, requesters);
+                        chunk.resize(i);
+                        time_limit.reset(); // the bad record comes before the limit
+                        break;
+                    }
             for (const memsub::access& a : chunk) {
                 const double t = static_cast<double>(run.references++) * o.access_ns;
                 // Every line the reference covers, in address order (cachegrind's rule): each
@@ -958,26 +987,29 @@ int run(int argc, char** argv) {
                 if (llc.access_spanning(a, [&](const auto& r) {
                         for (const auto& ev : r.evictions)
                             if (ev.dirty) {
-                                events.push_back(
-                                    {t, ev.address, true, requester_of(a, ev.address)});
+                                events.push_back({t, ev.address, true, requester_of(a, ev.address),
+                                                  run.references});
                                 ++run.writebacks;
                             }
                         if (!r.hit && r.bytes_fetched > 0) {
                             const memsub::byte_address fill{line_index * line};
-                            events.push_back({t, fill, false, requester_of(a, fill)});
+                            events.push_back(
+                                {t, fill, false, requester_of(a, fill), run.references});
                             ++run.line_fills;
                         }
                         ++line_index;
                     }))
                     ++run.llc_misses;
             }
-            for (auto& r : runners) r->feed(events);
+            for (auto& r : runners)
+                if (auto rejected = r->feed(events); rejected && !run.error)
+                    run.error = std::move(rejected);
         };
         int& interrupted_by = run.interrupted_by; // the signal that stopped the run early
         if (src) {
             try {
                 memsub::explorer::install_stop_handlers();
-                while (!time_limit && src->next_chunk(chunk)) {
+                while (!time_limit && !run.error && src->next_chunk(chunk)) {
                     run_chunk();
                     if ((interrupted_by = memsub::explorer::stop_requested()) != 0) break;
                     progress.update(run.references, src->fraction_done());
@@ -989,6 +1021,9 @@ int run(int argc, char** argv) {
         if (time_limit && !run.error) run.error = time_limit;
         for (auto& r : runners) r->finish();
         progress.finish();
+        // A signal during the last chunk's reading or the controllers' draining still marks the
+        // results partial.
+        if (interrupted_by == 0) interrupted_by = memsub::explorer::stop_requested();
 
         const std::uint64_t done = run.references;
         fmt::print("workload: {}{}\n", run.label,
@@ -997,18 +1032,18 @@ int run(int argc, char** argv) {
                                      interrupted_by, done)
                        : std::string());
         const auto& cs = llc.stats();
-        fmt::print("LLC {} KB {}-way {} B lines (LRU): {} accesses, {} misses, miss ratio {:.3f} "
+        fmt::print("LLC {} {}-way {} B lines (LRU): {} accesses, {} misses, miss ratio {:.3f} "
                    "(a reference crossing lines is one access); to memory {} line fills and {} "
                    "writebacks; one access every {:g} ns\n\n",
-                   o.shape.capacity_bytes() / 1024, o.shape.ways, o.shape.line_bytes, cs.accesses(),
-                   cs.misses(), cs.miss_ratio(), run.line_fills, run.writebacks, o.access_ns);
+                   capacity_label(o.shape.capacity_bytes()), o.shape.ways, o.shape.line_bytes,
+                   cs.accesses(), cs.misses(), cs.miss_ratio(), run.line_fills, run.writebacks,
+                   o.access_ns);
         fmt::print("{:<13} {:>9} {:>8} {:>8} {:>8} {:>8} {:>8} {:>9} {:>6} {:>7} {:>9}\n", "config",
                    "requests", "mean ns", "p50 ns", "p95 ns", "p99 ns", "q95 ns", "row hits",
                    "bus %", "GB/s", "sim M/s");
         for (const auto& r : runners) {
             const auto& s = r->stats();
-            const double elapsed_ns = static_cast<double>(s.elapsed_cycles()) * r->tck_ns();
-            const double gbs = elapsed_ns > 0 ? static_cast<double>(s.bytes) / elapsed_ns : 0.0;
+            const double gbs = gb_per_s(*r);
             fmt::print("{:<13} {:>9} {:>8.1f} {:>8.1f} {:>8.1f} {:>8.1f} {:>8.1f} {:>8.1f}% "
                        "{:>5.1f} {:>7.2f} {:>9.2f}\n",
                        r->name(), s.completed(), s.latency.mean() * r->tck_ns(),
@@ -1035,10 +1070,6 @@ int run(int argc, char** argv) {
             pmc->stats().completed() > 0) {
             const auto& a = shared->stats();
             const auto& b = pmc->stats();
-            auto gb_per_s = [](const runner& r) {
-                const double elapsed = static_cast<double>(r.stats().elapsed_cycles()) * r.tck_ns();
-                return elapsed > 0 ? static_cast<double>(r.stats().bytes) / elapsed : 0.0;
-            };
             auto change = [](double from, double to) {
                 return from > 0 ? fmt::format(" ({:+.0f} %)", 100.0 * (to - from) / from)
                                 : std::string();
@@ -1095,6 +1126,8 @@ int run(int argc, char** argv) {
         }
         for (const auto& f : outputs.failures())
             fmt::print(stderr, "{}: output error: {}\n", program, f);
+        // A signal while the results were written: the status says the run was stopped.
+        if (interrupted_by == 0) interrupted_by = memsub::explorer::stop_requested();
         if (interrupted_by != 0) {
             fmt::print(stderr,
                        "{}: interrupted by signal {}: the results above are partial "
@@ -1105,17 +1138,8 @@ int run(int argc, char** argv) {
         if (time_limit) return status::usage_error;
         if (run.error || !outputs.ok()) return status::input_error;
         if (done == 0) return status::empty_input;
-    } catch (const memsub::config_error& e) {
-        fmt::print(stderr, "{}: configuration error: {}\n", program, e.what());
-        return status::usage_error;
-    } catch (const std::bad_alloc&) {
-        fmt::print(stderr, "{}: out of memory while {}\n", program, memory_use);
-        return status::out_of_memory;
-    } catch (const std::runtime_error& e) {
-        fmt::print(stderr, "{}: {}\n", program, e.what());
-        return status::usage_error;
-    }
-    return status::ok;
+        return status::ok;
+    });
 }
 
 } // namespace memory_explorer_detail
