@@ -226,6 +226,7 @@ TEST_CASE("mcm_explorer: the per-kernel and summary traffic cuts agree when no b
     std::istringstream cells(row);
     std::vector<std::string> words{std::istream_iterator<std::string>(cells), {}};
     REQUIRE(words.size() == 11);
+    CHECK(words[2] == "1.000"); // rel, the cut's inverse
     CHECK(words[3] == "1.00x");
 }
 

@@ -1055,9 +1055,7 @@ inline void print_study(const kernel_study& s, const options& o) {
             "{:<12} {:>9.2f} {:>6} {:>6} {:>7.2f} {:>11} {:>10} {:>9} {:>9.2f} {:>8.1f} "
             "{:>8}{}\n",
             o.configs[i].name, mb(c.inter_module_bytes),
-            compared ? fmt::format("{:.3f}", ratio(double(c.inter_module_bytes),
-                                                   double(b.inter_module_bytes)))
-                     : std::string("-"),
+            compared ? fmt::format("{:.3f}", 1.0 / traffic_cut(c, b)) : std::string("-"),
             compared ? ratio_text(traffic_cut(c, b)) : std::string("-"),
             pct(ratio(double(c.local_requests), double(requests))), c.remote_requests,
             c.ring_requests, o.configs[i].l15 ? fmt::format("{:.2f}", pct(c.l15_hit_rate())) : "-",
