@@ -1325,7 +1325,7 @@ inline bool write_plot(const std::string& file, const std::string& terminal,
     // Traffic: a kernel whose baseline moved no byte between modules has no ratio to show.
     std::vector<const kernel_study*> traffic;
     for (const auto& s : studies) {
-        if (complete(s.main, 0) && s.main.configs[0].inter_module_bytes > 0)
+        if (s.main.ran[0] && s.main.configs[0].inter_module_bytes > 0)
             traffic.push_back(&s);
         else if (o.modules > 1)
             note(fmt::format("{} has no bars in the traffic panel: its baseline moved no byte "
@@ -1368,13 +1368,12 @@ inline bool write_plot(const std::string& file, const std::string& terminal,
     std::vector<bool> shown(o.configs.size());
     std::string missing;
     for (std::size_t i = 0; i < o.configs.size(); ++i) {
-        for (const kernel_study* s : traffic) shown[i] = shown[i] || complete(s->main, i);
+        for (const kernel_study* s : traffic) shown[i] = shown[i] || s->main.ran[i];
         if (!traffic.empty() && !shown[i])
             missing += (missing.empty() ? "" : ", ") + std::string(o.configs[i].name);
     }
     if (!missing.empty())
-        note("the traffic panel has no bars for " + missing +
-             " (not run or cut short: interrupted)");
+        note("the traffic panel has no bars for " + missing + " (not run: interrupted)");
 
     const std::string traffic_dat = file + ".traffic.dat", edpse_dat = file + ".edpse.dat",
                       gp = file + ".gp";
@@ -1387,7 +1386,7 @@ inline bool write_plot(const std::string& file, const std::string& terminal,
             const double base = double(s->main.configs[0].inter_module_bytes);
             out << '"' << plot_label(*s, o, " ") << (s->main.partial ? " (partial)" : "") << '"';
             for (std::size_t i = 0; i < o.configs.size(); ++i)
-                out << (complete(s->main, i)
+                out << (s->main.ran[i]
                             ? fmt::format(" {:.4f}",
                                           double(s->main.configs[i].inter_module_bytes) / base)
                             : std::string(" NaN"));
