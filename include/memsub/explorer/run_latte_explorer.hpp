@@ -210,15 +210,27 @@ concept tells_current_mode = requires(const Selector& s) {
     s.mode();
 };
 
-/// The mode inserted lines take now (what the time-shares count).
+/// The mode inserted lines take now (what the time-shares count). A user's selector may answer
+/// anything: a mode past the L1's `modes` is a config_error naming the selector and the call
+/// (it would index the per-mode counters), checked once per answer.
 template <tells_current_mode Selector>
 std::uint32_t current_mode(const Selector& s) {
-    if constexpr (requires { s.follower_mode(); })
-        return s.follower_mode();
-    else if constexpr (requires { s.counter(); })
-        return s.counter() > 0 ? s.compressed_mode() : 0u;
-    else
-        return s.mode();
+    std::uint32_t m = 0;
+    std::string_view asked;
+    if constexpr (requires { s.follower_mode(); }) {
+        m = s.follower_mode();
+        asked = "follower_mode()";
+    } else if constexpr (requires { s.counter(); }) {
+        m = s.counter() > 0 ? s.compressed_mode() : 0u;
+        asked = "compressed_mode()";
+    } else {
+        m = s.mode();
+        asked = "mode()";
+    }
+    if (m >= modes) [[unlikely]]
+        throw memsub::config_error(s.name(), asked, m,
+                                   "must be a mode of the L1 (0 none, 1 BDI, 2 SC2)");
+    return m;
 }
 
 /// Figures of one launch of one pass.
@@ -639,7 +651,10 @@ inline std::optional<double> percent(std::optional<double> x) {
     return 100.0 * *x;
 }
 
+/// The C-Sens class; none when the 64 KB pass or the `none` pass it is measured against was cut
+/// short by a stop signal (its cycles would give any ratio).
 inline std::optional<bool> cache_sensitive(const kernel_result& r) {
+    if (r.passes[r.big_l1()].stopped || r.passes[none_config].stopped) return std::nullopt;
     const auto s = speedup(r, r.big_l1());
     if (!s) return std::nullopt;
     return *s > c_sens_threshold;
@@ -714,6 +729,8 @@ inline void print_table(const kernel_result& r, const options& o) {
     if (const auto cs = cache_sensitive(r))
         fmt::print("class: {} (64 KB uncompressed vs none: {:.3f}x, threshold {:.2f}x)\n",
                    *cs ? "C-Sens" : "C-InSens", *speedup(r, r.big_l1()), c_sens_threshold);
+    else if (r.passes[r.big_l1()].ran)
+        fmt::print("class: unknown (a pass it is measured from was cut short)\n");
 
     // Per launch: the phases (or BFS levels) as the adaptive configurations saw them.
     const pass_result& latte = r.passes[latte_config];
@@ -749,8 +766,16 @@ inline void print_table(const kernel_result& r, const options& o) {
     }
 }
 
+/// An error that ended the run in a kernel's passes: that kernel has no result of its own.
+struct run_failure {
+    std::string kernel, error;
+};
+
+/// One row per kernel and configuration that ran; a run ended by an error adds a row for the
+/// kernel it stopped in, with the error and no figures.
 inline memsub::explorer::result_table results_table(const std::vector<kernel_result>& results,
-                                                    const options& o) {
+                                                    const options& o,
+                                                    const std::optional<run_failure>& failed = {}) {
     memsub::explorer::result_table t(std::string{program});
     for (const kernel_result& r : results) {
         const auto cs = cache_sensitive(r);
@@ -796,9 +821,17 @@ inline memsub::explorer::result_table results_table(const std::vector<kernel_res
             row.boolean("partial", p.stopped || r.interrupted_by != 0)
                 .optional_number("interrupted_by_signal",
                                  r.interrupted_by ? std::optional(r.interrupted_by) : std::nullopt)
-                .null("error");
+                .null("error")
+                // Appended: the columns before it keep their places.
+                .number("book_eps", o.book_eps);
         }
     }
+    if (failed)
+        t.add_row()
+            .text("kernel", failed->kernel)
+            .boolean("partial", true)
+            .text("error", failed->error)
+            .number("book_eps", o.book_eps);
     return t;
 }
 
@@ -1013,23 +1046,34 @@ int run(int argc, char** argv) {
     std::vector<std::string> not_run;
     fmt::print("LATTE-CC study: 16 KB L1D per SM (32 sets x 4 ways x 128 B, 16 tags and 16 x 32 B "
                "segments per set when compressed), {} SMs, GTO, 48 warps/SM\n"
-               "time: {}; EP {} accesses per L1, 10 EPs per period\n",
-               o.sms, gpu::describe(gpu::latency_params{}), ep_accesses);
-    try {
-        not_run = memsub::explorer::run_until_stopped(
-            o.kernels.size(),
-            [&](std::size_t i) {
-                results.push_back(run_named<Selectors...>(o.kernels[i], o, i, o.kernels.size()));
-                print_table(results.back(), o);
-            },
-            [&](std::size_t i) { return o.kernels[i]; });
-    } catch (const memsub::config_error& e) {
-        fmt::print(stderr, "{}: {}\n", program, e.what());
-        return status::usage_error;
-    } catch (const std::bad_alloc&) {
-        fmt::print(stderr, "{}: out of memory: try a smaller --scale or fewer --sms\n", program);
-        return status::out_of_memory;
-    }
+               "time: {}; EP {} accesses per L1, {} EPs per period\n",
+               o.sms, gpu::describe(gpu::latency_params{}), ep_accesses, o.book_eps);
+    // An error in a kernel's passes ends the run, but the kernels finished before it are still
+    // printed and written (the error in its own row), and the status says what went wrong.
+    std::optional<run_failure> failed;
+    std::string running, memory_use;
+    const int failed_status = memsub::explorer::run_reporting_errors(program, memory_use, [&] {
+        try {
+            not_run = memsub::explorer::run_until_stopped(
+                o.kernels.size(),
+                [&](std::size_t i) {
+                    running = o.kernels[i];
+                    memory_use =
+                        fmt::format("running {} (try a smaller --scale or fewer --sms)", running);
+                    results.push_back(
+                        run_named<Selectors...>(o.kernels[i], o, i, o.kernels.size()));
+                    print_table(results.back(), o);
+                },
+                [&](std::size_t i) { return o.kernels[i]; });
+        } catch (const std::bad_alloc&) {
+            failed = run_failure{running, "out of memory while " + memory_use};
+            throw;
+        } catch (const std::exception& e) {
+            failed = run_failure{running, e.what()};
+            throw;
+        }
+        return status::ok;
+    });
     const int signal = memsub::explorer::stop_requested();
     if (signal != 0)
         fmt::print("PARTIAL: interrupted by signal {} (kernels not run: {})\n", signal,
@@ -1037,8 +1081,8 @@ int run(int argc, char** argv) {
 
     memsub::explorer::output_attempts outputs;
     const auto attempt = [&](auto&& write) { outputs.attempt(write); };
-    if (o.csv) attempt([&] { results_table(results, o).write_csv(*o.csv); });
-    if (o.json) attempt([&] { results_table(results, o).write_json(*o.json); });
+    if (o.csv) attempt([&] { results_table(results, o, failed).write_csv(*o.csv); });
+    if (o.json) attempt([&] { results_table(results, o, failed).write_json(*o.json); });
     if (o.plot) {
         const auto it = std::find_if(results.begin(), results.end(), [&](const kernel_result& r) {
             return r.kernel == *o.plot_kernel;
@@ -1046,10 +1090,17 @@ int run(int argc, char** argv) {
         if (it == results.end())
             fmt::print(stderr, "{}: --plot {}: {} was not run, nothing to plot\n", program, *o.plot,
                        *o.plot_kernel);
+        else if (it->passes[latte_config].timeline.empty())
+            // gnuplot fails on an empty data file: LATTE-CC's pass did not run (a stop signal
+            // came first) or SM 0 never closed an EP (a tiny input).
+            fmt::print("note: --plot {}: not drawn: LATTE-CC on {} has no EP sample to plot ({})\n",
+                       *o.plot, it->kernel,
+                       it->passes[latte_config].ran ? "SM 0 closed no EP" : "its pass did not run");
         else
             attempt([&] { (void)write_plot(*o.plot, o.plot_terminal, *it); });
     }
     for (const auto& f : outputs.failures()) fmt::print(stderr, "{}: {}\n", program, f);
+    if (failed_status != 0) return failed_status;
     if (signal != 0) return memsub::explorer::stopped_exit_status(signal);
     return outputs.ok() ? status::ok : status::output_error;
 }
@@ -1061,8 +1112,9 @@ namespace memsub::explorer {
 /// The LATTE-CC study's command line (`--help` lists it) on the library's seven configurations
 /// and `Selectors` (each a selection::mode_selector), each of which runs on the compressed L1
 /// LATTE-CC runs on (none / BDI / SC², default params) and is named by its name() in --configs,
-/// the table and the CSV / JSON. Returns the exit status (0 success, 1 an output error, 2 bad
-/// usage or configuration, 4 out of memory, 128 + N stopped by signal N).
+/// the table and the CSV / JSON. Returns the exit status (0 success, 1 an output error or a
+/// failed run, 2 bad usage or configuration, 4 out of memory, 128 + N stopped by signal N); a
+/// run ended by an error still prints and writes the kernels finished before it.
 template <class... Selectors>
 int run_latte_explorer(int argc, char** argv) {
     static_assert((selection::diagnose_mode_selector<Selectors>() && ...),

@@ -44,7 +44,7 @@
 // once.
 //
 // Time from the memory system (--timing memory, the default): every configuration runs its own
-// stream (a fresh kernel, a host-latency simt::gto_scheduler with the rotating SM order, its
+// stream (a fresh kernel, a host-latency simt::gto_scheduler with the --sm-order SM order, its
 // own L1s and memory side), so the memory's latencies decide the issue order, and first touch
 // places a page when a request is issued, in that order. A launch takes the scheduler's cycles.
 // A line request's data is back at its SM (t = issue; mcm_latency, printed with every table):
@@ -95,7 +95,8 @@
 // run: --scaling none, or a list without 1); a panel with nothing to show is left out with a
 // note, and a plot with neither is not drawn. Every output is checked before any work.
 // Progress (stderr): per kernel, the share of its streams done, each stream weighted by 6 + the
-// memory-side configurations it feeds (4 in the main run, 1 in an EDPSE run); a stream's length
+// memory-side configurations it feeds (--timing constant: 4 in the main run, 1 in an EDPSE
+// run; --timing memory: 1, every configuration has a stream of its own); a stream's length
 // is its warp instructions, the same for every stream of a kernel (counted by its first), or its
 // launches while the first runs (BFS's are not known beforehand: no percentage then).
 //
@@ -314,6 +315,8 @@ struct machine_result {
     machine m;
     std::vector<config_result> configs; // one per options::configs
     std::vector<bool> ran;
+    /// Per configuration: a stop signal cut its stream short (its figures cover part of the run).
+    std::vector<bool> stopped;
     std::uint64_t warp_instructions_simulated = 0; // over all its streams
     std::uint64_t footprint_bytes = 0;             // the kernel's arrays
     double wall_seconds = 0, cpu_seconds = 0;
@@ -322,9 +325,10 @@ struct machine_result {
 };
 
 /// One kernel's progress on stderr: warp instructions simulated and, when it can be known, the
-/// share of the kernel's work done and the time left. The work is its streams (two per machine
-/// run: one per CTA scheduler), each weighted by its cost per warp instruction: 6 + the
-/// memory-side configurations it feeds (4 in the main run, 1 in an EDPSE run; measured on
+/// share of the kernel's work done and the time left. The work is its streams (--timing
+/// constant: two per machine run, one per CTA scheduler; --timing memory: one per
+/// configuration), each weighted by its cost per warp instruction: 6 + the memory-side
+/// configurations it feeds (constant: 4 in the main run, 1 in an EDPSE run; memory: 1; measured on
 /// stencil, Release and Debug builds alike: a main-run stream takes 1.4-1.5 times an EDPSE
 /// stream, so the scheduler, coalescer and L1s cost about six memory sides). A
 /// stream's length is its warp instructions, the same for every stream of a kernel (the CTA
@@ -527,9 +531,9 @@ bool run_timed_stream(Kernel& kernel, const machine& m, std::size_t config, cons
             side.advance_to(t, complete);
             continue;
         }
-        if (w.launch != launch) {
+        while (w.launch != launch) { // a launch with no instruction still ends (and syncs)
             end_launch(gto.launch_start_cycle());
-            launch = w.launch;
+            ++launch;
         }
         const memsub::access proto = start_instruction(w, coalescer, lines, front);
         const std::uint32_t module = w.sm / m.sms_per_module;
@@ -580,6 +584,7 @@ bool run_timed_stream(Kernel& kernel, const machine& m, std::size_t config, cons
     progress.end_stream(front.warp_instructions);
     out.warp_instructions_simulated += front.warp_instructions;
     out.ran[config] = true;
+    out.stopped[config] = stopped;
     config_result r = side.finish();
     store_front(r, front);
     out.configs[config] = std::move(r);
@@ -614,9 +619,9 @@ config_result feed_stream(Kernel& kernel, const machine& m, const options& o, ma
         for (auto& c : l1) c.flush([](const memsub::evicted_block&) {});
     };
     while (gto.next(w)) {
-        if (w.launch != launch) {
+        while (w.launch != launch) { // a launch with no instruction still ends (and syncs)
             end_launch();
-            launch = w.launch;
+            ++launch;
         }
         const memsub::access proto = start_instruction(w, coalescer, lines, front);
         const std::uint32_t module = w.sm / m.sms_per_module;
@@ -684,6 +689,7 @@ bool run_stream(Kernel& kernel, const machine& m, bool distributed, bool edpse_o
     const auto store_result = [&](auto& side, bool ft_on, bool l15_on) {
         if (!side.active()) return;
         out.ran[config_index(distributed, ft_on, l15_on)] = true;
+        out.stopped[config_index(distributed, ft_on, l15_on)] = stopped;
         config_result r = side.finish();
         store_front(r, front);
         out.configs[config_index(distributed, ft_on, l15_on)] = std::move(r);
@@ -706,6 +712,7 @@ bool run_single_stream(Kernel& kernel, const machine& m, std::size_t config, con
     bool stopped = false;
     const config_result front = feed_stream<Sched>(kernel, m, o, out, progress, stopped, side);
     out.ran[config] = true;
+    out.stopped[config] = stopped;
     config_result r = side.finish();
     store_front(r, front);
     out.configs[config] = std::move(r);
@@ -740,6 +747,7 @@ machine_result run_machine(Make&& make, const machine& m, const options& o, bool
     out.m = m;
     out.configs.resize(o.configs.size());
     out.ran.assign(o.configs.size(), false);
+    out.stopped.assign(o.configs.size(), false);
     const auto t0 = std::chrono::steady_clock::now();
     const std::clock_t c0 = std::clock();
     bool complete = true;
@@ -810,6 +818,20 @@ inline std::uint64_t scaled(double base, double scale) {
     return static_cast<std::uint64_t>(std::max(1.0, std::round(base * scale)));
 }
 
+/// Builds extra placement `Extra` as a run on machine `m` builds it for a kernel of `footprint`
+/// bytes (its constructor validates its params) and checks it has one partition per module;
+/// throws config_error. Nothing for a CTA scheduler.
+template <class Extra>
+void check_extra_placement(const machine& m, std::uint64_t footprint) {
+    if constexpr (placement::placement_policy<Extra> && !cta::cta_scheduler<Extra>) {
+        const Extra p(placement_params<Extra>(m, footprint));
+        // Every partition the placement names must be a module of the machine.
+        memsub::require(p.partitions() == m.modules, "mcm_explorer", "partitions()", p.partitions(),
+                        "an extra placement must have one partition per "
+                        "module (--modules)");
+    }
+}
+
 /// Which kernel of how many is running, for the progress line.
 struct study_slot {
     std::size_t index = 0, count = 1;
@@ -821,9 +843,15 @@ struct study_slot {
 /// known beforehand (for the progress).
 template <class... Extras, class Make>
 kernel_study study(std::string name, std::string input, simt::launch_mapping mapping, Make&& make,
-                   const options& o, const study_slot& slot,
-                   std::optional<std::uint32_t> launches) {
+                   const options& o, const study_slot& slot, std::optional<std::uint32_t> launches,
+                   bool probe) {
     kernel_study s{std::move(name), std::move(input), mapping, {}, {}, false};
+    if (probe) { // only check the extra placements against this kernel's footprint
+        [[maybe_unused]] const machine m{o.modules, o.sms_per_module};
+        [[maybe_unused]] const std::uint64_t footprint = make()->memory().footprint_bytes();
+        (check_extra_placement<Extras>(m, footprint), ...);
+        return s;
+    }
     study_progress progress(
         o, o.mappings.size() > 1 ? fmt::format("{} {}", s.kernel, mapping_name(mapping)) : s.kernel,
         slot.index, slot.count, launches);
@@ -842,9 +870,11 @@ kernel_study study(std::string name, std::string input, simt::launch_mapping map
     return s;
 }
 
+/// Runs kernel `name`'s study; with `probe`, only builds its input and checks the extra
+/// placements against its footprint (check_extra_placement).
 template <class... Extras>
 kernel_study run_named(std::string_view name, simt::launch_mapping mapping, const options& o,
-                       const study_slot& slot) {
+                       const study_slot& slot, bool probe = false) {
     const simt::cta_remap_params remap{.mapping = mapping, .seed = o.seed};
     if (name == "stencil") {
         const auto side = static_cast<std::uint32_t>(
@@ -859,7 +889,7 @@ kernel_study run_named(std::string_view name, simt::launch_mapping mapping, cons
                                                  .seed = o.seed,
                                                  .remap = remap});
             },
-            o, slot, o.launches);
+            o, slot, o.launches, probe);
     }
     if (name == "spmv") {
         const auto rows =
@@ -878,7 +908,7 @@ kernel_study run_named(std::string_view name, simt::launch_mapping mapping, cons
                     *m, simt::spmv_kernel::params{
                             .seed = o.seed, .launches = o.launches, .remap = remap});
             },
-            o, slot, o.launches);
+            o, slot, o.launches, probe);
     }
     if (name == "bfs") {
         const auto scale =
@@ -895,7 +925,7 @@ kernel_study run_named(std::string_view name, simt::launch_mapping mapping, cons
                 return std::make_unique<simt::bfs_kernel>(
                     *g, simt::bfs_kernel::params{.source = source, .remap = remap});
             },
-            o, slot, std::nullopt); // BFS runs until its frontier is empty
+            o, slot, std::nullopt, probe); // BFS runs until its frontier is empty
     }
     const auto points =
         static_cast<std::uint32_t>(std::min<std::uint64_t>(scaled(16384, o.scale), 1u << 24));
@@ -907,7 +937,7 @@ kernel_study run_named(std::string_view name, simt::launch_mapping mapping, cons
             return std::make_unique<simt::kmeans_kernel>(simt::kmeans_kernel::params{
                 .points = points, .seed = o.seed, .iterations = o.launches, .remap = remap});
         },
-        o, slot, o.launches);
+        o, slot, o.launches, probe);
 }
 
 // ------------------------------------------------------------------ output
@@ -920,6 +950,27 @@ inline double mb(std::uint64_t bytes) {
 }
 inline double ratio(double a, double b) {
     return b == 0 ? 0.0 : a / b;
+}
+inline double mib(std::uint64_t bytes) {
+    return static_cast<double>(bytes) / (1024.0 * 1024.0);
+}
+
+/// Whether configuration `i` of `r` ran to its end: a stream a stop signal cut short has too
+/// few cycles and bytes for a speedup or a traffic cut.
+inline bool complete(const machine_result& r, std::size_t i) {
+    return r.ran[i] && !r.stopped[i];
+}
+
+/// The inter-module traffic cut of `c` against `base` (baseline bytes / config bytes): 1 when
+/// neither moves a byte (one module), infinite when only the baseline does.
+inline double traffic_cut(const config_result& c, const config_result& base) {
+    const double bytes = double(c.inter_module_bytes), base_bytes = double(base.inter_module_bytes);
+    return bytes == 0 ? (base_bytes == 0 ? 1.0 : INFINITY) : base_bytes / bytes;
+}
+
+/// A ratio as the tables print it: "1.23x", or "inf".
+inline std::string ratio_text(double x) {
+    return std::isfinite(x) ? fmt::format("{:.2f}x", x) : std::string("inf");
 }
 
 /// The L1.5 capacity of one module of `m` (32 KB per SM, rounded down to whole sets as the
@@ -965,6 +1016,16 @@ inline std::vector<std::optional<double>> edpse_row(const kernel_study& s, std::
     return row;
 }
 
+/// The inputs' size against the L1.5s', in binary units (KiB, MiB) throughout.
+inline std::string footprint_line(const machine_result& r) {
+    const std::uint64_t l15_per_module = l15_bytes_per_module(r.m);
+    return fmt::format("footprint {:.2f} MiB; L1.5 {} KiB per module ({:.2f} MiB on {} modules): "
+                       "the inputs {} the L1.5s",
+                       mib(r.footprint_bytes), l15_per_module / 1024,
+                       mib(l15_per_module * r.m.modules), r.m.modules,
+                       r.footprint_bytes > l15_per_module * r.m.modules ? "outgrow" : "fit in");
+}
+
 inline void print_study(const kernel_study& s, const options& o) {
     const machine_result& r = s.main;
     const config_result& b = r.configs[0];
@@ -979,12 +1040,7 @@ inline void print_study(const kernel_study& s, const options& o) {
                o.timing == timing_mode::memory
                    ? describe(o.latency)
                    : std::string("analytic (max of issue, DRAM and link bounds + exposed hops)"));
-    const std::uint64_t l15_per_module = l15_bytes_per_module(r.m);
-    fmt::print("footprint {:.2f} MB; L1.5 {} KB per module ({:.2f} MB on {} modules): the inputs "
-               "{} the L1.5s\n",
-               mb(r.footprint_bytes), l15_per_module / 1024, mb(l15_per_module * r.m.modules),
-               r.m.modules,
-               r.footprint_bytes > l15_per_module * r.m.modules ? "outgrow" : "fit in");
+    fmt::print("{}\n", footprint_line(r));
     fmt::print("{}\n", traffic_header);
     for (std::size_t i = 0; i < o.configs.size(); ++i) {
         const config_result& c = r.configs[i];
@@ -992,17 +1048,20 @@ inline void print_study(const kernel_study& s, const options& o) {
             fmt::print("{:<12} (not run)\n", o.configs[i].name);
             continue;
         }
-        const double rel = ratio(double(c.inter_module_bytes), double(b.inter_module_bytes));
+        // A stream cut short (or a baseline cut short) has no ratio to the baseline.
+        const bool compared = complete(r, i) && complete(r, 0);
         const std::uint64_t requests = c.local_requests + c.remote_requests;
         fmt::print(
-            "{:<12} {:>9.2f} {:>6.3f} {:>6} {:>7.2f} {:>11} {:>10} {:>9} {:>9.2f} {:>8.1f} "
-            "{:>8.3f}\n",
-            o.configs[i].name, mb(c.inter_module_bytes), rel,
-            c.inter_module_bytes == 0 ? std::string("inf") : fmt::format("{:.2f}x", 1.0 / rel),
+            "{:<12} {:>9.2f} {:>6} {:>6} {:>7.2f} {:>11} {:>10} {:>9} {:>9.2f} {:>8.1f} "
+            "{:>8}{}\n",
+            o.configs[i].name, mb(c.inter_module_bytes),
+            compared ? fmt::format("{:.3f}", 1.0 / traffic_cut(c, b)) : std::string("-"),
+            compared ? ratio_text(traffic_cut(c, b)) : std::string("-"),
             pct(ratio(double(c.local_requests), double(requests))), c.remote_requests,
             c.ring_requests, o.configs[i].l15 ? fmt::format("{:.2f}", pct(c.l15_hit_rate())) : "-",
             mb(c.dram_read_bytes + c.dram_write_bytes), c.seconds() * 1e6,
-            ratio(b.seconds(), c.seconds()));
+            compared ? fmt::format("{:.3f}", ratio(b.seconds(), c.seconds())) : std::string("-"),
+            r.stopped[i] ? " (partial)" : "");
     }
     const bool timed = o.timing == timing_mode::memory;
     if (timed)
@@ -1041,26 +1100,31 @@ inline void print_study(const kernel_study& s, const options& o) {
     fmt::print("{:<12}", "config");
     for (const auto& p : s.scaling) fmt::print(" {:>14}", fmt::format("{} mod", p.m.modules));
     fmt::print("\n");
-    const auto base_it = std::find(o.scaling.begin(), o.scaling.end(), 1u);
+    // The 1-module run, when it was done and finished (a stop signal ends the scaling runs at
+    // the first partial one, so s.scaling may be shorter than o.scaling).
+    const config_result* base = nullptr;
+    if (const auto base_it = std::find(o.scaling.begin(), o.scaling.end(), 1u);
+        base_it != o.scaling.end()) {
+        const std::size_t k = static_cast<std::size_t>(base_it - o.scaling.begin());
+        if (k < s.scaling.size() && !s.scaling[k].partial) base = &s.scaling[k].configs[0];
+    }
     for (const std::size_t c : {std::size_t{0}, all_three}) {
         const auto row = edpse_row(s, c, o);
         fmt::print("{:<12}", o.configs[c].name);
         for (std::size_t i = 0; i < s.scaling.size(); ++i) {
             std::string speed = "-";
-            if (base_it != o.scaling.end()) {
-                const auto& base =
-                    s.scaling[static_cast<std::size_t>(base_it - o.scaling.begin())].configs[0];
+            if (base != nullptr)
                 speed = fmt::format("{:.2f}x",
-                                    ratio(base.seconds(), s.scaling[i].configs[c].seconds()));
-            }
+                                    ratio(base->seconds(), s.scaling[i].configs[c].seconds()));
             fmt::print(" {:>14}", row[i] ? fmt::format("{:.1f}/{}", *row[i], speed) : "-");
         }
         fmt::print("\n");
     }
 }
 
-/// A kernel × configuration table of `value(study, config)` (baseline / config ratios; 0 = the
-/// config moved nothing: "inf") with the geometric mean over the kernels that have every ratio.
+/// A kernel × configuration table of `value(study, config)` (baseline / config ratios, "inf" when
+/// infinite; "-" for a configuration not run or cut short) with the geometric mean over the
+/// kernels that have every ratio.
 template <class Value>
 void print_ratio_table(const std::vector<const kernel_study*>& studies, const options& o,
                        Value&& value) {
@@ -1074,15 +1138,14 @@ void print_ratio_table(const std::vector<const kernel_study*>& studies, const op
         bool all_finite = !s->main.partial; // a partial run stays out of the mean
         std::vector<double> row(o.configs.size());
         for (std::size_t i = 0; i < o.configs.size(); ++i) {
-            if (!s->main.ran[i]) {
+            if (!complete(s->main, i) || !complete(s->main, 0)) { // not run, or cut short
                 fmt::print(" {:>11}", "-");
                 all_finite = false;
                 continue;
             }
             row[i] = value(*s, i);
             all_finite = all_finite && row[i] > 0 && std::isfinite(row[i]);
-            fmt::print(" {:>11}",
-                       std::isfinite(row[i]) ? fmt::format("{:.2f}x", row[i]) : std::string("inf"));
+            fmt::print(" {:>11}", ratio_text(row[i]));
         }
         fmt::print("\n");
         if (all_finite) {
@@ -1116,9 +1179,7 @@ inline void print_summary(const std::vector<kernel_study>& studies, const option
         fmt::print("\ninter-module traffic cut vs baseline (baseline bytes / config bytes), {}\n",
                    tag);
         print_ratio_table(group, o, [](const kernel_study& s, std::size_t i) {
-            const double c = double(s.main.configs[i].inter_module_bytes);
-            const double base = double(s.main.configs[0].inter_module_bytes);
-            return c == 0 ? (base == 0 ? 1.0 : INFINITY) : base / c;
+            return traffic_cut(s.main.configs[i], s.main.configs[0]);
         });
         fmt::print("speedup vs baseline (baseline time / config time), {}\n", tag);
         print_ratio_table(group, o, [](const kernel_study& s, std::size_t i) {
@@ -1149,12 +1210,21 @@ inline void print_summary(const std::vector<kernel_study>& studies, const option
                      "runs: one");
 }
 
+/// An error that ended the run in a kernel's study: that kernel has no figures.
+struct run_failure {
+    std::string kernel;
+    simt::launch_mapping mapping = simt::launch_mapping::same;
+    std::string error;
+};
+
 /// The results as one table (memsub/explorer/result_table.hpp): a row per kernel, module count and
 /// configuration that ran (the EDPSE runs simulate the baseline and all three), the main run's
 /// module count first. Every row has the status columns partial (a stop signal cut its run
-/// short), interrupted_by_signal and error (the kernels read no input file: always empty).
+/// short), interrupted_by_signal and error (empty: the kernels read no input file). A run ended
+/// by an error (`failed`) adds a row for the kernel it stopped in: partial, the error, no figures.
 inline memsub::explorer::result_table results_table(const std::vector<kernel_study>& studies,
-                                                    const options& o) {
+                                                    const options& o,
+                                                    const std::optional<run_failure>& failed = {}) {
     memsub::explorer::result_table table(std::string{program});
     const auto rows = [&](const kernel_study& s, const machine_result& m) {
         const std::string& k = s.kernel;
@@ -1218,7 +1288,8 @@ inline memsub::explorer::result_table results_table(const std::vector<kernel_stu
                 .number("link_utilisation", c.link_utilisation, "{:.4f}")
                 .text("ft_pages_per_partition", pages_text(c.pages_per_partition))
                 .number("footprint_bytes", m.footprint_bytes)
-                .number("l15_bytes_per_module", l15_bytes_per_module(m.m));
+                .number("l15_bytes_per_module", l15_bytes_per_module(m.m))
+                .number("l15_sync_commands", c.l15_sync_commands);
         }
     };
     for (const auto& s : studies) {
@@ -1226,6 +1297,12 @@ inline memsub::explorer::result_table results_table(const std::vector<kernel_stu
         for (const auto& m : s.scaling)
             if (m.m.modules != s.main.m.modules) rows(s, m);
     }
+    if (failed)
+        table.add_row()
+            .text("kernel", failed->kernel)
+            .boolean("partial", true)
+            .text("error", failed->error)
+            .text("launch_mapping", mapping_name(failed->mapping));
     return table;
 }
 
@@ -1477,11 +1554,9 @@ config_desc extra_config(const machine& m) {
         const Extra s(cta_scheduler_params<Extra>(m));
         return {.name = std::string(s.name()), .extra = true};
     } else {
+        // Its name; run() checks it against every kernel's footprint before any work.
         const Extra p(placement_params<Extra>(m, 0));
-        // Every partition the placement names must be a module of the machine.
-        memsub::require(p.partitions() == m.modules, "mcm_explorer", "partitions()", p.partitions(),
-                        "an extra placement must have one partition per "
-                        "module (--modules)");
+        check_extra_placement<Extra>(m, 0);
         return {.name = std::string(p.name()), .extra = true};
     }
 }
@@ -1524,60 +1599,87 @@ int run(int argc, char** argv) {
                     memsub::explorer::check_writable("--plot", *o.plot + suffix);
         }))
         return status::usage_error;
+    // An extra placement is built for each kernel's footprint when it runs: each is checked
+    // against every kernel's footprint now (the inputs are built, nothing is simulated), so a
+    // params error does not end the run after the library's streams.
+    if constexpr ((placement::placement_policy<Extras> || ...)) {
+        const int probed =
+            memsub::explorer::run_reporting_errors(program, "building the kernels' inputs", [&] {
+                for (std::size_t k = 0; k < o.kernels.size(); ++k)
+                    (void)run_named<Extras...>(o.kernels[k], o.mappings.front(), o,
+                                               {k, o.kernels.size()}, true);
+                return status::ok;
+            });
+        if (probed != status::ok) return probed;
+    }
     memsub::explorer::install_stop_handlers();
     std::vector<kernel_study> studies;
     std::vector<std::string> not_run; // kernels left out by a stop signal
     double sim_seconds = 0, cpu_seconds = 0;
     std::uint64_t simulated = 0;
-    try {
-        // Every kernel under the first launch mapping, then under the next.
-        const std::size_t runs = o.mappings.size() * o.kernels.size();
-        const auto mapping_of = [&](std::size_t i) { return o.mappings[i / o.kernels.size()]; };
-        const auto kernel_of = [&](std::size_t i) -> const std::string& {
-            return o.kernels[i % o.kernels.size()];
-        };
-        const auto run_one = [&](std::size_t i) {
-            studies.push_back(run_named<Extras...>(kernel_of(i), mapping_of(i), o, {i, runs}));
-            const auto& s = studies.back();
-            const auto count = [&](const machine_result& m) {
-                sim_seconds += m.wall_seconds;
-                cpu_seconds += m.cpu_seconds;
-                simulated += m.warp_instructions_simulated;
+    // An error in a kernel's runs ends the run, but the kernels finished before it are still
+    // printed and written (the error in a row of its own), and the status says what went wrong.
+    std::optional<run_failure> failed;
+    std::string running;
+    simt::launch_mapping failed_mapping = o.mappings.front();
+    std::string memory_use =
+        fmt::format("simulating {} modules of {} SMs", o.modules, o.sms_per_module);
+    const int failed_status = memsub::explorer::run_reporting_errors(program, memory_use, [&] {
+        try {
+            // Every kernel under the first launch mapping, then under the next.
+            const std::size_t runs = o.mappings.size() * o.kernels.size();
+            const auto mapping_of = [&](std::size_t i) { return o.mappings[i / o.kernels.size()]; };
+            const auto kernel_of = [&](std::size_t i) -> const std::string& {
+                return o.kernels[i % o.kernels.size()];
             };
-            count(s.main);
-            for (const auto& m : s.scaling)
-                if (m.m.modules != s.main.m.modules) count(m);
-            print_study(s, o);
-        };
-        not_run = memsub::explorer::run_until_stopped(runs, run_one, [&](std::size_t i) {
-            return o.mappings.size() > 1
-                       ? fmt::format("{} ({} mapping)", kernel_of(i), mapping_name(mapping_of(i)))
-                       : kernel_of(i);
-        });
-        if (const int signal = memsub::explorer::stop_requested(); signal != 0)
-            fmt::print("PARTIAL: interrupted by signal {} (the {} figures are partial; "
-                       "kernels not run: {})\n",
-                       signal, studies.empty() ? std::string("-") : studies.back().kernel,
-                       not_run.size());
-        print_summary(studies, o, sim_seconds, cpu_seconds, simulated);
-    } catch (const memsub::config_error& e) {
-        fmt::print(stderr, "{}: {}\n", program, e.what());
-        return status::usage_error;
-    } catch (const placement::capacity_error& e) {
-        fmt::print(stderr, "{}: {}\n", program, e.what());
-        return status::usage_error;
-    } catch (const std::bad_alloc&) {
-        fmt::print(stderr, "{}: out of memory while simulating {} modules of {} SMs\n", program,
-                   o.modules, o.sms_per_module);
-        return status::out_of_memory;
-    }
+            const auto run_one = [&](std::size_t i) {
+                running = kernel_of(i);
+                failed_mapping = mapping_of(i);
+                studies.push_back(run_named<Extras...>(kernel_of(i), mapping_of(i), o, {i, runs}));
+                const auto& s = studies.back();
+                const auto count = [&](const machine_result& m) {
+                    sim_seconds += m.wall_seconds;
+                    cpu_seconds += m.cpu_seconds;
+                    simulated += m.warp_instructions_simulated;
+                };
+                count(s.main);
+                for (const auto& m : s.scaling)
+                    if (m.m.modules != s.main.m.modules) count(m);
+                print_study(s, o);
+            };
+            not_run = memsub::explorer::run_until_stopped(runs, run_one, [&](std::size_t i) {
+                return o.mappings.size() > 1 ? fmt::format("{} ({} mapping)", kernel_of(i),
+                                                           mapping_name(mapping_of(i)))
+                                             : kernel_of(i);
+            });
+        } catch (const placement::capacity_error& e) { // a page table too small: a configuration's
+            failed = run_failure{running, failed_mapping, e.what()};
+            fmt::print(stderr, "{}: {}\n", program, e.what());
+            return status::usage_error;
+        } catch (const std::bad_alloc&) {
+            failed = run_failure{running, failed_mapping, "out of memory while " + memory_use};
+            throw;
+        } catch (const std::exception& e) {
+            failed = run_failure{running, failed_mapping, e.what()};
+            throw;
+        }
+        return status::ok;
+    });
+    if (const int signal = memsub::explorer::stop_requested(); signal != 0)
+        fmt::print("PARTIAL: interrupted by signal {} ({}kernels not run: {})\n", signal,
+                   !studies.empty() && studies.back().partial
+                       ? fmt::format("the {} figures are partial; ", studies.back().kernel)
+                       : std::string(),
+                   not_run.size());
+    print_summary(studies, o, sim_seconds, cpu_seconds, simulated);
     // Partial results are written too; an output that fails does not stop the others.
     memsub::explorer::output_attempts outputs;
     const auto attempt = [&](auto&& write) { outputs.attempt(write); };
-    if (o.csv) attempt([&] { results_table(studies, o).write_csv(*o.csv); });
+    if (o.csv) attempt([&] { results_table(studies, o, failed).write_csv(*o.csv); });
     if (o.plot) attempt([&] { (void)write_plot(*o.plot, o.plot_terminal, studies, o); });
     for (const auto& f : outputs.failures())
         fmt::print(stderr, "{}: output error: {}\n", program, f);
+    if (failed_status != status::ok) return failed_status;
     if (const int signal = memsub::explorer::stop_requested(); signal != 0)
         return memsub::explorer::report_interruption(program, signal, not_run);
     return outputs.ok() ? status::ok : status::input_error;
@@ -1588,8 +1690,9 @@ int run(int argc, char** argv) {
 /// The mcm_explorer study's command line (`--help` lists it) on the library's eight
 /// configurations and one more per type of `Extras` (each a placement::placement_policy or a
 /// cta::cta_scheduler), named by its name(); an extra replaces the baseline's placement or CTA
-/// scheduler. Returns the exit status (0 success, 1 an output could not be written, 2 bad usage
-/// or configuration, 4 out of memory, 128 + N stopped by signal N).
+/// scheduler. Returns the exit status (0 success, 1 an output could not be written or a run
+/// failed, 2 bad usage or configuration, 4 out of memory, 128 + N stopped by signal N); a run
+/// ended by an error still prints and writes the kernels finished before it.
 template <class... Extras>
 int run_mcm_explorer(int argc, char** argv) {
     mcm_explorer_detail::program = program_name(argc, argv, "mcm_explorer");
