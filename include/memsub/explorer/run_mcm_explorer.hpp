@@ -302,8 +302,9 @@ struct options {
         "Outputs are checked before any work. A plot panel with nothing to show (the traffic\n"
         "panel when the baseline moves no byte between modules, e.g. --modules 1; the EDPSE\n"
         "panel without a 1-module run, e.g. --scaling none) is left out with a note.\n"
-        "exit status: 0 ok, 1 an output could not be written, 2 bad usage or an output that\n"
-        "cannot be created (checked first), 4 out of memory; on SIGINT / SIGTERM the run stops\n"
+        "exit status: 0 ok, 1 an output could not be written or a run failed (what finished\n"
+        "is printed and written), 2 bad usage or an output that cannot be created (checked\n"
+        "first), 4 out of memory; on SIGINT / SIGTERM the run stops\n"
         "within 64 Ki warp instructions, prints and writes what it has (partial = 1 in the\n"
         "CSV) and exits with 128 + the signal number\n");
     std::exit(code);
