@@ -4,6 +4,7 @@
 // the predictor does.
 #include <doctest/doctest.h>
 
+#include <csignal>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +18,7 @@
 #include <memsub/bypass/concept.hpp>
 #include <memsub/bypass/pc_only.hpp>
 #include <memsub/explorer/run_gpu_l1_explorer.hpp>
+#include <memsub/explorer/signals.hpp>
 #include <memsub/gpu/baseline_l1.hpp>
 #include <memsub/gpu/id_cache.hpp>
 #include <memsub/linesize/concept.hpp>
@@ -49,7 +51,22 @@ struct half_line {
 };
 static_assert(memsub::linesize::line_size_predictor<half_line>);
 
+/// Bypasses nothing, and asks the run to stop (as SIGINT would) at its first lookup: its own
+/// stream then ends at the next check, part-way through the workload.
+struct stop_at_first {
+    struct params {};
+    stop_at_first() = default;
+    stop_at_first(const memsub::geometry&, const params&) noexcept {}
+    [[nodiscard]] static bool should_bypass(memsub::set_index, const memsub::access&) noexcept {
+        memsub::explorer::detail::stop_signal = SIGINT;
+        return false;
+    }
+    [[nodiscard]] static std::string_view name() noexcept { return "stop_at_first"; }
+};
+static_assert(memsub::bypass::bypass_predictor<stop_at_first>);
+
 using bypass_all_l1 = memsub::gpu::baseline_l1_with<bypass_all>;
+using stop_at_first_l1 = memsub::gpu::baseline_l1_with<stop_at_first>;
 using half_line_l1 = memsub::gpu::variable_line_l1<half_line>;
 using half_line_bypass_all_l1 = memsub::gpu::variable_line_l1<half_line, bypass_all>;
 
@@ -107,12 +124,17 @@ std::uint64_t number(const csv_rows& rows, const std::string& key, const std::st
     return std::stoull(c->second);
 }
 
+/// The folder of a test's outputs.
+std::filesystem::path out_dir(std::string_view folder) {
+    return std::filesystem::temp_directory_path() / folder;
+}
+
 /// Runs run_gpu_l1_explorer<L1s...> with `args` (after the program name) and --csv into a
-/// folder of its own; returns the exit status and the CSV.
+/// folder of its own (out_dir(folder)); returns the exit status and the CSV.
 template <class... L1s>
 std::pair<int, std::string> run_with(std::vector<std::string> args, std::string_view folder) {
     namespace fs = std::filesystem;
-    const fs::path dir = fs::temp_directory_path() / folder;
+    const fs::path dir = out_dir(folder);
     fs::remove_all(dir);
     fs::create_directories(dir);
     const std::string csv = (dir / "g.csv").string();
@@ -186,4 +208,36 @@ TEST_CASE("run_gpu_l1_explorer: a user's L1 named as a library configuration is 
         "memsub_gpu_l1_user_types_clash");
     CHECK(status == 2);
     CHECK(csv.empty());
+}
+
+TEST_CASE("run_gpu_l1_explorer: a configuration stopped part-way has no ratio to the baseline") {
+    // saxpy at --scale 1 issues 98304 warp instructions: stop_at_first's stream asks to stop at
+    // its first lookup and ends at the check after 65536, part-way; bypass_all, after it, never
+    // runs. A plot file with an unknown gnuplot is still written as data and script.
+    const std::string plot = (out_dir("memsub_gpu_l1_user_types_stop") / "g.svg").string();
+    const auto [status, csv] = run_with<stop_at_first_l1, bypass_all_l1>(
+        {"--quiet", "--sms", "2", "--kernels", "saxpy", "--configs",
+         "static_64B,stop_at_first,bypass_all", "--plot", plot},
+        "memsub_gpu_l1_user_types_stop");
+    memsub::explorer::detail::stop_signal = 0;
+    CHECK(status == 128 + SIGINT);
+    const csv_rows rows = rows_of(csv);
+    const std::uint64_t all = number(rows, "saxpy/baseline_16KB", "config_warp_instructions");
+    CHECK(all == 98304);
+    // The configurations that ran to the end compare with the baseline.
+    CHECK(rows.at("saxpy/static_64B").at("speedup") != "");
+    CHECK(rows.at("saxpy/static_64B").at("bytes_relative") != "");
+    CHECK(rows.at("saxpy/static_64B").at("config_partial") == "0");
+    // The one stopped part-way: its figures, no ratio to the whole baseline, marked partial.
+    CHECK(number(rows, "saxpy/stop_at_first", "config_warp_instructions") == 65536);
+    CHECK(rows.at("saxpy/stop_at_first").at("speedup") == "");
+    CHECK(rows.at("saxpy/stop_at_first").at("bytes_relative") == "");
+    CHECK(rows.at("saxpy/stop_at_first").at("config_partial") == "1");
+    // The one that never ran has no row. Neither has a bar: the plot's data has no column
+    // for them (a column of '?' alone would have no valid point).
+    CHECK(rows.count("saxpy/bypass_all") == 0);
+    std::istringstream dat(read_all(plot + ".dat"));
+    std::string header;
+    std::getline(dat, header);
+    CHECK(header == "kernel baseline_16KB static_64B");
 }

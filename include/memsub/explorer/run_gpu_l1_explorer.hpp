@@ -272,10 +272,12 @@ struct options {
         "                      trace has no dependences); a file is read more than once\n"
         "                      (--timing memory: once per configuration; constant:\n"
         "                      profiling, then measuring), so it cannot be standard input\n"
-        "  --csv FILE          every counter, one row per workload and configuration, with\n"
-        "                      the columns partial, interrupted_by_signal and error (a\n"
-        "                      workload with no figures, e.g. an unreadable input, has one\n"
-        "                      row with its error)\n"
+        "  --csv FILE          every counter, one row per workload and configuration that\n"
+        "                      ran, with the columns partial, interrupted_by_signal and\n"
+        "                      error (a workload with no figures, e.g. an unreadable input,\n"
+        "                      has one row with its error); config_partial = 1 marks a\n"
+        "                      configuration stopped part-way, which has no ratio to the\n"
+        "                      baseline\n"
         "  --plot FILE         bytes fetched relative to the baseline, per workload and\n"
         "                      configuration (.svg, .png or .pdf; needs gnuplot; the data\n"
         "                      and script are written beside it)\n"
@@ -554,6 +556,8 @@ struct l1_configs {
 struct config_timing {
     /// Its stream ran (to the end, or until a stop signal or an input error).
     bool ran = false;
+    /// A stop signal ended its stream part-way.
+    bool stopped = false;
     std::uint64_t warp_instructions = 0;
     std::uint64_t cycles = 0;
     gpu::timing_stats memory{};
@@ -845,7 +849,9 @@ void run_config_timed(Config& c, std::size_t index, MakeKernel& make, const opti
                       ? fraction_read(kernel)
                       : std::optional(std::min(1.0, static_cast<double>(done) /
                                                         static_cast<double>(progress.total))));
-        return (out.interrupted_by = memsub::explorer::stop_requested()) == 0;
+        if ((out.interrupted_by = memsub::explorer::stop_requested()) == 0) return true;
+        t.stopped = true;
+        return false;
     };
     try {
         t.cycles = simt::run_timed(scheduler, issue, memory).cycles;
@@ -1335,10 +1341,20 @@ inline double pct(double x) {
     return 100.0 * x;
 }
 
-/// Bytes fetched relative to the baseline's, when the baseline fetched any.
+/// The configuration's figures compare with the baseline's: it saw the same warp instructions
+/// (--timing memory: its own stream issued as many as the baseline's and was not stopped
+/// part-way; a stream cut short would compare a part of the workload with the whole).
+inline bool comparable(const kernel_result& r, std::size_t config) {
+    if (r.timing == timing_mode::constant || config == 0) return true;
+    const config_timing& t = r.timed[config];
+    return t.ran && !t.stopped && t.warp_instructions == r.timed[0].warp_instructions;
+}
+
+/// Bytes fetched relative to the baseline's, when the baseline fetched any and the
+/// configuration is comparable with it.
 inline std::optional<double> relative_bytes(const kernel_result& r, std::size_t config) {
     const auto base = r.configs[0].bytes_fetched;
-    if (base == 0) return std::nullopt;
+    if (base == 0 || !comparable(r, config)) return std::nullopt;
     return static_cast<double>(r.configs[config].bytes_fetched) / static_cast<double>(base);
 }
 
@@ -1359,7 +1375,8 @@ inline std::optional<double> instructions_per_cycle(const kernel_result& r, std:
 /// Baseline cycles / the configuration's (--timing memory only: constant time is the same for
 /// every configuration).
 inline std::optional<double> speedup(const kernel_result& r, std::size_t config) {
-    if (r.timing != timing_mode::memory || r.timed[config].cycles == 0 || r.timed[0].cycles == 0)
+    if (r.timing != timing_mode::memory || r.timed[config].cycles == 0 || r.timed[0].cycles == 0 ||
+        !comparable(r, config))
         return std::nullopt;
     return static_cast<double>(r.timed[0].cycles) / static_cast<double>(r.timed[config].cycles);
 }
@@ -1449,13 +1466,16 @@ inline void print_table(const kernel_result& r, const options& o) {
                "{:>15} {:>7}\n",
                "config", width, "hit%", "temp%", "spat%", "mixed%", "part%", "bypass%", "0-reuse%",
                "util<=25", "util", "MB fetched", "rel", "kcycles", "warp instr/cyc", "speedup");
-    std::string not_run;
+    std::string not_run, cut;
     for (std::size_t i = 0; i < o.config_names.size(); ++i) {
         if (!shown(r, o, i)) {
             if (o.selected[i])
                 not_run += fmt::format("{}{}", not_run.empty() ? "" : ", ", o.config_names[i]);
             continue;
         }
+        if (!comparable(r, i))
+            cut += fmt::format("{}{} ({} warp instructions)", cut.empty() ? "" : ", ",
+                               o.config_names[i], r.timed[i].warp_instructions);
         const auto& c = r.configs[i];
         const double n = static_cast<double>(std::max<std::uint64_t>(c.accesses, 1));
         const auto rel = relative_bytes(r, i);
@@ -1473,6 +1493,10 @@ inline void print_table(const kernel_result& r, const options& o) {
                    ipc ? fmt::format("{:.3f}", *ipc) : std::string("-"),
                    up ? fmt::format("{:.3f}", *up) : std::string("-"));
     }
+    if (!cut.empty())
+        fmt::print("partial (stopped part-way, so no rel or speedup against the baseline's {} warp "
+                   "instructions): {}\n",
+                   r.timed[0].warp_instructions, cut);
     if (!not_run.empty()) fmt::print("not run (the run was stopped first): {}\n", not_run);
     if (o.reuse) {
         fmt::print("reuse distances of SM 0's line requests (distinct lines in the set between "
@@ -1520,7 +1544,7 @@ inline memsub::explorer::result_table results_table(const std::vector<kernel_res
             continue;
         }
         for (std::size_t i = 0; i < o.config_names.size(); ++i) {
-            if (!o.selected[i]) continue;
+            if (!shown(r, o, i)) continue; // not selected, or not run (a stop signal came first)
             const auto& c = r.configs[i];
             auto& row = table.add_row();
             row.text("kernel", r.kernel).text("config", o.config_names[i]);
@@ -1576,7 +1600,8 @@ inline memsub::explorer::result_table results_table(const std::vector<kernel_res
                 .optional_number("l2_hit_cycles", timed_number(lat.l2_hit_cycles))
                 .optional_number("dram_cycles", timed_number(lat.dram_cycles))
                 .optional_number("dram_gb_per_s",
-                                 timed ? std::optional(dram_gb_per_s(o)) : std::nullopt, "{:g}");
+                                 timed ? std::optional(dram_gb_per_s(o)) : std::nullopt, "{:g}")
+                .boolean("config_partial", !comparable(r, i));
         }
     }
     return table;
@@ -1584,11 +1609,11 @@ inline memsub::explorer::result_table results_table(const std::vector<kernel_res
 
 /// Writes FILE.dat and FILE.gp beside the plot and renders it; a workload without figures, or
 /// whose baseline fetched nothing, has no bars, and a plot with no bar at all is not drawn (a
-/// note says why). Returns false when it was not drawn.
+/// note says why). A configuration that did not run, or was stopped part-way, has no bar ('?'
+/// in the data); one with no bar at all has no column. Returns false when not drawn.
 inline bool write_plot(const std::string& file, const std::string& terminal,
-                       const std::vector<kernel_result>& results, std::uint32_t sms,
-                       const std::vector<std::string>& config_names,
-                       const std::vector<bool>& selected) {
+                       const std::vector<kernel_result>& results, const options& o) {
+    const std::vector<std::string>& config_names = o.config_names;
     std::vector<const kernel_result*> drawn;
     for (const auto& r : results) {
         if (!r.has_figures()) {
@@ -1606,6 +1631,14 @@ inline bool write_plot(const std::string& file, const std::string& terminal,
         fmt::print("note: --plot {} not drawn: no workload has bytes fetched to compare\n", file);
         return false;
     }
+    // gnuplot rejects a histogram column without a valid point: a configuration no drawn
+    // workload ran to the end (a stop signal came first) is left out.
+    const auto bar = [&](const kernel_result& r, std::size_t i) {
+        return shown(r, o, i) ? relative_bytes(r, i) : std::nullopt;
+    };
+    std::vector<bool> selected(config_names.size(), false);
+    for (std::size_t i = 0; i < config_names.size(); ++i)
+        for (const kernel_result* r : drawn) selected[i] = selected[i] || bar(*r, i).has_value();
     const std::string dat = file + ".dat", gp = file + ".gp";
     {
         std::ofstream out(dat);
@@ -1619,8 +1652,11 @@ inline bool write_plot(const std::string& file, const std::string& terminal,
             for (char& c : label)
                 if (c == ' ' || c == '"') c = '_';
             out << '"' << label << (r->partial() ? " (partial)" : "") << '"';
-            for (std::size_t i = 0; i < config_names.size(); ++i)
-                if (selected[i]) out << fmt::format(" {:.4f}", *relative_bytes(*r, i));
+            for (std::size_t i = 0; i < config_names.size(); ++i) {
+                if (!selected[i]) continue;
+                const auto rel = bar(*r, i);
+                out << (rel ? fmt::format(" {:.4f}", *rel) : std::string(" ?"));
+            }
             out << "\n";
         }
         if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", dat));
@@ -1632,10 +1668,11 @@ inline bool write_plot(const std::string& file, const std::string& terminal,
             << "set output " << gnuplot_quoted(file) << "\n"
             << "set title "
             << gnuplot_quoted(
-                   fmt::format("GPU L1 traffic relative to the 16 KB baseline, {} SMs", sms))
+                   fmt::format("GPU L1 traffic relative to the 16 KB baseline, {} SMs", o.sms))
             << " noenhanced\n"
             << "set style data histograms\nset style histogram clustered gap 1\n"
                "set style fill solid 0.85 border -1\nset boxwidth 0.9\n"
+               "set datafile missing '?'\n"
                "set ylabel 'bytes fetched / baseline'\nset yrange [0:*]\nset grid ytics\n"
                "set key outside right noenhanced\nset xtics scale 0 noenhanced\n"
             << "plot " << gnuplot_quoted(dat) << " using 2:xtic(1) title columnheader";
@@ -1926,10 +1963,7 @@ int run(int argc, char** argv) {
     memsub::explorer::output_attempts outputs;
     const auto attempt = [&](auto&& write) { outputs.attempt(write); };
     if (o.csv) attempt([&] { results_table(results, o).write_csv(*o.csv); });
-    if (o.plot)
-        attempt([&] {
-            (void)write_plot(*o.plot, o.plot_terminal, results, o.sms, o.config_names, o.selected);
-        });
+    if (o.plot) attempt([&] { (void)write_plot(*o.plot, o.plot_terminal, results, o); });
 
     // Problems come last, so they are what a user sees: input errors, outputs, the signal.
     bool input_failed = false;
