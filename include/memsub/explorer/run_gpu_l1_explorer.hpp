@@ -109,6 +109,7 @@
 #include <memsub/workload/simt/timed_run.hpp>
 
 #include <memsub/explorer/cli.hpp>
+#include <memsub/explorer/options.hpp>
 #include <memsub/explorer/plot.hpp>
 #include <memsub/explorer/progress.hpp>
 #include <memsub/explorer/result_table.hpp>
@@ -153,9 +154,7 @@ using memsub::explorer::option_error;
 
 inline constexpr std::string_view program = "gpu_l1_explorer";
 
-namespace status {
-inline constexpr int ok = 0, input_error = 1, usage_error = 2, out_of_memory = 4;
-} // namespace status
+namespace status = memsub::explorer::explorer_status;
 
 inline constexpr std::array<std::string_view, 7> all_kernels{
     "bfs", "spmv", "kmeans", "stencil", "matmul", "saxpy", "histogram"};
@@ -223,8 +222,9 @@ struct options {
         "                      (default: all, or none when --traceg is given)\n"
         "  --sms N             SMs, each with a private L1 (1..1024; default 15, Table 3.1)\n"
         "  --seed S            input generator seed (default 1)\n"
-        "  --scale X           input size multiplier (up to 1000; default 1; 0.1 for a quick\n"
-        "                      run); the sizes below, when given, override it for their input\n"
+        "  --scale X           input size multiplier (up to 1000, and 0.0003 or more when\n"
+        "                      kmeans runs; default 1; 0.1 for a quick run); the sizes\n"
+        "                      below, when given, override it for their input\n"
         "  --graph FILE        BFS on this graph instead of a generated one: an edge list ('u v'\n"
         "                      per line, 0-based), or a Matrix Market file (its '%%MatrixMarket'\n"
         "                      banner detected), read as the adjacency matrix: every stored\n"
@@ -322,9 +322,12 @@ struct options {
         "exit status: 0 ok; 1 an input file could not be read (the other workloads still run\n"
         "and are written; a file missing at the start stops the run before any work) or an\n"
         "output could not be written; 2 bad usage or an output that cannot be created\n"
-        "(checked first); 4 out of memory; on SIGINT / SIGTERM the running workload stops,\n"
-        "its partial figures are printed and written (partial = 1), and the program exits\n"
-        "with 128 + the signal number\n");
+        "(checked first); 3 an input held no warp instruction (a warning names it); 4 out\n"
+        "of memory. An error that ends a workload (2, 4, or 1 for any other) ends the run:\n"
+        "the workloads before it are still written. On SIGINT / SIGTERM the running\n"
+        "workload stops, its partial figures are printed and written (partial = 1; a\n"
+        "configuration stopped part-way has no rel or speedup), and the program exits with\n"
+        "128 + the signal number\n");
     std::exit(code);
 }
 
@@ -590,9 +593,15 @@ struct kernel_result {
     /// The signal that stopped the workload (0: none).
     int interrupted_by = 0;
 
-    /// Figures were measured: the configurations' counters mean something.
+    /// Figures were measured: the configurations' counters mean something (all 0 for an empty
+    /// input, as the other tools print it).
     [[nodiscard]] bool has_figures() const noexcept {
         return measured && (warp_instructions > 0 || (!error && interrupted_by == 0));
+    }
+    /// The input held no warp instruction (e.g. a trace of headers alone): read to its end,
+    /// nothing issued.
+    [[nodiscard]] bool empty() const noexcept {
+        return measured && warp_instructions == 0 && !partial();
     }
     /// A stop signal or an input error cut the workload short.
     [[nodiscard]] bool partial() const noexcept { return interrupted_by != 0 || error; }
@@ -959,6 +968,11 @@ inline std::uint64_t scaled(double base, double scale) {
     return static_cast<std::uint64_t>(std::max(1.0, std::round(base * scale)));
 }
 
+/// kmeans's points at --scale.
+inline std::uint32_t kmeans_points(const options& o) {
+    return static_cast<std::uint32_t>(std::min<std::uint64_t>(scaled(16384, o.scale), 1u << 24));
+}
+
 // ------------------------------------------------------------------ generated inputs
 
 inline constexpr std::array<std::string_view, 4> graph_generators{"rmat", "ba", "er", "grid"};
@@ -1279,8 +1293,7 @@ kernel_result run_named(std::string_view name, const options& o, const file_inpu
             fmt::format("{}: {} x {}, {} non-zeros", label, m.rows, m.cols, m.nonzeros()), o, slot);
     }
     if (name == "kmeans") {
-        const auto points =
-            static_cast<std::uint32_t>(std::min<std::uint64_t>(scaled(16384, o.scale), 1u << 24));
+        const std::uint32_t points = kmeans_points(o);
         return run_kernel<Configs>(
             kernel, [&] { return simt::kmeans_kernel({.points = points, .seed = o.seed}); },
             fmt::format("{} points x 34 features, 5 clusters, point-major", points), o, slot);
@@ -1454,6 +1467,8 @@ inline void print_table(const kernel_result& r, const options& o) {
     else if (r.error)
         state = fmt::format(" (PARTIAL: an input error after {} warp instructions, see below)",
                             r.warp_instructions);
+    else if (r.empty())
+        state = " (an empty input: nothing to compare, see the warning below)";
     fmt::print("\n{} ({}), {} SMs: {} warp instructions, {} line requests{}\n", r.kernel, r.input,
                o.sms, r.warp_instructions, r.line_requests, state);
     if (!r.has_figures()) return;
@@ -1839,6 +1854,13 @@ inline options parse(int argc, char** argv, std::vector<std::string> config_name
         *o.matrix == memsub::explorer::stdin_name)
         throw option_error("--graph - and --matrix -: standard input can be read only once");
     check_generator_options(o);
+    // Refused here, before any work, rather than when kmeans's turn comes after other workloads.
+    if (const std::uint32_t clusters = simt::kmeans_kernel::params{}.clusters;
+        o.runs("kmeans") && kmeans_points(o) < clusters)
+        throw option_error(fmt::format("--scale = {:g} is too small for kmeans: it leaves {} "
+                                       "point{} for its {} clusters (--scale {:g} or more)",
+                                       o.scale, kmeans_points(o), kmeans_points(o) == 1 ? "" : "s",
+                                       clusters, clusters / 16384.0));
     return o;
 }
 
@@ -1935,11 +1957,20 @@ int run(int argc, char** argv) {
     const auto name = [&](std::size_t i) -> const std::string& {
         return i < o.kernels.size() ? o.kernels[i] : o.traceg[i - o.kernels.size()];
     };
+    // What escapes a workload (a configuration its input does not allow, memory running out,
+    // any other error) ends the run, with run_reporting_errors' statuses; the workloads that
+    // finished are still written, and the error is reported last.
+    std::string running; // the workload running, for the error
+    std::optional<std::pair<int, std::string>> failure;
+    const auto naming = [&](std::string_view what) {
+        return running.empty() ? std::string(what) : fmt::format("{}: {}", running, what);
+    };
     try {
         const file_inputs files = read_inputs(o);
         not_run = memsub::explorer::run_until_stopped(
             count,
             [&](std::size_t i) {
+                running = name(i);
                 const run_slot slot{i, count};
                 results.push_back(i < o.kernels.size() ? run_named<Configs>(name(i), o, files, slot)
                                                        : run_traceg<Configs>(name(i), o, slot));
@@ -1947,17 +1978,19 @@ int run(int argc, char** argv) {
             },
             name);
     } catch (const memsub::config_error& e) {
-        fmt::print(stderr, "{}: {}\n", program, e.what());
-        return status::usage_error;
+        failure.emplace(status::usage_error, naming(e.what()));
     } catch (const std::bad_alloc&) {
-        fmt::print(stderr, "{}: out of memory while {}\n", program, memory_use);
-        return status::out_of_memory;
+        failure.emplace(status::out_of_memory, "out of memory while " + memory_use);
+    } catch (const std::exception& e) {
+        failure.emplace(status::input_error, naming(e.what()));
     }
     const int signal = memsub::explorer::stop_requested();
-    if (signal != 0)
-        fmt::print("PARTIAL: interrupted by signal {} (the last workload's figures are partial; "
-                   "workloads not run: {})\n",
-                   signal, not_run.size());
+    if (signal != 0 && !failure)
+        fmt::print("PARTIAL: interrupted by signal {} ({}workloads not run: {})\n", signal,
+                   !results.empty() && results.back().partial()
+                       ? "the last workload's figures are partial; "
+                       : "",
+                   not_run.size());
 
     // Partial results are written too; an output that fails does not stop the others.
     memsub::explorer::output_attempts outputs;
@@ -1979,10 +2012,26 @@ int run(int argc, char** argv) {
                        "before it\n",
                        program, r.kernel, r.warp_instructions);
     }
+    // An input of no warp instruction is not an error, but its figures are all 0: warn.
+    bool empty = false;
+    for (const auto& r : results)
+        if (r.empty())
+            empty =
+                memsub::explorer::report_trace_outcome(program, {.label = r.kernel, .empty = true})
+                    .empty;
     for (const auto& f : outputs.failures())
         fmt::print(stderr, "{}: output error: {}\n", program, f);
+    if (failure) {
+        const std::size_t left = count - results.size() - (running.empty() ? 0 : 1);
+        fmt::print(stderr, "{}: {}{}\n", program, failure->second,
+                   left == 0 ? std::string()
+                             : fmt::format(" (the {} workload{} after it {} not run)", left,
+                                           left == 1 ? "" : "s", left == 1 ? "was" : "were"));
+        return failure->first;
+    }
     if (signal != 0) return memsub::explorer::report_interruption(program, signal, not_run);
     if (input_failed || !outputs.ok()) return status::input_error;
+    if (empty) return status::empty_input;
     return status::ok;
 }
 
