@@ -56,7 +56,7 @@
 //    (§3.2.2; bypass/offline_trainer.hpp: median above 8 bypasses a PC, above 6 in a
 //    divergence bin bypasses the PC's higher bins), frozen while the offline configurations
 //    run.
-//  * constant: the previous model. One stream feeds every configuration, and every dependent
+//  * constant: no memory side. One stream feeds every configuration, and every dependent
 //    load waits the scheduler's constant 120 cycles, so cycles are the same for every
 //    configuration (no speedup); the offline tables come from a profiling pass over the same
 //    kernel run first.
@@ -69,13 +69,14 @@
 // inputs follow --scale unless their size options are given; the table header names the input.
 // Every given file is checked before any work (a missing one is an error), and one whose kernel is
 // not run is named as unused. --traceg replays Accel-Sim SASS traces (kernel-N.traceg) through the
-// same scheduler, coalescer and L1s (see accel_sim_kernel below). Results: a table per workload on
-// stdout; --csv writes one row per workload and configuration with the status columns partial,
-// interrupted_by_signal and error (a workload whose input could not be read has one row with its
-// error). Progress on stderr: the profiling pass counts warp instructions (its total is known only
-// for a trace, by bytes read), the measured pass shows its percentage and time left, since the
-// profiling pass counted its warp instructions (--timing memory: the baseline's pass counts,
-// the other configurations' passes show the percentage and time left).
+// same scheduler, coalescer and L1s (workload/simt/accel_sim_trace_kernel.hpp). Results: a table
+// per workload on stdout; --csv writes one row per workload and configuration that ran, with the
+// status columns partial, interrupted_by_signal and error (a workload whose input could not be
+// read has one row with its error). Progress on stderr: the profiling pass counts warp
+// instructions (its total is known only for a trace, by bytes read), the measured pass shows its
+// percentage and time left, since the profiling pass counted its warp instructions (--timing
+// memory: the baseline's pass counts, the other configurations' passes show the percentage and
+// time left).
 //
 //   gpu_l1_explorer                                  every kernel, built-in inputs
 //   gpu_l1_explorer --kernels bfs,spmv --sms 15 --plot traffic.svg
@@ -644,9 +645,11 @@ inline memsub::memory::flat_memory::params dram_params(const options& o) {
     return d;
 }
 
-/// Which workload of how many is running, for the progress lines.
+/// Which workload of how many is running, for the progress lines, and what the run is doing
+/// (the run's own text, for the message when memory runs out).
 struct run_slot {
     std::size_t index = 0, count = 1;
+    std::string* memory_use = nullptr;
     /// "then 3 more workloads" after the last pass of this one (empty for the last).
     [[nodiscard]] std::string then_rest() const {
         const std::size_t rest = count - index - 1;
@@ -700,11 +703,16 @@ inline void train_tables(offline_tables& t,
     }
 }
 
-/// Per-SM reuse-distance profiles over each SM's own L1 sets, sized to a kernel's memory
-/// instructions (PCs beyond share an untrained row).
+/// A reuse-distance profile over one SM's L1 sets, sized to a kernel's memory instructions (PCs
+/// beyond share an untrained row): the offline tables' and --reuse's alike, so --reuse shows
+/// every PC the tables train.
+inline profile::reuse_distance_profile sm_profile() {
+    return profile::reuse_distance_profile({.sets = 32, .line_bytes = 128, .max_pcs = 256});
+}
+
+/// One sm_profile per SM.
 inline std::vector<profile::reuse_distance_profile> sm_profiles(std::uint32_t sms) {
-    return std::vector<profile::reuse_distance_profile>(
-        sms, profile::reuse_distance_profile({.sets = 32, .line_bytes = 128, .max_pcs = 256}));
+    return std::vector<profile::reuse_distance_profile>(sms, sm_profile());
 }
 
 /// The offline predictors' tables: a profiling pass over the kernel (a fresh instance from
@@ -746,9 +754,6 @@ offline_tables train_offline(MakeKernel& make, const options& o, const std::stri
     return t;
 }
 
-/// What the program is doing, for the message when memory runs out.
-inline std::string memory_use = "starting";
-
 /// --timing constant: one stream through every selected configuration (after a profiling pass
 /// for the offline predictors); the scheduler's constant latency gives the cycles.
 template <class Configs, class MakeKernel, class Describe>
@@ -765,7 +770,7 @@ void run_constant(kernel_result& out, MakeKernel& make, const options& o, const 
     const gpu::coalescer coalescer;
     gpu::coalesced_warp lines;
     typename Configs::all configs(o.sms, tables.pc_only, tables.pc_div);
-    profile::reuse_distance_profile reuse;
+    profile::reuse_distance_profile reuse = sm_profile();
     memsub::warp_instruction w;
     memsub::explorer::progress_meter progress(
         !o.quiet, fmt::format("{} ({} of {})", short_name(out.kernel), slot.index + 1, slot.count));
@@ -778,7 +783,7 @@ void run_constant(kernel_result& out, MakeKernel& make, const options& o, const 
             coalescer.coalesce(w.lanes, w.active_mask, w.access_bytes, lines);
             ++out.warp_instructions;
             out.line_requests += lines.count;
-            for (const auto& r : lines.lines()) out.sector_runs += r.sector_runs();
+            out.sector_runs += lines.sector_runs();
             if (w.sm == 0)
                 for (const auto& r : lines.lines())
                     reuse.reference(w.pc, lines.count, r.line_base.value);
@@ -884,7 +889,7 @@ void run_memory_timed(kernel_result& out, MakeKernel& make, const options& o, co
     const bool offline = o.selected[6] || o.selected[7];
     std::vector<profile::reuse_distance_profile> profiles =
         offline ? sm_profiles(o.sms) : std::vector<profile::reuse_distance_profile>{};
-    profile::reuse_distance_profile reuse;
+    profile::reuse_distance_profile reuse = sm_profile();
     const std::string label =
         fmt::format("{} ({} of {})", short_name(out.kernel), slot.index + 1, slot.count);
     const std::string rest = slot.then_rest();
@@ -900,8 +905,8 @@ void run_memory_timed(kernel_result& out, MakeKernel& make, const options& o, co
                                  const gpu::coalesced_warp& lines) {
             ++out.warp_instructions;
             out.line_requests += lines.count;
+            out.sector_runs += lines.sector_runs();
             for (const auto& r : lines.lines()) {
-                out.sector_runs += r.sector_runs();
                 if (w.sm == 0) reuse.reference(w.pc, lines.count, r.line_base.value);
                 if (offline) (void)profiles[w.sm].reference(w.pc, lines.count, r.line_base.value);
             }
@@ -947,9 +952,10 @@ kernel_result run_kernel(std::string name, MakeKernel&& make, std::string input,
     out.timing = o.timing;
     out.timed.resize(o.config_names.size());
     out.configs.resize(o.config_names.size());
-    memory_use = fmt::format("running {} on {} SMs (its input and {} L1 configurations per SM): "
-                             "try a smaller --scale or fewer --sms",
-                             out.kernel, o.sms, o.config_names.size());
+    *slot.memory_use =
+        fmt::format("running {} on {} SMs (its input and {} L1 configurations per SM): "
+                    "try a smaller --scale or fewer --sms",
+                    out.kernel, o.sms, o.config_names.size());
     if (o.timing == timing_mode::constant)
         run_constant<Configs>(out, make, o, slot, describe);
     else
@@ -1219,7 +1225,7 @@ auto read_input(const std::string& file, Read&& read) {
 
 /// Reads the --graph and --matrix files of the kernels that run; an unreadable one is kept as
 /// its error (its kernel's row shows it), not thrown.
-inline file_inputs read_inputs(const options& o) {
+inline file_inputs read_inputs(const options& o, std::string& memory_use) {
     file_inputs in;
     if (o.graph && o.runs("bfs")) {
         memory_use = fmt::format("reading --graph {}", *o.graph);
@@ -1263,7 +1269,7 @@ template <class Configs>
 kernel_result run_named(std::string_view name, const options& o, const file_inputs& files,
                         const run_slot& slot) {
     const std::string kernel(name);
-    memory_use =
+    *slot.memory_use =
         fmt::format("building the input of {}: try a smaller --scale or input size", kernel);
     if (name == "bfs") {
         if (files.graph_error) return unread(kernel, *o.graph, *files.graph_error);
@@ -1766,7 +1772,8 @@ inline options parse(int argc, char** argv, std::vector<std::string> config_name
             o.matrix_options.emplace_back(arg);
         } else if (arg == "--traceg") {
             const std::string path(value());
-            // The profiling pass and the measured pass each read the trace.
+            // A trace is read more than once: once per configuration (--timing memory), or by
+            // the profiling pass and then the measured pass (--timing constant).
             if (path == memsub::explorer::stdin_name)
                 throw option_error("--traceg -: a trace is read more than once (once per "
                                    "configuration with --timing memory, the offline predictors' "
@@ -1960,18 +1967,19 @@ int run(int argc, char** argv) {
     // What escapes a workload (a configuration its input does not allow, memory running out,
     // any other error) ends the run, with run_reporting_errors' statuses; the workloads that
     // finished are still written, and the error is reported last.
+    std::string memory_use = "reading the input files";
     std::string running; // the workload running, for the error
     std::optional<std::pair<int, std::string>> failure;
     const auto naming = [&](std::string_view what) {
         return running.empty() ? std::string(what) : fmt::format("{}: {}", running, what);
     };
     try {
-        const file_inputs files = read_inputs(o);
+        const file_inputs files = read_inputs(o, memory_use);
         not_run = memsub::explorer::run_until_stopped(
             count,
             [&](std::size_t i) {
                 running = name(i);
-                const run_slot slot{i, count};
+                const run_slot slot{i, count, &memory_use};
                 results.push_back(i < o.kernels.size() ? run_named<Configs>(name(i), o, files, slot)
                                                        : run_traceg<Configs>(name(i), o, slot));
                 print_table(results.back(), o);
