@@ -2022,11 +2022,16 @@ int run(int argc, char** argv) {
     }
     // An input of no warp instruction is not an error, but its figures are all 0: warn.
     bool empty = false;
-    for (const auto& r : results)
-        if (r.empty())
-            empty =
-                memsub::explorer::report_trace_outcome(program, {.label = r.kernel, .empty = true})
-                    .empty;
+    for (const auto& r : results) {
+        if (!r.empty()) continue;
+        const memsub::explorer::trace_outcome outcome{.label = r.kernel,
+                                                      .empty = true,
+                                                      .error = nullptr,
+                                                      .read = true,
+                                                      .accesses = 0,
+                                                      .hint = {}};
+        empty = memsub::explorer::report_trace_outcome(program, outcome).empty;
+    }
     for (const auto& f : outputs.failures())
         fmt::print(stderr, "{}: output error: {}\n", program, f);
     if (failure) {
