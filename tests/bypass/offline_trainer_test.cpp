@@ -6,6 +6,7 @@
 #include <doctest/doctest.h>
 
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include <memsub/bypass/offline_trainer.hpp>
@@ -162,4 +163,32 @@ TEST_CASE("offline-trained predictors pass the bypass contract") {
     auto learning = div;
     learning.frozen = false;
     report(testing::check_bypass_contract<trained<pc_divergence>>({.base = {}, .table = learning}));
+}
+
+TEST_CASE("offline PC-only and PC+Div decide alike unless a PC spans divergence bins") {
+    // Both tables are trained from the same profile; they differ only where a PC has references
+    // in a bin above one whose median distance passes 6, and the PC as a whole does not pass 8.
+    const auto profile = crafted_profile();
+    trained<pc_only> only(l1, {.base = {}, .table = bypass::train(profile, pc_only::params{})});
+    trained<pc_divergence> div(
+        l1, {.base = {}, .table = bypass::train(profile, pc_divergence::params{})});
+    const auto both = [&](std::uint64_t pc, std::uint32_t d) {
+        return std::pair{only.should_bypass(set_index{0}, load(1, pc, d)),
+                         div.should_bypass(set_index{0}, load(1, pc, d))};
+    };
+    // mixed_pc's d >= 16 references: PC-only inserts them (the PC's median is 2), PC+Div
+    // bypasses them (its d = 2..3 bin reuses at 9).
+    CHECK(both(mixed_pc, 20) == std::pair{false, true});
+    CHECK(both(mixed_pc, 1) == std::pair{false, false});
+    // PCs whose references fall in one bin get one decision from both.
+    CHECK(both(stream_pc, 1) == std::pair{true, true});
+    CHECK(both(hot_pc, 1) == std::pair{false, false});
+    // A PC of one bin whose median passes 6 but not 8: no higher bin to bypass, so both insert.
+    profile::reuse_distance_profile one_bin;
+    cycle(one_bin, hot_pc, 20, 5000, 8, 400); // distance 7, every reference d = 20
+    trained<pc_only> only7(l1, {.base = {}, .table = bypass::train(one_bin, pc_only::params{})});
+    trained<pc_divergence> div7(
+        l1, {.base = {}, .table = bypass::train(one_bin, pc_divergence::params{})});
+    CHECK_FALSE(only7.should_bypass(set_index{0}, load(1, hot_pc, 20)));
+    CHECK_FALSE(div7.should_bypass(set_index{0}, load(1, hot_pc, 20)));
 }

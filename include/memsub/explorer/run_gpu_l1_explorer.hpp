@@ -56,7 +56,7 @@
 //    (§3.2.2; bypass/offline_trainer.hpp: median above 8 bypasses a PC, above 6 in a
 //    divergence bin bypasses the PC's higher bins), frozen while the offline configurations
 //    run.
-//  * constant: the previous model. One stream feeds every configuration, and every dependent
+//  * constant: no memory side. One stream feeds every configuration, and every dependent
 //    load waits the scheduler's constant 120 cycles, so cycles are the same for every
 //    configuration (no speedup); the offline tables come from a profiling pass over the same
 //    kernel run first.
@@ -69,13 +69,14 @@
 // inputs follow --scale unless their size options are given; the table header names the input.
 // Every given file is checked before any work (a missing one is an error), and one whose kernel is
 // not run is named as unused. --traceg replays Accel-Sim SASS traces (kernel-N.traceg) through the
-// same scheduler, coalescer and L1s (see accel_sim_kernel below). Results: a table per workload on
-// stdout; --csv writes one row per workload and configuration with the status columns partial,
-// interrupted_by_signal and error (a workload whose input could not be read has one row with its
-// error). Progress on stderr: the profiling pass counts warp instructions (its total is known only
-// for a trace, by bytes read), the measured pass shows its percentage and time left, since the
-// profiling pass counted its warp instructions (--timing memory: the baseline's pass counts,
-// the other configurations' passes show the percentage and time left).
+// same scheduler, coalescer and L1s (workload/simt/accel_sim_trace_kernel.hpp). Results: a table
+// per workload on stdout; --csv writes one row per workload and configuration that ran, with the
+// status columns partial, interrupted_by_signal and error (a workload whose input could not be
+// read has one row with its error). Progress on stderr: the profiling pass counts warp
+// instructions (its total is known only for a trace, by bytes read), the measured pass shows its
+// percentage and time left, since the profiling pass counted its warp instructions (--timing
+// memory: the baseline's pass counts, the other configurations' passes show the percentage and
+// time left).
 //
 //   gpu_l1_explorer                                  every kernel, built-in inputs
 //   gpu_l1_explorer --kernels bfs,spmv --sms 15 --plot traffic.svg
@@ -109,6 +110,7 @@
 #include <memsub/workload/simt/timed_run.hpp>
 
 #include <memsub/explorer/cli.hpp>
+#include <memsub/explorer/options.hpp>
 #include <memsub/explorer/plot.hpp>
 #include <memsub/explorer/progress.hpp>
 #include <memsub/explorer/result_table.hpp>
@@ -153,9 +155,7 @@ using memsub::explorer::option_error;
 
 inline constexpr std::string_view program = "gpu_l1_explorer";
 
-namespace status {
-inline constexpr int ok = 0, input_error = 1, usage_error = 2, out_of_memory = 4;
-} // namespace status
+namespace status = memsub::explorer::explorer_status;
 
 inline constexpr std::array<std::string_view, 7> all_kernels{
     "bfs", "spmv", "kmeans", "stencil", "matmul", "saxpy", "histogram"};
@@ -223,8 +223,9 @@ struct options {
         "                      (default: all, or none when --traceg is given)\n"
         "  --sms N             SMs, each with a private L1 (1..1024; default 15, Table 3.1)\n"
         "  --seed S            input generator seed (default 1)\n"
-        "  --scale X           input size multiplier (up to 1000; default 1; 0.1 for a quick\n"
-        "                      run); the sizes below, when given, override it for their input\n"
+        "  --scale X           input size multiplier (up to 1000, and 0.0003 or more when\n"
+        "                      kmeans runs; default 1; 0.1 for a quick run); the sizes\n"
+        "                      below, when given, override it for their input\n"
         "  --graph FILE        BFS on this graph instead of a generated one: an edge list ('u v'\n"
         "                      per line, 0-based), or a Matrix Market file (its '%%MatrixMarket'\n"
         "                      banner detected), read as the adjacency matrix: every stored\n"
@@ -272,10 +273,12 @@ struct options {
         "                      trace has no dependences); a file is read more than once\n"
         "                      (--timing memory: once per configuration; constant:\n"
         "                      profiling, then measuring), so it cannot be standard input\n"
-        "  --csv FILE          every counter, one row per workload and configuration, with\n"
-        "                      the columns partial, interrupted_by_signal and error (a\n"
-        "                      workload with no figures, e.g. an unreadable input, has one\n"
-        "                      row with its error)\n"
+        "  --csv FILE          every counter, one row per workload and configuration that\n"
+        "                      ran, with the columns partial, interrupted_by_signal and\n"
+        "                      error (a workload with no figures, e.g. an unreadable input,\n"
+        "                      has one row with its error); config_partial = 1 marks a\n"
+        "                      configuration stopped part-way, which has no ratio to the\n"
+        "                      baseline\n"
         "  --plot FILE         bytes fetched relative to the baseline, per workload and\n"
         "                      configuration (.svg, .png or .pdf; needs gnuplot; the data\n"
         "                      and script are written beside it)\n"
@@ -320,9 +323,12 @@ struct options {
         "exit status: 0 ok; 1 an input file could not be read (the other workloads still run\n"
         "and are written; a file missing at the start stops the run before any work) or an\n"
         "output could not be written; 2 bad usage or an output that cannot be created\n"
-        "(checked first); 4 out of memory; on SIGINT / SIGTERM the running workload stops,\n"
-        "its partial figures are printed and written (partial = 1), and the program exits\n"
-        "with 128 + the signal number\n");
+        "(checked first); 3 an input held no warp instruction (a warning names it); 4 out\n"
+        "of memory. An error that ends a workload (2, 4, or 1 for any other) ends the run:\n"
+        "the workloads before it are still written. On SIGINT / SIGTERM the running\n"
+        "workload stops, its partial figures are printed and written (partial = 1; a\n"
+        "configuration stopped part-way has no rel or speedup), and the program exits with\n"
+        "128 + the signal number\n");
     std::exit(code);
 }
 
@@ -554,6 +560,8 @@ struct l1_configs {
 struct config_timing {
     /// Its stream ran (to the end, or until a stop signal or an input error).
     bool ran = false;
+    /// A stop signal ended its stream part-way.
+    bool stopped = false;
     std::uint64_t warp_instructions = 0;
     std::uint64_t cycles = 0;
     gpu::timing_stats memory{};
@@ -586,9 +594,15 @@ struct kernel_result {
     /// The signal that stopped the workload (0: none).
     int interrupted_by = 0;
 
-    /// Figures were measured: the configurations' counters mean something.
+    /// Figures were measured: the configurations' counters mean something (all 0 for an empty
+    /// input, as the other tools print it).
     [[nodiscard]] bool has_figures() const noexcept {
         return measured && (warp_instructions > 0 || (!error && interrupted_by == 0));
+    }
+    /// The input held no warp instruction (e.g. a trace of headers alone): read to its end,
+    /// nothing issued.
+    [[nodiscard]] bool empty() const noexcept {
+        return measured && warp_instructions == 0 && !partial();
     }
     /// A stop signal or an input error cut the workload short.
     [[nodiscard]] bool partial() const noexcept { return interrupted_by != 0 || error; }
@@ -631,9 +645,11 @@ inline memsub::memory::flat_memory::params dram_params(const options& o) {
     return d;
 }
 
-/// Which workload of how many is running, for the progress lines.
+/// Which workload of how many is running, for the progress lines, and what the run is doing
+/// (the run's own text, for the message when memory runs out).
 struct run_slot {
     std::size_t index = 0, count = 1;
+    std::string* memory_use = nullptr;
     /// "then 3 more workloads" after the last pass of this one (empty for the last).
     [[nodiscard]] std::string then_rest() const {
         const std::size_t rest = count - index - 1;
@@ -687,11 +703,16 @@ inline void train_tables(offline_tables& t,
     }
 }
 
-/// Per-SM reuse-distance profiles over each SM's own L1 sets, sized to a kernel's memory
-/// instructions (PCs beyond share an untrained row).
+/// A reuse-distance profile over one SM's L1 sets, sized to a kernel's memory instructions (PCs
+/// beyond share an untrained row): the offline tables' and --reuse's alike, so --reuse shows
+/// every PC the tables train.
+inline profile::reuse_distance_profile sm_profile() {
+    return profile::reuse_distance_profile({.sets = 32, .line_bytes = 128, .max_pcs = 256});
+}
+
+/// One sm_profile per SM.
 inline std::vector<profile::reuse_distance_profile> sm_profiles(std::uint32_t sms) {
-    return std::vector<profile::reuse_distance_profile>(
-        sms, profile::reuse_distance_profile({.sets = 32, .line_bytes = 128, .max_pcs = 256}));
+    return std::vector<profile::reuse_distance_profile>(sms, sm_profile());
 }
 
 /// The offline predictors' tables: a profiling pass over the kernel (a fresh instance from
@@ -733,9 +754,6 @@ offline_tables train_offline(MakeKernel& make, const options& o, const std::stri
     return t;
 }
 
-/// What the program is doing, for the message when memory runs out.
-inline std::string memory_use = "starting";
-
 /// --timing constant: one stream through every selected configuration (after a profiling pass
 /// for the offline predictors); the scheduler's constant latency gives the cycles.
 template <class Configs, class MakeKernel, class Describe>
@@ -752,7 +770,7 @@ void run_constant(kernel_result& out, MakeKernel& make, const options& o, const 
     const gpu::coalescer coalescer;
     gpu::coalesced_warp lines;
     typename Configs::all configs(o.sms, tables.pc_only, tables.pc_div);
-    profile::reuse_distance_profile reuse;
+    profile::reuse_distance_profile reuse = sm_profile();
     memsub::warp_instruction w;
     memsub::explorer::progress_meter progress(
         !o.quiet, fmt::format("{} ({} of {})", short_name(out.kernel), slot.index + 1, slot.count));
@@ -765,7 +783,7 @@ void run_constant(kernel_result& out, MakeKernel& make, const options& o, const 
             coalescer.coalesce(w.lanes, w.active_mask, w.access_bytes, lines);
             ++out.warp_instructions;
             out.line_requests += lines.count;
-            for (const auto& r : lines.lines()) out.sector_runs += r.sector_runs();
+            out.sector_runs += lines.sector_runs();
             if (w.sm == 0)
                 for (const auto& r : lines.lines())
                     reuse.reference(w.pc, lines.count, r.line_base.value);
@@ -845,7 +863,9 @@ void run_config_timed(Config& c, std::size_t index, MakeKernel& make, const opti
                       ? fraction_read(kernel)
                       : std::optional(std::min(1.0, static_cast<double>(done) /
                                                         static_cast<double>(progress.total))));
-        return (out.interrupted_by = memsub::explorer::stop_requested()) == 0;
+        if ((out.interrupted_by = memsub::explorer::stop_requested()) == 0) return true;
+        t.stopped = true;
+        return false;
     };
     try {
         t.cycles = simt::run_timed(scheduler, issue, memory).cycles;
@@ -869,7 +889,7 @@ void run_memory_timed(kernel_result& out, MakeKernel& make, const options& o, co
     const bool offline = o.selected[6] || o.selected[7];
     std::vector<profile::reuse_distance_profile> profiles =
         offline ? sm_profiles(o.sms) : std::vector<profile::reuse_distance_profile>{};
-    profile::reuse_distance_profile reuse;
+    profile::reuse_distance_profile reuse = sm_profile();
     const std::string label =
         fmt::format("{} ({} of {})", short_name(out.kernel), slot.index + 1, slot.count);
     const std::string rest = slot.then_rest();
@@ -885,8 +905,8 @@ void run_memory_timed(kernel_result& out, MakeKernel& make, const options& o, co
                                  const gpu::coalesced_warp& lines) {
             ++out.warp_instructions;
             out.line_requests += lines.count;
+            out.sector_runs += lines.sector_runs();
             for (const auto& r : lines.lines()) {
-                out.sector_runs += r.sector_runs();
                 if (w.sm == 0) reuse.reference(w.pc, lines.count, r.line_base.value);
                 if (offline) (void)profiles[w.sm].reference(w.pc, lines.count, r.line_base.value);
             }
@@ -932,9 +952,10 @@ kernel_result run_kernel(std::string name, MakeKernel&& make, std::string input,
     out.timing = o.timing;
     out.timed.resize(o.config_names.size());
     out.configs.resize(o.config_names.size());
-    memory_use = fmt::format("running {} on {} SMs (its input and {} L1 configurations per SM): "
-                             "try a smaller --scale or fewer --sms",
-                             out.kernel, o.sms, o.config_names.size());
+    *slot.memory_use =
+        fmt::format("running {} on {} SMs (its input and {} L1 configurations per SM): "
+                    "try a smaller --scale or fewer --sms",
+                    out.kernel, o.sms, o.config_names.size());
     if (o.timing == timing_mode::constant)
         run_constant<Configs>(out, make, o, slot, describe);
     else
@@ -951,6 +972,11 @@ kernel_result run_kernel(std::string name, MakeKernel&& make, std::string input,
 
 inline std::uint64_t scaled(double base, double scale) {
     return static_cast<std::uint64_t>(std::max(1.0, std::round(base * scale)));
+}
+
+/// kmeans's points at --scale.
+inline std::uint32_t kmeans_points(const options& o) {
+    return static_cast<std::uint32_t>(std::min<std::uint64_t>(scaled(16384, o.scale), 1u << 24));
 }
 
 // ------------------------------------------------------------------ generated inputs
@@ -1199,7 +1225,7 @@ auto read_input(const std::string& file, Read&& read) {
 
 /// Reads the --graph and --matrix files of the kernels that run; an unreadable one is kept as
 /// its error (its kernel's row shows it), not thrown.
-inline file_inputs read_inputs(const options& o) {
+inline file_inputs read_inputs(const options& o, std::string& memory_use) {
     file_inputs in;
     if (o.graph && o.runs("bfs")) {
         memory_use = fmt::format("reading --graph {}", *o.graph);
@@ -1243,7 +1269,7 @@ template <class Configs>
 kernel_result run_named(std::string_view name, const options& o, const file_inputs& files,
                         const run_slot& slot) {
     const std::string kernel(name);
-    memory_use =
+    *slot.memory_use =
         fmt::format("building the input of {}: try a smaller --scale or input size", kernel);
     if (name == "bfs") {
         if (files.graph_error) return unread(kernel, *o.graph, *files.graph_error);
@@ -1273,8 +1299,7 @@ kernel_result run_named(std::string_view name, const options& o, const file_inpu
             fmt::format("{}: {} x {}, {} non-zeros", label, m.rows, m.cols, m.nonzeros()), o, slot);
     }
     if (name == "kmeans") {
-        const auto points =
-            static_cast<std::uint32_t>(std::min<std::uint64_t>(scaled(16384, o.scale), 1u << 24));
+        const std::uint32_t points = kmeans_points(o);
         return run_kernel<Configs>(
             kernel, [&] { return simt::kmeans_kernel({.points = points, .seed = o.seed}); },
             fmt::format("{} points x 34 features, 5 clusters, point-major", points), o, slot);
@@ -1335,10 +1360,20 @@ inline double pct(double x) {
     return 100.0 * x;
 }
 
-/// Bytes fetched relative to the baseline's, when the baseline fetched any.
+/// The configuration's figures compare with the baseline's: it saw the same warp instructions
+/// (--timing memory: its own stream issued as many as the baseline's and was not stopped
+/// part-way; a stream cut short would compare a part of the workload with the whole).
+inline bool comparable(const kernel_result& r, std::size_t config) {
+    if (r.timing == timing_mode::constant || config == 0) return true;
+    const config_timing& t = r.timed[config];
+    return t.ran && !t.stopped && t.warp_instructions == r.timed[0].warp_instructions;
+}
+
+/// Bytes fetched relative to the baseline's, when the baseline fetched any and the
+/// configuration is comparable with it.
 inline std::optional<double> relative_bytes(const kernel_result& r, std::size_t config) {
     const auto base = r.configs[0].bytes_fetched;
-    if (base == 0) return std::nullopt;
+    if (base == 0 || !comparable(r, config)) return std::nullopt;
     return static_cast<double>(r.configs[config].bytes_fetched) / static_cast<double>(base);
 }
 
@@ -1359,7 +1394,8 @@ inline std::optional<double> instructions_per_cycle(const kernel_result& r, std:
 /// Baseline cycles / the configuration's (--timing memory only: constant time is the same for
 /// every configuration).
 inline std::optional<double> speedup(const kernel_result& r, std::size_t config) {
-    if (r.timing != timing_mode::memory || r.timed[config].cycles == 0 || r.timed[0].cycles == 0)
+    if (r.timing != timing_mode::memory || r.timed[config].cycles == 0 || r.timed[0].cycles == 0 ||
+        !comparable(r, config))
         return std::nullopt;
     return static_cast<double>(r.timed[0].cycles) / static_cast<double>(r.timed[config].cycles);
 }
@@ -1437,6 +1473,8 @@ inline void print_table(const kernel_result& r, const options& o) {
     else if (r.error)
         state = fmt::format(" (PARTIAL: an input error after {} warp instructions, see below)",
                             r.warp_instructions);
+    else if (r.empty())
+        state = " (an empty input: nothing to compare, see the warning below)";
     fmt::print("\n{} ({}), {} SMs: {} warp instructions, {} line requests{}\n", r.kernel, r.input,
                o.sms, r.warp_instructions, r.line_requests, state);
     if (!r.has_figures()) return;
@@ -1449,13 +1487,16 @@ inline void print_table(const kernel_result& r, const options& o) {
                "{:>15} {:>7}\n",
                "config", width, "hit%", "temp%", "spat%", "mixed%", "part%", "bypass%", "0-reuse%",
                "util<=25", "util", "MB fetched", "rel", "kcycles", "warp instr/cyc", "speedup");
-    std::string not_run;
+    std::string not_run, cut;
     for (std::size_t i = 0; i < o.config_names.size(); ++i) {
         if (!shown(r, o, i)) {
             if (o.selected[i])
                 not_run += fmt::format("{}{}", not_run.empty() ? "" : ", ", o.config_names[i]);
             continue;
         }
+        if (!comparable(r, i))
+            cut += fmt::format("{}{} ({} warp instructions)", cut.empty() ? "" : ", ",
+                               o.config_names[i], r.timed[i].warp_instructions);
         const auto& c = r.configs[i];
         const double n = static_cast<double>(std::max<std::uint64_t>(c.accesses, 1));
         const auto rel = relative_bytes(r, i);
@@ -1473,6 +1514,10 @@ inline void print_table(const kernel_result& r, const options& o) {
                    ipc ? fmt::format("{:.3f}", *ipc) : std::string("-"),
                    up ? fmt::format("{:.3f}", *up) : std::string("-"));
     }
+    if (!cut.empty())
+        fmt::print("partial (stopped part-way, so no rel or speedup against the baseline's {} warp "
+                   "instructions): {}\n",
+                   r.timed[0].warp_instructions, cut);
     if (!not_run.empty()) fmt::print("not run (the run was stopped first): {}\n", not_run);
     if (o.reuse) {
         fmt::print("reuse distances of SM 0's line requests (distinct lines in the set between "
@@ -1520,7 +1565,7 @@ inline memsub::explorer::result_table results_table(const std::vector<kernel_res
             continue;
         }
         for (std::size_t i = 0; i < o.config_names.size(); ++i) {
-            if (!o.selected[i]) continue;
+            if (!shown(r, o, i)) continue; // not selected, or not run (a stop signal came first)
             const auto& c = r.configs[i];
             auto& row = table.add_row();
             row.text("kernel", r.kernel).text("config", o.config_names[i]);
@@ -1576,7 +1621,8 @@ inline memsub::explorer::result_table results_table(const std::vector<kernel_res
                 .optional_number("l2_hit_cycles", timed_number(lat.l2_hit_cycles))
                 .optional_number("dram_cycles", timed_number(lat.dram_cycles))
                 .optional_number("dram_gb_per_s",
-                                 timed ? std::optional(dram_gb_per_s(o)) : std::nullopt, "{:g}");
+                                 timed ? std::optional(dram_gb_per_s(o)) : std::nullopt, "{:g}")
+                .boolean("config_partial", !comparable(r, i));
         }
     }
     return table;
@@ -1584,11 +1630,11 @@ inline memsub::explorer::result_table results_table(const std::vector<kernel_res
 
 /// Writes FILE.dat and FILE.gp beside the plot and renders it; a workload without figures, or
 /// whose baseline fetched nothing, has no bars, and a plot with no bar at all is not drawn (a
-/// note says why). Returns false when it was not drawn.
+/// note says why). A configuration that did not run, or was stopped part-way, has no bar ('?'
+/// in the data); one with no bar at all has no column. Returns false when not drawn.
 inline bool write_plot(const std::string& file, const std::string& terminal,
-                       const std::vector<kernel_result>& results, std::uint32_t sms,
-                       const std::vector<std::string>& config_names,
-                       const std::vector<bool>& selected) {
+                       const std::vector<kernel_result>& results, const options& o) {
+    const std::vector<std::string>& config_names = o.config_names;
     std::vector<const kernel_result*> drawn;
     for (const auto& r : results) {
         if (!r.has_figures()) {
@@ -1606,6 +1652,14 @@ inline bool write_plot(const std::string& file, const std::string& terminal,
         fmt::print("note: --plot {} not drawn: no workload has bytes fetched to compare\n", file);
         return false;
     }
+    // gnuplot rejects a histogram column without a valid point: a configuration no drawn
+    // workload ran to the end (a stop signal came first) is left out.
+    const auto bar = [&](const kernel_result& r, std::size_t i) {
+        return shown(r, o, i) ? relative_bytes(r, i) : std::nullopt;
+    };
+    std::vector<bool> selected(config_names.size(), false);
+    for (std::size_t i = 0; i < config_names.size(); ++i)
+        for (const kernel_result* r : drawn) selected[i] = selected[i] || bar(*r, i).has_value();
     const std::string dat = file + ".dat", gp = file + ".gp";
     {
         std::ofstream out(dat);
@@ -1619,8 +1673,11 @@ inline bool write_plot(const std::string& file, const std::string& terminal,
             for (char& c : label)
                 if (c == ' ' || c == '"') c = '_';
             out << '"' << label << (r->partial() ? " (partial)" : "") << '"';
-            for (std::size_t i = 0; i < config_names.size(); ++i)
-                if (selected[i]) out << fmt::format(" {:.4f}", *relative_bytes(*r, i));
+            for (std::size_t i = 0; i < config_names.size(); ++i) {
+                if (!selected[i]) continue;
+                const auto rel = bar(*r, i);
+                out << (rel ? fmt::format(" {:.4f}", *rel) : std::string(" ?"));
+            }
             out << "\n";
         }
         if (!out.flush()) throw std::runtime_error(fmt::format("cannot write {}", dat));
@@ -1632,10 +1689,11 @@ inline bool write_plot(const std::string& file, const std::string& terminal,
             << "set output " << gnuplot_quoted(file) << "\n"
             << "set title "
             << gnuplot_quoted(
-                   fmt::format("GPU L1 traffic relative to the 16 KB baseline, {} SMs", sms))
+                   fmt::format("GPU L1 traffic relative to the 16 KB baseline, {} SMs", o.sms))
             << " noenhanced\n"
             << "set style data histograms\nset style histogram clustered gap 1\n"
                "set style fill solid 0.85 border -1\nset boxwidth 0.9\n"
+               "set datafile missing '?'\n"
                "set ylabel 'bytes fetched / baseline'\nset yrange [0:*]\nset grid ytics\n"
                "set key outside right noenhanced\nset xtics scale 0 noenhanced\n"
             << "plot " << gnuplot_quoted(dat) << " using 2:xtic(1) title columnheader";
@@ -1714,7 +1772,8 @@ inline options parse(int argc, char** argv, std::vector<std::string> config_name
             o.matrix_options.emplace_back(arg);
         } else if (arg == "--traceg") {
             const std::string path(value());
-            // The profiling pass and the measured pass each read the trace.
+            // A trace is read more than once: once per configuration (--timing memory), or by
+            // the profiling pass and then the measured pass (--timing constant).
             if (path == memsub::explorer::stdin_name)
                 throw option_error("--traceg -: a trace is read more than once (once per "
                                    "configuration with --timing memory, the offline predictors' "
@@ -1802,6 +1861,13 @@ inline options parse(int argc, char** argv, std::vector<std::string> config_name
         *o.matrix == memsub::explorer::stdin_name)
         throw option_error("--graph - and --matrix -: standard input can be read only once");
     check_generator_options(o);
+    // Refused here, before any work, rather than when kmeans's turn comes after other workloads.
+    if (const std::uint32_t clusters = simt::kmeans_kernel::params{}.clusters;
+        o.runs("kmeans") && kmeans_points(o) < clusters)
+        throw option_error(fmt::format("--scale = {:g} is too small for kmeans: it leaves {} "
+                                       "point{} for its {} clusters (--scale {:g} or more)",
+                                       o.scale, kmeans_points(o), kmeans_points(o) == 1 ? "" : "s",
+                                       clusters, clusters / 16384.0));
     return o;
 }
 
@@ -1898,38 +1964,47 @@ int run(int argc, char** argv) {
     const auto name = [&](std::size_t i) -> const std::string& {
         return i < o.kernels.size() ? o.kernels[i] : o.traceg[i - o.kernels.size()];
     };
+    // What escapes a workload (a configuration its input does not allow, memory running out,
+    // any other error) ends the run, with run_reporting_errors' statuses; the workloads that
+    // finished are still written, and the error is reported last.
+    std::string memory_use = "reading the input files";
+    std::string running; // the workload running, for the error
+    std::optional<std::pair<int, std::string>> failure;
+    const auto naming = [&](std::string_view what) {
+        return running.empty() ? std::string(what) : fmt::format("{}: {}", running, what);
+    };
     try {
-        const file_inputs files = read_inputs(o);
+        const file_inputs files = read_inputs(o, memory_use);
         not_run = memsub::explorer::run_until_stopped(
             count,
             [&](std::size_t i) {
-                const run_slot slot{i, count};
+                running = name(i);
+                const run_slot slot{i, count, &memory_use};
                 results.push_back(i < o.kernels.size() ? run_named<Configs>(name(i), o, files, slot)
                                                        : run_traceg<Configs>(name(i), o, slot));
                 print_table(results.back(), o);
             },
             name);
     } catch (const memsub::config_error& e) {
-        fmt::print(stderr, "{}: {}\n", program, e.what());
-        return status::usage_error;
+        failure.emplace(status::usage_error, naming(e.what()));
     } catch (const std::bad_alloc&) {
-        fmt::print(stderr, "{}: out of memory while {}\n", program, memory_use);
-        return status::out_of_memory;
+        failure.emplace(status::out_of_memory, "out of memory while " + memory_use);
+    } catch (const std::exception& e) {
+        failure.emplace(status::input_error, naming(e.what()));
     }
     const int signal = memsub::explorer::stop_requested();
-    if (signal != 0)
-        fmt::print("PARTIAL: interrupted by signal {} (the last workload's figures are partial; "
-                   "workloads not run: {})\n",
-                   signal, not_run.size());
+    if (signal != 0 && !failure)
+        fmt::print("PARTIAL: interrupted by signal {} ({}workloads not run: {})\n", signal,
+                   !results.empty() && results.back().partial()
+                       ? "the last workload's figures are partial; "
+                       : "",
+                   not_run.size());
 
     // Partial results are written too; an output that fails does not stop the others.
     memsub::explorer::output_attempts outputs;
     const auto attempt = [&](auto&& write) { outputs.attempt(write); };
     if (o.csv) attempt([&] { results_table(results, o).write_csv(*o.csv); });
-    if (o.plot)
-        attempt([&] {
-            (void)write_plot(*o.plot, o.plot_terminal, results, o.sms, o.config_names, o.selected);
-        });
+    if (o.plot) attempt([&] { (void)write_plot(*o.plot, o.plot_terminal, results, o); });
 
     // Problems come last, so they are what a user sees: input errors, outputs, the signal.
     bool input_failed = false;
@@ -1945,10 +2020,31 @@ int run(int argc, char** argv) {
                        "before it\n",
                        program, r.kernel, r.warp_instructions);
     }
+    // An input of no warp instruction is not an error, but its figures are all 0: warn.
+    bool empty = false;
+    for (const auto& r : results) {
+        if (!r.empty()) continue;
+        const memsub::explorer::trace_outcome outcome{.label = r.kernel,
+                                                      .empty = true,
+                                                      .error = nullptr,
+                                                      .read = true,
+                                                      .accesses = 0,
+                                                      .hint = {}};
+        empty = memsub::explorer::report_trace_outcome(program, outcome).empty;
+    }
     for (const auto& f : outputs.failures())
         fmt::print(stderr, "{}: output error: {}\n", program, f);
+    if (failure) {
+        const std::size_t left = count - results.size() - (running.empty() ? 0 : 1);
+        fmt::print(stderr, "{}: {}{}\n", program, failure->second,
+                   left == 0 ? std::string()
+                             : fmt::format(" (the {} workload{} after it {} not run)", left,
+                                           left == 1 ? "" : "s", left == 1 ? "was" : "were"));
+        return failure->first;
+    }
     if (signal != 0) return memsub::explorer::report_interruption(program, signal, not_run);
     if (input_failed || !outputs.ok()) return status::input_error;
+    if (empty) return status::empty_input;
     return status::ok;
 }
 
