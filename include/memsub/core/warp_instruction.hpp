@@ -61,4 +61,14 @@ struct warp_instruction {
     }
 };
 
+/// The access every line request of `w` copies (its PC, kind and SM as the requester; the
+/// coalescer fills in address, size, sectors and divergence).
+[[nodiscard]] constexpr access request_prototype(const warp_instruction& w) noexcept {
+    access proto{};
+    proto.pc = w.pc;
+    proto.kind = w.kind;
+    proto.requester = w.sm;
+    return proto;
+}
+
 } // namespace memsub

@@ -208,6 +208,11 @@ private:
     std::vector<std::string> failures_;
 };
 
+/// A workload size scaled by --scale: `base` × `scale`, rounded, at least 1.
+[[nodiscard]] inline std::uint64_t scaled(double base, double scale) {
+    return static_cast<std::uint64_t>(std::max(1.0, std::round(base * scale)));
+}
+
 /// `text` wrapped at spaces into lines of at most `width` characters (a longer word stands on
 /// its own line), the lines after the first indented by `indent` spaces; no final newline.
 inline std::string wrap_text(std::string_view text, std::size_t width = 100,

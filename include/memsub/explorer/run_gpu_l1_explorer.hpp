@@ -787,10 +787,7 @@ void run_constant(kernel_result& out, MakeKernel& make, const options& o, const 
             if (w.sm == 0)
                 for (const auto& r : lines.lines())
                     reuse.reference(w.pc, lines.count, r.line_base.value);
-            memsub::access proto{};
-            proto.pc = w.pc;
-            proto.kind = w.kind;
-            proto.requester = w.sm;
+            const memsub::access proto = memsub::request_prototype(w);
             coalescer.for_each_request(lines, proto, [&](const memsub::access& a) {
                 configs.each([&](auto& c, std::size_t i) {
                     if (o.selected[i]) (void)c.access(w.sm, a);
@@ -848,10 +845,7 @@ void run_config_timed(Config& c, std::size_t index, MakeKernel& make, const opti
     const auto issue = [&](const memsub::warp_instruction& w) {
         coalescer.coalesce(w.lanes, w.active_mask, w.access_bytes, lines);
         observe(w, lines);
-        memsub::access proto{};
-        proto.pc = w.pc;
-        proto.kind = w.kind;
-        proto.requester = w.sm;
+        const memsub::access proto = memsub::request_prototype(w);
         simt::timed_requests requests(scheduler, memory, w);
         coalescer.for_each_request(
             lines, proto, [&](const memsub::access& a) { requests(a, c.access(w.sm, a)); });
@@ -970,9 +964,7 @@ kernel_result run_kernel(std::string name, MakeKernel&& make, std::string input,
                                slot, [](const auto&) { return std::string(); });
 }
 
-inline std::uint64_t scaled(double base, double scale) {
-    return static_cast<std::uint64_t>(std::max(1.0, std::round(base * scale)));
-}
+using memsub::explorer::scaled;
 
 /// kmeans's points at --scale.
 inline std::uint32_t kmeans_points(const options& o) {
@@ -1406,25 +1398,10 @@ inline bool shown(const kernel_result& r, const options& o, std::size_t config) 
 }
 
 inline std::string_view sm_order_name(simt::sm_order order) {
-    switch (order) {
-    case simt::sm_order::seeded:
-        return "seeded";
-    case simt::sm_order::fixed:
-        return "fixed";
-    default:
-        return "rotating";
-    }
+    return simt::order_name(order);
 }
-
 inline std::string_view warp_order_name(simt::warp_order order) {
-    switch (order) {
-    case simt::warp_order::lrr:
-        return "lrr";
-    case simt::warp_order::gtrr:
-        return "gtrr";
-    default:
-        return "gto";
-    }
+    return simt::order_name(order);
 }
 
 /// The time model, for the table header (two lines): the mode and orders, then the latencies
@@ -1798,26 +1775,18 @@ inline options parse(int argc, char** argv, std::vector<std::string> config_name
             o.timing = t == "memory" ? timing_mode::memory : timing_mode::constant;
         } else if (arg == "--sm-order") {
             const std::string_view t = value();
-            if (t == "rotating")
-                o.sm_order = simt::sm_order::rotating;
-            else if (t == "seeded")
-                o.sm_order = simt::sm_order::seeded;
-            else if (t == "fixed")
-                o.sm_order = simt::sm_order::fixed;
-            else
+            const auto order = simt::sm_order_named(t);
+            if (!order)
                 throw option_error(
                     fmt::format("--sm-order: unknown order '{}' (rotating, seeded or fixed)", t));
+            o.sm_order = *order;
         } else if (arg == "--warp-order") {
             const std::string_view t = value();
-            if (t == "gto")
-                o.warp_order = simt::warp_order::gto;
-            else if (t == "lrr")
-                o.warp_order = simt::warp_order::lrr;
-            else if (t == "gtrr")
-                o.warp_order = simt::warp_order::gtrr;
-            else
+            const auto order = simt::warp_order_named(t);
+            if (!order)
                 throw option_error(
                     fmt::format("--warp-order: unknown order '{}' (gto, lrr or gtrr)", t));
+            o.warp_order = *order;
         } else if (arg == "--configs") {
             const auto names = memsub::explorer::split_list(value());
             if (names.empty()) throw option_error("--configs needs at least one configuration");

@@ -360,10 +360,7 @@ pass_result run_pass(MakeKernel& make, MakeL1&& make_l1, const options& o, bool 
         launch_figures& lf = out.launches.back();
         estimators[w.sm].sample();
         coalescer.coalesce(w.lanes, w.active_mask, w.access_bytes, lines);
-        memsub::access proto{};
-        proto.pc = w.pc;
-        proto.kind = w.kind;
-        proto.requester = w.sm;
+        const memsub::access proto = memsub::request_prototype(w);
         simt::timed_requests requests(scheduler, memory, w);
         auto& l1 = l1s[w.sm];
         coalescer.for_each_request(lines, proto, [&](const memsub::access& a) {
@@ -521,9 +518,7 @@ kernel_result run_kernel(std::string name, std::string input, MakeKernel&& make,
     return out;
 }
 
-inline std::uint64_t scaled(double base, double scale) {
-    return static_cast<std::uint64_t>(std::max(1.0, std::round(base * scale)));
-}
+using memsub::explorer::scaled;
 
 template <class... Selectors>
 kernel_result run_named(std::string_view name, const options& o, std::size_t slot,

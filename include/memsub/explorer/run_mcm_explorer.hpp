@@ -193,11 +193,7 @@ inline std::string describe(const mcm_latency& l) {
 [[nodiscard]] constexpr std::string_view mapping_name(simt::launch_mapping m) noexcept {
     return m == simt::launch_mapping::same ? "same" : "shuffled";
 }
-[[nodiscard]] constexpr std::string_view order_name(simt::sm_order o) noexcept {
-    return o == simt::sm_order::rotating ? "rotating"
-           : o == simt::sm_order::seeded ? "seeded"
-                                         : "fixed";
-}
+using simt::order_name;
 
 /// The library's configurations; the user's extras follow them (options::configs).
 constexpr std::size_t library_config_count = 8;
@@ -453,11 +449,7 @@ inline memsub::access start_instruction(const memsub::warp_instruction& w,
     ++front.warp_instructions;
     front.lane_operations += static_cast<std::uint64_t>(std::popcount(w.active_mask));
     front.sector_runs += lines.sector_runs();
-    memsub::access proto{};
-    proto.pc = w.pc;
-    proto.kind = w.kind;
-    proto.requester = w.sm;
-    return proto;
+    return memsub::request_prototype(w);
 }
 
 /// The whole-line fill request a missing L1 access `a` sends from `module`.
@@ -815,9 +807,7 @@ struct kernel_study {
     bool partial = false;
 };
 
-inline std::uint64_t scaled(double base, double scale) {
-    return static_cast<std::uint64_t>(std::max(1.0, std::round(base * scale)));
-}
+using memsub::explorer::scaled;
 
 /// Builds extra placement `Extra` as a run on machine `m` builds it for a kernel of `footprint`
 /// bytes (its constructor validates its params) and checks it has one partition per module;
@@ -977,9 +967,7 @@ inline std::string ratio_text(double x) {
 /// The L1.5 capacity of one module of `m` (32 KB per SM, rounded down to whole sets as the
 /// memory side builds it).
 inline std::uint64_t l15_bytes_per_module(const machine& m) {
-    const std::uint64_t sets = std::max<std::uint64_t>(
-        1, std::bit_floor(std::uint64_t{32768} * m.sms_per_module / (line_bytes * 16)));
-    return sets * 16 * line_bytes;
+    return m.l15_geometry().capacity_bytes();
 }
 
 /// "193/195/192/188": pages per partition.
@@ -1517,15 +1505,11 @@ inline options parse(int argc, char** argv) {
                     "--launch-mapping: unknown mapping '{}' (same, shuffled or both)", v));
         } else if (arg == "--sm-order") {
             const std::string_view v = value();
-            if (v == "rotating")
-                o.order = simt::sm_order::rotating;
-            else if (v == "seeded")
-                o.order = simt::sm_order::seeded;
-            else if (v == "fixed")
-                o.order = simt::sm_order::fixed;
-            else
+            const auto order = simt::sm_order_named(v);
+            if (!order)
                 throw option_error(
                     fmt::format("--sm-order: unknown order '{}' (rotating, seeded or fixed)", v));
+            o.order = *order;
         } else if (arg == "--l1-hit-cycles") {
             o.latency.l1_hit_cycles = memsub::explorer::parse_unsigned_as<std::uint32_t>(
                 "--l1-hit-cycles", value(), 1, o.latency.l2_hit_cycles);

@@ -113,6 +113,21 @@ struct machine {
         return published_dram_gbps_per_partition * 1e9 / clock_hz * sms_per_module /
                published_sms_per_gpm;
     }
+    /// A module's L2 slice: 64 KB per SM (4 MB per 64-SM GPM), halved beside an L1.5; 16 ways.
+    [[nodiscard]] memsub::geometry l2_geometry(bool with_l15) const {
+        return {.sets = sets_for(with_l15 ? 32768 : 65536), .ways = 16, .line_bytes = line_bytes};
+    }
+    /// A module's L1.5: 32 KB per SM, 16 ways.
+    [[nodiscard]] memsub::geometry l15_geometry() const {
+        return {.sets = sets_for(32768), .ways = 16, .line_bytes = line_bytes};
+    }
+
+private:
+    /// Sets of a 16-way cache of `bytes_per_sm` per SM of a module (a power of two, rounded down).
+    [[nodiscard]] std::uint32_t sets_for(std::uint64_t bytes_per_sm) const {
+        return static_cast<std::uint32_t>(std::max<std::uint64_t>(
+            1, std::bit_floor(bytes_per_sm * sms_per_module / (line_bytes * 16))));
+    }
 };
 
 /// Everything measured for one configuration on one machine.
@@ -461,14 +476,8 @@ public:
         , with_l15_(with_l15)
         , dram_(m.modules, 0)
         , dram_total_(m.modules, 0) {
-        // 64 KB of L2 per SM (4 MB per 64-SM GPM), halved beside an L1.5 of 32 KB per SM.
-        const auto sets_for = [&](std::uint64_t bytes_per_sm) {
-            return static_cast<std::uint32_t>(std::max<std::uint64_t>(
-                1, std::bit_floor(bytes_per_sm * m.sms_per_module / (line_bytes * 16))));
-        };
-        const memsub::geometry l2g{
-            .sets = sets_for(with_l15 ? 32768 : 65536), .ways = 16, .line_bytes = line_bytes};
-        const memsub::geometry l15g{.sets = sets_for(32768), .ways = 16, .line_bytes = line_bytes};
+        const memsub::geometry l2g = m.l2_geometry(with_l15);
+        const memsub::geometry l15g = m.l15_geometry();
         for (std::uint32_t g = 0; g < m.modules; ++g) {
             l2_.emplace_back(l2g);
             if (with_l15)

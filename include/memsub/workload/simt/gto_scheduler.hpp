@@ -107,6 +107,26 @@ enum class latency_mode : std::uint8_t { constant, host };
 enum class warp_order : std::uint8_t { gto, lrr, gtrr };
 /// The SM each cycle's visit starts from (see the header comment's Decision).
 enum class sm_order : std::uint8_t { rotating, seeded, fixed };
+/// The orders' names as options spell them: "gto", "lrr", "gtrr".
+[[nodiscard]] constexpr std::string_view order_name(warp_order o) noexcept {
+    return o == warp_order::lrr ? "lrr" : o == warp_order::gtrr ? "gtrr" : "gto";
+}
+/// "rotating", "seeded", "fixed".
+[[nodiscard]] constexpr std::string_view order_name(sm_order o) noexcept {
+    return o == sm_order::seeded ? "seeded" : o == sm_order::fixed ? "fixed" : "rotating";
+}
+/// The warp order named `name` (order_name's spelling), or none.
+[[nodiscard]] constexpr std::optional<warp_order> warp_order_named(std::string_view name) noexcept {
+    for (const warp_order o : {warp_order::gto, warp_order::lrr, warp_order::gtrr})
+        if (order_name(o) == name) return o;
+    return std::nullopt;
+}
+/// The SM order named `name` (order_name's spelling), or none.
+[[nodiscard]] constexpr std::optional<sm_order> sm_order_named(std::string_view name) noexcept {
+    for (const sm_order o : {sm_order::rotating, sm_order::seeded, sm_order::fixed})
+        if (order_name(o) == name) return o;
+    return std::nullopt;
+}
 /// What `next(out, horizon)` did.
 enum class issue_status : std::uint8_t {
     issued,  ///< `out` holds the next instruction
