@@ -15,14 +15,13 @@
 #include <memsub/explorer/run_compressibility.hpp>
 #include <memsub/explorer/signals.hpp>
 
+#include "csv_support.hpp"
+
 namespace {
 
-namespace fs = std::filesystem;
+using namespace explorer_test;
 
-std::string read_all(const fs::path& file) {
-    std::ifstream in(file);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+namespace fs = std::filesystem;
 
 /// Records a stop signal for the scope, as the handler would, and clears it after.
 struct stop_signal_for_scope {
@@ -48,7 +47,7 @@ TEST_CASE("run_compressibility: the built-in data sets not run still have their 
         status = memsub::explorer::run_compressibility<memsub::compression::bdi>(
             static_cast<int>(argv.size()), argv.data());
     }
-    const std::string csv = read_all(dir / "compressibility.csv");
+    const std::string csv = read_text(dir / "compressibility.csv");
     fs::remove_all(dir);
     CHECK(status == 128 + SIGINT);
     for (const char* set : {"binary", "zero-heavy", "integers", "pointers", "floats"}) {

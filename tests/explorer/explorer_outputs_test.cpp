@@ -18,14 +18,13 @@
 #include <memsub/explorer/run_explorer.hpp>
 #include <memsub/replacement/lru.hpp>
 
+#include "csv_support.hpp"
+
 namespace {
 
-namespace fs = std::filesystem;
+using namespace explorer_test;
 
-std::string read_all(const fs::path& file) {
-    std::ifstream in(file);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+namespace fs = std::filesystem;
 
 int run_lru_explorer(std::vector<std::string> args) {
     args.insert(args.begin(), "explorer");
@@ -33,40 +32,6 @@ int run_lru_explorer(std::vector<std::string> args) {
     for (auto& a : args) argv.push_back(a.data());
     return memsub::explorer::run_explorer<std::tuple<memsub::replacement::lru>>(
         static_cast<int>(argv.size()), argv.data());
-}
-
-/// The fields of one CSV line (RFC 4180 quoting).
-std::vector<std::string> csv_fields(const std::string& line) {
-    std::vector<std::string> out(1);
-    bool quoted = false;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-        const char c = line[i];
-        if (quoted && c == '"' && i + 1 < line.size() && line[i + 1] == '"')
-            out.back() += line[++i];
-        else if (c == '"')
-            quoted = !quoted;
-        else if (c == ',' && !quoted)
-            out.emplace_back();
-        else
-            out.back() += c;
-    }
-    return out;
-}
-
-/// A CSV's rows as named fields (the header's names).
-std::vector<std::map<std::string, std::string>> csv_rows(const std::string& text) {
-    std::istringstream in(text);
-    std::string line;
-    std::getline(in, line);
-    const auto header = csv_fields(line);
-    std::vector<std::map<std::string, std::string>> rows;
-    while (std::getline(in, line)) {
-        const auto fields = csv_fields(line);
-        auto& row = rows.emplace_back();
-        for (std::size_t i = 0; i < header.size() && i < fields.size(); ++i)
-            row[header[i]] = fields[i];
-    }
-    return rows;
 }
 
 /// Sets an environment variable for the scope, restoring it after.
@@ -99,7 +64,7 @@ TEST_CASE("run_explorer: a plot path with a quote is quoted, not pasted into the
     const fs::path plot = dir / "it's a plot.svg";
     const int status =
         run_lru_explorer({"--quiet", "--no-opt", "--accesses", "20000", "--plot", plot.string()});
-    const std::string script = read_all(dir / "it's a plot.gp");
+    const std::string script = read_text(dir / "it's a plot.gp");
     const bool have_gnuplot = std::system("command -v gnuplot >/dev/null 2>&1") == 0;
     const bool drawn = fs::exists(plot);
     fs::remove_all(dir);
@@ -123,11 +88,11 @@ TEST_CASE("run_explorer: an OPT bound lost to its temporary file is an output fa
         status = run_lru_explorer(
             {"--quiet", "--accesses", "1100000", "--opt-memory", "1", "--csv", csv.string()});
     }
-    const std::string rows = read_all(csv);
+    const std::string rows = read_text(csv);
     fs::remove_all(dir);
     CHECK(status == memsub::explorer::explorer_status::input_error);
     // Every row (lru's; there is no opt row) says partial and why.
-    const auto table = csv_rows(rows);
+    const auto table = csv_table(rows);
     REQUIRE(!table.empty());
     for (const auto& row : table) {
         CHECK(row.at("partial") == "1");

@@ -26,7 +26,11 @@
 #include <memsub/gpu/id_cache.hpp>
 #include <memsub/linesize/concept.hpp>
 
+#include "csv_support.hpp"
+
 namespace {
+
+using namespace explorer_test;
 
 /// Bypasses every miss: a made-up predictor (the library has none that never inserts), so its
 /// L1 can only miss, and it fetches only what is asked for.
@@ -73,49 +77,12 @@ using stop_at_first_l1 = memsub::gpu::baseline_l1_with<stop_at_first>;
 using half_line_l1 = memsub::gpu::variable_line_l1<half_line>;
 using half_line_bypass_all_l1 = memsub::gpu::variable_line_l1<half_line, bypass_all>;
 
-std::string read_all(const std::filesystem::path& file) {
-    std::ifstream in(file);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-/// The CSV's fields of one line ("..." quoting, as result_table writes text with commas).
-std::vector<std::string> fields_of(const std::string& line) {
-    std::vector<std::string> out(1);
-    bool quoted = false;
-    for (std::size_t i = 0; i < line.size(); ++i) {
-        const char c = line[i];
-        if (c == '"') {
-            if (quoted && i + 1 < line.size() && line[i + 1] == '"') {
-                out.back() += '"';
-                ++i;
-            } else {
-                quoted = !quoted;
-            }
-        } else if (c == ',' && !quoted) {
-            out.emplace_back();
-        } else {
-            out.back() += c;
-        }
-    }
-    return out;
-}
-
 /// Row by "kernel/config", each a map from column name to field.
 using csv_rows = std::map<std::string, std::map<std::string, std::string>>;
 
 csv_rows rows_of(const std::string& csv) {
     csv_rows rows;
-    std::istringstream in(csv);
-    std::string line;
-    std::getline(in, line);
-    const auto header = fields_of(line);
-    while (std::getline(in, line)) {
-        const auto fields = fields_of(line);
-        std::map<std::string, std::string> row;
-        for (std::size_t i = 0; i < header.size() && i < fields.size(); ++i)
-            row[header[i]] = fields[i];
-        rows[row["kernel"] + "/" + row["config"]] = row;
-    }
+    for (auto& row : csv_table(csv)) rows[row["kernel"] + "/" + row["config"]] = row;
     return rows;
 }
 
@@ -175,7 +142,7 @@ std::pair<int, std::string> run_with(std::vector<std::string> args, std::string_
     for (auto& a : args) argv.push_back(a.data());
     const int status =
         memsub::explorer::run_gpu_l1_explorer<L1s...>(static_cast<int>(argv.size()), argv.data());
-    return {status, read_all(csv)};
+    return {status, read_text(csv)};
 }
 
 } // namespace
@@ -267,7 +234,7 @@ TEST_CASE("run_gpu_l1_explorer: a configuration stopped part-way has no ratio to
     // The one that never ran has no row. Neither has a bar: the plot's data has no column
     // for them (a column of '?' alone would have no valid point).
     CHECK(rows.count("saxpy/bypass_all") == 0);
-    std::istringstream dat(read_all(plot + ".dat"));
+    std::istringstream dat(read_text(plot + ".dat"));
     std::string header;
     std::getline(dat, header);
     CHECK(header == "kernel baseline_16KB static_64B");

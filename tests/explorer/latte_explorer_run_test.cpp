@@ -4,8 +4,6 @@
 // plot with nothing to draw is skipped with a note.
 #include <doctest/doctest.h>
 
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <cstddef>
 #include <cstdint>
@@ -23,7 +21,11 @@
 #include <memsub/explorer/run_latte_explorer.hpp>
 #include <memsub/selection/concept.hpp>
 
+#include "csv_support.hpp"
+
 namespace {
+
+using namespace explorer_test;
 
 namespace sel = memsub::selection;
 namespace latte = memsub::explorer::latte_explorer_detail;
@@ -52,57 +54,6 @@ public:
     [[nodiscard]] std::string_view name() const noexcept { return "scripted"; }
 };
 static_assert(sel::mode_selector<scripted_selector>);
-
-/// One CSV line's fields (the study quotes only text with commas).
-std::vector<std::string> fields_of(const std::string& line) {
-    std::vector<std::string> out(1);
-    bool quoted = false;
-    for (const char c : line) {
-        if (c == '"')
-            quoted = !quoted;
-        else if (c == ',' && !quoted)
-            out.emplace_back();
-        else
-            out.back() += c;
-    }
-    return out;
-}
-
-std::vector<std::map<std::string, std::string>> rows_of(const std::filesystem::path& file) {
-    std::ifstream in(file);
-    std::string line;
-    std::getline(in, line);
-    const auto header = fields_of(line);
-    std::vector<std::map<std::string, std::string>> out;
-    while (std::getline(in, line)) {
-        const auto f = fields_of(line);
-        auto& row = out.emplace_back();
-        for (std::size_t i = 0; i < header.size() && i < f.size(); ++i) row[header[i]] = f[i];
-    }
-    return out;
-}
-
-/// Sends stdout to `file` while it lives (restored should the run throw).
-class stdout_to {
-public:
-    explicit stdout_to(const std::filesystem::path& file) {
-        std::fflush(stdout);
-        saved_ = dup(1);
-        const int fd = open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        dup2(fd, 1);
-        close(fd);
-    }
-    stdout_to(const stdout_to&) = delete;
-    stdout_to& operator=(const stdout_to&) = delete;
-    ~stdout_to() {
-        std::fflush(stdout);
-        dup2(saved_, 1);
-        close(saved_);
-    }
-
-private:
-    int saved_ = -1;
-};
 
 struct outcome {
     int status = 0;
@@ -133,9 +84,8 @@ outcome run_scripted(script what, std::vector<std::string> args) {
             static_cast<int>(argv.size()), argv.data());
     }
     scripted = script::none;
-    std::ifstream in(out);
-    r.out.assign(std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>());
-    if (fs::exists(csv)) r.rows = rows_of(csv);
+    r.out = read_text(out);
+    if (fs::exists(csv)) r.rows = csv_table_of(csv);
     fs::remove_all(dir);
     return r;
 }

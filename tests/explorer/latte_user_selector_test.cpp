@@ -18,7 +18,11 @@
 #include <memsub/explorer/run_latte_explorer.hpp>
 #include <memsub/selection/concept.hpp>
 
+#include "csv_support.hpp"
+
 namespace {
+
+using namespace explorer_test;
 
 namespace sel = memsub::selection;
 
@@ -66,39 +70,10 @@ public:
     [[nodiscard]] std::string_view name() const noexcept { return "latte_cc"; }
 };
 
-std::string read_all(const std::filesystem::path& file) {
-    std::ifstream in(file);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
-/// One CSV line's fields (the study quotes only the input column, which holds commas).
-std::vector<std::string> fields_of(const std::string& line) {
-    std::vector<std::string> out(1);
-    bool quoted = false;
-    for (const char c : line) {
-        if (c == '"')
-            quoted = !quoted;
-        else if (c == ',' && !quoted)
-            out.emplace_back();
-        else
-            out.back() += c;
-    }
-    return out;
-}
-
 /// The CSV's rows by configuration, each a map column -> field.
-std::map<std::string, std::map<std::string, std::string>> rows_by_config(const std::string& csv) {
-    std::istringstream in(csv);
-    std::string line;
-    std::getline(in, line);
-    const auto header = fields_of(line);
-    std::map<std::string, std::map<std::string, std::string>> out;
-    while (std::getline(in, line)) {
-        const auto f = fields_of(line);
-        std::map<std::string, std::string> row;
-        for (std::size_t i = 0; i < header.size() && i < f.size(); ++i) row[header[i]] = f[i];
-        out[row["config"]] = row;
-    }
+std::map<std::string, csv_row> rows_by_config(const std::string& csv) {
+    std::map<std::string, csv_row> out;
+    for (auto& row : csv_table(csv)) out[row["config"]] = row;
     return out;
 }
 
@@ -121,7 +96,7 @@ TEST_CASE("run_latte_explorer: a user's selectors are configurations of their ow
     const int status = run<set_parity, never_compress>(
         {"my_latte_explorer", "--quiet", "--sms", "2", "--scale", "0.05", "--no-classify",
          "--configs", "none,set_parity,never_compress", "--csv", csv_file, "phases"});
-    const auto rows = rows_by_config(read_all(csv_file));
+    const auto rows = rows_by_config(read_text(csv_file));
     fs::remove_all(dir);
     CHECK(status == 0);
     REQUIRE(rows.count("none") == 1);

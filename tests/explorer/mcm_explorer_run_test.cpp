@@ -4,8 +4,6 @@
 // footprint before any work, and an error mid-run still writes what finished, with the error.
 #include <doctest/doctest.h>
 
-#include <fcntl.h>
-#include <unistd.h>
 
 #include <csignal>
 #include <cstddef>
@@ -28,7 +26,11 @@
 #include <memsub/explorer/signals.hpp>
 #include <memsub/placement/concept.hpp>
 
+#include "csv_support.hpp"
+
 namespace {
+
+using namespace explorer_test;
 
 namespace mcm = memsub::explorer::mcm_explorer_detail;
 
@@ -87,53 +89,16 @@ private:
 };
 static_assert(memsub::placement::placement_policy<scripted_placement>);
 
-std::vector<std::string> split(const std::string& line) {
-    std::vector<std::string> cells;
-    std::stringstream in(line);
-    for (std::string cell; std::getline(in, cell, ',');) cells.push_back(cell);
-    return cells;
-}
-
-/// The CSV's rows, each as column name -> cell.
-std::vector<std::map<std::string, std::string>> parse_csv(const std::filesystem::path& file) {
-    std::ifstream in(file);
-    std::string line;
-    std::getline(in, line);
-    const auto header = split(line);
-    std::vector<std::map<std::string, std::string>> rows;
-    while (std::getline(in, line)) {
-        const auto cells = split(line);
-        auto& row = rows.emplace_back();
-        for (std::size_t i = 0; i < header.size() && i < cells.size(); ++i)
-            row[header[i]] = cells[i];
-    }
-    return rows;
-}
-
 /// `run()`'s stdout.
 template <class Run>
 std::string captured_stdout(Run&& run) {
     const std::filesystem::path file =
         std::filesystem::temp_directory_path() / "memsub_mcm_explorer_run_test.out";
     {
-        // Restored on the way out, should the run throw.
-        struct restore {
-            int saved = dup(1);
-            ~restore() {
-                std::fflush(stdout);
-                dup2(saved, 1);
-                close(saved);
-            }
-        };
-        std::fflush(stdout);
-        const restore r;
-        const int fd = open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-        dup2(fd, 1);
-        close(fd);
+        const stdout_to redirect(file);
         run();
     }
-    std::ifstream in(file);
-    std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    std::string text = read_text(file);
     std::filesystem::remove(file);
     return text;
 }
@@ -164,7 +129,7 @@ outcome run_scripted(script what, std::vector<std::string> args) {
     });
     scripted = script::none;
     memsub::explorer::detail::stop_signal = 0;
-    if (fs::exists(csv)) r.rows = parse_csv(csv);
+    if (fs::exists(csv)) r.rows = csv_table_of(csv);
     fs::remove_all(dir);
     return r;
 }

@@ -21,7 +21,11 @@
 #include <memsub/explorer/run_mcm_explorer.hpp>
 #include <memsub/placement/concept.hpp>
 
+#include "csv_support.hpp"
+
 namespace {
+
+using namespace explorer_test;
 
 /// Every address in partition 0 (module 0's memory), at its own address: a made-up placement
 /// that no library policy gives.
@@ -126,29 +130,12 @@ public:
     [[nodiscard]] static constexpr std::string_view name() noexcept { return "baseline"; }
 };
 
-std::vector<std::string> split(const std::string& line) {
-    std::vector<std::string> cells;
-    std::stringstream in(line);
-    for (std::string cell; std::getline(in, cell, ',');) cells.push_back(cell);
-    return cells;
-}
-
 /// The CSV's rows by configuration name, each as column name -> cell.
 using csv_rows = std::map<std::string, std::map<std::string, std::string>>;
 
 csv_rows parse_csv(const std::filesystem::path& file) {
-    std::ifstream in(file);
-    std::string line;
-    std::getline(in, line);
-    const auto header = split(line);
     csv_rows rows;
-    while (std::getline(in, line)) {
-        const auto cells = split(line);
-        std::map<std::string, std::string> row;
-        for (std::size_t i = 0; i < header.size() && i < cells.size(); ++i)
-            row[header[i]] = cells[i];
-        rows[row["config"]] = row;
-    }
+    for (auto& row : csv_table_of(file)) rows[row["config"]] = row;
     return rows;
 }
 

@@ -16,32 +16,14 @@
 
 #include <memsub/explorer/run_memory_explorer.hpp>
 
+#include "csv_support.hpp"
+
 namespace {
+
+using namespace explorer_test;
 
 namespace fs = std::filesystem;
 namespace me = memsub::explorer::memory_explorer_detail;
-
-/// The CSV as rows of named fields (the header's names).
-std::vector<std::map<std::string, std::string>> csv_rows(const fs::path& file) {
-    std::ifstream in(file);
-    const auto split = [](const std::string& line) {
-        std::vector<std::string> out;
-        std::stringstream ss(line);
-        for (std::string f; std::getline(ss, f, ',');) out.push_back(f);
-        return out;
-    };
-    std::string line;
-    std::getline(in, line);
-    const auto header = split(line);
-    std::vector<std::map<std::string, std::string>> rows;
-    while (std::getline(in, line)) {
-        const auto fields = split(line);
-        auto& row = rows.emplace_back();
-        for (std::size_t i = 0; i < header.size() && i < fields.size(); ++i)
-            row[header[i]] = fields[i];
-    }
-    return rows;
-}
 
 /// Runs run_memory_explorer on a text trace of `addresses` (one line each) with `extra`
 /// options, in a folder of its own; returns the exit status and the CSV's rows.
@@ -64,7 +46,7 @@ run_on_trace(const std::vector<std::uint64_t>& addresses, std::vector<std::strin
     for (auto& a : args) argv.push_back(a.data());
     const int status =
         memsub::explorer::run_memory_explorer<>(static_cast<int>(argv.size()), argv.data());
-    auto rows = csv_rows(dir / "m.csv");
+    auto rows = csv_table_of(dir / "m.csv");
     fs::remove_all(dir);
     return {status, std::move(rows)};
 }

@@ -25,7 +25,11 @@
 #include <memsub/memory/fr_fcfs.hpp>
 #include <memsub/memory/row_policy_concept.hpp>
 
+#include "csv_support.hpp"
+
 namespace {
+
+using namespace explorer_test;
 
 /// A line as a dictionary of its distinct 32-bit words (32 bits each) and one 4-bit index per
 /// word: a made-up scheme, so no library compressor gives its sizes.
@@ -63,11 +67,6 @@ private:
 };
 static_assert(memsub::compression::compressor<word_dictionary>);
 
-std::string read_all(const std::filesystem::path& file) {
-    std::ifstream in(file);
-    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
-
 /// Runs run_compressibility<word_dictionary, bdi> on `data` in a folder of its own; returns the
 /// exit status and the CSV.
 std::pair<int, std::string> run_on(const std::vector<std::byte>& data, std::string_view folder) {
@@ -88,7 +87,7 @@ std::pair<int, std::string> run_on(const std::vector<std::byte>& data, std::stri
     const int status =
         memsub::explorer::run_compressibility<word_dictionary, memsub::compression::bdi>(
             static_cast<int>(argv.size()), argv.data());
-    std::string csv = read_all(dir / "compressibility.csv");
+    std::string csv = read_text(dir / "compressibility.csv");
     fs::remove_all(dir);
     return {status, csv};
 }
@@ -175,7 +174,7 @@ TEST_CASE("run_memory_explorer: a user's row policy is a configuration of its ow
     using mine = memsub::explorer::ddr4_configuration<memsub::memory::fr_fcfs, always_close>;
     const int status =
         memsub::explorer::run_memory_explorer<mine>(static_cast<int>(argv.size()), argv.data());
-    const std::string csv = read_all(csv_file);
+    const std::string csv = read_text(csv_file);
     fs::remove_all(dir);
     CHECK(status == 0);
     const auto own = rows_of(csv, "ddr4-fr-fcfs-always_close");
