@@ -4,7 +4,6 @@
 // plot with nothing to draw is skipped with a note.
 #include <doctest/doctest.h>
 
-
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>

@@ -4,7 +4,6 @@
 // footprint before any work, and an error mid-run still writes what finished, with the error.
 #include <doctest/doctest.h>
 
-
 #include <csignal>
 #include <cstddef>
 #include <cstdint>

@@ -1397,18 +1397,11 @@ inline bool shown(const kernel_result& r, const options& o, std::size_t config) 
     return o.selected[config] && (r.timing == timing_mode::constant || r.timed[config].ran);
 }
 
-inline std::string_view sm_order_name(simt::sm_order order) {
-    return simt::order_name(order);
-}
-inline std::string_view warp_order_name(simt::warp_order order) {
-    return simt::order_name(order);
-}
-
 /// The time model, for the table header (two lines): the mode and orders, then the latencies
 /// and the DRAM (or the constant latency).
 inline std::string timing_description(const options& o) {
     const std::string orders = fmt::format(
-        "{} warp order, {} SM order", warp_order_name(o.warp_order), sm_order_name(o.sm_order));
+        "{} warp order, {} SM order", simt::order_name(o.warp_order), simt::order_name(o.sm_order));
     if (o.timing == timing_mode::constant)
         return fmt::format("time: --timing constant, one stream for every configuration ({})\n"
                            "latency: every dependent load waits {} cycles (no L2 or DRAM)",
@@ -1573,8 +1566,8 @@ inline memsub::explorer::result_table results_table(const std::vector<kernel_res
             };
             const gpu::latency_params lat = memory_params(o).latency;
             row.text("timing", timed ? "memory" : "constant")
-                .text("sm_order", sm_order_name(o.sm_order))
-                .text("warp_order", warp_order_name(o.warp_order))
+                .text("sm_order", simt::order_name(o.sm_order))
+                .text("warp_order", simt::order_name(o.warp_order))
                 .number("config_warp_instructions",
                         timed ? t.warp_instructions : r.warp_instructions)
                 .number("cycles", cycles_of(r, i))
