@@ -181,7 +181,6 @@ private:
 
     static std::uint32_t validated(const params& p) {
         constexpr std::string_view c = "memsub::analysis::shards";
-        using memsub::require;
         const std::uint32_t shift = detail::checked_line_shift(c, p.line_bytes);
         require(p.max_capacity_lines >= 1 && p.max_capacity_lines < (std::uint64_t{1} << 32), c,
                 "max_capacity_lines", p.max_capacity_lines, "must be in 1 .. 2^32 - 1");

@@ -84,7 +84,6 @@ public:
 
 private:
     static void validate(const params& p) {
-        using memsub::require;
         detail::validate_pc_params(p.pc_index_bits, p.pc_alignment_bits, component);
         const auto& b = p.divergence_bin_starts;
         require(b[0] >= 2, component, "divergence_bin_starts[0]", b[0],

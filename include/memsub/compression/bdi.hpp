@@ -117,7 +117,6 @@ public:
     bdi() : bdi(params{}) {}
     explicit bdi(const params& p) : p_(p) {
         constexpr std::string_view component = "memsub::compression::bdi";
-        using memsub::require;
         require_line_bytes(p.line_bytes, component);
         require(p.encoding_set == bdi_encoding_set::pact12 ||
                     p.encoding_set == bdi_encoding_set::latte_cc,

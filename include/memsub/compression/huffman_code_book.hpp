@@ -176,7 +176,6 @@ public:
     /// error it throws and the book is left unspecified (rebuild it again before using it).
     void rebuild(std::span<const value_count> counts, std::uint64_t total_sampled_words,
                  const params& p, build_scratch& s) {
-        using memsub::require;
         require(p.max_code_length_bits >= 1 && p.max_code_length_bits <= max_supported_code_length,
                 component, "max_code_length_bits", p.max_code_length_bits, "must be in 1..32");
         require(p.escape == esc_weight::residual || p.escape == esc_weight::max, component,

@@ -86,7 +86,6 @@ public:
 
     value_frequency_table() : value_frequency_table(params{}) {}
     explicit value_frequency_table(const params& p) : p_(p) {
-        using memsub::require;
         require(p.ways >= 1 && p.ways <= 64, component, "ways", p.ways, "must be in 1..64");
         require(p.entries >= p.ways && p.entries % p.ways == 0 &&
                     std::has_single_bit(p.entries / p.ways),

@@ -50,7 +50,6 @@ struct storage_rule {
     bool zero_payload_is_tag_only = true;
 
     void validate(std::string_view component = "memsub::compression::storage_rule") const {
-        using memsub::require;
         require(is_supported_line_size(line_bytes), component, "line_bytes", line_bytes,
                 "must be 32, 64 or 128");
         require(segment_bytes == 0 ||

@@ -56,7 +56,6 @@ struct geometry {
     /// whole number of sets, or the result breaks a rule of `validate`.
     [[nodiscard]] static geometry from_capacity(std::uint64_t capacity_bytes, std::uint32_t ways,
                                                 std::uint32_t line_bytes = 64) {
-        using memsub::require;
         constexpr std::string_view component = "memsub::geometry::from_capacity";
         require(ways >= 1, component, "ways", ways, "must be >= 1");
         require(line_bytes >= 1, component, "line_bytes", line_bytes, "must be >= 1");
@@ -75,7 +74,6 @@ struct geometry {
 
     /// Throws `config_error` naming `component` when a rule is broken.
     void validate(std::string_view component = "memsub::geometry") const {
-        using memsub::require;
         require(sets >= 1 && std::has_single_bit(sets), component, "sets", sets,
                 "must be a power of two >= 1");
         require(ways >= 1 && ways <= max_entries_per_set, component, "ways", ways,

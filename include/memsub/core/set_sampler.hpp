@@ -292,7 +292,6 @@ private:
     }
 
     static void validate(std::uint32_t sets, const leader_placement& p, const sampler_names& n) {
-        using memsub::require;
         require(p.requesters >= 1 && p.requesters <= max_requesters, n.component, n.requesters,
                 p.requesters, "must be in 1..1024");
         require(p.candidates >= 2 && p.candidates <= max_candidates, n.component, n.candidates,
@@ -662,7 +661,6 @@ private:
     }
 
     static void validate(const params& p, const sampler_shape& shape) {
-        using memsub::require;
         require(p.counter_bits >= 1 && p.counter_bits <= 64, shape.component, "counter_bits",
                 p.counter_bits, "must be in 1..64");
         require(p.initial_choice < shape.candidates, shape.component, "initial_choice",

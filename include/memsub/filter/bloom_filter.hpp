@@ -105,7 +105,6 @@ public:
 
 private:
     static void validate(const params& p) {
-        using memsub::require;
         require(p.entries >= 1, component, "entries", p.entries, "must be >= 1");
         require(p.bits_per_entry >= 1 && p.bits_per_entry <= 64, component, "bits_per_entry",
                 p.bits_per_entry, "must be in 1..64");

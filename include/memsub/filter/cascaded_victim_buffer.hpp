@@ -125,7 +125,6 @@ public:
 
 private:
     static std::uint64_t checked_stage_entries(std::uint32_t sets, const params& p) {
-        using memsub::require;
         require(sets >= 1, component, "sets", sets, "must be >= 1");
         require(p.entries_per_set >= 1, component, "entries_per_set", p.entries_per_set,
                 "must be >= 1");

@@ -266,7 +266,6 @@ private:
     };
 
     static void validate(const params& p) {
-        using memsub::require;
         constexpr std::string_view component = "memsub::gpu::coalescer";
         require(std::has_single_bit(p.line_bytes) && p.line_bytes >= 4 &&
                     p.line_bytes <= max_coalescer_line_bytes,

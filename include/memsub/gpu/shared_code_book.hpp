@@ -107,7 +107,6 @@ public:
 
 private:
     static const params& validated(const params& p) {
-        using memsub::require;
         require(p.l1s >= 1, component, "l1s", p.l1s, "must be >= 1");
         require(p.ep_accesses >= 1, component, "ep_accesses", p.ep_accesses,
                 "an experimental phase needs at least one access");

@@ -157,7 +157,6 @@ struct latency_params {
 
     /// Throws `config_error` naming the first broken rule.
     void validate(std::string_view component) const {
-        using memsub::require;
         require(l1_hit_cycles >= 1, component, "l1_hit_cycles", l1_hit_cycles, "must be >= 1");
         require(l1_hit_cycles <= l2_hit_cycles, component, "l1_hit_cycles", l1_hit_cycles,
                 "must be <= l2_hit_cycles (" + std::to_string(l2_hit_cycles) + ")");
@@ -675,7 +674,6 @@ private:
     static constexpr std::uint64_t write_back_id = ~std::uint64_t{0};
 
     static timing_params validated(const timing_params& p) {
-        using memsub::require;
         p.latency.validate(component);
         require(p.dram_clock.controller_cycles >= 1, component, "dram_clock.controller_cycles",
                 p.dram_clock.controller_cycles, "must be >= 1");

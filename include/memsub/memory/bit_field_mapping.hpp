@@ -93,7 +93,6 @@ public:
     };
 
     explicit bit_field_mapping(const params& p) : p_(p) {
-        using memsub::require;
         require(p.address_bits >= 1 && p.address_bits <= 64, component, "address_bits",
                 p.address_bits, "must be in 1..64");
         require(p.offset_bits <= 31, component, "offset_bits", p.offset_bits,
@@ -218,7 +217,6 @@ public:
                                                          std::uint32_t line_bytes = 128,
                                                          std::uint32_t address_bits = 48) {
         t.validate(component);
-        using memsub::require;
         require(gpus >= 1 && std::has_single_bit(gpus), component, "gpus", gpus,
                 "must be a power of two");
         require(hmcs_per_gpu >= 1 && std::has_single_bit(hmcs_per_gpu), component, "hmcs_per_gpu",

@@ -396,7 +396,6 @@ private:
 
     static const params& validated(const params& p) {
         p.timing.validate(component);
-        using memsub::require;
         require(p.read_queue >= 1 && p.read_queue <= 4096, component, "read_queue", p.read_queue,
                 "must be in 1..4096");
         require(p.write_queue >= 1 && p.write_queue <= 4096, component, "write_queue",

@@ -123,7 +123,6 @@ struct dram_timing {
 
     /// Throws `config_error` naming `component` when a rule is broken.
     void validate(std::string_view component = "memsub::memory::dram_timing") const {
-        using memsub::require;
         auto pow2 = [&](std::uint64_t v, std::string_view what) {
             require(v >= 1 && std::has_single_bit(v), component, what, v,
                     "must be a power of two >= 1");

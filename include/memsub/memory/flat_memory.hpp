@@ -53,7 +53,6 @@ public:
 
     flat_memory() : flat_memory(params{}) {}
     explicit flat_memory(const params& p) : p_(p), ring_(p.capacity) {
-        using memsub::require;
         require(p.latency_cycles >= 1, component, "latency_cycles", p.latency_cycles,
                 "must be >= 1");
         // Checked before any conversion: NaN, negative or huge values would make the casts

@@ -54,7 +54,6 @@ public:
 
     mac_table() : mac_table(params{}) {}
     explicit mac_table(const params& p) : p_(p), entries_(p.banks), history_(p.window) {
-        using memsub::require;
         require(p.banks >= 1, component, "banks", p.banks, "must be >= 1");
         require(p.row_bits >= 1 && p.row_bits <= 32, component, "row_bits", p.row_bits,
                 "must be in 1..32");

@@ -305,7 +305,6 @@ private:
 
     static const params& validated(const params& p) {
         p.timing.validate(component);
-        using memsub::require;
         require(p.requesters >= 1 && p.requesters <= 1024, component, "requesters", p.requesters,
                 "must be in 1..1024");
         require(p.queue_depth <= 4096, component, "queue_depth", p.queue_depth,

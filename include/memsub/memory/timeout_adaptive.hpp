@@ -36,7 +36,6 @@ public:
     explicit timeout_adaptive(const params& p, std::uint32_t banks = 1)
         : p_(p)
         , timeout_(banks, p.initial_timeout_cycles) {
-        using memsub::require;
         require(p.min_timeout_cycles >= 1, component, "min_timeout_cycles", p.min_timeout_cycles,
                 "must be >= 1");
         require(p.max_timeout_cycles >= p.min_timeout_cycles, component, "max_timeout_cycles",

@@ -88,7 +88,6 @@ public:
     explicit first_touch(const params& p)
         : p_(p)
         , shape_(component, p.partitions, p.channels_per_partition, p.page_bytes, p.granule_bytes) {
-        using memsub::require;
         require(p.partition_bytes >= p.page_bytes && p.partition_bytes % p.page_bytes == 0,
                 component, "partition_bytes", p.partition_bytes,
                 "must be a positive multiple of page_bytes");

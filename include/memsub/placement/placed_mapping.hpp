@@ -45,7 +45,6 @@ public:
         : placement_(&placement)
         , inner_(std::move(inner))
         , partition_(partition) {
-        using memsub::require;
         require(partition < placement.partitions(), component, "partition", partition,
                 "must be below the placement's partitions (" +
                     std::to_string(placement.partitions()) + ")");

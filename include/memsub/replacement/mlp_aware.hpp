@@ -127,7 +127,6 @@ public:
         if (!p.adaptive) return;
         const std::uint32_t k =
             p.leader_sets != 0 ? p.leader_sets : leader_sets::automatic_leaders(g.sets);
-        using memsub::require;
         require(k >= 1 && g.sets % k == 0 && std::uint64_t{k} * k <= g.sets, component,
                 "leader_sets", k, "must divide the number of sets with K^2 <= sets");
         for (std::uint32_t c = 0; c < k; ++c)
@@ -217,7 +216,6 @@ private:
     static constexpr std::uint64_t empty_tag = ~std::uint64_t{0};
 
     static void validate(const params& p) {
-        using memsub::require;
         require(p.cost_bits >= 1 && p.cost_bits <= 8, component, "cost_bits", p.cost_bits,
                 "must be in 1..8");
         require(p.cost_step_cycles >= 1, component, "cost_step_cycles", p.cost_step_cycles,

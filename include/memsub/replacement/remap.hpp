@@ -470,7 +470,6 @@ private:
     }
 
     static void validate(const geometry& g, const params& p) {
-        using memsub::require;
         require(p.dram_banks >= 1 && std::has_single_bit(p.dram_banks), component, "dram_banks",
                 p.dram_banks, "must be a power of two");
         require(p.dram_row_bytes >= 1 && std::has_single_bit(p.dram_row_bytes), component,

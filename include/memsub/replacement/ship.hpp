@@ -147,7 +147,6 @@ private:
     static constexpr std::string_view component = "memsub::replacement::ship";
 
     static void validate(const geometry& g, const params& p) {
-        using memsub::require;
         rrpv_state::validate_bits(p.rrpv_bits, component);
         require(p.signature_bits >= 1 && p.signature_bits <= 16, component, "signature_bits",
                 p.signature_bits, "must be in 1..16");

@@ -45,7 +45,6 @@ public:
         , bits_(p.counter_bits)
         , penalty_(shape.miss_latency)
         , uncompressed_ways_(shape.uncompressed_ways) {
-        using memsub::require;
         shape.validate(component);
         require(p.compressed_mode >= 1 && p.compressed_mode < shape.modes.size(), component,
                 "compressed_mode", p.compressed_mode, "must name a compressed mode of the cache");

@@ -114,7 +114,6 @@ struct selection_shape {
     std::uint32_t uncompressed_ways = 4;
     /// Checks the shape (SE2); `component` names the selector.
     void validate(std::string_view component) const {
-        using memsub::require;
         require(sets >= 1, component, "sets", sets, "must be >= 1");
         require(modes.size() >= 1 && modes.size() <= max_modes, component, "modes", modes.size(),
                 "a selector needs 1..8 modes (mode 0 uncompressed)");

@@ -76,7 +76,6 @@ public:
         : scheduler_(scheduler)
         , sm_(sm)
         , p_(p) {
-        using memsub::require;
         require(p.source == tolerance_source::host || scheduler != nullptr, component, "scheduler",
                 0,
                 "a round-robin or GTO tolerance estimator reads a scheduler: give one, or use "

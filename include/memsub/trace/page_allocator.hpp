@@ -87,7 +87,6 @@ private:
         return s;
     }
     static const params& validated(const params& p) {
-        using memsub::require;
         require(p.processes >= 1, component, "processes", p.processes, "must be >= 1");
         require(p.page_bytes >= 1 && (p.page_bytes & (p.page_bytes - 1)) == 0, component,
                 "page_bytes", p.page_bytes, "must be a power of two");

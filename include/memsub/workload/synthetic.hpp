@@ -111,7 +111,6 @@ public:
 
 protected:
     static void detail_validate(const stream_params& p) {
-        using memsub::require;
         require(p.lines >= 1, "memsub::workload stream", "lines", p.lines, "must be >= 1");
         require(p.line_bytes >= 1, "memsub::workload stream", "line_bytes", p.line_bytes,
                 "must be >= 1");

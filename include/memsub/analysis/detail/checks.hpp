@@ -23,7 +23,6 @@ namespace memsub::analysis::detail {
 /// 1 .. max_ways (<= 1024).
 inline void check_grid(std::string_view component, std::uint32_t min_sets, std::uint32_t max_sets,
                        std::uint32_t max_ways) {
-    using memsub::require;
     require(min_sets >= 1 && std::has_single_bit(min_sets), component, "min_sets", min_sets,
             "must be a power of two >= 1");
     require(max_sets >= min_sets && std::has_single_bit(max_sets) &&

@@ -145,7 +145,6 @@ public:
 
 private:
     static void validate(const settings& s, std::string_view component) {
-        using memsub::require;
         require(s.index_bits >= 1 && s.index_bits <= 16, component, "table index bits",
                 s.index_bits, "must be in 1..16");
         require(s.counter_bits >= 1 && s.counter_bits <= 8, component, "counter_bits",
@@ -181,7 +180,6 @@ private:
 
 inline void validate_pc_params(std::uint32_t pc_index_bits, std::uint32_t pc_alignment_bits,
                                std::string_view component) {
-    using memsub::require;
     require(pc_index_bits >= 1 && pc_index_bits <= 14, component, "pc_index_bits", pc_index_bits,
             "must be in 1..14");
     require(pc_alignment_bits <= 16, component, "pc_alignment_bits", pc_alignment_bits,

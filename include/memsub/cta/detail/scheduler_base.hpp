@@ -79,7 +79,6 @@ public:
 
     /// CT2.
     void launch(const kernel_launch& k) {
-        using memsub::require;
         require(k.max_ctas_per_sm >= 1, Derived::component, "max_ctas_per_sm", k.max_ctas_per_sm,
                 "must be at least 1");
         require(k.ctas < no_cta, Derived::component, "ctas", k.ctas, "must be below 2^32 - 1");
@@ -125,7 +124,6 @@ public:
 
 protected:
     scheduler_base(std::uint32_t modules, std::uint32_t sms_per_module) {
-        using memsub::require;
         require(modules >= 1 && modules <= 64, Derived::component, "modules", modules,
                 "must be in 1..64");
         require(sms_per_module >= 1 && sms_per_module <= 4096, Derived::component, "sms_per_module",

@@ -14,7 +14,6 @@ namespace memsub::memory::detail {
 /// Checks that a mapping's organisation matches a timing preset.
 inline void check_mapping(const dram_organisation& o, const dram_timing& t,
                           std::string_view component) {
-    using memsub::require;
     require(o.channels == t.channels, component, "mapping channels", o.channels,
             "must equal timing.channels (" + std::to_string(t.channels) + ")");
     require(o.ranks == t.ranks, component, "mapping ranks", o.ranks,

@@ -43,7 +43,6 @@ public:
     partition_shape() = default;
     partition_shape(std::string_view component, std::uint32_t partitions, std::uint32_t channels,
                     std::uint32_t page_bytes, std::uint32_t granule_bytes) {
-        using memsub::require;
         require(partitions >= 1 && partitions <= 4096, component, "partitions", partitions,
                 "must be in 1..4096");
         require(channels >= 1 && channels <= 4096, component, "channels_per_partition", channels,
@@ -93,7 +92,6 @@ private:
 /// Checks `address_bits` against the shape: at least one placement unit per partition.
 inline void require_address_bits(std::string_view component, std::uint32_t address_bits,
                                  const partition_shape& s) {
-    using memsub::require;
     require(address_bits >= s.page_shift() + 1 && address_bits <= 63, component, "address_bits",
             address_bits, "must be in (log2 page_bytes + 1)..63");
     require((std::uint64_t{1} << (address_bits - s.page_shift())) >= s.partitions(), component,

@@ -108,7 +108,6 @@ public:
 private:
     static void validate(const selection_shape& shape, const sampling_schedule& s,
                          std::string_view component) {
-        using memsub::require;
         shape.validate(component);
         require(shape.modes.size() >= 2, component, "modes", shape.modes.size(),
                 "an adaptive selector needs at least two modes");

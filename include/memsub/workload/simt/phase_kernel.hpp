@@ -69,7 +69,6 @@ public:
 
     phase_kernel() : phase_kernel(params{}) {}
     explicit phase_kernel(const params& p) : p_(p) {
-        using memsub::require;
         require(p.sms >= 1, component, "sms", p.sms, "must be >= 1");
         require(p.scale > 0 && p.scale <= 1e6, component, "scale",
                 static_cast<std::uint64_t>(p.scale), "must be in (0, 1e6]");
