@@ -147,3 +147,11 @@ TEST_CASE("latte_explorer: a plot with nothing to draw is skipped with a note") 
     CHECK(r.status == 0);
     CHECK(r.out.find("not drawn") != std::string::npos);
 }
+
+TEST_CASE("latte_explorer: a kernel named twice on the command line runs once") {
+    std::vector<std::string> args{"latte_explorer", "saxpy", "bfs", "saxpy,bfs"};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    const auto o = latte::parse(static_cast<int>(argv.size()), argv.data(), {});
+    CHECK(o.kernels == std::vector<std::string>{"saxpy", "bfs"});
+}

@@ -263,3 +263,11 @@ TEST_CASE("mcm_explorer: an error mid-run still writes what finished, with the e
     CHECK(last.at("partial") == "1");
     CHECK(last.at("error") == "scripted placement failed");
 }
+
+TEST_CASE("mcm_explorer: a module count repeated in --scaling runs once") {
+    std::vector<std::string> args{"mcm_explorer", "--scaling", "2,1,2,1"};
+    std::vector<char*> argv;
+    for (auto& a : args) argv.push_back(a.data());
+    const auto o = mcm::parse(static_cast<int>(argv.size()), argv.data());
+    CHECK(o.scaling == std::vector<std::uint32_t>{2, 1});
+}

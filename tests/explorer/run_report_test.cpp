@@ -41,6 +41,10 @@ TEST_CASE("parse_known_names: names in order; unknown and empty lists named") {
                          "--kernels: unknown kernel 'foo' (bfs, spmv, kmeans)", option_error);
     CHECK_THROWS_WITH_AS(parse_known_names("--kernels", "", known, "kernel"),
                          "--kernels needs at least one kernel", option_error);
+    // A repeated name runs once, at its first place.
+    CHECK(parse_known_names("--kernels", "spmv,bfs,spmv,bfs", known, "kernel") ==
+          std::vector<std::string>{"spmv", "bfs"});
+    CHECK(without_repeats(std::vector<int>{4, 2, 4, 1, 2}) == std::vector<int>{4, 2, 1});
 }
 
 TEST_CASE("run_until_stopped: runs each workload until a stop signal, then names the rest") {

@@ -256,9 +256,19 @@ inline std::string program_name(int argc, char** argv, std::string_view fallback
     return std::string(fallback);
 }
 
-/// The list `text` ("a,b,c") given with `flag`, each name one of `known`, in the order given.
-/// Throws option_error "<flag> needs at least one <what>" for an empty list and
-/// "<flag>: unknown <what> '<name>' (<the known names>)" for a name not known.
+/// `values` without repeats, each at its first place ("a,b,a" runs a and b once each).
+template <class T>
+[[nodiscard]] std::vector<T> without_repeats(std::vector<T> values) {
+    std::vector<T> out;
+    out.reserve(values.size());
+    for (auto& v : values)
+        if (std::find(out.begin(), out.end(), v) == out.end()) out.push_back(std::move(v));
+    return out;
+}
+
+/// The list `text` ("a,b,c") given with `flag`, each name one of `known`, in the order given,
+/// a repeated name once. Throws option_error "<flag> needs at least one <what>" for an empty
+/// list and "<flag>: unknown <what> '<name>' (<the known names>)" for a name not known.
 inline std::vector<std::string> parse_known_names(std::string_view flag, std::string_view text,
                                                   std::span<const std::string_view> known,
                                                   std::string_view what) {
@@ -270,7 +280,7 @@ inline std::vector<std::string> parse_known_names(std::string_view flag, std::st
             for (const auto k : known) listed += (listed.empty() ? "" : ", ") + std::string(k);
             throw option_error(fmt::format("{}: unknown {} '{}' ({})", flag, what, n, listed));
         }
-    return names;
+    return without_repeats(std::move(names));
 }
 
 /// The input name that means standard input in every program ("-", as in cat and sort).

@@ -977,7 +977,7 @@ inline options parse(int argc, char** argv, std::span<const std::string> user_na
         throw option_error("--kernels and kernel arguments: give one or the other");
     o.kernels = kernels              ? *kernels
                 : positional.empty() ? parse_kernels("--kernels", default_kernels)
-                                     : positional;
+                                     : memsub::explorer::without_repeats(std::move(positional));
     // Every ratio is over none: it always runs.
     o.selected[none_config] = true;
     if (o.plot_kernel && !o.runs(*o.plot_kernel))

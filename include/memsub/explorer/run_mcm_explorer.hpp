@@ -1468,6 +1468,7 @@ inline options parse(int argc, char** argv) {
                 for (const auto& n : memsub::explorer::split_list(v))
                     o.scaling.push_back(
                         memsub::explorer::parse_unsigned_as<std::uint32_t>("--scaling", n, 1, 64));
+            o.scaling = memsub::explorer::without_repeats(std::move(o.scaling));
         } else if (arg == "--launches") {
             o.launches =
                 memsub::explorer::parse_unsigned_as<std::uint32_t>("--launches", value(), 1, 1000);
