@@ -14,6 +14,7 @@
 #include <memsub/replacement/all.hpp>
 #include <memsub/replacement/runtime_choice.hpp>
 
+/// The C interface's C++ side (memsub/host/memsub_host.h): the types its caches are made of.
 namespace memsub::host {
 
 namespace detail {

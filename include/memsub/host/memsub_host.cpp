@@ -518,6 +518,8 @@ MEMSUB_HOST_API const char* memsub_status_name(memsub_status status) {
         return "MEMSUB_DECODE_ERROR";
     case MEMSUB_INTERNAL_ERROR:
         return "MEMSUB_INTERNAL_ERROR";
+    case MEMSUB_STATUS_MAX_ENUM:
+        break;
     }
     return "MEMSUB_UNKNOWN_STATUS";
 }

@@ -62,7 +62,10 @@ typedef enum memsub_status {
     /* A compressed line could not be decoded (corrupt, truncated, another code book). */
     MEMSUB_DECODE_ERROR = 6,
     /* Anything else memsub failed at (an unexpected C++ exception); a bug to report. */
-    MEMSUB_INTERNAL_ERROR = 7
+    MEMSUB_INTERNAL_ERROR = 7,
+    /* Not a status: makes every value up to it one the type holds (32 bits), so a value the
+     * caller casts is defined behaviour on the library's C++ side too. */
+    MEMSUB_STATUS_MAX_ENUM = 0x7fffffff
 } memsub_status;
 
 /* Bytes of `memsub_error::message`, its terminating NUL included: room for a configuration
@@ -99,7 +102,10 @@ typedef enum memsub_cache_kind {
     MEMSUB_CACHE_FULLY_ASSOCIATIVE = 1,
     /* Blocks of 1 .. max_block_segments segments of a line (memsub::cache::variable_block_cache):
      * variable line sizes and compressed lines. */
-    MEMSUB_CACHE_VARIABLE_BLOCK = 2
+    MEMSUB_CACHE_VARIABLE_BLOCK = 2,
+    /* Not a kind: as MEMSUB_STATUS_MAX_ENUM (an unknown kind is then MEMSUB_INVALID_ARGUMENT,
+     * not undefined behaviour). */
+    MEMSUB_CACHE_KIND_MAX_ENUM = 0x7fffffff
 } memsub_cache_kind;
 
 /* Write policy (memsub::cache::write_policy). */
