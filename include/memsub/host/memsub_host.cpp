@@ -143,7 +143,8 @@ memsub_status write_names(const std::vector<std::string>& names, char* buffer, s
 
 template <std::size_t M>
 void to_c(const mc::access_result<M>& r, memsub_access_result& out) noexcept {
-    out = memsub_access_result{};
+    // Field by field: the unused eviction slots are left as they are (the header says so), so a
+    // call that evicts nothing writes 40 bytes, not the whole 256-byte result.
     out.hit = r.hit;
     out.partial = r.partial;
     out.bypass_reason = static_cast<std::uint8_t>(r.bypass);
@@ -154,6 +155,7 @@ void to_c(const mc::access_result<M>& r, memsub_access_result& out) noexcept {
     out.missing_segments = r.missing_segments;
     static_assert(M <= MEMSUB_MAX_EVICTIONS);
     out.eviction_count = static_cast<std::uint32_t>(r.evictions.size());
+    out.reserved = 0;
     for (std::size_t i = 0; i < r.evictions.size(); ++i) {
         const memsub::evicted_block& e = r.evictions[i];
         memsub_evicted_block& o = out.evictions[i];
@@ -163,6 +165,7 @@ void to_c(const mc::access_result<M>& r, memsub_access_result& out) noexcept {
         o.dirty = e.dirty;
         o.reused = e.reused;
         o.reason = static_cast<std::uint8_t>(e.reason);
+        std::memset(o.reserved, 0, sizeof o.reserved);
     }
 }
 
@@ -272,16 +275,21 @@ public:
     void access(const memsub_access& c, memsub_access_result* out) noexcept override {
         const mc::fa_result r = cache_.access(to_access(c));
         if (out == nullptr) return;
-        *out = memsub_access_result{};
+        // As to_c: the fields, and the eviction slot in use, are written.
         out->hit = r.hit;
-        if (!r.hit) { // a miss always fills; a writeback from above fetches nothing
-            out->blocks_filled = 1;
-            out->missing_segments = 1;
-            out->bytes_fetched = c.kind == MEMSUB_ACCESS_WRITEBACK ? 0 : cache_.line_bytes();
-        }
+        out->partial = 0;
+        out->bypass_reason = MEMSUB_BYPASS_NONE;
+        out->hit_block_left = 0;
+        // A miss always fills; a writeback from above fetches nothing.
+        out->blocks_filled = r.hit ? 0 : 1;
+        out->missing_segments = r.hit ? 0 : 1;
+        out->bytes_fetched = r.hit || c.kind == MEMSUB_ACCESS_WRITEBACK ? 0 : cache_.line_bytes();
+        out->bytes_written_down = 0;
+        out->eviction_count = r.evicted ? 1 : 0;
+        out->reserved = 0;
         if (r.evicted) {
-            out->eviction_count = 1;
             memsub_evicted_block& e = out->evictions[0];
+            e = memsub_evicted_block{};
             e.address = r.evicted_line.value * cache_.line_bytes();
             e.bytes = cache_.line_bytes();
             e.stored_segments = 1;

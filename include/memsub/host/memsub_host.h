@@ -290,7 +290,8 @@ typedef struct memsub_access_result {
     uint32_t bytes_written_down;
     /* Requested segments that were not resident (bit i = segment i; 1 for a whole-line miss). */
     uint64_t missing_segments;
-    /* The blocks this access removed, in order: evictions[0 .. eviction_count). */
+    /* The blocks this access removed, in order: evictions[0 .. eviction_count). The slots
+     * past eviction_count are not written (they keep what the caller's struct held). */
     uint32_t eviction_count;
     uint32_t reserved;
     memsub_evicted_block evictions[MEMSUB_MAX_EVICTIONS];
