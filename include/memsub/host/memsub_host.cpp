@@ -6,6 +6,11 @@
 // sees one. Each handle is a C++ object behind an abstract base; the cache's whole access loop
 // (memsub_cache_access_batch) runs inside the concrete class, so a batch costs one virtual call
 // and the engine inlines into its loop as it does in a header-only host.
+// Decision: type erasure by a virtual base at this boundary only. A C entry point is already an
+// out-of-line call through the dynamic linker's table; choosing the compiled shape behind the
+// handle costs one more indirect call per entry (a std::variant's visit costs the same jump),
+// and nothing below it is virtual: the policy is a runtime_choice (a jump per hook) and the
+// engine is the header-only one.
 // Decision: a fixed set of compiled cache shapes (3 write policies, and for variable-block
 // caches max_block_segments 2 or 4), each running host::policy_choice, rather than a shape per
 // policy: 9 instantiations of the engine keep the library's build time and size moderate, and
