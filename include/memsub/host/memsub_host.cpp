@@ -1,0 +1,717 @@
+// memsub host ABI: the implementation of memsub/host/memsub_host.h, one C++20 translation unit.
+// CMake builds it as the shared library memsub::host; a host with its own build compiles it
+// with the include directory on its path (docs/embedding/c_abi.md).
+//
+// Every entry point is noexcept and catches every exception (guarded below): a C caller never
+// sees one. Each handle is a C++ object behind an abstract base; the cache's whole access loop
+// (memsub_cache_access_batch) runs inside the concrete class, so a batch costs one virtual call
+// and the engine inlines into its loop as it does in a header-only host.
+// Decision: type erasure by a virtual base at this boundary only. A C entry point is already an
+// out-of-line call through the dynamic linker's table; choosing the compiled shape behind the
+// handle costs one more indirect call per entry (a std::variant's visit costs the same jump),
+// and nothing below it is virtual: the policy is a runtime_choice (a jump per hook) and the
+// engine is the header-only one.
+// Decision: a fixed set of compiled cache shapes (3 write policies, and for variable-block
+// caches max_block_segments 2 or 4), each running host::policy_choice, rather than a shape per
+// policy: 9 instantiations of the engine keep the library's build time and size moderate, and
+// a policy chosen at run time costs one jump per hook (runtime_choice).
+#include <memsub/host/memsub_host.h>
+
+#include <algorithm>
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <exception>
+#include <memory>
+#include <new>
+#include <span>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include <memsub/cache/access_result.hpp>
+#include <memsub/cache/basic_cache.hpp>
+#include <memsub/cache/fully_associative.hpp>
+#include <memsub/compression/all.hpp>
+#include <memsub/config.hpp>
+#include <memsub/core/access.hpp>
+#include <memsub/core/errors.hpp>
+#include <memsub/core/geometry.hpp>
+#include <memsub/host/host_policies.hpp>
+#include <memsub/version.hpp>
+
+// The C enums carry memsub's values, so records convert by a cast.
+static_assert(MEMSUB_ACCESS_KIND_COUNT == memsub::access_kind_count);
+static_assert(MEMSUB_ACCESS_WRITEBACK == static_cast<int>(memsub::access_kind::writeback));
+static_assert(MEMSUB_ACCESS_PREFETCH == static_cast<int>(memsub::access_kind::prefetch));
+static_assert(MEMSUB_ACCESS_INSTRUCTION_FETCH ==
+              static_cast<int>(memsub::access_kind::instruction_fetch));
+static_assert(MEMSUB_ACCESS_STORE == static_cast<int>(memsub::access_kind::store));
+static_assert(MEMSUB_BYPASS_REASON_COUNT == memsub::cache::bypass_reason_count);
+static_assert(MEMSUB_BYPASS_POLICY == static_cast<int>(memsub::cache::bypass_reason::policy));
+static_assert(MEMSUB_EVICTION_REASON_COUNT == memsub::eviction_reason_count);
+static_assert(MEMSUB_EVICTION_RETIRED == static_cast<int>(memsub::eviction_reason::retired));
+static_assert(MEMSUB_WRITE_EVICT == static_cast<int>(memsub::cache::write_policy::write_evict));
+static_assert(MEMSUB_MAX_PAYLOAD_BYTES == memsub::compression::max_payload_bytes);
+static_assert(MEMSUB_MAX_LINE_BYTES == memsub::compression::max_line_bytes);
+static_assert(
+    MEMSUB_MAX_EVICTIONS ==
+    memsub::cache::cache_options{.max_block_segments = MEMSUB_MAX_BLOCK_SEGMENTS}.max_evictions());
+
+namespace {
+
+namespace mc = memsub::cache;
+namespace mcomp = memsub::compression;
+
+// ---------------------------------------------------------------- errors
+
+/// Fills `error` (when not NULL) with `code` and `message`, cut at a UTF-8 character boundary to
+/// fit; returns `code`.
+memsub_status fail(memsub_error* error, memsub_status code, std::string_view message) noexcept {
+    if (error == nullptr) return code;
+    error->code = code;
+    std::size_t n = std::min<std::size_t>(message.size(), MEMSUB_ERROR_MESSAGE_BYTES - 1);
+    if (n < message.size()) // do not leave half a character: drop its leading bytes too
+        while (n > 0 && (static_cast<unsigned char>(message[n]) & 0xC0u) == 0x80u) --n;
+    std::memcpy(error->message, message.data(), n);
+    error->message[n] = '\0';
+    return code;
+}
+
+/// Runs `body` (returning a memsub_status) and turns every exception into a status.
+template <class Body>
+memsub_status guarded(memsub_error* error, Body&& body) noexcept {
+    try {
+        return body();
+    } catch (const memsub::config_error& e) {
+        return fail(error, MEMSUB_CONFIG_ERROR, e.what());
+    } catch (const std::bad_alloc&) {
+        return fail(error, MEMSUB_OUT_OF_MEMORY, "memsub: out of memory");
+    } catch (const std::exception& e) {
+        return fail(error, MEMSUB_INTERNAL_ERROR, e.what());
+    } catch (...) {
+        return fail(error, MEMSUB_INTERNAL_ERROR, "memsub: an unknown exception");
+    }
+}
+
+/// Writes `names` joined by commas into buffer[0 .. bytes) (see memsub_cache_policy_names).
+memsub_status write_names(const std::vector<std::string>& names, char* buffer, std::size_t bytes,
+                          std::size_t* needed) {
+    std::string joined;
+    for (const auto& n : names) {
+        if (!joined.empty()) joined += ',';
+        joined += n;
+    }
+    if (needed != nullptr) *needed = joined.size() + 1;
+    if (joined.size() < bytes) {
+        std::memcpy(buffer, joined.c_str(), joined.size() + 1);
+        return MEMSUB_OK;
+    }
+    if (bytes > 0) { // the whole names that fit before the NUL
+        std::size_t cut = 0;
+        for (std::size_t i = 0; i < bytes && i < joined.size(); ++i)
+            if (joined[i] == ',') cut = i;
+        std::memcpy(buffer, joined.data(), cut);
+        buffer[cut] = '\0';
+    }
+    return MEMSUB_BUFFER_TOO_SMALL;
+}
+
+// ---------------------------------------------------------------- records
+
+[[nodiscard]] bool valid_record(const memsub_access& c) noexcept {
+    return c.kind < MEMSUB_ACCESS_KIND_COUNT && c.reserved == 0;
+}
+
+/// The memsub::access of a C record (valid_record holds).
+[[nodiscard]] MEMSUB_ALWAYS_INLINE memsub::access to_access(const memsub_access& c) noexcept {
+    memsub::access a;
+    a.address = memsub::byte_address{c.address};
+    a.pc = c.pc;
+    a.kind = static_cast<memsub::access_kind>(c.kind);
+    a.read_modify_write = c.read_modify_write != 0;
+    a.sector_mask = c.sector_mask;
+    a.requester = c.requester;
+    a.size = c.size;
+    a.hints.next_use = (c.hints & MEMSUB_HINT_NEXT_USE) != 0 ? c.next_use : memsub::never;
+    a.hints.memory_cost_class = (c.hints & MEMSUB_HINT_MEMORY_COST_CLASS) != 0
+                                    ? c.memory_cost_class
+                                    : memsub::host_hints::unknown_class;
+    a.hints.miss_cost_cycles = c.miss_cost_cycles;
+    a.hints.no_allocate = c.no_allocate != 0;
+    return a;
+}
+
+template <std::size_t M>
+void to_c(const mc::access_result<M>& r, memsub_access_result& out) noexcept {
+    // Field by field: the unused eviction slots are left as they are (the header says so), so a
+    // call that evicts nothing writes 40 bytes, not the whole 256-byte result.
+    out.hit = r.hit;
+    out.partial = r.partial;
+    out.bypass_reason = static_cast<std::uint8_t>(r.bypass);
+    out.hit_block_left = r.hit_block_left;
+    out.blocks_filled = r.blocks_filled;
+    out.bytes_fetched = r.bytes_fetched;
+    out.bytes_written_down = r.bytes_written_down;
+    out.missing_segments = r.missing_segments;
+    static_assert(M <= MEMSUB_MAX_EVICTIONS);
+    out.eviction_count = static_cast<std::uint32_t>(r.evictions.size());
+    out.reserved = 0;
+    for (std::size_t i = 0; i < r.evictions.size(); ++i) {
+        const memsub::evicted_block& e = r.evictions[i];
+        memsub_evicted_block& o = out.evictions[i];
+        o.address = e.address.value;
+        o.bytes = e.bytes;
+        o.stored_segments = e.stored_segments;
+        o.dirty = e.dirty;
+        o.reused = e.reused;
+        o.reason = static_cast<std::uint8_t>(e.reason);
+        std::memset(o.reserved, 0, sizeof o.reserved);
+    }
+}
+
+void to_c(const mc::cache_stats& s, memsub_cache_stats& out) noexcept {
+    out = memsub_cache_stats{};
+    out.accesses = s.accesses();
+    out.misses = s.misses();
+    out.hits = s.hits();
+    for (std::size_t k = 0; k < MEMSUB_ACCESS_KIND_COUNT; ++k)
+        out.by_kind[k] = {s.by_kind[k].accesses, s.by_kind[k].misses};
+    out.fills = s.fills;
+    out.partial_misses = s.partial_misses;
+    out.evictions = s.evictions;
+    out.writebacks = s.writebacks;
+    out.bypasses = s.bypasses();
+    for (std::size_t r = 0; r < MEMSUB_BYPASS_REASON_COUNT; ++r)
+        out.bypasses_by_reason[r] = s.bypasses_by_reason[r];
+    out.invalidations = s.invalidations;
+    for (std::size_t r = 0; r < MEMSUB_EVICTION_REASON_COUNT; ++r)
+        out.invalidations_by_reason[r] = s.invalidations_by_reason[r];
+    out.resizes = s.resizes;
+    out.resizes_refused = s.resizes_refused;
+    out.specs_clamped = s.specs_clamped;
+    out.bytes_fetched = s.bytes_fetched;
+    out.bytes_written_down = s.bytes_written_down;
+    out.bytes_written_back = s.bytes_written_back;
+}
+
+} // namespace
+
+// ---------------------------------------------------------------- cache handles
+
+/// The handle behind `memsub_cache*`: one concrete cache per compiled shape.
+struct memsub_cache {
+    memsub_cache() = default;
+    memsub_cache(const memsub_cache&) = delete;
+    memsub_cache& operator=(const memsub_cache&) = delete;
+    virtual ~memsub_cache() = default;
+    /// One access of a valid record.
+    virtual void access(const memsub_access& c, memsub_access_result* out) noexcept = 0;
+    /// The batch loop; returns how many records were made (< n: records[made] is invalid).
+    virtual std::size_t access_batch(const memsub_access* records, std::size_t n,
+                                     std::uint64_t& hits, std::uint8_t* hit_flags) noexcept = 0;
+    virtual void stats(memsub_cache_stats& out) const noexcept = 0;
+    /// false when the engine keeps no reset.
+    virtual bool reset_stats() noexcept = 0;
+};
+
+namespace {
+
+/// A set-engine cache (set-associative or variable-block) of shape `Cache`.
+template <class Cache>
+class engine_cache final : public memsub_cache {
+public:
+    engine_cache(const memsub::geometry& g, const typename Cache::policy_params& p)
+        : cache_(g, p) {}
+
+    void access(const memsub_access& c, memsub_access_result* out) noexcept override {
+        const auto r = one(c);
+        if (out != nullptr) to_c(r, *out);
+    }
+
+    std::size_t access_batch(const memsub_access* records, std::size_t n, std::uint64_t& hits,
+                             std::uint8_t* hit_flags) noexcept override {
+        // basic_cache::access_all's loop: the metadata of the record `distance` ahead is
+        // prefetched, which hides the memory latency of large caches.
+        constexpr std::size_t distance = 8;
+        std::uint64_t h = 0;
+        std::size_t i = 0;
+        for (; i < n; ++i) {
+            if (i + distance < n)
+                cache_.prefetch(memsub::byte_address{records[i + distance].address});
+            if (MEMSUB_UNLIKELY(!valid_record(records[i]))) break;
+            const bool hit = one(records[i]).hit;
+            h += hit;
+            if (hit_flags != nullptr) hit_flags[i] = hit;
+        }
+        hits = h;
+        return i;
+    }
+
+    void stats(memsub_cache_stats& out) const noexcept override { to_c(cache_.stats(), out); }
+    bool reset_stats() noexcept override {
+        cache_.reset_stats();
+        return true;
+    }
+
+private:
+    MEMSUB_ALWAYS_INLINE typename Cache::result_type one(const memsub_access& c) noexcept {
+        const memsub::access a = to_access(c);
+        if constexpr (Cache::variable_blocks) {
+            if (c.span_segments != 0)
+                return cache_.access(a, mc::block_spec{c.span_segments, c.stored_segments, 0});
+        }
+        return cache_.access(a);
+    }
+
+    Cache cache_;
+};
+
+/// A fully associative cache replacing in `Order`.
+template <class Order>
+class fa_cache final : public memsub_cache {
+public:
+    fa_cache(std::uint64_t lines, std::uint32_t line_bytes) : cache_(lines, line_bytes) {}
+
+    void access(const memsub_access& c, memsub_access_result* out) noexcept override {
+        const mc::fa_result r = cache_.access(to_access(c));
+        if (out == nullptr) return;
+        // As to_c: the fields, and the eviction slot in use, are written.
+        out->hit = r.hit;
+        out->partial = 0;
+        out->bypass_reason = MEMSUB_BYPASS_NONE;
+        out->hit_block_left = 0;
+        // A miss always fills; a writeback from above fetches nothing.
+        out->blocks_filled = r.hit ? 0 : 1;
+        out->missing_segments = r.hit ? 0 : 1;
+        out->bytes_fetched = r.hit || c.kind == MEMSUB_ACCESS_WRITEBACK ? 0 : cache_.line_bytes();
+        out->bytes_written_down = 0;
+        out->eviction_count = r.evicted ? 1 : 0;
+        out->reserved = 0;
+        if (r.evicted) {
+            memsub_evicted_block& e = out->evictions[0];
+            e = memsub_evicted_block{};
+            e.address = r.evicted_line.value * cache_.line_bytes();
+            e.bytes = cache_.line_bytes();
+            e.stored_segments = 1;
+            e.dirty = r.writeback;
+            e.reason = MEMSUB_EVICTION_REPLACEMENT;
+        }
+    }
+
+    std::size_t access_batch(const memsub_access* records, std::size_t n, std::uint64_t& hits,
+                             std::uint8_t* hit_flags) noexcept override {
+        std::uint64_t h = 0;
+        std::size_t i = 0;
+        for (; i < n; ++i) {
+            if (MEMSUB_UNLIKELY(!valid_record(records[i]))) break;
+            const bool hit = cache_.access(to_access(records[i])).hit;
+            h += hit;
+            if (hit_flags != nullptr) hit_flags[i] = hit;
+        }
+        hits = h;
+        return i;
+    }
+
+    void stats(memsub_cache_stats& out) const noexcept override { to_c(cache_.stats(), out); }
+    bool reset_stats() noexcept override { return false; }
+
+private:
+    mc::fully_associative_cache<Order> cache_;
+};
+
+constexpr std::string_view create_component = "memsub_cache_create";
+
+template <mc::write_policy W, std::uint32_t MaxBlockSegments>
+using engine_shape =
+    mc::basic_cache<memsub::host::policy_choice,
+                    mc::cache_options{.writes = W, .max_block_segments = MaxBlockSegments}>;
+
+template <std::uint32_t MaxBlockSegments>
+std::unique_ptr<memsub_cache> make_engine(std::uint32_t writes, const memsub::geometry& g,
+                                          const memsub::host::policy_choice::params& p) {
+    switch (writes) {
+    case MEMSUB_WRITE_BACK:
+        return std::make_unique<
+            engine_cache<engine_shape<mc::write_policy::write_back, MaxBlockSegments>>>(g, p);
+    case MEMSUB_WRITE_THROUGH:
+        return std::make_unique<
+            engine_cache<engine_shape<mc::write_policy::write_through, MaxBlockSegments>>>(g, p);
+    default:
+        return std::make_unique<
+            engine_cache<engine_shape<mc::write_policy::write_evict, MaxBlockSegments>>>(g, p);
+    }
+}
+
+/// The geometry of a set-associative or variable-block config.
+memsub::geometry geometry_of(const memsub_cache_config& c) {
+    return memsub::geometry{.sets = c.sets,
+                            .ways = c.ways,
+                            .line_bytes = c.line_bytes,
+                            .segment_bytes = c.segment_bytes,
+                            .tags_per_set = c.tags_per_set};
+}
+
+/// The compiled max_block_segments a variable-block config asks for (0 = the smaller of 2 and
+/// 4 that holds the line's segments); throws config_error.
+std::uint32_t max_block_segments_of(const memsub_cache_config& c, const memsub::geometry& g) {
+    if (c.max_block_segments != 0) {
+        memsub::require(c.max_block_segments == 2 || c.max_block_segments == 4, create_component,
+                        "max_block_segments", c.max_block_segments,
+                        "must be 0 (the smallest that fits), 2 or 4");
+        return c.max_block_segments;
+    }
+    memsub::require(g.segments_per_line() <= MEMSUB_MAX_BLOCK_SEGMENTS, create_component,
+                    "segment_bytes", g.segment_size(),
+                    "a variable-block cache here holds at most 4 segments per line");
+    return g.segments_per_line() <= 2 ? 2 : 4;
+}
+
+constexpr std::array<std::string_view, 3> fa_orders{"lru", "fifo", "opt"};
+
+std::unique_ptr<memsub_cache> make_cache(memsub_cache_kind kind, std::string_view policy,
+                                         const memsub_cache_config& c) {
+    if (kind == MEMSUB_CACHE_FULLY_ASSOCIATIVE) {
+        memsub::require(c.write_policy == MEMSUB_WRITE_BACK, create_component, "write_policy",
+                        c.write_policy, "a fully associative cache is write-back only (0)");
+        if (policy.empty() || policy == "lru")
+            return std::make_unique<fa_cache<mc::fa_lru>>(c.lines, c.line_bytes);
+        if (policy == "fifo") return std::make_unique<fa_cache<mc::fa_fifo>>(c.lines, c.line_bytes);
+        if (policy == "opt") return std::make_unique<fa_cache<mc::fa_opt>>(c.lines, c.line_bytes);
+        throw memsub::config_error(create_component, "policy", policy,
+                                   "must name a fully associative order (built: lru, fifo, opt)");
+    }
+    const memsub::geometry g = geometry_of(c);
+    memsub::host::policy_choice::params p;
+    p.name = policy.empty() ? "lru" : std::string(policy);
+    if (kind == MEMSUB_CACHE_SET_ASSOCIATIVE) return make_engine<1>(c.write_policy, g, p);
+    g.validate(create_component);
+    return max_block_segments_of(c, g) == 2 ? make_engine<2>(c.write_policy, g, p)
+                                            : make_engine<4>(c.write_policy, g, p);
+}
+
+/// MEMSUB_OK, or the status (and message) of a config a cache cannot be made of.
+memsub_status check_config(memsub_cache_kind kind, const memsub_cache_config* c,
+                           memsub_error* error) noexcept {
+    if (c == nullptr) return fail(error, MEMSUB_INVALID_ARGUMENT, "config is NULL");
+    if (kind != MEMSUB_CACHE_SET_ASSOCIATIVE && kind != MEMSUB_CACHE_FULLY_ASSOCIATIVE &&
+        kind != MEMSUB_CACHE_VARIABLE_BLOCK)
+        return fail(error, MEMSUB_INVALID_ARGUMENT, "kind is not a memsub_cache_kind");
+    if (c->write_policy > MEMSUB_WRITE_EVICT)
+        return fail(error, MEMSUB_INVALID_ARGUMENT,
+                    "config->write_policy is not a memsub_write_policy");
+    if (c->reserved != 0) return fail(error, MEMSUB_INVALID_ARGUMENT, "config->reserved is not 0");
+    return MEMSUB_OK;
+}
+
+// ---------------------------------------------------------------- compressors
+
+} // namespace
+
+/// The handle behind `memsub_compressor*`.
+struct memsub_compressor {
+    memsub_compressor() = default;
+    memsub_compressor(const memsub_compressor&) = delete;
+    memsub_compressor& operator=(const memsub_compressor&) = delete;
+    virtual ~memsub_compressor() = default;
+    [[nodiscard]] virtual std::string_view name() const noexcept = 0;
+    [[nodiscard]] virtual std::uint32_t line_bytes() const noexcept = 0;
+    [[nodiscard]] virtual std::uint32_t metadata_bits() const noexcept = 0;
+    [[nodiscard]] virtual std::uint32_t
+    size_bits(std::span<const std::byte> line) const noexcept = 0;
+    [[nodiscard]] virtual mcomp::compressed_line
+    compress(std::span<const std::byte> line) const noexcept = 0;
+    [[nodiscard]] virtual mcomp::decode_result
+    decompress(const mcomp::compressed_view& in, std::span<std::byte> out) const noexcept = 0;
+};
+
+namespace {
+
+template <class C>
+class compressor_of final : public memsub_compressor {
+public:
+    explicit compressor_of(std::uint32_t line_bytes) : c_(params_for(line_bytes)) {}
+
+    std::string_view name() const noexcept override { return c_.name(); }
+    std::uint32_t line_bytes() const noexcept override { return c_.line_bytes(); }
+    std::uint32_t metadata_bits() const noexcept override { return c_.metadata_bits(); }
+    std::uint32_t size_bits(std::span<const std::byte> line) const noexcept override {
+        return c_.size_bits(line);
+    }
+    mcomp::compressed_line compress(std::span<const std::byte> line) const noexcept override {
+        return c_.compress(line);
+    }
+    mcomp::decode_result decompress(const mcomp::compressed_view& in,
+                                    std::span<std::byte> out) const noexcept override {
+        return c_.decompress(in, out);
+    }
+
+private:
+    static typename C::params params_for(std::uint32_t line_bytes) {
+        typename C::params p{};
+        p.line_bytes = line_bytes;
+        return p;
+    }
+    C c_;
+};
+
+struct compressor_entry {
+    std::string_view name;
+    std::unique_ptr<memsub_compressor> (*make)(std::uint32_t line_bytes);
+};
+
+template <class C>
+std::unique_ptr<memsub_compressor> make_compressor(std::uint32_t line_bytes) {
+    return std::make_unique<compressor_of<C>>(line_bytes);
+}
+
+// The compressibility tool's list, then the two trivial ones.
+constexpr std::array<compressor_entry, 9> compressors{{
+    {"bdi", &make_compressor<mcomp::bdi>},
+    {"fpc", &make_compressor<mcomp::fpc>},
+    {"cpack", &make_compressor<mcomp::cpack>},
+    {"cpack_z", &make_compressor<mcomp::cpack_z>},
+    {"bpc", &make_compressor<mcomp::bpc>},
+    {"sc2", &make_compressor<mcomp::sc2>},
+    {"best_of_all", &make_compressor<mcomp::best_of_all>},
+    {"none", &make_compressor<mcomp::none>},
+    {"zero", &make_compressor<mcomp::zero>},
+}};
+
+std::vector<std::string> compressor_names() {
+    std::vector<std::string> out;
+    for (const auto& e : compressors) out.emplace_back(e.name);
+    return out;
+}
+
+std::span<const std::byte> bytes_of(const std::uint8_t* p, std::size_t n) noexcept {
+    return {reinterpret_cast<const std::byte*>(p), n};
+}
+
+/// MEMSUB_OK when `c`, `line` and `bytes` are a line the compressor takes.
+memsub_status check_line(const memsub_compressor* c, const std::uint8_t* line, std::size_t bytes,
+                         const void* out, memsub_error* error) noexcept {
+    if (c == nullptr) return fail(error, MEMSUB_INVALID_ARGUMENT, "compressor is NULL");
+    if (line == nullptr) return fail(error, MEMSUB_INVALID_ARGUMENT, "line is NULL");
+    if (out == nullptr) return fail(error, MEMSUB_INVALID_ARGUMENT, "the output pointer is NULL");
+    if (bytes != c->line_bytes()) {
+        char m[128];
+        std::snprintf(m, sizeof m, "bytes = %zu is not the compressor's line size (%u)", bytes,
+                      static_cast<unsigned>(c->line_bytes()));
+        return fail(error, MEMSUB_INVALID_ARGUMENT, m);
+    }
+    return MEMSUB_OK;
+}
+
+} // namespace
+
+// ---------------------------------------------------------------- the C entry points
+
+extern "C" {
+
+MEMSUB_HOST_API const char* memsub_status_name(memsub_status status) {
+    switch (status) {
+    case MEMSUB_OK:
+        return "MEMSUB_OK";
+    case MEMSUB_INVALID_ARGUMENT:
+        return "MEMSUB_INVALID_ARGUMENT";
+    case MEMSUB_CONFIG_ERROR:
+        return "MEMSUB_CONFIG_ERROR";
+    case MEMSUB_OUT_OF_MEMORY:
+        return "MEMSUB_OUT_OF_MEMORY";
+    case MEMSUB_BUFFER_TOO_SMALL:
+        return "MEMSUB_BUFFER_TOO_SMALL";
+    case MEMSUB_UNSUPPORTED:
+        return "MEMSUB_UNSUPPORTED";
+    case MEMSUB_DECODE_ERROR:
+        return "MEMSUB_DECODE_ERROR";
+    case MEMSUB_INTERNAL_ERROR:
+        return "MEMSUB_INTERNAL_ERROR";
+    case MEMSUB_STATUS_MAX_ENUM:
+        break;
+    }
+    return "MEMSUB_UNKNOWN_STATUS";
+}
+
+MEMSUB_HOST_API memsub_status memsub_host_version(uint32_t* abi_version,
+                                                  const char** library_version) {
+    if (abi_version != nullptr) *abi_version = MEMSUB_HOST_ABI_VERSION;
+    if (library_version != nullptr) *library_version = memsub::version_string;
+    return MEMSUB_OK;
+}
+
+MEMSUB_HOST_API memsub_status memsub_cache_create(memsub_cache_kind kind, const char* policy_name,
+                                                  const memsub_cache_config* config,
+                                                  memsub_cache** out, memsub_error* error) {
+    return guarded(error, [&] {
+        if (out == nullptr) return fail(error, MEMSUB_INVALID_ARGUMENT, "out is NULL");
+        if (const memsub_status s = check_config(kind, config, error); s != MEMSUB_OK) return s;
+        *out = make_cache(kind, policy_name == nullptr ? "" : policy_name, *config).release();
+        return MEMSUB_OK;
+    });
+}
+
+MEMSUB_HOST_API memsub_status memsub_cache_destroy(memsub_cache* cache) {
+    delete cache; // destructors do not throw
+    return MEMSUB_OK;
+}
+
+MEMSUB_HOST_API memsub_status memsub_cache_policy_names(memsub_cache_kind kind,
+                                                        const memsub_cache_config* config,
+                                                        char* buffer, size_t buffer_bytes,
+                                                        size_t* needed, memsub_error* error) {
+    return guarded(error, [&] {
+        if (const memsub_status s = check_config(kind, config, error); s != MEMSUB_OK) return s;
+        if (buffer == nullptr && buffer_bytes > 0)
+            return fail(error, MEMSUB_INVALID_ARGUMENT, "buffer is NULL and buffer_bytes > 0");
+        std::vector<std::string> names;
+        if (kind == MEMSUB_CACHE_FULLY_ASSOCIATIVE) {
+            for (const auto n : fa_orders) names.emplace_back(n);
+        } else {
+            const memsub::geometry g = geometry_of(*config);
+            g.validate(create_component);
+            names = memsub::host::policy_choice::names(g, {});
+        }
+        const memsub_status s = write_names(names, buffer, buffer_bytes, needed);
+        return s == MEMSUB_OK ? s : fail(error, s, "the policy names do not fit in the buffer");
+    });
+}
+
+MEMSUB_HOST_API memsub_status memsub_cache_access(memsub_cache* cache, const memsub_access* access,
+                                                  memsub_access_result* result) {
+    return guarded(nullptr, [&] {
+        if (cache == nullptr || access == nullptr || !valid_record(*access))
+            return MEMSUB_INVALID_ARGUMENT;
+        cache->access(*access, result);
+        return MEMSUB_OK;
+    });
+}
+
+MEMSUB_HOST_API memsub_status memsub_cache_access_batch(memsub_cache* cache,
+                                                        const memsub_access* records, size_t n,
+                                                        uint64_t* hits_out, uint8_t* hit_flags) {
+    return guarded(nullptr, [&] {
+        if (cache == nullptr || (records == nullptr && n > 0)) return MEMSUB_INVALID_ARGUMENT;
+        std::uint64_t hits = 0;
+        const std::size_t made = n == 0 ? 0 : cache->access_batch(records, n, hits, hit_flags);
+        if (hits_out != nullptr) *hits_out = hits;
+        return made == n ? MEMSUB_OK : MEMSUB_INVALID_ARGUMENT;
+    });
+}
+
+MEMSUB_HOST_API memsub_status memsub_cache_get_stats(const memsub_cache* cache,
+                                                     memsub_cache_stats* stats) {
+    if (cache == nullptr || stats == nullptr) return MEMSUB_INVALID_ARGUMENT;
+    cache->stats(*stats);
+    return MEMSUB_OK;
+}
+
+MEMSUB_HOST_API memsub_status memsub_cache_reset_stats(memsub_cache* cache) {
+    if (cache == nullptr) return MEMSUB_INVALID_ARGUMENT;
+    return cache->reset_stats() ? MEMSUB_OK : MEMSUB_UNSUPPORTED;
+}
+
+MEMSUB_HOST_API memsub_status memsub_compressor_create(const char* name, uint32_t line_bytes,
+                                                       memsub_compressor** out,
+                                                       memsub_error* error) {
+    return guarded(error, [&] {
+        if (name == nullptr) return fail(error, MEMSUB_INVALID_ARGUMENT, "name is NULL");
+        if (out == nullptr) return fail(error, MEMSUB_INVALID_ARGUMENT, "out is NULL");
+        for (const auto& e : compressors) {
+            if (e.name != name) continue;
+            *out = e.make(line_bytes).release();
+            return MEMSUB_OK;
+        }
+        std::string built;
+        for (const auto& n : compressor_names()) built += (built.empty() ? "" : ", ") + n;
+        throw memsub::config_error("memsub_compressor_create", "name", name,
+                                   "must name a compressor (built: " + built + ")");
+    });
+}
+
+MEMSUB_HOST_API memsub_status memsub_compressor_destroy(memsub_compressor* compressor) {
+    delete compressor;
+    return MEMSUB_OK;
+}
+
+MEMSUB_HOST_API memsub_status memsub_compressor_names(char* buffer, size_t buffer_bytes,
+                                                      size_t* needed) {
+    return guarded(nullptr, [&] {
+        if (buffer == nullptr && buffer_bytes > 0) return MEMSUB_INVALID_ARGUMENT;
+        return write_names(compressor_names(), buffer, buffer_bytes, needed);
+    });
+}
+
+MEMSUB_HOST_API memsub_status memsub_compressor_size_bits(const memsub_compressor* compressor,
+                                                          const uint8_t* line, size_t bytes,
+                                                          uint32_t* bits, memsub_error* error) {
+    return guarded(error, [&] {
+        if (const memsub_status s = check_line(compressor, line, bytes, bits, error);
+            s != MEMSUB_OK)
+            return s;
+        *bits = compressor->size_bits(bytes_of(line, bytes));
+        return MEMSUB_OK;
+    });
+}
+
+MEMSUB_HOST_API memsub_status memsub_compressor_compress(const memsub_compressor* compressor,
+                                                         const uint8_t* line, size_t bytes,
+                                                         memsub_compressed_line* out,
+                                                         memsub_error* error) {
+    return guarded(error, [&] {
+        if (const memsub_status s = check_line(compressor, line, bytes, out, error); s != MEMSUB_OK)
+            return s;
+        const mcomp::compressed_line c = compressor->compress(bytes_of(line, bytes));
+        *out = memsub_compressed_line{};
+        out->bits = c.bits;
+        out->codebook = c.codebook;
+        out->tag_data = c.tag_data;
+        out->member = c.member;
+        out->encoding = c.encoding;
+        std::memcpy(out->payload, c.payload.data(), sizeof out->payload);
+        return MEMSUB_OK;
+    });
+}
+
+MEMSUB_HOST_API memsub_status memsub_compressor_decompress(const memsub_compressor* compressor,
+                                                           const memsub_compressed_line* in,
+                                                           uint8_t* out, size_t out_bytes,
+                                                           memsub_error* error) {
+    return guarded(error, [&] {
+        if (in == nullptr) return fail(error, MEMSUB_INVALID_ARGUMENT, "in is NULL");
+        if (const memsub_status s = check_line(compressor, out, out_bytes, out, error);
+            s != MEMSUB_OK)
+            return s;
+        const mcomp::compressed_view view{bytes_of(in->payload, sizeof in->payload),
+                                          in->bits,
+                                          in->encoding,
+                                          in->member,
+                                          in->codebook,
+                                          in->tag_data};
+        const mcomp::decode_result r =
+            compressor->decompress(view, {reinterpret_cast<std::byte*>(out), out_bytes});
+        if (r.ok()) return MEMSUB_OK;
+        char m[MEMSUB_ERROR_MESSAGE_BYTES];
+        const std::string_view name = compressor->name();
+        const std::string_view problem = r.message();
+        std::snprintf(m, sizeof m, "%.*s: at bit offset %u: %.*s", static_cast<int>(name.size()),
+                      name.data(), static_cast<unsigned>(r.bit_offset),
+                      static_cast<int>(problem.size()), problem.data());
+        return fail(error, MEMSUB_DECODE_ERROR, m);
+    });
+}
+
+MEMSUB_HOST_API memsub_status memsub_compressor_info(const memsub_compressor* compressor,
+                                                     uint32_t* line_bytes,
+                                                     uint32_t* metadata_bits) {
+    if (compressor == nullptr) return MEMSUB_INVALID_ARGUMENT;
+    if (line_bytes != nullptr) *line_bytes = compressor->line_bytes();
+    if (metadata_bits != nullptr) *metadata_bits = compressor->metadata_bits();
+    return MEMSUB_OK;
+}
+
+} // extern "C"

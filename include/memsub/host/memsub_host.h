@@ -1,0 +1,455 @@
+/* memsub host ABI: memsub's caches and compressors behind a C interface, for hosts that cannot
+ * include the C++20 headers (simulators built as C++11 or C++17, C programs, Python through
+ * ctypes or cffi). The implementation is one C++20 translation unit beside this header,
+ * memsub/host/memsub_host.cpp, built by CMake as the shared library memsub::host (or compiled
+ * by a host's own build); docs/embedding/c_abi.md shows both ways.
+ *
+ * Conventions (every function below follows them):
+ *  - Status: every function returns a `memsub_status` (MEMSUB_OK = 0), except
+ *    `memsub_status_name`, which cannot fail. Nothing throws across this interface: every entry
+ *    point catches every C++ exception and turns it into a status.
+ *  - Reasons: functions that can fail for a reason a person must read (a configuration, a
+ *    corrupt payload) take a `memsub_error*` last: when it is not NULL it receives the status
+ *    and a NUL-terminated message, truncated to fit. NULL means "not wanted".
+ *  - Ownership: a `_create` function hands the caller a handle that only the matching
+ *    `_destroy` frees; everything else the caller passes (records, buffers, results) stays the
+ *    caller's and is not kept after the call returns. No function keeps global or thread-local
+ *    state.
+ *  - Threads: a handle is not thread-safe (use one per thread, or a lock); calls on different
+ *    handles may run at the same time. A compressor's size, compress and decompress calls only
+ *    read the handle, so one compressor may serve several threads.
+ *  - Types: fixed-width integers; every struct is plain data the caller may zero-initialise
+ *    (zero is each field's default, as documented per field).
+ *
+ * Compiles as C99 and as C++11 or later. */
+#ifndef MEMSUB_HOST_H
+#define MEMSUB_HOST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Version of this interface: changes whenever a struct's layout or a function's meaning
+ * changes. Compare it with what memsub_host_version reports from the library loaded. */
+#define MEMSUB_HOST_ABI_VERSION 1
+
+#if defined(__GNUC__) || defined(__clang__)
+#define MEMSUB_HOST_API __attribute__((visibility("default")))
+#else
+#define MEMSUB_HOST_API
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ------------------------------------------------------------------ status and errors */
+
+/* What a call returned. */
+typedef enum memsub_status {
+    MEMSUB_OK = 0,
+    /* A NULL pointer where one is required, a size out of range, an unknown enum value. */
+    MEMSUB_INVALID_ARGUMENT = 1,
+    /* A configuration memsub refuses (geometry, policy name, compressor name, line size); the
+     * message names the parameter, its value and the rule. */
+    MEMSUB_CONFIG_ERROR = 2,
+    /* Memory could not be allocated (C++ std::bad_alloc). */
+    MEMSUB_OUT_OF_MEMORY = 3,
+    /* A caller buffer is too small for the text asked for (the size needed is reported). */
+    MEMSUB_BUFFER_TOO_SMALL = 4,
+    /* The handle does not offer this operation (e.g. resetting a fully associative cache's
+     * counters). */
+    MEMSUB_UNSUPPORTED = 5,
+    /* A compressed line could not be decoded (corrupt, truncated, another code book). */
+    MEMSUB_DECODE_ERROR = 6,
+    /* Anything else memsub failed at (an unexpected C++ exception); a bug to report. */
+    MEMSUB_INTERNAL_ERROR = 7,
+    /* Not a status: makes every value up to it one the type holds (32 bits), so a value the
+     * caller casts is defined behaviour on the library's C++ side too. */
+    MEMSUB_STATUS_MAX_ENUM = 0x7fffffff
+} memsub_status;
+
+/* Bytes of `memsub_error::message`, its terminating NUL included: room for a configuration
+ * error that lists every policy name. */
+#define MEMSUB_ERROR_MESSAGE_BYTES 1024
+
+/* The reason a call failed. Caller-owned; pass NULL where it is not wanted. On MEMSUB_OK the
+ * callee leaves it untouched. */
+typedef struct memsub_error {
+    /* The status the call returned. */
+    memsub_status code;
+    /* NUL-terminated English text; a longer message is cut at a character boundary. */
+    char message[MEMSUB_ERROR_MESSAGE_BYTES];
+} memsub_error;
+
+/* The name of a status ("MEMSUB_OK", "MEMSUB_CONFIG_ERROR", ...): a static string, never NULL
+ * ("MEMSUB_UNKNOWN_STATUS" for a value not listed). The one function that returns no status. */
+MEMSUB_HOST_API const char* memsub_status_name(memsub_status status);
+
+/* Writes the interface version of the library loaded (MEMSUB_HOST_ABI_VERSION it was built
+ * with) to *abi_version and the memsub version ("0.1.0", a static string) to *library_version;
+ * either pointer may be NULL. Returns MEMSUB_OK. */
+MEMSUB_HOST_API memsub_status memsub_host_version(uint32_t* abi_version,
+                                                  const char** library_version);
+
+/* ------------------------------------------------------------------ caches */
+
+/* The organisation of a cache. */
+typedef enum memsub_cache_kind {
+    /* sets x ways of whole lines (memsub::cache::set_associative_cache). */
+    MEMSUB_CACHE_SET_ASSOCIATIVE = 0,
+    /* One set of `lines` lines with a hash index (memsub::cache::fully_associative_cache);
+     * write-back only; policies lru, fifo and opt. */
+    MEMSUB_CACHE_FULLY_ASSOCIATIVE = 1,
+    /* Blocks of 1 .. max_block_segments segments of a line (memsub::cache::variable_block_cache):
+     * variable line sizes and compressed lines. */
+    MEMSUB_CACHE_VARIABLE_BLOCK = 2,
+    /* Not a kind: as MEMSUB_STATUS_MAX_ENUM (an unknown kind is then MEMSUB_INVALID_ARGUMENT,
+     * not undefined behaviour). */
+    MEMSUB_CACHE_KIND_MAX_ENUM = 0x7fffffff
+} memsub_cache_kind;
+
+/* Write policy (memsub::cache::write_policy). */
+typedef enum memsub_write_policy {
+    /* Write-allocate; stores dirty the block; dirty blocks are written back when they leave. */
+    MEMSUB_WRITE_BACK = 0,
+    /* Stores go down and update a resident block; store misses do not allocate. */
+    MEMSUB_WRITE_THROUGH = 1,
+    /* A store invalidates the blocks it touches and goes down (a GPU L1). */
+    MEMSUB_WRITE_EVICT = 2
+} memsub_write_policy;
+
+/* The largest `max_block_segments` a variable-block cache may have, and the most blocks one
+ * access can evict (2 * 4 + 1; 1 in the other kinds). */
+#define MEMSUB_MAX_BLOCK_SEGMENTS 4
+#define MEMSUB_MAX_EVICTIONS 9
+
+/* A cache's shape. Zero-initialise it and set the fields of its kind. */
+typedef struct memsub_cache_config {
+    /* Set-associative and variable-block: sets (a power of two) and ways (1..64). */
+    uint32_t sets;
+    uint32_t ways;
+    /* Every kind: line size in bytes, a power of two >= 4. */
+    uint32_t line_bytes;
+    /* Variable-block: the data allocation unit in bytes (0 = line_bytes), a power of two
+     * dividing the line. Must be 0 in a set-associative cache. */
+    uint32_t segment_bytes;
+    /* Variable-block: tag entries per set (0 = ways), ways..64. Must be 0 otherwise. */
+    uint32_t tags_per_set;
+    /* Variable-block: the largest block in segments, 2 or 4 (0 = the smaller of the two that
+     * is at least the line's segments). Ignored by the other kinds. */
+    uint32_t max_block_segments;
+    /* Fully associative: capacity in lines, 1 .. 2^30 - 1. Ignored by the other kinds. */
+    uint64_t lines;
+    /* A memsub_write_policy. Fully associative caches are write-back only. */
+    uint32_t write_policy;
+    /* Must be 0. */
+    uint32_t reserved;
+} memsub_cache_config;
+
+/* A cache; opaque. Create with memsub_cache_create, free with memsub_cache_destroy. */
+typedef struct memsub_cache memsub_cache;
+
+/* Creates a cache of `kind` and `config` running the replacement policy `policy_name`, and
+ * stores it in *out (left unchanged on failure). The caller owns it: free it with
+ * memsub_cache_destroy.
+ *
+ * Policies: set-associative and variable-block caches take the names memsub_cache_policy_names
+ * lists (memsub::replacement::all_policies, by the names the explorer lists, and "opt"); a
+ * fully associative cache takes "lru", "fifo" or "opt". "opt" (Belady's MIN) reads each
+ * access's next use (MEMSUB_HINT_NEXT_USE); an access without one counts as never used again.
+ * NULL or "" = "lru". Every policy runs with its default parameters.
+ *
+ * Returns MEMSUB_OK; MEMSUB_INVALID_ARGUMENT for a NULL config or out, an unknown kind or write
+ * policy, a reserved field not 0; MEMSUB_CONFIG_ERROR for a geometry memsub refuses (the
+ * message names the parameter and the rule) or an unknown policy (the message lists the names
+ * that can be built for this geometry); MEMSUB_OUT_OF_MEMORY. */
+MEMSUB_HOST_API memsub_status memsub_cache_create(memsub_cache_kind kind, const char* policy_name,
+                                                  const memsub_cache_config* config,
+                                                  memsub_cache** out, memsub_error* error);
+
+/* Frees a cache. NULL is allowed and does nothing. Returns MEMSUB_OK. */
+MEMSUB_HOST_API memsub_status memsub_cache_destroy(memsub_cache* cache);
+
+/* Writes the policy names a cache of `kind` and `config` can be created with, separated by
+ * commas and NUL-terminated, into buffer[0 .. buffer_bytes). *needed (when not NULL) receives
+ * the bytes the whole list takes, its NUL included. buffer may be NULL when buffer_bytes is 0
+ * (to ask for the size). A name whose policy refuses the geometry is left out.
+ *
+ * Returns MEMSUB_OK; MEMSUB_BUFFER_TOO_SMALL when the list did not fit (the buffer then holds
+ * as many whole names as fit); MEMSUB_INVALID_ARGUMENT for a NULL config, a NULL buffer with
+ * buffer_bytes > 0, an unknown kind; MEMSUB_CONFIG_ERROR when the geometry itself is refused. */
+MEMSUB_HOST_API memsub_status memsub_cache_policy_names(memsub_cache_kind kind,
+                                                        const memsub_cache_config* config,
+                                                        char* buffer, size_t buffer_bytes,
+                                                        size_t* needed, memsub_error* error);
+
+/* Kind of reference; the values of memsub::access_kind. */
+typedef enum memsub_access_kind {
+    MEMSUB_ACCESS_LOAD = 0,
+    MEMSUB_ACCESS_STORE = 1,
+    MEMSUB_ACCESS_INSTRUCTION_FETCH = 2,
+    MEMSUB_ACCESS_PREFETCH = 3,
+    /* A dirty line written back from the level above (a full-line write). */
+    MEMSUB_ACCESS_WRITEBACK = 4
+} memsub_access_kind;
+
+/* memsub_access::hints flags: which optional hint fields hold a value. */
+#define MEMSUB_HINT_NEXT_USE 0x01u
+#define MEMSUB_HINT_MEMORY_COST_CLASS 0x02u
+
+/* One memory reference (memsub::access). Zero-initialised it is a load of a whole line with
+ * no hints. */
+typedef struct memsub_access {
+    /* Byte address. */
+    uint64_t address;
+    /* Program counter of the instruction (0 = unknown); PC-based policies (ship) key on it. */
+    uint64_t pc;
+    /* With MEMSUB_HINT_NEXT_USE: the position in the stream of the next access to the same
+     * line (UINT64_MAX = never), for "opt". */
+    uint64_t next_use;
+    /* Bytes touched from `address`; 0 = the whole line. Bytes past the line's end are
+     * ignored. */
+    uint32_t size;
+    /* The core, thread, SM or module that issued it. */
+    uint32_t requester;
+    /* Cycles the miss costs, when the host's memory model knows them (0 = unknown). */
+    uint32_t miss_cost_cycles;
+    /* Variable-block caches: the block spec of a miss, as memsub::cache::block_spec: span of
+     * each inserted block in segments (a power of two <= segments per line) and the segments
+     * it is stored in (<= span; a compressed line stores fewer). span_segments 0 = no spec
+     * (whole lines are inserted). Ignored by the other kinds. */
+    uint32_t span_segments;
+    uint32_t stored_segments;
+    /* Requested segments of the line (bit i = segment i) when they are not one run; 0 = the
+     * bytes [address, address + size). */
+    uint16_t sector_mask;
+    /* A memsub_access_kind. */
+    uint8_t kind;
+    /* Non-zero: the reference reads and then writes its bytes (one access of `kind`). */
+    uint8_t read_modify_write;
+    /* Non-zero: a miss must not allocate (host-forced bypass). */
+    uint8_t no_allocate;
+    /* With MEMSUB_HINT_MEMORY_COST_CLASS: the cost class 0 (lowest) .. 3 of the miss. */
+    uint8_t memory_cost_class;
+    /* MEMSUB_HINT_* flags. */
+    uint8_t hints;
+    /* Must be 0. */
+    uint8_t reserved;
+} memsub_access;
+
+/* Who declined to allocate on a miss (memsub::cache::bypass_reason). */
+typedef enum memsub_bypass_reason {
+    MEMSUB_BYPASS_NONE = 0,
+    MEMSUB_BYPASS_HOST_NO_ALLOCATE = 1,
+    MEMSUB_BYPASS_WRITE_NO_ALLOCATE = 2,
+    MEMSUB_BYPASS_PREDICTOR = 3,
+    MEMSUB_BYPASS_POLICY = 4
+} memsub_bypass_reason;
+
+/* Why a block left (memsub::eviction_reason). */
+typedef enum memsub_eviction_reason {
+    MEMSUB_EVICTION_REPLACEMENT = 0,
+    MEMSUB_EVICTION_WRITE_EVICT = 1,
+    MEMSUB_EVICTION_INVALIDATED = 2,
+    MEMSUB_EVICTION_SUPERSEDED = 3,
+    MEMSUB_EVICTION_RETIRED = 4
+} memsub_eviction_reason;
+
+/* A block that left the cache (memsub::evicted_block). */
+typedef struct memsub_evicted_block {
+    /* Its first byte (the line's first byte for whole-line blocks). */
+    uint64_t address;
+    /* Bytes of address space it covered; data segments it occupied. */
+    uint32_t bytes;
+    uint32_t stored_segments;
+    /* Non-zero: its data is written back to the next level. */
+    uint8_t dirty;
+    /* Non-zero: it was hit while resident (always 0 in a fully associative cache, which does
+     * not track it). */
+    uint8_t reused;
+    /* A memsub_eviction_reason. */
+    uint8_t reason;
+    uint8_t reserved[5];
+} memsub_evicted_block;
+
+/* What one access did (memsub::cache::access_result). */
+typedef struct memsub_access_result {
+    /* Non-zero: every requested byte was resident. */
+    uint8_t hit;
+    /* Non-zero: a miss that found part of the request resident (variable-block). */
+    uint8_t partial;
+    /* A memsub_bypass_reason: who declined to allocate on this miss. */
+    uint8_t bypass_reason;
+    /* Non-zero: the block this access hit is no longer resident (write-evict). */
+    uint8_t hit_block_left;
+    /* Blocks this access inserted. */
+    uint32_t blocks_filled;
+    /* Bytes read from the next level; bytes this access itself writes to it (write-through,
+     * write-evict, write-no-allocate). Dirty evictions are in `evictions`. */
+    uint32_t bytes_fetched;
+    uint32_t bytes_written_down;
+    /* Requested segments that were not resident (bit i = segment i; 1 for a whole-line miss). */
+    uint64_t missing_segments;
+    /* The blocks this access removed, in order: evictions[0 .. eviction_count). The slots
+     * past eviction_count are not written (they keep what the caller's struct held). */
+    uint32_t eviction_count;
+    uint32_t reserved;
+    memsub_evicted_block evictions[MEMSUB_MAX_EVICTIONS];
+} memsub_access_result;
+
+/* Makes one access. `result` may be NULL when only the cache's state and counters matter.
+ * Returns MEMSUB_OK; MEMSUB_INVALID_ARGUMENT for a NULL cache or access, an unknown kind, a
+ * reserved field not 0 (the cache is then unchanged). */
+MEMSUB_HOST_API memsub_status memsub_cache_access(memsub_cache* cache, const memsub_access* access,
+                                                  memsub_access_result* result);
+
+/* Makes the accesses records[0 .. n) in order, as n calls of memsub_cache_access would, with
+ * the metadata of later records prefetched; allocates nothing. *hits_out (when not NULL)
+ * receives the number of hits among them; hit_flags (when not NULL, n entries) receives 1 for
+ * each record that hit and 0 otherwise. records may be NULL when n is 0.
+ * Returns MEMSUB_OK; MEMSUB_INVALID_ARGUMENT for a NULL cache, NULL records with n > 0, or a
+ * record with an unknown kind or a reserved field not 0: the records before it were made (and
+ * counted in *hits_out and hit_flags), that one and the rest were not. */
+MEMSUB_HOST_API memsub_status memsub_cache_access_batch(memsub_cache* cache,
+                                                        const memsub_access* records, size_t n,
+                                                        uint64_t* hits_out, uint8_t* hit_flags);
+
+/* Accesses and misses of one kind of reference. */
+typedef struct memsub_kind_counters {
+    uint64_t accesses;
+    uint64_t misses;
+} memsub_kind_counters;
+
+/* Number of memsub_access_kind, memsub_bypass_reason and memsub_eviction_reason values (the
+ * lengths of the per-kind and per-reason counter arrays). */
+#define MEMSUB_ACCESS_KIND_COUNT 5
+#define MEMSUB_BYPASS_REASON_COUNT 5
+#define MEMSUB_EVICTION_REASON_COUNT 5
+
+/* A cache's counters since it was created or its counters were reset
+ * (memsub::cache::cache_stats). Byte totals are next-level traffic. */
+typedef struct memsub_cache_stats {
+    /* Totals over every kind: accesses, misses, hits = accesses - misses. */
+    uint64_t accesses;
+    uint64_t misses;
+    uint64_t hits;
+    /* Per kind (index = memsub_access_kind). */
+    memsub_kind_counters by_kind[MEMSUB_ACCESS_KIND_COUNT];
+    /* Misses that allocated; misses that found part of the request resident. */
+    uint64_t fills;
+    uint64_t partial_misses;
+    /* Blocks removed to make room (replacement victims). */
+    uint64_t evictions;
+    /* Evicted or invalidated blocks that were dirty. */
+    uint64_t writebacks;
+    /* Misses that did not allocate, in all and by reason (index = memsub_bypass_reason). */
+    uint64_t bypasses;
+    uint64_t bypasses_by_reason[MEMSUB_BYPASS_REASON_COUNT];
+    /* Blocks removed for any other reason than replacement, in all and by reason (index =
+     * memsub_eviction_reason; [MEMSUB_EVICTION_REPLACEMENT] stays 0). */
+    uint64_t invalidations;
+    uint64_t invalidations_by_reason[MEMSUB_EVICTION_REASON_COUNT];
+    /* Store hits that resized a compressed block; store hits whose block kept its span;
+     * block specs the cache corrected before using them. */
+    uint64_t resizes;
+    uint64_t resizes_refused;
+    uint64_t specs_clamped;
+    /* Bytes read from the next level, written down by stores, written back by evictions. */
+    uint64_t bytes_fetched;
+    uint64_t bytes_written_down;
+    uint64_t bytes_written_back;
+} memsub_cache_stats;
+
+/* Copies the cache's counters into *stats. Returns MEMSUB_OK; MEMSUB_INVALID_ARGUMENT for a
+ * NULL cache or stats. */
+MEMSUB_HOST_API memsub_status memsub_cache_get_stats(const memsub_cache* cache,
+                                                     memsub_cache_stats* stats);
+
+/* Sets the cache's counters to zero (its contents stay), e.g. after a warm-up. Returns
+ * MEMSUB_OK; MEMSUB_INVALID_ARGUMENT for a NULL cache; MEMSUB_UNSUPPORTED for a fully
+ * associative cache, whose engine keeps no reset. */
+MEMSUB_HOST_API memsub_status memsub_cache_reset_stats(memsub_cache* cache);
+
+/* ------------------------------------------------------------------ compressors */
+
+/* Largest line a compressor takes (32, 64 or 128 bytes), and the payload capacity of a
+ * compressed line (no encoding of a supported line is longer). */
+#define MEMSUB_MAX_LINE_BYTES 128
+#define MEMSUB_MAX_PAYLOAD_BYTES 256
+
+/* A compressor; opaque. Create with memsub_compressor_create, free with
+ * memsub_compressor_destroy. */
+typedef struct memsub_compressor memsub_compressor;
+
+/* A compressed line (memsub::compression::compressed_line): the payload bits and the tag
+ * metadata a decompressor needs with them. */
+typedef struct memsub_compressed_line {
+    /* Exact payload length in bits (at most MEMSUB_MAX_PAYLOAD_BYTES * 8). */
+    uint32_t bits;
+    /* Code-book version (sc2; 0 otherwise). */
+    uint32_t codebook;
+    /* Further tag metadata (BDI's mask when kept in the tag; 0 otherwise). */
+    uint64_t tag_data;
+    /* best_of member path (0 for plain compressors). */
+    uint16_t member;
+    /* Algorithm-specific encoding id kept in the tag. */
+    uint8_t encoding;
+    uint8_t reserved[5];
+    /* The payload bit stream, most significant bit of byte 0 first; bytes past
+     * (bits + 7) / 8 are zero when memsub_compressor_compress wrote them. */
+    uint8_t payload[MEMSUB_MAX_PAYLOAD_BYTES];
+} memsub_compressed_line;
+
+/* Creates the compressor `name` for lines of `line_bytes` (32, 64 or 128) bytes with its
+ * default parameters, and stores it in *out (left unchanged on failure); free it with
+ * memsub_compressor_destroy. Names: memsub_compressor_names lists them ("sc2", alone and in
+ * "best_of_all", uses the escape-only code book: no trained book can be given here).
+ * Returns MEMSUB_OK; MEMSUB_INVALID_ARGUMENT for a NULL name or out; MEMSUB_CONFIG_ERROR for
+ * an unknown name (the message lists the names) or line size; MEMSUB_OUT_OF_MEMORY. */
+MEMSUB_HOST_API memsub_status memsub_compressor_create(const char* name, uint32_t line_bytes,
+                                                       memsub_compressor** out,
+                                                       memsub_error* error);
+
+/* Frees a compressor. NULL is allowed and does nothing. Returns MEMSUB_OK. */
+MEMSUB_HOST_API memsub_status memsub_compressor_destroy(memsub_compressor* compressor);
+
+/* Writes the compressor names memsub_compressor_create takes, as memsub_cache_policy_names
+ * writes policy names (same buffer rules and statuses, without a configuration). */
+MEMSUB_HOST_API memsub_status memsub_compressor_names(char* buffer, size_t buffer_bytes,
+                                                      size_t* needed);
+
+/* Writes the exact encoded payload bits of line[0 .. bytes) to *bits (no payload is built;
+ * nothing allocates). Returns MEMSUB_OK; MEMSUB_INVALID_ARGUMENT for a NULL pointer or
+ * `bytes` other than the compressor's line size. */
+MEMSUB_HOST_API memsub_status memsub_compressor_size_bits(const memsub_compressor* compressor,
+                                                          const uint8_t* line, size_t bytes,
+                                                          uint32_t* bits, memsub_error* error);
+
+/* Compresses line[0 .. bytes) into *out (whose `bits` equal what memsub_compressor_size_bits
+ * reports). Returns as memsub_compressor_size_bits. */
+MEMSUB_HOST_API memsub_status memsub_compressor_compress(const memsub_compressor* compressor,
+                                                         const uint8_t* line, size_t bytes,
+                                                         memsub_compressed_line* out,
+                                                         memsub_error* error);
+
+/* Decodes *in into out[0 .. out_bytes), which must be the compressor's line size. Any input is
+ * safe: a corrupt, truncated or over-long payload is reported, never read past. Returns
+ * MEMSUB_OK; MEMSUB_INVALID_ARGUMENT for a NULL pointer or a wrong out_bytes;
+ * MEMSUB_DECODE_ERROR when the payload does not decode (the message names the compressor, the
+ * bit offset and the problem; `out` then holds unspecified bytes). */
+MEMSUB_HOST_API memsub_status memsub_compressor_decompress(const memsub_compressor* compressor,
+                                                           const memsub_compressed_line* in,
+                                                           uint8_t* out, size_t out_bytes,
+                                                           memsub_error* error);
+
+/* Writes the compressor's line size to *line_bytes and the metadata bits it keeps per line in
+ * the tag to *metadata_bits; either may be NULL. Returns MEMSUB_OK; MEMSUB_INVALID_ARGUMENT
+ * for a NULL compressor. */
+MEMSUB_HOST_API memsub_status memsub_compressor_info(const memsub_compressor* compressor,
+                                                     uint32_t* line_bytes, uint32_t* metadata_bits);
+
+#ifdef __cplusplus
+} /* extern "C" */
+#endif
+
+#endif /* MEMSUB_HOST_H */
