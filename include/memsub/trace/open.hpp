@@ -12,6 +12,7 @@
 //       control byte → binary, which cannot be told apart reliably: input_error asking for an
 //       explicit format; a Valgrind message ("==pid==") or a Lackey record ("I  a,n", " L a,n",
 //       " S a,n", " M a,n") → lackey; "<0-5> <hex> …" → din; anything else → text.
+//       gzip or xz data (by its magic number) is an input_error saying to decompress it.
 //       An Accel-Sim SASS trace (*.traceg, or "-kernel name" / "#BEGIN_TB" lines) is an
 //       input_error saying so: its records are warp instructions (trace/accel_sim_reader.hpp).
 //   open_trace(file, format, options) / open_trace(file, options) → any_reader (a std::variant)
@@ -21,7 +22,8 @@
 //   for_each_access(reader, f)  calls f(const memsub::access&) for every record; returns the
 //                               count. For `any_reader` the variant is visited once, outside the
 //                               loop, so the per-record path has no variant dispatch.
-// Compressed traces (.gz, .xz) are not decoded; decompress them first (e.g. `zcat t.gz > t`).
+// Compressed traces (.gz, .xz) are not decoded here; decompress them first (e.g. `zcat t.gz`
+// into a pipe). The explorer module's tools decode them (explorer/compressed_input.hpp).
 #pragma once
 
 #include <cstddef>
@@ -164,6 +166,16 @@ inline constexpr std::size_t sniff_bytes = 4096;
 /// The format of an input whose first bytes are `head` (at most sniff_bytes; all of the input
 /// when it is shorter). `name` is for the error messages.
 [[nodiscard]] inline trace_format format_from_head(std::string_view head, const std::string& name) {
+    const bool gzip = head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
+                      static_cast<unsigned char>(head[1]) == 0x8b;
+    const bool xz = head.size() >= 6 && head.substr(0, 6) == std::string_view("\xfd"
+                                                                              "7zXZ\0",
+                                                                              6);
+    if (gzip || xz)
+        throw input_error(name, input_error::position_kind::byte_offset, 0,
+                          std::string(gzip ? "gzip" : "xz") +
+                              "-compressed data: the trace readers take the decompressed bytes "
+                              "(zcat or xz -dc into a pipe)");
     for (std::size_t i = 0; i < head.size(); ++i) {
         const auto c = static_cast<unsigned char>(head[i]);
         if (c < 0x20 && c != '\n' && c != '\r' && c != '\t')
@@ -214,6 +226,13 @@ inline void read_head(read_ahead_input& input) {
     return format_from_head(input.head, input.name);
 }
 } // namespace detail
+
+/// The format `file`'s name gives, if it gives one (the name rules of `detect_format`, without
+/// reading the file).
+[[nodiscard]] inline std::optional<trace_format>
+format_from_file_name(const std::filesystem::path& file) {
+    return detail::format_from_name(file);
+}
 
 /// The format of `file`: by name, else by content (see the header comment).
 [[nodiscard]] inline trace_format detect_format(const std::filesystem::path& file) {
