@@ -12,7 +12,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(cmake g++ make libboost-dev libxsimd-dev xtl-dev libbenchmark-dev doctest-dev libfmt-dev)
+packages=(cmake g++ make libboost-dev libxsimd-dev xtl-dev libbenchmark-dev doctest-dev libfmt-dev zlib1g-dev liblzma-dev)
 test_packages=(valgrind)
 optional_packages=(gnuplot-nox) # --plot only
 build_cache_packages=(ccache)     # faster rebuilds only

@@ -60,7 +60,7 @@ TEST_CASE("format names") {
     CHECK(parse_format("oracleGeneral") == trace_format::oracle_general);
     CHECK_FALSE(parse_format("csv").has_value());
     for (const auto f : {trace_format::lackey, trace_format::din, trace_format::text,
-                         trace_format::u64, trace_format::oracle_general})
+                         trace_format::u64, trace_format::oracle_general, trace_format::champsim})
         CHECK(parse_format(to_string(f)) == f);
 }
 

@@ -121,7 +121,8 @@ struct explorer_options : shared_options {
 inline constexpr std::string_view explorer_usage =
     "usage: explorer [options] [TRACE ...]\n"
     "  --trace FILE         a trace to replay (repeatable; bare arguments too)\n"
-    "  --format NAME        lackey | din | text | u64 | oracleGeneral (default: detect)\n"
+    "  --format NAME        lackey | din | text | u64 | oracleGeneral | champsim\n"
+    "                       (default: detect)\n"
     "  --sets N             sets (a power of two, 1..2147483648; default 2048)\n"
     "  --ways N             ways (1..64; default 16)\n"
     "  --line-bytes N       line size (a power of two >= 4; default 64)\n"

@@ -152,9 +152,10 @@ inline std::uint64_t references_fitting(double access_ns) noexcept {
 
 inline constexpr std::string_view usage_text =
     "usage: memory_explorer [options] [TRACE]\n"
-    "  TRACE, --trace FILE replay a trace (lackey | din | text | u64 | oracleGeneral); - is\n"
-    "                      standard input (a pipe or a FIFO loses nothing). One trace per run\n"
-    "  --format NAME       trace format (default: detect)\n"
+    "  TRACE, --trace FILE replay a trace; - is standard input (a pipe or a FIFO loses\n"
+    "                      nothing). One trace per run\n"
+    "  --format NAME       lackey | din | text | u64 | oracleGeneral | champsim (default:\n"
+    "                      detect)\n"
     "  --limit N           stop the trace after N accesses\n"
     "  --accesses N        length of the built-in workload (default 2000000)\n"
     "  --seed N            seed of the built-in workload (default 2026)\n"

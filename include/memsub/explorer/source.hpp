@@ -1,7 +1,8 @@
 // memsub::explorer — the tools' input: a trace (any memsub::trace format, "-" for standard
-// input) or, without one, the explorer's built-in workload (a zipf + loop + scan mix sized for a
-// cache), delivered in chunks (chunked_source). The explorer and mrc_explorer read their input
-// through open_explorer_source, so both read the same accesses from the same options.
+// input; a gzip or xz file is decompressed as it is read, explorer/compressed_input.hpp) or,
+// without one, the explorer's built-in workload (a zipf + loop + scan mix sized for a cache),
+// delivered in chunks (chunked_source). The explorer and mrc_explorer read their input through
+// open_explorer_source, so both read the same accesses from the same options.
 //
 // Part of the explorer module (memsub::explorer; needs {fmt}).
 #pragma once
@@ -9,6 +10,7 @@
 #include <memsub/core/access.hpp>
 #include <memsub/core/errors.hpp>
 #include <memsub/explorer/cli.hpp>
+#include <memsub/explorer/compressed_input.hpp>
 #include <memsub/trace/open.hpp>
 #include <memsub/workload/synthetic.hpp>
 
@@ -18,10 +20,13 @@
 #include <cstdint>
 #include <filesystem>
 #include <iostream>
+#include <memory>
 #include <optional>
 #include <string>
 #include <system_error>
+#include <type_traits>
 #include <utility>
+#include <variant>
 #include <vector>
 
 namespace memsub::explorer {
@@ -37,10 +42,13 @@ inline constexpr std::size_t chunk_accesses = std::size_t{1} << 12;
 template <class Generator>
 class chunked_source {
 public:
-    /// Reads `file` (format detected unless given); "-" is standard input.
+    /// Reads `file` (format detected unless given); "-" is standard input. A gzip or xz file
+    /// is decompressed as it is read; its format is then detected from its name without the
+    /// ".gz" / ".xz" suffix, else from its decompressed content.
     chunked_source(const std::string& file, std::optional<memsub::trace::trace_format> format,
                    std::uint64_t limit, const memsub::trace::open_options& options = {})
-        : reader_(open(file, format, options))
+        : compressed_(open_compressed(file))
+        , reader_(open(file, format, options, compressed_.get()))
         , label_(input_label(file))
         , cap_(limit != 0 ? limit : ~std::uint64_t{0}) {
         std::error_code ec;
@@ -71,8 +79,12 @@ public:
                 chunk.resize(memsub::trace::next_batch(*reader_, chunk));
             } catch (...) {
                 chunk.clear();
+                // A decoding error ended the decompressed bytes early: that is the cause (a
+                // reader sees only a cut record, if any).
+                if (compressed_) compressed_->throw_if_failed();
                 throw;
             }
+            if (chunk.empty() && compressed_) compressed_->throw_if_failed();
         }
         produced_ += chunk.size();
         return !chunk.empty();
@@ -86,8 +98,10 @@ public:
             f = static_cast<double>(produced_) /
                 static_cast<double>(std::max<std::uint64_t>(cap_, 1));
         if (reader_ && file_bytes_ && *file_bytes_ > 0) {
-            const double by_bytes = static_cast<double>(memsub::trace::bytes_consumed(*reader_)) /
-                                    static_cast<double>(*file_bytes_);
+            const std::uint64_t consumed = compressed_ ? compressed_->compressed_bytes_read()
+                                                       : memsub::trace::bytes_consumed(*reader_);
+            const double by_bytes =
+                static_cast<double>(consumed) / static_cast<double>(*file_bytes_);
             f = f ? std::max(*f, by_bytes) : by_bytes;
         }
         if (f) f = std::min(*f, 1.0);
@@ -105,7 +119,25 @@ private:
     /// offset 0, which does not say what is wrong).
     static memsub::trace::any_reader open(const std::string& file,
                                           std::optional<memsub::trace::trace_format> format,
-                                          const memsub::trace::open_options& options) {
+                                          const memsub::trace::open_options& options,
+                                          compressed_file* compressed) {
+        if (compressed != nullptr) {
+            if (!format)
+                format = memsub::trace::format_from_file_name(without_compression_suffix(file));
+            // Whole lines while the format is unknown or text; a binary reader takes every
+            // decoded byte (its records do not end with a newline).
+            compressed->hold_partial_lines(true);
+            auto reader =
+                format ? memsub::trace::open_trace(compressed->stream(), file, *format, options)
+                       : memsub::trace::open_trace(compressed->stream(), file, options);
+            compressed->hold_partial_lines(std::visit(
+                [](const auto& r) {
+                    return std::decay_t<decltype(r)>::position_kind ==
+                           memsub::input_error::position_kind::line_number;
+                },
+                reader));
+            return reader;
+        }
         if (file == stdin_name) {
             std::ios::sync_with_stdio(false); // cin reads in blocks, not through stdio
             const std::string name(stdin_label);
@@ -120,6 +152,16 @@ private:
                       : memsub::trace::open_trace(file, options);
     }
 
+    /// A gzip or xz file (before reader_, which borrows its stream and must go first).
+    static std::unique_ptr<compressed_file> open_compressed(const std::string& file) {
+        std::error_code ec;
+        if (file == stdin_name || !std::filesystem::is_regular_file(file, ec)) return nullptr;
+        const compression kind = compression_of_file(file);
+        if (kind == compression::none) return nullptr;
+        return std::make_unique<compressed_file>(file, kind, file);
+    }
+
+    std::unique_ptr<compressed_file> compressed_;
     std::optional<memsub::trace::any_reader> reader_;
     std::optional<Generator> generator_;
     std::string label_;

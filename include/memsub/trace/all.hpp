@@ -2,6 +2,7 @@
 #pragma once
 
 #include <memsub/trace/binary_u64_reader.hpp>
+#include <memsub/trace/champsim_reader.hpp>
 #include <memsub/trace/concept.hpp>
 #include <memsub/trace/dinero_reader.hpp>
 #include <memsub/trace/lackey_reader.hpp>

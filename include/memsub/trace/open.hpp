@@ -1,15 +1,18 @@
 // memsub — opening a trace by format name or by detection, and driving any reader.
 //
-//   trace_format              lackey, din, text, u64, oracle_general
+//   trace_format              lackey, din, text, u64, oracle_general, champsim
 //   parse_format(name)        "lackey" | "din"/"dinero" | "text"/"txt" | "u64"/"binary_u64"/"bin"
-//                             | "oracleGeneral"/"oracle_general" → trace_format (nullopt if none)
+//                             | "oracleGeneral"/"oracle_general" | "champsim" → trace_format
+//                             (nullopt if none)
 //   detect_format(file)       from the file name, else from the first bytes of the content:
 //       *.oracleGeneral, *.oracleGeneral.bin, *.oracleGeneral.<anything> → oracle_general
 //       *.din → din   *.u64, *.bin → u64   *.lackey → lackey
+//       *.champsimtrace → champsim; *.champsimtrace.xz / .gz → input_error (decompress first)
 //       otherwise (e.g. *.txt, no extension) the first up-to-4 KiB are examined: a NUL or other
 //       control byte → binary, which cannot be told apart reliably: input_error asking for an
 //       explicit format; a Valgrind message ("==pid==") or a Lackey record ("I  a,n", " L a,n",
 //       " S a,n", " M a,n") → lackey; "<0-5> <hex> …" → din; anything else → text.
+//       gzip or xz data (by its magic number) is an input_error saying to decompress it.
 //       An Accel-Sim SASS trace (*.traceg, or "-kernel name" / "#BEGIN_TB" lines) is an
 //       input_error saying so: its records are warp instructions (trace/accel_sim_reader.hpp).
 //   open_trace(file, format, options) / open_trace(file, options) → any_reader (a std::variant)
@@ -19,7 +22,8 @@
 //   for_each_access(reader, f)  calls f(const memsub::access&) for every record; returns the
 //                               count. For `any_reader` the variant is visited once, outside the
 //                               loop, so the per-record path has no variant dispatch.
-// Compressed traces (.gz, .xz) are not decoded; decompress them first (e.g. `zcat t.gz > t`).
+// Compressed traces (.gz, .xz) are not decoded here; decompress them first (e.g. `zcat t.gz`
+// into a pipe). The explorer module's tools decode them (explorer/compressed_input.hpp).
 #pragma once
 
 #include <cstddef>
@@ -39,6 +43,7 @@
 #include <memsub/core/access.hpp>
 #include <memsub/core/errors.hpp>
 #include <memsub/trace/binary_u64_reader.hpp>
+#include <memsub/trace/champsim_reader.hpp>
 #include <memsub/trace/concept.hpp>
 #include <memsub/trace/detail/parse.hpp>
 #include <memsub/trace/dinero_reader.hpp>
@@ -48,7 +53,7 @@
 
 namespace memsub::trace {
 
-enum class trace_format : std::uint8_t { lackey, din, text, u64, oracle_general };
+enum class trace_format : std::uint8_t { lackey, din, text, u64, oracle_general, champsim };
 
 [[nodiscard]] constexpr std::string_view to_string(trace_format f) noexcept {
     switch (f) {
@@ -62,6 +67,8 @@ enum class trace_format : std::uint8_t { lackey, din, text, u64, oracle_general 
         return binary_u64_reader::format_name;
     case trace_format::oracle_general:
         return oracle_general_reader::format_name;
+    case trace_format::champsim:
+        return champsim_reader::format_name;
     }
     return "?";
 }
@@ -72,6 +79,7 @@ enum class trace_format : std::uint8_t { lackey, din, text, u64, oracle_general 
     if (s == "text" || s == "txt") return trace_format::text;
     if (s == "u64" || s == "binary_u64" || s == "bin") return trace_format::u64;
     if (s == "oracleGeneral" || s == "oracle_general") return trace_format::oracle_general;
+    if (s == "champsim") return trace_format::champsim;
     return std::nullopt;
 }
 
@@ -82,10 +90,11 @@ struct open_options {
     text_reader::params text{};
     binary_u64_reader::params u64{};
     oracle_general_reader::params oracle_general{};
+    champsim_reader::params champsim{};
 };
 
 using any_reader = std::variant<lackey_reader, dinero_reader, text_reader, binary_u64_reader,
-                                oracle_general_reader>;
+                                oracle_general_reader, champsim_reader>;
 
 namespace detail {
 /// The problem an Accel-Sim SASS trace is reported with: it holds warp instructions, which no
@@ -97,6 +106,11 @@ inline constexpr std::string_view accel_sim_trace_problem =
 [[nodiscard]] inline std::optional<trace_format> format_from_name(const std::filesystem::path& f) {
     const std::string name = f.filename().string();
     if (name.find(".oracleGeneral") != std::string::npos) return trace_format::oracle_general;
+    if (name.ends_with(".champsimtrace")) return trace_format::champsim;
+    if (name.ends_with(".champsimtrace.xz") || name.ends_with(".champsimtrace.gz"))
+        throw input_error(f.string(), input_error::position_kind::byte_offset, 0,
+                          "a compressed ChampSim trace: memsub reads its decompressed bytes "
+                          "(e.g. `xz -dc TRACE | explorer --format champsim -`)");
     const std::string ext = f.extension().string();
     if (ext == ".din") return trace_format::din;
     if (ext == ".u64" || ext == ".bin") return trace_format::u64;
@@ -152,12 +166,22 @@ inline constexpr std::size_t sniff_bytes = 4096;
 /// The format of an input whose first bytes are `head` (at most sniff_bytes; all of the input
 /// when it is shorter). `name` is for the error messages.
 [[nodiscard]] inline trace_format format_from_head(std::string_view head, const std::string& name) {
+    const bool gzip = head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
+                      static_cast<unsigned char>(head[1]) == 0x8b;
+    const bool xz = head.size() >= 6 && head.substr(0, 6) == std::string_view("\xfd"
+                                                                              "7zXZ\0",
+                                                                              6);
+    if (gzip || xz)
+        throw input_error(name, input_error::position_kind::byte_offset, 0,
+                          std::string(gzip ? "gzip" : "xz") +
+                              "-compressed data: the trace readers take the decompressed bytes "
+                              "(zcat or xz -dc into a pipe)");
     for (std::size_t i = 0; i < head.size(); ++i) {
         const auto c = static_cast<unsigned char>(head[i]);
         if (c < 0x20 && c != '\n' && c != '\r' && c != '\t')
             throw input_error(name, input_error::position_kind::byte_offset, i,
-                              "binary content; cannot detect the trace format (name it: u64 or "
-                              "oracleGeneral)");
+                              "binary content; cannot detect the trace format (name it: u64, "
+                              "oracleGeneral or champsim)");
     }
     const bool whole = head.size() < sniff_bytes; // the input ended within the window
     std::string_view text = head;
@@ -203,6 +227,13 @@ inline void read_head(read_ahead_input& input) {
 }
 } // namespace detail
 
+/// The format `file`'s name gives, if it gives one (the name rules of `detect_format`, without
+/// reading the file).
+[[nodiscard]] inline std::optional<trace_format>
+format_from_file_name(const std::filesystem::path& file) {
+    return detail::format_from_name(file);
+}
+
 /// The format of `file`: by name, else by content (see the header comment).
 [[nodiscard]] inline trace_format detect_format(const std::filesystem::path& file) {
     if (const auto f = detail::format_from_name(file)) return *f;
@@ -222,6 +253,8 @@ inline void read_head(read_ahead_input& input) {
         return any_reader{std::in_place_type<binary_u64_reader>, file, o.u64};
     case trace_format::oracle_general:
         return any_reader{std::in_place_type<oracle_general_reader>, file, o.oracle_general};
+    case trace_format::champsim:
+        return any_reader{std::in_place_type<champsim_reader>, file, o.champsim};
     }
     throw config_error("memsub::trace::open_trace", "format", static_cast<std::uint64_t>(format),
                        "must be a trace_format");
@@ -243,6 +276,8 @@ namespace detail {
     case trace_format::oracle_general:
         return any_reader{std::in_place_type<oracle_general_reader>, std::move(input),
                           o.oracle_general};
+    case trace_format::champsim:
+        return any_reader{std::in_place_type<champsim_reader>, std::move(input), o.champsim};
     }
     throw config_error("memsub::trace::open_trace", "format", static_cast<std::uint64_t>(format),
                        "must be a trace_format");
