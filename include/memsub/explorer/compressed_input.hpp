@@ -36,6 +36,7 @@
 #include <string_view>
 
 #include <memsub/core/errors.hpp>
+#include <memsub/trace/open.hpp>
 
 #if defined(MEMSUB_EXPLORER_COMPRESSED_TRACES) && MEMSUB_EXPLORER_COMPRESSED_TRACES
 #include <lzma.h>
@@ -64,15 +65,10 @@ enum class compression : std::uint8_t { none, gzip, xz };
 
 /// The compression whose magic number `head` starts with (gzip: 1f 8b; xz: fd '7zXZ' 00).
 [[nodiscard]] inline compression compression_of(std::string_view head) noexcept {
-    if (head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
-        static_cast<unsigned char>(head[1]) == 0x8b)
-        return compression::gzip;
-    if (head.size() >= 6 && std::memcmp(head.data(),
-                                        "\xfd"
-                                        "7zXZ\0",
-                                        6) == 0)
-        return compression::xz;
-    return compression::none;
+    const std::string_view packed = memsub::trace::detail::compression_magic(head);
+    return packed == "gzip" ? compression::gzip
+           : packed == "xz" ? compression::xz
+                            : compression::none;
 }
 
 /// The compression of the file `path` by its first bytes (none for a file shorter than a
@@ -90,11 +86,6 @@ without_compression_suffix(const std::filesystem::path& path) {
     const std::string ext = path.extension().string();
     if (ext == ".gz" || ext == ".xz") return std::filesystem::path(path).replace_extension();
     return path;
-}
-
-/// True when this build decodes compressed files itself.
-[[nodiscard]] constexpr bool decodes_compressed_traces() noexcept {
-    return MEMSUB_EXPLORER_HAS_DECOMPRESSORS != 0;
 }
 
 /// A compressed file opened for reading as its decompressed bytes: `stream()` is an

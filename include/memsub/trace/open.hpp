@@ -163,17 +163,23 @@ inline constexpr std::size_t sniff_bytes = 4096;
            line.starts_with("#BEGIN_TB") || line.starts_with("#traces format");
 }
 
+/// "gzip" or "xz" when `head` starts with that format's magic number (1f 8b; fd '7zXZ' 00),
+/// else empty.
+[[nodiscard]] inline std::string_view compression_magic(std::string_view head) noexcept {
+    if (head.starts_with(std::string_view("\x1f\x8b", 2))) return "gzip";
+    if (head.starts_with(std::string_view("\xfd"
+                                          "7zXZ\0",
+                                          6)))
+        return "xz";
+    return {};
+}
+
 /// The format of an input whose first bytes are `head` (at most sniff_bytes; all of the input
 /// when it is shorter). `name` is for the error messages.
 [[nodiscard]] inline trace_format format_from_head(std::string_view head, const std::string& name) {
-    const bool gzip = head.size() >= 2 && static_cast<unsigned char>(head[0]) == 0x1f &&
-                      static_cast<unsigned char>(head[1]) == 0x8b;
-    const bool xz = head.size() >= 6 && head.substr(0, 6) == std::string_view("\xfd"
-                                                                              "7zXZ\0",
-                                                                              6);
-    if (gzip || xz)
+    if (const std::string_view packed = compression_magic(head); !packed.empty())
         throw input_error(name, input_error::position_kind::byte_offset, 0,
-                          std::string(gzip ? "gzip" : "xz") +
+                          std::string(packed) +
                               "-compressed data: the trace readers take the decompressed bytes "
                               "(zcat or xz -dc into a pipe)");
     for (std::size_t i = 0; i < head.size(); ++i) {
