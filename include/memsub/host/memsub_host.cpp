@@ -615,6 +615,193 @@ MEMSUB_HOST_API memsub_status memsub_cache_reset_stats(memsub_cache* cache) {
     return cache->reset_stats() ? MEMSUB_OK : MEMSUB_UNSUPPORTED;
 }
 
+// ---------------------------------------------------------------- replacement policies alone
+
+/// The handle behind `memsub_policy*`: the chosen policy and the valid ways it orders (the
+/// host keeps tags and data; this mask is what lets a call that breaks the protocol be refused).
+struct memsub_policy {
+    memsub_policy(const memsub::geometry& g, const memsub::host::policy_choice::params& p)
+        : policy(g, p)
+        , valid(g.sets, 0)
+        , sets(g.sets)
+        , ways(g.ways)
+        , line_bytes(g.line_bytes)
+        , all_ways(memsub::low_bits_mask(g.ways))
+        , name(policy.name()) {}
+
+    memsub::host::policy_choice policy;
+    std::vector<std::uint64_t> valid; // per set, bit w = way w holds a line
+    std::uint32_t sets;
+    std::uint32_t ways;
+    std::uint32_t line_bytes;
+    std::uint64_t all_ways;
+    std::string name; // NUL-terminated copy of policy.name() for memsub_policy_name
+};
+
+namespace {
+
+constexpr std::string_view policy_component = "memsub_policy_create";
+
+memsub_status check_policy_config(const memsub_policy_config* c, memsub_error* error) noexcept {
+    if (c == nullptr) return fail(error, MEMSUB_INVALID_ARGUMENT, "config is NULL");
+    if (c->reserved != 0) return fail(error, MEMSUB_INVALID_ARGUMENT, "config->reserved is not 0");
+    return MEMSUB_OK;
+}
+
+memsub::geometry geometry_of(const memsub_policy_config& c) {
+    const memsub::geometry g{.sets = c.sets, .ways = c.ways, .line_bytes = c.line_bytes};
+    g.validate(policy_component);
+    return g;
+}
+
+/// The checks every hook shares: handle, record, set and way in range.
+[[nodiscard]] bool hook_ok(const memsub_policy* p, std::uint32_t set, std::uint32_t way,
+                           const memsub_access* a) noexcept {
+    return p != nullptr && a != nullptr && valid_record(*a) && set < p->sets && way < p->ways;
+}
+
+[[nodiscard]] bool way_valid(const memsub_policy& p, std::uint32_t set,
+                             std::uint32_t way) noexcept {
+    return (p.valid[set] >> way & 1u) != 0;
+}
+
+} // namespace
+
+MEMSUB_HOST_API memsub_status memsub_host_abi_revision(uint32_t* abi_revision) {
+    if (abi_revision != nullptr) *abi_revision = MEMSUB_HOST_ABI_REVISION;
+    return MEMSUB_OK;
+}
+
+MEMSUB_HOST_API memsub_status memsub_policy_create(const char* policy_name,
+                                                   const memsub_policy_config* config,
+                                                   memsub_policy** out, memsub_error* error) {
+    return guarded(error, [&] {
+        if (out == nullptr) return fail(error, MEMSUB_INVALID_ARGUMENT, "out is NULL");
+        if (const memsub_status s = check_policy_config(config, error); s != MEMSUB_OK) return s;
+        memsub::host::policy_choice::params p;
+        p.name = policy_name == nullptr || *policy_name == '\0' ? "lru" : policy_name;
+        *out = new memsub_policy(geometry_of(*config), p);
+        return MEMSUB_OK;
+    });
+}
+
+MEMSUB_HOST_API memsub_status memsub_policy_destroy(memsub_policy* policy) {
+    delete policy;
+    return MEMSUB_OK;
+}
+
+MEMSUB_HOST_API memsub_status memsub_policy_names(const memsub_policy_config* config, char* buffer,
+                                                  size_t buffer_bytes, size_t* needed,
+                                                  memsub_error* error) {
+    return guarded(error, [&] {
+        if (const memsub_status s = check_policy_config(config, error); s != MEMSUB_OK) return s;
+        if (buffer == nullptr && buffer_bytes > 0)
+            return fail(error, MEMSUB_INVALID_ARGUMENT, "buffer is NULL and buffer_bytes > 0");
+        const auto names = memsub::host::policy_choice::names(geometry_of(*config), {});
+        const memsub_status s = write_names(names, buffer, buffer_bytes, needed);
+        return s == MEMSUB_OK ? s : fail(error, s, "the policy names do not fit in the buffer");
+    });
+}
+
+MEMSUB_HOST_API memsub_status memsub_policy_name(const memsub_policy* policy, const char** name) {
+    if (policy == nullptr || name == nullptr) return MEMSUB_INVALID_ARGUMENT;
+    *name = policy->name.c_str();
+    return MEMSUB_OK;
+}
+
+MEMSUB_HOST_API memsub_status memsub_policy_on_hit(memsub_policy* policy, uint32_t set,
+                                                   uint32_t way, const memsub_access* access) {
+    if (!hook_ok(policy, set, way, access) || !way_valid(*policy, set, way))
+        return MEMSUB_INVALID_ARGUMENT;
+    policy->policy.on_hit(memsub::set_index{set}, memsub::entry_index{way}, to_access(*access));
+    return MEMSUB_OK;
+}
+
+MEMSUB_HOST_API memsub_status memsub_policy_on_miss(memsub_policy* policy, uint32_t set,
+                                                    const memsub_access* access) {
+    if (!hook_ok(policy, set, 0, access)) return MEMSUB_INVALID_ARGUMENT;
+    policy->policy.on_miss(memsub::set_index{set}, to_access(*access));
+    return MEMSUB_OK;
+}
+
+MEMSUB_HOST_API memsub_status memsub_policy_should_bypass(memsub_policy* policy, uint32_t set,
+                                                          const memsub_access* access,
+                                                          uint8_t* bypass) {
+    if (!hook_ok(policy, set, 0, access) || bypass == nullptr) return MEMSUB_INVALID_ARGUMENT;
+    *bypass = policy->policy.should_bypass(memsub::set_index{set}, to_access(*access)) ? 1 : 0;
+    return MEMSUB_OK;
+}
+
+MEMSUB_HOST_API memsub_status memsub_policy_victim(memsub_policy* policy, uint32_t set,
+                                                   uint64_t eligible, const memsub_access* access,
+                                                   uint32_t* way) {
+    if (!hook_ok(policy, set, 0, access) || way == nullptr || eligible == 0 ||
+        (eligible & ~policy->valid[set]) != 0)
+        return MEMSUB_INVALID_ARGUMENT;
+    const memsub::access a = to_access(*access);
+    // A whole line needs one entry: the size-aware form with what the engine would pass.
+    const memsub::replacement::room_request need{.entries_needed = 1,
+                                                 .segments_needed = 0,
+                                                 .incoming_bytes = policy->line_bytes,
+                                                 .incoming_segments = 1};
+    *way =
+        policy->policy.victim(memsub::set_index{set}, memsub::entry_mask{eligible}, a, need).value;
+    return MEMSUB_OK;
+}
+
+MEMSUB_HOST_API memsub_status memsub_policy_on_insert(memsub_policy* policy, uint32_t set,
+                                                      uint32_t way, const memsub_access* access) {
+    if (!hook_ok(policy, set, way, access) || way_valid(*policy, set, way))
+        return MEMSUB_INVALID_ARGUMENT;
+    const memsub::access a = to_access(*access);
+    const std::uint64_t line_first = access->address & ~std::uint64_t{policy->line_bytes - 1};
+    const memsub::replacement::insert_info info{.address = memsub::byte_address{line_first},
+                                                .bytes = policy->line_bytes,
+                                                .stored_segments = 1,
+                                                .payload = 0};
+    policy->policy.on_insert(memsub::set_index{set}, memsub::entry_index{way}, a, info);
+    policy->valid[set] |= std::uint64_t{1} << way;
+    return MEMSUB_OK;
+}
+
+MEMSUB_HOST_API memsub_status memsub_policy_on_evict(memsub_policy* policy, uint32_t set,
+                                                     uint32_t way,
+                                                     const memsub_evicted_block* block) {
+    if (policy == nullptr || block == nullptr || set >= policy->sets || way >= policy->ways ||
+        !way_valid(*policy, set, way) || block->reason >= MEMSUB_EVICTION_REASON_COUNT)
+        return MEMSUB_INVALID_ARGUMENT;
+    const std::uint32_t line_bytes = policy->line_bytes;
+    memsub::evicted_block b;
+    b.address = memsub::byte_address{block->address};
+    b.line = memsub::line_address{block->address / line_bytes};
+    b.bytes = block->bytes != 0 ? block->bytes : line_bytes;
+    b.stored_segments = block->stored_segments != 0 ? block->stored_segments : 1;
+    b.set = memsub::set_index{set};
+    b.entry = memsub::entry_index{way};
+    b.dirty = block->dirty != 0;
+    b.reused = block->reused != 0;
+    b.reason = static_cast<memsub::eviction_reason>(block->reason);
+    b.touched_segments = 1;
+    policy->policy.on_evict(memsub::set_index{set}, memsub::entry_index{way}, b);
+    policy->valid[set] &= ~(std::uint64_t{1} << way);
+    return MEMSUB_OK;
+}
+
+MEMSUB_HOST_API memsub_status memsub_policy_valid_ways(const memsub_policy* policy, uint32_t set,
+                                                       uint64_t* valid) {
+    if (policy == nullptr || valid == nullptr || set >= policy->sets)
+        return MEMSUB_INVALID_ARGUMENT;
+    *valid = policy->valid[set];
+    return MEMSUB_OK;
+}
+
+MEMSUB_HOST_API memsub_status memsub_policy_storage_bits(const memsub_policy* policy,
+                                                         uint64_t* bits) {
+    if (policy == nullptr || bits == nullptr) return MEMSUB_INVALID_ARGUMENT;
+    *bits = policy->policy.storage_bits();
+    return MEMSUB_OK;
+}
+
 MEMSUB_HOST_API memsub_status memsub_compressor_create(const char* name, uint32_t line_bytes,
                                                        memsub_compressor** out,
                                                        memsub_error* error) {

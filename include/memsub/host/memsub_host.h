@@ -28,9 +28,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Version of this interface: changes whenever a struct's layout or a function's meaning
- * changes. Compare it with what memsub_host_version reports from the library loaded. */
+/* Version of this interface. MEMSUB_HOST_ABI_VERSION changes whenever a struct's layout or a
+ * function's meaning changes: a host built against another version must be rebuilt (compare it
+ * with what memsub_host_version reports from the library loaded). MEMSUB_HOST_ABI_REVISION
+ * counts additions within a version (new functions, new enum values): a host built against
+ * revision r runs with a library of the same version and a revision >= r
+ * (memsub_host_abi_revision). Revision 1 added the replacement-policy handle (memsub_policy_*).
+ * CHANGELOG.md lists every change under "Host interface". */
 #define MEMSUB_HOST_ABI_VERSION 1
+#define MEMSUB_HOST_ABI_REVISION 1
 
 #if defined(__GNUC__) || defined(__clang__)
 #define MEMSUB_HOST_API __attribute__((visibility("default")))
@@ -90,6 +96,10 @@ MEMSUB_HOST_API const char* memsub_status_name(memsub_status status);
  * either pointer may be NULL. Returns MEMSUB_OK. */
 MEMSUB_HOST_API memsub_status memsub_host_version(uint32_t* abi_version,
                                                   const char** library_version);
+
+/* Writes the interface revision of the library loaded (MEMSUB_HOST_ABI_REVISION it was built
+ * with) to *abi_revision (may be NULL). Returns MEMSUB_OK. Revision 1 and later. */
+MEMSUB_HOST_API memsub_status memsub_host_abi_revision(uint32_t* abi_revision);
 
 /* ------------------------------------------------------------------ caches */
 
@@ -369,6 +379,109 @@ MEMSUB_HOST_API memsub_status memsub_cache_get_stats(const memsub_cache* cache,
  * MEMSUB_OK; MEMSUB_INVALID_ARGUMENT for a NULL cache; MEMSUB_UNSUPPORTED for a fully
  * associative cache, whose engine keeps no reset. */
 MEMSUB_HOST_API memsub_status memsub_cache_reset_stats(memsub_cache* cache);
+
+/* ------------------------------------------------------------------ replacement policies alone */
+
+/* For a host that keeps its own tag array (ChampSim, gem5, GPGPU-Sim's tag arrays): memsub
+ * orders the ways of each set and names victims; the host finds hits, holds tags and data and
+ * calls the hooks below. They are memsub's replacement call protocol
+ * (memsub/replacement/concept.hpp, P1-P6), one function per hook:
+ *   H1. A hit in way w of set s: memsub_policy_on_hit(s, w, access).
+ *   H2. A miss in set s: memsub_policy_on_miss(s, access) once, before any other hook of that
+ *       access. A host that retries a fill (its lower level was busy) does not repeat it.
+ *   H3. Optionally, when the set has no invalid way: memsub_policy_should_bypass; when it says
+ *       bypass, nothing more is called for that access.
+ *   H4. While the set has no invalid way: memsub_policy_victim(s, eligible, access) -> w (a way
+ *       of `eligible`, a non-empty mask of valid ways), then memsub_policy_on_evict(s, w,
+ *       block) when w really leaves. victim may age metadata (RRIP) and may be asked again
+ *       before an eviction (a retried fill): only on_evict makes the way invalid.
+ *   H5. memsub_policy_on_insert(s, w, access) into an invalid way w.
+ *   H6. An invalidation outside replacement (a coherence invalidation, a flush):
+ *       memsub_policy_on_evict with the block's reason and no victim call.
+ * The handle tracks which ways are valid, so a call that breaks H4-H6 (inserting into a valid
+ * way, evicting an invalid one, an eligible mask naming an invalid way) is refused with
+ * MEMSUB_INVALID_ARGUMENT and changes nothing, rather than corrupting the policy's state. The
+ * hooks allocate nothing and run in O(ways). */
+
+/* A replacement policy; opaque. Create with memsub_policy_create, free with
+ * memsub_policy_destroy. */
+typedef struct memsub_policy memsub_policy;
+
+/* The cache a policy orders. Zero-initialise it and set the three shape fields. */
+typedef struct memsub_policy_config {
+    /* Sets (a power of two) and ways (1..64) of the host's cache. */
+    uint32_t sets;
+    uint32_t ways;
+    /* Its line size in bytes (a power of two >= 4): policies that hash or sample addresses
+     * (ship's signatures, remap's victim buffer and bank table) use line addresses. */
+    uint32_t line_bytes;
+    /* Must be 0. */
+    uint32_t reserved;
+} memsub_policy_config;
+
+/* Creates the policy `policy_name` (the names memsub_policy_names lists: those of
+ * memsub_cache_policy_names for a set-associative cache; NULL or "" = "lru") with its default
+ * parameters for a cache of `config`, with every way invalid, and stores it in *out (left
+ * unchanged on failure). Returns MEMSUB_OK; MEMSUB_INVALID_ARGUMENT for a NULL config or out or
+ * a reserved field not 0; MEMSUB_CONFIG_ERROR for a shape memsub refuses or an unknown policy
+ * (the message lists the names that can be built for this shape); MEMSUB_OUT_OF_MEMORY. */
+MEMSUB_HOST_API memsub_status memsub_policy_create(const char* policy_name,
+                                                   const memsub_policy_config* config,
+                                                   memsub_policy** out, memsub_error* error);
+
+/* Frees a policy. NULL is allowed and does nothing. Returns MEMSUB_OK. */
+MEMSUB_HOST_API memsub_status memsub_policy_destroy(memsub_policy* policy);
+
+/* Writes the policy names a policy of `config` can be created with, as memsub_cache_policy_names
+ * does (same buffer rules and statuses). */
+MEMSUB_HOST_API memsub_status memsub_policy_names(const memsub_policy_config* config, char* buffer,
+                                                  size_t buffer_bytes, size_t* needed,
+                                                  memsub_error* error);
+
+/* The name the policy reports (e.g. "ta_drrip"): a string the handle owns, valid until it is
+ * destroyed. Returns MEMSUB_OK; MEMSUB_INVALID_ARGUMENT for a NULL pointer. */
+MEMSUB_HOST_API memsub_status memsub_policy_name(const memsub_policy* policy, const char** name);
+
+/* H1: way `way` of set `set` was hit by `access` (way must be valid). Returns MEMSUB_OK;
+ * MEMSUB_INVALID_ARGUMENT for a NULL pointer, a set or way out of range, an invalid way, a bad
+ * record (unknown kind, reserved field not 0). The same errors apply to every hook below. */
+MEMSUB_HOST_API memsub_status memsub_policy_on_hit(memsub_policy* policy, uint32_t set,
+                                                   uint32_t way, const memsub_access* access);
+
+/* H2: `access` missed in `set`. */
+MEMSUB_HOST_API memsub_status memsub_policy_on_miss(memsub_policy* policy, uint32_t set,
+                                                    const memsub_access* access);
+
+/* H3: writes 1 to *bypass when the policy would not insert `access`'s block into the full
+ * `set` (OPT-style bypass), 0 otherwise (every policy that has no such rule). */
+MEMSUB_HOST_API memsub_status memsub_policy_should_bypass(memsub_policy* policy, uint32_t set,
+                                                          const memsub_access* access,
+                                                          uint8_t* bypass);
+
+/* H4: writes the victim way among `eligible` (bit w = way w; non-empty, valid ways only) to
+ * *way. */
+MEMSUB_HOST_API memsub_status memsub_policy_victim(memsub_policy* policy, uint32_t set,
+                                                   uint64_t eligible, const memsub_access* access,
+                                                   uint32_t* way);
+
+/* H5: `access`'s line was placed in the invalid way `way` of `set`, which becomes valid. */
+MEMSUB_HOST_API memsub_status memsub_policy_on_insert(memsub_policy* policy, uint32_t set,
+                                                      uint32_t way, const memsub_access* access);
+
+/* H4/H6: the valid way `way` of `set` leaves (becomes invalid). `block` describes it: address
+ * (its line's first byte), dirty, reused (hit while resident), reason (a
+ * memsub_eviction_reason); bytes and stored_segments may be 0 (= the whole line). */
+MEMSUB_HOST_API memsub_status memsub_policy_on_evict(memsub_policy* policy, uint32_t set,
+                                                     uint32_t way,
+                                                     const memsub_evicted_block* block);
+
+/* Writes the valid ways of `set` (bit w = way w) to *valid, as the handle tracks them. */
+MEMSUB_HOST_API memsub_status memsub_policy_valid_ways(const memsub_policy* policy, uint32_t set,
+                                                       uint64_t* valid);
+
+/* Writes the policy's hardware metadata in bits (0 when it does not report it) to *bits. */
+MEMSUB_HOST_API memsub_status memsub_policy_storage_bits(const memsub_policy* policy,
+                                                         uint64_t* bits);
 
 /* ------------------------------------------------------------------ compressors */
 
