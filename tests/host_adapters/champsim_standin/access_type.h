@@ -3,12 +3,12 @@
 #define ACCESS_TYPE_H
 
 enum class access_type : unsigned {
-  LOAD = 0,
-  RFO,
-  PREFETCH,
-  WRITE,
-  TRANSLATION,
-  NUM_TYPES,
+    LOAD = 0,
+    RFO,
+    PREFETCH,
+    WRITE,
+    TRANSLATION,
+    NUM_TYPES,
 };
 
 #endif

@@ -5,22 +5,19 @@
 
 #include <cstdint>
 
-namespace champsim
-{
-class address
-{
+namespace champsim {
+class address {
 public:
-  constexpr address() = default;
-  constexpr explicit address(uint64_t value) : value_(value) {}
-  template <typename T>
-  [[nodiscard]] constexpr T to() const
-  {
-    return static_cast<T>(value_);
-  }
-  friend constexpr bool operator==(address a, address b) { return a.value_ == b.value_; }
+    constexpr address() = default;
+    constexpr explicit address(uint64_t value) : value_(value) {}
+    template <typename T>
+    [[nodiscard]] constexpr T to() const {
+        return static_cast<T>(value_);
+    }
+    friend constexpr bool operator==(address a, address b) { return a.value_ == b.value_; }
 
 private:
-  uint64_t value_ = 0;
+    uint64_t value_ = 0;
 };
 } // namespace champsim
 

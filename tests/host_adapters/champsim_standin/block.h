@@ -6,18 +6,17 @@
 
 #include "address.h"
 
-namespace champsim
-{
+namespace champsim {
 struct cache_block {
-  bool valid = false;
-  bool prefetch = false;
-  bool dirty = false;
+    bool valid = false;
+    bool prefetch = false;
+    bool dirty = false;
 
-  champsim::address address{};
-  champsim::address v_address{};
-  champsim::address data{};
+    champsim::address address{};
+    champsim::address v_address{};
+    champsim::address data{};
 
-  uint32_t pf_metadata = 0;
+    uint32_t pf_metadata = 0;
 };
 } // namespace champsim
 

@@ -9,13 +9,12 @@
 #include "block.h"
 #include "champsim.h"
 
-class CACHE
-{
+class CACHE {
 public:
-  using BLOCK = champsim::cache_block;
-  std::string NAME;
-  uint32_t NUM_SET = 0, NUM_WAY = 0, MSHR_SIZE = 0;
-  champsim::data::bits OFFSET_BITS{};
+    using BLOCK = champsim::cache_block;
+    std::string NAME;
+    uint32_t NUM_SET = 0, NUM_WAY = 0, MSHR_SIZE = 0;
+    champsim::data::bits OFFSET_BITS{};
 };
 
 #endif

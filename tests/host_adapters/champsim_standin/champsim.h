@@ -6,15 +6,12 @@
 
 #include <type_traits>
 
-namespace champsim
-{
+namespace champsim {
 template <typename E>
-constexpr std::underlying_type_t<E> to_underlying(E e) noexcept
-{
-  return static_cast<std::underlying_type_t<E>>(e);
+constexpr std::underlying_type_t<E> to_underlying(E e) noexcept {
+    return static_cast<std::underlying_type_t<E>>(e);
 }
-namespace data
-{
+namespace data {
 enum class bits : unsigned long long {};
 }
 } // namespace champsim

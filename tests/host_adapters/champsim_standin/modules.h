@@ -8,17 +8,16 @@
 #include "champsim.h"
 
 class CACHE;
-namespace champsim::modules
-{
+namespace champsim::modules {
 template <typename T>
 struct bound_to {
-  T* intern_;
-  explicit bound_to(T* bind_arg) { bind(bind_arg); }
-  void bind(T* bind_arg) { intern_ = bind_arg; }
+    T* intern_;
+    explicit bound_to(T* bind_arg) { bind(bind_arg); }
+    void bind(T* bind_arg) { intern_ = bind_arg; }
 };
 
 struct replacement : public bound_to<CACHE> {
-  explicit replacement(CACHE* cache) : bound_to<CACHE>(cache) {}
+    explicit replacement(CACHE* cache) : bound_to<CACHE>(cache) {}
 };
 } // namespace champsim::modules
 

@@ -28,52 +28,55 @@
 #include "cache.h"
 #include "modules.h"
 
-class memsub : public champsim::modules::replacement
-{
+class memsub : public champsim::modules::replacement {
 public:
-  explicit memsub(CACHE* cache);
+    explicit memsub(CACHE* cache);
 
-  // Called only when the set has no invalid way. Returns the victim way, or NUM_WAY for a
-  // bypass (never for a writeback fill, which ChampSim does not let bypass).
-  long find_victim(uint32_t triggering_cpu, uint64_t instr_id, long set, const champsim::cache_block* current_set, champsim::address ip,
-                   champsim::address full_addr, access_type type);
-  // Every fill, into an invalid way, a victim's way, or NUM_WAY (bypassed).
-  void replacement_cache_fill(uint32_t triggering_cpu, long set, long way, champsim::address full_addr, champsim::address ip, champsim::address victim_addr,
-                              access_type type);
-  // Every tag check; only hits change state (misses are announced at fill time).
-  void update_replacement_state(uint32_t triggering_cpu, long set, long way, champsim::address full_addr, champsim::address ip,
-                                champsim::address victim_addr, access_type type, uint8_t hit);
-  void replacement_final_stats();
+    // Called only when the set has no invalid way. Returns the victim way, or NUM_WAY for a
+    // bypass (never for a writeback fill, which ChampSim does not let bypass).
+    long find_victim(uint32_t triggering_cpu, uint64_t instr_id, long set,
+                     const champsim::cache_block* current_set, champsim::address ip,
+                     champsim::address full_addr, access_type type);
+    // Every fill, into an invalid way, a victim's way, or NUM_WAY (bypassed).
+    void replacement_cache_fill(uint32_t triggering_cpu, long set, long way,
+                                champsim::address full_addr, champsim::address ip,
+                                champsim::address victim_addr, access_type type);
+    // Every tag check; only hits change state (misses are announced at fill time).
+    void update_replacement_state(uint32_t triggering_cpu, long set, long way,
+                                  champsim::address full_addr, champsim::address ip,
+                                  champsim::address victim_addr, access_type type, uint8_t hit);
+    void replacement_final_stats();
 
 private:
-  struct policy_deleter {
-    void operator()(memsub_policy* p) const noexcept { memsub_policy_destroy(p); }
-  };
+    struct policy_deleter {
+        void operator()(memsub_policy* p) const noexcept { memsub_policy_destroy(p); }
+    };
 
-  // A fill whose miss was announced (memsub_policy_on_miss) by find_victim and whose
-  // replacement_cache_fill has not come yet: ChampSim retries a fill whose dirty victim could
-  // not be sent down, calling find_victim again, and the miss must be announced once.
-  struct pending_fill {
-    bool active = false;
-    long set = 0;
-    uint64_t address = 0;
-    uint64_t instr_id = 0;
-    long victim_way = -1;
-    bool victim_dirty = false;
-  };
+    // A fill whose miss was announced (memsub_policy_on_miss) by find_victim and whose
+    // replacement_cache_fill has not come yet: ChampSim retries a fill whose dirty victim could
+    // not be sent down, calling find_victim again, and the miss must be announced once.
+    struct pending_fill {
+        bool active = false;
+        long set = 0;
+        uint64_t address = 0;
+        uint64_t instr_id = 0;
+        long victim_way = -1;
+        bool victim_dirty = false;
+    };
 
-  memsub_access record(champsim::address full_addr, champsim::address ip, access_type type, uint32_t cpu) const;
-  void check(memsub_status status, const char* what) const;
+    memsub_access record(champsim::address full_addr, champsim::address ip, access_type type,
+                         uint32_t cpu) const;
+    void check(memsub_status status, const char* what) const;
 
-  std::unique_ptr<memsub_policy, policy_deleter> policy_;
-  std::string cache_name_;
-  std::string policy_name_;
-  long num_way_;
-  uint32_t line_bytes_;
-  bool promote_writeback_hits_ = true;
-  std::vector<uint64_t> reused_; // per set, bit w: the line in way w was hit since its fill
-  pending_fill pending_;
-  uint64_t hits_ = 0, fills_ = 0, bypasses_ = 0, evictions_ = 0, retried_victims_ = 0;
+    std::unique_ptr<memsub_policy, policy_deleter> policy_;
+    std::string cache_name_;
+    std::string policy_name_;
+    long num_way_;
+    uint32_t line_bytes_;
+    bool promote_writeback_hits_ = true;
+    std::vector<uint64_t> reused_; // per set, bit w: the line in way w was hit since its fill
+    pending_fill pending_;
+    uint64_t hits_ = 0, fills_ = 0, bypasses_ = 0, evictions_ = 0, retried_victims_ = 0;
 };
 
 #endif
