@@ -1,18 +1,25 @@
-# The first ```c block of DOC is the file PROGRAM, byte for byte (so the program the document
-# shows is the one the tests compile and run). Usage: cmake -DDOC=... -DPROGRAM=... -P this.
+# The INDEX-th (default: first) ```c block of DOC is the file PROGRAM, byte for byte (so the
+# program the document shows is the one the tests compile and run).
+# Usage: cmake -DDOC=... -DPROGRAM=... [-DINDEX=n] -P this.
 file(READ ${DOC} doc)
 file(READ ${PROGRAM} program)
-string(FIND "${doc}" "```c\n" start)
-if(start LESS 0)
-    message(FATAL_ERROR "${DOC}: no ```c block")
+if(NOT DEFINED INDEX)
+    set(INDEX 1)
 endif()
-math(EXPR start "${start} + 5")
-string(SUBSTRING "${doc}" ${start} -1 rest)
+set(rest "${doc}")
+foreach(i RANGE 1 ${INDEX})
+    string(FIND "${rest}" "```c\n" start)
+    if(start LESS 0)
+        message(FATAL_ERROR "${DOC}: fewer than ${INDEX} ```c blocks")
+    endif()
+    math(EXPR start "${start} + 5")
+    string(SUBSTRING "${rest}" ${start} -1 rest)
+endforeach()
 string(FIND "${rest}" "\n```" stop)
 math(EXPR stop "${stop} + 1")
 string(SUBSTRING "${rest}" 0 ${stop} block)
 if(NOT block STREQUAL program)
-    message(FATAL_ERROR "${DOC}: its first ```c block differs from ${PROGRAM}; copy the file "
+    message(FATAL_ERROR "${DOC}: its ```c block number ${INDEX} differs from ${PROGRAM}; copy the file "
                         "into the document")
 endif()
-message(STATUS "${DOC}: its first ```c block is ${PROGRAM}")
+message(STATUS "${DOC}: its ```c block number ${INDEX} is ${PROGRAM}")

@@ -41,6 +41,7 @@
 #include <memsub/core/access.hpp>
 #include <memsub/core/errors.hpp>
 #include <memsub/core/geometry.hpp>
+#include <memsub/host/detail/status.hpp>
 #include <memsub/host/host_policies.hpp>
 #include <memsub/version.hpp>
 
@@ -69,34 +70,8 @@ namespace mcomp = memsub::compression;
 
 // ---------------------------------------------------------------- errors
 
-/// Fills `error` (when not NULL) with `code` and `message`, cut at a UTF-8 character boundary to
-/// fit; returns `code`.
-memsub_status fail(memsub_error* error, memsub_status code, std::string_view message) noexcept {
-    if (error == nullptr) return code;
-    error->code = code;
-    std::size_t n = std::min<std::size_t>(message.size(), MEMSUB_ERROR_MESSAGE_BYTES - 1);
-    if (n < message.size()) // do not leave half a character: drop its leading bytes too
-        while (n > 0 && (static_cast<unsigned char>(message[n]) & 0xC0u) == 0x80u) --n;
-    std::memcpy(error->message, message.data(), n);
-    error->message[n] = '\0';
-    return code;
-}
-
-/// Runs `body` (returning a memsub_status) and turns every exception into a status.
-template <class Body>
-memsub_status guarded(memsub_error* error, Body&& body) noexcept {
-    try {
-        return body();
-    } catch (const memsub::config_error& e) {
-        return fail(error, MEMSUB_CONFIG_ERROR, e.what());
-    } catch (const std::bad_alloc&) {
-        return fail(error, MEMSUB_OUT_OF_MEMORY, "memsub: out of memory");
-    } catch (const std::exception& e) {
-        return fail(error, MEMSUB_INTERNAL_ERROR, e.what());
-    } catch (...) {
-        return fail(error, MEMSUB_INTERNAL_ERROR, "memsub: an unknown exception");
-    }
-}
+using memsub::host::detail::fail;
+using memsub::host::detail::guarded;
 
 /// Writes `names` joined by commas into buffer[0 .. bytes) (see memsub_cache_policy_names).
 memsub_status write_names(const std::vector<std::string>& names, char* buffer, std::size_t bytes,

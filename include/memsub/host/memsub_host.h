@@ -1,8 +1,9 @@
-/* memsub host ABI: memsub's caches and compressors behind a C interface, for hosts that cannot
- * include the C++20 headers (simulators built as C++11 or C++17, C programs, Python through
- * ctypes or cffi). The implementation is one C++20 translation unit beside this header,
- * memsub/host/memsub_host.cpp, built by CMake as the shared library memsub::host (or compiled
- * by a host's own build); docs/embedding/c_abi.md shows both ways.
+/* memsub host ABI: memsub's caches, replacement policies, DRAM controllers and compressors
+ * behind a C interface, for hosts that cannot include the C++20 headers (simulators built as
+ * C++11 or C++17, C programs, Python through ctypes or cffi). The implementation is the C++20
+ * translation units beside this header, memsub/host/memsub_host*.cpp, built by CMake as the
+ * shared library memsub::host (or compiled by a host's own build); docs/embedding/c_abi.md
+ * shows both ways.
  *
  * Conventions (every function below follows them):
  *  - Status: every function returns a `memsub_status` (MEMSUB_OK = 0), except
@@ -33,10 +34,11 @@
  * with what memsub_host_version reports from the library loaded). MEMSUB_HOST_ABI_REVISION
  * counts additions within a version (new functions, new enum values): a host built against
  * revision r runs with a library of the same version and a revision >= r
- * (memsub_host_abi_revision). Revision 1 added the replacement-policy handle (memsub_policy_*).
+ * (memsub_host_abi_revision). Revision 1 added the replacement-policy handle (memsub_policy_*),
+ * revision 2 the DRAM controllers (memsub_dram_*).
  * CHANGELOG.md lists every change under "Host interface". */
 #define MEMSUB_HOST_ABI_VERSION 1
-#define MEMSUB_HOST_ABI_REVISION 1
+#define MEMSUB_HOST_ABI_REVISION 2
 
 #if defined(__GNUC__) || defined(__clang__)
 #define MEMSUB_HOST_API __attribute__((visibility("default")))
@@ -482,6 +484,184 @@ MEMSUB_HOST_API memsub_status memsub_policy_valid_ways(const memsub_policy* poli
 /* Writes the policy's hardware metadata in bits (0 when it does not report it) to *bits. */
 MEMSUB_HOST_API memsub_status memsub_policy_storage_bits(const memsub_policy* policy,
                                                          uint64_t* bits);
+
+/* ------------------------------------------------------------------ DRAM controllers */
+
+/* A DRAM controller (memsub/memory/: docs/embedding/memory_controller.md). It keeps no clock:
+ * the host enqueues requests with their arrival cycle, advances the controller to a cycle
+ * (never backwards) and drains the requests completed by then. Arrival cycles are
+ * non-decreasing; a request refused with MEMSUB_ENQUEUE_QUEUE_FULL is retried later with its
+ * original arrival cycle, so the wait counts as queueing. Revision 2 and later. */
+typedef struct memsub_dram memsub_dram;
+
+/* A controller's make-up. Zero-initialise it: every NULL / 0 field takes its default. */
+typedef struct memsub_dram_config {
+    /* The scheduler and queue organisation: "fr_fcfs" (default; first ready, then oldest, one
+     * read and one write queue per channel), "fcfs", "partitioned" ([HTA]'s controller: a
+     * queue per requester cluster, round robin across them), "hmc_vault" ([MemNet]'s vault
+     * controller: FR-FCFS, closed page, one 16-entry queue), "flat" (a fixed latency and a
+     * bandwidth limit, no DRAM timing). */
+    const char* controller;
+    /* The row policy of "fr_fcfs", "fcfs" and "partitioned": "open" (default), "closed",
+     * "timeout" (timeout-adaptive). Must be NULL or "" for the others. */
+    const char* row_policy;
+    /* The DRAM timing preset: "ddr4_2400" (default), "ddr3_1600" ([Dissertation] Table 2.3),
+     * "hbm2", "hmc_vault" (the default of "hmc_vault"). For "flat", the preset whose peak
+     * bandwidth the pipe has. */
+    const char* timing;
+    /* The address mapping as DRAMSim3 writes it, most significant field first (ro ra bg ba ch
+     * co); NULL or "" = "rorabgbachco", or "rorabachco" for a preset without bank groups. */
+    const char* mapping;
+    /* Channels (0 = the preset's). */
+    uint32_t channels;
+    /* "partitioned": requester clusters (0 = 16). Ignored by the others. */
+    uint32_t requesters;
+    /* "flat": cycles from service to completion (0 = 100). Ignored by the others. */
+    uint32_t flat_latency_cycles;
+    /* Non-zero: XOR the bank bits with low row bits (a bank hash). */
+    uint8_t xor_bank_hash;
+    /* Must be 0. */
+    uint8_t reserved[3];
+} memsub_dram_config;
+
+/* A request (memsub::memory::mem_request). */
+typedef struct memsub_mem_request {
+    /* Chosen by the host; returned unchanged in the completion. */
+    uint64_t id;
+    /* The byte address the mapping decodes; the request moves the burst holding it. */
+    uint64_t address;
+    /* The host's cycle when the request reaches the controller (non-decreasing). */
+    uint64_t arrival_cycle;
+    /* The core, SM or cluster that sent it ("partitioned" queues by it). */
+    uint32_t requester;
+    /* Non-zero: a write. */
+    uint8_t is_write;
+    /* Must be 0. */
+    uint8_t reserved[3];
+} memsub_mem_request;
+
+/* What memsub_dram_enqueue did with a request. */
+typedef enum memsub_enqueue_result {
+    /* Queued: it will complete and be drained. */
+    MEMSUB_ENQUEUE_ACCEPTED = 0,
+    /* Back-pressure: the queue is full; retry later with the same arrival cycle. */
+    MEMSUB_ENQUEUE_QUEUE_FULL = 1,
+    /* Never acceptable (an address past the mapping's range): do not retry. */
+    MEMSUB_ENQUEUE_REJECTED = 2
+} memsub_enqueue_result;
+
+/* The row-buffer state a request found (memsub::memory::row_class). */
+typedef enum memsub_row_class {
+    MEMSUB_ROW_HIT = 0,
+    MEMSUB_ROW_EMPTY = 1,
+    MEMSUB_ROW_CONFLICT = 2
+} memsub_row_class;
+
+/* A finished request (memsub::memory::completion). */
+typedef struct memsub_completion {
+    uint64_t id;
+    uint64_t address;
+    /* Arrival (as enqueued), selection by the scheduler, first and last data beat. Latency =
+     * done_cycle - arrival_cycle; queueing = selected_cycle - arrival_cycle. */
+    uint64_t arrival_cycle;
+    uint64_t selected_cycle;
+    uint64_t data_cycle;
+    uint64_t done_cycle;
+    uint32_t requester;
+    /* The channel and the flat bank within it that served it. */
+    uint32_t channel;
+    uint32_t bank;
+    uint8_t is_write;
+    /* A memsub_row_class; meaningless when from_queue. */
+    uint8_t row_class;
+    /* Non-zero: served by the write queue without a DRAM access (a read forwarded from a
+     * queued write, or a write merged into one). */
+    uint8_t from_queue;
+    uint8_t reserved;
+} memsub_completion;
+
+/* A controller's counters (memsub::memory::controller_stats). */
+typedef struct memsub_dram_stats {
+    uint64_t reads;
+    uint64_t writes;
+    /* Completed DRAM accesses by row class (index = memsub_row_class). */
+    uint64_t by_row_class[3];
+    /* Enqueue attempts refused with QUEUE_FULL; requests rejected. */
+    uint64_t refused;
+    uint64_t rejected;
+    uint64_t refreshes;
+    /* Read/write direction changes on the data buses. */
+    uint64_t bus_turnarounds;
+    /* Write drains started, and the writes they served. */
+    uint64_t write_drains;
+    uint64_t drained_writes;
+    uint64_t forwarded_reads;
+    uint64_t merged_writes;
+    /* Bytes moved, and the data-bus cycles (summed over channels) that moved them. */
+    uint64_t bytes;
+    uint64_t data_bus_cycles;
+    /* The measured window: first arrival (UINT64_MAX before any) and last completion. */
+    uint64_t first_arrival;
+    uint64_t last_done;
+    /* Completed requests' latency (arrival to last data beat, cycles): mean, 99th percentile
+     * and maximum; the same for reads alone. */
+    double latency_mean;
+    uint64_t latency_p99;
+    uint64_t latency_max;
+    double read_latency_mean;
+    uint64_t read_latency_p99;
+    uint64_t read_latency_max;
+} memsub_dram_stats;
+
+/* Called by memsub_dram_drain once per completed request, in completion order. The pointer is
+ * valid only during the call. */
+typedef void (*memsub_completion_fn)(void* context, const memsub_completion* completion);
+
+/* Creates a controller of `config` (NULL = every default: FR-FCFS, open page, DDR4-2400,
+ * rorabgbachco) and stores it in *out (left unchanged on failure); free it with
+ * memsub_dram_destroy. Returns MEMSUB_OK; MEMSUB_INVALID_ARGUMENT for a NULL out or a reserved
+ * field not 0; MEMSUB_CONFIG_ERROR for an unknown controller, row policy or preset, a row
+ * policy the controller does not take, or a mapping or channel count memsub refuses (the
+ * message names the field and what it takes); MEMSUB_OUT_OF_MEMORY. */
+MEMSUB_HOST_API memsub_status memsub_dram_create(const memsub_dram_config* config,
+                                                 memsub_dram** out, memsub_error* error);
+
+/* Frees a controller (pending requests are dropped). NULL is allowed. Returns MEMSUB_OK. */
+MEMSUB_HOST_API memsub_status memsub_dram_destroy(memsub_dram* dram);
+
+/* Offers a request; *result (when not NULL) receives a memsub_enqueue_result. Returns
+ * MEMSUB_OK; MEMSUB_INVALID_ARGUMENT for a NULL dram or request, a reserved field not 0, or an
+ * arrival cycle earlier than the previous request's (the request is then not offered). */
+MEMSUB_HOST_API memsub_status memsub_dram_enqueue(memsub_dram* dram,
+                                                  const memsub_mem_request* request,
+                                                  uint8_t* result);
+
+/* Runs the controller up to `cycle`. Returns MEMSUB_OK; MEMSUB_INVALID_ARGUMENT for a NULL dram
+ * or a cycle earlier than a previous memsub_dram_advance_to's (nothing is done). */
+MEMSUB_HOST_API memsub_status memsub_dram_advance_to(memsub_dram* dram, uint64_t cycle);
+
+/* Calls `fn` for every request completed by the cycle advanced to, and forgets them;
+ * *drained (when not NULL) receives how many. Returns MEMSUB_OK; MEMSUB_INVALID_ARGUMENT for a
+ * NULL dram or fn. */
+MEMSUB_HOST_API memsub_status memsub_dram_drain(memsub_dram* dram, memsub_completion_fn fn,
+                                                void* context, uint64_t* drained);
+
+/* Writes the next cycle at which anything can happen (UINT64_MAX when nothing is pending):
+ * a host may advance straight to it. */
+MEMSUB_HOST_API memsub_status memsub_dram_next_event_cycle(const memsub_dram* dram,
+                                                           uint64_t* cycle);
+
+/* Writes the number of requests accepted and not yet drained. */
+MEMSUB_HOST_API memsub_status memsub_dram_pending(const memsub_dram* dram, uint64_t* pending);
+
+/* Copies the controller's counters into *stats. */
+MEMSUB_HOST_API memsub_status memsub_dram_get_stats(const memsub_dram* dram,
+                                                    memsub_dram_stats* stats);
+
+/* Writes the controller's command clock period in ns (to convert the host's clock), its peak
+ * bandwidth in GB/s over all channels, and its channels; any pointer may be NULL. */
+MEMSUB_HOST_API memsub_status memsub_dram_info(const memsub_dram* dram, double* tck_ns,
+                                               double* peak_gb_per_s, uint32_t* channels);
 
 /* ------------------------------------------------------------------ compressors */
 
