@@ -3,7 +3,7 @@
 # (scripts/slurm_local_cluster.sh) gathers equal results, all columns but the timing ones;
 # a second submission runs only the configurations whose fragments are gone; gather names a
 # configuration that has no fragment with its Slurm state.
-#   tests/sweep/check_slurm.sh [EXPLORER]   (default: $MEMSUB_EXPLORER, else build/release)
+#   tests/sweep/check_slurm.sh EXPLORER_PATH   (default: $MEMSUB_EXPLORER, else build/release)
 # Needs root (the cluster script installs and starts Slurm). The cluster is stopped at the end
 # when this script started it.
 set -euo pipefail
