@@ -2,7 +2,8 @@
 # memsub_sweep on Slurm: the same sweep run here and as a job array on a one-node cluster
 # (scripts/slurm_local_cluster.sh) gathers equal results, all columns but the timing ones;
 # a second submission runs only the configurations whose fragments are gone; gather names a
-# configuration that has no fragment with its Slurm state.
+# configuration that has no fragment with its Slurm state, and a task Slurm stopped (cancelled)
+# as not finished, with no fragment and no failure record.
 #   tests/sweep/check_slurm.sh EXPLORER_PATH   (default: $MEMSUB_EXPLORER, else build/release)
 # Needs root (the cluster script installs and starts Slurm). The cluster is stopped at the end
 # when this script started it.
@@ -96,4 +97,37 @@ compare "$work/local/results.json" "$work/slurm/results.json"
 # Nothing left: nothing is submitted.
 out=$($py "$sweep" run "$work/small.toml" --results "$work/slurm" --slurm --wait 2>&1)
 grep -q "nothing to submit" <<<"$out" || { echo "check_slurm: $out" >&2; exit 1; }
+# A task Slurm stops (a time limit or scancel: SIGTERM, then SIGKILL) leaves no fragment and no
+# failure record; gather names it as not finished with its Slurm state. scancel stands in for
+# the time limit, whose shortest value (1 minute) would make this check slow.
+cat >"$work/slow.toml" <<'EOF2'
+policies = ["lru"]
+traces = ["builtin"]
+[builtin]
+accesses = 1000000000000
+[[geometry]]
+sets = 1024
+ways = 16
+EOF2
+job=$($py "$sweep" run "$work/slow.toml" --results "$work/slow" --slurm)
+for _ in $(seq 1 60); do
+    [ "$(squeue -h -j "$job" -o %T)" = RUNNING ] && break
+    sleep 0.5
+done
+sleep 2 # the task has started its explorer
+scancel "$job"
+for _ in $(seq 1 60); do
+    [ -z "$(squeue -h -j "$job" -t PENDING,RUNNING,COMPLETING -o %T 2>/dev/null)" ] && break
+    sleep 0.5
+done
+slow_id=$($py "$sweep" list "$work/slow.toml" | cut -f2)
+if out=$($py "$sweep" gather "$work/slow.toml" --results "$work/slow" 2>&1); then
+    echo "check_slurm: gather succeeded for a cancelled task" >&2; exit 1
+fi
+grep -q "not finished: $slow_id (Slurm: CANCELLED (job ${job}_0))" <<<"$out" ||
+    { echo "check_slurm: gather did not name the cancelled task:" >&2; echo "$out" >&2; exit 1; }
+[ -z "$(find "$work/slow/configs" "$work/slow/failed" -type f)" ] ||
+    { echo "check_slurm: the cancelled task left a fragment or a failure record" >&2; exit 1; }
+grep -q "stopped by SIGTERM" "$work/slow/slurm/logs/${job}_0.out" ||
+    { echo "check_slurm: the task did not stop on SIGTERM:" >&2; cat "$work/slow/slurm/logs/${job}_0.out" >&2; exit 1; }
 echo "check_slurm: ok"
