@@ -275,6 +275,20 @@ public:
             return dual_.victim(s, eligible, a, side);
     }
 
+    // Deprecated aliases, kept for one release (CHANGELOG "Host interface"): the R4 / R6 forms
+    // hosts called before the size-aware hooks, for a whole-line block (one entry, one
+    // segment, size unknown). Hosts call notify_insert / choose_victim (concept.hpp) instead.
+    [[deprecated("call memsub::replacement::notify_insert(policy, set, entry, access, "
+                 "insert_info)")]] void
+    on_insert(set_index s, entry_index e, const access& a) noexcept {
+        on_insert(s, e, a, insert_info{.address = a.address, .bytes = 0, .stored_segments = 1});
+    }
+    [[deprecated("call memsub::replacement::choose_victim(policy, set, eligible, access, "
+                 "room_request)")]] [[nodiscard]] entry_index
+    victim(set_index s, entry_mask eligible, const access& a) noexcept {
+        return victim(s, eligible, a, room_request{.entries_needed = 1, .incoming_segments = 1});
+    }
+
     /// O3, when the dual policy may bypass: its decision under the side in force.
     [[nodiscard]] bool should_bypass(set_index s,
                                      const access& a) noexcept requires dual_may_bypass<Dual> {
