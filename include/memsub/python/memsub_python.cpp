@@ -911,7 +911,7 @@ py::array_t<T> to_numpy(const std::vector<T>& v) {
 }
 
 py::dict read_trace(const std::string& path, std::optional<std::string> format,
-                    std::optional<std::uint64_t> limit) {
+                    std::optional<std::uint64_t> limit, bool instruction_fetches) {
     std::optional<memsub::trace::trace_format> f;
     if (format) {
         f = memsub::trace::parse_format(*format);
@@ -925,8 +925,10 @@ py::dict read_trace(const std::string& path, std::optional<std::string> format,
     std::string format_name;
     {
         py::gil_scoped_release unlocked;
-        memsub::trace::any_reader r =
-            f ? memsub::trace::open_trace(path, *f) : memsub::trace::open_trace(path);
+        memsub::trace::open_options options;
+        options.lackey.emit_instruction_fetches = instruction_fetches;
+        memsub::trace::any_reader r = f ? memsub::trace::open_trace(path, *f, options)
+                                        : memsub::trace::open_trace(path, options);
         format_name =
             std::visit([](const auto& reader) { return std::string(reader.format_name); }, r);
         std::vector<memsub::access> batch(4096);
@@ -1175,11 +1177,12 @@ accesses, cold_misses (exact methods), method, line_bytes.)doc");
           "Decodes a CompressedLine; returns the line as a uint8 array.");
 
     m.def("read_trace", &read_trace, py::arg("path"), py::arg("format") = py::none(),
-          py::arg("limit") = py::none(),
+          py::arg("limit") = py::none(), py::arg("instruction_fetches") = false,
           R"doc(Reads a trace file through memsub::trace::open into a dict of NumPy arrays.
 
 format: None (from the name, else the content), or lackey, din, text, u64, oracleGeneral,
-champsim. limit: at most this many records. Returns address (uint64), kind (uint8:
+champsim. limit: at most this many records. instruction_fetches: Lackey's I records are
+delivered as accesses (else only counted; each data access's pc is its instruction). Returns address (uint64), kind (uint8:
 memsub.LOAD ...), pc (uint64), size (uint32), requester (uint32), read_modify_write (bool),
 next_use (uint64; oracleGeneral carries it, 2**64-1 = never) and format (the reader's name).
 Raises TraceError for a file that cannot be opened or is malformed, ConfigError for an
