@@ -969,7 +969,10 @@ py::dict read_trace(const std::string& path, std::optional<std::string> format,
 /// before the clock starts, and basic_cache::access_all runs them (hit flags written by the
 /// sink, as memsub.Cache.access writes them). Returns the seconds of the loop alone.
 py::dict baseline_access_loop(const std::string& policy, std::uint32_t sets, std::uint32_t ways,
-                              std::uint32_t line_bytes, py::handle addresses, py::handle kinds) {
+                              std::uint32_t line_bytes, py::handle addresses, py::handle kinds,
+                              const std::string& layout) {
+    if (layout != "records" && layout != "columns")
+        config_fail("memsub.baseline", "layout", layout, "must be records or columns");
     const stream s = make_stream(addresses, kinds, py::none(), py::none());
     const memsub::geometry g{.sets = sets, .ways = ways, .line_bytes = line_bytes};
     g.validate("memsub.baseline");
@@ -979,17 +982,26 @@ py::dict baseline_access_loop(const std::string& policy, std::uint32_t sets, std
     double seconds = 0;
     {
         py::gil_scoped_release unlocked;
-        std::vector<memsub::access> records(s.n);
-        for (std::size_t i = 0; i < s.n; ++i) records[i] = s.at(i);
         std::vector<std::uint8_t> flags(s.n);
-        engine_shape<mc::write_policy::write_back, 1> cache(g, p);
-        const auto start = std::chrono::steady_clock::now();
-        std::uint8_t* f = flags.data();
-        cache.access_all(records, [&](const memsub::access&, const auto& r) noexcept {
-            hits += r.hit;
-            *f++ = r.hit;
-        });
-        seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        if (layout == "columns") { // memsub.Cache.access's own loop, without the Python call
+            engine_cache<engine_shape<mc::write_policy::write_back, 1>> cache(g, p);
+            const auto start = std::chrono::steady_clock::now();
+            hits = cache.run(s, flags.data());
+            seconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        } else {
+            std::vector<memsub::access> records(s.n);
+            for (std::size_t i = 0; i < s.n; ++i) records[i] = s.at(i);
+            engine_shape<mc::write_policy::write_back, 1> cache(g, p);
+            const auto start = std::chrono::steady_clock::now();
+            std::uint8_t* f = flags.data();
+            cache.access_all(records, [&](const memsub::access&, const auto& r) noexcept {
+                hits += r.hit;
+                *f++ = r.hit;
+            });
+            seconds =
+                std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+        }
     }
     py::dict out;
     out["seconds"] = seconds;
@@ -1192,9 +1204,12 @@ unknown format. Compressed (.gz, .xz) traces must be decompressed first.)doc");
         "baseline", "Reference loops in C++ alone, for measuring the binding's overhead.");
     baseline.def("access_loop", &baseline_access_loop, py::arg("policy"), py::arg("sets"),
                  py::arg("ways"), py::arg("line_bytes"), py::arg("addresses"),
-                 py::arg("kinds") = py::none(),
+                 py::arg("kinds") = py::none(), py::arg("layout") = "records",
                  "The baseline: a fresh write-back set-associative cache running "
-                 "host::policy_choice, fed `addresses` (and kinds) as memsub::access records "
-                 "built before the clock starts, by basic_cache::access_all, the loop a C++20 "
-                 "host runs. Returns seconds (the loop alone), hits and misses.");
+                 "host::policy_choice on `addresses` (and kinds). layout='records': "
+                 "memsub::access records built before the clock starts, run by "
+                 "basic_cache::access_all, the loop a C++20 host runs; layout='columns': "
+                 "memsub.Cache.access's own loop over the arrays, without the Python call. "
+                 "Returns seconds (the loop alone), hits and misses.");
+    baseline.attr("access_record_bytes") = sizeof(memsub::access);
 }
