@@ -184,3 +184,21 @@ def test_same_hits_as_the_c_interface(host_library, rng, policy):
     expected = c_interface_flags(host_library, policy, 64, 8, addresses, kinds, pcs)
     flags = memsub.Cache(policy, sets=64, ways=8).access(addresses, kinds, pcs=pcs)
     np.testing.assert_array_equal(flags, expected)
+
+
+def test_threads_sharing_a_cache_take_turns(rng):
+    import threading
+
+    addresses, kinds = mixed_stream(rng, 200000, 20000)
+    shared = memsub.Cache("srrip", sets=64, ways=8)
+    chunks = np.array_split(np.arange(len(addresses)), 8)
+    threads = [threading.Thread(target=shared.access, args=(addresses[c], kinds[c]))
+               for c in chunks]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    # The order of the calls is the threads', but every access ran exactly once.
+    s = shared.stats()
+    assert s["accesses"] == len(addresses)
+    assert s["by_kind"]["store"]["accesses"] == int((kinds == memsub.STORE).sum())

@@ -21,6 +21,7 @@
 #include <cstring>
 #include <filesystem>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -280,6 +281,16 @@ mc::cache_stats minus(mc::cache_stats a, const mc::cache_stats& b) noexcept {
 
 // ---------------------------------------------------------------- caches
 
+/// Runs `f` without the GIL and holding `m`: the loops run unlocked, and two Python threads
+/// sharing one cache take turns instead of racing on it. The GIL is released before `m` is
+/// taken, so a thread waiting for `m` never holds the GIL the holder needs to return.
+template <class F>
+decltype(auto) exclusive(std::mutex& m, F&& f) {
+    py::gil_scoped_release unlocked;
+    const std::lock_guard<std::mutex> hold(m);
+    return f();
+}
+
 constexpr std::string_view cache_component = "memsub.Cache";
 
 /// A cache of one compiled shape; `run` is the whole access loop (one virtual call per batch).
@@ -443,8 +454,7 @@ public:
         stream s = make_stream(addresses, kinds, pcs, sizes);
         py::array_t<std::uint8_t> flags(static_cast<py::ssize_t>(s.n));
         std::uint8_t* out = flags.mutable_data();
-        {
-            py::gil_scoped_release unlocked;
+        exclusive(mutex_, [&] {
             std::vector<std::uint64_t> next;
             if (policy_ == "opt") { // OPT sees this call's array only (documented)
                 next = next_uses(s, line_bytes_, position_);
@@ -452,12 +462,16 @@ public:
             }
             cache_->run(s, out);
             position_ += s.n;
-        }
+        });
         return flags;
     }
 
-    py::dict stats() const { return stats_dict(cache_->stats()); }
-    void reset_stats() { cache_->reset_stats(); }
+    py::dict stats() {
+        return stats_dict(exclusive(mutex_, [&] { return cache_->stats(); }));
+    }
+    void reset_stats() {
+        exclusive(mutex_, [&] { cache_->reset_stats(); });
+    }
     const std::string& policy() const noexcept { return policy_; }
 
 private:
@@ -465,6 +479,7 @@ private:
     std::uint32_t line_bytes_;
     std::unique_ptr<cache_base> cache_;
     std::uint64_t position_ = 0; // accesses so far: OPT's positions increase across calls
+    std::mutex mutex_;
 };
 
 std::vector<std::string> policy_names(const std::string& kind_name, std::uint32_t sets,
@@ -602,27 +617,28 @@ public:
         const stream s = make_stream(addresses, kinds, pcs, sizes);
         py::array_t<std::uint8_t> served(static_cast<py::ssize_t>(s.n));
         std::uint8_t* out = served.mutable_data();
-        {
-            py::gil_scoped_release unlocked;
-            h_->run(s, out);
-        }
+        exclusive(mutex_, [&] { h_->run(s, out); });
         return served;
     }
 
-    py::list stats() const {
+    py::list stats() {
+        std::vector<std::pair<mc::cache_stats, mc::level_counters>> levels;
+        exclusive(mutex_, [&] {
+            for (std::size_t k = 0; k < h_->depth(); ++k)
+                levels.emplace_back(h_->level_stats(k), h_->counters(k));
+        });
         py::list out;
-        for (std::size_t k = 0; k < h_->depth(); ++k) {
-            py::dict d = stats_dict(h_->level_stats(k));
-            const mc::level_counters c = h_->counters(k);
-            d["served"] = c.served;
-            d["back_invalidated"] = c.back_invalidated;
+        for (const auto& [stats, counters] : levels) {
+            py::dict d = stats_dict(stats);
+            d["served"] = counters.served;
+            d["back_invalidated"] = counters.back_invalidated;
             out.append(d);
         }
         return out;
     }
 
-    py::dict memory_stats() const {
-        const mc::memory_counters m = h_->memory();
+    py::dict memory_stats() {
+        const mc::memory_counters m = exclusive(mutex_, [&] { return h_->memory(); });
         py::dict d;
         d["served"] = m.served;
         d["reads"] = m.reads;
@@ -633,11 +649,14 @@ public:
         return d;
     }
 
-    void reset_stats() { h_->reset_stats(); }
+    void reset_stats() {
+        exclusive(mutex_, [&] { h_->reset_stats(); });
+    }
     std::size_t depth() const { return h_->depth(); }
 
 private:
     std::unique_ptr<hierarchy_base> h_;
+    std::mutex mutex_;
 };
 
 // ---------------------------------------------------------------- miss-ratio curves
