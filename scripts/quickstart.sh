@@ -4,7 +4,8 @@
 #   scripts/quickstart.sh test                         build everything and run the whole test suite
 # Missing Debian packages are installed when run as root (apt-get); otherwise the script says
 # which ones to install and stops. `test` also needs valgrind (the explorer is checked against
-# valgrind's cachegrind). gnuplot is optional (the programs' --plot, memory_explorer's .png and
+# valgrind's cachegrind) and pybind11-dev, python3-dev, python3-numpy and python3-pytest (the
+# Python module and its tests). gnuplot is optional (the programs' --plot, memory_explorer's .png and
 # .pdf CDFs and compressibility's plot render with it): it is installed along with the rest as
 # root, and only noted when missing otherwise.
 # ccache is optional too: when it is there, CMake compiles through it (MEMSUB_CCACHE), so a
@@ -13,7 +14,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake g++ make libboost-dev libxsimd-dev xtl-dev libbenchmark-dev doctest-dev libfmt-dev zlib1g-dev liblzma-dev)
-test_packages=(valgrind)
+test_packages=(valgrind pybind11-dev python3-dev python3-numpy python3-pytest)
 optional_packages=(gnuplot-nox) # --plot only
 build_cache_packages=(ccache)     # faster rebuilds only
 
