@@ -3,7 +3,8 @@
 # each for a bounded time. Exits non-zero if any fuzzer crashes, leaks, times out or fails to
 # build; the crashing input is kept in the fuzzer's artifact directory and its log is printed.
 #
-# Targets: the compressors' decoders, every trace reader and the explorer's option parser.
+# Targets: the compressors' decoders, every trace reader, the explorer's option parser and the C
+# interface (decompression, the policy handle's protocol checks, the DRAM controllers).
 # sc2 and best_of (the largest input spaces: code books built from the input, five members)
 # still found new coverage at 180 s, so they run longer (FUZZ_LONG_SECONDS), side by side first.
 #
