@@ -258,7 +258,17 @@ public:
         const auto& e = l1_.engine();
         const memsub::byte_address b{address};
         set = e.set_of(b).value;
-        // A compressed line is one block spanning the line, whatever its stored size.
+        // A compressed line is one block spanning the line, whatever its stored size. An SC²
+        // line of an older code book is resident until the next access retires it: the probe
+        // answers what that access will find.
+        if constexpr (l1_type::shares_code_book) {
+            if (const auto loc = e.find(b)) {
+                const std::uint32_t payload = e.block(loc->set, loc->entry).payload;
+                if (l1_type::is_sc2_mode(l1_type::mode_of(payload)) &&
+                    l1_type::generation_of(payload) != book_.generation())
+                    return 0;
+            }
+        }
         return static_cast<std::uint32_t>(e.resident_segments(e.line_of(b)));
     }
     void stats(memsub_gpu_l1_stats& out) const noexcept override {
