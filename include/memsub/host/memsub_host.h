@@ -35,10 +35,11 @@
  * counts additions within a version (new functions, new enum values): a host built against
  * revision r runs with a library of the same version and a revision >= r
  * (memsub_host_abi_revision). Revision 1 added the replacement-policy handle (memsub_policy_*),
- * revision 2 the DRAM controllers (memsub_dram_*).
+ * revision 2 the DRAM controllers (memsub_dram_*), revision 3 the GPU L1s (memsub_gpu_l1_*,
+ * declared in memsub/host/memsub_host_gpu.h).
  * CHANGELOG.md lists every change under "Host interface". */
 #define MEMSUB_HOST_ABI_VERSION 1
-#define MEMSUB_HOST_ABI_REVISION 2
+#define MEMSUB_HOST_ABI_REVISION 3
 
 #if defined(__GNUC__) || defined(__clang__)
 #define MEMSUB_HOST_API __attribute__((visibility("default")))
