@@ -37,6 +37,7 @@
 #include <memsub/cache/basic_cache.hpp>
 #include <memsub/cache/fully_associative.hpp>
 #include <memsub/compression/all.hpp>
+#include <memsub/compression/by_name.hpp>
 #include <memsub/config.hpp>
 #include <memsub/core/access.hpp>
 #include <memsub/core/errors.hpp>
@@ -136,17 +137,8 @@ void to_c(const mc::access_result<M>& r, memsub_access_result& out) noexcept {
     static_assert(M <= MEMSUB_MAX_EVICTIONS);
     out.eviction_count = static_cast<std::uint32_t>(r.evictions.size());
     out.reserved = 0;
-    for (std::size_t i = 0; i < r.evictions.size(); ++i) {
-        const memsub::evicted_block& e = r.evictions[i];
-        memsub_evicted_block& o = out.evictions[i];
-        o.address = e.address.value;
-        o.bytes = e.bytes;
-        o.stored_segments = e.stored_segments;
-        o.dirty = e.dirty;
-        o.reused = e.reused;
-        o.reason = static_cast<std::uint8_t>(e.reason);
-        std::memset(o.reserved, 0, sizeof o.reserved);
-    }
+    for (std::size_t i = 0; i < r.evictions.size(); ++i)
+        memsub::host::detail::to_c(r.evictions[i], out.evictions[i]);
 }
 
 void to_c(const mc::cache_stats& s, memsub_cache_stats& out) noexcept {
@@ -434,33 +426,8 @@ private:
     C c_;
 };
 
-struct compressor_entry {
-    std::string_view name;
-    std::unique_ptr<memsub_compressor> (*make)(std::uint32_t line_bytes);
-};
-
-template <class C>
-std::unique_ptr<memsub_compressor> make_compressor(std::uint32_t line_bytes) {
-    return std::make_unique<compressor_of<C>>(line_bytes);
-}
-
-// The compressibility tool's list, then the two trivial ones.
-constexpr std::array<compressor_entry, 9> compressors{{
-    {"bdi", &make_compressor<mcomp::bdi>},
-    {"fpc", &make_compressor<mcomp::fpc>},
-    {"cpack", &make_compressor<mcomp::cpack>},
-    {"cpack_z", &make_compressor<mcomp::cpack_z>},
-    {"bpc", &make_compressor<mcomp::bpc>},
-    {"sc2", &make_compressor<mcomp::sc2>},
-    {"best_of_all", &make_compressor<mcomp::best_of_all>},
-    {"none", &make_compressor<mcomp::none>},
-    {"zero", &make_compressor<mcomp::zero>},
-}};
-
 std::vector<std::string> compressor_names() {
-    std::vector<std::string> out;
-    for (const auto& e : compressors) out.emplace_back(e.name);
-    return out;
+    return {mcomp::offered_names.begin(), mcomp::offered_names.end()};
 }
 
 std::span<const std::byte> bytes_of(const std::uint8_t* p, std::size_t n) noexcept {
@@ -783,9 +750,10 @@ MEMSUB_HOST_API memsub_status memsub_compressor_create(const char* name, uint32_
     return guarded(error, [&] {
         if (name == nullptr) return fail(error, MEMSUB_INVALID_ARGUMENT, "name is NULL");
         if (out == nullptr) return fail(error, MEMSUB_INVALID_ARGUMENT, "out is NULL");
-        for (const auto& e : compressors) {
-            if (e.name != name) continue;
-            *out = e.make(line_bytes).release();
+        std::unique_ptr<memsub_compressor> made;
+        if (mcomp::visit_by_name(
+                name, [&]<class C>() { made = std::make_unique<compressor_of<C>>(line_bytes); })) {
+            *out = made.release();
             return MEMSUB_OK;
         }
         std::string built;

@@ -101,17 +101,8 @@ void engine_to_c(const mc::access_result<M>& r, bool whole_lines, memsub_gpu_res
     static_assert(M <= MEMSUB_MAX_EVICTIONS);
     out.eviction_count = static_cast<std::uint32_t>(r.evictions.size());
     out.reserved2 = 0;
-    for (std::size_t i = 0; i < r.evictions.size(); ++i) {
-        const memsub::evicted_block& e = r.evictions[i];
-        memsub_evicted_block& o = out.evictions[i];
-        o.address = e.address.value;
-        o.bytes = e.bytes;
-        o.stored_segments = e.stored_segments;
-        o.dirty = e.dirty;
-        o.reused = e.reused;
-        o.reason = static_cast<std::uint8_t>(e.reason);
-        std::memset(o.reserved, 0, sizeof o.reserved);
-    }
+    for (std::size_t i = 0; i < r.evictions.size(); ++i)
+        memsub::host::detail::to_c(r.evictions[i], out.evictions[i]);
 }
 
 void engine_stats(const mc::cache_stats& s, memsub_gpu_l1_stats& out) noexcept {

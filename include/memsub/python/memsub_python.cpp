@@ -37,6 +37,7 @@
 #include <memsub/cache/fully_associative.hpp>
 #include <memsub/cache/hierarchy.hpp>
 #include <memsub/compression/all.hpp>
+#include <memsub/compression/by_name.hpp>
 #include <memsub/config.hpp>
 #include <memsub/core/access.hpp>
 #include <memsub/core/errors.hpp>
@@ -822,38 +823,15 @@ private:
     std::uint32_t line_bytes_;
 };
 
-struct compressor_entry {
-    std::string_view name;
-    std::unique_ptr<compressor_base> (*make)(std::uint32_t line_bytes);
-};
-
-template <class C>
-std::unique_ptr<compressor_base> make_compressor(std::uint32_t line_bytes) {
-    return std::make_unique<compressor_of<C>>(line_bytes);
-}
-
-// The C interface's list: the compressibility tool's, then the two trivial ones.
-constexpr std::array<compressor_entry, 9> compressors{{
-    {"bdi", &make_compressor<mcomp::bdi>},
-    {"fpc", &make_compressor<mcomp::fpc>},
-    {"cpack", &make_compressor<mcomp::cpack>},
-    {"cpack_z", &make_compressor<mcomp::cpack_z>},
-    {"bpc", &make_compressor<mcomp::bpc>},
-    {"sc2", &make_compressor<mcomp::sc2>},
-    {"best_of_all", &make_compressor<mcomp::best_of_all>},
-    {"none", &make_compressor<mcomp::none>},
-    {"zero", &make_compressor<mcomp::zero>},
-}};
-
 std::vector<std::string> compressor_names() {
-    std::vector<std::string> out;
-    for (const auto& e : compressors) out.emplace_back(e.name);
-    return out;
+    return {mcomp::offered_names.begin(), mcomp::offered_names.end()};
 }
 
 std::unique_ptr<compressor_base> make_named(const std::string& name, std::uint32_t line_bytes) {
-    for (const auto& e : compressors)
-        if (e.name == name) return e.make(line_bytes); // config_error for a bad line size
+    std::unique_ptr<compressor_base> made; // config_error for a bad line size
+    if (mcomp::visit_by_name(
+            name, [&]<class C>() { made = std::make_unique<compressor_of<C>>(line_bytes); }))
+        return made;
     std::string built;
     for (const auto& n : compressor_names()) built += (built.empty() ? "" : ", ") + n;
     config_fail(compression_component, "compressor", name,

@@ -1,15 +1,17 @@
-// memsub — how the C interface's entry points report failure (memsub/host/memsub_host.h,
-// "Status" and "Reasons"): shared by the library's translation units.
+// memsub — what the C interface's translation units share: how entry points report failure
+// (memsub/host/memsub_host.h, "Status" and "Reasons") and the departed-block record.
 #pragma once
 
 #include <algorithm>
 #include <cstddef>
+#include <cstdint>
 #include <cstring>
 #include <exception>
 #include <new>
 #include <string_view>
 
 #include <memsub/core/errors.hpp>
+#include <memsub/core/evicted_block.hpp>
 #include <memsub/host/memsub_host.h>
 
 namespace memsub::host::detail {
@@ -42,6 +44,17 @@ memsub_status guarded(memsub_error* error, Body&& body) noexcept {
     } catch (...) {
         return fail(error, MEMSUB_INTERNAL_ERROR, "memsub: an unknown exception");
     }
+}
+
+/// A block that left a cache, as the C interface reports it (memsub_evicted_block).
+inline void to_c(const memsub::evicted_block& e, memsub_evicted_block& o) noexcept {
+    o.address = e.address.value;
+    o.bytes = e.bytes;
+    o.stored_segments = e.stored_segments;
+    o.dirty = e.dirty;
+    o.reused = e.reused;
+    o.reason = static_cast<std::uint8_t>(e.reason);
+    std::memset(o.reserved, 0, sizeof o.reserved);
 }
 
 } // namespace memsub::host::detail
