@@ -86,7 +86,23 @@ if [ ! -d vcpkg_installed ]; then
     echo "patched: Debian's packages instead of vcpkg (no -lCLI11; absolute.options names inc/)"
 fi
 if grep -q 'if (hit || replacement::has_cache_fill<' inc/cache.h; then
-    sed -i 's/if (hit || replacement::has_cache_fill<decltype(r), uint32_t, long, long, champsim::address, champsim::address, champsim::address, access_type>) {/{/' inc/cache.h
+    # The fill path's fallback goes through impl_update_replacement_state, whose guard drops
+    # every non-hit call of such a module: call the module's update_replacement_state itself.
+    python3 - <<'PATCH'
+import sys
+path = "inc/cache.h"
+text = open(path).read()
+old = """    else
+      impl_update_replacement_state(triggering_cpu, set, way, full_addr, ip, victim_addr, type, false);"""
+new = """    else if constexpr (replacement::has_update_state<decltype(r), uint32_t, long, long, champsim::address, champsim::address, champsim::address,
+                                                     access_type, bool>)
+      r.update_replacement_state(triggering_cpu, set, way, full_addr, ip, victim_addr, type, false);
+    else
+      impl_update_replacement_state(triggering_cpu, set, way, full_addr, ip, victim_addr, type, false);"""
+if text.count(old) != 1:
+    sys.exit("check_champsim: inc/cache.h's fill fallback is not where expected; patch it by hand")
+open(path, "w").write(text.replace(old, new))
+PATCH
     echo "patched: inc/cache.h notifies modules without replacement_cache_fill of their fills"
 fi
 
