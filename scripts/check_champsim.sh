@@ -11,8 +11,8 @@
 # (memsub policies that are only run, default "drrip ship remap"), REUSE_BUILD=1 (keep an earlier
 # run's ChampSim build, refreshing only the module).
 #
-# It prints, per pair, every LLC statistics line that differs (none: "equal"), and exits 1 if a
-# pair differs. ChampSim's own configuration is used unchanged but for the LLC's policy.
+# It prints, per pair, every LLC statistics line that differs (none: "equal") and whether the
+# rest of the output is equal too, and exits 1 if a pair's LLC lines differ. ChampSim's own configuration is used unchanged but for the LLC's policy.
 #
 # What it changes in the copy, and why (each is printed when done):
 #   * Debian's packages instead of vcpkg: CLI11 is header-only (no -lCLI11), and the include
@@ -156,12 +156,19 @@ run() { # run NAME [ENV...]: ChampSim binary NAME on the trace; its LLC lines in
     env "$@" "bin/champsim_$name" --warmup-instructions "$warmup" \
         --simulation-instructions "$instructions" "$trace" >"$work/$label.out" 2>&1
     grep -E '^(LLC|cpu0->LLC) ' "$work/$label.out" | grep -v '^LLC memsub policy' >"$work/$label.llc" || true
+    # Everything but wall-clock times, heartbeats and the module's own line.
+    grep -vE 'Simulation time|^Heartbeat|memsub policy' "$work/$label.out" >"$work/$label.all" || true
     grep -E 'memsub policy' "$work/$label.out" || true
 }
 status=0
-compare() { # compare A B: every LLC line equal
+compare() { # compare A B: every LLC line equal, then the whole output
     if diff -u "$work/$1.llc" "$work/$2.llc" >"$work/$1-vs-$2.diff"; then
         echo "$1 vs $2: equal ($(wc -l <"$work/$1.llc") LLC statistics lines)"
+        if diff -q "$work/$1.all" "$work/$2.all" >/dev/null; then
+            echo "$1 vs $2: the whole output is equal too ($(wc -l <"$work/$1.all") lines, wall-clock times and heartbeats aside)"
+        else
+            echo "$1 vs $2: other lines differ (diff $work/$1.all $work/$2.all)"
+        fi
     else
         echo "$1 vs $2: DIFFERENT (see $work/$1-vs-$2.diff):"
         grep '^[-+][^-+]' "$work/$1-vs-$2.diff" | head -20
