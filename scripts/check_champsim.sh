@@ -184,8 +184,8 @@ compare champsim_lru memsub_lru
 compare champsim_srrip memsub_srrip
 for p in $extra_policies; do
     run memsub "memsub_$p" MEMSUB_POLICY_LLC="$p"
-    echo "memsub $p: $(grep -E '^LLC TOTAL' "$work/memsub_$p.llc" | head -1)"
+    echo "memsub $p: $(grep -E '(^|->)LLC TOTAL' "$work/memsub_$p.llc" | head -1)"
 done
-echo "ChampSim's LLC TOTAL lines: lru $(grep -E '^LLC TOTAL' "$work/champsim_lru.llc" | head -1 | tr -s ' ')"
-echo "                           srrip $(grep -E '^LLC TOTAL' "$work/champsim_srrip.llc" | head -1 | tr -s ' ')"
+echo "ChampSim's LLC TOTAL lines: lru $(grep -E '(^|->)LLC TOTAL' "$work/champsim_lru.llc" | head -1 | tr -s ' ')"
+echo "                           srrip $(grep -E '(^|->)LLC TOTAL' "$work/champsim_srrip.llc" | head -1 | tr -s ' ')"
 exit $status
