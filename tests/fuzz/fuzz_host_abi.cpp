@@ -195,9 +195,8 @@ void dram(reader& in) {
         check(drained <= accepted);
     }
     std::uint64_t pending = 0;
-    for (int guard = 0; guard < 100000 && memsub_dram_pending(d, &pending) == MEMSUB_OK &&
-                        pending != 0;
-         ++guard) {
+    for (int guard = 0;
+         guard < 100000 && memsub_dram_pending(d, &pending) == MEMSUB_OK && pending != 0; ++guard) {
         std::uint64_t next = 0;
         check(memsub_dram_next_event_cycle(d, &next) == MEMSUB_OK);
         now = std::max(now, next);

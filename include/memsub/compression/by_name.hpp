@@ -4,6 +4,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 #include <string_view>
 
 #include <memsub/compression/all.hpp>
@@ -13,6 +14,15 @@ namespace memsub::compression {
 /// The names `visit_by_name` takes, in the order the interfaces list them.
 inline constexpr std::array<std::string_view, 9> offered_names{
     "bdi", "fpc", "cpack", "cpack_z", "bpc", "sc2", "best_of_all", "none", "zero"};
+
+/// `C`'s default params for lines of `line_bytes` bytes (what the interfaces build each named
+/// compressor with).
+template <class C>
+[[nodiscard]] typename C::params default_params_for(std::uint32_t line_bytes) {
+    typename C::params p{};
+    p.line_bytes = line_bytes;
+    return p;
+}
 
 /// Calls `f.template operator()<C>()` with the compressor type named `name` (one of
 /// `offered_names`); returns false, calling nothing, for any other name.

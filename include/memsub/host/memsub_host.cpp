@@ -401,7 +401,8 @@ namespace {
 template <class C>
 class compressor_of final : public memsub_compressor {
 public:
-    explicit compressor_of(std::uint32_t line_bytes) : c_(params_for(line_bytes)) {}
+    explicit compressor_of(std::uint32_t line_bytes)
+        : c_(mcomp::default_params_for<C>(line_bytes)) {}
 
     std::string_view name() const noexcept override { return c_.name(); }
     std::uint32_t line_bytes() const noexcept override { return c_.line_bytes(); }
@@ -418,11 +419,6 @@ public:
     }
 
 private:
-    static typename C::params params_for(std::uint32_t line_bytes) {
-        typename C::params p{};
-        p.line_bytes = line_bytes;
-        return p;
-    }
     C c_;
 };
 

@@ -796,7 +796,7 @@ template <class C>
 class compressor_of final : public compressor_base {
 public:
     explicit compressor_of(std::uint32_t line_bytes)
-        : c_(params_for(line_bytes))
+        : c_(mcomp::default_params_for<C>(line_bytes))
         , line_bytes_(line_bytes) {}
 
     void sizes(const std::uint8_t* data, std::size_t lines,
@@ -814,11 +814,6 @@ public:
     }
 
 private:
-    static typename C::params params_for(std::uint32_t line_bytes) {
-        typename C::params p{};
-        p.line_bytes = line_bytes;
-        return p;
-    }
     C c_;
     std::uint32_t line_bytes_;
 };
