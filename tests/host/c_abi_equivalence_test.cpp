@@ -153,7 +153,7 @@ template <class Cache>
 void compare_engine(memsub_cache_kind kind, const memsub_cache_config& config,
                     const memsub::geometry& g, const char* policy, const stream& s) {
     INFO("policy ", std::string(policy), ", write policy ", config.write_policy);
-    Cache want(g, memsub::host::policy_choice::params{.name = policy});
+    Cache want(g, memsub::host::policy_choice::params_for(g, policy));
     const cache_ptr single = make_c_cache(kind, policy, config);
     const cache_ptr batched = make_c_cache(kind, policy, config);
     std::vector<std::uint8_t> want_hits(stream_length);
@@ -184,7 +184,11 @@ void compare_engine(memsub_cache_kind kind, const memsub_cache_config& config,
     check_stats(want.stats(), batched.get());
 }
 
-const char* const compared_policies[] = {"lru", "srrip", "drrip", "ship", "random", "opt"};
+const char* const compared_policies[] = {
+    "lru", "srrip", "drrip", "ship", "random", "opt",
+    // with settings (the header-only side reads them with policy_choice::params_for)
+    "srrip:rrpv_bits=3,promotion=frequency_priority", "drrip:psel_bits=6,source=counter",
+    "ship:signature_bits=10,counter_bits=2", "remap:side0.cost=8,victim_buffer.hashes=5"};
 
 } // namespace
 

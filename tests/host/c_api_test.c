@@ -327,6 +327,88 @@ static void test_cache_errors(void) {
     CHECK(strstr(error.message, "line_bytes") != NULL);
 }
 
+/* Eight rounds of three hot lines (each twice) and two lines never seen before; the misses. */
+static uint64_t hot_and_scan_misses(memsub_cache* cache) {
+    uint64_t misses = 0, next = 100;
+    int round, i;
+    for (round = 0; round < 8; ++round) {
+        for (i = 0; i < 8; ++i) {
+            const memsub_access a = load_of(64u * (i < 6 ? (uint64_t)(i % 3) : next++));
+            memsub_access_result r;
+            CHECK(memsub_cache_access(cache, &a, &r) == MEMSUB_OK);
+            misses += !r.hit;
+        }
+    }
+    return misses;
+}
+
+/* Policy settings after the name (revision 4): they change what the policy does, the listing
+ * gives every key with its value, and a bad one is a configuration error naming the key. */
+static void test_policy_settings(void) {
+    memsub_cache_config c = set_assoc(1, 4);
+    memsub_cache* cache = NULL;
+    memsub_error error;
+    char settings[256];
+    char small[24];
+    size_t needed = 0;
+    uint32_t revision = 0;
+    uint64_t plain = 0, one_bit = 0;
+
+    CHECK(memsub_host_abi_revision(&revision) == MEMSUB_OK && revision >= 4);
+    /* Three hot lines (each twice) then two new lines, eight times, on one 4-way set. SRRIP
+     * (M = 2) inserts the new lines at RRPV 2 and the hot lines keep 0-1, so each scan line
+     * evicts the previous one: 5 misses, then 2 per round, 19 in all. With M = 1 a line is
+     * inserted at RRPV 0, as the hot lines are, and the scan evicts them. */
+    CHECK(memsub_cache_create(MEMSUB_CACHE_SET_ASSOCIATIVE, "srrip", &c, &cache, &error) ==
+          MEMSUB_OK);
+    plain = hot_and_scan_misses(cache);
+    CHECK(memsub_cache_destroy(cache) == MEMSUB_OK);
+    CHECK(memsub_cache_create(MEMSUB_CACHE_SET_ASSOCIATIVE, "srrip:rrpv_bits=1", &c, &cache,
+                              &error) == MEMSUB_OK);
+    one_bit = hot_and_scan_misses(cache);
+    CHECK(memsub_cache_destroy(cache) == MEMSUB_OK);
+    cache = NULL;
+    CHECK(plain == 19);
+    CHECK(one_bit > plain);
+
+    CHECK(memsub_cache_policy_params(MEMSUB_CACHE_SET_ASSOCIATIVE, "srrip", &c, settings,
+                                     sizeof settings, &needed, &error) == MEMSUB_OK);
+    CHECK(strcmp(settings, "rrpv_bits=2,promotion=hit_priority") == 0);
+    CHECK(needed == strlen(settings) + 1);
+    CHECK(memsub_cache_policy_params(MEMSUB_CACHE_SET_ASSOCIATIVE,
+                                     "srrip:promotion=frequency_priority", &c, settings,
+                                     sizeof settings, NULL, &error) == MEMSUB_OK);
+    CHECK(strcmp(settings, "rrpv_bits=2,promotion=frequency_priority") == 0);
+    CHECK(memsub_cache_policy_params(MEMSUB_CACHE_SET_ASSOCIATIVE, "lru", &c, settings,
+                                     sizeof settings, &needed, &error) == MEMSUB_OK);
+    CHECK(strcmp(settings, "") == 0 && needed == 1);
+    CHECK(memsub_cache_policy_params(MEMSUB_CACHE_FULLY_ASSOCIATIVE, "fifo", &c, settings,
+                                     sizeof settings, NULL, &error) == MEMSUB_OK);
+    CHECK(strcmp(settings, "") == 0);
+    /* Cut at a whole setting. */
+    CHECK(memsub_cache_policy_params(MEMSUB_CACHE_SET_ASSOCIATIVE, "srrip", &c, small, sizeof small,
+                                     &needed, &error) == MEMSUB_BUFFER_TOO_SMALL);
+    CHECK(strcmp(small, "rrpv_bits=2") == 0);
+
+    /* Errors: an unknown key lists the keys; a value out of range names the rule. */
+    CHECK(memsub_cache_create(MEMSUB_CACHE_SET_ASSOCIATIVE, "srrip:bits=3", &c, &cache, &error) ==
+          MEMSUB_CONFIG_ERROR);
+    CHECK(cache == NULL);
+    CHECK(strstr(error.message, "bits = 3") != NULL &&
+          strstr(error.message, "rrpv_bits, promotion") != NULL);
+    CHECK(memsub_cache_create(MEMSUB_CACHE_SET_ASSOCIATIVE, "srrip:rrpv_bits=0", &c, &cache,
+                              &error) == MEMSUB_CONFIG_ERROR);
+    CHECK(strstr(error.message, "rrpv_bits = 0") != NULL);
+    CHECK(memsub_cache_create(MEMSUB_CACHE_FULLY_ASSOCIATIVE, "lru:x=1", &c, &cache, &error) ==
+          MEMSUB_CONFIG_ERROR);
+    CHECK(strstr(error.message, "take no parameters") != NULL);
+    CHECK(memsub_cache_policy_params(MEMSUB_CACHE_SET_ASSOCIATIVE, "srrip:bits=3", &c, settings,
+                                     sizeof settings, NULL, &error) == MEMSUB_CONFIG_ERROR);
+    CHECK(memsub_cache_policy_params(MEMSUB_CACHE_SET_ASSOCIATIVE, "lfu", &c, settings,
+                                     sizeof settings, NULL, &error) == MEMSUB_CONFIG_ERROR);
+    CHECK(strstr(error.message, "srrip") != NULL);
+}
+
 static void test_compressors(void) {
     memsub_compressor* bdi = NULL;
     memsub_compressor* other = NULL;
@@ -413,6 +495,7 @@ int main(void) {
     test_opt();
     test_variable_block();
     test_cache_errors();
+    test_policy_settings();
     test_compressors();
     printf("c_api_test: %d passed, %d failed\n", passed, failed);
     return failed == 0 ? 0 : 1;

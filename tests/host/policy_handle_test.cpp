@@ -12,6 +12,7 @@
 #include <memsub/host/host_policies.hpp>
 
 #include <cstdint>
+#include <cstring>
 #include <memory>
 #include <sstream>
 #include <string>
@@ -170,9 +171,14 @@ memsub::access to_access(const memsub_access& c) {
 
 TEST_CASE("the policy handle in a host's tag array replaces as memsub's own engine, policy by "
           "policy") {
-    const auto names = handle_policy_names();
+    auto names = handle_policy_names();
     // Every policy of the set-associative C cache is offered alone too.
     CHECK(names.size() >= 15);
+    // ... and with settings after its name.
+    for (const char* spec :
+         {"srrip:rrpv_bits=3,promotion=frequency_priority", "drrip:requesters=2,psel_bits=6",
+          "ship:sampled_sets=16", "remap_lru:side1.reuse=2,mac_window=4"})
+        names.emplace_back(spec);
     const auto stream = make_stream(2026);
     const memsub::geometry g{
         .sets = shape.sets, .ways = shape.ways, .line_bytes = shape.line_bytes};
@@ -181,9 +187,11 @@ TEST_CASE("the policy handle in a host's tag array replaces as memsub's own engi
         auto handle = make_policy(name.c_str());
         const char* reported = nullptr;
         REQUIRE(memsub_policy_name(handle.get(), &reported) == MEMSUB_OK);
-        CHECK(std::string(reported) == name);
         host_tag_array host(handle.get());
-        mc::set_associative_cache<memsub::host::policy_choice> engine(g, {.name = name});
+        mc::set_associative_cache<memsub::host::policy_choice> engine(
+            g, memsub::host::policy_choice::params_for(g, name));
+        CHECK(std::string(reported) == engine.policy().name());
+        if (name.find(':') == std::string::npos) CHECK(std::string(reported) == name);
         std::uint64_t hits = 0, evictions = 0, mismatches = 0;
         for (std::size_t i = 0; i < stream.size(); ++i) {
             const auto mine = host.access(stream[i]);
@@ -266,6 +274,23 @@ TEST_CASE("policy handle configuration errors name the parameter or the names th
     CHECK(memsub_policy_create("lru", &odd, &out, &error) == MEMSUB_INVALID_ARGUMENT);
     CHECK(memsub_policy_create("lru", nullptr, &out, &error) == MEMSUB_INVALID_ARGUMENT);
     CHECK(out == nullptr);
+    // Settings after the name: a refused one names its key; a good one builds.
+    CHECK(memsub_policy_create("srrip:rrpv_bits=8", &shape, &out, &error) == MEMSUB_CONFIG_ERROR);
+    CHECK(std::string(error.message).find("rrpv_bits = 8") != std::string::npos);
+    CHECK(out == nullptr);
+    REQUIRE(memsub_policy_create("drrip:requesters=2", &shape, &out, &error) == MEMSUB_OK);
+    const char* reported = nullptr;
+    REQUIRE(memsub_policy_name(out, &reported) == MEMSUB_OK);
+    CHECK(std::string(reported) == "ta_drrip");
+    CHECK(memsub_policy_destroy(out) == MEMSUB_OK);
+    out = nullptr;
+    char settings[256];
+    std::size_t needed = 0;
+    REQUIRE(memsub_policy_params("ship:counter_bits=2", &shape, settings, sizeof settings, &needed,
+                                 &error) == MEMSUB_OK);
+    CHECK(std::string(settings) ==
+          "rrpv_bits=2,signature_bits=14,counter_bits=2,initial_counter=1,sampled_sets=0");
+    CHECK(needed == std::strlen(settings) + 1);
     std::uint32_t revision = 0;
     REQUIRE(memsub_host_abi_revision(&revision) == MEMSUB_OK);
     CHECK(revision == MEMSUB_HOST_ABI_REVISION);

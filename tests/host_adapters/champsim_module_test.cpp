@@ -70,9 +70,21 @@ struct policy_environment {
     }
 };
 
-const std::vector<std::string> policies{"lru",   "fifo",       "tree_plru", "nru",
-                                        "srrip", "brrip",      "drrip",     "ship",
-                                        "remap", "srrip_perd", "srrip_mac"};
+// With settings too: MEMSUB_POLICY carries them after the name, as the C interface takes them.
+const std::vector<std::string> policies{"lru",
+                                        "fifo",
+                                        "tree_plru",
+                                        "nru",
+                                        "srrip",
+                                        "brrip",
+                                        "drrip",
+                                        "ship",
+                                        "remap",
+                                        "srrip_perd",
+                                        "srrip_mac",
+                                        "srrip:rrpv_bits=3,promotion=frequency_priority",
+                                        "drrip:psel_bits=6,source=counter",
+                                        "ship:signature_bits=12"};
 
 } // namespace
 
@@ -87,7 +99,8 @@ TEST_CASE("the ChampSim module with fills at once equals memsub's engine, policy
             cs::options o;
             o.retry_dirty_fills = retries;
             const auto got = cs::run(o, stream);
-            mc::set_associative_cache<memsub::host::policy_choice> engine(g, {.name = name});
+            mc::set_associative_cache<memsub::host::policy_choice> engine(
+                g, memsub::host::policy_choice::params_for(g, name));
             std::size_t mismatches = 0, evictions = 0, dirty = 0;
             for (std::size_t i = 0; i < stream.size(); ++i) {
                 memsub::access a;

@@ -214,12 +214,15 @@ bool contains(const std::string& text, const char* part) {
 
 TEST_CASE("MemsubRP in gem5's set-associative tags replaces as memsub's own cache") {
     const auto stream = make_stream(2026);
-    const auto names = policy_names();
+    auto names = policy_names();
     for (const char* required : {"lru", "srrip", "drrip", "ship", "remap"}) {
         CAPTURE(required);
         CHECK(std::find(names.begin(), names.end(), required) != names.end());
     }
     CHECK(names.size() >= 14);
+    // The policy parameter carries settings after the name, as the C interface takes them.
+    names.emplace_back("srrip:rrpv_bits=3,promotion=frequency_priority");
+    names.emplace_back("drrip:psel_bits=6,source=counter");
     for (const std::string& policy : names) {
         CAPTURE(policy);
         MemsubRP rp(params_for(policy, 64, 8));

@@ -128,6 +128,42 @@ def test_policy_names():
         memsub.Cache(name, sets=64, ways=8).access(np.arange(1000, dtype=np.uint64) * 64)
 
 
+def test_policy_settings_by_text_or_dict(rng):
+    addresses, kinds = mixed_stream(rng, 40000, 4000)
+    defaults = memsub.policy_params("srrip", sets=64, ways=8)
+    assert defaults == {"rrpv_bits": 2, "promotion": "hit_priority"}
+    assert memsub.policy_params("drrip")["psel_bits"] == 10
+    assert memsub.policy_params("mlp_aware")["adaptive"] is True
+    assert memsub.policy_params("lru") == {}
+    assert memsub.policy_params("srrip", params={"rrpv_bits": 3})["rrpv_bits"] == 3
+
+    def hits(policy, **kw):
+        cache = memsub.Cache(policy, sets=64, ways=8, **kw)
+        return cache.access(addresses, kinds).sum(), cache
+
+    by_text, cache = hits("srrip:rrpv_bits=3,promotion=frequency_priority")
+    assert cache.policy == "srrip:rrpv_bits=3,promotion=frequency_priority"
+    by_dict, _ = hits("srrip", params={"rrpv_bits": 3, "promotion": "frequency_priority"})
+    assert by_text == by_dict
+    plain, _ = hits("srrip")
+    assert plain != by_text  # the settings change what the policy keeps
+    # a bool from Python reaches the policy as true/false
+    assert hits("opt", params={"allow_bypass": True})[0] >= hits("opt")[0]
+    with pytest.raises(memsub.ConfigError) as e:
+        memsub.Cache("srrip", sets=64, ways=8, params={"rrpv_bits": 9})
+    assert e.value.parameter == "rrpv_bits"
+    with pytest.raises(memsub.ConfigError, match="rrpv_bits, promotion"):
+        memsub.Cache("srrip:bits=3", sets=64, ways=8)
+    with pytest.raises(memsub.ConfigError, match="take no parameters"):
+        memsub.Cache("lru:x=1", kind="fully_associative", lines=64)
+    with pytest.raises(TypeError):
+        memsub.Cache("srrip", params=[("rrpv_bits", 3)])
+    # a hierarchy level takes a spec too
+    two = memsub.Hierarchy([dict(policy="srrip:rrpv_bits=3", sets=64, ways=8),
+                            dict(policy="drrip:psel_bits=6", sets=256, ways=8)])
+    two.access(addresses, kinds)
+
+
 # -- the C interface on the same stream --------------------------------------------------------
 
 C_ACCESS = np.dtype([("address", "<u8"), ("pc", "<u8"), ("next_use", "<u8"), ("size", "<u4"),
@@ -176,7 +212,9 @@ def c_interface_flags(lib, policy, sets, ways, addresses, kinds, pcs):
 
 
 @pytest.mark.parametrize("policy", ["lru", "srrip", "drrip", "ship", "brrip", "tree_plru",
-                                    "remap", "opt"])
+                                    "remap", "opt",
+                                    "srrip:rrpv_bits=3,promotion=frequency_priority",
+                                    "drrip:psel_bits=6,source=counter"])
 def test_same_hits_as_the_c_interface(host_library, rng, policy):
     host_library.memsub_cache_destroy.argtypes = [ctypes.c_void_p]
     addresses, kinds = mixed_stream(rng, 40000, 4000)

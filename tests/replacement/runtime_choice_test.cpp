@@ -130,3 +130,83 @@ TEST_CASE("runtime_choice passes the replacement contract (K1-K7) as whichever i
         CHECK(rep.ok());
     }
 }
+
+TEST_CASE("runtime_choice: a spec's settings run the same policy as the params set in code") {
+    // "name:key=value,..." (params_for) equals the params written as C++.
+    const auto run_spec = [](const std::string& spec) {
+        cache::set_associative_cache<choice> c(shape, choice::params_for(shape, spec));
+        repl_test::run(c, seeded_stream(11, 40000));
+        return std::pair{std::string(c.policy().name()), c.stats().misses()};
+    };
+    const auto run_params = []<class P>(const typename P::params& own) {
+        cache::set_associative_cache<P> c(shape, own);
+        repl_test::run(c, seeded_stream(11, 40000));
+        return c.stats().misses();
+    };
+    CHECK(run_spec("srrip:rrpv_bits=3,promotion=frequency_priority").second ==
+          run_params.operator()<r::srrip>(
+              {.rrpv_bits = 3, .promotion = r::hit_promotion::frequency_priority}));
+    CHECK(run_spec("srrip").second == run_params.operator()<r::srrip>({}));
+    // The settings matter: three RRPV bits and frequency priority replace differently here.
+    CHECK(run_spec("srrip:rrpv_bits=3,promotion=frequency_priority").second !=
+          run_spec("srrip").second);
+    r::drrip::params d{};
+    d.policy.long_period = 16;
+    d.policy.source = r::bimodal_source::counter;
+    d.psel_bits = 6;
+    CHECK(run_spec("drrip:long_period=16,source=counter,psel_bits=6").second ==
+          run_params.operator()<r::drrip>(d));
+    // A setting that renames the policy: the params carry the new name.
+    const auto ta = choice::params_for(shape, "drrip:requesters=4");
+    CHECK(ta.name == "ta_drrip");
+    CHECK(std::get<r::drrip::params>(ta.alternatives).requesters == 4);
+    CHECK(run_spec("opt:allow_bypass=true").first == "opt_bypass");
+    // The last of a repeated key wins; an empty setting list is the defaults.
+    CHECK(std::get<r::srrip::params>(
+              choice::params_for(shape, "srrip:rrpv_bits=3,rrpv_bits=4").alternatives)
+              .rrpv_bits == 4);
+    CHECK(choice::params_for(shape, "srrip:").name == "srrip");
+}
+
+TEST_CASE("runtime_choice: a bad spec throws once, naming the key, the value and the rule") {
+    const auto message = [](const std::string& spec) {
+        try {
+            [[maybe_unused]] const auto p = choice::params_for(shape, spec);
+            return std::string("(accepted)");
+        } catch (const config_error& e) {
+            return std::string(e.what());
+        }
+    };
+    CHECK(message("srrip:rrpv_bits=9") ==
+          "memsub::replacement::srrip: rrpv_bits = 9 violates \"must be in 1..7\"");
+    CHECK(message("srrip:rrpv_bits=three") ==
+          "srrip: rrpv_bits = three violates \"must be an unsigned integer of at most 32 bits\"");
+    CHECK(message("srrip:rrpv_bits=4294967296").find("at most 32 bits") != std::string::npos);
+    CHECK(message("srrip:psel=3") ==
+          "srrip: psel = 3 violates \"names no parameter (there are: rrpv_bits, promotion)\"");
+    CHECK(message("lru:x=1").find("has none settable by text") != std::string::npos);
+    CHECK(message("srrip:promotion=lru").find("one of hit_priority|frequency_priority") !=
+          std::string::npos);
+    CHECK(message("srrip:rrpv_bits").find("each setting must be key=value") != std::string::npos);
+    CHECK(message("lfu:x=1").find("built: lru, srrip, drrip, tree_plru, opt") != std::string::npos);
+}
+
+TEST_CASE("runtime_choice: param_fields_of lists every key with its default, settings applied") {
+    const auto keys = [](const std::string& spec) {
+        std::string s;
+        for (const auto& f : choice::param_fields_of(shape, spec))
+            s += (s.empty() ? "" : ",") + f.key + "=" + f.value;
+        return s;
+    };
+    CHECK(keys("srrip") == "rrpv_bits=2,promotion=hit_priority");
+    CHECK(keys("srrip:rrpv_bits=3") == "rrpv_bits=3,promotion=hit_priority");
+    CHECK(keys("lru").empty());
+    CHECK(keys("drrip") == "rrpv_bits=2,promotion=hit_priority,long_period=32,source=prng,seed=1,"
+                           "leaders_per_side=0,psel_bits=10,requesters=1");
+    CHECK_THROWS_AS((void)choice::param_fields_of(shape, "lfu"), config_error);
+    // Every listing is a settings text params_for takes back unchanged (P3: unique keys).
+    for (const auto& name : choice::names(shape, {})) {
+        const std::string spec = name + ":" + keys(name);
+        CHECK(keys(spec) == keys(name));
+    }
+}

@@ -55,6 +55,15 @@ public:
         std::uint32_t hashes = 7;
         /// Insertions per stage before a shift; 0 = ⌊E/3⌋ (at least 1).
         std::uint64_t stage_entries = 0;
+
+        /// The fields text can set (core/param_text.hpp).
+        template <class V>
+        friend void describe_params(V& v, params& p) {
+            v("entries_per_set", p.entries_per_set);
+            v("bits_per_entry", p.bits_per_entry);
+            v("hashes", p.hashes);
+            v("stage_entries", p.stage_entries);
+        }
     };
 
     cascaded_victim_buffer(std::uint32_t sets, const params& p)

@@ -340,11 +340,46 @@ std::uint32_t max_block_segments_of(const memsub_cache_config& c, const memsub::
 
 constexpr std::array<std::string_view, 3> fa_orders{"lru", "fifo", "opt"};
 
+/// A policy spec ("name" or "name:key=value,...") with a missing name read as "lru".
+std::string named_spec(std::string_view spec) {
+    std::string s(spec);
+    if (s.empty() || s.front() == ':') s.insert(0, "lru");
+    return s;
+}
+
+/// "key=value" for every setting of the policy a spec names, its own settings applied over
+/// the defaults (see memsub_cache_policy_params).
+std::vector<std::string> settings_of(const memsub::geometry& g, std::string_view spec) {
+    std::vector<std::string> out;
+    for (const auto& f : memsub::host::policy_choice::param_fields_of(g, named_spec(spec)))
+        out.push_back(f.key + '=' + f.value);
+    return out;
+}
+
+/// The params of the policy a spec names ("name" or "name:key=value,..."; a missing name is
+/// "lru") on a validated geometry.
+memsub::host::policy_choice::params choice_params(const memsub::geometry& g,
+                                                  std::string_view spec) {
+    return memsub::host::policy_choice::params_for(g, named_spec(spec));
+}
+
+/// A fully associative order named by a spec: its name (its settings must be empty).
+std::string_view fa_order_of(std::string_view spec) {
+    const std::size_t colon = spec.find(':');
+    const std::string_view name = spec.substr(0, colon);
+    if (colon != std::string_view::npos && colon + 1 < spec.size())
+        throw memsub::config_error(create_component, "policy", spec,
+                                   "a fully associative cache's orders (lru, fifo, opt) take no "
+                                   "parameters");
+    return name;
+}
+
 std::unique_ptr<memsub_cache> make_cache(memsub_cache_kind kind, std::string_view policy,
                                          const memsub_cache_config& c) {
     if (kind == MEMSUB_CACHE_FULLY_ASSOCIATIVE) {
         memsub::require(c.write_policy == MEMSUB_WRITE_BACK, create_component, "write_policy",
                         c.write_policy, "a fully associative cache is write-back only (0)");
+        policy = fa_order_of(policy);
         if (policy.empty() || policy == "lru")
             return std::make_unique<fa_cache<mc::fa_lru>>(c.lines, c.line_bytes);
         if (policy == "fifo") return std::make_unique<fa_cache<mc::fa_fifo>>(c.lines, c.line_bytes);
@@ -353,10 +388,9 @@ std::unique_ptr<memsub_cache> make_cache(memsub_cache_kind kind, std::string_vie
                                    "must name a fully associative order (built: lru, fifo, opt)");
     }
     const memsub::geometry g = geometry_of(c);
-    memsub::host::policy_choice::params p;
-    p.name = policy.empty() ? "lru" : std::string(policy);
-    if (kind == MEMSUB_CACHE_SET_ASSOCIATIVE) return make_engine<1>(c.write_policy, g, p);
     g.validate(create_component);
+    const auto p = choice_params(g, policy);
+    if (kind == MEMSUB_CACHE_SET_ASSOCIATIVE) return make_engine<1>(c.write_policy, g, p);
     return max_block_segments_of(c, g) == 2 ? make_engine<2>(c.write_policy, g, p)
                                             : make_engine<4>(c.write_policy, g, p);
 }
@@ -519,6 +553,34 @@ MEMSUB_HOST_API memsub_status memsub_cache_policy_names(memsub_cache_kind kind,
     });
 }
 
+MEMSUB_HOST_API memsub_status memsub_cache_policy_params(memsub_cache_kind kind,
+                                                         const char* policy_name,
+                                                         const memsub_cache_config* config,
+                                                         char* buffer, size_t buffer_bytes,
+                                                         size_t* needed, memsub_error* error) {
+    return guarded(error, [&] {
+        if (const memsub_status s = check_config(kind, config, error); s != MEMSUB_OK) return s;
+        if (buffer == nullptr && buffer_bytes > 0)
+            return fail(error, MEMSUB_INVALID_ARGUMENT, "buffer is NULL and buffer_bytes > 0");
+        const std::string_view spec = policy_name == nullptr ? "" : policy_name;
+        std::vector<std::string> settings;
+        if (kind == MEMSUB_CACHE_FULLY_ASSOCIATIVE) {
+            const std::string_view order = fa_order_of(spec);
+            if (!order.empty() &&
+                std::find(fa_orders.begin(), fa_orders.end(), order) == fa_orders.end())
+                throw memsub::config_error(create_component, "policy", order,
+                                           "must name a fully associative order (built: lru, "
+                                           "fifo, opt)");
+        } else {
+            const memsub::geometry g = geometry_of(*config);
+            g.validate(create_component);
+            settings = settings_of(g, spec);
+        }
+        const memsub_status s = write_names(settings, buffer, buffer_bytes, needed);
+        return s == MEMSUB_OK ? s : fail(error, s, "the settings do not fit in the buffer");
+    });
+}
+
 MEMSUB_HOST_API memsub_status memsub_cache_access(memsub_cache* cache, const memsub_access* access,
                                                   memsub_access_result* result) {
     return guarded(nullptr, [&] {
@@ -616,9 +678,8 @@ MEMSUB_HOST_API memsub_status memsub_policy_create(const char* policy_name,
     return guarded(error, [&] {
         if (out == nullptr) return fail(error, MEMSUB_INVALID_ARGUMENT, "out is NULL");
         if (const memsub_status s = check_policy_config(config, error); s != MEMSUB_OK) return s;
-        memsub::host::policy_choice::params p;
-        p.name = policy_name == nullptr || *policy_name == '\0' ? "lru" : policy_name;
-        *out = new memsub_policy(geometry_of(*config), p);
+        const memsub::geometry g = geometry_of(*config);
+        *out = new memsub_policy(g, choice_params(g, policy_name == nullptr ? "" : policy_name));
         return MEMSUB_OK;
     });
 }
@@ -638,6 +699,21 @@ MEMSUB_HOST_API memsub_status memsub_policy_names(const memsub_policy_config* co
         const auto names = memsub::host::policy_choice::names(geometry_of(*config), {});
         const memsub_status s = write_names(names, buffer, buffer_bytes, needed);
         return s == MEMSUB_OK ? s : fail(error, s, "the policy names do not fit in the buffer");
+    });
+}
+
+MEMSUB_HOST_API memsub_status memsub_policy_params(const char* policy_name,
+                                                   const memsub_policy_config* config, char* buffer,
+                                                   size_t buffer_bytes, size_t* needed,
+                                                   memsub_error* error) {
+    return guarded(error, [&] {
+        if (const memsub_status s = check_policy_config(config, error); s != MEMSUB_OK) return s;
+        if (buffer == nullptr && buffer_bytes > 0)
+            return fail(error, MEMSUB_INVALID_ARGUMENT, "buffer is NULL and buffer_bytes > 0");
+        const auto settings =
+            settings_of(geometry_of(*config), policy_name == nullptr ? "" : policy_name);
+        const memsub_status s = write_names(settings, buffer, buffer_bytes, needed);
+        return s == MEMSUB_OK ? s : fail(error, s, "the settings do not fit in the buffer");
     });
 }
 

@@ -36,10 +36,11 @@
  * revision r runs with a library of the same version and a revision >= r
  * (memsub_host_abi_revision). Revision 1 added the replacement-policy handle (memsub_policy_*),
  * revision 2 the DRAM controllers (memsub_dram_*), revision 3 the GPU L1s (memsub_gpu_l1_*,
- * declared in memsub/host/memsub_host_gpu.h).
+ * declared in memsub/host/memsub_host_gpu.h), revision 4 policy settings in a policy name
+ * ("srrip:rrpv_bits=3") and their listings (memsub_cache_policy_params, memsub_policy_params).
  * CHANGELOG.md lists every change under "Host interface". */
 #define MEMSUB_HOST_ABI_VERSION 1
-#define MEMSUB_HOST_ABI_REVISION 3
+#define MEMSUB_HOST_ABI_REVISION 4
 
 #if defined(__GNUC__) || defined(__clang__)
 #define MEMSUB_HOST_API __attribute__((visibility("default")))
@@ -170,12 +171,22 @@ typedef struct memsub_cache memsub_cache;
  * lists (memsub::replacement::all_policies, by the names the explorer lists, and "opt"); a
  * fully associative cache takes "lru", "fifo" or "opt". "opt" (Belady's MIN) reads each
  * access's next use (MEMSUB_HINT_NEXT_USE); an access without one counts as never used again.
- * NULL or "" = "lru". Every policy runs with its default parameters.
+ * NULL or "" = "lru".
+ *
+ * Settings (revision 4): `policy_name` may carry the policy's own parameters after a colon,
+ * as key=value pairs separated by commas: "srrip:rrpv_bits=3,promotion=frequency_priority",
+ * "drrip:psel_bits=11", "remap:side0.cost=8". Keys not given keep their defaults;
+ * memsub_cache_policy_params lists every key with its default. The keys are the fields of the
+ * policy's params in its header (memsub/replacement/<policy>.hpp); integers are decimal or
+ * 0x hexadecimal, booleans true/false, enumerations by name. Fully associative orders take no
+ * settings.
  *
  * Returns MEMSUB_OK; MEMSUB_INVALID_ARGUMENT for a NULL config or out, an unknown kind or write
  * policy, a reserved field not 0; MEMSUB_CONFIG_ERROR for a geometry memsub refuses (the
  * message names the parameter and the rule) or an unknown policy (the message lists the names
- * that can be built for this geometry); MEMSUB_OUT_OF_MEMORY. */
+ * that can be built for this geometry), an unknown setting (the message lists the keys there
+ * are), a value that does not parse or that the policy refuses (the message names the key, the
+ * value and the rule); MEMSUB_OUT_OF_MEMORY. */
 MEMSUB_HOST_API memsub_status memsub_cache_create(memsub_cache_kind kind, const char* policy_name,
                                                   const memsub_cache_config* config,
                                                   memsub_cache** out, memsub_error* error);
@@ -195,6 +206,22 @@ MEMSUB_HOST_API memsub_status memsub_cache_policy_names(memsub_cache_kind kind,
                                                         const memsub_cache_config* config,
                                                         char* buffer, size_t buffer_bytes,
                                                         size_t* needed, memsub_error* error);
+
+/* Revision 4. Writes the settings of the policy `policy_name` names on a cache of `kind` and
+ * `config` as key=value pairs separated by commas (a settings text memsub_cache_create takes
+ * back), NUL-terminated, into buffer[0 .. buffer_bytes): every key with its default, or with the
+ * value `policy_name`'s own settings give it ("srrip:rrpv_bits=3" lists rrpv_bits=3). A policy
+ * without settings (lru, fifo, nru, tree_plru, a fully associative order) writes "". *needed
+ * and the buffer rules are those of memsub_cache_policy_names.
+ *
+ * Returns MEMSUB_OK; MEMSUB_BUFFER_TOO_SMALL when the list did not fit (the buffer then holds
+ * as many whole settings as fit); MEMSUB_INVALID_ARGUMENT as memsub_cache_policy_names;
+ * MEMSUB_CONFIG_ERROR as memsub_cache_create for the policy and its settings. */
+MEMSUB_HOST_API memsub_status memsub_cache_policy_params(memsub_cache_kind kind,
+                                                         const char* policy_name,
+                                                         const memsub_cache_config* config,
+                                                         char* buffer, size_t buffer_bytes,
+                                                         size_t* needed, memsub_error* error);
 
 /* Kind of reference; the values of memsub::access_kind. */
 typedef enum memsub_access_kind {
@@ -423,11 +450,13 @@ typedef struct memsub_policy_config {
 } memsub_policy_config;
 
 /* Creates the policy `policy_name` (the names memsub_policy_names lists: those of
- * memsub_cache_policy_names for a set-associative cache; NULL or "" = "lru") with its default
- * parameters for a cache of `config`, with every way invalid, and stores it in *out (left
- * unchanged on failure). Returns MEMSUB_OK; MEMSUB_INVALID_ARGUMENT for a NULL config or out or
- * a reserved field not 0; MEMSUB_CONFIG_ERROR for a shape memsub refuses or an unknown policy
- * (the message lists the names that can be built for this shape); MEMSUB_OUT_OF_MEMORY. */
+ * memsub_cache_policy_names for a set-associative cache; NULL or "" = "lru"; with settings after
+ * a colon as memsub_cache_create takes them, revision 4) for a cache of `config`, with every way
+ * invalid, and stores it in *out (left unchanged on failure). Returns MEMSUB_OK;
+ * MEMSUB_INVALID_ARGUMENT for a NULL config or out or a reserved field not 0;
+ * MEMSUB_CONFIG_ERROR for a shape memsub refuses, an unknown policy (the message lists the names
+ * that can be built for this shape) or a setting refused as memsub_cache_create refuses it;
+ * MEMSUB_OUT_OF_MEMORY. */
 MEMSUB_HOST_API memsub_status memsub_policy_create(const char* policy_name,
                                                    const memsub_policy_config* config,
                                                    memsub_policy** out, memsub_error* error);
@@ -440,6 +469,14 @@ MEMSUB_HOST_API memsub_status memsub_policy_destroy(memsub_policy* policy);
 MEMSUB_HOST_API memsub_status memsub_policy_names(const memsub_policy_config* config, char* buffer,
                                                   size_t buffer_bytes, size_t* needed,
                                                   memsub_error* error);
+
+/* Revision 4. Writes the settings of the policy `policy_name` names on a policy of `config`, as
+ * memsub_cache_policy_params does for a set-associative cache (same text, buffer rules and
+ * statuses). */
+MEMSUB_HOST_API memsub_status memsub_policy_params(const char* policy_name,
+                                                   const memsub_policy_config* config, char* buffer,
+                                                   size_t buffer_bytes, size_t* needed,
+                                                   memsub_error* error);
 
 /* The name the policy reports (e.g. "ta_drrip"): a string the handle owns, valid until it is
  * destroyed. Returns MEMSUB_OK; MEMSUB_INVALID_ARGUMENT for a NULL pointer. */

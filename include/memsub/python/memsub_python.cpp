@@ -395,6 +395,31 @@ mc::write_policy parse_write_policy(const std::string& w) {
 
 constexpr std::array<std::string_view, 3> fa_orders{"lru", "fifo", "opt"};
 
+/// The policy name of a spec ("srrip:rrpv_bits=3" names srrip).
+std::string_view policy_name_of(std::string_view spec) {
+    return spec.substr(0, spec.find(':'));
+}
+
+/// A policy spec with `params` (a dict of setting -> value, or None) appended as its settings:
+/// ("srrip", {"rrpv_bits": 3}) is "srrip:rrpv_bits=3". Booleans are written true/false.
+std::string spec_with(const std::string& policy, const py::object& params) {
+    std::string spec = policy.empty() ? "lru" : policy;
+    if (params.is_none()) return spec;
+    if (!py::isinstance<py::dict>(params)) type_fail("params must be a dict or None");
+    bool first = spec.find(':') == std::string::npos;
+    for (auto [key, value] : params.cast<py::dict>()) {
+        spec += first ? ':' : ',';
+        first = false;
+        spec += py::str(key).cast<std::string>();
+        spec += '=';
+        if (py::isinstance<py::bool_>(value))
+            spec += value.cast<bool>() ? "true" : "false";
+        else
+            spec += py::str(value).cast<std::string>();
+    }
+    return spec;
+}
+
 /// The Python class memsub.Cache.
 class py_cache {
 public:
@@ -402,8 +427,8 @@ public:
              std::uint32_t line_bytes, const std::string& kind_name,
              const std::string& write_policy_name, std::optional<std::uint64_t> lines,
              std::uint32_t segment_bytes, std::uint32_t tags_per_set,
-             std::uint32_t max_block_segments)
-        : policy_(policy.empty() ? "lru" : policy)
+             std::uint32_t max_block_segments, const py::object& params)
+        : policy_(spec_with(policy, params))
         , line_bytes_(line_bytes) {
         const cache_kind kind = parse_kind(kind_name);
         const mc::write_policy writes = parse_write_policy(write_policy_name);
@@ -412,11 +437,16 @@ public:
                 config_fail(cache_component, "write_policy", write_policy_name,
                             "a fully associative cache is write_back only");
             const std::uint64_t n = lines.value_or(std::uint64_t{sets} * ways);
-            if (policy_ == "lru")
+            if (policy_name_of(policy_) != policy_ && policy_.back() != ':')
+                config_fail(cache_component, "policy", policy_,
+                            "a fully associative cache's orders (lru, fifo, opt) take no "
+                            "parameters");
+            const std::string_view order = policy_name_of(policy_);
+            if (order == "lru")
                 cache_ = std::make_unique<fa_cache<mc::fa_lru>>(n, line_bytes);
-            else if (policy_ == "fifo")
+            else if (order == "fifo")
                 cache_ = std::make_unique<fa_cache<mc::fa_fifo>>(n, line_bytes);
-            else if (policy_ == "opt")
+            else if (order == "opt")
                 cache_ = std::make_unique<fa_cache<mc::fa_opt>>(n, line_bytes);
             else
                 config_fail(cache_component, "policy", policy_,
@@ -432,8 +462,7 @@ public:
                                  .segment_bytes = segment_bytes,
                                  .tags_per_set = tags_per_set};
         g.validate(cache_component);
-        memsub::host::policy_choice::params p;
-        p.name = policy_;
+        const auto p = memsub::host::policy_choice::params_for(g, policy_);
         if (kind == cache_kind::set_associative) {
             cache_ = make_engine<1>(writes, g, p);
             return;
@@ -457,7 +486,7 @@ public:
         std::uint8_t* out = flags.mutable_data();
         exclusive(mutex_, [&] {
             std::vector<std::uint64_t> next;
-            if (policy_ == "opt") { // OPT sees this call's array only (documented)
+            if (policy_name_of(policy_) == "opt") { // OPT sees this call's array only (documented)
                 next = next_uses(s, line_bytes_, position_);
                 s.next_use = next.data();
             }
@@ -495,6 +524,26 @@ std::vector<std::string> policy_names(const std::string& kind_name, std::uint32_
                              .tags_per_set = tags_per_set};
     g.validate("memsub.policy_names");
     return memsub::host::policy_choice::names(g, {});
+}
+
+/// memsub.policy_params: the settings of a policy spec on a geometry, as a dict of Python values.
+py::dict policy_params(const std::string& policy, std::uint32_t sets, std::uint32_t ways,
+                       std::uint32_t line_bytes, const py::object& params) {
+    const memsub::geometry g{.sets = sets, .ways = ways, .line_bytes = line_bytes};
+    g.validate("memsub.policy_params");
+    py::dict out;
+    for (const auto& f :
+         memsub::host::policy_choice::param_fields_of(g, spec_with(policy, params))) {
+        if (f.takes == "bool")
+            out[py::str(f.key)] = py::bool_(f.value == "true");
+        else if (f.takes == "unsigned" || f.takes == "integer")
+            out[py::str(f.key)] = py::int_(py::str(f.value));
+        else if (f.takes == "real")
+            out[py::str(f.key)] = py::float_(std::stod(f.value));
+        else
+            out[py::str(f.key)] = py::str(f.value);
+    }
+    return out;
 }
 
 // ---------------------------------------------------------------- hierarchy
@@ -545,9 +594,8 @@ public:
 
 private:
     static level_type make(const level_spec& l) {
-        memsub::host::policy_choice::params p;
-        p.name = l.policy;
-        return mc::make_level<level_cache>(1, l.g, mc::route::shared{}, p);
+        return mc::make_level<level_cache>(1, l.g, mc::route::shared{},
+                                           memsub::host::policy_choice::params_for(l.g, l.policy));
     }
     mc::hierarchy<typename level_at<K>::type...> h_;
 };
@@ -589,14 +637,13 @@ public:
                     config_fail(component, name, py::str(value).cast<std::string>(),
                                 "is not a level parameter (policy, sets, ways, line_bytes)");
             }
-            if (l.policy == "opt")
+            if (policy_name_of(l.policy) == "opt")
                 config_fail(component, "policy", l.policy,
                             "OPT needs the next uses of each level's own stream; use "
                             "memsub.Cache(policy='opt') for one level");
             l.g.validate(component);
-            memsub::host::policy_choice::params p;
-            p.name = l.policy;
-            const memsub::host::policy_choice check(l.g, p); // names the policy in the error
+            const memsub::host::policy_choice check( // names the policy in the error
+                l.g, memsub::host::policy_choice::params_for(l.g, l.policy));
             (void)check;
             specs.push_back(l);
         }
@@ -968,8 +1015,7 @@ py::dict baseline_access_loop(const std::string& policy, std::uint32_t sets, std
     const stream s = make_stream(addresses, kinds, py::none(), py::none());
     const memsub::geometry g{.sets = sets, .ways = ways, .line_bytes = line_bytes};
     g.validate("memsub.baseline");
-    memsub::host::policy_choice::params p;
-    p.name = policy;
+    const auto p = memsub::host::policy_choice::params_for(g, policy);
     std::uint64_t hits = 0;
     double seconds = 0;
     {
@@ -1050,6 +1096,12 @@ PYBIND11_MODULE(memsub, m) {
           "policy that refuses the geometry is left out). Set-associative and variable-block "
           "caches: every policy of memsub's replacement::all_policies, then 'opt'; fully "
           "associative: lru, fifo, opt.");
+    m.def("policy_params", &policy_params, py::arg("policy"), py::arg("sets") = 2048,
+          py::arg("ways") = 16, py::arg("line_bytes") = 64, py::arg("params") = py::none(),
+          "The settings a set-associative policy takes, as a dict of setting -> default value "
+          "(bool, int or str). `policy` may carry settings after a colon "
+          "('srrip:rrpv_bits=3') and `params` more (a dict); the dict then shows them applied. "
+          "An unknown policy or setting raises ConfigError.");
 
     py::class_<py_cache>(m, "Cache", R"doc(A memsub cache: the caches of the C interface.
 
@@ -1057,8 +1109,10 @@ kind='set_associative' (sets x ways of line_bytes), 'variable_block' (as set-ass
 with segment_bytes, tags_per_set and max_block_segments 0, 2 or 4: whole lines are inserted)
 or 'fully_associative' (`lines` lines; lru, fifo or opt; write_back only; lines defaults to
 sets * ways). Set-associative and variable-block caches run memsub::host::policy_choice, the
-run-time choice of the C interface, with every policy's default parameters; policy_names()
-lists the names. write_policy: 'write_back', 'write_through' or 'write_evict'.
+run-time choice of the C interface; policy_names() lists the names. A policy's own settings go
+after a colon ('srrip:rrpv_bits=3,promotion=frequency_priority') or in `params`, a dict
+({'rrpv_bits': 3}); policy_params() lists them with their defaults; the rest keep theirs.
+write_policy: 'write_back', 'write_through' or 'write_evict'.
 
 policy='opt' (Belady's MIN) needs each access's next use: access() computes it from the
 array passed in that call only, so OPT sees no access beyond the end of the array (lines
@@ -1068,12 +1122,12 @@ Pass the whole stream in one call for the true bound.
 Raises ConfigError (naming the parameter) for a geometry, policy or option memsub refuses.)doc")
         .def(py::init<const std::string&, std::uint32_t, std::uint32_t, std::uint32_t,
                       const std::string&, const std::string&, std::optional<std::uint64_t>,
-                      std::uint32_t, std::uint32_t, std::uint32_t>(),
+                      std::uint32_t, std::uint32_t, std::uint32_t, const py::object&>(),
              py::arg("policy") = "lru", py::arg("sets") = 2048, py::arg("ways") = 16,
              py::arg("line_bytes") = 64, py::arg("kind") = "set_associative",
              py::arg("write_policy") = "write_back", py::arg("lines") = py::none(),
              py::arg("segment_bytes") = 0, py::arg("tags_per_set") = 0,
-             py::arg("max_block_segments") = 0)
+             py::arg("max_block_segments") = 0, py::arg("params") = py::none())
         .def("access", &py_cache::access, py::arg("addresses"), py::arg("kinds") = py::none(),
              py::arg("pcs") = py::none(), py::arg("sizes") = py::none(),
              R"doc(Runs a stream of accesses in order; returns a uint8 array of hit flags.
@@ -1092,7 +1146,8 @@ The loop runs in C++ with the GIL released. TypeError / ValueError name a bad ar
              "bytes_written_down, bytes_written_back.")
         .def("reset_stats", &py_cache::reset_stats,
              "Zeroes the counters; the cache's contents stay.")
-        .def_property_readonly("policy", &py_cache::policy, "The policy's name.");
+        .def_property_readonly("policy", &py_cache::policy,
+                               "The policy as given: its name, then its settings after a colon.");
 
     py::class_<py_hierarchy>(m, "Hierarchy", R"doc(A cache hierarchy of 1 to 3 levels.
 

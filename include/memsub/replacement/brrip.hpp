@@ -28,6 +28,16 @@ public:
         std::uint32_t long_period = 32;
         bimodal_source source = bimodal_source::prng;
         std::uint64_t seed = 1;
+
+        /// The fields text can set (core/param_text.hpp).
+        template <class V>
+        friend void describe_params(V& v, params& p) {
+            v("rrpv_bits", p.rrpv_bits);
+            v("promotion", p.promotion);
+            v("long_period", p.long_period);
+            v("source", p.source);
+            v("seed", p.seed);
+        }
     };
 
     explicit brrip(const geometry& g) : brrip(g, params{}) {}

@@ -24,6 +24,13 @@ public:
     struct params {
         typename A::params first{};
         typename B::params second{};
+
+        /// The fields text can set (core/param_text.hpp): each side's, as first.* and second.*.
+        template <class V>
+        friend void describe_params(V& v, params& p) {
+            v("first", p.first);
+            v("second", p.second);
+        }
     };
 
     explicit dual_of(const geometry& g) : dual_of(g, params{}) {}

@@ -100,6 +100,18 @@ struct mlp_aware_params {
     std::uint32_t psel_bits = 10;
     /// Tag bits per ATD entry (storage accounting only).
     std::uint32_t atd_tag_bits = 40;
+
+    /// The fields text can set (core/param_text.hpp).
+    template <class V>
+    friend void describe_params(V& v, mlp_aware_params& p) {
+        v("lambda", p.lambda);
+        v("cost_bits", p.cost_bits);
+        v("cost_step_cycles", p.cost_step_cycles);
+        v("adaptive", p.adaptive);
+        v("leader_sets", p.leader_sets);
+        v("psel_bits", p.psel_bits);
+        v("atd_tag_bits", p.atd_tag_bits);
+    }
 };
 
 class mlp_aware {

@@ -43,6 +43,12 @@ class opt {
 public:
     struct params {
         bool allow_bypass = false;
+
+        /// The fields text can set (core/param_text.hpp).
+        template <class V>
+        friend void describe_params(V& v, params& p) {
+            v("allow_bypass", p.allow_bypass);
+        }
     };
 
     explicit opt(const geometry& g) : opt(g, params{}) {}

@@ -22,6 +22,12 @@ class random {
 public:
     struct params {
         std::uint64_t seed = 1;
+
+        /// The fields text can set (core/param_text.hpp).
+        template <class V>
+        friend void describe_params(V& v, params& p) {
+            v("seed", p.seed);
+        }
     };
 
     explicit random(const geometry& g) : random(g, params{}) {}

@@ -117,6 +117,14 @@ struct remap_weights {
     std::uint32_t reuse = 1;
     std::uint32_t cost = 4;
     friend constexpr bool operator==(const remap_weights&, const remap_weights&) = default;
+
+    /// The fields text can set (core/param_text.hpp).
+    template <class V>
+    friend void describe_params(V& v, remap_weights& w) {
+        v("recency", w.recency);
+        v("reuse", w.reuse);
+        v("cost", w.cost);
+    }
 };
 
 /// Which terms a ReMAP instance weighs by default (Fig. 2.6's isolation study).
@@ -164,6 +172,22 @@ struct remap_dual_params {
     /// looked up in the victim buffer and its miss costs the dueling selector like a demand
     /// miss, as [Dissertation] Algorithm 2 has it.
     bool writebacks_are_not_reuse = true;
+
+    /// The fields text can set (core/param_text.hpp): side0.* and side1.* are the weights,
+    /// SRRIP's fields join unprefixed.
+    template <class V>
+    friend void describe_params(V& v, remap_dual_params& p) {
+        v("side0", p.weights[0]);
+        v("side1", p.weights[1]);
+        v("victim_buffer", p.victim_buffer);
+        v("", p.rrip);
+        v("dram_banks", p.dram_banks);
+        v("dram_row_bytes", p.dram_row_bytes);
+        v("mac_row_bits", p.mac_row_bits);
+        v("mac_window", p.mac_window);
+        v("spend_unconfirmed_perd", p.spend_unconfirmed_perd);
+        v("writebacks_are_not_reuse", p.writebacks_are_not_reuse);
+    }
 };
 
 /// ReMAP's state under both weight sets: the dual policy `set_dueling` drives.

@@ -12,10 +12,12 @@
 // victim search and the ageing step work on whole rows (see rrpv_kernels).
 #pragma once
 
+#include <array>
 #include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #if defined(__SSE2__)
@@ -35,6 +37,13 @@ namespace memsub::replacement {
 /// FP's gain); FP decrements it (unless already 0).
 enum class hit_promotion : std::uint8_t { hit_priority, frequency_priority };
 
+/// Names of hit_promotion's values, for params set from text (core/param_text.hpp).
+constexpr std::array<std::pair<std::string_view, hit_promotion>, 2>
+enum_value_names(hit_promotion) noexcept {
+    return {{{"hit_priority", hit_promotion::hit_priority},
+             {"frequency_priority", hit_promotion::frequency_priority}}};
+}
+
 /// Where BRRIP's infrequent "long" insertions come from (docs/mechanisms/remap.md, 'RRIP family').
 enum class bimodal_source : std::uint8_t {
     /// A seeded xoshiro256** owned by the policy: long with probability 1/period.
@@ -43,6 +52,12 @@ enum class bimodal_source : std::uint8_t {
     /// long iff n mod period == 0 (ChampSim's DRRIP; DIP's 5-bit BIP counter).
     counter,
 };
+
+/// Names of bimodal_source's values, for params set from text (core/param_text.hpp).
+constexpr std::array<std::pair<std::string_view, bimodal_source>, 2>
+enum_value_names(bimodal_source) noexcept {
+    return {{{"prng", bimodal_source::prng}, {"counter", bimodal_source::counter}}};
+}
 
 namespace detail {
 

@@ -14,7 +14,9 @@
 // Names are those the alternatives report with the params given (drrip with several requesters
 // is "ta_drrip"), so they need no table of their own. An unknown name, or an alternative that
 // rejects the geometry when it is the one asked for, throws `config_error` once, at
-// construction, naming what could be built (`names(geometry, params)` lists them too).
+// construction, naming what could be built (`names(geometry, params)` lists them too). A host
+// that takes a policy and its settings as one string ("srrip:rrpv_bits=3") builds the params
+// with `params_for(geometry, spec)`; `param_fields_of(geometry, name)` lists what can be set.
 //
 // Hooks: R4 and R6 are offered in their size-aware forms, which call the chosen alternative's
 // richest form. O1 (on_miss), O2 (storage_bits), O3 (should_bypass) and O4 (prefetch) are
@@ -37,6 +39,7 @@
 #include <vector>
 
 #include <memsub/core/errors.hpp>
+#include <memsub/core/param_text.hpp>
 #include <memsub/replacement/concept.hpp>
 
 namespace memsub::replacement {
@@ -71,6 +74,57 @@ public:
             } catch (const config_error&) {
             }
         });
+        return out;
+    }
+
+    /// Params that run the policy `spec` names: "name", as names() lists it, or
+    /// "name:key=value,key=value" with that alternative's own params set from text
+    /// (core/param_text.hpp), e.g. "srrip:rrpv_bits=3" or "drrip:psel_bits=11". The name is the
+    /// one the alternative reports with default params; when the settings change it (drrip with
+    /// requesters=4 is "ta_drrip"), the params carry the new one. Throws config_error for a
+    /// setting the alternative does not have or cannot parse, for a value its constructor
+    /// refuses, and for a name no alternative reports on `g` (listing those that do).
+    [[nodiscard]] static params params_for(const geometry& g, std::string_view spec) {
+        params p;
+        const std::size_t colon = spec.find(':');
+        const std::string_view name = spec.substr(0, colon);
+        p.name = std::string(name);
+        if (colon == std::string_view::npos) return p;
+        const std::string_view text = spec.substr(colon + 1);
+        bool matched = false;
+        for_each_alternative([&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
+            if (matched || !reports_by_default<I>(g, name)) return;
+            matched = true;
+            auto& own = std::get<I>(p.alternatives);
+            set_params_from_text(own, text, name.empty() ? std::string_view("policy") : name);
+            const alternative<I> candidate(g, own); // its own range checks
+            p.name = std::string(candidate.name());
+        });
+        if (!matched) runtime_choice{g, p}; // throws: the name is unknown (lists the names)
+        return p;
+    }
+
+    /// The text-settable fields (core/param_text.hpp) of the policy `spec` names, as
+    /// params_for reads it: their default values with the spec's own settings applied
+    /// ("srrip" lists rrpv_bits=2, promotion=hit_priority; "srrip:rrpv_bits=3" lists
+    /// rrpv_bits=3). Throws config_error as params_for does.
+    [[nodiscard]] static std::vector<param_field> param_fields_of(const geometry& g,
+                                                                  std::string_view spec) {
+        const std::size_t colon = spec.find(':');
+        const std::string_view name = spec.substr(0, colon);
+        const std::string_view text =
+            colon == std::string_view::npos ? std::string_view{} : spec.substr(colon + 1);
+        std::vector<param_field> out;
+        bool matched = false;
+        for_each_alternative([&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
+            if (matched || !reports_by_default<I>(g, name)) return;
+            matched = true;
+            typename alternative<I>::params own{};
+            set_params_from_text(own, text, name.empty() ? std::string_view("policy") : name);
+            const alternative<I> candidate(g, own); // its own range checks
+            out = param_fields(own);
+        });
+        if (!matched) runtime_choice{g, params{.name = std::string(name)}}; // throws
         return out;
     }
 
@@ -147,6 +201,18 @@ public:
 private:
     template <std::size_t I>
     using alternative = std::tuple_element_t<I, std::tuple<Ps...>>;
+
+    /// Whether alternative I, built on `g` with default params, reports `name` ("" = I is 0).
+    template <std::size_t I>
+    static bool reports_by_default(const geometry& g, std::string_view name) {
+        if (name.empty()) return I == 0;
+        try {
+            const alternative<I> candidate(g, typename alternative<I>::params{});
+            return candidate.name() == name;
+        } catch (const config_error&) {
+            return false;
+        }
+    }
 
     template <class F>
     static void for_each_alternative(F&& f) {

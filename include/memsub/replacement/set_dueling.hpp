@@ -224,6 +224,16 @@ public:
         std::vector<dueling_leader> leaders{};
         /// The miss-cost functor (stateless for DRRIP and ReMAP).
         Cost cost{};
+
+        /// The fields text can set (core/param_text.hpp): the dual policy's own, unprefixed,
+        /// then the dueling knobs. Explicit `leaders` and the cost functor are not text.
+        template <class V>
+        friend void describe_params(V& v, params& p) {
+            v("", p.policy);
+            v("leaders_per_side", p.leaders_per_side);
+            v("psel_bits", p.psel_bits);
+            v("requesters", p.requesters);
+        }
     };
 
     /// With default params.

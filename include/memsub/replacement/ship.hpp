@@ -65,6 +65,16 @@ public:
         std::uint32_t initial_counter = 1;
         /// 0 = every set trains (SHiP-PC); otherwise the number of sampled sets (SHiP-S).
         std::uint32_t sampled_sets = 0;
+
+        /// The fields text can set (core/param_text.hpp).
+        template <class V>
+        friend void describe_params(V& v, params& p) {
+            v("rrpv_bits", p.rrpv_bits);
+            v("signature_bits", p.signature_bits);
+            v("counter_bits", p.counter_bits);
+            v("initial_counter", p.initial_counter);
+            v("sampled_sets", p.sampled_sets);
+        }
     };
 
     explicit ship(const geometry& g) : ship(g, params{}) {}

@@ -24,6 +24,13 @@ struct srrip_params {
     /// RRPV width M, 1..7 (the paper finds 2–3 sufficient).
     std::uint32_t rrpv_bits = 2;
     hit_promotion promotion = hit_promotion::hit_priority;
+
+    /// The fields text can set (core/param_text.hpp).
+    template <class V>
+    friend void describe_params(V& v, srrip_params& p) {
+        v("rrpv_bits", p.rrpv_bits);
+        v("promotion", p.promotion);
+    }
 };
 
 /// SRRIP for `Entries` entries per set, or the geometry's count when `Entries` is 0 (`srrip`).
