@@ -84,6 +84,17 @@ TEST_CASE("the explorer's command line") {
     CHECK(o.limit == 5'000'000'000ull); // 64-bit, not cut to 32
     CHECK(o.traces == std::vector<std::string>{"a.din", "b.lackey"});
     CHECK(o.plot == "m.pdf");
+    // A policy's settings ride in the list: an item with '=' and no ':' continues the spec.
+    CHECK(parse({"--policies", "lru,srrip:rrpv_bits=3,promotion=frequency_priority,drrip,"
+                               "ship:counter_bits=2"})
+              .policies ==
+          std::vector<std::string>{"lru", "srrip:rrpv_bits=3,promotion=frequency_priority", "drrip",
+                                   "ship:counter_bits=2"});
+    CHECK(split_policy_list("a=1,lru") == std::vector<std::string>{"a=1", "lru"}); // no spec yet
+    CHECK(split_policy_list("lru,a=1") == std::vector<std::string>{"lru", "a=1"}); // nor here
+    CHECK(spec_policy_name("srrip:rrpv_bits=3") == "srrip");
+    CHECK(spec_settings("srrip:rrpv_bits=3") == "rrpv_bits=3");
+    CHECK(spec_settings("srrip").empty());
     CHECK(parse({"--help", "--bogus"}).what == explorer_options::action::help);
     CHECK(parse({"--list"}).what == explorer_options::action::list);
     CHECK(error_of([] { parse({"--sets", "4294968320"}); }).find("--sets = 4294968320") == 0);

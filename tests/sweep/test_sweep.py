@@ -132,6 +132,33 @@ ways = 4
         changed = [n for n in after if after[n] != before[n]]
         self.assertEqual(changed, [f"{cid}.json"])
 
+    def test_policy_settings_are_configurations_of_their_own(self):
+        # The same policy under two settings: two configurations, each the explorer's own row.
+        spec = "srrip:rrpv_bits=3,promotion=frequency_priority"
+        sw = self.write("settings.toml", f"""
+policies = ["srrip", "{spec}"]
+traces = ["builtin"]
+[builtin]
+accesses = 30000
+seed = 7
+[[geometry]]
+sets = 64
+ways = 8
+""")
+        sweep("run", sw, "--results", self.results, check=0)
+        rows = {x["policy"]: x for x in load(self.results / "results.json")["rows"]}
+        self.assertEqual(set(rows), {"srrip", spec})
+        by_hand = self.dir / "by_hand.json"
+        subprocess.run([EXPLORER, "--policies", spec, "--no-opt", "--sets", "64", "--ways", "8",
+                        "--json", str(by_hand), "--quiet", "--accesses", "30000", "--seed", "7"],
+                       check=True, stdout=subprocess.DEVNULL)
+        (expected,) = load(by_hand)["rows"]
+        self.assertEqual(expected["policy"], spec)
+        self.assertEqual(rows[spec]["misses"], expected["misses"])
+        self.assertNotEqual(rows[spec]["misses"], rows["srrip"]["misses"])
+        for name in fragments(self.results):  # file names keep to safe characters
+            self.assertRegex(name, r"^[A-Za-z0-9._+-]+$")
+
     def resume_after(self, signum, status):
         sw = self.write("resume.toml", """
 policies = ["lru", "srrip", "drrip", "ship", "remap", "opt"]
@@ -245,6 +272,9 @@ ways = 2
             (case("[params]\njobs = 4\n"), "params.jobs: unknown key"),
             (case("[builtin]\naccesses = 0\n", traces='["builtin"]'), "builtin.accesses: 0 is"),
             (case(policies='["lru", "lfu"]'), "policies: 'lfu' is not an explorer policy"),
+            (case(policies='["srrip:bits=3"]'),
+             "policies: 'srrip:bits=3': explorer: --policies srrip:bits=3: srrip: bits = 3 "
+             "violates \"names no parameter (there are: rrpv_bits, promotion)\""),
             (case(policies=None), "policies: missing"),
             (case(policies='["lru", "lru"]'), "policies: 'lru' is listed more than once"),
             (case("[params]\nopt_memory = 0\n"), "--opt-memory = 0 is out of range"),

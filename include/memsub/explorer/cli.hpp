@@ -248,6 +248,31 @@ inline std::vector<std::string> split_list(std::string_view s) {
     return out;
 }
 
+/// A list of policy specs, "lru,srrip:rrpv_bits=3,promotion=frequency_priority,drrip" →
+/// {"lru", "srrip:rrpv_bits=3,promotion=frequency_priority", "drrip"}: an item with '=' and
+/// no ':' is one more setting of the spec before it (a policy name never holds '=').
+inline std::vector<std::string> split_policy_list(std::string_view s) {
+    std::vector<std::string> out;
+    for (auto& item : split_list(s)) {
+        const bool setting =
+            item.find('=') != std::string::npos && item.find(':') == std::string::npos;
+        if (setting && !out.empty() && out.back().find(':') != std::string::npos)
+            out.back() += ',' + item;
+        else
+            out.push_back(std::move(item));
+    }
+    return out;
+}
+
+/// The policy name of a spec ("srrip:rrpv_bits=3" → "srrip") and its settings ("rrpv_bits=3").
+inline std::string_view spec_policy_name(std::string_view spec) {
+    return spec.substr(0, spec.find(':'));
+}
+inline std::string_view spec_settings(std::string_view spec) {
+    const auto colon = spec.find(':');
+    return colon == std::string_view::npos ? std::string_view{} : spec.substr(colon + 1);
+}
+
 /// The name a tool speaks in (its messages, usage and files): argv[0]'s file name, or
 /// `fallback` when the program was started without one.
 inline std::string program_name(int argc, char** argv, std::string_view fallback) {

@@ -126,7 +126,10 @@ inline constexpr std::string_view explorer_usage =
     "  --sets N             sets (a power of two, 1..2147483648; default 2048)\n"
     "  --ways N             ways (1..64; default 16)\n"
     "  --line-bytes N       line size (a power of two >= 4; default 64)\n"
-    "  --policies A,B,...   policies to run (default: all; --list shows them). Belady's\n"
+    "  --policies A,B,...   policies to run (default: all; --list shows them), each with\n"
+    "                       its own settings after a colon if wanted:\n"
+    "                       lru,srrip:rrpv_bits=3,promotion=frequency_priority (--list\n"
+    "                       --policies P shows P's settings and defaults). Belady's\n"
     "                       OPT bound (opt) is added unless --no-opt; --policies opt\n"
     "                       runs the bound alone\n"
     "  --no-opt             skip Belady's OPT bound\n"
@@ -152,7 +155,8 @@ inline constexpr std::string_view explorer_usage =
     "  --object-bytes N     oracleGeneral traces: address = obj_id x N (default 64, one\n"
     "                       line per object; 1 when obj_id already is a byte address)\n"
     "  --quiet              no progress on stderr\n"
-    "  --list               list the policies and exit\n"
+    "  --list               list the policies and exit (with --policies: their\n"
+    "                       settings, defaults and what each takes)\n"
     "Numbers are decimal and checked against their field's range (nothing is truncated).\n"
     "SIGINT / SIGTERM (Ctrl-C): the results so far are printed and written (marked partial;\n"
     "the OPT bound is skipped), then the explorer exits with 128 + the signal number.\n"
@@ -191,7 +195,7 @@ inline explorer_options parse_explorer_options(std::span<const std::string_view>
         else if (arg == "--line-bytes")
             o.shape.line_bytes = parse_power_of_two(arg, value(), 4, std::uint32_t{1} << 31);
         else if (arg == "--policies")
-            o.policies = split_list(value());
+            o.policies = split_policy_list(value());
         else if (arg == "--no-opt")
             o.no_opt = true;
         else if (arg == "--fully-associative")

@@ -12,8 +12,10 @@
 //
 // examples/tools/explorer.cpp runs it on memsub's own policies (replacement::all_policies) and
 // examples/my_policy_explorer.cpp on a policy written in the example. Each policy is listed and
-// chosen (--list, --policies) by the name it reports with default params; a policy that
-// rejects the geometry is reported and left out.
+// chosen (--list, --policies) by the name it reports with default params, optionally with its
+// own settings after a colon ("srrip:rrpv_bits=3", core/param_text.hpp; the row is named by that
+// spec, so one policy can run under several settings side by side); a policy that rejects the
+// geometry is reported and left out.
 //
 //   explorer                                   built-in workload (zipf + loop + scan mix)
 //   explorer --trace app.lackey --sets 1024    a valgrind lackey trace, 1 MiB 16-way LLC
@@ -42,6 +44,7 @@
 #include <memsub/cache/basic_cache.hpp>
 #include <memsub/cache/fully_associative.hpp>
 #include <memsub/cache/three_c.hpp>
+#include <memsub/core/param_text.hpp>
 #include <memsub/replacement/all.hpp>
 #include <memsub/trace/open.hpp>
 #include <memsub/workload/synthetic.hpp>
@@ -158,13 +161,19 @@ protected:
 template <class Policy>
 class policy_runner final : public cache_runner<memsub::cache::set_associative_cache<Policy>> {
 public:
-    explicit policy_runner(const memsub::geometry& g) : policy_runner::cache_runner(g) {}
+    /// `label` names the row (the spec the user gave); empty = the policy's own name.
+    policy_runner(const memsub::geometry& g, const typename Policy::params& p, std::string label)
+        : policy_runner::cache_runner(g, p)
+        , label_(std::move(label)) {}
     [[nodiscard]] std::string name() const override {
-        return std::string(this->cache_.policy().name());
+        return label_.empty() ? std::string(this->cache_.policy().name()) : label_;
     }
     [[nodiscard]] std::optional<std::uint64_t> storage_bits() const override {
         return memsub::replacement::reported_storage_bits(this->cache_.policy());
     }
+
+private:
+    std::string label_;
 };
 
 /// A fully associative cache of the geometry's capacity (--fully-associative): "fa_<order>".
@@ -259,27 +268,6 @@ private:
 /// computed after the trace, see opt_rows().
 constexpr std::string_view opt_name = "opt";
 
-struct policy_entry {
-    std::string name;
-    /// Builds the runner; throws memsub::config_error when the policy rejects the geometry.
-    std::unique_ptr<runner> (*make)(const memsub::geometry&);
-    /// The host hints the policy needs (replacement concept O8), which a trace cannot give.
-    std::string_view hints_needed;
-};
-
-template <class P>
-constexpr std::string_view hints_needed_by() {
-    if constexpr (memsub::replacement::states_host_hints<P>)
-        return P::host_hints_needed;
-    else
-        return {};
-}
-
-template <class P>
-std::unique_ptr<runner> make_runner(const memsub::geometry& g) {
-    return std::make_unique<policy_runner<P>>(g);
-}
-
 /// The name `P` reports with default params, known even when it rejects `shape` (a
 /// tree-PLRU on 12 ways, set dueling on one set): it is then asked on a shape every policy of
 /// memsub accepts, and failing that, named after the component its config_error names.
@@ -300,14 +288,67 @@ std::string policy_name(const memsub::geometry& shape) {
     return colons == std::string::npos ? component : component.substr(colons + 2);
 }
 
+struct policy_entry {
+    std::string name;
+    /// Builds the runner with `settings` ("key=value,...", core/param_text.hpp; "" = the
+    /// defaults) applied to the policy's params; throws memsub::config_error when a setting
+    /// is unknown or does not parse, or the policy rejects the geometry or a setting's value.
+    std::unique_ptr<runner> (*make)(const memsub::geometry&, std::string_view settings);
+    /// The host hints the policy needs (replacement concept O8), which a trace cannot give.
+    std::string_view hints_needed;
+    /// This entry's own settings (from a spec in --policies); "" = the defaults.
+    std::string settings{};
+    /// The fields `settings` can set, with their defaults (for --list --policies P).
+    std::vector<memsub::param_field> (*fields)() = nullptr;
+    /// Throws memsub::config_error (naming `name`) when `settings` names a field the policy
+    /// does not have or a value that does not parse; ranges are its constructor's to check.
+    void (*check_settings)(std::string_view name, std::string_view settings) = nullptr;
+    /// The row's name: the policy's, then its settings after a colon.
+    [[nodiscard]] std::string label() const {
+        return settings.empty() ? name : name + ':' + settings;
+    }
+};
+
+template <class P>
+constexpr std::string_view hints_needed_by() {
+    if constexpr (memsub::replacement::states_host_hints<P>)
+        return P::host_hints_needed;
+    else
+        return {};
+}
+
+template <class P>
+std::unique_ptr<runner> make_runner(const memsub::geometry& g, std::string_view settings) {
+    typename P::params p{};
+    const std::string name = policy_name<P>(g);
+    memsub::set_params_from_text(p, settings, name);
+    return std::make_unique<policy_runner<P>>(
+        g, p, settings.empty() ? std::string{} : name + ':' + std::string(settings));
+}
+
+template <class P>
+std::vector<memsub::param_field> fields_of() {
+    return memsub::param_fields(typename P::params{});
+}
+
+template <class P>
+void check_settings_of(std::string_view name, std::string_view settings) {
+    typename P::params p{};
+    memsub::set_params_from_text(p, settings, name);
+}
+
 /// One entry per policy of `Policies` (a std::tuple of replacement policies), in order.
 template <class Policies>
 std::vector<policy_entry> policy_entries(const memsub::geometry& shape) {
     return [&]<class... Ps>(std::tuple<Ps...>*) {
         static_assert((memsub::replacement::replacement_policy<Ps> && ...),
                       "run_explorer: every type of the list must be a replacement policy");
-        return std::vector<policy_entry>{
-            policy_entry{policy_name<Ps>(shape), &make_runner<Ps>, hints_needed_by<Ps>()}...};
+        return std::vector<policy_entry>{policy_entry{policy_name<Ps>(shape),
+                                                      &make_runner<Ps>,
+                                                      hints_needed_by<Ps>(),
+                                                      {},
+                                                      &fields_of<Ps>,
+                                                      &check_settings_of<Ps>}...};
     }(static_cast<Policies*>(nullptr));
 }
 
@@ -319,16 +360,26 @@ inline std::vector<policy_entry> select_policies(const options& o,
                                                  std::vector<std::string>& requested_rejected) {
     std::vector<policy_entry> out;
     for (const auto& e : entries) {
-        const bool named =
-            std::find(o.policies.begin(), o.policies.end(), e.name) != o.policies.end();
+        // Every spec in --policies that names this entry, in the order given ("" = all
+        // policies, each with its defaults).
+        std::vector<std::string> settings;
+        for (const auto& spec : o.policies)
+            if (memsub::explorer::spec_policy_name(spec) == e.name)
+                settings.emplace_back(memsub::explorer::spec_settings(spec));
+        const bool named = !settings.empty();
         if (!o.policies.empty() && !named) continue;
-        try {
-            (void)e.make(o.shape); // the same construction each trace repeats
-            out.push_back(e);
-        } catch (const memsub::config_error& err) {
-            fmt::print(stderr, "{}: {} cannot run on this geometry: {}\n", program, e.name,
-                       err.what());
-            if (named) requested_rejected.emplace_back(e.name);
+        if (!named) settings.emplace_back();
+        for (const auto& s : settings) {
+            policy_entry chosen = e;
+            chosen.settings = s;
+            try {
+                (void)chosen.make(o.shape, s); // the same construction each trace repeats
+                out.push_back(std::move(chosen));
+            } catch (const memsub::config_error& err) {
+                fmt::print(stderr, "{}: {} cannot run on this geometry: {}\n", program,
+                           chosen.label(), err.what());
+                if (named) requested_rejected.emplace_back(chosen.label());
+            }
         }
     }
     return out;
@@ -464,10 +515,13 @@ inline void print_table(const options& o, const trace_result& t) {
     if (t.empty()) fmt::print("(no accesses were read: every count is 0)\n");
     fmt::print("LLC: {} sets x {} ways x {} B = {} KiB\n", o.shape.sets, o.shape.ways,
                o.shape.line_bytes, o.shape.capacity_bytes() / 1024);
-    fmt::print("{:<10} {:>12} {:>12} {:>12} {:>12} {:>10} {:>8} {:>10} {:>10} {:>9}\n", "policy",
+    // The policy column fits the longest row name (a policy with settings, "srrip:rrpv_bits=3").
+    std::size_t w = 10;
+    for (const auto& r : t.rows) w = std::max(w, r.policy.size());
+    fmt::print("{:<{}} {:>12} {:>12} {:>12} {:>12} {:>10} {:>8} {:>10} {:>10} {:>9}\n", "policy", w,
                "accesses", "misses", "read misses", "write misses", "miss ratio", "MPKI", "vs OPT",
                "M acc/s", "meta KiB");
-    fmt::print("{:-<114}\n", "");
+    fmt::print("{:-<{}}\n", "", 104 + w);
     const result_row* bound = t.opt();
     for (const auto& r : t.rows) {
         const auto m = mpki(t, r);
@@ -480,8 +534,8 @@ inline void print_table(const options& o, const trace_result& t) {
                 "{:+.1f}%",
                 100.0 * (static_cast<double>(r.misses) - static_cast<double>(bound->misses)) /
                     static_cast<double>(bound->misses));
-        fmt::print("{:<10} {:>12} {:>12} {:>12} {:>12} {:>10} {:>8} {:>10} {:>10} {:>9}\n",
-                   r.policy, r.accesses, r.misses, r.read_misses, r.write_misses,
+        fmt::print("{:<{}} {:>12} {:>12} {:>12} {:>12} {:>10} {:>8} {:>10} {:>10} {:>9}\n",
+                   r.policy, w, r.accesses, r.misses, r.read_misses, r.write_misses,
                    percent(miss_ratio(r)), m ? fmt::format("{:.2f}", *m) : std::string("-"), vs_opt,
                    rate ? fmt::format("{:.1f}", *rate / 1e6) : std::string("-"),
                    r.storage_bits
@@ -494,7 +548,7 @@ inline void print_table(const options& o, const trace_result& t) {
     // the policy's misses minus the fully associative LRU's: negative where the policy beats it.
     fmt::print("3C misses against a fully associative LRU of {} lines, % of accesses:\n",
                std::uint64_t{o.shape.sets} * o.shape.ways);
-    fmt::print("{:<10} {:>11} {:>11} {:>11} {:>14}\n", "policy", "compulsory", "capacity",
+    fmt::print("{:<{}} {:>11} {:>11} {:>11} {:>14}\n", "policy", w, "compulsory", "capacity",
                "conflict", "Hill conflict");
     for (const auto& r : t.rows) {
         if (!r.three_c) continue;
@@ -503,7 +557,7 @@ inline void print_table(const options& o, const trace_result& t) {
                                    : percent(n / static_cast<double>(r.accesses));
         };
         const auto& c = *r.three_c;
-        fmt::print("{:<10} {:>11} {:>11} {:>11} {:>14}\n", r.policy,
+        fmt::print("{:<{}} {:>11} {:>11} {:>11} {:>14}\n", r.policy, w,
                    share(static_cast<double>(c.compulsory)), share(static_cast<double>(c.capacity)),
                    share(static_cast<double>(c.conflict)),
                    share(static_cast<double>(c.hill_conflict())));
@@ -738,7 +792,7 @@ inline trace_result explore(const options& o, const std::vector<policy_entry>& p
     }
     t.label = src->label();
     std::vector<std::unique_ptr<runner>> runners;
-    for (const auto& p : policies) runners.push_back(p.make(o.shape));
+    for (const auto& p : policies) runners.push_back(p.make(o.shape, p.settings));
     if (wants_fully_associative(o, "fa_lru"))
         runners.push_back(
             std::make_unique<fully_associative_runner<memsub::cache::fa_lru>>(o.shape));
@@ -870,7 +924,7 @@ inline int run(const options& o, const std::vector<policy_entry>& entries) {
         if (!p.hints_needed.empty())
             fmt::print("\n{}\n",
                        memsub::explorer::wrap_text(
-                           fmt::format("note: {} needs {}.", p.name, p.hints_needed), 100, 6));
+                           fmt::format("note: {} needs {}.", p.label(), p.hints_needed), 100, 6));
     const std::vector<std::string> output_failures = write_outputs(o, results);
 
     // Problems are reported after the tables, so they are the last thing a user sees: every
@@ -944,6 +998,48 @@ int run_explorer(int argc, char** argv) {
         fmt::print(stderr, "{}: out of memory while naming the policies\n", program);
         return status::out_of_memory;
     }
+    // Every spec in --policies names a policy and settings it has (also for --list).
+    for (const auto& spec : o.policies) {
+        const auto p = memsub::explorer::spec_policy_name(spec);
+        const auto settings = memsub::explorer::spec_settings(spec);
+        const auto entry = std::find_if(entries.begin(), entries.end(),
+                                        [&](const auto& e) { return e.name == p; });
+        const bool bound = p == opt_name || std::find(std::begin(fully_associative_names),
+                                                      std::end(fully_associative_names),
+                                                      p) != std::end(fully_associative_names);
+        if (entry == entries.end() && !bound) {
+            fmt::print(stderr, "{}: unknown policy '{}'; --list shows them\n", program, p);
+            return status::usage_error;
+        }
+        if (bound && !settings.empty()) {
+            fmt::print(stderr, "{}: {} takes no settings here ('{}')\n", program, p, spec);
+            return status::usage_error;
+        }
+        // A setting that names no field or does not parse is a usage error, before any run.
+        try {
+            if (entry != entries.end()) entry->check_settings(entry->name, settings);
+        } catch (const memsub::config_error& e) {
+            fmt::print(stderr, "{}: --policies {}: {}\n", program, spec, e.what());
+            return status::usage_error;
+        }
+    }
+    if (o.what == options::action::list && !o.policies.empty()) {
+        // --list --policies P: each named policy's settings, their defaults and what they take
+        // (the specs' own settings were checked above).
+        for (const auto& spec : o.policies) {
+            const auto name = memsub::explorer::spec_policy_name(spec);
+            const auto e = std::find_if(entries.begin(), entries.end(),
+                                        [&](const auto& x) { return x.name == name; });
+            if (e == entries.end()) {
+                fmt::print("{}: no settings\n", name); // the bounds: opt, fa_*
+                continue;
+            }
+            const auto fields = e->fields();
+            fmt::print("{}:{}\n", name, fields.empty() ? " no settings" : "");
+            for (const auto& f : fields) fmt::print("  {}={}  ({})\n", f.key, f.value, f.takes);
+        }
+        return status::ok;
+    }
     if (o.what == options::action::list) {
         for (const auto& e : entries) fmt::print("{}\n", e.name);
         fmt::print("{}\n", opt_name);
@@ -960,18 +1056,6 @@ int run_explorer(int argc, char** argv) {
     if (opt_named && o.no_opt) {
         fmt::print(stderr, "{}: --no-opt contradicts --policies {}\n", program, opt_name);
         return status::usage_error;
-    }
-    for (const auto& p : o.policies) {
-        const bool known =
-            p == opt_name ||
-            std::any_of(entries.begin(), entries.end(),
-                        [&](const auto& e) { return e.name == p; }) ||
-            std::find(std::begin(fully_associative_names), std::end(fully_associative_names), p) !=
-                std::end(fully_associative_names);
-        if (!known) {
-            fmt::print(stderr, "{}: unknown policy '{}'; --list shows them\n", program, p);
-            return status::usage_error;
-        }
     }
     return memsub::explorer::run_reporting_errors(program, memory_use,
                                                   [&] { return run(o, entries); });
