@@ -15,6 +15,11 @@ Two baselines, both timed in C++ around the loop alone, each pass with a fresh c
 The Python time is the whole call as a user sees it: argument checks, the output array, the
 loop. Reported: the median of the passes, and x_records / x_columns = Python time / that
 baseline's time (1 = no overhead).
+
+Small calls (--chunks 1000,10000,100000): the same stream fed as consecutive slices of that
+many addresses, one call each, as a simulator loop feeding memsub batch by batch would. Reported:
+x_columns of the whole stream, and the fixed cost of one call: the median time of a call with
+one address (with and without a kinds array), timed over 100,000 calls.
 """
 import argparse
 import statistics
@@ -45,6 +50,8 @@ def main():
     parser.add_argument("--accesses", type=int, default=10_000_000)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--policies", default="lru,srrip,drrip")
+    parser.add_argument("--chunks", default="",
+                        help="also feed the stream in calls of these many addresses")
     args = parser.parse_args()
     sets, ways, line_bytes = 2048, 16, 64
     addresses, kinds = built_in_like_mix(args.accesses)
@@ -72,6 +79,43 @@ def main():
         print(f"{policy:<8} {n / t['python'] / 1e6:10.1f} {n / t['records'] / 1e6:11.1f} "
               f"{n / t['columns'] / 1e6:11.1f} {t['python'] / t['records']:9.3f} "
               f"{t['python'] / t['columns']:9.3f} {1 - hits / n:10.3f}")
+    if args.chunks:
+        small_calls(args, addresses, kinds, sets, ways, line_bytes)
+
+
+def small_calls(args, addresses, kinds, sets, ways, line_bytes):
+    n = args.accesses
+    print(f"\nsmall calls: the same stream in consecutive slices, median of {args.repeat} passes")
+    print(f"{'policy':<8} {'chunk':>8} {'calls':>8} {'python M/s':>10} {'columns M/s':>11} "
+          f"{'x_columns':>9}")
+    for policy in args.policies.split(","):
+        for chunk in (int(c) for c in args.chunks.split(",")):
+            chunked, columns = [], []
+            calls = (n + chunk - 1) // chunk
+            for _ in range(args.repeat):
+                cache = memsub.Cache(policy, sets=sets, ways=ways, line_bytes=line_bytes)
+                start = time.perf_counter()
+                for i in range(0, n, chunk):
+                    cache.access(addresses[i:i + chunk], kinds[i:i + chunk])
+                chunked.append(time.perf_counter() - start)
+                base = memsub.baseline.access_loop(policy, sets, ways, line_bytes, addresses,
+                                                   kinds, layout="columns")
+                columns.append(base["seconds"])
+                if cache.stats()["hits"] != base["hits"]:
+                    raise SystemExit(f"{policy}: chunked calls gave other hits than one call")
+            tc, tb = statistics.median(chunked), statistics.median(columns)
+            print(f"{policy:<8} {chunk:8d} {calls:8d} {n / tc / 1e6:10.1f} {n / tb / 1e6:11.1f} "
+                  f"{tc / tb:9.3f}")
+    cache = memsub.Cache("lru", sets=sets, ways=ways, line_bytes=line_bytes)
+    one, kind = addresses[:1].copy(), kinds[:1].copy()
+    for label, call_args in (("addresses", (one,)), ("addresses and kinds", (one, kind))):
+        samples = []
+        for _ in range(args.repeat):
+            start = time.perf_counter()
+            for _ in range(100_000):
+                cache.access(*call_args)
+            samples.append((time.perf_counter() - start) / 100_000)
+        print(f"fixed cost of one call with {label}: {statistics.median(samples) * 1e6:.2f} us")
 
 
 if __name__ == "__main__":

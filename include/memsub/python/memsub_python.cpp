@@ -96,7 +96,9 @@ std::string dtype_name(const py::array& a) {
 /// one already (no copy), else a converted copy of any integer array whose values fit.
 template <class T>
 py::array_t<T> integer_column(py::handle obj, const char* name) {
-    py::array a = numpy().attr("asarray")(obj);
+    // An array is taken as it is (numpy.asarray would cost a Python call on every batch).
+    py::array a = py::isinstance<py::array>(obj) ? py::reinterpret_borrow<py::array>(obj)
+                                                 : py::array(numpy().attr("asarray")(obj));
     if (a.ndim() != 1)
         value_fail(std::string(name) + " must be one-dimensional, got " + std::to_string(a.ndim()) +
                    " dimensions");
@@ -169,7 +171,9 @@ stream make_stream(py::handle addresses, py::handle kinds, py::handle pcs, py::h
                 value_fail("kinds = " + std::to_string(k) + " is not an access kind (0 .. 4)");
             s.kind_all = static_cast<std::uint8_t>(k);
         } else {
-            py::array a = numpy().attr("asarray")(kinds);
+            py::array a = py::isinstance<py::array>(kinds)
+                              ? py::reinterpret_borrow<py::array>(kinds)
+                              : py::array(numpy().attr("asarray")(kinds));
             const char dk = a.dtype().kind();
             py::array_t<std::uint8_t> codes;
             if (dk == 'U' || dk == 'S' || dk == 'O') { // names: one look-up per distinct name
@@ -189,8 +193,13 @@ stream make_stream(py::handle addresses, py::handle kinds, py::handle pcs, py::h
                 codes = integer_column<std::uint8_t>(picked, "kinds");
             } else {
                 codes = integer_column<std::uint8_t>(a, "kinds");
-                if (codes.size() > 0 &&
-                    codes.attr("max")().cast<unsigned>() >= memsub::access_kind_count)
+                // The largest code, in C++: a Python call to .max() would be most of the cost
+                // of a small batch.
+                std::uint8_t largest = 0;
+                const std::uint8_t* c = codes.data();
+                for (py::ssize_t i = 0, n = codes.size(); i < n; ++i)
+                    largest = std::max(largest, c[i]);
+                if (largest >= memsub::access_kind_count)
                     value_fail("kinds has a value above 4 (writeback); the kinds are "
                                "memsub.LOAD .. memsub.WRITEBACK");
             }
