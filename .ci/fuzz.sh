@@ -4,7 +4,8 @@
 # build; the crashing input is kept in the fuzzer's artifact directory and its log is printed.
 #
 # Targets: the compressors' decoders, every trace reader, the explorer's option parser and the C
-# interface (decompression, the policy handle's protocol checks, the DRAM controllers).
+# interface (decompression, the policy handle's protocol checks, the DRAM controllers, policy
+# settings text).
 # sc2 and best_of (the largest input spaces: code books built from the input, five members)
 # still found new coverage at 180 s, so they run longer (FUZZ_LONG_SECONDS), side by side first.
 #

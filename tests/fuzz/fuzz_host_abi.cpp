@@ -1,5 +1,5 @@
 // Fuzz target: the C interface (memsub/host/memsub_host.h) on arbitrary input, as a C host
-// could call it. Three parts, chosen by the first byte:
+// could call it. Four parts, chosen by the first byte:
 //   0: decompressing an arbitrary memsub_compressed_line (any bits, code book, member,
 //      encoding, tag data, payload) with every compressor at every line size: it returns
 //      MEMSUB_OK or a status, never reads past the payload; a line compressed from the input
@@ -9,6 +9,9 @@
 //      calls made them.
 //   2: a DRAM controller fed arbitrary requests, arrivals and advances: every accepted request
 //      is drained exactly once.
+//   3: a policy named with arbitrary settings text ("name:" + the input): creating it returns
+//      MEMSUB_OK or MEMSUB_CONFIG_ERROR, and when it is created its settings listing is a
+//      settings text that creates it again and lists the same.
 // The library's translation units are compiled into the fuzzer (tests/fuzz/CMakeLists.txt), so
 // they run instrumented.
 #include <memsub/host/memsub_host.h>
@@ -85,12 +88,9 @@ void decompress(reader& in) {
     memsub_compressor_destroy(c);
 }
 
-void policy(reader& in) {
+/// The policy names a policy of `config` can be created with.
+std::vector<std::string> policy_names(const memsub_policy_config& config) {
     std::size_t needed = 0;
-    memsub_policy_config config{};
-    config.sets = 1u << (in.take(1) % 4);
-    config.ways = 1 + static_cast<std::uint32_t>(in.take(1) % 16);
-    config.line_bytes = 64;
     memsub_policy_names(&config, nullptr, 0, &needed, nullptr);
     std::string joined(needed, '\0');
     memsub_policy_names(&config, joined.data(), joined.size(), nullptr, nullptr);
@@ -101,6 +101,51 @@ void policy(reader& in) {
             start = i + 1;
             if (i < joined.size() && joined[i] == '\0') break;
         }
+    return names;
+}
+
+/// The settings listing of `spec` on `config` (check: it is listed).
+std::string settings_of(const std::string& spec, const memsub_policy_config& config) {
+    std::size_t needed = 0;
+    memsub_policy_params(spec.c_str(), &config, nullptr, 0, &needed, nullptr);
+    std::string listing(needed, '\0');
+    check(memsub_policy_params(spec.c_str(), &config, listing.data(), listing.size(), nullptr,
+                               nullptr) == MEMSUB_OK);
+    listing.resize(listing.size() - 1); // the NUL
+    return listing;
+}
+
+void settings(reader& in) {
+    memsub_policy_config config{};
+    config.sets = 1u << (in.take(1) % 8);
+    config.ways = 1 + static_cast<std::uint32_t>(in.take(1) % 16);
+    config.line_bytes = 64;
+    const auto names = policy_names(config);
+    if (names.empty()) return;
+    std::string spec = names[in.take(1) % names.size()] + ':';
+    while (in.more()) spec += static_cast<char>(in.take(1));
+    if (spec.find('\0') != std::string::npos) return; // a C string ends at its NUL
+    memsub_policy* p = nullptr;
+    memsub_error error{};
+    const memsub_status s = memsub_policy_create(spec.c_str(), &config, &p, &error);
+    check(s == MEMSUB_OK || s == MEMSUB_CONFIG_ERROR);
+    check((s == MEMSUB_OK) == (p != nullptr));
+    check(s == MEMSUB_OK || error.message[0] != '\0');
+    if (p == nullptr) return;
+    memsub_policy_destroy(p);
+    const std::string listing = settings_of(spec, config);
+    const std::string again = spec.substr(0, spec.find(':') + 1) + listing;
+    check(memsub_policy_create(again.c_str(), &config, &p, nullptr) == MEMSUB_OK);
+    memsub_policy_destroy(p);
+    check(settings_of(again, config) == listing);
+}
+
+void policy(reader& in) {
+    memsub_policy_config config{};
+    config.sets = 1u << (in.take(1) % 4);
+    config.ways = 1 + static_cast<std::uint32_t>(in.take(1) % 16);
+    config.line_bytes = 64;
+    const auto names = policy_names(config);
     if (names.empty()) return;
     memsub_policy* p = nullptr;
     check(memsub_policy_create(names[in.take(1) % names.size()].c_str(), &config, &p, nullptr) ==
@@ -212,15 +257,18 @@ void dram(reader& in) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     if (size == 0) return 0;
     reader in{data + 1, size - 1};
-    switch (data[0] % 3) {
+    switch (data[0] % 4) {
     case 0:
         decompress(in);
         break;
     case 1:
         policy(in);
         break;
-    default:
+    case 2:
         dram(in);
+        break;
+    default:
+        settings(in);
         break;
     }
     return 0;
