@@ -19,26 +19,29 @@
 
 namespace memsub::replacement {
 
+/// BRRIP's knobs, which DRRIP's BRRIP side (rrip_dual) shares.
+struct brrip_params {
+    std::uint32_t rrpv_bits = 2;
+    hit_promotion promotion = hit_promotion::hit_priority;
+    /// 1/ε: one insertion in `long_period` is "long"; 0 = every insertion distant (ε = 0).
+    std::uint32_t long_period = 32;
+    bimodal_source source = bimodal_source::prng;
+    std::uint64_t seed = 1;
+
+    /// The fields text can set (core/param_text.hpp).
+    template <class V>
+    friend void describe_params(V& v, brrip_params& p) {
+        v("rrpv_bits", p.rrpv_bits);
+        v("promotion", p.promotion);
+        v("long_period", p.long_period);
+        v("source", p.source);
+        v("seed", p.seed);
+    }
+};
+
 class brrip {
 public:
-    struct params {
-        std::uint32_t rrpv_bits = 2;
-        hit_promotion promotion = hit_promotion::hit_priority;
-        /// 1/ε: one insertion in `long_period` is "long"; 0 = every insertion distant (ε = 0).
-        std::uint32_t long_period = 32;
-        bimodal_source source = bimodal_source::prng;
-        std::uint64_t seed = 1;
-
-        /// The fields text can set (core/param_text.hpp).
-        template <class V>
-        friend void describe_params(V& v, params& p) {
-            v("rrpv_bits", p.rrpv_bits);
-            v("promotion", p.promotion);
-            v("long_period", p.long_period);
-            v("source", p.source);
-            v("seed", p.seed);
-        }
-    };
+    using params = brrip_params;
 
     explicit brrip(const geometry& g) : brrip(g, params{}) {}
     brrip(const geometry& g, const params& p)

@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include <memsub/replacement/brrip.hpp>
 #include <memsub/replacement/concept.hpp>
 #include <memsub/replacement/rrpv_state.hpp>
 #include <memsub/replacement/set_dueling.hpp>
@@ -19,24 +20,8 @@ namespace memsub::replacement {
 
 class rrip_dual {
 public:
-    struct params {
-        std::uint32_t rrpv_bits = 2;
-        hit_promotion promotion = hit_promotion::hit_priority;
-        /// BRRIP's 1/ε (0 = every BRRIP insertion distant).
-        std::uint32_t long_period = 32;
-        bimodal_source source = bimodal_source::prng;
-        std::uint64_t seed = 1;
-
-        /// The fields text can set (core/param_text.hpp).
-        template <class V>
-        friend void describe_params(V& v, params& p) {
-            v("rrpv_bits", p.rrpv_bits);
-            v("promotion", p.promotion);
-            v("long_period", p.long_period);
-            v("source", p.source);
-            v("seed", p.seed);
-        }
-    };
+    /// BRRIP's knobs: long_period is the BRRIP side's 1/ε (0 = every BRRIP insertion distant).
+    using params = brrip_params;
 
     explicit rrip_dual(const geometry& g) : rrip_dual(g, params{}) {}
     rrip_dual(const geometry& g, const params& p)
