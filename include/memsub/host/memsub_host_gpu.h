@@ -154,7 +154,9 @@ typedef struct memsub_gpu_result {
 
 /* Makes one line request: `access` (address, pc, size, sector_mask, kind: loads and stores;
  * requester is kept for the host) of the warp instruction `request` describes (NULL = a
- * zero-initialised one). `result` may be NULL. Allocates nothing.
+ * zero-initialised one). `result` may be NULL. Allocates nothing once warm: a compressed L1's
+ * first SC² code-book builds grow the books' tables and the build's working storage to the
+ * value-frequency table's size; later rebuilds reuse them.
  * Returns MEMSUB_OK; MEMSUB_INVALID_ARGUMENT for a NULL l1 or access, an unknown kind, a
  * reserved field not 0, a sector_mask naming a sector past the line's fourth (the L1 is then
  * unchanged). */
