@@ -13,6 +13,9 @@
 //     pass's time / SHARDS' pass's (construction and every reference; reading the 2^20-point
 //     curves out afterwards is not timed for either), target >= 20; `mae` = its mean absolute
 //     error against the exact curve over capacities 1 .. 2^20.
+//   * mrc/shards_on_lines/0.01: the same two passes fed line addresses (8 bytes a reference,
+//     access_lines) instead of 80-byte memsub::access records: reading the records is most of
+//     SHARDS' time, so this row is the algorithms' ratio.
 //   * mrc/opt_curve/64Ki: the fully associative OPT curve up to 2^16 lines, next uses included;
 //     `refs/s`.
 // Counters are numbers only, so --benchmark_format=json stays valid.
@@ -45,6 +48,17 @@ const std::vector<memsub::access>& stream() {
         return v;
     }();
     return s;
+}
+
+/// The stream's line addresses (every reference of the mix lies within one line).
+const std::vector<std::uint64_t>& stream_lines() {
+    static const std::vector<std::uint64_t> lines = [] {
+        std::vector<std::uint64_t> v;
+        v.reserve(stream().size());
+        for (const auto& a : stream()) v.push_back(a.address.value / 64);
+        return v;
+    }();
+    return lines;
 }
 
 template <class F>
@@ -120,8 +134,9 @@ void bm_stack_distance(benchmark::State& state) {
     state.counters["bytes/line"] = bytes_per_line;
 }
 
-void bm_shards(benchmark::State& state) {
+void bm_shards(benchmark::State& state, bool on_lines) {
     const auto& s = stream();
+    const auto& lines = stream_lines();
     double t_shards = 0, t_exact = 0, mae = 0;
     bool shards_first = true;
     for (auto _ : state) {
@@ -132,14 +147,20 @@ void bm_shards(benchmark::State& state) {
             t_shards += seconds([&] {
                 sh.emplace(memsub::analysis::shards::params{.max_capacity_lines = curve_bound,
                                                             .rate = 0.01});
-                sh->access_all(s);
+                if (on_lines)
+                    sh->access_lines(lines);
+                else
+                    sh->access_all(s);
             });
         };
         const auto exactly = [&] {
             t_exact += seconds([&] {
                 sd.emplace(memsub::analysis::stack_distance_lru::params{.max_capacity_lines =
                                                                             curve_bound});
-                sd->access_all(s);
+                if (on_lines)
+                    sd->access_lines(lines);
+                else
+                    sd->access_all(s);
             });
         };
         if (shards_first) {
@@ -181,7 +202,8 @@ int main(int argc, char** argv) {
         row("mrc/one_geometry/lru_2048x16", bm_one_lru);
         row("mrc/all_associativity_lru/1-65536x32", bm_grid);
         row("mrc/stack_distance_lru/1M", bm_stack_distance);
-        row("mrc/shards/0.01", bm_shards);
+        row("mrc/shards/0.01", [](benchmark::State& st) { bm_shards(st, false); });
+        row("mrc/shards_on_lines/0.01", [](benchmark::State& st) { bm_shards(st, true); });
         row("mrc/opt_curve/64Ki", bm_opt_curve);
     });
 }

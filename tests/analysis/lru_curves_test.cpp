@@ -6,6 +6,9 @@
 #include "../support/libcachesim_reference.hpp"
 #include "streams.hpp"
 
+#include <algorithm>
+#include <iterator>
+#include <list>
 #include <map>
 
 #include <memsub/analysis/all_associativity_lru.hpp>
@@ -210,4 +213,59 @@ TEST_CASE("configuration errors throw config_error") {
     CHECK_THROWS_AS((void)grid.misses(4, 5), config_error);
     CHECK_THROWS_AS((void)grid.misses(4, 0), config_error);
     CHECK_THROWS_AS((void)grid.misses(6, 1), config_error);
+}
+
+TEST_CASE("the distance stack equals a list model through touches, erases and renumberings") {
+    // A recency list written here (front = most recent) against lru_distance_stack, with erases
+    // as SHARDS makes them, over enough distinct lines that the stamps are renumbered often and
+    // a block of the bitmap fills and empties.
+    analysis::lru_distance_stack stack;
+    std::list<std::uint64_t> model;
+    xoshiro256ss rng(2026);
+    std::uint64_t renumbering_sized = 0;
+    for (std::size_t i = 0; i < 60000; ++i) {
+        const std::uint64_t line = rng.below(4) == 0 ? rng.below(3000) : rng.below(300);
+        if (rng.below(16) == 0) { // erase a line, present or not
+            const auto it = std::find(model.begin(), model.end(), line);
+            CHECK(stack.erase(line) == (it != model.end()));
+            if (it != model.end()) model.erase(it);
+            continue;
+        }
+        const auto it = std::find(model.begin(), model.end(), line);
+        const std::uint64_t want =
+            it == model.end() ? cold_distance
+                              : static_cast<std::uint64_t>(std::distance(model.begin(), it) + 1);
+        if (it != model.end()) model.erase(it);
+        model.push_front(line);
+        const std::uint64_t got = stack.touch(line);
+        if (got != want) {
+            FAIL_CHECK("distance differs at step " << i << ": " << got << " != " << want);
+            break;
+        }
+        renumbering_sized += model.size() > 1000;
+    }
+    CHECK(stack.size() == model.size());
+    CHECK(renumbering_sized > 1000); // the stack held more than a 1024-stamp space's half
+}
+
+TEST_CASE("access_all's loaded-ahead loop counts as access() one by one") {
+    const auto s = mrc_test::synthetic(shape::crossing, 50000, 30000, 4);
+    analysis::stack_distance_lru pipelined({.max_capacity_lines = 4096});
+    analysis::stack_distance_lru one_by_one({.max_capacity_lines = 4096});
+    analysis::stack_distance_lru by_line({.max_capacity_lines = 4096});
+    pipelined.access_all(s);
+    std::vector<std::uint64_t> lines;
+    for (const auto& a : s) {
+        (void)one_by_one.access(a);
+        lines.push_back(a.address.value / 64);
+    }
+    by_line.access_lines(lines);
+    CHECK(pipelined.accesses() == s.size());
+    CHECK(pipelined.cold_misses() == one_by_one.cold_misses());
+    const auto a = pipelined.distance_histogram();
+    const auto b = one_by_one.distance_histogram();
+    CHECK(std::equal(a.begin(), a.end(), b.begin(), b.end()));
+    // access_lines sees each reference's first line only: equal wherever no reference crosses.
+    CHECK(by_line.accesses() == s.size());
+    CHECK(by_line.misses(4096) <= pipelined.misses(4096));
 }

@@ -138,3 +138,26 @@ TEST_CASE("SHARDS configuration errors throw config_error") {
     analysis::shards s(P{.max_capacity_lines = 10});
     CHECK_THROWS_AS((void)s.misses(11), config_error);
 }
+
+TEST_CASE("SHARDS' access_all and access_lines fast paths count as access() one by one") {
+    const auto s = mrc_test::synthetic(shape::crossing, 60000, 20000, 6);
+    std::vector<std::uint64_t> lines;
+    for (const auto& a : s) lines.push_back(a.address.value / 64);
+    for (const std::size_t max_lines : {std::size_t{0}, std::size_t{300}}) {
+        CAPTURE(max_lines);
+        const analysis::shards::params p{
+            .max_capacity_lines = 8000, .rate = 0.05, .max_sampled_lines = max_lines};
+        analysis::shards whole(p), one_by_one(p), by_lines(p), by_line(p);
+        whole.access_all(s);
+        by_lines.access_lines(lines);
+        for (const auto& a : s) one_by_one.access(a);
+        for (const auto l : lines) by_line.access_line(line_address{l});
+        CHECK(whole.accesses() == one_by_one.accesses());
+        CHECK(whole.sampled_references() == one_by_one.sampled_references());
+        CHECK(whole.sampled_references() > 1000);
+        CHECK(whole.miss_ratio_curve() == one_by_one.miss_ratio_curve());
+        CHECK(by_lines.accesses() == by_line.accesses());
+        CHECK(by_lines.sampled_references() == by_line.sampled_references());
+        CHECK(by_lines.miss_ratio_curve() == by_line.miss_ratio_curve());
+    }
+}

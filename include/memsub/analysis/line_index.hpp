@@ -46,6 +46,21 @@ public:
         __builtin_prefetch(&table_[tag_of(line) & mask_]);
     }
 
+    /// The id of the first bucket on `line`'s probe path whose tag matches, without reading the
+    /// stored line (so it may name another line, or `absent`): a hint for prefetching the
+    /// line's per-id state, cheap once its bucket is cached.
+    [[nodiscard]] std::uint32_t hinted_id(std::uint64_t line) const noexcept {
+        const std::uint32_t tag = tag_of(line);
+        for (std::size_t i = tag & mask_;; i = (i + 1) & mask_) {
+            const bucket b = table_[i];
+            if (b.id == absent || b.tag == tag) return b.id;
+        }
+    }
+    /// Starts loading the stored line of `id` (a hint).
+    void prefetch_line_of(std::uint32_t id) const noexcept {
+        if (id < lines_.size()) __builtin_prefetch(&lines_[id]);
+    }
+
     /// The id of `line`, adding it with a fresh id when absent; `.second` = it was added.
     std::pair<std::uint32_t, bool> find_or_insert(std::uint64_t line) {
         const std::uint32_t tag = tag_of(line);

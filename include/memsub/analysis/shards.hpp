@@ -102,8 +102,30 @@ public:
         if (d != not_sampled) record(d);
     }
 
+    /// access() for every reference. A reference within one line whose hash is not sampled
+    /// (99 % of them at R = 0.01) costs a hash and a compare, inline.
     void access_all(std::span<const memsub::access> references) {
-        for (const auto& a : references) access(a);
+        const std::uint64_t line_mask = (std::uint64_t{1} << line_shift_) - 1;
+        for (const auto& a : references) {
+            const bool one_line =
+                a.size == 0 || (a.address.value & line_mask) + a.size <= line_mask + 1;
+            if (one_line && hash_of(a.address.value >> line_shift_) >= threshold_) [[likely]] {
+                ++accesses_;
+                continue;
+            }
+            access(a);
+        }
+    }
+
+    /// access_line for every line of `lines` (line addresses), in order.
+    void access_lines(std::span<const std::uint64_t> lines) {
+        for (const std::uint64_t line : lines) {
+            if (hash_of(line) >= threshold_) [[likely]] {
+                ++accesses_;
+                continue;
+            }
+            access_line(line_address{line});
+        }
     }
 
     /// The line's sampling hash in 0 .. P-1: it is sampled while this is below threshold().
