@@ -364,8 +364,10 @@ inline std::vector<policy_entry> select_policies(const options& o,
         // policies, each with its defaults).
         std::vector<std::string> settings;
         for (const auto& spec : o.policies)
-            if (memsub::explorer::spec_policy_name(spec) == e.name)
-                settings.emplace_back(memsub::explorer::spec_settings(spec));
+            if (memsub::explorer::spec_policy_name(spec) == e.name &&
+                std::find(settings.begin(), settings.end(),
+                          memsub::explorer::spec_settings(spec)) == settings.end())
+                settings.emplace_back(memsub::explorer::spec_settings(spec)); // once each
         const bool named = !settings.empty();
         if (!o.policies.empty() && !named) continue;
         if (!named) settings.emplace_back();
