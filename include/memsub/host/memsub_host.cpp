@@ -97,6 +97,19 @@ memsub_status write_names(const std::vector<std::string>& names, char* buffer, s
     return MEMSUB_BUFFER_TOO_SMALL;
 }
 
+/// The list functions' common part: the buffer checked, the list `make()` returns written
+/// with write_names, and a status naming `what` when it does not fit.
+template <class MakeList>
+memsub_status write_list(char* buffer, std::size_t bytes, std::size_t* needed, memsub_error* error,
+                         const char* what, MakeList&& make) {
+    if (buffer == nullptr && bytes > 0)
+        return fail(error, MEMSUB_INVALID_ARGUMENT, "buffer is NULL and buffer_bytes > 0");
+    const memsub_status s = write_names(make(), buffer, bytes, needed);
+    return s == MEMSUB_OK
+               ? s
+               : fail(error, s, std::string("the ") + what + " do not fit in the buffer");
+}
+
 // ---------------------------------------------------------------- records
 
 [[nodiscard]] bool valid_record(const memsub_access& c) noexcept {
@@ -538,18 +551,16 @@ MEMSUB_HOST_API memsub_status memsub_cache_policy_names(memsub_cache_kind kind,
                                                         size_t* needed, memsub_error* error) {
     return guarded(error, [&] {
         if (const memsub_status s = check_config(kind, config, error); s != MEMSUB_OK) return s;
-        if (buffer == nullptr && buffer_bytes > 0)
-            return fail(error, MEMSUB_INVALID_ARGUMENT, "buffer is NULL and buffer_bytes > 0");
-        std::vector<std::string> names;
-        if (kind == MEMSUB_CACHE_FULLY_ASSOCIATIVE) {
-            for (const auto n : fa_orders) names.emplace_back(n);
-        } else {
+        return write_list(buffer, buffer_bytes, needed, error, "policy names", [&] {
+            std::vector<std::string> names;
+            if (kind == MEMSUB_CACHE_FULLY_ASSOCIATIVE) {
+                for (const auto n : fa_orders) names.emplace_back(n);
+                return names;
+            }
             const memsub::geometry g = geometry_of(*config);
             g.validate(create_component);
-            names = memsub::host::policy_choice::names(g, {});
-        }
-        const memsub_status s = write_names(names, buffer, buffer_bytes, needed);
-        return s == MEMSUB_OK ? s : fail(error, s, "the policy names do not fit in the buffer");
+            return memsub::host::policy_choice::names(g, {});
+        });
     });
 }
 
@@ -560,24 +571,21 @@ MEMSUB_HOST_API memsub_status memsub_cache_policy_params(memsub_cache_kind kind,
                                                          size_t* needed, memsub_error* error) {
     return guarded(error, [&] {
         if (const memsub_status s = check_config(kind, config, error); s != MEMSUB_OK) return s;
-        if (buffer == nullptr && buffer_bytes > 0)
-            return fail(error, MEMSUB_INVALID_ARGUMENT, "buffer is NULL and buffer_bytes > 0");
         const std::string_view spec = policy_name == nullptr ? "" : policy_name;
-        std::vector<std::string> settings;
-        if (kind == MEMSUB_CACHE_FULLY_ASSOCIATIVE) {
-            const std::string_view order = fa_order_of(spec);
-            if (!order.empty() &&
-                std::find(fa_orders.begin(), fa_orders.end(), order) == fa_orders.end())
-                throw memsub::config_error(create_component, "policy", order,
-                                           "must name a fully associative order (built: lru, "
-                                           "fifo, opt)");
-        } else {
+        return write_list(buffer, buffer_bytes, needed, error, "settings", [&] {
+            if (kind == MEMSUB_CACHE_FULLY_ASSOCIATIVE) { // the orders have none
+                const std::string_view order = fa_order_of(spec);
+                if (!order.empty() &&
+                    std::find(fa_orders.begin(), fa_orders.end(), order) == fa_orders.end())
+                    throw memsub::config_error(create_component, "policy", order,
+                                               "must name a fully associative order (built: "
+                                               "lru, fifo, opt)");
+                return std::vector<std::string>{};
+            }
             const memsub::geometry g = geometry_of(*config);
             g.validate(create_component);
-            settings = settings_of(g, spec);
-        }
-        const memsub_status s = write_names(settings, buffer, buffer_bytes, needed);
-        return s == MEMSUB_OK ? s : fail(error, s, "the settings do not fit in the buffer");
+            return settings_of(g, spec);
+        });
     });
 }
 
@@ -694,11 +702,9 @@ MEMSUB_HOST_API memsub_status memsub_policy_names(const memsub_policy_config* co
                                                   memsub_error* error) {
     return guarded(error, [&] {
         if (const memsub_status s = check_policy_config(config, error); s != MEMSUB_OK) return s;
-        if (buffer == nullptr && buffer_bytes > 0)
-            return fail(error, MEMSUB_INVALID_ARGUMENT, "buffer is NULL and buffer_bytes > 0");
-        const auto names = memsub::host::policy_choice::names(geometry_of(*config), {});
-        const memsub_status s = write_names(names, buffer, buffer_bytes, needed);
-        return s == MEMSUB_OK ? s : fail(error, s, "the policy names do not fit in the buffer");
+        return write_list(buffer, buffer_bytes, needed, error, "policy names", [&] {
+            return memsub::host::policy_choice::names(geometry_of(*config), {});
+        });
     });
 }
 
@@ -708,12 +714,9 @@ MEMSUB_HOST_API memsub_status memsub_policy_params(const char* policy_name,
                                                    memsub_error* error) {
     return guarded(error, [&] {
         if (const memsub_status s = check_policy_config(config, error); s != MEMSUB_OK) return s;
-        if (buffer == nullptr && buffer_bytes > 0)
-            return fail(error, MEMSUB_INVALID_ARGUMENT, "buffer is NULL and buffer_bytes > 0");
-        const auto settings =
-            settings_of(geometry_of(*config), policy_name == nullptr ? "" : policy_name);
-        const memsub_status s = write_names(settings, buffer, buffer_bytes, needed);
-        return s == MEMSUB_OK ? s : fail(error, s, "the settings do not fit in the buffer");
+        return write_list(buffer, buffer_bytes, needed, error, "settings", [&] {
+            return settings_of(geometry_of(*config), policy_name == nullptr ? "" : policy_name);
+        });
     });
 }
 
