@@ -7,6 +7,7 @@
 #include <doctest/doctest.h>
 
 #include "../support/counting_allocator.hpp"
+#include "../support/name_list.hpp"
 
 #include <memsub/host/memsub_host.h>
 #include <memsub/host/memsub_host_gpu.h>
@@ -72,18 +73,6 @@ TEST_CASE("host ABI: accesses, batches and compressor calls allocate nothing") {
 
 namespace {
 
-std::vector<std::string> split_names(const std::string& joined) {
-    std::vector<std::string> out;
-    std::size_t start = 0;
-    for (std::size_t i = 0; i <= joined.size(); ++i)
-        if (i == joined.size() || joined[i] == ',' || joined[i] == '\0') {
-            if (i > start) out.push_back(joined.substr(start, i - start));
-            start = i + 1;
-            if (i < joined.size() && joined[i] == '\0') break;
-        }
-    return out;
-}
-
 /// A line address of a stream that mixes a loop that fits, a permutation that does not, and a
 /// hot set, so hits, misses and evictions all happen.
 std::uint64_t line_of(std::uint64_t i) {
@@ -109,7 +98,7 @@ TEST_CASE("policy handle: the hooks allocate nothing, for every policy") {
     std::string joined(needed, '\0');
     REQUIRE(memsub_policy_names(&config, joined.data(), joined.size(), nullptr, nullptr) ==
             MEMSUB_OK);
-    for (const auto& name : split_names(joined)) {
+    for (const auto& name : memsub_test::split_name_list(joined)) {
         CAPTURE(name);
         memsub_policy* p = nullptr;
         const std::size_t before_create = memsub_test::allocations.load();
@@ -159,7 +148,7 @@ TEST_CASE("GPU L1 handle: accesses allocate nothing once warm, for every organis
     memsub_gpu_l1_names(nullptr, 0, &needed);
     std::string joined(needed, '\0');
     REQUIRE(memsub_gpu_l1_names(joined.data(), joined.size(), nullptr) == MEMSUB_OK);
-    const auto names = split_names(joined);
+    const auto names = memsub_test::split_name_list(joined);
     CHECK(names.size() >= 10);
     // Line contents a compressor can work on: small integers around a per-line base.
     std::vector<std::uint8_t> line(MEMSUB_GPU_LINE_BYTES);

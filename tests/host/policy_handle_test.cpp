@@ -5,6 +5,8 @@
 // offers; and calls that break the protocol are refused without changing anything.
 #include <doctest/doctest.h>
 
+#include "../support/name_list.hpp"
+
 #include <memsub/host/memsub_host.h>
 
 #include <memsub/cache/basic_cache.hpp>
@@ -14,7 +16,6 @@
 #include <cstdint>
 #include <cstring>
 #include <memory>
-#include <sstream>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -39,13 +40,6 @@ policy_ptr make_policy(const char* name) {
     return policy_ptr(out);
 }
 
-std::vector<std::string> split_names(const std::string& joined) {
-    std::vector<std::string> names;
-    std::stringstream in(joined);
-    for (std::string n; std::getline(in, n, ',');) names.push_back(n);
-    return names;
-}
-
 std::vector<std::string> handle_policy_names() {
     std::size_t needed = 0;
     REQUIRE(memsub_policy_names(&shape, nullptr, 0, &needed, nullptr) == MEMSUB_BUFFER_TOO_SMALL);
@@ -53,7 +47,7 @@ std::vector<std::string> handle_policy_names() {
     REQUIRE(memsub_policy_names(&shape, buffer.data(), buffer.size(), nullptr, nullptr) ==
             MEMSUB_OK);
     buffer.resize(needed - 1);
-    return split_names(buffer);
+    return memsub_test::split_name_list(buffer);
 }
 
 /// 60k accesses over 1,536 lines (3x the cache), a hot eighth taking half of them; loads,

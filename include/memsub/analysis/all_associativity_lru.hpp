@@ -109,8 +109,7 @@ public:
 
     /// One reference (the explorer's rule for line-crossing references, reference_lines.hpp).
     void access(const memsub::access& a) {
-        const std::uint64_t line_mask = (std::uint64_t{1} << line_shift_) - 1;
-        if (a.size == 0 || (a.address.value & line_mask) + a.size <= line_mask + 1) [[likely]] {
+        if (within_one_line(a, line_shift_)) [[likely]] {
             access_line(line_address{a.address.value >> line_shift_});
             return;
         }

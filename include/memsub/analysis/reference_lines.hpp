@@ -13,13 +13,20 @@
 
 namespace memsub::analysis {
 
+/// Whether `a`'s bytes lie within one line of 2^line_shift bytes (a size of 0 counts as one
+/// byte): the common case, one line and no crossing.
+[[nodiscard]] constexpr bool within_one_line(const memsub::access& a,
+                                             std::uint32_t line_shift) noexcept {
+    const std::uint64_t line_mask = (std::uint64_t{1} << line_shift) - 1;
+    return a.size == 0 || (a.address.value & line_mask) + a.size <= line_mask + 1;
+}
+
 /// Calls `line_fn(std::uint64_t line)` for each line `a` touches (lines of 2^line_shift bytes),
 /// in address order: the pieces of memsub::for_each_line_piece.
 template <class LineFn>
 constexpr void lines_of_reference(const memsub::access& a, std::uint32_t line_shift,
                                   LineFn&& line_fn) {
-    const std::uint64_t line_mask = (std::uint64_t{1} << line_shift) - 1;
-    if (a.size == 0 || (a.address.value & line_mask) + a.size <= line_mask + 1) [[likely]] {
+    if (within_one_line(a, line_shift)) [[likely]] {
         line_fn(a.address.value >> line_shift);
         return;
     }

@@ -105,11 +105,9 @@ public:
     /// access() for every reference. A reference within one line whose hash is not sampled
     /// (99 % of them at R = 0.01) costs a hash and a compare, inline.
     void access_all(std::span<const memsub::access> references) {
-        const std::uint64_t line_mask = (std::uint64_t{1} << line_shift_) - 1;
         for (const auto& a : references) {
-            const bool one_line =
-                a.size == 0 || (a.address.value & line_mask) + a.size <= line_mask + 1;
-            if (one_line && hash_of(a.address.value >> line_shift_) >= threshold_) [[likely]] {
+            if (within_one_line(a, line_shift_) &&
+                hash_of(a.address.value >> line_shift_) >= threshold_) [[likely]] {
                 ++accesses_;
                 continue;
             }

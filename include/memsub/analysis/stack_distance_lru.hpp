@@ -15,7 +15,8 @@
 // Decision: the bitmap and block tree rather than a Fenwick tree over every stamp: the per-stamp
 // tree's deep levels are a cache miss each at millions of lines, the block tree stays cached
 // (4 bytes per 512 stamps) and the bitmap is an eighth of it; with the reads loaded ahead
-// (touch_all) a reference costs about three cache misses the trace decides.
+// (stack_distance_lru::access_all) a reference costs about three cache misses the trace
+// decides.
 //
 // Counting: one reference = one access (the explorer's rule, reference_lines.hpp): a reference
 // crossing lines records the largest distance of its lines, so misses(C) equals
@@ -66,7 +67,7 @@ inline constexpr std::uint64_t cold_distance = never;
 /// word and the rest of its block (one cache line), then the blocks after it (a suffix of the
 /// small tree, which stays cached: 4 bytes per 512 stamps). A touch thus reads about three
 /// lines the trace decides (the index bucket, the line's id entries, its bitmap word), which
-/// touch_all loads ahead.
+/// stack_distance_lru::access_all loads ahead (prefetch).
 class lru_distance_stack {
 public:
     explicit lru_distance_stack(std::size_t expected_lines = 0) : index_(expected_lines) {
@@ -92,25 +93,10 @@ public:
         return distance;
     }
 
-    /// touch() for every line of `lines`, in order, calling sink(distance) after each: the same
-    /// distances, with the memory each touch reads loaded ahead (a software pipeline of hints:
-    /// the index bucket 24 lines ahead, the line's id entries 12 ahead, its bitmap word 6
-    /// ahead). A hint may be stale (a line touched twice within the window); a stale hint only
-    /// costs its load.
-    template <class Sink>
-    void touch_all(std::span<const std::uint64_t> lines, Sink&& sink) {
-        const std::size_t n = lines.size();
-        for (std::size_t i = 0; i < n; ++i) {
-            if (i + 24 < n) prefetch(lines[i + 24], prefetch_stage::bucket);
-            if (i + 12 < n) prefetch(lines[i + 12], prefetch_stage::entries);
-            if (i + 6 < n) prefetch(lines[i + 6], prefetch_stage::stamp);
-            sink(touch(lines[i]));
-        }
-    }
-
     /// What a prefetch hint loads for a line: its index bucket; then (once the bucket is
     /// cached) the line's id entries; then (once those are) its stamp's bitmap word. A host
-    /// that runs its own loop issues the three stages some references apart, as touch_all does.
+    /// that runs its own loop issues the three stages some references apart, as
+    /// stack_distance_lru::access_all does.
     enum class prefetch_stage : std::uint8_t { bucket, entries, stamp };
     MEMSUB_ALWAYS_INLINE void prefetch(std::uint64_t line, prefetch_stage stage) const noexcept {
         switch (stage) {

@@ -28,13 +28,13 @@
 // A params type without `describe_params` has no text-settable fields: any text but "" is an
 // error naming it.
 //
-// Text: `key=value` settings separated by commas; a key given twice takes the last value.
-// Integers are decimal (or 0x hexadecimal) and must fit the field; bool is true/false/1/0/
-// yes/no/on/off; enumerations take their names. An unknown key, a value that does not parse or
-// does not fit throws config_error naming the component, the key, the value and the rule (for
-// an unknown key, the keys there are). The component's own constructor still checks the ranges
-// it documents.
-// Citation: none (a configuration device).
+// A policy spec is a name and, after a colon, its settings: "srrip:rrpv_bits=3"
+// (spec_policy_name, spec_settings). Text: `key=value` settings separated by commas; a key given
+// twice takes the last value. Integers are decimal (or 0x hexadecimal) and must fit the field; bool
+// is true/false/1/0/ yes/no/on/off; enumerations take their names. An unknown key, a value that
+// does not parse or does not fit throws config_error naming the component, the key, the value and
+// the rule (for an unknown key, the keys there are). The component's own constructor still checks
+// the ranges it documents. Citation: none (a configuration device).
 #pragma once
 
 #include <array>
@@ -224,6 +224,16 @@ struct param_setter {
 };
 
 } // namespace detail
+
+/// The policy a spec names: "srrip:rrpv_bits=3" names "srrip" (a spec without a colon is a name).
+[[nodiscard]] constexpr std::string_view spec_policy_name(std::string_view spec) noexcept {
+    return spec.substr(0, spec.find(':'));
+}
+/// A spec's settings text: "srrip:rrpv_bits=3" has "rrpv_bits=3", "srrip" has "".
+[[nodiscard]] constexpr std::string_view spec_settings(std::string_view spec) noexcept {
+    const std::size_t colon = spec.find(':');
+    return colon == std::string_view::npos ? std::string_view{} : spec.substr(colon + 1);
+}
 
 /// Every text-settable field of `p` with its current value, in the order `describe_params`
 /// names them. A params type without `describe_params` has none.

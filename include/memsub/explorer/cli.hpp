@@ -31,6 +31,8 @@
 #include <utility>
 #include <vector>
 
+#include <memsub/core/param_text.hpp>
+
 namespace memsub::explorer {
 
 /// A bad option value. The message names the option and the value given.
@@ -265,13 +267,8 @@ inline std::vector<std::string> split_policy_list(std::string_view s) {
 }
 
 /// The policy name of a spec ("srrip:rrpv_bits=3" → "srrip") and its settings ("rrpv_bits=3").
-inline std::string_view spec_policy_name(std::string_view spec) {
-    return spec.substr(0, spec.find(':'));
-}
-inline std::string_view spec_settings(std::string_view spec) {
-    const auto colon = spec.find(':');
-    return colon == std::string_view::npos ? std::string_view{} : spec.substr(colon + 1);
-}
+using memsub::spec_policy_name;
+using memsub::spec_settings;
 
 /// The name a tool speaks in (its messages, usage and files): argv[0]'s file name, or
 /// `fallback` when the program was started without one.

@@ -378,13 +378,11 @@ memsub::host::policy_choice::params choice_params(const memsub::geometry& g,
 
 /// A fully associative order named by a spec: its name (its settings must be empty).
 std::string_view fa_order_of(std::string_view spec) {
-    const std::size_t colon = spec.find(':');
-    const std::string_view name = spec.substr(0, colon);
-    if (colon != std::string_view::npos && colon + 1 < spec.size())
+    if (!memsub::spec_settings(spec).empty())
         throw memsub::config_error(create_component, "policy", spec,
                                    "a fully associative cache's orders (lru, fifo, opt) take no "
                                    "parameters");
-    return name;
+    return memsub::spec_policy_name(spec);
 }
 
 std::unique_ptr<memsub_cache> make_cache(memsub_cache_kind kind, std::string_view policy,

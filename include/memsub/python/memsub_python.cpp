@@ -404,11 +404,6 @@ mc::write_policy parse_write_policy(const std::string& w) {
 
 constexpr std::array<std::string_view, 3> fa_orders{"lru", "fifo", "opt"};
 
-/// The policy name of a spec ("srrip:rrpv_bits=3" names srrip).
-std::string_view policy_name_of(std::string_view spec) {
-    return spec.substr(0, spec.find(':'));
-}
-
 /// A policy spec with `params` (a dict of setting -> value, or None) appended as its settings:
 /// ("srrip", {"rrpv_bits": 3}) is "srrip:rrpv_bits=3". Booleans are written true/false.
 std::string spec_with(const std::string& policy, const py::object& params) {
@@ -446,11 +441,11 @@ public:
                 config_fail(cache_component, "write_policy", write_policy_name,
                             "a fully associative cache is write_back only");
             const std::uint64_t n = lines.value_or(std::uint64_t{sets} * ways);
-            if (policy_name_of(policy_) != policy_ && policy_.back() != ':')
+            if (!memsub::spec_settings(policy_).empty())
                 config_fail(cache_component, "policy", policy_,
                             "a fully associative cache's orders (lru, fifo, opt) take no "
                             "parameters");
-            const std::string_view order = policy_name_of(policy_);
+            const std::string_view order = memsub::spec_policy_name(policy_);
             if (order == "lru")
                 cache_ = std::make_unique<fa_cache<mc::fa_lru>>(n, line_bytes);
             else if (order == "fifo")
@@ -495,7 +490,8 @@ public:
         std::uint8_t* out = flags.mutable_data();
         exclusive(mutex_, [&] {
             std::vector<std::uint64_t> next;
-            if (policy_name_of(policy_) == "opt") { // OPT sees this call's array only (documented)
+            if (memsub::spec_policy_name(policy_) ==
+                "opt") { // OPT sees this call's array only (documented)
                 next = next_uses(s, line_bytes_, position_);
                 s.next_use = next.data();
             }
@@ -646,7 +642,7 @@ public:
                     config_fail(component, name, py::str(value).cast<std::string>(),
                                 "is not a level parameter (policy, sets, ways, line_bytes)");
             }
-            if (policy_name_of(l.policy) == "opt")
+            if (memsub::spec_policy_name(l.policy) == "opt")
                 config_fail(component, "policy", l.policy,
                             "OPT needs the next uses of each level's own stream; use "
                             "memsub.Cache(policy='opt') for one level");

@@ -86,21 +86,12 @@ public:
     /// refuses, and for a name no alternative reports on `g` (listing those that do).
     [[nodiscard]] static params params_for(const geometry& g, std::string_view spec) {
         params p;
-        const std::size_t colon = spec.find(':');
-        const std::string_view name = spec.substr(0, colon);
-        p.name = std::string(name);
-        if (colon == std::string_view::npos) return p;
-        const std::string_view text = spec.substr(colon + 1);
-        bool matched = false;
-        for_each_alternative([&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
-            if (matched || !reports_by_default<I>(g, name)) return;
-            matched = true;
-            auto& own = std::get<I>(p.alternatives);
-            set_params_from_text(own, text, name.empty() ? std::string_view("policy") : name);
-            const alternative<I> candidate(g, own); // its own range checks
-            p.name = std::string(candidate.name());
+        p.name = std::string(spec_policy_name(spec));
+        if (spec.find(':') == std::string_view::npos) return p;
+        with_settings(g, spec, [&]<std::size_t I>(const auto& own, const alternative<I>& built) {
+            std::get<I>(p.alternatives) = own;
+            p.name = std::string(built.name());
         });
-        if (!matched) runtime_choice{g, p}; // throws: the name is unknown (lists the names)
         return p;
     }
 
@@ -110,21 +101,10 @@ public:
     /// rrpv_bits=3). Throws config_error as params_for does.
     [[nodiscard]] static std::vector<param_field> param_fields_of(const geometry& g,
                                                                   std::string_view spec) {
-        const std::size_t colon = spec.find(':');
-        const std::string_view name = spec.substr(0, colon);
-        const std::string_view text =
-            colon == std::string_view::npos ? std::string_view{} : spec.substr(colon + 1);
         std::vector<param_field> out;
-        bool matched = false;
-        for_each_alternative([&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
-            if (matched || !reports_by_default<I>(g, name)) return;
-            matched = true;
-            typename alternative<I>::params own{};
-            set_params_from_text(own, text, name.empty() ? std::string_view("policy") : name);
-            const alternative<I> candidate(g, own); // its own range checks
+        with_settings(g, spec, [&]<std::size_t I>(const auto& own, const alternative<I>&) {
             out = param_fields(own);
         });
-        if (!matched) runtime_choice{g, params{.name = std::string(name)}}; // throws
         return out;
     }
 
@@ -201,6 +181,26 @@ public:
 private:
     template <std::size_t I>
     using alternative = std::tuple_element_t<I, std::tuple<Ps...>>;
+
+    /// Finds the alternative I that reports spec_policy_name(spec) with default params on `g`,
+    /// applies the spec's settings to its params, builds it from them (its own range checks)
+    /// and calls f.template operator()<I>(params, built). Throws config_error for a bad
+    /// setting, a refused value, or a name no alternative reports (listing those that do).
+    template <class F>
+    static void with_settings(const geometry& g, std::string_view spec, F&& f) {
+        const std::string_view name = spec_policy_name(spec);
+        bool matched = false;
+        for_each_alternative([&]<std::size_t I>(std::integral_constant<std::size_t, I>) {
+            if (matched || !reports_by_default<I>(g, name)) return;
+            matched = true;
+            typename alternative<I>::params own{};
+            set_params_from_text(own, spec_settings(spec),
+                                 name.empty() ? std::string_view("policy") : name);
+            const alternative<I> built(g, own);
+            f.template operator()<I>(own, built);
+        });
+        if (!matched) runtime_choice{g, params{.name = std::string(name)}}; // throws
+    }
 
     /// Whether alternative I, built on `g` with default params, reports `name` ("" = I is 0).
     template <std::size_t I>
