@@ -7,6 +7,15 @@
 //     access_all_spanning, as the explorer's "lru" row runs it (the baseline of the next row).
 //   * mrc/all_associativity_lru/1-65536x32: the whole grid, 17 set counts (2^0 .. 2^16) x 32
 //     ways; `x_one_lru` = its time / the one-geometry run's time (target <= 3), `points`.
+//   * mrc/all_associativity_lru/1x32: the grid with one set count (one set of 32 ways): what the
+//     line index and the per-line state cost with almost no rows; `x_one_lru`.
+//   * mrc/grid_memory_floor/{8,4,2}_byte_entries: what the grid costs before any of its logic.
+//     Per reference, per set count, the row of 32 entries of the reference's set is read and
+//     written (its first and last entry: every host cache line of it) and nothing else is done,
+//     with the grid's own prefetching. Entries of 8 bytes (full line addresses: no index
+//     needed), 4 bytes (the grid's ids: two 64-byte lines a row) or 2 bytes (one line).
+//     `x_one_lru` as above: a floor for any design that keeps a recency row per set per set
+//     count, which the grid's 3x target has to meet with its logic and line index included.
 //   * mrc/stack_distance_lru/1M: the exact fully associative LRU curve, every capacity up to
 //     2^20 lines; `refs/s`, `bytes/line` (its memory per distinct line).
 //   * mrc/shards/0.01: SHARDS at R = 0.01 (same curve bound); `x_faster_than_exact` = the exact
@@ -28,11 +37,15 @@
 #include <memsub/analysis/shards.hpp>
 #include <memsub/analysis/stack_distance_lru.hpp>
 #include <memsub/cache/basic_cache.hpp>
+#include <memsub/core/aligned_allocator.hpp>
 #include <memsub/replacement/lru.hpp>
 #include <memsub/workload/synthetic.hpp>
 
+#include <array>
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <optional>
 #include <vector>
 
@@ -84,6 +97,13 @@ std::uint64_t grid_run(const std::vector<memsub::access>& s) {
     return grid.misses(2048, 16);
 }
 
+std::uint64_t one_count_grid_run(const std::vector<memsub::access>& s) {
+    memsub::analysis::all_associativity_lru grid(
+        {.line_bytes = 64, .min_sets = 1, .max_sets = 1, .max_ways = 32});
+    grid.access_all(s);
+    return grid.misses(1, 32);
+}
+
 constexpr std::uint64_t curve_bound = std::uint64_t{1} << 20;
 
 void bm_one_lru(benchmark::State& state) {
@@ -92,14 +112,13 @@ void bm_one_lru(benchmark::State& state) {
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * s.size()));
 }
 
+template <std::uint64_t (*Run)(const std::vector<memsub::access>&)>
 void bm_grid(benchmark::State& state) {
     const auto& s = stream();
     double t_grid = 0, t_one = 0;
     bool grid_first = true;
     for (auto _ : state) {
-        const auto grid = [&] {
-            t_grid += seconds([&] { benchmark::DoNotOptimize(grid_run(s)); });
-        };
+        const auto grid = [&] { t_grid += seconds([&] { benchmark::DoNotOptimize(Run(s)); }); };
         const auto one = [&] {
             t_one += seconds([&] { benchmark::DoNotOptimize(one_lru_run(s)); });
         };
@@ -114,9 +133,97 @@ void bm_grid(benchmark::State& state) {
     }
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * s.size()));
     state.counters["x_one_lru"] = t_grid / t_one;
-    state.counters["points"] = 17.0 * 32.0;
-    // The grid's point equals the one-geometry run (checked here too: a wrong grid is no speed).
-    state.counters["agrees"] = grid_run(s) == one_lru_run(s) ? 1 : 0;
+    if constexpr (Run == grid_run) {
+        state.counters["points"] = 17.0 * 32.0;
+        // The grid's point equals the one-geometry run (checked here too: a wrong grid is no
+        // speed).
+        state.counters["agrees"] = grid_run(s) == one_lru_run(s) ? 1 : 0;
+    }
+}
+
+/// The rows of every set count touched once per reference (see the file comment), `EntryBytes`
+/// bytes per entry, 32 entries per set, sets 2^0 .. 2^16; run() returns a checksum of the
+/// entries read.
+template <std::size_t EntryBytes>
+class grid_memory_floor {
+public:
+    static constexpr std::uint32_t counts = 17, ways = 32;
+    static constexpr std::size_t row_bytes = ways * EntryBytes;
+
+    grid_memory_floor() {
+        std::size_t sets = 0;
+        for (std::uint32_t k = 0; k < counts; ++k) {
+            base_[k] = sets;
+            sets += std::size_t{1} << k;
+            // Prefetched as the grid does: the counts whose rows outgrow 256 KiB.
+            if ((std::size_t{1} << k) * row_bytes > (std::size_t{256} << 10) && first_ == counts)
+                first_ = k;
+        }
+        rows_.assign(sets * row_bytes / sizeof(std::uint64_t), 0);
+    }
+
+    std::uint64_t run(const std::vector<std::uint64_t>& lines) {
+        constexpr std::size_t ahead = 12; // the grid's distance
+        std::uint64_t sum = 0;
+        for (std::size_t i = 0; i < lines.size(); ++i) {
+            if (i + ahead < lines.size())
+                for (std::uint32_t k = first_; k < counts; ++k)
+                    for (std::size_t o = 0; o < row_bytes; o += 64)
+                        __builtin_prefetch(row(k, lines[i + ahead]) + o);
+            for (std::uint32_t k = 0; k < counts; ++k) {
+                std::byte* r = row(k, lines[i]);
+                sum += touch(r) + touch(r + row_bytes - EntryBytes);
+            }
+        }
+        return sum;
+    }
+
+private:
+    [[nodiscard]] std::byte* row(std::uint32_t k, std::uint64_t line) noexcept {
+        const std::size_t set = base_[k] + (line & ((std::uint64_t{1} << k) - 1));
+        return reinterpret_cast<std::byte*>(rows_.data()) + set * row_bytes;
+    }
+    /// Reads the entry at `p` and writes it back plus one.
+    static std::uint64_t touch(std::byte* p) noexcept {
+        std::uint64_t v = 0;
+        std::memcpy(&v, p, EntryBytes);
+        const std::uint64_t next = v + 1;
+        std::memcpy(p, &next, EntryBytes);
+        return v;
+    }
+
+    std::array<std::size_t, counts> base_{};
+    std::uint32_t first_ = counts;
+    std::vector<std::uint64_t, memsub::aligned_allocator<std::uint64_t, 64>> rows_;
+};
+
+template <std::size_t EntryBytes>
+void bm_grid_floor(benchmark::State& state) {
+    const auto& s = stream();
+    const auto& lines = stream_lines();
+    double t_floor = 0, t_one = 0;
+    bool floor_first = true;
+    for (auto _ : state) {
+        const auto floor = [&] {
+            t_floor += seconds([&] {
+                grid_memory_floor<EntryBytes> f;
+                benchmark::DoNotOptimize(f.run(lines));
+            });
+        };
+        const auto one = [&] {
+            t_one += seconds([&] { benchmark::DoNotOptimize(one_lru_run(s)); });
+        };
+        if (floor_first) {
+            floor();
+            one();
+        } else {
+            one();
+            floor();
+        }
+        floor_first = !floor_first;
+    }
+    state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * s.size()));
+    state.counters["x_one_lru"] = t_floor / t_one;
 }
 
 void bm_stack_distance(benchmark::State& state) {
@@ -200,7 +307,11 @@ int main(int argc, char** argv) {
             benchmark::RegisterBenchmark(name, f)->Unit(benchmark::kMillisecond);
         };
         row("mrc/one_geometry/lru_2048x16", bm_one_lru);
-        row("mrc/all_associativity_lru/1-65536x32", bm_grid);
+        row("mrc/all_associativity_lru/1-65536x32", bm_grid<grid_run>);
+        row("mrc/all_associativity_lru/1x32", bm_grid<one_count_grid_run>);
+        row("mrc/grid_memory_floor/8_byte_entries", bm_grid_floor<8>);
+        row("mrc/grid_memory_floor/4_byte_entries", bm_grid_floor<4>);
+        row("mrc/grid_memory_floor/2_byte_entries", bm_grid_floor<2>);
         row("mrc/stack_distance_lru/1M", bm_stack_distance);
         row("mrc/shards/0.01", [](benchmark::State& st) { bm_shards(st, false); });
         row("mrc/shards_on_lines/0.01", [](benchmark::State& st) { bm_shards(st, true); });
