@@ -8,7 +8,9 @@
 #include <memsub/core/aligned_allocator.hpp>
 #include <memsub/core/byte_match.hpp>
 #include <memsub/core/geometry.hpp>
+#include <memsub/replacement/rrpv_state.hpp>
 
+#include <algorithm>
 #include <array>
 #include <bit>
 #include <cstdint>
@@ -168,6 +170,116 @@ private:
     /// Entry e to the top: the entries above it move down one (memsub's own primitive).
     static void promote(set_header& h, std::uint32_t e) noexcept {
         memsub::recency_promote(h.positions.data(), padded, e);
+    }
+
+    std::vector<set_header, memsub::aligned_allocator<set_header>> headers_;
+    std::vector<std::array<std::uint64_t, Ways>,
+                memsub::aligned_allocator<std::array<std::uint64_t, Ways>>>
+        tags_;
+};
+
+/// The same floor for memsub's SRRIP (RRIP §3-§4.1, memsub's defaults: M = 2, insertion at
+/// RRPV 2, hit priority): the header holds the fingerprints, one RRPV byte per entry, the
+/// occupied and dirty bits; a hit sets its RRPV to 0; a miss fills the lowest free entry, else
+/// the lowest entry of RRPV 3 after the whole row is aged in one step (every RRPV + (3 - the
+/// row's largest), as memsub's rrpv_state does). Same as memsub's fixed-geometry SRRIP access by
+/// access (the benchmarks check its misses); what it leaves out is the LRU floor's list.
+template <std::uint32_t Sets, std::uint32_t Ways, std::uint32_t LineBytes>
+class fingerprint_srrip_floor {
+public:
+    static constexpr std::uint32_t ways = Ways;
+    static constexpr std::uint32_t padded = memsub::padded_row_bytes(Ways);
+    static constexpr std::uint64_t all_ways = Ways == 64 ? ~0ULL : (1ULL << Ways) - 1;
+    static constexpr std::uint8_t distant = 3, inserted = 2;
+
+    fingerprint_srrip_floor() : headers_(Sets), tags_(Sets) {
+        for (set_header& h : headers_)
+            for (std::uint32_t w = 0; w < Ways; ++w) h.rrpv[w] = distant;
+    }
+
+    /// `word` is a stream word: a byte address with bit 0 set for a store.
+    bool access(std::uint64_t word) noexcept {
+        const std::uint64_t line = word >> std::countr_zero(LineBytes);
+        const auto store_bit = word & 1u;
+        set_header& h = headers_[line & (Sets - 1)];
+        std::array<std::uint64_t, Ways>& tags = tags_[line & (Sets - 1)];
+        const std::uint8_t fingerprint = memsub::byte_fingerprint(line);
+        for (auto candidates =
+                 memsub::byte_equal_mask(h.fingerprints.data(), padded, fingerprint) & h.occupied;
+             candidates != 0; candidates &= candidates - 1) {
+            const auto e = static_cast<std::uint32_t>(std::countr_zero(candidates));
+            if (tags[e] == line) {
+                h.dirty |= store_bit << e;
+                h.rrpv[e] = 0;
+                return true;
+            }
+        }
+        const std::uint32_t e = h.occupied != all_ways
+                                    ? static_cast<std::uint32_t>(std::countr_one(h.occupied))
+                                    : victim(h);
+        // A write-back cache would write the victim back here when its dirty bit is set.
+        tags[e] = line;
+        h.fingerprints[e] = fingerprint;
+        h.occupied |= 1ULL << e;
+        h.dirty = (h.dirty & ~(1ULL << e)) | (store_bit << e);
+        h.rrpv[e] = inserted;
+        return false;
+    }
+
+private:
+    struct alignas(64) set_header {
+        std::array<std::uint8_t, padded> fingerprints{};
+        alignas(16) std::array<std::uint8_t, padded> rrpv{}; // padding lanes: masked off
+        std::uint64_t occupied = 0;
+        std::uint64_t dirty = 0;
+    };
+
+    /// Ages the row until an entry is distant (one step, branch-free) and returns the lowest.
+    static std::uint32_t victim(set_header& h) noexcept {
+#if defined(__SSE2__)
+        if constexpr (padded == 16) { // memsub's own kernel for rows of up to 16 entries
+            return static_cast<std::uint32_t>(
+                std::countr_zero(memsub::replacement::detail::rrpv_kernels::age_row_to_distant_sse2(
+                    reinterpret_cast<std::uint64_t*>(h.rrpv.data()), Ways, distant)));
+        } else {
+            // Every padding lane (from Ways on) counts as 0 for the maximum.
+            constexpr std::uint32_t chunks = padded / 16;
+            __m128i x[chunks];
+            __m128i top = _mm_setzero_si128();
+            for (std::uint32_t c = 0; c < chunks; ++c) {
+                x[c] = _mm_load_si128(reinterpret_cast<const __m128i*>(h.rrpv.data() + 16 * c));
+                const __m128i lane = _mm_add_epi8(
+                    _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
+                    _mm_set1_epi8(static_cast<char>(16 * c)));
+                top = _mm_max_epu8(top,
+                                   _mm_and_si128(x[c], _mm_cmplt_epi8(lane, _mm_set1_epi8(Ways))));
+            }
+            top = _mm_max_epu8(top, _mm_srli_si128(top, 8));
+            top = _mm_max_epu8(top, _mm_srli_si128(top, 4));
+            top = _mm_max_epu8(top, _mm_srli_si128(top, 2));
+            top = _mm_max_epu8(top, _mm_srli_si128(top, 1));
+            const __m128i k = _mm_set1_epi8(
+                static_cast<char>(distant - static_cast<std::uint8_t>(_mm_cvtsi128_si32(top))));
+            const __m128i d = _mm_set1_epi8(static_cast<char>(distant));
+            std::uint64_t m = 0;
+            for (std::uint32_t c = 0; c < chunks; ++c) {
+                const __m128i y = _mm_min_epu8(_mm_adds_epu8(x[c], k), d);
+                _mm_store_si128(reinterpret_cast<__m128i*>(h.rrpv.data() + 16 * c), y);
+                m |= std::uint64_t{static_cast<std::uint32_t>(
+                         _mm_movemask_epi8(_mm_cmpeq_epi8(y, d)))}
+                     << (16 * c);
+            }
+            return static_cast<std::uint32_t>(std::countr_zero(m & all_ways));
+        }
+#else
+        std::uint8_t top = 0;
+        for (std::uint32_t w = 0; w < Ways; ++w) top = std::max(top, h.rrpv[w]);
+        const auto k = static_cast<std::uint8_t>(distant - top);
+        for (std::uint32_t w = 0; w < padded; ++w)
+            h.rrpv[w] = static_cast<std::uint8_t>(std::min<std::uint32_t>(h.rrpv[w] + k, distant));
+        return static_cast<std::uint32_t>(
+            std::countr_zero(memsub::byte_equal_mask(h.rrpv.data(), padded, distant) & all_ways));
+#endif
     }
 
     std::vector<set_header, memsub::aligned_allocator<set_header>> headers_;

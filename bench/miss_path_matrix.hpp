@@ -154,13 +154,18 @@ template <class Loop>
     return hits;
 }
 
+/// CPU seconds each side of a cell is timed for at least, in both harnesses.
+inline constexpr double default_min_seconds = 0.15;
+
 /// A cell's figures.
 struct cell_result {
     double miss_ratio = 0;       ///< the subject's, on a warm cache
     double plain_miss_ratio = 0; ///< the plain loop's (equal for an exact LRU subject)
-    double x_plain_loop = 0;     ///< plain loop CPU time ÷ subject CPU time
-    double subject_rate = 0;     ///< accesses per CPU second
-    std::uint64_t passes = 0;    ///< timed passes per side
+    /// The policy's miss ratio that a hand-written floor must reproduce (-1: none checked).
+    double expected_miss_ratio = -1;
+    double x_plain_loop = 0;  ///< plain loop CPU time ÷ subject CPU time
+    double subject_rate = 0;  ///< accesses per CPU second
+    std::uint64_t passes = 0; ///< timed passes per side
 };
 
 /// Times `Cache` (built from `shape`) against `Loop` on `words`, interleaved, until each side
@@ -203,16 +208,23 @@ cell_result run_cell(const Shape& shape, std::span<const std::uint64_t> words, d
     return out;
 }
 
-/// The subjects of the matrix, by name. `design_floor` is not memsub: memsub's LRU design
-/// written by hand for the compile-time shape (baselines.hpp, fingerprint_lru_floor), timed
-/// only with fixed geometry; where memsub's LRU misses the target, it shows whether the design
-/// or the engine is short.
-enum class subject { lru, srrip, drrip, lru_access_all, design_floor };
-inline constexpr std::array<subject, 5> all_subjects{
-    subject::lru, subject::srrip, subject::drrip, subject::lru_access_all, subject::design_floor};
+/// The subjects of the matrix, by name. `design_floor` and `design_floor_srrip` are not
+/// memsub: memsub's LRU and SRRIP designs written by hand for the compile-time shape
+/// (baselines.hpp, fingerprint_lru_floor and fingerprint_srrip_floor), timed only with fixed
+/// geometry; where memsub's LRU or SRRIP misses the target, they show whether the design or the
+/// engine is short.
+enum class subject { lru, srrip, drrip, lru_access_all, design_floor, design_floor_srrip };
+inline constexpr std::array<subject, 6> all_subjects{
+    subject::lru,          subject::srrip,
+    subject::drrip,        subject::lru_access_all,
+    subject::design_floor, subject::design_floor_srrip};
 /// True for the subjects that are exact LRUs (their misses must equal the plain loop's).
 [[nodiscard]] constexpr bool is_lru(subject s) noexcept {
     return s == subject::lru || s == subject::lru_access_all || s == subject::design_floor;
+}
+/// True for the subjects timed only with a compile-time shape.
+[[nodiscard]] constexpr bool fixed_only(subject s) noexcept {
+    return s == subject::design_floor || s == subject::design_floor_srrip;
 }
 [[nodiscard]] inline std::string_view name_of(subject s) noexcept {
     switch (s) {
@@ -226,6 +238,8 @@ inline constexpr std::array<subject, 5> all_subjects{
         return "lru_access_all";
     case subject::design_floor:
         return "design_floor";
+    case subject::design_floor_srrip:
+        return "design_floor_srrip";
     }
     return "?";
 }
@@ -251,6 +265,7 @@ inline cell_result run_runtime_cell(subject s, const memsub::geometry& g,
         return run_cell<cache_of<lru>, plain_mtf_lru, entry_point::access_all>(g, words,
                                                                                min_seconds);
     case subject::design_floor:
+    case subject::design_floor_srrip:
         break; // a compile-time shape only
     }
     return {};
@@ -284,9 +299,22 @@ cell_result run_fixed_cell(subject s, std::span<const std::uint64_t> words, doub
     struct floor_loop : fingerprint_lru_floor<Sets, Ways, line_bytes> {
         explicit floor_loop(const memsub::geometry&) {}
     };
+    struct srrip_floor_loop : fingerprint_srrip_floor<Sets, Ways, line_bytes> {
+        explicit srrip_floor_loop(const memsub::geometry&) {}
+    };
     switch (s) {
     case subject::design_floor:
         return run_cell<floor_loop, loop, entry_point::word>(g, words, min_seconds);
+    case subject::design_floor_srrip: {
+        cell_result c = run_cell<srrip_floor_loop, loop, entry_point::word>(g, words, min_seconds);
+        // The floor must be memsub's SRRIP access by access: its warm miss ratio is checked
+        // against memsub's on the same stream.
+        fixed_cache_srrip cache(g);
+        (void)memsub_pass(cache, words);
+        c.expected_miss_ratio = 1.0 - static_cast<double>(memsub_pass(cache, words)) /
+                                          static_cast<double>(words.size());
+        return c;
+    }
     case subject::lru:
         return run_cell<fixed_cache_lru, loop>(g, words, min_seconds);
     case subject::srrip:

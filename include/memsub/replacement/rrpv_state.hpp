@@ -244,14 +244,16 @@ public:
     /// distant entries. `eligible` must be non-empty.
     MEMSUB_ALWAYS_INLINE entry_mask age(set_index s, entry_mask eligible) noexcept {
         std::uint64_t* r = row(s);
-        const entry_mask first = detail::rrpv_kernels::distant(r, words(), distant_) & eligible;
-        if (first != 0) return first;
 #if defined(__SSE2__)
         // A full conventional set offers every entry: age the row in one step instead of one
-        // pass per missing RRPV level.
+        // pass per missing RRPV level, and without testing for a distant entry first (a row
+        // that holds one gains 0): whether it does depends on the workload, and the test's
+        // mispredictions cost more than the step.
         if (words() == 2 && eligible == low_bits_mask(entries()))
             return detail::rrpv_kernels::age_row_to_distant_sse2(r, entries(), distant_);
 #endif
+        const entry_mask first = detail::rrpv_kernels::distant(r, words(), distant_) & eligible;
+        if (first != 0) return first;
         for (;;) {
             detail::rrpv_kernels::age_once(r, words(), distant_);
             const entry_mask d = detail::rrpv_kernels::distant(r, words(), distant_) & eligible;
