@@ -103,29 +103,29 @@ private:
         sets_; // cache-line aligned, as plain_mtf_lru
 };
 
-/// A floor, not a baseline: memsub's own LRU design written by hand for one compile-time shape,
-/// without the engine. Per set a header holds the entries' one-byte tag fingerprints, their LRU
-/// stack positions (0 = most recent), the occupied and dirty bits; an array beside it holds the
-/// full tags. A lookup compares the fingerprints at once (memsub::byte_equal_mask) and verifies
-/// the (nearly always single) candidate's tag; a hit moves the entry to the top of the stack; a
-/// miss fills the lowest free entry, else the entry at the bottom. No statistics, no eviction
-/// report, no reused bits, no policy interface: memsub's fixed-geometry LRU ÷ this is what the
-/// engine costs over the least its design can cost, and this loop ÷ the plain loop is how far
-/// that design can go on a workload (bench_replacement's ceiling row, bench_miss_path's
-/// `design_floor`). An exact LRU (the benchmarks check its misses).
-template <std::uint32_t Sets, std::uint32_t Ways, std::uint32_t LineBytes>
-class fingerprint_lru_floor {
+/// A floor, not a baseline: memsub's own design of a policy written by hand for one compile-time
+/// shape, without the engine. Per set a header holds the entries' one-byte tag fingerprints, the
+/// policy's row of one byte per entry (`Row`), the occupied and dirty bits; an array beside it
+/// holds the full tags. A lookup compares the fingerprints at once (memsub::byte_equal_mask) and
+/// verifies the (nearly always single) candidate's tag; a hit updates the entry's byte; a miss
+/// fills the lowest free entry, else the row's victim. No statistics, no eviction report, no
+/// reused bits, no policy interface: memsub's fixed-geometry cache ÷ this is what the engine
+/// costs over the least its design can cost, and this loop ÷ the plain loop is how far that
+/// design can go on a workload (bench_replacement's ceiling row, bench_miss_path's
+/// `design_floor` and `design_floor_srrip`).
+///
+/// `Row` supplies `init(row)`, `hit(row, e)`, `victim(row)` (a full set's) and `fill(row, e)`
+/// on a row of `padded_row_bytes(Ways)` bytes.
+template <std::uint32_t Sets, std::uint32_t Ways, std::uint32_t LineBytes, class Row>
+class fingerprint_floor {
 public:
     static constexpr std::uint32_t ways = Ways;
-    /// Row bytes: the fingerprint and position rows are read 16 bytes at a time.
+    /// Row bytes: the fingerprint and policy rows are read 16 bytes at a time.
     static constexpr std::uint32_t padded = memsub::padded_row_bytes(Ways);
     static constexpr std::uint64_t all_ways = Ways == 64 ? ~0ULL : (1ULL << Ways) - 1;
 
-    fingerprint_lru_floor() : headers_(Sets), tags_(Sets) {
-        for (set_header& h : headers_)
-            for (std::uint32_t w = 0; w < padded; ++w)
-                // Padding lanes sit below every position: never the bottom, never moved.
-                h.positions[w] = w < Ways ? static_cast<std::uint8_t>(w) : std::uint8_t{0xff};
+    fingerprint_floor() : headers_(Sets), tags_(Sets) {
+        for (set_header& h : headers_) Row::init(h.row.data());
     }
 
     /// `word` is a stream word: a byte address with bit 0 set for a store.
@@ -141,36 +141,29 @@ public:
             const auto e = static_cast<std::uint32_t>(std::countr_zero(candidates));
             if (tags[e] == line) {
                 h.dirty |= store_bit << e;
-                promote(h, e);
+                Row::hit(h.row.data(), e);
                 return true;
             }
         }
-        const std::uint32_t e =
-            h.occupied != all_ways
-                ? static_cast<std::uint32_t>(std::countr_one(h.occupied))
-                : static_cast<std::uint32_t>(std::countr_zero(
-                      memsub::byte_equal_mask(h.positions.data(), padded, Ways - 1) & all_ways));
+        const std::uint32_t e = h.occupied != all_ways
+                                    ? static_cast<std::uint32_t>(std::countr_one(h.occupied))
+                                    : Row::victim(h.row.data());
         // A write-back cache would write the victim back here when its dirty bit is set.
         tags[e] = line;
         h.fingerprints[e] = fingerprint;
         h.occupied |= 1ULL << e;
         h.dirty = (h.dirty & ~(1ULL << e)) | (store_bit << e);
-        promote(h, e);
+        Row::fill(h.row.data(), e);
         return false;
     }
 
 private:
     struct alignas(64) set_header {
         std::array<std::uint8_t, padded> fingerprints{};
-        std::array<std::uint8_t, padded> positions{};
+        alignas(16) std::array<std::uint8_t, padded> row{};
         std::uint64_t occupied = 0;
         std::uint64_t dirty = 0;
     };
-
-    /// Entry e to the top: the entries above it move down one (memsub's own primitive).
-    static void promote(set_header& h, std::uint32_t e) noexcept {
-        memsub::recency_promote(h.positions.data(), padded, e);
-    }
 
     std::vector<set_header, memsub::aligned_allocator<set_header>> headers_;
     std::vector<std::array<std::uint64_t, Ways>,
@@ -178,76 +171,58 @@ private:
         tags_;
 };
 
-/// The same floor for memsub's SRRIP (RRIP §3-§4.1, memsub's defaults: M = 2, insertion at
-/// RRPV 2, hit priority): the header holds the fingerprints, one RRPV byte per entry, the
-/// occupied and dirty bits; a hit sets its RRPV to 0; a miss fills the lowest free entry, else
-/// the lowest entry of RRPV 3 after the whole row is aged in one step (every RRPV + (3 - the
-/// row's largest), as memsub's rrpv_state does). Same as memsub's fixed-geometry SRRIP access by
-/// access (the benchmarks check its misses); what it leaves out is the LRU floor's list.
-template <std::uint32_t Sets, std::uint32_t Ways, std::uint32_t LineBytes>
-class fingerprint_srrip_floor {
-public:
-    static constexpr std::uint32_t ways = Ways;
+/// LRU's row: the entries' stack positions (0 = most recent); padding bytes 0xff. A hit or a
+/// fill moves the entry to the top (memsub's own primitive); the victim is the bottom.
+template <std::uint32_t Ways>
+struct lru_floor_row {
+    static constexpr std::uint32_t padded = memsub::padded_row_bytes(Ways);
+    static void init(std::uint8_t* row) noexcept {
+        for (std::uint32_t w = 0; w < padded; ++w)
+            // Padding lanes sit below every position: never the bottom, never moved.
+            row[w] = w < Ways ? static_cast<std::uint8_t>(w) : std::uint8_t{0xff};
+    }
+    static void hit(std::uint8_t* row, std::uint32_t e) noexcept {
+        memsub::recency_promote(row, padded, e);
+    }
+    static std::uint32_t victim(const std::uint8_t* row) noexcept {
+        constexpr std::uint64_t all_ways = Ways == 64 ? ~0ULL : (1ULL << Ways) - 1;
+        return static_cast<std::uint32_t>(
+            std::countr_zero(memsub::byte_equal_mask(row, padded, Ways - 1) & all_ways));
+    }
+    static void fill(std::uint8_t* row, std::uint32_t e) noexcept {
+        memsub::recency_promote(row, padded, e);
+    }
+};
+
+/// SRRIP's row (RRIP §3-§4.1, memsub's defaults: M = 2, insertion at RRPV 2, hit priority): one
+/// RRPV per entry, starting distant; a hit sets 0; the victim is the lowest entry of RRPV 3
+/// after the whole row is aged in one step (every RRPV + (3 - the row's largest), as memsub's
+/// rrpv_state does); a fill sets 2. Misses as memsub's fixed-geometry SRRIP, access by access
+/// (the benchmarks check it).
+template <std::uint32_t Ways>
+struct srrip_floor_row {
     static constexpr std::uint32_t padded = memsub::padded_row_bytes(Ways);
     static constexpr std::uint64_t all_ways = Ways == 64 ? ~0ULL : (1ULL << Ways) - 1;
     static constexpr std::uint8_t distant = 3, inserted = 2;
-
-    fingerprint_srrip_floor() : headers_(Sets), tags_(Sets) {
-        for (set_header& h : headers_)
-            for (std::uint32_t w = 0; w < Ways; ++w) h.rrpv[w] = distant;
+    static void init(std::uint8_t* row) noexcept {
+        for (std::uint32_t w = 0; w < Ways; ++w) row[w] = distant; // padding lanes: masked off
     }
-
-    /// `word` is a stream word: a byte address with bit 0 set for a store.
-    bool access(std::uint64_t word) noexcept {
-        const std::uint64_t line = word >> std::countr_zero(LineBytes);
-        const auto store_bit = word & 1u;
-        set_header& h = headers_[line & (Sets - 1)];
-        std::array<std::uint64_t, Ways>& tags = tags_[line & (Sets - 1)];
-        const std::uint8_t fingerprint = memsub::byte_fingerprint(line);
-        for (auto candidates =
-                 memsub::byte_equal_mask(h.fingerprints.data(), padded, fingerprint) & h.occupied;
-             candidates != 0; candidates &= candidates - 1) {
-            const auto e = static_cast<std::uint32_t>(std::countr_zero(candidates));
-            if (tags[e] == line) {
-                h.dirty |= store_bit << e;
-                h.rrpv[e] = 0;
-                return true;
-            }
-        }
-        const std::uint32_t e = h.occupied != all_ways
-                                    ? static_cast<std::uint32_t>(std::countr_one(h.occupied))
-                                    : victim(h);
-        // A write-back cache would write the victim back here when its dirty bit is set.
-        tags[e] = line;
-        h.fingerprints[e] = fingerprint;
-        h.occupied |= 1ULL << e;
-        h.dirty = (h.dirty & ~(1ULL << e)) | (store_bit << e);
-        h.rrpv[e] = inserted;
-        return false;
-    }
-
-private:
-    struct alignas(64) set_header {
-        std::array<std::uint8_t, padded> fingerprints{};
-        alignas(16) std::array<std::uint8_t, padded> rrpv{}; // padding lanes: masked off
-        std::uint64_t occupied = 0;
-        std::uint64_t dirty = 0;
-    };
-
+    static void hit(std::uint8_t* row, std::uint32_t e) noexcept { row[e] = 0; }
+    static void fill(std::uint8_t* row, std::uint32_t e) noexcept { row[e] = inserted; }
     /// Ages the row until an entry is distant (one step, branch-free) and returns the lowest.
-    static std::uint32_t victim(set_header& h) noexcept {
+    static std::uint32_t victim(std::uint8_t* row) noexcept {
 #if defined(__SSE2__)
         if constexpr (padded == 16) { // memsub's own kernel for rows of up to 16 entries
             return static_cast<std::uint32_t>(
                 std::countr_zero(memsub::replacement::detail::rrpv_kernels::age_row_to_distant_sse2(
-                    reinterpret_cast<std::uint64_t*>(h.rrpv.data()), Ways, distant)));
+                    reinterpret_cast<std::uint64_t*>(row), Ways, distant)));
         } else {
             // Every padding lane (from Ways on) counts as 0 for the maximum.
             constexpr std::uint32_t chunks = padded / 16;
             __m128i x[chunks];
             __m128i top = _mm_setzero_si128();
             for (std::uint32_t c = 0; c < chunks; ++c) {
-                x[c] = _mm_load_si128(reinterpret_cast<const __m128i*>(h.rrpv.data() + 16 * c));
+                x[c] = _mm_load_si128(reinterpret_cast<const __m128i*>(row + 16 * c));
                 const __m128i lane = _mm_add_epi8(
                     _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
                     _mm_set1_epi8(static_cast<char>(16 * c)));
@@ -264,7 +239,7 @@ private:
             std::uint64_t m = 0;
             for (std::uint32_t c = 0; c < chunks; ++c) {
                 const __m128i y = _mm_min_epu8(_mm_adds_epu8(x[c], k), d);
-                _mm_store_si128(reinterpret_cast<__m128i*>(h.rrpv.data() + 16 * c), y);
+                _mm_store_si128(reinterpret_cast<__m128i*>(row + 16 * c), y);
                 m |= std::uint64_t{static_cast<std::uint32_t>(
                          _mm_movemask_epi8(_mm_cmpeq_epi8(y, d)))}
                      << (16 * c);
@@ -273,20 +248,20 @@ private:
         }
 #else
         std::uint8_t top = 0;
-        for (std::uint32_t w = 0; w < Ways; ++w) top = std::max(top, h.rrpv[w]);
+        for (std::uint32_t w = 0; w < Ways; ++w) top = std::max(top, row[w]);
         const auto k = static_cast<std::uint8_t>(distant - top);
         for (std::uint32_t w = 0; w < padded; ++w)
-            h.rrpv[w] = static_cast<std::uint8_t>(std::min<std::uint32_t>(h.rrpv[w] + k, distant));
+            row[w] = static_cast<std::uint8_t>(std::min<std::uint32_t>(row[w] + k, distant));
         return static_cast<std::uint32_t>(
-            std::countr_zero(memsub::byte_equal_mask(h.rrpv.data(), padded, distant) & all_ways));
+            std::countr_zero(memsub::byte_equal_mask(row, padded, distant) & all_ways));
 #endif
     }
-
-    std::vector<set_header, memsub::aligned_allocator<set_header>> headers_;
-    std::vector<std::array<std::uint64_t, Ways>,
-                memsub::aligned_allocator<std::array<std::uint64_t, Ways>>>
-        tags_;
 };
+
+template <std::uint32_t Sets, std::uint32_t Ways, std::uint32_t LineBytes>
+using fingerprint_lru_floor = fingerprint_floor<Sets, Ways, LineBytes, lru_floor_row<Ways>>;
+template <std::uint32_t Sets, std::uint32_t Ways, std::uint32_t LineBytes>
+using fingerprint_srrip_floor = fingerprint_floor<Sets, Ways, LineBytes, srrip_floor_row<Ways>>;
 
 /// The older reference: per line a tag, a valid bit and a last-use stamp; linear searches.
 class stamp_lru_array_of_structs {

@@ -47,6 +47,7 @@
 #include <cstdint>
 #include <cstring>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace {
@@ -79,6 +80,26 @@ double seconds(F&& f) {
     const auto t0 = clock_type::now();
     f();
     return std::chrono::duration<double>(clock_type::now() - t0).count();
+}
+
+/// Runs `subject` and `baseline` once per benchmark iteration, alternating which goes first, and
+/// returns their total seconds {subject, baseline}.
+template <class Subject, class Baseline>
+std::pair<double, double> alternated(benchmark::State& state, Subject&& subject,
+                                     Baseline&& baseline) {
+    double t_subject = 0, t_baseline = 0;
+    bool subject_first = true;
+    for (auto _ : state) {
+        if (subject_first) {
+            t_subject += seconds(subject);
+            t_baseline += seconds(baseline);
+        } else {
+            t_baseline += seconds(baseline);
+            t_subject += seconds(subject);
+        }
+        subject_first = !subject_first;
+    }
+    return {t_subject, t_baseline};
 }
 
 std::uint64_t one_lru_run(const std::vector<memsub::access>& s) {
@@ -115,22 +136,9 @@ void bm_one_lru(benchmark::State& state) {
 template <std::uint64_t (*Run)(const std::vector<memsub::access>&)>
 void bm_grid(benchmark::State& state) {
     const auto& s = stream();
-    double t_grid = 0, t_one = 0;
-    bool grid_first = true;
-    for (auto _ : state) {
-        const auto grid = [&] { t_grid += seconds([&] { benchmark::DoNotOptimize(Run(s)); }); };
-        const auto one = [&] {
-            t_one += seconds([&] { benchmark::DoNotOptimize(one_lru_run(s)); });
-        };
-        if (grid_first) {
-            grid();
-            one();
-        } else {
-            one();
-            grid();
-        }
-        grid_first = !grid_first;
-    }
+    const auto [t_grid, t_one] = alternated(
+        state, [&] { benchmark::DoNotOptimize(Run(s)); },
+        [&] { benchmark::DoNotOptimize(one_lru_run(s)); });
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * s.size()));
     state.counters["x_one_lru"] = t_grid / t_one;
     if constexpr (Run == grid_run) {
@@ -201,27 +209,13 @@ template <std::size_t EntryBytes>
 void bm_grid_floor(benchmark::State& state) {
     const auto& s = stream();
     const auto& lines = stream_lines();
-    double t_floor = 0, t_one = 0;
-    bool floor_first = true;
-    for (auto _ : state) {
-        const auto floor = [&] {
-            t_floor += seconds([&] {
-                grid_memory_floor<EntryBytes> f;
-                benchmark::DoNotOptimize(f.run(lines));
-            });
-        };
-        const auto one = [&] {
-            t_one += seconds([&] { benchmark::DoNotOptimize(one_lru_run(s)); });
-        };
-        if (floor_first) {
-            floor();
-            one();
-        } else {
-            one();
-            floor();
-        }
-        floor_first = !floor_first;
-    }
+    const auto [t_floor, t_one] = alternated(
+        state,
+        [&] {
+            grid_memory_floor<EntryBytes> f;
+            benchmark::DoNotOptimize(f.run(lines));
+        },
+        [&] { benchmark::DoNotOptimize(one_lru_run(s)); });
     state.SetItemsProcessed(static_cast<std::int64_t>(state.iterations() * s.size()));
     state.counters["x_one_lru"] = t_floor / t_one;
 }
