@@ -352,10 +352,12 @@ bool same_book(const A& a, const B& b) {
 } // namespace
 
 TEST_CASE("sc2: VFT counts equal the reference table's after 240 000 random operations") {
-    // Configurations: the default 1024 × 16 (SIMD path), small sets that evict constantly,
-    // 3-bit counters that saturate inside one run, and way counts on the generic paths.
-    const std::array<mc::value_frequency_table::params, 7> configs{{{1024, 16, 12},
+    // Configurations: the default 1024 × 16 (the packed layout), small sets that evict
+    // constantly, 3-bit counters that saturate inside one run, 16 ways with counters too wide for
+    // the packed layout (the general layout's 16-way path), and way counts on the generic paths.
+    const std::array<mc::value_frequency_table::params, 8> configs{{{1024, 16, 12},
                                                                     {64, 16, 3},
+                                                                    {256, 16, 13},
                                                                     {32, 4, 12},
                                                                     {64, 8, 2},
                                                                     {64, 64, 5},
@@ -552,11 +554,14 @@ TEST_CASE("sc2: VFT on_insert equals the reference on lines of any length and ru
     // The run finder compares four words at a time when the line holds a multiple of four words
     // and word by word otherwise, in chunks of 64 words: lengths 1..140 words, runs of 1..9 equal
     // words over a handful of values (runs straddle every 4-word and 64-word boundary), and
-    // repeats that are not adjacent (A B A), which are separate runs. 16 ways (the vector
-    // path) and 8 ways (the generic path).
+    // repeats that are not adjacent (A B A), which are separate runs (the packed layout probes
+    // a run's set again after the previous run's update only when both share it). 16 ways with
+    // 12-bit counters (the packed layout), with 16-bit ones (the general layout's vector path),
+    // and 8 ways (the generic path).
     memsub::xoshiro256ss rng(2024);
     for (const mc::value_frequency_table::params p :
-         {mc::value_frequency_table::params{}, mc::value_frequency_table::params{64, 8, 4}}) {
+         {mc::value_frequency_table::params{}, mc::value_frequency_table::params{64, 16, 16},
+          mc::value_frequency_table::params{64, 8, 4}}) {
         CAPTURE(p.ways);
         mc::value_frequency_table t(p);
         ref::value_frequency_table_v0 r({p.entries, p.ways, p.counter_bits});

@@ -51,6 +51,7 @@
 #include <memsub/compression/detail/simd.hpp>
 #include <memsub/compression/huffman_code_book.hpp>
 #include <memsub/config.hpp>
+#include <memsub/core/aligned_allocator.hpp>
 #include <memsub/core/errors.hpp>
 
 namespace memsub::compression {
@@ -74,6 +75,14 @@ namespace detail {
 /// free way, else the lowest way of minimum count. A line's run of equal words is one lookup:
 /// sampling a value k times in a row hits after the first, so it ends at min(count + k, max)
 /// (or min(k, max) when it was allocated), the order-by-order result.
+///
+/// The default shape (16 ways, counters of at most 12 bits, x86 SSE2) has a packed layout: 16-bit
+/// counters, a way is live when its counter is non-zero, and the victim is found afresh from the
+/// set's counters on every sample (the minimum of count·16 + way over one row, no branch). Its
+/// line insertion is pipelined: the next run's set is probed before the current run's update is
+/// stored, and probed again only when both fall in the same set, so no load waits on a store
+/// whose address is still being computed. Same results as the general layout (tests compare
+/// both with the reference table).
 class value_frequency_table {
 public:
     struct params {
@@ -98,28 +107,54 @@ public:
         max_count_ =
             p.counter_bits == 32 ? ~std::uint32_t{0} : (std::uint32_t{1} << p.counter_bits) - 1;
         all_ways_ = p.ways == 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << p.ways) - 1;
+        packed_ = packed_layout_available && p.ways == 16 && p.counter_bits <= 12;
         value_.assign(p.entries, 0);
-        count_.assign(p.entries, 0);
-        live_.assign(sets_, 0);
-        least_.assign(sets_, 0);
+        if (packed_) {
+            count16_.assign(p.entries, 0);
+        } else {
+            count_.assign(p.entries, 0);
+            live_.assign(sets_, 0);
+            least_.assign(sets_, 0);
+        }
     }
 
     /// A word seen once more (a fill or a dirty word written back).
-    void sample(std::uint32_t v) noexcept { add(v, 1); }
+    void sample(std::uint32_t v) noexcept {
+        if (packed_) {
+            ++total_;
+            const packed_view t = view_packed();
+            t.commit(t.probe(v, set_of(v)), 1);
+        } else {
+            add(v, 1);
+        }
+    }
 
     /// A word that left the cache: its counter (if present) is decremented.
-    void forget(std::uint32_t v) noexcept { remove(v, 1); }
+    void forget(std::uint32_t v) noexcept {
+        if (packed_)
+            view_packed().remove(v, set_of(v), 1);
+        else
+            remove(v, 1);
+    }
 
     /// Every aligned 32-bit word of a line inserted into the cache.
     void on_insert(std::span<const std::byte> line) noexcept {
-        if (p_.ways == 16)
+        if (packed_)
+            insert_line_packed(line);
+        else if (p_.ways == 16)
             insert_line<16>(line);
         else
             insert_line<0>(line);
     }
     /// Every aligned 32-bit word of a line evicted from the cache.
     void on_evict(std::span<const std::byte> line) noexcept {
-        for_each_run(line, [this](std::uint32_t v, std::uint32_t k) { remove(v, k); });
+        if (packed_) {
+            const packed_view t = view_packed();
+            for_each_run(
+                line, [&t, this](std::uint32_t v, std::uint32_t k) { t.remove(v, set_of(v), k); });
+        } else {
+            for_each_run(line, [this](std::uint32_t v, std::uint32_t k) { remove(v, k); });
+        }
     }
 
     /// Words sampled so far (the residual ESC weight uses it).
@@ -153,6 +188,7 @@ public:
 
     void clear() noexcept {
         std::fill(count_.begin(), count_.end(), 0u);
+        std::fill(count16_.begin(), count16_.end(), std::uint16_t{0});
         std::fill(value_.begin(), value_.end(), 0u);
         std::fill(live_.begin(), live_.end(), std::uint64_t{0});
         std::fill(least_.begin(), least_.end(), 0u);
@@ -283,6 +319,107 @@ private:
                 least_.data()};
     }
 
+#if defined(__SSE2__)
+    static constexpr bool packed_layout_available = true;
+#else
+    static constexpr bool packed_layout_available = false;
+#endif
+
+    /// A probe of the packed layout: the ways of `set` holding `value` live, and its victim.
+    struct packed_probe {
+        std::uint32_t set, value, hit, victim;
+    };
+    /// The packed layout's storage as plain values (see table_view for why a view).
+    struct packed_view {
+        std::uint32_t max_count;
+        std::uint32_t* values;
+        std::uint16_t* counts;
+
+#if defined(__SSE2__)
+        /// Bit w set when way w of `set` is free (counter 0).
+        [[nodiscard]] MEMSUB_ALWAYS_INLINE std::uint32_t free_ways(__m128i c0,
+                                                                   __m128i c1) const noexcept {
+            const __m128i zero = _mm_setzero_si128();
+            return static_cast<std::uint32_t>(_mm_movemask_epi8(
+                _mm_packs_epi16(_mm_cmpeq_epi16(c0, zero), _mm_cmpeq_epi16(c1, zero))));
+        }
+        [[nodiscard]] MEMSUB_ALWAYS_INLINE packed_probe probe(std::uint32_t v,
+                                                              std::uint32_t set) const noexcept {
+            const auto* row = reinterpret_cast<const __m128i*>(counts + std::size_t{set} * 16);
+            const __m128i c0 = _mm_load_si128(row), c1 = _mm_load_si128(row + 1);
+            const auto hit =
+                static_cast<std::uint32_t>(match16(values + std::size_t{set} * 16, v)) &
+                ~free_ways(c0, c1);
+            // The lowest way of minimum count: the minimum of count·16 + way (counts < 2^12 keep
+            // it in 16 bits), biased by 0x8000 for SSE2's signed 16-bit minimum.
+            const __m128i bias = _mm_set1_epi16(static_cast<short>(0x8000));
+            const __m128i k0 = _mm_xor_si128(
+                _mm_or_si128(_mm_slli_epi16(c0, 4), _mm_setr_epi16(0, 1, 2, 3, 4, 5, 6, 7)), bias);
+            const __m128i k1 = _mm_xor_si128(
+                _mm_or_si128(_mm_slli_epi16(c1, 4), _mm_setr_epi16(8, 9, 10, 11, 12, 13, 14, 15)),
+                bias);
+            __m128i m = _mm_min_epi16(k0, k1);
+            m = _mm_min_epi16(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(1, 0, 3, 2)));
+            m = _mm_min_epi16(m, _mm_shuffle_epi32(m, _MM_SHUFFLE(2, 3, 0, 1)));
+            m = _mm_min_epi16(m, _mm_shufflelo_epi16(m, _MM_SHUFFLE(2, 3, 0, 1)));
+            return {set, v, hit, static_cast<std::uint32_t>(_mm_cvtsi128_si32(m)) & 15};
+        }
+        /// `k` ≥ 1 samples of the probed value: the hit way counts on, else the victim restarts.
+        MEMSUB_ALWAYS_INLINE void commit(const packed_probe& p, std::uint32_t k) const noexcept {
+            const auto first = static_cast<std::uint32_t>(std::countr_zero(p.hit)); // 32: none
+            const std::uint32_t is_hit = 0u - static_cast<std::uint32_t>(p.hit != 0);
+            const std::uint32_t w = (first & is_hit) | (p.victim & ~is_hit);
+            std::uint16_t& c = counts[std::size_t{p.set} * 16 + w];
+            const std::uint64_t from = c & is_hit;
+            c = static_cast<std::uint16_t>(std::min<std::uint64_t>(from + k, max_count));
+            values[std::size_t{p.set} * 16 + w] = p.value;
+        }
+        /// `k` ≥ 1 evictions of `v` in a row.
+        MEMSUB_ALWAYS_INLINE void remove(std::uint32_t v, std::uint32_t set,
+                                         std::uint32_t k) const noexcept {
+            const auto* row = reinterpret_cast<const __m128i*>(counts + std::size_t{set} * 16);
+            const auto hit =
+                static_cast<std::uint32_t>(match16(values + std::size_t{set} * 16, v)) &
+                ~free_ways(_mm_load_si128(row), _mm_load_si128(row + 1));
+            if (hit == 0) return;
+            std::uint16_t& c = counts[std::size_t{set} * 16 + std::countr_zero(hit)];
+            c = static_cast<std::uint16_t>(c - std::min<std::uint32_t>(c, k));
+        }
+#else
+        // Never used: the packed layout is only chosen with SSE2.
+        packed_probe probe(std::uint32_t, std::uint32_t) const noexcept {
+            return {};
+        }
+        void commit(const packed_probe&, std::uint32_t) const noexcept {}
+        void remove(std::uint32_t, std::uint32_t, std::uint32_t) const noexcept {}
+#endif
+    };
+    [[nodiscard]] MEMSUB_ALWAYS_INLINE packed_view view_packed() noexcept {
+        return {max_count_, value_.data(), count16_.data()};
+    }
+
+    /// A whole line's samples on the packed layout, pipelined by one run: each run's set is
+    /// probed before the previous run's update is stored, and probed again after it when the two
+    /// runs share the set (the only case where that update changes the probe).
+    MEMSUB_ALWAYS_INLINE void insert_line_packed(std::span<const std::byte> line) noexcept {
+        total_ += line.size() / 4;
+        const packed_view t = view_packed();
+        const std::uint32_t shift = set_shift_;
+        packed_probe pending{};
+        std::uint32_t pending_k = 0; // 0: nothing pending yet
+        for_each_run(line, [&](std::uint32_t v, std::uint32_t k) {
+            const auto set = static_cast<std::uint32_t>(set_index(v, shift));
+            packed_probe next = t.probe(v, set);
+            if (pending_k != 0) {
+                t.commit(pending, pending_k);
+                if (MEMSUB_UNLIKELY(set == pending.set)) next = t.probe(v, set);
+            }
+            pending = next;
+            pending_k = k;
+        });
+        if (pending_k != 0) t.commit(pending, pending_k);
+    }
+
     /// A whole line's samples (`Ways` = the associativity when known at compile time, else 0).
     template <std::uint32_t Ways>
     MEMSUB_ALWAYS_INLINE void insert_line(std::span<const std::byte> line) noexcept {
@@ -362,14 +499,20 @@ private:
     /// The live (value, count) pairs in table order.
     void gather(std::vector<value_count>& out) const {
         out.clear();
-        for (std::size_t i = 0; i < value_.size(); ++i)
-            if (count_[i] != 0) out.push_back({value_[i], count_[i]});
+        for (std::size_t i = 0; i < value_.size(); ++i) {
+            const std::uint32_t c = packed_ ? count16_[i] : count_[i];
+            if (c != 0) out.push_back({value_[i], c});
+        }
     }
 
     params p_;
     std::uint32_t sets_ = 64, set_shift_ = 26, max_count_ = 4095;
     std::uint64_t all_ways_ = 0xFFFF;
-    std::vector<std::uint32_t> value_, count_;
+    bool packed_ = false; ///< the packed layout (see the class comment)
+    std::vector<std::uint32_t, aligned_allocator<std::uint32_t>> value_;   ///< a set's row: 64 B
+    std::vector<std::uint32_t> count_;                                     ///< general layout
+    std::vector<std::uint16_t, aligned_allocator<std::uint16_t>> count16_; ///< packed layout
+    // General layout only:
     std::vector<std::uint64_t> live_;  ///< per set: bit w = way w's count is non-zero
     std::vector<std::uint32_t> least_; ///< per set: the lowest way of minimum count (the victim)
     std::uint64_t total_ = 0;
