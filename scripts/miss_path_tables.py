@@ -13,6 +13,11 @@ optimisation level or a -march=native build), and prints Markdown:
   * every cell of each subject (x_plain_loop and the measured miss ratio).
 
   scripts/miss_path_tables.py HOST_O3.csv [--gb GB.json] [--also NAME=HOST.csv ...]
+
+Each input may name several runs of one harness, separated by commas (HOST_1.csv,HOST_2.csv,…):
+a cell's figure is then the median over the runs (of its ratio and of its miss ratio). On a
+shared machine a cell's ratio moves from one process to the next as a whole (the same cell is
+steady within a run); separate processes, and their median, are what make it reproducible.
 """
 import argparse
 import csv
@@ -43,6 +48,14 @@ def read_gb(path):
             key = (subject, geometry, int(sets[1:]), int(ways[1:]), int(target[1:]))
             cells[key] = (float(b["x_plain_loop"]), float(b["miss_ratio"]))
     return cells
+
+
+def read_runs(reader, spec):
+    """The per-cell median over the comma-separated runs of `spec` (cells found in every run)."""
+    runs = [reader(path) for path in spec.split(",") if path]
+    common = set(runs[0]).intersection(*runs[1:])
+    return {k: (statistics.median(r[k][0] for r in runs), statistics.median(r[k][1] for r in runs))
+            for k in common}, len(runs)
 
 
 def summary(cells):
@@ -125,16 +138,24 @@ def main():
     ap.add_argument("--list-far", action="store_true",
                     help="list the cells more than 10 %% apart")
     a = ap.parse_args()
-    base = read_host(a.host_csv)
+    base, runs = read_runs(read_host, a.host_csv)
     print("## Summary\n")
+    if runs > 1:
+        print(f"Each cell: the median of {runs} runs of the host harness.\n")
     summary(base)
     floors(base)
     print("\n## Agreement\n")
+    base_name = "host -O3" + (f" (median of {runs} runs)" if runs > 1 else "")
     if a.gb:
-        agreement("Google Benchmark", base, read_gb(a.gb), a.list_far)
+        gb, gb_runs = read_runs(read_gb, a.gb)
+        name = "Google Benchmark" + (f" (median of {gb_runs} runs)" if gb_runs > 1 else "")
+        agreement(name, base, gb, a.list_far, base_name)
     for spec in a.also:
         name, _, path = spec.partition("=")
-        agreement(name, base, read_host(path), a.list_far)
+        other, other_runs = read_runs(read_host, path)
+        if other_runs > 1:
+            name += f" (median of {other_runs} runs)"
+        agreement(name, base, other, a.list_far, base_name)
     print("\n## Every cell")
     every_cell(base)
     return 0

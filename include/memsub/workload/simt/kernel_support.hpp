@@ -93,7 +93,21 @@ public:
         // Fast path: one array holds the whole range (a compressed L1 reads a line per fill).
         for (const region& r : regions_) {
             if (address >= r.base && end <= r.base + r.bytes.size()) {
-                std::memcpy(out.data(), r.bytes.data() + (address - r.base), out.size());
+                const std::byte* from = r.bytes.data() + (address - r.base);
+                // A line of a GPU cache's common sizes is copied inline, not by a library call.
+                switch (out.size()) {
+                case 128:
+                    std::memcpy(out.data(), from, 128);
+                    break;
+                case 64:
+                    std::memcpy(out.data(), from, 64);
+                    break;
+                case 32:
+                    std::memcpy(out.data(), from, 32);
+                    break;
+                default:
+                    std::memcpy(out.data(), from, out.size());
+                }
                 return;
             }
         }
