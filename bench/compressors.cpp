@@ -17,6 +17,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -32,6 +33,9 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include <memsub/compression/all.hpp>
 #include <memsub/core/rng.hpp>
@@ -300,7 +304,9 @@ void bm_memcpy(benchmark::State& st, int ds) {
 // and rebuilds the code book every period, so these three paths run per access or per period.
 // Each is timed beside the reference implementation (tests/compression/sc2_reference.hpp: the
 // code these replaced, kept as the baseline) on the same lines in the same run: `vs_reference`
-// is the speed of today's code over the reference's. Data: the three data sets above read as
+// is the speed of today's code over the reference's. `vft_lookup_floor` is a floor for
+// `vft_insert`: each word's set found and its 16 ways compared, nothing updated (see the class);
+// its `vs_reference` is against vft_insert's reference. Data: the three data sets above read as
 // 128 B lines, and `gpu_arrays`, the test suite's generated program arrays (sorted indices,
 // prefix sums, pointers, float and double arrays, a zero-heavy matrix) laid end to end.
 
@@ -417,6 +423,74 @@ void bm_sc2_vft_insert(benchmark::State& st, int ds, bool reference) {
     sc2_finish(st, sc2_path::vft_insert, ds, lines, seconds);
 }
 
+// The VFT's lookup alone, written by hand: per run of equal words (found as the table finds
+// them) the table's set hash and one compare of the set's 16 ways, the first matching way
+// summed, and no update. A floor for `vft_insert` (what any exact table pays before it changes
+// anything), not a table: it samples nothing.
+class vft_lookup_floor {
+public:
+    static constexpr std::uint32_t sets = 64, ways = 16, set_shift = 26;
+
+    explicit vft_lookup_floor(const mc::value_frequency_table& trained) {
+        std::array<std::uint32_t, sets> used{};
+        for (const auto& vc : trained.counts()) {
+            const std::uint32_t set = set_of(vc.value);
+            if (used[set] < ways) values_[set * ways + used[set]++] = vc.value;
+        }
+    }
+    [[nodiscard]] std::uint64_t line(std::span<const std::byte> l) const noexcept {
+        std::uint64_t sum = 0;
+        const std::size_t n = l.size() / 4;
+        for (std::size_t base = 0; base < n; base += 64) {
+            std::uint64_t starts = mc::detail::word_run_starts(l.data() + 4 * base,
+                                                               std::min<std::size_t>(64, n - base));
+            for (; starts != 0; starts &= starts - 1) {
+                std::uint32_t v;
+                std::memcpy(&v, l.data() + 4 * (base + std::countr_zero(starts)), 4);
+                sum += static_cast<std::uint64_t>(std::countr_zero(match(v)));
+            }
+        }
+        return sum;
+    }
+
+private:
+    [[nodiscard]] static std::uint32_t set_of(std::uint32_t v) noexcept {
+        return static_cast<std::uint32_t>(std::uint64_t{v * 0x9E3779B1u} >> set_shift);
+    }
+    [[nodiscard]] std::uint64_t match(std::uint32_t v) const noexcept {
+        const std::uint32_t* row = values_.data() + set_of(v) * ways;
+#if defined(__SSE2__)
+        const __m128i key = _mm_set1_epi32(static_cast<int>(v));
+        const auto* p = reinterpret_cast<const __m128i*>(row);
+        const __m128i c0 = _mm_cmpeq_epi32(_mm_load_si128(p), key);
+        const __m128i c1 = _mm_cmpeq_epi32(_mm_load_si128(p + 1), key);
+        const __m128i c2 = _mm_cmpeq_epi32(_mm_load_si128(p + 2), key);
+        const __m128i c3 = _mm_cmpeq_epi32(_mm_load_si128(p + 3), key);
+        return static_cast<std::uint32_t>(
+            _mm_movemask_epi8(_mm_packs_epi16(_mm_packs_epi32(c0, c1), _mm_packs_epi32(c2, c3))));
+#else
+        std::uint64_t m = 0;
+        for (std::uint32_t w = 0; w < ways; ++w) m |= std::uint64_t{row[w] == v} << w;
+        return m;
+#endif
+    }
+    alignas(64) std::array<std::uint32_t, sets * ways> values_{};
+};
+
+void bm_sc2_vft_lookup_floor(benchmark::State& st, int ds) {
+    const auto& d = sc2_data(ds);
+    const double lines = static_cast<double>(d.size() / gpu_line_bytes);
+    const vft_lookup_floor floor(trained_table<mc::value_frequency_table>(d));
+    const cpu_clock clock;
+    for (auto _ : st) {
+        std::uint64_t sum = 0;
+        for (std::size_t i = 0; i < d.size() / gpu_line_bytes; ++i)
+            sum += floor.line(gpu_line(d, i));
+        benchmark::DoNotOptimize(sum);
+    }
+    sc2_finish(st, sc2_path::vft_insert, ds, lines, clock.seconds());
+}
+
 void bm_sc2_book_build(benchmark::State& st, int ds, bool reference) {
     const auto& d = sc2_data(ds);
     const auto old_table = trained_table<ref::value_frequency_table_v0>(d);
@@ -486,6 +560,12 @@ void register_sc2_gpu() {
                                              fn, ds, reference)
                     ->Unit(path == std::string_view("book_build") ? benchmark::kMicrosecond
                                                                   : benchmark::kMillisecond);
+    // After vft_insert's rows, so `vs_reference` uses their reference rate.
+    for (int ds = 0; ds < sc2_dataset_count; ++ds)
+        benchmark::RegisterBenchmark(
+            fmt::format("sc2_128B/vft_lookup_floor/{}", sc2_dataset_name(ds)).c_str(),
+            bm_sc2_vft_lookup_floor, ds)
+            ->Unit(benchmark::kMillisecond);
 }
 
 template <class C>

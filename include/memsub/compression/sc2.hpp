@@ -80,9 +80,9 @@ namespace detail {
 /// counters, a way is live when its counter is non-zero, and the victim is found afresh from the
 /// set's counters on every sample (the minimum of count·16 + way over one row, no branch). Its
 /// line insertion is pipelined: the next run's set is probed before the current run's update is
-/// stored, and probed again only when both fall in the same set, so no load waits on a store
-/// whose address is still being computed. Same results as the general layout (tests compare
-/// both with the reference table).
+/// stored, and probed again only when both fall in the same set, so a run's probe does not
+/// wait for the previous run's update. Same results as the general layout (tests compare both
+/// with the reference table).
 class value_frequency_table {
 public:
     struct params {
