@@ -33,9 +33,6 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
 
 #include <memsub/compression/all.hpp>
 #include <memsub/core/rng.hpp>
@@ -424,8 +421,8 @@ void bm_sc2_vft_insert(benchmark::State& st, int ds, bool reference) {
 }
 
 // The VFT's lookup alone, written by hand: per run of equal words (found as the table finds
-// them) the table's set hash and one compare of the set's 16 ways, the first matching way
-// summed, and no update. A floor for `vft_insert` (what any exact table pays before it changes
+// them) the table's set hash and one compare of the set's 16 ways (the table's own compare,
+// detail::match16_ways), the first matching way summed, and no update. A floor for `vft_insert` (what any exact table pays before it changes
 // anything), not a table: it samples nothing.
 class vft_lookup_floor {
 public:
@@ -458,21 +455,7 @@ private:
         return static_cast<std::uint32_t>(std::uint64_t{v * 0x9E3779B1u} >> set_shift);
     }
     [[nodiscard]] std::uint64_t match(std::uint32_t v) const noexcept {
-        const std::uint32_t* row = values_.data() + set_of(v) * ways;
-#if defined(__SSE2__)
-        const __m128i key = _mm_set1_epi32(static_cast<int>(v));
-        const auto* p = reinterpret_cast<const __m128i*>(row);
-        const __m128i c0 = _mm_cmpeq_epi32(_mm_load_si128(p), key);
-        const __m128i c1 = _mm_cmpeq_epi32(_mm_load_si128(p + 1), key);
-        const __m128i c2 = _mm_cmpeq_epi32(_mm_load_si128(p + 2), key);
-        const __m128i c3 = _mm_cmpeq_epi32(_mm_load_si128(p + 3), key);
-        return static_cast<std::uint32_t>(
-            _mm_movemask_epi8(_mm_packs_epi16(_mm_packs_epi32(c0, c1), _mm_packs_epi32(c2, c3))));
-#else
-        std::uint64_t m = 0;
-        for (std::uint32_t w = 0; w < ways; ++w) m |= std::uint64_t{row[w] == v} << w;
-        return m;
-#endif
+        return mc::detail::match16_ways(values_.data() + set_of(v) * ways, v); // the table's own
     }
     alignas(64) std::array<std::uint32_t, sets * ways> values_{};
 };

@@ -64,6 +64,33 @@ namespace detail {
     if constexpr (std::endian::native == std::endian::big) w = __builtin_bswap32(w);
     return w;
 }
+
+/// Bit w set when `val[w] == v`, for the 16 words at `val` (a value-frequency-table set's
+/// row): one compare on AVX-512; on SSE2 four compares packed into one byte mask.
+[[nodiscard]] MEMSUB_ALWAYS_INLINE std::uint64_t match16_ways(const std::uint32_t* val,
+                                                              std::uint32_t v) noexcept {
+    using batch = xsimd::batch<std::uint32_t, simd_arch>;
+    if constexpr (batch::size == 16) {
+        return lane_mask(batch::load_unaligned(val) == batch(v));
+    } else {
+#if defined(__SSE2__)
+        const __m128i key = _mm_set1_epi32(static_cast<int>(v));
+        const auto* p = reinterpret_cast<const __m128i*>(val);
+        const __m128i c0 = _mm_cmpeq_epi32(_mm_loadu_si128(p), key);
+        const __m128i c1 = _mm_cmpeq_epi32(_mm_loadu_si128(p + 1), key);
+        const __m128i c2 = _mm_cmpeq_epi32(_mm_loadu_si128(p + 2), key);
+        const __m128i c3 = _mm_cmpeq_epi32(_mm_loadu_si128(p + 3), key);
+        const __m128i bytes = _mm_packs_epi16(_mm_packs_epi32(c0, c1), _mm_packs_epi32(c2, c3));
+        return static_cast<std::uint32_t>(_mm_movemask_epi8(bytes));
+#else
+        const batch key(v);
+        std::uint64_t m = 0;
+        for (std::uint32_t w = 0; w < 16; w += batch::size)
+            m |= lane_mask(batch::load_unaligned(val + w) == key) << w;
+        return m;
+#endif
+    }
+}
 } // namespace detail
 
 /// SC²'s value-frequency table (sampling). See the file comment.
@@ -232,30 +259,10 @@ private:
         for (std::uint32_t w = 0; w < ways; ++w) m |= std::uint64_t{val[w] == v} << w;
         return m;
     }
-    /// 16 ways: one compare on AVX-512; on SSE2 four compares packed into one byte mask.
+    /// 16 ways (detail::match16_ways).
     [[nodiscard]] static MEMSUB_ALWAYS_INLINE std::uint64_t match16(const std::uint32_t* val,
                                                                     std::uint32_t v) noexcept {
-        using batch = xsimd::batch<std::uint32_t, detail::simd_arch>;
-        if constexpr (batch::size == 16) {
-            return detail::lane_mask(batch::load_unaligned(val) == batch(v));
-        } else {
-#if defined(__SSE2__)
-            const __m128i key = _mm_set1_epi32(static_cast<int>(v));
-            const auto* p = reinterpret_cast<const __m128i*>(val);
-            const __m128i c0 = _mm_cmpeq_epi32(_mm_loadu_si128(p), key);
-            const __m128i c1 = _mm_cmpeq_epi32(_mm_loadu_si128(p + 1), key);
-            const __m128i c2 = _mm_cmpeq_epi32(_mm_loadu_si128(p + 2), key);
-            const __m128i c3 = _mm_cmpeq_epi32(_mm_loadu_si128(p + 3), key);
-            const __m128i bytes = _mm_packs_epi16(_mm_packs_epi32(c0, c1), _mm_packs_epi32(c2, c3));
-            return static_cast<std::uint32_t>(_mm_movemask_epi8(bytes));
-#else
-            const batch key(v);
-            std::uint64_t m = 0;
-            for (std::uint32_t w = 0; w < 16; w += batch::size)
-                m |= detail::lane_mask(batch::load_unaligned(val + w) == key) << w;
-            return m;
-#endif
-        }
+        return detail::match16_ways(val, v);
     }
 
     /// All ones when `hit` ≠ 0, else 0. Hit or miss is data-dependent and unpredictable, so the
