@@ -32,8 +32,10 @@ struct aligned_allocator {
         if (n > static_cast<std::size_t>(-1) / sizeof(T)) throw std::bad_array_new_length();
         return static_cast<T*>(::operator new (n * sizeof(T), std::align_val_t{Alignment}));
     }
-    void deallocate(T* p, std::size_t n) noexcept {
-        ::operator delete (p, n * sizeof(T), std::align_val_t{Alignment});
+    // The unsized aligned delete: clang before 19 declares the sized one only with
+    // -fsized-deallocation.
+    void deallocate(T* p, std::size_t) noexcept {
+        ::operator delete (p, std::align_val_t{Alignment});
     }
 
     template <class U>
