@@ -302,7 +302,7 @@ void bm_memcpy(benchmark::State& st, int ds) {
 // Each is timed beside the reference implementation (tests/compression/sc2_reference.hpp: the
 // code these replaced, kept as the baseline) on the same lines in the same run: `vs_reference`
 // is the speed of today's code over the reference's. `vft_lookup_floor` is a floor for
-// `vft_insert`: each word's set found and its 16 ways compared, nothing updated (see the class);
+// `vft_insert`: each run's set found and its 16 ways compared, nothing updated (see the class);
 // its `vs_reference` is against vft_insert's reference. Data: the three data sets above read as
 // 128 B lines, and `gpu_arrays`, the test suite's generated program arrays (sorted indices,
 // prefix sums, pointers, float and double arrays, a zero-heavy matrix) laid end to end.
@@ -420,10 +420,10 @@ void bm_sc2_vft_insert(benchmark::State& st, int ds, bool reference) {
     sc2_finish(st, sc2_path::vft_insert, ds, lines, seconds);
 }
 
-// The VFT's lookup alone, written by hand: per run of equal words (found as the table finds
-// them) the table's set hash and one compare of the set's 16 ways (the table's own compare,
-// detail::match16_ways), the first matching way summed, and no update. A floor for `vft_insert` (what any exact table pays before it changes
-// anything), not a table: it samples nothing.
+// The VFT's lookup alone: per run of equal words, found as the table finds them, the run's set
+// (the table's hash) and one compare of its 16 ways (the table's compare), the first matching
+// way summed; nothing updated. A floor for `vft_insert` (what any exact table of this design
+// pays before it changes anything), not a table: it samples nothing.
 class vft_lookup_floor {
 public:
     static constexpr std::uint32_t sets = 64, ways = 16, set_shift = 26;
@@ -431,31 +431,24 @@ public:
     explicit vft_lookup_floor(const mc::value_frequency_table& trained) {
         std::array<std::uint32_t, sets> used{};
         for (const auto& vc : trained.counts()) {
-            const std::uint32_t set = set_of(vc.value);
+            const std::size_t set = set_of(vc.value);
             if (used[set] < ways) values_[set * ways + used[set]++] = vc.value;
         }
     }
     [[nodiscard]] std::uint64_t line(std::span<const std::byte> l) const noexcept {
         std::uint64_t sum = 0;
-        const std::size_t n = l.size() / 4;
-        for (std::size_t base = 0; base < n; base += 64) {
-            std::uint64_t starts = mc::detail::word_run_starts(l.data() + 4 * base,
-                                                               std::min<std::size_t>(64, n - base));
-            for (; starts != 0; starts &= starts - 1) {
-                std::uint32_t v;
-                std::memcpy(&v, l.data() + 4 * (base + std::countr_zero(starts)), 4);
-                sum += static_cast<std::uint64_t>(std::countr_zero(match(v)));
-            }
-        }
+        mc::detail::for_each_word_run(l, [&](std::uint32_t v, std::uint32_t) {
+            sum += static_cast<std::uint64_t>(std::countr_zero(match(v)));
+        });
         return sum;
     }
 
 private:
-    [[nodiscard]] static std::uint32_t set_of(std::uint32_t v) noexcept {
-        return static_cast<std::uint32_t>(std::uint64_t{v * 0x9E3779B1u} >> set_shift);
+    [[nodiscard]] static std::size_t set_of(std::uint32_t v) noexcept {
+        return mc::detail::vft_set_index(v, set_shift);
     }
     [[nodiscard]] std::uint64_t match(std::uint32_t v) const noexcept {
-        return mc::detail::match16_ways(values_.data() + set_of(v) * ways, v); // the table's own
+        return mc::detail::match16_ways(values_.data() + set_of(v) * ways, v);
     }
     alignas(64) std::array<std::uint32_t, sets * ways> values_{};
 };

@@ -43,6 +43,7 @@
 #include <memory>
 #include <span>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include <memsub/compression/concept.hpp>
@@ -63,6 +64,32 @@ namespace detail {
     std::memcpy(&w, line.data() + 4 * i, 4);
     if constexpr (std::endian::native == std::endian::big) w = __builtin_bswap32(w);
     return w;
+}
+
+/// A value-frequency table's set of `v`: the multiplicative hash's top bits (`shift` = 32 −
+/// log2(sets); a shift of 32, one set, gives 0 without a branch).
+[[nodiscard]] MEMSUB_ALWAYS_INLINE std::size_t vft_set_index(std::uint32_t v,
+                                                             std::uint32_t shift) noexcept {
+    return static_cast<std::size_t>(std::uint64_t{v * 0x9E3779B1u} >> shift);
+}
+
+/// Calls f(value, k) for each run of k equal consecutive words of the line, in order: a mask
+/// of the words that differ from their predecessor (compared in bulk) marks the run starts.
+template <class F>
+MEMSUB_ALWAYS_INLINE void for_each_word_run(std::span<const std::byte> line, F&& f) noexcept {
+    const std::size_t n = line.size() / 4;
+    for (std::size_t base = 0; base < n; base += 64) {
+        const std::size_t end = std::min(n, base + 64);
+        // A chunk's first word starts a run (maybe a continued one).
+        std::uint64_t starts = word_run_starts(line.data() + 4 * base, end - base);
+        while (starts != 0) {
+            const auto s = static_cast<std::size_t>(std::countr_zero(starts));
+            starts &= starts - 1;
+            const std::size_t next =
+                starts != 0 ? static_cast<std::size_t>(std::countr_zero(starts)) : end - base;
+            f(sc2_load_word(line, base + s), static_cast<std::uint32_t>(next - s));
+        }
+    }
 }
 
 /// Bit w set when `val[w] == v`, for the 16 words at `val` (a value-frequency-table set's
@@ -231,10 +258,9 @@ private:
     [[nodiscard]] MEMSUB_ALWAYS_INLINE std::size_t set_of(std::uint32_t v) const noexcept {
         return set_index(v, set_shift_);
     }
-    /// The multiplicative hash's top bits; a shift of 32 (one set) gives 0 without a branch.
     [[nodiscard]] static MEMSUB_ALWAYS_INLINE std::size_t set_index(std::uint32_t v,
                                                                     std::uint32_t shift) noexcept {
-        return static_cast<std::size_t>(std::uint64_t{v * 0x9E3779B1u} >> shift);
+        return detail::vft_set_index(v, shift);
     }
 
     /// Bit w set when way w of the set starting at `val` holds `v` (live or not).
@@ -484,23 +510,9 @@ private:
         return static_cast<std::uint32_t>(best & 63);
     }
 
-    /// Calls f(value, k) for each run of k equal consecutive words of the line, in order: a mask
-    /// of the words that differ from their predecessor (compared in bulk) marks the run starts.
     template <class F>
     static MEMSUB_ALWAYS_INLINE void for_each_run(std::span<const std::byte> line, F&& f) noexcept {
-        const std::size_t n = line.size() / 4;
-        for (std::size_t base = 0; base < n; base += 64) {
-            const std::size_t end = std::min(n, base + 64);
-            // A chunk's first word starts a run (maybe a continued one).
-            std::uint64_t starts = detail::word_run_starts(line.data() + 4 * base, end - base);
-            while (starts != 0) {
-                const auto s = static_cast<std::size_t>(std::countr_zero(starts));
-                starts &= starts - 1;
-                const std::size_t next =
-                    starts != 0 ? static_cast<std::size_t>(std::countr_zero(starts)) : end - base;
-                f(detail::sc2_load_word(line, base + s), static_cast<std::uint32_t>(next - s));
-            }
-        }
+        detail::for_each_word_run(line, std::forward<F>(f));
     }
 
     /// The live (value, count) pairs in table order.
