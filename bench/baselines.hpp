@@ -4,6 +4,7 @@
 // helpers those benchmarks share (a stream word as an access, the thread's CPU clock).
 #pragma once
 
+#include <memsub/cache/detail/set_layout.hpp>
 #include <memsub/core/access.hpp>
 #include <memsub/core/aligned_allocator.hpp>
 #include <memsub/core/byte_match.hpp>
@@ -134,6 +135,8 @@ public:
         const auto store_bit = word & 1u;
         set_header& h = headers_[line & (Sets - 1)];
         std::array<std::uint64_t, Ways>& tags = tags_[line & (Sets - 1)];
+        // The engine's tag prefetch (memsub::cache::detail::prefetched_tag_lines).
+        for (std::uint32_t k = 0; k < prefetched_tag_lines; ++k) __builtin_prefetch(&tags[8 * k]);
         const std::uint8_t fingerprint = memsub::byte_fingerprint(line);
         for (auto candidates =
                  memsub::byte_equal_mask(h.fingerprints.data(), padded, fingerprint) & h.occupied;
@@ -158,6 +161,11 @@ public:
     }
 
 private:
+    // Exactly when memsub's cache of this shape prefetches.
+    static constexpr std::uint32_t prefetched_tag_lines =
+        memsub::cache::detail::prefetched_tag_lines(Sets, Ways,
+                                                    memsub::cache::detail::header_blocks(Ways));
+
     struct alignas(64) set_header {
         std::array<std::uint8_t, padded> fingerprints{};
         alignas(16) std::array<std::uint8_t, padded> row{};

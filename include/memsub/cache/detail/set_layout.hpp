@@ -39,6 +39,23 @@
 
 namespace memsub::cache::detail {
 
+/// Tag lines (64 bytes, eight tags) of a set that a lookup prefetches before it compares the
+/// fingerprints: all of them when the cache's metadata (64-byte header blocks and 8-byte tags
+/// of every set) is at least `tag_prefetch_min_bytes`, else none.
+///
+/// Decision: a lookup reads the set's header, and only then the tag line of the one candidate
+/// the fingerprints name (or of the victim), so on a cache whose metadata outgrows the core's
+/// L2 the two misses came one after the other. Prefetching the set's tag lines first overlaps
+/// them. On caches that fit in the L2 the prefetches only add instructions, hence the size
+/// threshold, 1 MiB (figures: docs/performance/miss_path.md, "Prefetching the tag lines").
+inline constexpr std::uint64_t tag_prefetch_min_bytes = std::uint64_t{1} << 20;
+[[nodiscard]] constexpr std::uint32_t
+prefetched_tag_lines(std::uint64_t sets, std::uint32_t entries,
+                     std::uint32_t blocks_per_header) noexcept {
+    const std::uint64_t bytes = sets * (std::uint64_t{blocks_per_header} * 64u + 8u * entries);
+    return bytes >= tag_prefetch_min_bytes ? (entries + 7u) / 8u : 0u;
+}
+
 /// Geometry-derived constants of a runtime-shaped cache. Loops over a set's entries (the
 /// variable-block path, maintenance) copy them into a local first: byte and vector stores to
 /// metadata may alias any member, so reading them through `this` would reload them after every
@@ -53,6 +70,7 @@ struct runtime_layout {
     std::uint32_t fingerprint_stride = 0;
     std::uint64_t set_mask = 0;
     entry_mask all_entries = 0;
+    std::uint32_t prefetched_tag_lines = 0; ///< see memsub::cache::detail::prefetched_tag_lines
 };
 
 /// The same constants for a `fixed_geometry`: all folded at compile time.
@@ -65,6 +83,8 @@ struct fixed_layout {
     static constexpr std::uint32_t fingerprint_stride = padded_row_bytes(entries);
     static constexpr std::uint64_t set_mask = G::sets - 1;
     static constexpr entry_mask all_entries = low_bits_mask(entries);
+    static constexpr std::uint32_t prefetched_tag_lines =
+        detail::prefetched_tag_lines(G::sets, entries, HeaderBlocks);
 };
 
 /// Entries per set of a compile-time geometry (fixed_geometry), 0 for the runtime `geometry`.
@@ -165,13 +185,16 @@ protected:
         if constexpr (fixed) {
             return {};
         } else {
-            return runtime_layout{.line_shift = log2_exact(g.line_bytes),
-                                  .segment_shift = log2_exact(g.segment_size()),
-                                  .entries = g.entries_per_set(),
-                                  .header_shift = log2_exact(header_blocks(g.entries_per_set())),
-                                  .fingerprint_stride = padded_row_bytes(g.entries_per_set()),
-                                  .set_mask = g.sets - 1u,
-                                  .all_entries = low_bits_mask(g.entries_per_set())};
+            return runtime_layout{
+                .line_shift = log2_exact(g.line_bytes),
+                .segment_shift = log2_exact(g.segment_size()),
+                .entries = g.entries_per_set(),
+                .header_shift = log2_exact(header_blocks(g.entries_per_set())),
+                .fingerprint_stride = padded_row_bytes(g.entries_per_set()),
+                .set_mask = g.sets - 1u,
+                .all_entries = low_bits_mask(g.entries_per_set()),
+                .prefetched_tag_lines = detail::prefetched_tag_lines(
+                    g.sets, g.entries_per_set(), header_blocks(g.entries_per_set()))};
         }
     }
 
@@ -314,6 +337,8 @@ protected:
     [[nodiscard]] std::uint32_t find_entry(set_index s, std::uint64_t key,
                                            const layout_type& L) const noexcept {
         const std::uint64_t* tags = &tags_[slot(s, entry_index{0}, L)];
+        for (std::uint32_t k = 0; k < L.prefetched_tag_lines; ++k) // large caches only
+            __builtin_prefetch(tags + 8 * k);
         entry_mask candidates =
             byte_equal_mask(fingerprint_row(s, L), L.fingerprint_stride, fingerprint_of(key)) &
             state_of(s, L).valid;
