@@ -454,10 +454,11 @@ private:
     alignas(64) std::array<std::uint32_t, sets * ways> values_{};
 };
 
-void bm_sc2_vft_lookup_floor(benchmark::State& st, int ds) {
+// A floor row: `floor.line` over every line of the data set, timed as `path`'s rows are.
+template <class Floor>
+void time_floor(benchmark::State& st, int ds, const Floor& floor, sc2_path path) {
     const auto& d = sc2_data(ds);
     const double lines = static_cast<double>(d.size() / gpu_line_bytes);
-    const vft_lookup_floor floor(trained_table<mc::value_frequency_table>(d));
     const cpu_clock clock;
     for (auto _ : st) {
         std::uint64_t sum = 0;
@@ -465,7 +466,12 @@ void bm_sc2_vft_lookup_floor(benchmark::State& st, int ds) {
             sum += floor.line(gpu_line(d, i));
         benchmark::DoNotOptimize(sum);
     }
-    sc2_finish(st, sc2_path::vft_insert, ds, lines, clock.seconds());
+    sc2_finish(st, path, ds, lines, clock.seconds());
+}
+
+void bm_sc2_vft_lookup_floor(benchmark::State& st, int ds) {
+    const vft_lookup_floor floor(trained_table<mc::value_frequency_table>(sc2_data(ds)));
+    time_floor(st, ds, floor, sc2_path::vft_insert);
 }
 
 void bm_sc2_book_build(benchmark::State& st, int ds, bool reference) {
@@ -552,18 +558,8 @@ private:
 };
 
 void bm_sc2_size_lookup_floor(benchmark::State& st, int ds) {
-    const auto& d = sc2_data(ds);
-    const double lines = static_cast<double>(d.size() / gpu_line_bytes);
-    const auto book = trained_table<mc::value_frequency_table>(d).build_code_book();
-    const size_lookup_floor floor(*book);
-    const cpu_clock clock;
-    for (auto _ : st) {
-        std::uint64_t sum = 0;
-        for (std::size_t i = 0; i < d.size() / gpu_line_bytes; ++i)
-            sum += floor.line(gpu_line(d, i));
-        benchmark::DoNotOptimize(sum);
-    }
-    sc2_finish(st, sc2_path::size, ds, lines, clock.seconds());
+    const auto book = trained_table<mc::value_frequency_table>(sc2_data(ds)).build_code_book();
+    time_floor(st, ds, size_lookup_floor(*book), sc2_path::size);
 }
 
 void register_sc2_gpu() {
