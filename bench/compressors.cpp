@@ -528,11 +528,11 @@ void bm_sc2_size(benchmark::State& st, int ds, bool reference) {
     sc2_finish(st, sc2_path::size, ds, lines, seconds);
 }
 
-// The size path's floor: per word its hash and one load of a code length from a table the size
-// of the book's encoder table, summed; no key compared, so no word is ever priced as an escape.
-// What any size path that finds a word's code length by hashing pays at least (not a size: it
-// is wrong for every word outside the book). A floor for `size`; its `vs_reference` is against
-// size's reference.
+// The size path's floor: per word its hash and one load of a code length from a table of the
+// size the book's encoder table starts at (two slots a symbol, a power of two), summed; no key
+// compared, so no word is ever priced as an escape. What any size path that finds a word's code
+// length by hashing pays at least (not a size: it is wrong for every word outside the book). A
+// floor for `size`; its `vs_reference` is against size's reference.
 class size_lookup_floor {
 public:
     explicit size_lookup_floor(const mc::huffman_code_book& book) {

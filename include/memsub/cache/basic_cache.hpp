@@ -258,8 +258,7 @@ public:
         const layout_type L = layout_;
         const set_index s = set_of(addr, L);
         __builtin_prefetch(header(s, L));
-        const std::uint64_t* tags = &tags_[slot(s, entry_index{0}, L)];
-        for (std::uint32_t e = 0; e < L.entries; e += 8) __builtin_prefetch(tags + e);
+        this->prefetch_tag_lines(&tags_[slot(s, entry_index{0}, L)], (L.entries + 7u) / 8u);
         if constexpr (replacement::prefetches<policy_type>) policy_.prefetch(s);
     }
 

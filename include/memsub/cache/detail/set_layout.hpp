@@ -334,11 +334,15 @@ protected:
     /// Swiss-table style: compare one-byte fingerprints of all entries at once, then verify the
     /// (usually single) candidate's full tag. Returns an index, not a mask: the hit path needs
     /// the entry, and a mask would cost it a shift and a count-trailing-zeros to get it back.
+    /// Prefetches the first `lines` 64-byte lines (eight tags each) of a set's tags at `tags`.
+    static void prefetch_tag_lines(const std::uint64_t* tags, std::uint32_t lines) noexcept {
+        for (std::uint32_t k = 0; k < lines; ++k) __builtin_prefetch(tags + 8 * k);
+    }
+
     [[nodiscard]] std::uint32_t find_entry(set_index s, std::uint64_t key,
                                            const layout_type& L) const noexcept {
         const std::uint64_t* tags = &tags_[slot(s, entry_index{0}, L)];
-        for (std::uint32_t k = 0; k < L.prefetched_tag_lines; ++k) // large caches only
-            __builtin_prefetch(tags + 8 * k);
+        prefetch_tag_lines(tags, L.prefetched_tag_lines); // large caches only
         entry_mask candidates =
             byte_equal_mask(fingerprint_row(s, L), L.fingerprint_stride, fingerprint_of(key)) &
             state_of(s, L).valid;
