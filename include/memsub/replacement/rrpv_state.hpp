@@ -111,9 +111,11 @@ constexpr void age_once_swar(std::uint64_t* row, std::uint32_t words, std::uint8
 /// RRIP §4.1 ageing of a whole ≤ 16-entry row in one step, without a loop or a data-dependent
 /// branch: repeating "+1 to every RRPV below d" until some entry of the row is distant is the
 /// same as adding k = d − max(row) to every entry, saturating at d. Lanes from `entries` on are
-/// padding. Returns the distant entries afterwards (never empty).
-inline entry_mask age_row_to_distant_sse2(std::uint64_t* row, std::uint32_t entries,
-                                          std::uint8_t d) noexcept {
+/// padding. Returns the distant entries afterwards (never empty). Always inlined: as a call,
+/// made on every miss into a full set, it made the access loop save and reload its registers
+/// around it (docs/performance/miss_path.md, "SRRIP's replacement in one step").
+MEMSUB_ALWAYS_INLINE entry_mask age_row_to_distant_sse2(std::uint64_t* row, std::uint32_t entries,
+                                                        std::uint8_t d) noexcept {
     __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row));
     const __m128i live =
         _mm_cmplt_epi8(_mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
@@ -243,22 +245,7 @@ public:
     /// eligible entry is distant (repeated "+1 to all", saturating). Returns the eligible
     /// distant entries. `eligible` must be non-empty.
     MEMSUB_ALWAYS_INLINE entry_mask age(set_index s, entry_mask eligible) noexcept {
-        std::uint64_t* r = row(s);
-#if defined(__SSE2__)
-        // A full conventional set offers every entry: age the row in one step instead of one
-        // pass per missing RRPV level, and without testing for a distant entry first (a row
-        // that holds one gains 0): whether it does depends on the workload, and the test's
-        // mispredictions cost more than the step.
-        if (words() == 2 && eligible == low_bits_mask(entries()))
-            return detail::rrpv_kernels::age_row_to_distant_sse2(r, entries(), distant_);
-#endif
-        const entry_mask first = detail::rrpv_kernels::distant(r, words(), distant_) & eligible;
-        if (first != 0) return first;
-        for (;;) {
-            detail::rrpv_kernels::age_once(r, words(), distant_);
-            const entry_mask d = detail::rrpv_kernels::distant(r, words(), distant_) & eligible;
-            if (d != 0) return d;
-        }
+        return age_row(row(s), eligible, distant_);
     }
 
     /// RRIP §4.1 victim: the first (lowest) eligible entry whose RRPV is distant, ageing the
@@ -267,20 +254,53 @@ public:
         return lowest_entry(age(s, eligible));
     }
 
+    /// find_victim, then set(s, victim, v): one replacement's RRPV work (a policy's O7). The
+    /// row's address and the distant value are read once: after the ageing's vector store,
+    /// which may alias any member, set() would have read them again.
+    [[nodiscard]] MEMSUB_ALWAYS_INLINE entry_index replace(set_index s, entry_mask eligible,
+                                                           std::uint8_t v) noexcept {
+        std::uint64_t* const r = row(s);
+        const entry_index e = lowest_entry(age_row(r, eligible, distant_));
+        reinterpret_cast<std::uint8_t*>(r)[byte_in_row(e)] = v;
+        return e;
+    }
+
     /// Hardware bits: M per entry.
     [[nodiscard]] std::uint64_t storage_bits() const noexcept {
         return std::uint64_t{bits_} * entries() * rows_.sets();
     }
 
     /// O5 (for the owning policy to forward): the engine may keep the rows in its set headers.
-    [[nodiscard]] std::uint32_t row_bytes() const noexcept {
-        return rows_.row_bytes();
-    }
-    void place_rows(std::byte* first, std::size_t stride) noexcept {
-        rows_.place(first, stride);
-    }
+    [[nodiscard]] std::uint32_t row_bytes() const noexcept { return rows_.row_bytes(); }
+    void place_rows(std::byte* first, std::size_t stride) noexcept { rows_.place(first, stride); }
 
 private:
+    /// age() on the row at `r`, with the distant value `d`.
+    MEMSUB_ALWAYS_INLINE entry_mask age_row(std::uint64_t* r, entry_mask eligible,
+                                            std::uint8_t d) const noexcept {
+#if defined(__SSE2__)
+        // A full conventional set offers every entry: age the row in one step instead of one
+        // pass per missing RRPV level, and without testing for a distant entry first (a row
+        // that holds one gains 0): whether it does depends on the workload, and the test's
+        // mispredictions cost more than the step.
+        if (MEMSUB_LIKELY(words() == 2 && eligible == low_bits_mask(entries())))
+            return detail::rrpv_kernels::age_row_to_distant_sse2(r, entries(), d);
+#endif
+        return age_row_in_passes(r, eligible, d);
+    }
+    /// age_row one "+1 to all" pass at a time: sets of more than 16 entries, and victims
+    /// restricted to some of a set's entries. Out of line, so that the one-step case inlined
+    /// into the access loop stays small.
+    [[gnu::noinline]] entry_mask age_row_in_passes(std::uint64_t* r, entry_mask eligible,
+                                                   std::uint8_t d) const noexcept {
+        const entry_mask first = detail::rrpv_kernels::distant(r, words(), d) & eligible;
+        if (first != 0) return first;
+        for (;;) {
+            detail::rrpv_kernels::age_once(r, words(), d);
+            const entry_mask found = detail::rrpv_kernels::distant(r, words(), d) & eligible;
+            if (found != 0) return found;
+        }
+    }
     /// 64-bit words per row: two per 16 entries.
     [[nodiscard]] std::uint32_t words() const noexcept {
         if constexpr (Entries != 0)

@@ -13,6 +13,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include <memsub/config.hpp>
 #include <memsub/core/errors.hpp>
 #include <memsub/replacement/concept.hpp>
 #include <memsub/replacement/rrpv_state.hpp>
@@ -61,10 +62,9 @@ public:
         return state_.find_victim(s, eligible);
     }
     /// O7: victim + on_evict (nothing) + on_insert in one call.
-    [[nodiscard]] entry_index replace(set_index s, entry_mask eligible, const access&) noexcept {
-        const entry_index e = state_.find_victim(s, eligible);
-        state_.set(s, e, state_.long_interval());
-        return e;
+    [[nodiscard]] MEMSUB_ALWAYS_INLINE entry_index replace(set_index s, entry_mask eligible,
+                                                           const access&) noexcept {
+        return state_.replace(s, eligible, state_.long_interval());
     }
 
     [[nodiscard]] std::uint32_t rrpv(set_index s, entry_index e) const noexcept {
