@@ -32,7 +32,7 @@ struct naive_rrpv {
 
 } // namespace
 
-TEST_CASE("rrpv_state equals the naive RRIP rule (all widths, odd entry counts, masks)") {
+TEST_CASE("rrpv_state equals the naive RRIP rule (all widths, odd entry counts, masks, replace)") {
     xoshiro256ss rng(42);
     for (std::uint32_t entries : {1u, 2u, 3u, 4u, 7u, 8u, 9u, 12u, 16u, 31u, 33u, 64u}) {
         for (std::uint32_t bits = 1; bits <= 7; ++bits) {
@@ -66,9 +66,13 @@ TEST_CASE("rrpv_state equals the naive RRIP rule (all widths, odd entry counts, 
                     entry_mask m =
                         rng.below(2) == 0 ? low_bits_mask(entries) : rng() & low_bits_mask(entries);
                     if (m == 0) m = bit_of(e);
-                    const entry_index got = st.find_victim(s, m);
+                    // Half of them through replace: the search, then the victim's new RRPV.
+                    const bool replacing = rng.below(2) == 0;
+                    const auto x = static_cast<std::uint8_t>(rng.below(distant + 1));
+                    const entry_index got = replacing ? st.replace(s, m, x) : st.find_victim(s, m);
                     const std::uint32_t want = r.victim(m);
                     if (got.value != want) REQUIRE(got.value == want);
+                    if (replacing) r.v[want] = x;
                     break;
                 }
                 }
@@ -85,6 +89,55 @@ TEST_CASE("rrpv_state equals the naive RRIP rule (all widths, odd entry counts, 
             CHECK(st.storage_bits() == std::uint64_t{4} * entries * bits);
         }
     }
+}
+
+namespace {
+
+/// basic_rrpv_state<Entries> (the compile-time shape) against rrpv_state, operation by
+/// operation, on a random mix of sets, promotions, searches and replacements.
+template <std::uint32_t Entries>
+void check_fixed_shape_matches_runtime() {
+    const geometry g{.sets = 8, .ways = Entries, .line_bytes = 64};
+    xoshiro256ss rng(Entries);
+    for (std::uint32_t bits : {1u, 2u, 3u, 7u}) {
+        replacement::rrpv_state any(g, bits);
+        basic_rrpv_state<Entries> fixed(g, bits);
+        for (int step = 0; step < 4000; ++step) {
+            const set_index s{static_cast<std::uint32_t>(rng.below(8))};
+            const entry_index e{static_cast<std::uint32_t>(rng.below(Entries))};
+            const auto x = static_cast<std::uint8_t>(rng.below(any.distant() + 1u));
+            entry_mask m =
+                rng.below(2) == 0 ? low_bits_mask(Entries) : rng() & low_bits_mask(Entries);
+            if (m == 0) m = bit_of(e);
+            switch (rng.below(4)) {
+            case 0:
+                any.set(s, e, x);
+                fixed.set(s, e, x);
+                break;
+            case 1:
+                any.promote(s, e, hit_promotion::frequency_priority);
+                fixed.promote(s, e, hit_promotion::frequency_priority);
+                break;
+            case 2:
+                REQUIRE(any.find_victim(s, m) == fixed.find_victim(s, m));
+                break;
+            default:
+                REQUIRE(any.replace(s, m, x) == fixed.replace(s, m, x));
+                break;
+            }
+            for (std::uint32_t k = 0; k < Entries; ++k)
+                REQUIRE(any.get(s, entry_index{k}) == fixed.get(s, entry_index{k}));
+        }
+    }
+}
+
+} // namespace
+
+TEST_CASE("basic_rrpv_state<Entries> behaves as rrpv_state on its shape") {
+    check_fixed_shape_matches_runtime<4>();
+    check_fixed_shape_matches_runtime<8>();
+    check_fixed_shape_matches_runtime<16>();
+    check_fixed_shape_matches_runtime<32>();
 }
 
 TEST_CASE("rrpv kernels: SWAR and SSE2 agree with a byte-by-byte reference") {

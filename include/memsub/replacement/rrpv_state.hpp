@@ -182,6 +182,7 @@ inline void age_once(std::uint64_t* row, std::uint32_t words, std::uint8_t d) no
 ///     on_insert: state_.set(s, e, state_.long_interval());  // 2^M − 2
 ///     on_hit:    state_.promote(s, e, hit_promotion::hit_priority);
 ///     victim:    return state_.find_victim(s, eligible);
+///     replace:   return state_.replace(s, eligible, state_.long_interval());  // O7
 ///
 
 /// Layout: each set's RRPVs are packed eight per 64-bit word, rows padded to 16 bytes (padding
