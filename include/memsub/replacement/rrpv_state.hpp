@@ -286,14 +286,23 @@ private:
         // mispredictions cost more than the step.
         if (MEMSUB_LIKELY(words() == 2 && eligible == low_bits_mask(entries())))
             return detail::rrpv_kernels::age_row_to_distant_sse2(r, entries(), d);
+        return age_row_in_passes_out_of_line(r, eligible, d);
+#else
+        return age_row_in_passes(r, eligible, d);
 #endif
+    }
+    /// With SSE2 the one-step case above is the common one (every miss into a full set of up
+    /// to 16 entries); keeping the passes out of line keeps what is inlined into the access
+    /// loop small. Without SSE2 the passes are the only path and stay inline.
+    [[gnu::noinline]] entry_mask age_row_in_passes_out_of_line(std::uint64_t* r,
+                                                               entry_mask eligible,
+                                                               std::uint8_t d) const noexcept {
         return age_row_in_passes(r, eligible, d);
     }
-    /// age_row one "+1 to all" pass at a time: sets of more than 16 entries, and victims
-    /// restricted to some of a set's entries. Out of line, so that the one-step case inlined
-    /// into the access loop stays small.
-    [[gnu::noinline]] entry_mask age_row_in_passes(std::uint64_t* r, entry_mask eligible,
-                                                   std::uint8_t d) const noexcept {
+    /// age_row one "+1 to all" pass at a time: sets of more than 16 entries, victims
+    /// restricted to some of a set's entries, and every search without SSE2.
+    entry_mask age_row_in_passes(std::uint64_t* r, entry_mask eligible,
+                                 std::uint8_t d) const noexcept {
         const entry_mask first = detail::rrpv_kernels::distant(r, words(), d) & eligible;
         if (first != 0) return first;
         for (;;) {
