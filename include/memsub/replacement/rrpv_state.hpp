@@ -262,7 +262,7 @@ public:
                                                            std::uint8_t v) noexcept {
         std::uint64_t* const r = row(s);
         const entry_index e = lowest_entry(age_row(r, eligible, distant_));
-        reinterpret_cast<std::uint8_t*>(r)[byte_in_row(e)] = v;
+        *entry_byte(r, e) = v;
         return e;
     }
 
@@ -325,8 +325,11 @@ private:
         else
             return 8u * (e.value >> 3) + (7u - (e.value & 7u));
     }
+    [[nodiscard]] static std::uint8_t* entry_byte(std::uint64_t* r, entry_index e) noexcept {
+        return reinterpret_cast<std::uint8_t*>(r) + byte_in_row(e);
+    }
     [[nodiscard]] std::uint8_t* entry_byte(set_index s, entry_index e) noexcept {
-        return reinterpret_cast<std::uint8_t*>(row(s)) + byte_in_row(e);
+        return entry_byte(row(s), e);
     }
     [[nodiscard]] const std::uint8_t* entry_byte(set_index s, entry_index e) const noexcept {
         return reinterpret_cast<const std::uint8_t*>(row(s)) + byte_in_row(e);

@@ -330,15 +330,15 @@ protected:
         return e < max_entries_per_set ? bit_of(entry_index{e}) : entry_mask{0};
     }
 
-    /// Conventional caches: the valid entry of set `s` holding `key`, or max_entries_per_set.
-    /// Swiss-table style: compare one-byte fingerprints of all entries at once, then verify the
-    /// (usually single) candidate's full tag. Returns an index, not a mask: the hit path needs
-    /// the entry, and a mask would cost it a shift and a count-trailing-zeros to get it back.
     /// Prefetches the first `lines` 64-byte lines (eight tags each) of a set's tags at `tags`.
     static void prefetch_tag_lines(const std::uint64_t* tags, std::uint32_t lines) noexcept {
         for (std::uint32_t k = 0; k < lines; ++k) __builtin_prefetch(tags + 8 * k);
     }
 
+    /// Conventional caches: the valid entry of set `s` holding `key`, or max_entries_per_set.
+    /// Swiss-table style: compare one-byte fingerprints of all entries at once, then verify the
+    /// (usually single) candidate's full tag. Returns an index, not a mask: the hit path needs
+    /// the entry, and a mask would cost it a shift and a count-trailing-zeros to get it back.
     [[nodiscard]] std::uint32_t find_entry(set_index s, std::uint64_t key,
                                            const layout_type& L) const noexcept {
         const std::uint64_t* tags = &tags_[slot(s, entry_index{0}, L)];
