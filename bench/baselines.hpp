@@ -9,6 +9,7 @@
 #include <memsub/core/aligned_allocator.hpp>
 #include <memsub/core/byte_match.hpp>
 #include <memsub/core/geometry.hpp>
+#include <memsub/core/huge_page_allocator.hpp>
 #include <memsub/replacement/rrpv_state.hpp>
 
 #include <algorithm>
@@ -173,9 +174,10 @@ private:
         std::uint64_t dirty = 0;
     };
 
-    std::vector<set_header, memsub::aligned_allocator<set_header>> headers_;
+    // As the engine allocates its arrays (core/huge_page_allocator.hpp).
+    std::vector<set_header, memsub::huge_page_allocator<set_header>> headers_;
     std::vector<std::array<std::uint64_t, Ways>,
-                memsub::aligned_allocator<std::array<std::uint64_t, Ways>>>
+                memsub::huge_page_allocator<std::array<std::uint64_t, Ways>>>
         tags_;
 };
 

@@ -6,6 +6,8 @@
 // the same cache built twice) depended on where the heap happened to be: two instances of one
 // loop on one stream differed by up to 10 % in bench_replacement. Aligning the start makes every
 // set's row begin on a line boundary whenever the row is a whole number of lines.
+// The engine's own per-set arrays come from huge_page_allocator.hpp, which aligns them the same
+// way and puts the large ones in huge pages.
 #pragma once
 
 #include <cstddef>

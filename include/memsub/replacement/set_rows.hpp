@@ -20,6 +20,7 @@
 #include <vector>
 
 #include <memsub/config.hpp>
+#include <memsub/core/huge_page_allocator.hpp>
 #include <memsub/core/types.hpp>
 
 namespace memsub::replacement {
@@ -93,14 +94,15 @@ public:
             std::memcpy(first + std::size_t{s} * stride, row(set_index{s}), row_bytes_);
         base_ = first;
         shift_ = log2_exact(stride);
-        std::vector<std::uint64_t>().swap(owned_);
+        decltype(owned_)().swap(owned_);
     }
 
 private:
     std::uint32_t sets_;
     std::uint32_t row_bytes_;
     std::uint32_t shift_;
-    std::vector<std::uint64_t> owned_; ///< empty once hosted
+    /// Empty once hosted; large row arrays in huge pages, as the engine's (huge_page_allocator).
+    std::vector<std::uint64_t, huge_page_allocator<std::uint64_t>> owned_;
     std::byte* base_;
 };
 

@@ -28,11 +28,11 @@
 #include <memsub/cache/access_result.hpp>
 #include <memsub/cache/cache_options.hpp>
 #include <memsub/config.hpp>
-#include <memsub/core/aligned_allocator.hpp>
 #include <memsub/core/bits.hpp>
 #include <memsub/core/byte_match.hpp>
 #include <memsub/core/errors.hpp>
 #include <memsub/core/geometry.hpp>
+#include <memsub/core/huge_page_allocator.hpp>
 #include <memsub/core/types.hpp>
 #include <memsub/linesize/concept.hpp>
 #include <memsub/replacement/concept.hpp>
@@ -431,15 +431,16 @@ protected:
     [[no_unique_address]] Bypass bypass_;
     [[no_unique_address]] Sizer sizer_;
     [[no_unique_address]] layout_type layout_;
-    // Cache-line aligned: a set's tags start on a line (core/aligned_allocator.hpp).
-    std::vector<std::uint64_t, aligned_allocator<std::uint64_t>> tags_;
+    // Cache-line aligned, so a set's tags start on a line; large ones in huge pages
+    // (core/huge_page_allocator.hpp), as the headers.
+    std::vector<std::uint64_t, huge_page_allocator<std::uint64_t>> tags_;
     std::vector<std::uint8_t> stored_;
     std::vector<std::uint64_t> touched_;
     /// Variable blocks: the segments of its line each entry's block covers (bit i = segment i
     /// of the line), set with the tag: one run, so its length is the block's span (span_of).
     std::vector<std::uint64_t> line_segments_;
     std::vector<std::uint32_t> payload_;
-    std::vector<header_block> headers_;
+    std::vector<header_block, huge_page_allocator<header_block>> headers_;
 };
 
 } // namespace memsub::cache::detail
