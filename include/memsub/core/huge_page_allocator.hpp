@@ -5,16 +5,14 @@
 // Decision: the per-set arrays of a large cache (tags, set headers, policy rows) are allocated
 // in transparent huge pages where the OS has them. A simulated 64 Ki-set cache keeps several MiB
 // of metadata, and consecutive accesses touch lines of unrelated sets spread over thousands of
-// 4 KiB pages; one 2 MiB page covers 512 of them. Linux backs anonymous memory with huge pages only
-// where asked
-// (`madvise(MADV_HUGEPAGE)`) unless the machine is set to "always", and a std::vector never
-// asks. Only arrays of at least `huge_page_bytes` are placed so: below that the array would
-// round up to a whole huge page. On other systems, under AddressSanitizer, and with
-// MEMSUB_NO_HUGE_PAGES defined before
-// any memsub header, every array comes from the aligned operator new, as with
-// aligned_allocator (define it alike in every translation unit of a program: it changes this
-// allocator). The request is a hint: where the kernel has THP disabled or no huge page
-// free, the memory is ordinary pages and everything works the same. Figures:
+// 4 KiB pages; one 2 MiB page covers 512 of them. Linux backs anonymous memory with huge pages
+// only where asked (`madvise(MADV_HUGEPAGE)`) unless the machine is set to "always", and a
+// std::vector never asks. Only arrays of at least `huge_page_bytes` are placed so: below that
+// the array would round up to a whole huge page. On other systems, under AddressSanitizer, and
+// with MEMSUB_NO_HUGE_PAGES defined before any memsub header, every array comes from the aligned
+// operator new, as with aligned_allocator (define it alike in every translation unit of a
+// program: it changes this allocator). The request is a hint: where the kernel has THP disabled
+// or no huge page free, the memory is ordinary pages and everything works the same. Figures:
 // docs/performance/miss_path.md, "Huge pages for the large arrays".
 #pragma once
 
