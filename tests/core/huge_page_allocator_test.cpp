@@ -70,9 +70,11 @@ TEST_CASE("huge_page_allocator: a large array is whole huge pages, zeroed, advis
     const std::size_t n = huge_page_bytes / sizeof(std::uint64_t) + 1;
     std::uint64_t* p = alloc.allocate(n);
     CHECK(reinterpret_cast<std::uintptr_t>(p) % 64 == 0);
-    bool zero = true;
-    for (std::size_t i = 0; i < n; ++i) zero = zero && p[i] == 0;
-    CHECK(zero);
+    if constexpr (huge_pages_requested) { // a fresh mapping; operator new does not zero
+        bool zero = true;
+        for (std::size_t i = 0; i < n; ++i) zero = zero && p[i] == 0;
+        CHECK(zero);
+    }
     for (std::size_t i = 0; i < n; ++i) p[i] = i * 3;
     std::uint64_t sum = 0;
     for (std::size_t i = 0; i < n; ++i) sum += p[i];
