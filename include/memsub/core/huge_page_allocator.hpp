@@ -20,6 +20,8 @@
 #include <cstdint>
 #include <new>
 
+#include <memsub/core/aligned_allocator.hpp>
+
 // Under AddressSanitizer every array comes from operator new, so that its bounds keep their
 // redzones (a mapping of whole pages has none up to its rounded end).
 #if defined(__SANITIZE_ADDRESS__)
@@ -68,11 +70,10 @@ struct huge_page_allocator {
         // Room for the rounding up to whole huge pages, and the extra page map_huge maps.
         if (n > (static_cast<std::size_t>(-1) - 2 * huge_page_bytes) / sizeof(T))
             throw std::bad_array_new_length();
-        const std::size_t bytes = n * sizeof(T);
 #if defined(MEMSUB_DETAIL_HUGE_PAGES)
-        if (bytes >= huge_page_bytes) return static_cast<T*>(map_huge(bytes));
+        if (n * sizeof(T) >= huge_page_bytes) return static_cast<T*>(map_huge(n * sizeof(T)));
 #endif
-        return static_cast<T*>(::operator new (bytes, std::align_val_t{line_alignment}));
+        return small_arrays{}.allocate(n);
     }
 
     void deallocate(T* p, std::size_t n) noexcept {
@@ -81,12 +82,8 @@ struct huge_page_allocator {
             ::munmap(p, whole_pages(n * sizeof(T)));
             return;
         }
-#else
-        (void)n;
 #endif
-        // The unsized aligned delete: clang before 19 declares the sized one only with
-        // -fsized-deallocation.
-        ::operator delete (p, std::align_val_t{line_alignment});
+        small_arrays{}.deallocate(p, n);
     }
 
     template <class U>
@@ -95,6 +92,8 @@ struct huge_page_allocator {
     }
 
 private:
+    using small_arrays = aligned_allocator<T, line_alignment>;
+
     static constexpr std::size_t whole_pages(std::size_t bytes) noexcept {
         return (bytes + huge_page_bytes - 1) & ~(huge_page_bytes - 1);
     }
