@@ -6,6 +6,8 @@
 // compile-time shape for fixed rows), `miss_ratio` (the row's own, on a warm cache) and
 // `accesses/s` (the row's own CPU time; the wall time also holds the plain loop's passes). The
 // stand-alone harness bench/host/miss_path_host.cpp prints the same cells as a host compiles them.
+// Like it, this pins itself to the CPU it starts on (the context's `pinned_cpu`); `--no-pin`,
+// taken off the command line before Google Benchmark reads it, leaves it to the scheduler.
 #include <benchmark/benchmark.h>
 
 #include "miss_path_matrix.hpp"
@@ -14,6 +16,8 @@
 #include <fmt/core.h>
 
 #include <map>
+#include <string>
+#include <string_view>
 #include <tuple>
 
 namespace {
@@ -84,5 +88,21 @@ void register_rows() {
 } // namespace
 
 int main(int argc, char** argv) {
+    bool pin = true;
+    int kept = 1;
+    for (int i = 1; i < argc; ++i) {
+        if (std::string_view(argv[i]) == "--no-pin")
+            pin = false;
+        else
+            argv[kept++] = argv[i];
+    }
+    argc = kept;
+    argv[argc] = nullptr;
+    std::string pinned = "no (--no-pin)";
+    if (pin) {
+        const cpu_pin p = pin_to_current_cpu();
+        pinned = p.cpu >= 0 ? std::to_string(p.cpu) : "no (" + p.why_not + ")";
+    }
+    benchmark::AddCustomContext("pinned_cpu", pinned);
     return memsub_bench::run_benchmarks(argc, argv, register_rows);
 }

@@ -39,6 +39,10 @@
 #include <string_view>
 #include <vector>
 
+#if defined(__linux__)
+#include <sched.h>
+#endif
+
 namespace memsub_bench::miss_path {
 
 inline constexpr std::array<double, 6> target_miss_ratios{0.05, 0.20, 0.35, 0.50, 0.70, 0.90};
@@ -152,6 +156,34 @@ template <class Loop>
     std::uint64_t hits = 0;
     for (const auto w : words) hits += loop.access(w);
     return hits;
+}
+
+/// Where a harness pinned itself: the CPU, or -1 and why not.
+struct cpu_pin {
+    int cpu = -1;
+    std::string why_not;
+};
+
+/// Binds the calling process to the CPU it is running on.
+///
+/// Decision: both harnesses pin themselves by default (each has an option not to). A large
+/// cache's cell moved by more than 10 % from one unpinned run to the next on the 2-vCPU machine
+/// of docs/performance/miss_path.md, within one harness; pinned, the same cells agreed (that
+/// document's "Medians of separate processes" section has the counts). The CPU is the one the
+/// process starts on, so a `taskset` the user gave is kept (it already allows only its CPUs).
+[[nodiscard]] inline cpu_pin pin_to_current_cpu() {
+#if defined(__linux__)
+    const int cpu = sched_getcpu();
+    if (cpu < 0) return {.cpu = -1, .why_not = "sched_getcpu failed"};
+    cpu_set_t set;
+    CPU_ZERO(&set);
+    CPU_SET(cpu, &set);
+    if (sched_setaffinity(0, sizeof set, &set) != 0)
+        return {.cpu = -1, .why_not = "sched_setaffinity failed"};
+    return {.cpu = cpu, .why_not = {}};
+#else
+    return {.cpu = -1, .why_not = "pinning is implemented for Linux only"};
+#endif
 }
 
 /// CPU seconds each side of a cell is timed for at least, in both harnesses.

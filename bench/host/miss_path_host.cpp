@@ -7,7 +7,10 @@
 //
 //   memsub_host_miss_path_O3 [--min-seconds S] [--subjects lru,srrip,...] [--geometry runtime|
 //                            fixed|both] [--sets 64,1024] [--ways 16] [--targets 0.05,0.5]
-//                            [--csv FILE] [--quick]
+//                            [--csv FILE] [--quick] [--no-pin]
+//
+// It pins itself to the CPU it starts on (bench/miss_path_matrix.hpp, pin_to_current_cpu, says
+// why); --no-pin leaves it to the scheduler.
 #include "../miss_path_matrix.hpp"
 
 #include <fmt/core.h>
@@ -44,6 +47,7 @@ struct options {
     std::vector<std::uint32_t> ways{way_counts.begin(), way_counts.end()};
     std::vector<double> targets{target_miss_ratios.begin(), target_miss_ratios.end()};
     std::string csv;
+    bool pin = true;
 };
 
 [[noreturn]] void usage_error(const std::string& what) {
@@ -100,6 +104,8 @@ options parse(int argc, char** argv) {
             } else if (a == "--targets") {
                 o.targets.clear();
                 for (const auto& s : split(value())) o.targets.push_back(std::stod(s));
+            } else if (a == "--no-pin") {
+                o.pin = false;
             } else if (a == "--csv") {
                 o.csv = std::string(value());
             } else if (a == "--help") {
@@ -107,7 +113,7 @@ options parse(int argc, char** argv) {
                           "lru,srrip,drrip,lru_access_all,design_floor,design_floor_srrip]\n"
                           "       [--geometry runtime|fixed|both] [--sets 64,1024,16384,65536] "
                           "[--ways 4,8,16,32]\n"
-                          "       [--targets 0.05,0.2,...] [--csv FILE]");
+                          "       [--targets 0.05,0.2,...] [--csv FILE] [--no-pin]");
                 std::exit(0);
             } else {
                 usage_error(fmt::format("unknown option {}", a));
@@ -123,6 +129,15 @@ options parse(int argc, char** argv) {
 
 int main(int argc, char** argv) {
     const options o = parse(argc, argv);
+    if (o.pin) {
+        const cpu_pin p = pin_to_current_cpu();
+        if (p.cpu >= 0)
+            fmt::print("pinned to CPU {}\n", p.cpu);
+        else
+            fmt::print("not pinned: {}\n", p.why_not);
+    } else {
+        fmt::print("not pinned (--no-pin)\n");
+    }
     std::optional<fmt::ostream> csv;
     if (!o.csv.empty()) {
         csv.emplace(fmt::output_file(o.csv));
