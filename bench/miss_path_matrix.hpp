@@ -97,21 +97,24 @@ make_stream(const stream_recipe& r, std::size_t length, std::uint64_t seed) {
 }
 
 /// A recipe whose stream's steady-state miss ratio on shape `g` is near `target` (bisection on
-/// the footprint, in log space, on a shorter probe stream).
+/// the footprint, in log space, on probe streams as long as the cell's own: the steady miss
+/// ratio of a Zipf stream depends on its length, and a shorter probe left the large caches'
+/// streams points above their targets). A probe within half a point of the
+/// target ends the search with that probe's footprint; otherwise the search ends with the
+/// middle of its last interval, 2^-14 of the first one wide.
 [[nodiscard]] inline stream_recipe calibrate(const memsub::geometry& g, double target,
                                              std::uint64_t seed) {
     stream_recipe r = recipe_for(target);
     const std::uint64_t lines = std::uint64_t{g.sets} * g.ways;
-    const std::size_t probe =
-        std::clamp<std::size_t>(3 * lines, std::size_t{1} << 18, std::size_t{1} << 22);
+    const std::size_t probe = stream_length(lines);
     double lo = std::log2(std::max<double>(1.0, static_cast<double>(lines) / 16));
     double hi = std::log2(static_cast<double>(lines) * 4096.0);
     for (int step = 0; step < 14; ++step) {
         const double mid = 0.5 * (lo + hi);
         r.footprint = static_cast<std::uint64_t>(std::exp2(mid));
         const double m = steady_miss_ratio(g, make_stream(r, probe, seed));
+        if (std::abs(m - target) < 0.005) return r;
         (m < target ? lo : hi) = mid;
-        if (std::abs(m - target) < 0.005) break;
     }
     r.footprint = static_cast<std::uint64_t>(std::exp2(0.5 * (lo + hi)));
     return r;

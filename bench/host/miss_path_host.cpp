@@ -16,6 +16,7 @@
 #include <fmt/core.h>
 #include <fmt/os.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
@@ -27,6 +28,9 @@
 namespace {
 
 using namespace memsub_bench::miss_path;
+
+/// How far a cell's measured miss ratio may be from its target before the harness lists it.
+constexpr double off_target_points = 5.0;
 
 std::vector<std::string> split(std::string_view s) {
     std::vector<std::string> out;
@@ -149,6 +153,7 @@ int main(int argc, char** argv) {
                "sets", "ways", "target", "misses", "x_plain", "Macc/s", "plain");
     double worst = 1e9;
     std::string worst_cell;
+    std::vector<std::string> off_target; // cells whose stream missed the target
     for (const auto sets : o.sets)
         for (const auto ways : o.ways) {
             const memsub::geometry g{.sets = sets, .ways = ways, .line_bytes = line_bytes};
@@ -156,6 +161,7 @@ int main(int argc, char** argv) {
                 const stream_recipe r = calibrate(g, target, 2026);
                 const std::vector<std::uint64_t> words =
                     make_stream(r, stream_length(std::uint64_t{sets} * ways), 2027);
+                std::optional<double> plain_misses; // the plain loop's, the same in every row
                 for (const subject s : o.subjects)
                     for (const bool fixed : {false, true}) {
                         if (fixed ? !o.fixed : !o.runtime) continue;
@@ -188,14 +194,24 @@ int main(int argc, char** argv) {
                                        name_of(s), kind, sets, ways, target, c.miss_ratio,
                                        c.x_plain_loop, c.subject_rate,
                                        c.subject_rate / c.x_plain_loop, c.passes);
+                        plain_misses = c.plain_miss_ratio;
                         if ((s == subject::lru || s == subject::srrip) && c.x_plain_loop < worst) {
                             worst = c.x_plain_loop;
                             worst_cell = fmt::format("{} {} {}x{} at {:.0f}% misses", name_of(s),
                                                      kind, sets, ways, 100 * c.miss_ratio);
                         }
                     }
+                if (plain_misses && std::abs(*plain_misses - target) > off_target_points / 100)
+                    off_target.push_back(fmt::format("{}x{} at {:.0f}%: {:.1f}%", sets, ways,
+                                                     100 * target, 100 * *plain_misses));
             }
         }
+    if (!off_target.empty()) {
+        fmt::print("\nstreams off their target by more than {:.0f} points (the plain loop's "
+                   "misses):\n",
+                   off_target_points);
+        for (const auto& c : off_target) fmt::print("  {}\n", c);
+    }
     if (!worst_cell.empty())
         fmt::print("\nlowest LRU/SRRIP cell: {:.2f}x the plain loop ({})\n", worst, worst_cell);
     return 0;
