@@ -99,7 +99,7 @@ make_stream(const stream_recipe& r, std::size_t length, std::uint64_t seed) {
 /// A recipe whose stream's steady-state miss ratio on shape `g` is near `target` (bisection on
 /// the footprint, in log space, on probe streams as long as the cell's own: the steady miss
 /// ratio of a Zipf stream depends on its length, and a shorter probe left the large caches'
-/// streams points above their targets). A probe within half a point of the
+/// streams several points above their targets). A probe within half a point of the
 /// target ends the search with that probe's footprint; otherwise the search ends with the
 /// middle of its last interval, 2^-14 of the first one wide.
 [[nodiscard]] inline stream_recipe calibrate(const memsub::geometry& g, double target,

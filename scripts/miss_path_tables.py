@@ -15,7 +15,8 @@ optimisation level or a -march=native build), and prints Markdown:
   scripts/miss_path_tables.py HOST_O3.csv [--gb GB.json] [--also NAME=HOST.csv ...]
 
 Each input may name several runs of one harness, separated by commas (HOST_1.csv,HOST_2.csv,…):
-a cell's figure is then the median over the runs (of its ratio and of its miss ratio). On a
+a cell's figure is then the median over the runs that measured it (of its ratio and of its miss
+ratio), so one run of further subjects can join several runs of LRU and SRRIP. On a
 shared machine a cell's ratio moves from one process to the next as a whole (the same cell is
 steady within a run); separate processes, and their median, are what make it reproducible.
 """
@@ -51,11 +52,24 @@ def read_gb(path):
 
 
 def read_runs(reader, spec):
-    """The per-cell median over the comma-separated runs of `spec` (cells found in every run)."""
+    """The per-cell median over the comma-separated runs of `spec` that measured the cell (a
+    subject may come from fewer runs than another), and the number of runs per subject."""
     runs = [reader(path) for path in spec.split(",") if path]
-    common = set(runs[0]).intersection(*runs[1:])
-    return {k: (statistics.median(r[k][0] for r in runs), statistics.median(r[k][1] for r in runs))
-            for k in common}, len(runs)
+    cells, runs_of = {}, {}
+    for k in set().union(*runs):
+        have = [r[k] for r in runs if k in r]
+        cells[k] = (statistics.median(v[0] for v in have), statistics.median(v[1] for v in have))
+        runs_of[k[0]] = max(runs_of.get(k[0], 0), len(have))
+    return cells, runs_of
+
+
+def runs_note(runs_of):
+    """'3 runs' when every subject has as many, else the count per subject."""
+    counts = set(runs_of.values())
+    if len(counts) == 1:
+        n = counts.pop()
+        return f"{n} run" + ("s" if n > 1 else "")
+    return ", ".join(f"{s} {n}" for s, n in sorted(runs_of.items())) + " runs"
 
 
 def summary(cells):
@@ -99,6 +113,12 @@ def floors(cells):
                   f"| {b} | {fb} |")
         print(f"\n{policy}: {below} cells below the plain loop, {floor_below} of them with the "
               "design floor below it too.")
+        gap = sorted(k for k in have
+                     if cells[k][0] < 1.0 and cells[(floor, "fixed") + k[2:]][0] >= 1.0)
+        if gap:
+            print("Below the plain loop with the floor at or above it: " + "; ".join(
+                f"{k[2]} x {k[3]} at {k[4]} % ({cells[k][0]:.2f}, floor "
+                f"{cells[(floor, 'fixed') + k[2:]][0]:.2f})" for k in gap) + ".")
 
 
 def agreement(name, base, other, list_far=False, base_name="host -O3"):
@@ -140,21 +160,22 @@ def main():
     a = ap.parse_args()
     base, runs = read_runs(read_host, a.host_csv)
     print("## Summary\n")
-    if runs > 1:
-        print(f"Each cell: the median of {runs} runs of the host harness.\n")
+    if max(runs.values()) > 1:
+        print(f"Each cell: the median of the host harness's runs ({runs_note(runs)}).\n")
     summary(base)
     floors(base)
     print("\n## Agreement\n")
-    base_name = "host -O3" + (f" (median of {runs} runs)" if runs > 1 else "")
+    base_name = "host -O3" + (f" ({runs_note(runs)})" if max(runs.values()) > 1 else "")
     if a.gb:
         gb, gb_runs = read_runs(read_gb, a.gb)
-        name = "Google Benchmark" + (f" (median of {gb_runs} runs)" if gb_runs > 1 else "")
+        name = "Google Benchmark" + (f" ({runs_note(gb_runs)})" if max(gb_runs.values()) > 1
+                                     else "")
         agreement(name, base, gb, a.list_far, base_name)
     for spec in a.also:
         name, _, path = spec.partition("=")
         other, other_runs = read_runs(read_host, path)
-        if other_runs > 1:
-            name += f" (median of {other_runs} runs)"
+        if max(other_runs.values()) > 1:
+            name += f" ({runs_note(other_runs)})"
         agreement(name, base, other, a.list_far, base_name)
     print("\n## Every cell")
     every_cell(base)
