@@ -169,11 +169,12 @@ struct cpu_pin {
 
 /// Binds the calling process to the CPU it is running on.
 ///
-/// Decision: both harnesses pin themselves by default (each has an option not to). A large
-/// cache's cell moved by more than 10 % from one unpinned run to the next on the 2-vCPU machine
-/// of docs/performance/miss_path.md, within one harness; pinned, the same cells agreed (that
-/// document's "Medians of separate processes" section has the counts). The CPU is the one the
-/// process starts on, so a `taskset` the user gave is kept (it already allows only its CPUs).
+/// Decision: both harnesses pin themselves by default (each has an option not to). Unpinned, on
+/// the 2-vCPU machine of docs/performance/miss_path.md, a third of the cells moved by more than
+/// 10 % from one run of a harness to the next; pinned, a few in 384 did, and the two harnesses'
+/// medians agreed (that document's "The two harnesses, pinned" has the counts). The CPU is the
+/// one the process starts on, so a `taskset` the user gave is kept (it already allows only its
+/// CPUs).
 [[nodiscard]] inline cpu_pin pin_to_current_cpu() {
 #if defined(__linux__)
     const int cpu = sched_getcpu();
