@@ -64,12 +64,13 @@ def read_runs(reader, spec):
 
 
 def runs_note(runs_of):
-    """'3 runs' when every subject has as many, else the count per subject."""
+    """' (3 runs)' when every subject has as many, else the count per subject; '' for one run."""
     counts = set(runs_of.values())
+    if counts == {1}:
+        return ""
     if len(counts) == 1:
-        n = counts.pop()
-        return f"{n} run" + ("s" if n > 1 else "")
-    return ", ".join(f"{s} {n}" for s, n in sorted(runs_of.items())) + " runs"
+        return f" ({counts.pop()} runs)"
+    return " (" + ", ".join(f"{s} {n}" for s, n in sorted(runs_of.items())) + " runs)"
 
 
 def summary(cells):
@@ -160,22 +161,20 @@ def main():
     a = ap.parse_args()
     base, runs = read_runs(read_host, a.host_csv)
     print("## Summary\n")
-    if max(runs.values()) > 1:
-        print(f"Each cell: the median of the host harness's runs ({runs_note(runs)}).\n")
+    if runs_note(runs):
+        print(f"Each cell: the median of the host harness's runs{runs_note(runs)}.\n")
     summary(base)
     floors(base)
     print("\n## Agreement\n")
-    base_name = "host -O3" + (f" ({runs_note(runs)})" if max(runs.values()) > 1 else "")
+    base_name = "host -O3" + runs_note(runs)
     if a.gb:
         gb, gb_runs = read_runs(read_gb, a.gb)
-        name = "Google Benchmark" + (f" ({runs_note(gb_runs)})" if max(gb_runs.values()) > 1
-                                     else "")
+        name = "Google Benchmark" + runs_note(gb_runs)
         agreement(name, base, gb, a.list_far, base_name)
     for spec in a.also:
         name, _, path = spec.partition("=")
         other, other_runs = read_runs(read_host, path)
-        if max(other_runs.values()) > 1:
-            name += f" ({runs_note(other_runs)})"
+        name += runs_note(other_runs)
         agreement(name, base, other, a.list_far, base_name)
     print("\n## Every cell")
     every_cell(base)
