@@ -1,7 +1,9 @@
 // Hand-written LRU loops the benchmarks measure memsub against (bench/replacement.cpp,
-// bench/miss_path.cpp and bench/explorer_path.cpp): what a competent author writes without a
-// library, and the older stamp-based reference, kept and labelled as what it is; and the two
-// helpers those benchmarks share (a stream word as an access, the thread's CPU clock).
+// bench/miss_path.cpp, bench/explorer_path.cpp and the host programs in bench/host/): what a
+// competent author writes without a library, and the older stamp-based reference, kept and
+// labelled as what it is; the floors (memsub's design, and two other layouts, written by hand
+// without the engine); and the two helpers those benchmarks share (a stream word as an access,
+// the thread's CPU clock).
 #pragma once
 
 #include <memsub/cache/detail/set_layout.hpp>
@@ -272,6 +274,150 @@ template <std::uint32_t Sets, std::uint32_t Ways, std::uint32_t LineBytes>
 using fingerprint_lru_floor = fingerprint_floor<Sets, Ways, LineBytes, lru_floor_row<Ways>>;
 template <std::uint32_t Sets, std::uint32_t Ways, std::uint32_t LineBytes>
 using fingerprint_srrip_floor = fingerprint_floor<Sets, Ways, LineBytes, srrip_floor_row<Ways>>;
+
+/// An LRU stack of up to 16 entries in one word: nibble p holds the entry at stack position p
+/// (0 = most recent). The small-associativity layouts below keep their recency this way: a
+/// replacement is a rotate, a promotion a few shifts and masks, no vector register.
+template <std::uint32_t Ways>
+struct lru_order_list {
+    static_assert(Ways >= 2 && Ways <= 16);
+    static constexpr std::uint64_t used = Ways == 16 ? ~0ULL : (1ULL << (4 * Ways)) - 1;
+    static constexpr std::uint64_t nibble_ones = 0x1111111111111111ULL & used;
+
+    [[nodiscard]] static constexpr std::uint64_t identity() noexcept {
+        std::uint64_t list = 0;
+        for (std::uint32_t p = 0; p < Ways; ++p) list |= std::uint64_t{p} << (4 * p);
+        return list;
+    }
+    /// The stack position of entry `e` (in the list exactly once).
+    [[nodiscard]] static std::uint32_t position(std::uint64_t list, std::uint32_t e) noexcept {
+        const std::uint64_t x = list ^ (nibble_ones * e); // e's nibble becomes 0
+        // The lowest flagged nibble is the lowest zero nibble (higher flags may be borrows).
+        const std::uint64_t zero = (x - nibble_ones) & ~x & (nibble_ones << 3);
+        return static_cast<std::uint32_t>(std::countr_zero(zero)) >> 2;
+    }
+    /// The entry at position `p` moved to the top.
+    [[nodiscard]] static std::uint64_t promote_position(std::uint64_t list,
+                                                        std::uint32_t p) noexcept {
+        const std::uint64_t below = (std::uint64_t{1} << (4 * p)) - 1;
+        const std::uint64_t above = ~((below << 4) | 0xfu) & used;
+        return (list & above) | ((list & below) << 4) | ((list >> (4 * p)) & 0xfu);
+    }
+    [[nodiscard]] static std::uint64_t promote(std::uint64_t list, std::uint32_t e) noexcept {
+        return promote_position(list, position(list, e));
+    }
+    [[nodiscard]] static std::uint32_t bottom(std::uint64_t list) noexcept {
+        return static_cast<std::uint32_t>(list >> (4 * (Ways - 1))) & 0xfu;
+    }
+    /// The bottom entry replaced: it moves to the top.
+    [[nodiscard]] static std::uint64_t rotate(std::uint64_t list) noexcept {
+        return ((list << 4) & used) | bottom(list);
+    }
+};
+
+/// A floor of another design, for small associativity: no fingerprints, the set's tags compared
+/// one by one (branch-free, into a mask), and beside them in the same 64-byte-aligned block the
+/// recency as an `lru_order_list` and the occupied and dirty bits. Entries keep their place, as
+/// the engine's interface needs (a policy row, a result's entry index). Like `fingerprint_floor`
+/// it has no statistics, eviction report or policy interface.
+template <std::uint32_t Sets, std::uint32_t Ways, std::uint32_t LineBytes>
+class direct_tag_lru_floor {
+    using order = lru_order_list<Ways>;
+    static constexpr std::uint64_t all_ways = (1ULL << Ways) - 1;
+
+public:
+    direct_tag_lru_floor() : sets_(Sets) {
+        for (set& s : sets_) s.tags.fill(no_line);
+    }
+
+    bool access(std::uint64_t word) noexcept {
+        const std::uint64_t line = word >> std::countr_zero(LineBytes);
+        const auto store_bit = word & 1u;
+        set& s = sets_[line & (Sets - 1)];
+        std::uint64_t match = 0;
+        for (std::uint32_t w = 0; w < Ways; ++w) match |= std::uint64_t{s.tags[w] == line} << w;
+        if (match != 0) {
+            const auto e = static_cast<std::uint32_t>(std::countr_zero(match));
+            s.dirty |= store_bit << e;
+            s.order = order::promote(s.order, e);
+            return true;
+        }
+        std::uint32_t e;
+        if (s.occupied != all_ways) {
+            e = static_cast<std::uint32_t>(std::countr_one(s.occupied));
+            s.order = order::promote(s.order, e);
+            s.occupied |= 1ULL << e;
+        } else {
+            e = order::bottom(s.order);
+            s.order = order::rotate(s.order);
+        }
+        // A write-back cache would write the victim back here when its dirty bit is set.
+        s.tags[e] = line;
+        s.dirty = (s.dirty & ~(1ULL << e)) | (store_bit << e);
+        return false;
+    }
+
+private:
+    struct alignas(64) set {
+        std::array<std::uint64_t, Ways> tags;
+        std::uint64_t order = lru_order_list<Ways>::identity();
+        std::uint64_t occupied = 0;
+        std::uint64_t dirty = 0;
+    };
+    std::vector<set, memsub::huge_page_allocator<set>> sets_;
+};
+
+/// A floor of the plain loop's own layout with what a cache engine must add to it: the tags in
+/// recency order, shifted as the plain loop shifts them, and beside them the entry each position
+/// holds (an `lru_order_list`, moved with the tags) and the dirty bits by entry, so an entry keeps
+/// its index while its tag moves and a victim's dirty bit is known. The closest a design that
+/// reports entries and dirty bits can stay to the plain loop.
+template <std::uint32_t Sets, std::uint32_t Ways, std::uint32_t LineBytes>
+class shift_order_lru_floor {
+    using order = lru_order_list<Ways>;
+
+public:
+    shift_order_lru_floor() : sets_(Sets) {
+        for (set& s : sets_) s.tags.fill(no_line);
+    }
+
+    bool access(std::uint64_t word) noexcept {
+        const std::uint64_t line = word >> std::countr_zero(LineBytes);
+        const auto store_bit = word & 1u;
+        set& s = sets_[line & (Sets - 1)];
+        std::uint64_t carried = s.tags[0];
+        if (carried == line) {
+            s.dirty |= store_bit << (s.entries & 0xfu);
+            return true;
+        }
+        s.tags[0] = line;
+        for (std::uint32_t p = 1; p < Ways; ++p) {
+            const std::uint64_t here = s.tags[p];
+            s.tags[p] = carried;
+            if (here == line) {
+                const auto e = static_cast<std::uint32_t>(s.entries >> (4 * p)) & 0xfu;
+                s.entries = order::promote_position(s.entries, p);
+                s.dirty |= store_bit << e;
+                return true;
+            }
+            carried = here;
+        }
+        // `carried` is the victim's tag: a write-back cache would write it back here when the
+        // dirty bit of entry e is set.
+        const std::uint32_t e = order::bottom(s.entries);
+        s.entries = order::rotate(s.entries);
+        s.dirty = (s.dirty & ~(1ULL << e)) | (store_bit << e);
+        return false;
+    }
+
+private:
+    struct alignas(64) set {
+        std::array<std::uint64_t, Ways> tags; // most recent first
+        std::uint64_t entries = lru_order_list<Ways>::identity();
+        std::uint64_t dirty = 0;
+    };
+    std::vector<set, memsub::huge_page_allocator<set>> sets_;
+};
 
 /// The older reference: per line a tag, a valid bit and a last-use stamp; linear searches.
 class stamp_lru_array_of_structs {

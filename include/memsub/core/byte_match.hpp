@@ -158,8 +158,8 @@ namespace detail {
 /// lane-mask table (and no registers for one). Done with whole-vector stores only, so a
 /// following vector load of the row is forwarded from the store buffer instead of stalling on
 /// a byte store.
-inline void recency_promote_position(std::uint8_t* row, std::uint32_t padded,
-                                     std::uint8_t old) noexcept;
+MEMSUB_ALWAYS_INLINE void recency_promote_position(std::uint8_t* row, std::uint32_t padded,
+                                                   std::uint8_t old) noexcept;
 
 #if defined(__SSSE3__)
 namespace detail {
@@ -214,8 +214,15 @@ MEMSUB_ALWAYS_INLINE void recency_promote(std::uint8_t* row, std::uint32_t padde
 /// recency_promote of the lane holding position `old` (exactly one lane does): every byte below
 /// `old` gains 1 and that lane becomes 0. With `old` a constant (the bottom of a fixed-shape
 /// stack) no broadcast of a loaded byte is needed.
-inline void recency_promote_position(std::uint8_t* row, std::uint32_t padded,
-                                     std::uint8_t old) noexcept {
+///
+/// Decision: always inlined, in every build. Left to GCC, one `-O3 -march=native` build
+/// inlined it into one host loop and called it out of line from another loop of the same shape,
+/// and on 32-way caches the two ran up to a third apart: the speed a host saw depended on its own
+/// code around the call. Inlined everywhere, the native build's two harnesses agree there and
+/// the portable build's speed is unchanged (docs/performance/miss_path.md, "One inlining
+/// decision for the recency promotion").
+MEMSUB_ALWAYS_INLINE void recency_promote_position(std::uint8_t* row, std::uint32_t padded,
+                                                   std::uint8_t old) noexcept {
 #if defined(__SSE2__)
     const __m128i bound = detail::broadcast_byte(old);
     const __m128i one = _mm_set1_epi8(1);

@@ -973,7 +973,12 @@ inline std::uint64_t l15_bytes_per_module(const machine& m) {
 /// "193/195/192/188": pages per partition.
 inline std::string pages_text(const std::vector<std::uint64_t>& pages) {
     std::string text;
-    for (const std::uint64_t p : pages) text += (text.empty() ? "" : "/") + std::to_string(p);
+    for (const std::uint64_t p : pages) {
+        // Appended piece by piece: `"/" + std::to_string(p)` draws a false -Wrestrict from
+        // g++ 12's libstdc++.
+        if (!text.empty()) text += '/';
+        text += std::to_string(p);
+    }
     return text;
 }
 
