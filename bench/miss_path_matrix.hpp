@@ -35,6 +35,7 @@
 #include <cmath>
 #include <cstdint>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -375,6 +376,34 @@ inline cell_result run_fixed_cell(subject s, const memsub::geometry& g,
     }
     (std::make_index_sequence<set_counts.size() * way_counts.size()>{});
     return r;
+}
+
+/// "a,b,c" → {"a", "b", "c"}: the harnesses' list options.
+[[nodiscard]] inline std::vector<std::string> split_list(std::string_view s) {
+    std::vector<std::string> out;
+    while (!s.empty()) {
+        const auto comma = s.find(',');
+        out.emplace_back(s.substr(0, comma));
+        if (comma == std::string_view::npos) break;
+        s.remove_prefix(comma + 1);
+    }
+    return out;
+}
+
+/// The numbers of a list option (`--sets 64,1024`), each of which must be one of `allowed`;
+/// throws std::runtime_error naming the option and the first that is not.
+template <class T, std::size_t N>
+[[nodiscard]] std::vector<std::uint32_t>
+parse_members(std::string_view arg, const std::array<T, N>& allowed, std::string_view option) {
+    std::vector<std::uint32_t> out;
+    for (const auto& s : split_list(arg)) {
+        const auto v = static_cast<std::uint32_t>(std::stoul(s));
+        if (std::find(allowed.begin(), allowed.end(), v) == allowed.end())
+            throw std::runtime_error(std::string(option) + " " + s +
+                                     ": not a shape this program measures");
+        out.push_back(v);
+    }
+    return out;
 }
 
 } // namespace memsub_bench::miss_path

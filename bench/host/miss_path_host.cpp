@@ -32,17 +32,6 @@ using namespace memsub_bench::miss_path;
 /// How far a cell's measured miss ratio may be from its target before the harness lists it.
 constexpr double off_target_points = 5.0;
 
-std::vector<std::string> split(std::string_view s) {
-    std::vector<std::string> out;
-    while (!s.empty()) {
-        const auto comma = s.find(',');
-        out.emplace_back(s.substr(0, comma));
-        if (comma == std::string_view::npos) break;
-        s.remove_prefix(comma + 1);
-    }
-    return out;
-}
-
 struct options {
     double min_seconds = default_min_seconds;
     std::vector<subject> subjects{all_subjects.begin(), all_subjects.end()};
@@ -57,19 +46,6 @@ struct options {
 [[noreturn]] void usage_error(const std::string& what) {
     std::fprintf(stderr, "miss_path_host: %s\n", what.c_str());
     std::exit(2);
-}
-
-template <class T, std::size_t N>
-std::vector<std::uint32_t> parse_members(std::string_view arg, const std::array<T, N>& allowed,
-                                         std::string_view option) {
-    std::vector<std::uint32_t> out;
-    for (const auto& s : split(arg)) {
-        const auto v = static_cast<std::uint32_t>(std::stoul(s));
-        if (std::find(allowed.begin(), allowed.end(), v) == allowed.end())
-            usage_error(fmt::format("{} {}: not a shape of the matrix", option, s));
-        out.push_back(v);
-    }
-    return out;
 }
 
 options parse(int argc, char** argv) {
@@ -90,7 +66,7 @@ options parse(int argc, char** argv) {
                 o.targets = {0.05, 0.5, 0.9};
             } else if (a == "--subjects") {
                 o.subjects.clear();
-                for (const auto& s : split(value())) {
+                for (const auto& s : split_list(value())) {
                     const auto it = std::find_if(all_subjects.begin(), all_subjects.end(),
                                                  [&](subject x) { return name_of(x) == s; });
                     if (it == all_subjects.end()) usage_error("unknown subject " + s);
@@ -107,7 +83,7 @@ options parse(int argc, char** argv) {
                 o.ways = parse_members(value(), way_counts, "--ways");
             } else if (a == "--targets") {
                 o.targets.clear();
-                for (const auto& s : split(value())) o.targets.push_back(std::stod(s));
+                for (const auto& s : split_list(value())) o.targets.push_back(std::stod(s));
             } else if (a == "--no-pin") {
                 o.pin = false;
             } else if (a == "--csv") {
@@ -122,6 +98,8 @@ options parse(int argc, char** argv) {
             } else {
                 usage_error(fmt::format("unknown option {}", a));
             }
+        } catch (const std::runtime_error& e) {
+            usage_error(e.what());
         } catch (const std::logic_error&) {
             usage_error(fmt::format("bad value for {}", a));
         }

@@ -80,34 +80,9 @@ row run_shape(const memsub::geometry& g, std::span<const std::uint64_t> words, d
     return r;
 }
 
-std::vector<std::string> split(std::string_view s) {
-    std::vector<std::string> out;
-    while (!s.empty()) {
-        const auto comma = s.find(',');
-        out.emplace_back(s.substr(0, comma));
-        if (comma == std::string_view::npos) break;
-        s.remove_prefix(comma + 1);
-    }
-    return out;
-}
-
 [[noreturn]] void usage_error(const std::string& what) {
     std::fprintf(stderr, "small_ways: %s\n", what.c_str());
     std::exit(2);
-}
-
-template <std::size_t N>
-std::vector<std::uint32_t> parse_members(std::string_view arg,
-                                         const std::array<std::uint32_t, N>& allowed,
-                                         std::string_view option) {
-    std::vector<std::uint32_t> out;
-    for (const auto& s : split(arg)) {
-        const auto v = static_cast<std::uint32_t>(std::stoul(s));
-        if (std::find(allowed.begin(), allowed.end(), v) == allowed.end())
-            usage_error(fmt::format("{} {}: not a shape this program measures", option, s));
-        out.push_back(v);
-    }
-    return out;
 }
 
 } // namespace
@@ -133,7 +108,7 @@ int main(int argc, char** argv) {
                 ways = parse_members(value(), small_way_counts, "--ways");
             } else if (a == "--targets") {
                 targets.clear();
-                for (const auto& s : split(value())) targets.push_back(std::stod(s));
+                for (const auto& s : split_list(value())) targets.push_back(std::stod(s));
             } else if (a == "--no-pin") {
                 pin = false;
             } else if (a == "--help") {
@@ -143,6 +118,8 @@ int main(int argc, char** argv) {
             } else {
                 usage_error(fmt::format("unknown option {}", a));
             }
+        } catch (const std::runtime_error& e) {
+            usage_error(e.what());
         } catch (const std::logic_error&) {
             usage_error(fmt::format("bad value for {}", a));
         }
