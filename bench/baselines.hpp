@@ -323,7 +323,7 @@ struct lru_order_list {
 template <std::uint32_t Sets, std::uint32_t Ways, std::uint32_t LineBytes>
 class direct_tag_lru_floor {
     using order = lru_order_list<Ways>;
-    static constexpr std::uint64_t all_ways = (1ULL << Ways) - 1;
+    static constexpr std::uint64_t all_ways = memsub::low_bits_mask(Ways);
 
 public:
     direct_tag_lru_floor() : sets_(Sets) {
