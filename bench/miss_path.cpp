@@ -7,7 +7,8 @@
 // `accesses/s` (the row's own CPU time; the wall time also holds the plain loop's passes). The
 // stand-alone harness bench/host/miss_path_host.cpp prints the same cells as a host compiles them.
 // Like it, this pins itself to the CPU it starts on (the context's `pinned_cpu`); `--no-pin`,
-// taken off the command line before Google Benchmark reads it, leaves it to the scheduler.
+// taken off the command line before Google Benchmark reads it, leaves it to the scheduler, and
+// `--block-accesses=N` sets the timed block (miss_path_matrix.hpp, cell_timing; 0: whole passes).
 #include <benchmark/benchmark.h>
 
 #include "miss_path_matrix.hpp"
@@ -38,6 +39,9 @@ const std::vector<std::uint64_t>& cell_stream(std::uint32_t sets, std::uint32_t 
     return s;
 }
 
+/// How the rows time their cells (`--block-accesses=N` on the command line).
+cell_timing timing;
+
 void bm_cell(benchmark::State& state, subject s, bool fixed, std::uint32_t sets, std::uint32_t ways,
              double target) {
     const auto& words = cell_stream(sets, ways, target);
@@ -46,8 +50,8 @@ void bm_cell(benchmark::State& state, subject s, bool fixed, std::uint32_t sets,
     std::uint64_t cells = 0;
     for (auto _ : state) {
         // One interleaved measurement per iteration, timed as the host harness times it.
-        const cell_result c = fixed ? run_fixed_cell(s, g, words, default_min_seconds)
-                                    : run_runtime_cell(s, g, words, default_min_seconds);
+        const cell_result c =
+            fixed ? run_fixed_cell(s, g, words, timing) : run_runtime_cell(s, g, words, timing);
         if (is_lru(s) && c.miss_ratio != c.plain_miss_ratio) {
             state.SkipWithError("the subject's misses differ from the plain loop's: not an LRU");
             return;
@@ -90,11 +94,21 @@ void register_rows() {
 int main(int argc, char** argv) {
     bool pin = true;
     int kept = 1;
+    constexpr std::string_view block_option = "--block-accesses=";
     for (int i = 1; i < argc; ++i) {
-        if (std::string_view(argv[i]) == "--no-pin")
+        const std::string_view a = argv[i];
+        if (a == "--no-pin") {
             pin = false;
-        else
+        } else if (a.starts_with(block_option)) {
+            try {
+                timing.block_accesses = parse_block_accesses(a.substr(block_option.size()));
+            } catch (const std::runtime_error& e) {
+                fmt::print(stderr, "bench_miss_path: {}\n", e.what());
+                return 2;
+            }
+        } else {
             argv[kept++] = argv[i];
+        }
     }
     argc = kept;
     argv[argc] = nullptr;
@@ -104,5 +118,6 @@ int main(int argc, char** argv) {
         pinned = p.cpu >= 0 ? std::to_string(p.cpu) : "no (" + p.why_not + ")";
     }
     benchmark::AddCustomContext("pinned_cpu", pinned);
+    benchmark::AddCustomContext("timing", timing_text(timing));
     return memsub_bench::run_benchmarks(argc, argv, register_rows);
 }

@@ -32,7 +32,9 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 #include <span>
 #include <stdexcept>
@@ -194,6 +196,27 @@ struct cpu_pin {
 /// CPU seconds each side of a cell is timed for at least, in both harnesses.
 inline constexpr double default_min_seconds = 0.15;
 
+/// Accesses in each timed block: the subject and the plain loop take turns block by block.
+///
+/// Decision: the two sides alternate every 64 Ki accesses of the stream (each keeping its own
+/// cache), not every whole pass. On a machine whose memory system is shared with other tenants,
+/// a side's speed drifts over seconds, even from one pass to the next on the same array: whole
+/// passes, up to a second each, caught different phases of that drift, blocks of a few
+/// milliseconds catch the same one, and a cell's ratio repeats far more closely
+/// (docs/performance/miss_path.md, "Timing in blocks", has the figures). Switching sides more
+/// often also leaves each side less of its own data in the CPU's caches and TLBs at a switch,
+/// as an engine finds it inside a host's own loop; that moves some cells (the same section).
+/// `0` keeps whole passes, the method of the figures measured before the change.
+inline constexpr std::size_t default_block_accesses = std::size_t{1} << 16;
+
+/// How a cell is timed.
+struct cell_timing {
+    /// CPU seconds each side is timed for, at least (and at least two passes).
+    double min_seconds = default_min_seconds;
+    /// Accesses per timed block (0: whole passes).
+    std::size_t block_accesses = default_block_accesses;
+};
+
 /// A cell's figures.
 struct cell_result {
     double miss_ratio = 0;       ///< the subject's, on a warm cache
@@ -205,39 +228,45 @@ struct cell_result {
     std::uint64_t passes = 0; ///< timed passes per side
 };
 
-/// Times `Cache` (built from `shape`) against `Loop` on `words`, interleaved, until each side
-/// has at least `min_seconds` of CPU time (and at least two passes).
+/// Times `Cache` (built from `shape`) against `Loop` on `words`, interleaved in blocks of
+/// `timing.block_accesses`, whole passes of the stream until each side has at least
+/// `timing.min_seconds` of CPU time (and at least two passes).
 template <class Cache, class Loop, entry_point Entry = entry_point::access, class Shape>
-cell_result run_cell(const Shape& shape, std::span<const std::uint64_t> words, double min_seconds) {
+cell_result run_cell(const Shape& shape, std::span<const std::uint64_t> words,
+                     const cell_timing& timing) {
     Cache cache(shape);
     Loop loop(shape);
-    auto subject_pass = [&] {
+    auto subject_pass = [&](std::span<const std::uint64_t> part) {
         if constexpr (Entry == entry_point::access_all)
-            return memsub_batch_pass(cache, words);
+            return memsub_batch_pass(cache, part);
         else if constexpr (Entry == entry_point::word)
-            return plain_pass(cache, words);
+            return plain_pass(cache, part);
         else
-            return memsub_pass(cache, words);
+            return memsub_pass(cache, part);
     };
     // Warm both (and measure the subject's warm miss ratio on the second pass).
-    (void)subject_pass();
+    (void)subject_pass(words);
     (void)plain_pass(loop, words);
     cell_result out;
-    const std::uint64_t warm_hits = subject_pass();
+    const std::uint64_t warm_hits = subject_pass(words);
     const std::uint64_t plain_hits = plain_pass(loop, words);
     const auto n = static_cast<double>(words.size());
     out.miss_ratio = 1.0 - static_cast<double>(warm_hits) / n;
     out.plain_miss_ratio = 1.0 - static_cast<double>(plain_hits) / n;
+    const std::size_t block = timing.block_accesses != 0 ? timing.block_accesses : words.size();
     double t_subject = 0, t_plain = 0;
     bool subject_first = true;
-    while (out.passes < 2 || t_subject < min_seconds || t_plain < min_seconds) {
-        for (int side = 0; side < 2; ++side) {
-            const bool subject = (side == 0) == subject_first;
-            const double t0 = thread_cpu_seconds();
-            (void)(subject ? subject_pass() : plain_pass(loop, words));
-            (subject ? t_subject : t_plain) += thread_cpu_seconds() - t0;
+    while (out.passes < 2 || t_subject < timing.min_seconds || t_plain < timing.min_seconds) {
+        for (std::size_t first = 0; first < words.size(); first += block) {
+            const auto part = words.subspan(first, std::min(block, words.size() - first));
+            for (int side = 0; side < 2; ++side) {
+                const bool subject = (side == 0) == subject_first;
+                const double t0 = thread_cpu_seconds();
+                (void)(subject ? subject_pass(part) : plain_pass(loop, part));
+                (subject ? t_subject : t_plain) += thread_cpu_seconds() - t0;
+            }
+            subject_first = !subject_first;
         }
-        subject_first = !subject_first;
         ++out.passes;
     }
     out.x_plain_loop = t_subject > 0 ? t_plain / t_subject : 0.0;
@@ -287,20 +316,20 @@ using cache_of =
 
 /// Runs one runtime-shaped cell.
 inline cell_result run_runtime_cell(subject s, const memsub::geometry& g,
-                                    std::span<const std::uint64_t> words, double min_seconds) {
+                                    std::span<const std::uint64_t> words,
+                                    const cell_timing& timing) {
     using memsub::replacement::drrip;
     using memsub::replacement::lru;
     using memsub::replacement::srrip;
     switch (s) {
     case subject::lru:
-        return run_cell<cache_of<lru>, plain_mtf_lru>(g, words, min_seconds);
+        return run_cell<cache_of<lru>, plain_mtf_lru>(g, words, timing);
     case subject::srrip:
-        return run_cell<cache_of<srrip>, plain_mtf_lru>(g, words, min_seconds);
+        return run_cell<cache_of<srrip>, plain_mtf_lru>(g, words, timing);
     case subject::drrip:
-        return run_cell<cache_of<drrip>, plain_mtf_lru>(g, words, min_seconds);
+        return run_cell<cache_of<drrip>, plain_mtf_lru>(g, words, timing);
     case subject::lru_access_all:
-        return run_cell<cache_of<lru>, plain_mtf_lru, entry_point::access_all>(g, words,
-                                                                               min_seconds);
+        return run_cell<cache_of<lru>, plain_mtf_lru, entry_point::access_all>(g, words, timing);
     case subject::design_floor:
     case subject::design_floor_srrip:
         break; // a compile-time shape only
@@ -317,7 +346,8 @@ struct fixed_plain_loop : plain_mtf_lru_fixed<Sets, Ways, line_bytes> {
 
 /// Runs one compile-time-shaped cell (LRU, SRRIP, DRRIP through `access`).
 template <std::uint32_t Sets, std::uint32_t Ways>
-cell_result run_fixed_cell(subject s, std::span<const std::uint64_t> words, double min_seconds) {
+cell_result run_fixed_cell(subject s, std::span<const std::uint64_t> words,
+                           const cell_timing& timing) {
     using shape = memsub::fixed_geometry<Sets, Ways, line_bytes>;
     using loop = fixed_plain_loop<Sets, Ways>;
     const memsub::geometry g = shape{};
@@ -341,9 +371,9 @@ cell_result run_fixed_cell(subject s, std::span<const std::uint64_t> words, doub
     };
     switch (s) {
     case subject::design_floor:
-        return run_cell<floor_loop, loop, entry_point::word>(g, words, min_seconds);
+        return run_cell<floor_loop, loop, entry_point::word>(g, words, timing);
     case subject::design_floor_srrip: {
-        cell_result c = run_cell<srrip_floor_loop, loop, entry_point::word>(g, words, min_seconds);
+        cell_result c = run_cell<srrip_floor_loop, loop, entry_point::word>(g, words, timing);
         // The floor must be memsub's SRRIP access by access: its warm miss ratio is checked
         // against memsub's on the same stream.
         fixed_cache_srrip cache(g);
@@ -353,11 +383,11 @@ cell_result run_fixed_cell(subject s, std::span<const std::uint64_t> words, doub
         return c;
     }
     case subject::lru:
-        return run_cell<fixed_cache_lru, loop>(g, words, min_seconds);
+        return run_cell<fixed_cache_lru, loop>(g, words, timing);
     case subject::srrip:
-        return run_cell<fixed_cache_srrip, loop>(g, words, min_seconds);
+        return run_cell<fixed_cache_srrip, loop>(g, words, timing);
     case subject::drrip:
-        return run_cell<fixed_cache_drrip, loop>(g, words, min_seconds);
+        return run_cell<fixed_cache_drrip, loop>(g, words, timing);
     case subject::lru_access_all:
         break; // the batch entry point is measured on the runtime shape
     }
@@ -366,16 +396,33 @@ cell_result run_fixed_cell(subject s, std::span<const std::uint64_t> words, doub
 
 /// Dispatches a fixed cell to its compile-time shape (sets x ways of the matrix).
 inline cell_result run_fixed_cell(subject s, const memsub::geometry& g,
-                                  std::span<const std::uint64_t> words, double min_seconds) {
+                                  std::span<const std::uint64_t> words, const cell_timing& timing) {
     cell_result r;
     auto try_shape = [&]<std::uint32_t S, std::uint32_t W>() {
-        if (g.sets == S && g.ways == W) r = run_fixed_cell<S, W>(s, words, min_seconds);
+        if (g.sets == S && g.ways == W) r = run_fixed_cell<S, W>(s, words, timing);
     };
     [&]<std::size_t... I>(std::index_sequence<I...>) {
         ((try_shape.template operator()<set_counts[I / 4], way_counts[I % 4]>()), ...);
     }
     (std::make_index_sequence<set_counts.size() * way_counts.size()>{});
     return r;
+}
+
+/// The value of a harness's block-size option: a count of accesses, 0 for whole passes.
+[[nodiscard]] inline std::size_t parse_block_accesses(std::string_view text) {
+    std::size_t n = 0;
+    const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), n);
+    if (error != std::errc{} || end != text.data() + text.size() || text.empty())
+        throw std::runtime_error("block accesses: a count of accesses (0: whole passes), not '" +
+                                 std::string(text) + "'");
+    return n;
+}
+
+/// How a harness times its cells, in words (printed with its results).
+[[nodiscard]] inline std::string timing_text(const cell_timing& t) {
+    return t.block_accesses == 0 ? "timed in whole passes, alternating"
+                                 : "timed in blocks of " + std::to_string(t.block_accesses) +
+                                       " accesses, alternating";
 }
 
 /// "a,b,c" → {"a", "b", "c"}: the harnesses' list options.

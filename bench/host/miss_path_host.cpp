@@ -33,7 +33,7 @@ using namespace memsub_bench::miss_path;
 constexpr double off_target_points = 5.0;
 
 struct options {
-    double min_seconds = default_min_seconds;
+    cell_timing timing;
     std::vector<subject> subjects{all_subjects.begin(), all_subjects.end()};
     bool runtime = true, fixed = true;
     std::vector<std::uint32_t> sets{set_counts.begin(), set_counts.end()};
@@ -58,9 +58,11 @@ options parse(int argc, char** argv) {
         };
         try {
             if (a == "--min-seconds") {
-                o.min_seconds = std::stod(std::string(value()));
+                o.timing.min_seconds = std::stod(std::string(value()));
+            } else if (a == "--block-accesses") {
+                o.timing.block_accesses = parse_block_accesses(value());
             } else if (a == "--quick") {
-                o.min_seconds = 0.02;
+                o.timing.min_seconds = 0.02;
                 o.sets = {64, 16384};
                 o.ways = {4, 16};
                 o.targets = {0.05, 0.5, 0.9};
@@ -89,7 +91,8 @@ options parse(int argc, char** argv) {
             } else if (a == "--csv") {
                 o.csv = std::string(value());
             } else if (a == "--help") {
-                std::puts("usage: miss_path_host [--min-seconds S] [--quick] [--subjects "
+                std::puts("usage: miss_path_host [--min-seconds S] [--block-accesses N (0: whole "
+                          "passes)] [--quick]\n       [--subjects "
                           "lru,srrip,drrip,lru_access_all,design_floor,design_floor_srrip]\n"
                           "       [--geometry runtime|fixed|both] [--sets 64,1024,16384,65536] "
                           "[--ways 4,8,16,32]\n"
@@ -120,6 +123,7 @@ int main(int argc, char** argv) {
     } else {
         fmt::print("not pinned (--no-pin)\n");
     }
+    fmt::print("{}\n", timing_text(o.timing));
     std::optional<fmt::ostream> csv;
     if (!o.csv.empty()) {
         csv.emplace(fmt::output_file(o.csv));
@@ -144,8 +148,8 @@ int main(int argc, char** argv) {
                     for (const bool fixed : {false, true}) {
                         if (fixed ? !o.fixed : !o.runtime) continue;
                         if (fixed ? s == subject::lru_access_all : fixed_only(s)) continue;
-                        const cell_result c = fixed ? run_fixed_cell(s, g, words, o.min_seconds)
-                                                    : run_runtime_cell(s, g, words, o.min_seconds);
+                        const cell_result c = fixed ? run_fixed_cell(s, g, words, o.timing)
+                                                    : run_runtime_cell(s, g, words, o.timing);
                         const char* kind = fixed ? "fixed" : "runtime";
                         if (is_lru(s) && c.miss_ratio != c.plain_miss_ratio) {
                             std::fprintf(stderr,

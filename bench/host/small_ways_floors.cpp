@@ -49,7 +49,7 @@ struct row {
 };
 
 template <std::uint32_t Sets, std::uint32_t Ways>
-row run_shape(std::span<const std::uint64_t> words, double min_seconds) {
+row run_shape(std::span<const std::uint64_t> words, const cell_timing& timing) {
     using shape = memsub::fixed_geometry<Sets, Ways, line_bytes>;
     using loop = fixed_plain_loop<Sets, Ways>;
     struct memsub_lru : cache_of<memsub::replacement::lru, shape> {
@@ -58,20 +58,21 @@ row run_shape(std::span<const std::uint64_t> words, double min_seconds) {
     };
     const memsub::geometry g = shape{};
     row r;
-    r.memsub = run_cell<memsub_lru, loop>(g, words, min_seconds);
+    r.memsub = run_cell<memsub_lru, loop>(g, words, timing);
     r.design = run_cell<from_geometry<fingerprint_lru_floor<Sets, Ways, line_bytes>>, loop,
-                        entry_point::word>(g, words, min_seconds);
+                        entry_point::word>(g, words, timing);
     r.direct = run_cell<from_geometry<direct_tag_lru_floor<Sets, Ways, line_bytes>>, loop,
-                        entry_point::word>(g, words, min_seconds);
+                        entry_point::word>(g, words, timing);
     r.shift = run_cell<from_geometry<shift_order_lru_floor<Sets, Ways, line_bytes>>, loop,
-                       entry_point::word>(g, words, min_seconds);
+                       entry_point::word>(g, words, timing);
     return r;
 }
 
-row run_shape(const memsub::geometry& g, std::span<const std::uint64_t> words, double min_seconds) {
+row run_shape(const memsub::geometry& g, std::span<const std::uint64_t> words,
+              const cell_timing& timing) {
     row r;
     auto try_shape = [&]<std::uint32_t S, std::uint32_t W>() {
-        if (g.sets == S && g.ways == W) r = run_shape<S, W>(words, min_seconds);
+        if (g.sets == S && g.ways == W) r = run_shape<S, W>(words, timing);
     };
     [&]<std::size_t... I>(std::index_sequence<I...>) {
         ((try_shape.template operator()<set_counts[I / 3], small_way_counts[I % 3]>()), ...);
@@ -88,7 +89,7 @@ row run_shape(const memsub::geometry& g, std::span<const std::uint64_t> words, d
 } // namespace
 
 int main(int argc, char** argv) {
-    double min_seconds = default_min_seconds;
+    cell_timing timing;
     std::vector<std::uint32_t> sets{set_counts.begin(), set_counts.end()};
     std::vector<std::uint32_t> ways{small_way_counts.begin(), small_way_counts.end()};
     std::vector<double> targets{target_miss_ratios.begin(), target_miss_ratios.end()};
@@ -101,7 +102,9 @@ int main(int argc, char** argv) {
         };
         try {
             if (a == "--min-seconds") {
-                min_seconds = std::stod(std::string(value()));
+                timing.min_seconds = std::stod(std::string(value()));
+            } else if (a == "--block-accesses") {
+                timing.block_accesses = parse_block_accesses(value());
             } else if (a == "--sets") {
                 sets = parse_members(value(), set_counts, "--sets");
             } else if (a == "--ways") {
@@ -112,8 +115,10 @@ int main(int argc, char** argv) {
             } else if (a == "--no-pin") {
                 pin = false;
             } else if (a == "--help") {
-                std::puts("usage: small_ways [--min-seconds S] [--sets 64,1024,16384,65536] "
-                          "[--ways 4,8,16] [--targets 0.05,0.2,...] [--no-pin]");
+                std::puts(
+                    "usage: small_ways [--min-seconds S] [--block-accesses N (0: whole passes)]\n"
+                    "       [--sets 64,1024,16384,65536] "
+                    "[--ways 4,8,16] [--targets 0.05,0.2,...] [--no-pin]");
                 return 0;
             } else {
                 usage_error(fmt::format("unknown option {}", a));
@@ -131,6 +136,7 @@ int main(int argc, char** argv) {
         else
             fmt::print("not pinned: {}\n", p.why_not);
     }
+    fmt::print("{}\n", timing_text(timing));
     fmt::print("x_plain_loop (above 1.00: faster than the plain loop), fixed geometry, -O3\n");
     fmt::print("{:>6} {:>4} {:>7} {:>7} {:>8} {:>13} {:>12} {:>12}\n", "sets", "ways", "target",
                "misses", "memsub", "design_floor", "direct_tags", "shift_order");
@@ -142,7 +148,7 @@ int main(int argc, char** argv) {
                 // The host harness's seeds: the same streams as its cells.
                 const std::vector<std::uint64_t> words = make_stream(
                     calibrate(g, target, 2026), stream_length(std::uint64_t{s} * w), 2027);
-                const row r = run_shape(g, words, min_seconds);
+                const row r = run_shape(g, words, timing);
                 for (const cell_result* c : {&r.memsub, &r.design, &r.direct, &r.shift})
                     if (c->miss_ratio != c->plain_miss_ratio) {
                         std::fprintf(stderr,
