@@ -202,11 +202,12 @@ inline constexpr double default_min_seconds = 0.15;
 /// cache), not every whole pass. On a machine whose memory system is shared with other tenants,
 /// a side's speed drifts over seconds, even from one pass to the next on the same array: whole
 /// passes, up to a second each, caught different phases of that drift, blocks of a few
-/// milliseconds catch the same one, and a cell's ratio repeats far more closely
-/// (docs/performance/miss_path.md, "Timing in blocks", has the figures). Switching sides more
-/// often also leaves each side less of its own data in the CPU's caches and TLBs at a switch,
-/// as an engine finds it inside a host's own loop; that moves some cells (the same section).
-/// `0` keeps whole passes, the method of the figures measured before the change.
+/// milliseconds catch the same one, and a cell's ratio repeats more closely, within a process
+/// and less so between processes (docs/performance/miss_path.md, "Timing in blocks", has the
+/// figures). Switching sides more often also leaves each side less of its own data in the
+/// CPU's caches and TLBs at a switch, as an engine finds it inside a host's own loop; that
+/// moves some cells (the same section). `0` keeps whole passes, the method of the figures
+/// measured before the change.
 inline constexpr std::size_t default_block_accesses = std::size_t{1} << 16;
 
 /// How a cell is timed.
