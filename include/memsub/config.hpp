@@ -25,6 +25,16 @@ namespace memsub::detail {
 }
 } // namespace memsub::detail
 
+// MEMSUB_ASSUME(cond) states a hot path's precondition for the optimiser (a mask that cannot be
+// empty, so a count of its trailing zeros needs no case for 64). Checked as MEMSUB_ASSERT
+// unless NDEBUG; with NDEBUG a false `cond` is undefined behaviour, so use it only where the
+// caller's own logic guarantees `cond` and the test builds (assertions on) exercise it.
+#if defined(NDEBUG) && (defined(__GNUC__) || defined(__clang__))
+#define MEMSUB_ASSUME(cond) ((cond) ? static_cast<void>(0) : __builtin_unreachable())
+#else
+#define MEMSUB_ASSUME(cond) MEMSUB_ASSERT(cond)
+#endif
+
 #if defined(__GNUC__) || defined(__clang__)
 #define MEMSUB_LIKELY(x) __builtin_expect(!!(x), 1)
 #define MEMSUB_UNLIKELY(x) __builtin_expect(!!(x), 0)

@@ -178,3 +178,55 @@ TEST_CASE("rrpv kernels: SWAR and SSE2 agree with a byte-by-byte reference") {
         }
     }
 }
+
+#if defined(__SSE2__)
+TEST_CASE("rrpv kernels: the one-step ageing equals ageing pass by pass") {
+    namespace k = memsub::replacement::detail::rrpv_kernels;
+    xoshiro256ss rng(11);
+    // The maximum spread to every lane, on arbitrary bytes (not only RRPVs).
+    for (int trial = 0; trial < 2000; ++trial) {
+        alignas(16) std::uint8_t bytes[16];
+        std::uint8_t top = 0;
+        for (auto& b : bytes) {
+            b = static_cast<std::uint8_t>(rng.below(trial % 2 == 0 ? 256 : 8));
+            top = b > top ? b : top;
+        }
+        alignas(16) std::uint8_t spread[16];
+        _mm_store_si128(
+            reinterpret_cast<__m128i*>(spread),
+            k::max_epu8_in_every_lane(_mm_load_si128(reinterpret_cast<const __m128i*>(bytes))));
+        for (const auto b : spread) CHECK(b == top);
+    }
+    // A row of `entries` RRPVs padded with distant lanes, aged in one step, against "+1 to every
+    // RRPV below d until one is distant" over the live entries; the padding stays distant.
+    for (std::uint32_t entries = 1; entries <= 16; ++entries) {
+        for (std::uint32_t bits = 1; bits <= 7; ++bits) {
+            const auto d = static_cast<std::uint8_t>((1u << bits) - 1u);
+            for (int trial = 0; trial < 300; ++trial) {
+                std::uint64_t row[2] = {};
+                std::vector<int> want(16, d);
+                for (std::uint32_t i = 0; i < entries; ++i)
+                    want[i] = static_cast<int>(rng.below(trial % 3 == 0 ? d : d + 1u));
+                for (std::uint32_t i = 0; i < 16; ++i)
+                    row[i / 8] |= std::uint64_t(want[i]) << (8 * (i % 8));
+                entry_mask distant_entries = 0;
+                for (;;) {
+                    for (std::uint32_t i = 0; i < entries; ++i)
+                        if (want[i] == d) distant_entries |= entry_mask{1} << i;
+                    if (distant_entries != 0) break;
+                    for (std::uint32_t i = 0; i < entries; ++i) ++want[i];
+                }
+                std::uint64_t with_lanes[2] = {row[0], row[1]};
+                CHECK(k::age_row_to_distant_sse2(row, entries, d) == distant_entries);
+                CHECK(k::age_row_to_distant_sse2(with_lanes, entries,
+                                                 _mm_set1_epi8(static_cast<char>(d))) ==
+                      distant_entries);
+                for (std::uint32_t i = 0; i < 16; ++i) {
+                    CHECK(((row[i / 8] >> (8 * (i % 8))) & 0xff) == std::uint64_t(want[i]));
+                    CHECK(((with_lanes[i / 8] >> (8 * (i % 8))) & 0xff) == std::uint64_t(want[i]));
+                }
+            }
+        }
+    }
+}
+#endif

@@ -12,6 +12,8 @@
 #include <functional>
 #include <limits>
 
+#include <memsub/config.hpp>
+
 namespace memsub {
 
 template <class Tag, std::unsigned_integral Rep>
@@ -57,8 +59,10 @@ using entry_mask = std::uint64_t;
     return ~std::uint64_t{0} >> (64u - n);
 }
 
-/// The lowest entry in a non-empty mask.
+/// The lowest entry in a non-empty mask (the optimiser is told it is non-empty: no case for an
+/// empty one is compiled into the callers).
 [[nodiscard]] constexpr entry_index lowest_entry(entry_mask m) noexcept {
+    MEMSUB_ASSUME(m != 0);
     return entry_index{static_cast<std::uint32_t>(std::countr_zero(m))};
 }
 

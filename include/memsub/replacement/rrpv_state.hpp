@@ -108,29 +108,43 @@ constexpr void age_once_swar(std::uint64_t* row, std::uint32_t words, std::uint8
     return m;
 }
 
+/// The largest byte of `t` in every byte lane. SSE2 has no byte broadcast, so the maximum is
+/// spread by shuffles rather than taken to a general register and broadcast back, a round trip
+/// through both register files on every miss into a full set (docs/performance/miss_path.md,
+/// "SRRIP's ageing in the vector registers").
+MEMSUB_ALWAYS_INLINE __m128i max_epu8_in_every_lane(__m128i t) noexcept {
+    t = _mm_max_epu8(t, _mm_shuffle_epi32(t, 0x4e));                              // qwords swapped
+    t = _mm_max_epu8(t, _mm_shuffle_epi32(t, 0xb1));                              // dwords swapped
+    t = _mm_max_epu8(t, _mm_shufflehi_epi16(_mm_shufflelo_epi16(t, 0xb1), 0xb1)); // words
+    return _mm_max_epu8(t, _mm_or_si128(_mm_srli_epi16(t, 8), _mm_slli_epi16(t, 8))); // bytes
+}
+
 /// RRIP §4.1 ageing of a whole ≤ 16-entry row in one step, without a loop or a data-dependent
 /// branch: repeating "+1 to every RRPV below d" until some entry of the row is distant is the
 /// same as adding k = d − max(row) to every entry, saturating at d. Lanes from `entries` on are
 /// padding. Returns the distant entries afterwards (never empty). Always inlined: as a call,
 /// made on every miss into a full set, it made the access loop save and reload its registers
 /// around it (docs/performance/miss_path.md, "SRRIP's replacement in one step").
+/// The distant value d is given in every byte lane of `dv`: a policy keeps it so, since
+/// broadcasting a run-time byte takes SSE2 four instructions.
 MEMSUB_ALWAYS_INLINE entry_mask age_row_to_distant_sse2(std::uint64_t* row, std::uint32_t entries,
-                                                        std::uint8_t d) noexcept {
-    __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row));
+                                                        __m128i dv) noexcept {
+    const __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row));
     const __m128i live =
         _mm_cmplt_epi8(_mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15),
                        _mm_set1_epi8(static_cast<char>(entries)));
-    __m128i top = _mm_and_si128(x, live); // padding lanes count as 0
-    top = _mm_max_epu8(top, _mm_srli_si128(top, 8));
-    top = _mm_max_epu8(top, _mm_srli_si128(top, 4));
-    top = _mm_max_epu8(top, _mm_srli_si128(top, 2));
-    top = _mm_max_epu8(top, _mm_srli_si128(top, 1));
-    const auto k = static_cast<std::uint8_t>(d - static_cast<std::uint8_t>(_mm_cvtsi128_si32(top)));
-    const __m128i dv = _mm_set1_epi8(static_cast<char>(d));
-    x = _mm_min_epu8(_mm_adds_epu8(x, _mm_set1_epi8(static_cast<char>(k))), dv);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(row), x);
-    return static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(x, dv))) &
+    const __m128i top = max_epu8_in_every_lane(_mm_and_si128(x, live)); // padding counts as 0
+    // k = d − max ≥ 0 in every lane; padding lanes (holding d) saturate back to d.
+    const __m128i y = _mm_min_epu8(_mm_adds_epu8(x, _mm_sub_epi8(dv, top)), dv);
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(row), y);
+    return static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(y, dv))) &
            low_bits_mask(entries);
+}
+
+/// The same with d as a byte.
+MEMSUB_ALWAYS_INLINE entry_mask age_row_to_distant_sse2(std::uint64_t* row, std::uint32_t entries,
+                                                        std::uint8_t d) noexcept {
+    return age_row_to_distant_sse2(row, entries, _mm_set1_epi8(static_cast<char>(d)));
 }
 
 inline void age_once_sse2(std::uint64_t* row, std::uint32_t words, std::uint8_t d) noexcept {
@@ -199,6 +213,7 @@ public:
         , words_(2u * ((g.entries_per_set() + 15u) / 16u))
         , bits_(bits)
         , distant_(static_cast<std::uint8_t>((1u << bits) - 1u))
+        , distant_lanes_(filled_lanes(distant_))
         , rows_(g.sets, 8u * words_, distant_) {}
 
     /// Validates an RRPV width for `component`.
@@ -246,7 +261,7 @@ public:
     /// eligible entry is distant (repeated "+1 to all", saturating). Returns the eligible
     /// distant entries. `eligible` must be non-empty.
     MEMSUB_ALWAYS_INLINE entry_mask age(set_index s, entry_mask eligible) noexcept {
-        return age_row(row(s), eligible, distant_);
+        return age_row(row(s), eligible);
     }
 
     /// RRIP §4.1 victim: the first (lowest) eligible entry whose RRPV is distant, ageing the
@@ -256,12 +271,12 @@ public:
     }
 
     /// find_victim, then set(s, victim, v): one replacement's RRPV work (a policy's O7). The
-    /// row's address and the distant value are read once: after the ageing's vector store,
-    /// which may alias any member, set() would have read them again.
+    /// row's address is read once: after the ageing's vector store, which may alias any member,
+    /// set() would have read it again.
     [[nodiscard]] MEMSUB_ALWAYS_INLINE entry_index replace(set_index s, entry_mask eligible,
                                                            std::uint8_t v) noexcept {
         std::uint64_t* const r = row(s);
-        const entry_index e = lowest_entry(age_row(r, eligible, distant_));
+        const entry_index e = lowest_entry(age_row(r, eligible));
         *entry_byte(r, e) = v;
         return e;
     }
@@ -276,16 +291,18 @@ public:
     void place_rows(std::byte* first, std::size_t stride) noexcept { rows_.place(first, stride); }
 
 private:
-    /// age() on the row at `r`, with the distant value `d`.
-    MEMSUB_ALWAYS_INLINE entry_mask age_row(std::uint64_t* r, entry_mask eligible,
-                                            std::uint8_t d) const noexcept {
+    /// age() on the row at `r`.
+    MEMSUB_ALWAYS_INLINE entry_mask age_row(std::uint64_t* r, entry_mask eligible) const noexcept {
+        const std::uint8_t d = distant_;
 #if defined(__SSE2__)
         // A full conventional set offers every entry: age the row in one step instead of one
         // pass per missing RRPV level, and without testing for a distant entry first (a row
         // that holds one gains 0): whether it does depends on the workload, and the test's
         // mispredictions cost more than the step.
         if (MEMSUB_LIKELY(words() == 2 && eligible == low_bits_mask(entries())))
-            return detail::rrpv_kernels::age_row_to_distant_sse2(r, entries(), d);
+            return detail::rrpv_kernels::age_row_to_distant_sse2(
+                r, entries(),
+                _mm_load_si128(reinterpret_cast<const __m128i*>(distant_lanes_.data())));
         return age_row_in_passes_out_of_line(r, eligible, d);
 #else
         return age_row_in_passes(r, eligible, d);
@@ -325,6 +342,11 @@ private:
         else
             return 8u * (e.value >> 3) + (7u - (e.value & 7u));
     }
+    [[nodiscard]] static std::array<std::uint8_t, 16> filled_lanes(std::uint8_t d) noexcept {
+        std::array<std::uint8_t, 16> lanes;
+        lanes.fill(d);
+        return lanes;
+    }
     [[nodiscard]] static std::uint8_t* entry_byte(std::uint64_t* r, entry_index e) noexcept {
         return reinterpret_cast<std::uint8_t*>(r) + byte_in_row(e);
     }
@@ -345,6 +367,9 @@ private:
     std::uint32_t words_;
     std::uint32_t bits_;
     std::uint8_t distant_;
+    /// distant_ in each of 16 bytes: the one-step ageing's vector operand, loaded in one
+    /// instruction where broadcasting the byte would take four.
+    alignas(16) std::array<std::uint8_t, 16> distant_lanes_;
     set_rows rows_;
 };
 

@@ -105,7 +105,7 @@ protected:
                         MEMSUB_ASSERT(contains_entry(st.valid, e));
                         this->template depart_into<false, true>(r.evictions.emplace_back(), s, e,
                                                                 eviction_reason::replacement, L);
-                        fill_conventional(s, e, key, a, dirties, r, L);
+                        fill_conventional<false>(s, e, key, a, dirties, r, L);
                         bypass::notify_insert(bypass_, s, e, a); // the predictor's T2
                         return r;
                     } else {
@@ -141,14 +141,20 @@ protected:
 
     /// The engine's part of a conventional fill of entry `e` (free, or its victim departed):
     /// tag, fingerprint, state bits and result (its counts follow from conventional_counters).
-    /// The policy is told by the caller.
+    /// The policy is told by the caller. `MaybeFree`: `e` may be a free entry, whose valid bit
+    /// must be set; a replacement victim's entry is valid already (one read-modify-write less
+    /// on every replacement).
+    template <bool MaybeFree = true>
     void fill_conventional(set_index s, entry_index e, std::uint64_t key, const memsub::access& a,
                            bool dirty, result_type& r, const layout_type& L) noexcept {
         set_state& st = state_of(s, L);
         tags_[slot(s, e, L)] = key;
         fingerprint_row(s, L)[e.value] = fingerprint_of(key);
         const entry_mask bit = bit_of(e);
-        st.valid |= bit;
+        if constexpr (MaybeFree)
+            st.valid |= bit;
+        else
+            MEMSUB_ASSERT(contains_entry(st.valid, e));
         st.dirty = (st.dirty & ~bit) | (bit & (entry_mask{0} - entry_mask{dirty})); // branch-free
         st.reused &= ~bit;
         r.blocks_filled = 1;
