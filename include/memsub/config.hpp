@@ -13,8 +13,7 @@
 #define MEMSUB_ASSERT(cond) static_cast<void>(0)
 #else
 #define MEMSUB_ASSERT(cond)                                                                        \
-    ((cond) ? static_cast<void>(0)                                                                 \
-            : ::memsub::detail::assert_fail(#cond, __FILE__, __LINE__))
+    ((cond) ? static_cast<void>(0) : ::memsub::detail::assert_fail(#cond, __FILE__, __LINE__))
 #endif
 #endif
 

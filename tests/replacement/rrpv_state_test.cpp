@@ -6,6 +6,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <vector>
 
@@ -209,13 +210,13 @@ TEST_CASE("rrpv kernels: the one-step ageing equals ageing pass by pass") {
                     want[i] = static_cast<int>(rng.below(trial % 3 == 0 ? d : d + 1u));
                 for (std::uint32_t i = 0; i < 16; ++i)
                     row[i / 8] |= std::uint64_t(want[i]) << (8 * (i % 8));
+                // The naive rule ages the live entries until one is distant.
+                naive_rrpv ref{std::vector<int>(want.begin(), want.begin() + entries), d};
+                (void)ref.victim(low_bits_mask(entries));
+                std::copy(ref.v.begin(), ref.v.end(), want.begin());
                 entry_mask distant_entries = 0;
-                for (;;) {
-                    for (std::uint32_t i = 0; i < entries; ++i)
-                        if (want[i] == d) distant_entries |= entry_mask{1} << i;
-                    if (distant_entries != 0) break;
-                    for (std::uint32_t i = 0; i < entries; ++i) ++want[i];
-                }
+                for (std::uint32_t i = 0; i < entries; ++i)
+                    if (want[i] == d) distant_entries |= entry_mask{1} << i;
                 std::uint64_t with_lanes[2] = {row[0], row[1]};
                 CHECK(k::age_row_to_distant_sse2(row, entries, d) == distant_entries);
                 CHECK(k::age_row_to_distant_sse2(with_lanes, entries,
