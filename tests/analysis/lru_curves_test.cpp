@@ -185,7 +185,9 @@ TEST_CASE("fully associative LRU curve equals libCacheSim's LRU miss counts") {
         const std::string leaf = std::filesystem::path(trace).filename().string();
         analysis::stack_distance_lru sd({.max_capacity_lines = 65536});
         sd.access_all(s);
-        for (const auto& [capacity, misses] : rows[leaf]) {
+        for (const auto& row : rows[leaf]) {
+            const auto capacity = row.first; // CAPTURE cannot take a structured binding (clang 14)
+            const auto misses = row.second;
             CAPTURE(leaf);
             CAPTURE(capacity);
             CHECK(sd.misses(capacity) == misses);

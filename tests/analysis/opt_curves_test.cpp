@@ -128,7 +128,9 @@ TEST_CASE("fully associative OPT curve equals libCacheSim's Belady miss counts")
         const auto s = mrc_test::read_trace(trace);
         const std::string leaf = std::filesystem::path(trace).filename().string();
         const auto curve = analysis::opt_curve::from_references(s, {.max_capacity_lines = 65536});
-        for (const auto& [capacity, misses] : rows[leaf]) {
+        for (const auto& row : rows[leaf]) {
+            const auto capacity = row.first; // CAPTURE cannot take a structured binding (clang 14)
+            const auto misses = row.second;
             CAPTURE(leaf);
             CAPTURE(capacity);
             CHECK(curve.misses(capacity) == misses);

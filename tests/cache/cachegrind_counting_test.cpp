@@ -250,8 +250,11 @@ TEST_CASE("access_spanning: a read-modify-write over two clean lines dirties bot
 }
 
 TEST_CASE("access_spanning agrees with an independent model of cachegrind's D1") {
-    for (const auto& [sets, ways, line] : {std::tuple{64u, 8u, 64u}, std::tuple{16u, 2u, 32u},
-                                           std::tuple{1u, 4u, 16u}, std::tuple{256u, 1u, 64u}}) {
+    for (const auto& shape : {std::tuple{64u, 8u, 64u}, std::tuple{16u, 2u, 32u},
+                              std::tuple{1u, 4u, 16u}, std::tuple{256u, 1u, 64u}}) {
+        // Named copies, not a structured binding: CAPTURE cannot take one (clang 14).
+        const unsigned sets = std::get<0>(shape), ways = std::get<1>(shape),
+                       line = std::get<2>(shape);
         CAPTURE(sets);
         CAPTURE(ways);
         CAPTURE(line);

@@ -336,7 +336,8 @@ bool same_book(const A& a, const B& b) {
         !same_code(a.escape_code(), b.escape_code()) || a.kraft_numerator() != b.kraft_numerator())
         return false;
     for (std::size_t i = 0; i < a.symbol_count(); ++i) {
-        const auto &x = a.canonical_symbols()[i], &y = b.canonical_symbols()[i];
+        const auto& x = a.canonical_symbols()[i];
+        const auto& y = b.canonical_symbols()[i];
         if (x.escape != y.escape || x.value != y.value || x.weight != y.weight ||
             x.unlimited_length != y.unlimited_length || !same_code(x.codeword, y.codeword))
             return false;

@@ -16,7 +16,7 @@ namespace {
 
 // The VmFlags line of the mapping of /proc/self/smaps that contains `address`, or "" when there
 // is no such file (not Linux) or no such mapping.
-std::string vm_flags_of(const void* address) {
+[[maybe_unused]] std::string vm_flags_of(const void* address) {
     std::ifstream smaps("/proc/self/smaps");
     const auto where = reinterpret_cast<std::uintptr_t>(address);
     bool inside = false;
@@ -35,12 +35,12 @@ std::string vm_flags_of(const void* address) {
 
 // Whether the kernel has transparent huge pages at all (without them madvise refuses the advice,
 // which the allocator then ignores).
-bool kernel_has_thp() {
+[[maybe_unused]] bool kernel_has_thp() {
     return static_cast<bool>(std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled"));
 }
 
 // Kibibytes of this process's mappings advised MADV_HUGEPAGE, or -1 without /proc/self/smaps.
-long advised_kib() {
+[[maybe_unused]] long advised_kib() {
     std::ifstream smaps("/proc/self/smaps");
     if (!smaps) return -1;
     long total = 0, size_kib = 0;

@@ -109,16 +109,17 @@ struct arming {
     [[nodiscard]] static std::string_view name() noexcept { return "arming"; }
 };
 
-/// An L1 whose construction throws `Error` once armed: the second workload's run of it fails
-/// after the first workload finished.
-template <class Error>
+/// What armed_l1 throws once armed: a config_error, or else a std::runtime_error.
+inline bool armed_throws_config_error = false;
+
+/// An L1 whose construction throws once armed: the second workload's run of it fails after the
+/// first workload finished.
 struct armed_l1 : memsub::gpu::baseline_l1_with<arming> {
     armed_l1() {
         if (!armed) return;
-        if constexpr (std::is_same_v<Error, memsub::config_error>)
+        if (armed_throws_config_error)
             throw memsub::config_error("armed_l1", "armed", 1, "made-up rule");
-        else
-            throw Error("made-up failure");
+        throw std::runtime_error("made-up failure");
     }
 };
 
@@ -130,7 +131,7 @@ std::filesystem::path out_dir(std::string_view folder) {
 /// Runs run_gpu_l1_explorer<L1s...> with `args` (after the program name) and --csv into a
 /// folder of its own (out_dir(folder)); returns the exit status and the CSV.
 template <class... L1s>
-std::pair<int, std::string> run_with(std::vector<std::string> args, std::string_view folder) {
+std::pair<int, std::string> run_with_l1s(std::vector<std::string> args, std::string_view folder) {
     namespace fs = std::filesystem;
     const fs::path dir = out_dir(folder);
     fs::remove_all(dir);
@@ -145,15 +146,32 @@ std::pair<int, std::string> run_with(std::vector<std::string> args, std::string_
     return {status, read_text(csv)};
 }
 
+/// run_with_l1s with every user L1 of these tests. Each instantiation of run_gpu_l1_explorer
+/// compiles the whole tool again, so the tests share this one and pick their configurations
+/// with --configs (a configuration not picked is built but never run). stop_at_first comes
+/// before bypass_all: a stop it asks for leaves bypass_all unrun.
+std::pair<int, std::string> run_with(std::vector<std::string> args, std::string_view folder) {
+    return run_with_l1s<stop_at_first_l1, bypass_all_l1, half_line_l1, half_line_bypass_all_l1,
+                        armed_l1>(std::move(args), folder);
+}
+
+/// --configs naming every library configuration and `extra`.
+std::vector<std::string> library_configs_and(const std::string& extra) {
+    std::string list;
+    for (const auto& name : memsub::explorer::gpu_l1_detail::l1_configs<>::names())
+        list += name + ",";
+    return {"--configs", list + extra};
+}
+
 } // namespace
 
 TEST_CASE("run_gpu_l1_explorer: a user's bypass and line-size predictors are configurations") {
     // --timing constant: one stream feeds every configuration, so the user's 64 B sizer sees
     // exactly static_64B's accesses.
-    const auto [status, csv] = run_with<bypass_all_l1, half_line_l1, half_line_bypass_all_l1>(
-        {"--quiet", "--timing", "constant", "--sms", "2", "--scale", "0.01", "--kernels",
-         "saxpy,bfs", "--configs", "static_64B,bypass_all,half_line,half_line+bypass_all"},
-        "memsub_gpu_l1_user_types");
+    const auto [status, csv] =
+        run_with({"--quiet", "--timing", "constant", "--sms", "2", "--scale", "0.01", "--kernels",
+                  "saxpy,bfs", "--configs", "static_64B,bypass_all,half_line,half_line+bypass_all"},
+                 "memsub_gpu_l1_user_types");
     REQUIRE(status == 0);
     const csv_rows rows = rows_of(csv);
     for (const std::string kernel : {"saxpy", "bfs"}) {
@@ -183,9 +201,9 @@ TEST_CASE("run_gpu_l1_explorer: a user's bypass and line-size predictors are con
 }
 
 TEST_CASE("run_gpu_l1_explorer: a user's L1 runs its own timed stream") {
-    const auto [status, csv] =
-        run_with<bypass_all_l1>({"--quiet", "--sms", "2", "--scale", "0.01", "--kernels", "saxpy"},
-                                "memsub_gpu_l1_user_types_timed");
+    std::vector<std::string> args{"--quiet", "--sms", "2", "--scale", "0.01", "--kernels", "saxpy"};
+    for (auto& a : library_configs_and("bypass_all")) args.push_back(a);
+    const auto [status, csv] = run_with(args, "memsub_gpu_l1_user_types_timed");
     REQUIRE(status == 0);
     const csv_rows rows = rows_of(csv);
     // Every library configuration and the user's, in that order of columns' rows.
@@ -201,7 +219,7 @@ TEST_CASE("run_gpu_l1_explorer: a user's L1 runs its own timed stream") {
 
 TEST_CASE("run_gpu_l1_explorer: a user's L1 named as a library configuration is refused") {
     // baseline_l1_with<pc_only> is named pc_only, as the library's configuration is.
-    const auto [status, csv] = run_with<memsub::gpu::baseline_l1_with<memsub::bypass::pc_only>>(
+    const auto [status, csv] = run_with_l1s<memsub::gpu::baseline_l1_with<memsub::bypass::pc_only>>(
         {"--quiet", "--sms", "1", "--scale", "0.01", "--kernels", "saxpy"},
         "memsub_gpu_l1_user_types_clash");
     CHECK(status == 2);
@@ -213,10 +231,9 @@ TEST_CASE("run_gpu_l1_explorer: a configuration stopped part-way has no ratio to
     // its first lookup and ends at the check after 65536, part-way; bypass_all, after it, never
     // runs. A plot file with an unknown gnuplot is still written as data and script.
     const std::string plot = (out_dir("memsub_gpu_l1_user_types_stop") / "g.svg").string();
-    const auto [status, csv] = run_with<stop_at_first_l1, bypass_all_l1>(
-        {"--quiet", "--sms", "2", "--kernels", "saxpy", "--configs",
-         "static_64B,stop_at_first,bypass_all", "--plot", plot},
-        "memsub_gpu_l1_user_types_stop");
+    const auto [status, csv] = run_with({"--quiet", "--sms", "2", "--kernels", "saxpy", "--configs",
+                                         "static_64B,stop_at_first,bypass_all", "--plot", plot},
+                                        "memsub_gpu_l1_user_types_stop");
     memsub::explorer::detail::stop_signal = 0;
     CHECK(status == 128 + SIGINT);
     const csv_rows rows = rows_of(csv);
@@ -241,13 +258,12 @@ TEST_CASE("run_gpu_l1_explorer: a configuration stopped part-way has no ratio to
 }
 
 TEST_CASE("run_gpu_l1_explorer: an error after a finished workload still writes its rows") {
-    const auto check = [](auto tag, int expected, std::string_view folder) {
-        using l1 = armed_l1<typename decltype(tag)::type>;
+    const auto check = [](bool config_error, int expected, std::string_view folder) {
         armed = false;
-        const auto [status, csv] =
-            run_with<l1>({"--quiet", "--sms", "1", "--scale", "0.01", "--kernels",
-                          "saxpy,histogram", "--configs", "arming"},
-                         folder);
+        armed_throws_config_error = config_error;
+        const auto [status, csv] = run_with({"--quiet", "--sms", "1", "--scale", "0.01",
+                                             "--kernels", "saxpy,histogram", "--configs", "arming"},
+                                            folder);
         armed = false;
         CHECK(status == expected);
         const csv_rows rows = rows_of(csv);
@@ -255,8 +271,8 @@ TEST_CASE("run_gpu_l1_explorer: an error after a finished workload still writes 
         CHECK(rows.count("histogram/arming") == 0);
     };
     // A configuration error maps to bad usage (2), any other error to 1, as run_reporting_errors.
-    check(std::type_identity<memsub::config_error>{}, 2, "memsub_gpu_l1_armed_config");
-    check(std::type_identity<std::runtime_error>{}, 1, "memsub_gpu_l1_armed_runtime");
+    check(true, 2, "memsub_gpu_l1_armed_config");
+    check(false, 1, "memsub_gpu_l1_armed_runtime");
 }
 
 TEST_CASE("run_gpu_l1_explorer: a --scale too small for kmeans is bad usage, before any work") {
@@ -286,8 +302,8 @@ TEST_CASE("run_gpu_l1_explorer: a trace of headers alone is an empty input (stat
                             "-block dim = (32,1,1)\n-shmem = 0\n-nregs = 8\n"
                             "-accelsim tracer version = 3\n";
     const auto [status, csv] =
-        run_with<>({"--quiet", "--sms", "1", "--traceg", trace, "--configs", "static_64B"},
-                   "memsub_gpu_l1_empty_trace_out");
+        run_with({"--quiet", "--sms", "1", "--traceg", trace, "--configs", "static_64B"},
+                 "memsub_gpu_l1_empty_trace_out");
     CHECK(status == 3);
     // Its all-zero figures are written, as every tool writes an empty input's.
     const csv_rows rows = rows_of(csv);

@@ -322,7 +322,7 @@ TEST_CASE("writeback_hits=ignore keeps a block where a writeback hit would have 
         MemsubRP rp(p);
         set_assoc_tags tags(rp, 1, 4);
         auto req = std::make_shared<Request>(0x1000);
-        for (Addr line : {0xA, 0xB, 0xC, 0xD}) {
+        for (Addr line : {Addr{0xA}, Addr{0xB}, Addr{0xC}, Addr{0xD}}) {
             Packet fill(req, MemCmd::ReadReq, line * 64);
             REQUIRE_FALSE(tags.access(fill).hit);
         }

@@ -187,8 +187,8 @@ TEST_CASE("champsim: bad records are errors at their offset naming the record") 
         champsim_reader r(in, "cs", {.buffer_bytes = 64});
         trace_test::expect_error(r, pk::byte_offset, 128, 2, "record 2: truncated record");
     }
-    for (const auto& [branch, taken] :
-         std::array<std::pair<int, int>, 3>{{{2, 0}, {1, 7}, {0, 1}}}) {
+    for (const auto& flags : std::array<std::pair<int, int>, 3>{{{2, 0}, {1, 7}, {0, 1}}}) {
+        const int branch = flags.first, taken = flags.second; // CAPTURE takes no binding (clang 14)
         CAPTURE(branch);
         CAPTURE(taken);
         instr bad = good;
@@ -225,8 +225,8 @@ TEST_CASE("champsim: found by name and by --format; compressed files are named a
                          doctest::Contains("a compressed ChampSim trace"), memsub::input_error);
     // Unnamed binary content still needs an explicit format, which now lists champsim.
     std::istringstream raw(encode(x));
-    CHECK_THROWS_WITH_AS(memsub::trace::open_trace(raw, "stdin"), doctest::Contains("champsim"),
-                         memsub::input_error);
+    CHECK_THROWS_WITH_AS((void)memsub::trace::open_trace(raw, "stdin"),
+                         doctest::Contains("champsim"), memsub::input_error);
     std::istringstream raw2(encode(x));
     auto named = memsub::trace::open_trace(raw2, "stdin", trace_format::champsim);
     CHECK(memsub::trace::for_each_access(named, [](const memsub::access&) {}) == 1);

@@ -65,8 +65,8 @@ TEST_CASE("R-MAT: deterministic for a seed, symmetric, no self-loops, skewed deg
     }
     // R-MAT's skew: the largest degree is far above the mean (16 before duplicates are merged).
     CHECK(max_degree > 8 * a.edges() / a.vertices);
-    CHECK_THROWS_AS(make_rmat_graph({.scale = 0}), config_error);
-    CHECK_THROWS_AS(make_rmat_graph({.a = 0.6, .b = 0.3, .c = 0.2}), config_error);
+    CHECK_THROWS_AS((void)make_rmat_graph({.scale = 0}), config_error);
+    CHECK_THROWS_AS((void)make_rmat_graph({.a = 0.6, .b = 0.3, .c = 0.2}), config_error);
 }
 
 TEST_CASE("banded and power-law matrices: deterministic, well-formed, the requested shapes") {
@@ -176,11 +176,12 @@ TEST_CASE("grid graph: 4-neighbour, the exact degree counts and edge count of a 
     CHECK(path.degree(3) == 2);
     CHECK(make_grid_graph({.rows = 1, .cols = 1}).edges() == 0);
 
-    CHECK_THROWS_AS(make_grid_graph({.rows = 0, .cols = 4}), config_error);
-    CHECK_THROWS_AS(make_grid_graph({.rows = 4, .cols = 0}), config_error);
+    CHECK_THROWS_AS((void)make_grid_graph({.rows = 0, .cols = 4}), config_error);
+    CHECK_THROWS_AS((void)make_grid_graph({.rows = 4, .cols = 0}), config_error);
     // 2^16 × 2^16 is 2^32 vertices: a 32-bit product would wrap to 0 and pass.
-    CHECK_THROWS_AS(make_grid_graph({.rows = 1u << 16, .cols = 1u << 16}), config_error);
-    CHECK_THROWS_AS(make_grid_graph({.rows = 1u << 13, .cols = (1u << 13) + 1}), config_error);
+    CHECK_THROWS_AS((void)make_grid_graph({.rows = 1u << 16, .cols = 1u << 16}), config_error);
+    CHECK_THROWS_AS((void)make_grid_graph({.rows = 1u << 13, .cols = (1u << 13) + 1}),
+                    config_error);
 }
 
 TEST_CASE("Erdős–Rényi: the requested mean degree, no bias across the vertex range, seeded") {
@@ -217,13 +218,16 @@ TEST_CASE("Erdős–Rényi: the requested mean degree, no bias across the vertex
     CHECK(complete.edges() == 30);
     check_undirected_simple(complete);
 
-    CHECK_THROWS_AS(make_erdos_renyi_graph({.vertices = 1, .mean_degree = 0.5}), config_error);
-    CHECK_THROWS_AS(make_erdos_renyi_graph({.vertices = 100, .mean_degree = 0.0}), config_error);
-    CHECK_THROWS_AS(make_erdos_renyi_graph({.vertices = 100, .mean_degree = 99.5}), config_error);
-    CHECK_THROWS_AS(make_erdos_renyi_graph({.vertices = 100, .mean_degree = std::nan("")}),
+    CHECK_THROWS_AS((void)make_erdos_renyi_graph({.vertices = 1, .mean_degree = 0.5}),
+                    config_error);
+    CHECK_THROWS_AS((void)make_erdos_renyi_graph({.vertices = 100, .mean_degree = 0.0}),
+                    config_error);
+    CHECK_THROWS_AS((void)make_erdos_renyi_graph({.vertices = 100, .mean_degree = 99.5}),
+                    config_error);
+    CHECK_THROWS_AS((void)make_erdos_renyi_graph({.vertices = 100, .mean_degree = std::nan("")}),
                     config_error);
     // 2^26 vertices of mean degree 64 would be 2^32 directed edges: refused before any draw.
-    CHECK_THROWS_AS(make_erdos_renyi_graph({.vertices = 1u << 26, .mean_degree = 64.0}),
+    CHECK_THROWS_AS((void)make_erdos_renyi_graph({.vertices = 1u << 26, .mean_degree = 64.0}),
                     config_error);
 }
 
@@ -262,15 +266,16 @@ TEST_CASE("Barabási–Albert: exact edge count, minimum degree m, a power-law t
     CHECK(tree.edges() == 2 * 999);
     check_undirected_simple(tree);
 
-    CHECK_THROWS_AS(make_barabasi_albert_graph({.vertices = 1, .edges_per_vertex = 1}),
+    CHECK_THROWS_AS((void)make_barabasi_albert_graph({.vertices = 1, .edges_per_vertex = 1}),
                     config_error);
-    CHECK_THROWS_AS(make_barabasi_albert_graph({.vertices = 100, .edges_per_vertex = 0}),
+    CHECK_THROWS_AS((void)make_barabasi_albert_graph({.vertices = 100, .edges_per_vertex = 0}),
                     config_error);
-    CHECK_THROWS_AS(make_barabasi_albert_graph({.vertices = 100, .edges_per_vertex = 100}),
+    CHECK_THROWS_AS((void)make_barabasi_albert_graph({.vertices = 100, .edges_per_vertex = 100}),
                     config_error);
     // 2^26 vertices × 64 edges each, both directions: 2^33 entries, refused before any draw.
-    CHECK_THROWS_AS(make_barabasi_albert_graph({.vertices = 1u << 26, .edges_per_vertex = 64}),
-                    config_error);
+    CHECK_THROWS_AS(
+        (void)make_barabasi_albert_graph({.vertices = 1u << 26, .edges_per_vertex = 64}),
+        config_error);
 }
 
 TEST_CASE("uniform matrix: exactly k distinct sorted columns per row, every column as likely") {
@@ -296,15 +301,15 @@ TEST_CASE("uniform matrix: exactly k distinct sorted columns per row, every colu
     CHECK(full.nonzeros() == 24);
     check_well_formed(full, 3, 8);
 
-    CHECK_THROWS_AS(make_uniform_matrix({.rows = 10, .cols = 10, .nonzeros_per_row = 0}),
+    CHECK_THROWS_AS((void)make_uniform_matrix({.rows = 10, .cols = 10, .nonzeros_per_row = 0}),
                     config_error);
-    CHECK_THROWS_AS(make_uniform_matrix({.rows = 10, .cols = 10, .nonzeros_per_row = 11}),
+    CHECK_THROWS_AS((void)make_uniform_matrix({.rows = 10, .cols = 10, .nonzeros_per_row = 11}),
                     config_error);
-    CHECK_THROWS_AS(make_uniform_matrix({.rows = 0, .cols = 10, .nonzeros_per_row = 1}),
+    CHECK_THROWS_AS((void)make_uniform_matrix({.rows = 0, .cols = 10, .nonzeros_per_row = 1}),
                     config_error);
     // 2^26 rows × 64 = 2^32 entries: refused before any draw.
     CHECK_THROWS_AS(
-        make_uniform_matrix({.rows = 1u << 26, .cols = 1u << 10, .nonzeros_per_row = 64}),
+        (void)make_uniform_matrix({.rows = 1u << 26, .cols = 1u << 10, .nonzeros_per_row = 64}),
         config_error);
 }
 
@@ -356,14 +361,14 @@ TEST_CASE("2-D Laplacian: the 5-point stencil, nnz = 5 nx ny - 2 nx - 2 ny, inte
     CHECK(make_laplacian_matrix({.nx = 9, .ny = 1}).nonzeros() == 25);
     CHECK(make_laplacian_matrix({.nx = 1, .ny = 1}).values == std::vector<float>{4.0f});
 
-    CHECK_THROWS_AS(make_laplacian_matrix({.nx = 0, .ny = 3}), config_error);
-    CHECK_THROWS_AS(make_laplacian_matrix({.nx = 3, .ny = 0}), config_error);
-    CHECK_THROWS_AS(make_laplacian_matrix({.nx = 1u << 16, .ny = 1u << 16}), config_error);
+    CHECK_THROWS_AS((void)make_laplacian_matrix({.nx = 0, .ny = 3}), config_error);
+    CHECK_THROWS_AS((void)make_laplacian_matrix({.nx = 3, .ny = 0}), config_error);
+    CHECK_THROWS_AS((void)make_laplacian_matrix({.nx = 1u << 16, .ny = 1u << 16}), config_error);
 }
 
 TEST_CASE("generators refuse sizes past 32-bit CSR offsets before drawing anything") {
     // R-MAT 2^26 × edge factor 64, both directions: 2^33 entries.
-    CHECK_THROWS_AS(make_rmat_graph({.scale = 26, .edge_factor = 64}), config_error);
+    CHECK_THROWS_AS((void)make_rmat_graph({.scale = 26, .edge_factor = 64}), config_error);
     try {
         (void)make_uniform_matrix({.rows = 1u << 26, .cols = 1u << 10, .nonzeros_per_row = 64});
         FAIL("no error");

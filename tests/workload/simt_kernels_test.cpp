@@ -73,7 +73,9 @@ stream_facts collect(Kernel& kernel, const gto_params& p, Tpc&& threads_per_cta)
 
 void require_same(const per_thread& got, const per_thread& want) {
     REQUIRE(got.size() == want.size());
-    for (const auto& [key, refs] : want) {
+    for (const auto& entry : want) {
+        const auto& key = entry.first; // the messages below cannot capture a binding (clang 14)
+        const auto& refs = entry.second;
         const auto it = got.find(key);
         REQUIRE_MESSAGE(it != got.end(), "launch " << key.first << " thread " << key.second);
         REQUIRE_MESSAGE(it->second == refs, "launch " << key.first << " thread " << key.second);

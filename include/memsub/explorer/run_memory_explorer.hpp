@@ -652,7 +652,8 @@ inline void write_svg(const std::string& file, const std::vector<std::unique_ptr
     std::ofstream out(file);
     if (!out) throw std::runtime_error("cannot write " + file);
     constexpr double W = 900, H = 520, L = 70, R = 260, T = 40, B = 60;
-    const auto [lo, hi] = axis_of(rs);
+    const auto axis = axis_of(rs); // not a structured binding: clang 14 cannot capture one
+    const double lo = axis.lo, hi = axis.hi;
     auto X = [&](double v) {
         const double l = std::log10(std::max(v, std::pow(10.0, lo)));
         return L + (W - L - R) * (l - lo) / (hi - lo);
@@ -742,7 +743,8 @@ inline void write_gnuplot(const std::string& plot, const std::vector<std::unique
     {
         std::ofstream gp(script);
         if (!gp) throw std::runtime_error("cannot write " + script);
-        const auto [lo, hi] = axis_of(rs);
+        const auto axis = axis_of(rs); // not a structured binding: clang 14 cannot capture one
+        const double lo = axis.lo, hi = axis.hi;
         const bool pdf = terminal.starts_with("pdf");
         fmt::print(gp, "# Memory latency CDF drawn by memory_explorer. Render: gnuplot {}\n",
                    memsub::explorer::gnuplot_quoted(script));

@@ -169,7 +169,11 @@ placement_log drive_placement(P& p, const placement_contract_options& o, std::ui
     std::unordered_map<std::uint64_t, page_record> pages; // the mirror: each page's first place
     placement_stream stream(o, seed, shape);
     for (std::uint64_t i = 0; i < steps; ++i) {
-        const auto [a, requester] = stream.next();
+        // Named members, not a structured binding: the lambdas below capture the address,
+        // and clang before 16 cannot capture a binding.
+        const auto d = stream.next();
+        const byte_address a = d.address;
+        const std::uint32_t requester = d.requester;
         const std::uint64_t page = a.value / shape.page;
         const std::uint64_t offset = a.value % shape.page;
         const auto at = [&] { return "access " + std::to_string(i) + ", address " + hex(a.value); };

@@ -349,7 +349,8 @@ MEMSUB_ALWAYS_INLINE void bdi_immediates(const bdi_line<L, Arch>& line,
                                          std::uint32_t& first, bool& at_most_one) noexcept {
     constexpr unsigned k = sizeof(T);
     constexpr std::uint32_t n = L / k, W = (L + 63) / 64;
-    constexpr std::uint64_t valid = L >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << L) - 1;
+    constexpr std::uint64_t valid =
+        L >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << (L % 64)) - 1;
     constexpr std::uint64_t top = bdi_repeat<k>(std::uint64_t{1} << (k - 1)) & valid;
     // The sentinel bit 63 keeps the count free of a zero test (and of a branch).
     constexpr std::uint64_t sentinel = std::uint64_t{1} << 63;
@@ -378,7 +379,8 @@ template <class T, unsigned D, std::uint32_t L, bool Imm, class Arch>
     using Line = bdi_line<L, Arch>;
     constexpr unsigned k = sizeof(T);
     constexpr std::uint32_t W = Line::words;
-    constexpr std::uint64_t valid = L >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << L) - 1;
+    constexpr std::uint64_t valid =
+        L >= 64 ? ~std::uint64_t{0} : (std::uint64_t{1} << (L % 64)) - 1;
     constexpr std::uint64_t top = bdi_repeat<k>(std::uint64_t{1} << (k - 1)) & valid;
     using K = bdi_delta_constants<T, D>;
     std::array<std::uint64_t, W> imm{};
