@@ -164,6 +164,65 @@ TEST_CASE("policy rows hosted in the set headers (O5): copies are independent, m
     check(set_associative_cache<lru>(geometry{.sets = 16, .ways = 32}));
     check(set_associative_cache<srrip>(geometry{.sets = 16, .ways = 16}));
     check(set_associative_cache<lru, cache::write_policy::write_back, fixed_geometry<16, 8, 64>>());
+    // A compile-time shape whose row the engine addresses itself (O9).
+    check(
+        set_associative_cache<lru, cache::write_policy::write_back, fixed_geometry<16, 16, 64>>());
+    check(set_associative_cache<srrip, cache::write_policy::write_back,
+                                fixed_geometry<16, 16, 64>>());
+}
+
+namespace {
+// O9 archetypes: the hooks with the concept's signatures, and one whose in-row hit may throw.
+struct row_addressing_archetype : testing::replacement_archetype {
+    std::uint32_t row_bytes() const noexcept { return 16; }
+    void place_rows(std::byte*, std::size_t) noexcept {}
+    static constexpr std::uint32_t hosted_row_bytes() noexcept { return 16; }
+    void on_hit_in_row(std::byte*, entry_index, const memsub::access&) noexcept {}
+    entry_index replace_in_row(std::byte*, set_index, entry_mask m,
+                               const memsub::access&) noexcept {
+        return lowest_entry(m);
+    }
+};
+struct row_addressing_throwing_hit : row_addressing_archetype {
+    void on_hit_in_row(std::byte*, entry_index, const memsub::access&) {}
+};
+} // namespace
+
+TEST_CASE("row-addressed hooks (O9): who offers them, and the engine's outcomes with them") {
+    using replacement::addresses_rows;
+    CHECK(addresses_rows<row_addressing_archetype>);
+    CHECK_FALSE(addresses_rows<row_addressing_throwing_hit>);
+    CHECK_FALSE(addresses_rows<testing::replacement_archetype>); // no O5, no O9
+    // Only a compile-time shape knows its row's size.
+    CHECK(addresses_rows<replacement::basic_srrip<16>>);
+    CHECK(addresses_rows<replacement::basic_lru<8>>);
+    CHECK_FALSE(addresses_rows<replacement::srrip>);
+    CHECK_FALSE(addresses_rows<replacement::lru>);
+
+    // Frequency priority takes the in-row hit's other branch; K8 runs the default (hit
+    // priority). The fixed shape (O6, O7, O9) against the runtime one, access by access.
+    const replacement::srrip_params fp{.rrpv_bits = 3,
+                                       .promotion = replacement::hit_promotion::frequency_priority};
+    set_associative_cache<replacement::srrip, cache::write_policy::write_back,
+                          fixed_geometry<32, 16, 64>>
+        fixed(fixed_geometry<32, 16, 64>{}, fp);
+    set_associative_cache<replacement::srrip> runtime(geometry{.sets = 32, .ways = 16}, fp);
+    xoshiro256ss rng(11);
+    std::uint64_t misses = 0;
+    for (int i = 0; i < 50000; ++i) {
+        const std::uint64_t addr = rng.below(1 << 10) * 64;
+        const auto a = rng.below(4) == 0 ? store(addr) : load(addr);
+        const auto x = fixed.access(a);
+        const auto y = runtime.access(a);
+        REQUIRE(x.hit == y.hit);
+        REQUIRE(x.entry == y.entry);
+        misses += !x.hit;
+    }
+    CHECK(misses > 5000); // the stream exercises replacement, not only hits
+    for (std::uint32_t s = 0; s < 32; ++s)
+        for (std::uint32_t e = 0; e < 16; ++e)
+            REQUIRE(fixed.policy().rrpv(set_index{s}, entry_index{e}) ==
+                    runtime.policy().rrpv(set_index{s}, entry_index{e}));
 }
 
 namespace {

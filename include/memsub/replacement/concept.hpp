@@ -58,6 +58,15 @@
 //       (core/access.hpp `host_hints`) the policy needs to differ from a simpler policy, and
 //       what it does without them. Documentation a tool can show: a host without those hints
 //       (a trace replay with no timing) then tells its user why the rows look alike.
+//   O9. `P::hosted_row_bytes()` static constexpr noexcept -> uint32_t, `p.on_hit_in_row(row, e,
+//       access)` noexcept and `p.replace_in_row(row, set, eligible, access)` noexcept ->
+//       entry_index — for a policy with O5 whose type fixes its shape (an O6 form): its
+//       row_bytes() for every geometry it accepts, and R3 and O7 given the set's row (`row`, a
+//       `std::byte*`, where place_rows put row `set`) instead of finding it. An engine with a
+//       compile-time geometry that hosts the rows computes a row's address from the set's
+//       header, which costs no instruction, where the policy would load its base and stride
+//       after every store to metadata (they may alias it). The engine calls them only after
+//       place_rows; `check_replacement_contract` checks they decide as the plain hooks (K8).
 // A policy author's helpers: core/types.hpp (entry masks: `lowest_entry`, `bit_of`,
 // `low_bits_mask`, `contains`), core/byte_match.hpp (recency rows: `recency_promote`,
 // `recency_demote`, `byte_equal_mask`), replacement/rrpv_state.hpp (RRPV rows with ageing).
@@ -114,7 +123,7 @@
 #include <memsub/core/geometry.hpp>
 #include <memsub/core/types.hpp>
 
-/// Replacement policies: the `replacement_policy` concept (R1–R7, optional hooks O1–O8, call
+/// Replacement policies: the `replacement_policy` concept (R1–R7, optional hooks O1–O9, call
 /// protocol P1–P8), the policies themselves, and the combinators built on them (set dueling,
 /// DRRIP, SHiP, ReMAP, OPT).
 namespace memsub::replacement {
@@ -282,6 +291,18 @@ concept places_rows = requires(P& p, const P& cp, std::byte* first, std::size_t 
     noexcept->std::convertible_to<std::uint32_t>;
     { p.place_rows(first, stride) }
     noexcept;
+};
+
+/// O9: the policy, shaped at compile time, works on a hosted row the engine addresses itself.
+template <class P>
+concept addresses_rows = places_rows<P> &&
+    requires(P& p, std::byte* row, set_index s, entry_index e, entry_mask m, const access& a) {
+    { P::hosted_row_bytes() }
+    noexcept->std::same_as<std::uint32_t>;
+    { p.on_hit_in_row(row, e, a) }
+    noexcept;
+    { p.replace_in_row(row, s, m, a) }
+    noexcept->std::same_as<entry_index>;
 };
 
 /// O6: the policy type an engine with a compile-time shape of `Entries` entries per set builds

@@ -83,6 +83,26 @@ public:
         return e;
     }
 
+    /// O9 (a compile-time shape only): the row's bytes, and on_hit and replace on a row the
+    /// engine found.
+    [[nodiscard]] static constexpr std::uint32_t hosted_row_bytes() noexcept
+        requires(Entries != 0) {
+        return padded_row_bytes(Entries);
+    }
+    void on_hit_in_row(std::byte* r, entry_index e, const access&) noexcept {
+        recency_promote(reinterpret_cast<std::uint8_t*>(r), stride(), e.value);
+    }
+    [[nodiscard]] entry_index replace_in_row(std::byte* r, set_index s, entry_mask eligible,
+                                             const access& a) noexcept {
+        std::uint8_t* pos = reinterpret_cast<std::uint8_t*>(r);
+        const entry_mask bottom_entries = byte_equal_mask(pos, stride(), bottom()) & eligible;
+        if (MEMSUB_LIKELY(bottom_entries != 0)) { // always so in a full conventional set
+            recency_promote_position(pos, stride(), bottom());
+            return lowest_entry(bottom_entries);
+        }
+        return replace(s, eligible, a);
+    }
+
     void prefetch(set_index s) const noexcept { __builtin_prefetch(row(s)); }
 
     /// O5: the engine may keep the stack rows in its set headers.

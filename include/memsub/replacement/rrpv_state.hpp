@@ -245,11 +245,24 @@ public:
 
     /// RRIP §3.1 hit promotion.
     void promote(set_index s, entry_index e, hit_promotion hp) noexcept {
-        std::uint8_t* b = entry_byte(s, e);
+        promote_in_row(reinterpret_cast<std::byte*>(row(s)), e, hp);
+    }
+
+    /// promote() and replace() on a row the caller found (O9: the engine hosting the rows
+    /// addresses them itself; `r` is row(s) of the set concerned).
+    void promote_in_row(std::byte* r, entry_index e, hit_promotion hp) noexcept {
+        std::uint8_t* b = entry_byte(reinterpret_cast<std::uint64_t*>(r), e);
         if (hp == hit_promotion::hit_priority)
             *b = 0;
         else
             *b = static_cast<std::uint8_t>(*b - (*b != 0 ? 1u : 0u));
+    }
+    [[nodiscard]] MEMSUB_ALWAYS_INLINE entry_index replace_in_row(std::byte* r, entry_mask eligible,
+                                                                  std::uint8_t v) noexcept {
+        auto* const words = reinterpret_cast<std::uint64_t*>(r);
+        const entry_index e = lowest_entry(age_row(words, eligible));
+        *entry_byte(words, e) = v;
+        return e;
     }
 
     /// Mask of the entries of set `s` whose RRPV is distant.
@@ -275,10 +288,7 @@ public:
     /// set() would have read it again.
     [[nodiscard]] MEMSUB_ALWAYS_INLINE entry_index replace(set_index s, entry_mask eligible,
                                                            std::uint8_t v) noexcept {
-        std::uint64_t* const r = row(s);
-        const entry_index e = lowest_entry(age_row(r, eligible));
-        *entry_byte(r, e) = v;
-        return e;
+        return replace_in_row(reinterpret_cast<std::byte*>(row(s)), eligible, v);
     }
 
     /// Hardware bits: M per entry.
@@ -288,6 +298,11 @@ public:
 
     /// O5 (for the owning policy to forward): the engine may keep the rows in its set headers.
     [[nodiscard]] std::uint32_t row_bytes() const noexcept { return rows_.row_bytes(); }
+    /// row_bytes() of every state of a compile-time shape (a policy's O9).
+    [[nodiscard]] static constexpr std::uint32_t row_bytes_for_entries() noexcept
+        requires(Entries != 0) {
+        return 16u * ((Entries + 15u) / 16u);
+    }
     void place_rows(std::byte* first, std::size_t stride) noexcept { rows_.place(first, stride); }
 
 private:

@@ -67,6 +67,21 @@ public:
         return state_.replace(s, eligible, state_.long_interval());
     }
 
+    /// O9 (a compile-time shape only): the row's bytes, and on_hit and replace on a row the
+    /// engine found.
+    [[nodiscard]] static constexpr std::uint32_t hosted_row_bytes() noexcept
+        requires(Entries != 0) {
+        return basic_rrpv_state<Entries>::row_bytes_for_entries();
+    }
+    void on_hit_in_row(std::byte* row, entry_index e, const access&) noexcept {
+        state_.promote_in_row(row, e, promotion_);
+    }
+    [[nodiscard]] MEMSUB_ALWAYS_INLINE entry_index replace_in_row(std::byte* row, set_index,
+                                                                  entry_mask eligible,
+                                                                  const access&) noexcept {
+        return state_.replace_in_row(row, eligible, state_.long_interval());
+    }
+
     [[nodiscard]] std::uint32_t rrpv(set_index s, entry_index e) const noexcept {
         return state_.get(s, e);
     }

@@ -33,8 +33,9 @@
 //       same before and after a run, and for two instances built alike;
 //   K7. every pass runs to completion: building its caches does not throw, and the subject does
 //       not crash (a signal), exit, or exceed `pass_time_limit_seconds`.
-//   K8. a policy's fast forms decide exactly as its plain hooks: with O7 (`replace`) and O6
-//       (`for_entries`, on compile-time shapes of 4, 16 and 64 entries per set) the engine's
+//   K8. a policy's fast forms decide exactly as its plain hooks: with O7 (`replace`), O6
+//       (`for_entries`, on compile-time shapes of 4, 16 and 64 entries per set) and O9 (the
+//       row-addressed hooks the engine uses on those shapes when it hosts the rows) the engine's
 //       outcomes, access by access, equal those of the same policy called through R4–R6 only
 //       with a runtime geometry (pass "fast forms", run only for a policy that has either).
 // K4 and K5 hold for any subject on memsub's engine (they guard the engine and the recorder's
@@ -56,7 +57,7 @@
 // Labels. Every rule memsub states carries a label unique across the library, so a diagnostic,
 // a report line or a comment that cites one means exactly that rule:
 //   family               header                                requirements  optional  protocol
-//   replacement_policy   replacement/concept.hpp               R1–R7         O1–O8     P1–P8
+//   replacement_policy   replacement/concept.hpp               R1–R7         O1–O9     P1–P8
 //   dueling_candidate    replacement/set_dueling.hpp           D1–D7
 //   bypass_predictor     bypass/concept.hpp                    B1–B4         T1–T4     Q1–Q5
 //   compressor           compression/concept.hpp               C1–C7                   CP1–CP5

@@ -247,8 +247,25 @@ protected:
     /// A hit on entry `e` (or the resident part of a partial miss): the policy, then the
     /// predictor that admitted the block (Q3).
     void notify_hit(set_index s, entry_index e, const memsub::access& a) noexcept {
-        policy_.on_hit(s, e, a);
+        notify_hit(state_of(s, layout_), s, e, a);
+    }
+    /// The same with the set's state (its header) at hand.
+    void notify_hit(set_state& st, set_index s, entry_index e, const memsub::access& a) noexcept {
+        if constexpr (base::rows_addressed)
+            policy_.on_hit_in_row(this->policy_row(st, layout_), e, a); // O9
+        else
+            policy_.on_hit(s, e, a);
         bypass::notify_hit(bypass_, s, e, a);
+    }
+
+    /// O7: the policy's fused replacement in a full set, given the set's row when the engine
+    /// addresses it (O9).
+    [[nodiscard]] entry_index fused_replace(set_state& st, set_index s, entry_mask eligible,
+                                            const memsub::access& a) noexcept {
+        if constexpr (base::rows_addressed)
+            return policy_.replace_in_row(this->policy_row(st, layout_), s, eligible, a);
+        else
+            return policy_.replace(s, eligible, a);
     }
 
     /// A block was placed in `e`: the policy (its richest R4 form), then the predictor.

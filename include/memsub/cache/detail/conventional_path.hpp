@@ -73,7 +73,7 @@ protected:
             r.hit = true;
             r.entry = e;
             st.reused |= bit_of(e);
-            notify_hit(s, e, a);
+            notify_hit(st, s, e, a);
             st.dirty |= bit_of(e) & (entry_mask{0} - entry_mask{dirties}); // branch-free
             if constexpr (writes::acts_on_write_hit) {
                 if (write) {
@@ -101,7 +101,7 @@ protected:
                     if constexpr (replacement::fuses_replacement<policy_type>) {
                         // O7: the policy chose the victim and did its evict and insert
                         // bookkeeping in one call; the engine does its own part.
-                        e = policy_.replace(s, st.valid, a);
+                        e = this->fused_replace(st, s, st.valid, a);
                         MEMSUB_ASSERT(contains_entry(st.valid, e));
                         this->template depart_into<false, true>(r.evictions.emplace_back(), s, e,
                                                                 eviction_reason::replacement, L);

@@ -151,6 +151,18 @@ protected:
     static constexpr cache_options options = Options;
     static constexpr bool variable_blocks = Options.variable_blocks();
     static constexpr bool fixed = !std::same_as<Geometry, geometry>;
+    /// O9: the policy's rows are in the set headers at an offset and stride known at compile
+    /// time (a fixed geometry, a policy of fixed shape whose row fits the header's spare bytes,
+    /// where the constructor places it), so the engine hands the policy its row.
+    static constexpr bool rows_addressed = [] {
+        if constexpr (fixed && replacement::addresses_rows<policy_type>) {
+            constexpr std::uint32_t entries = compile_time_entries<Geometry>();
+            return policy_row_offset(entries) + policy_type::hosted_row_bytes() <=
+                   std::size_t{64} * header_blocks(entries);
+        } else {
+            return false;
+        }
+    }();
 
     /// Builds an empty cache; throws `config_error` for a bad geometry or params.
     set_storage(const Geometry& g, const policy_params& params, const bypass_params& bypass,
@@ -165,19 +177,57 @@ protected:
         const std::uint32_t blocks = header_blocks(g.entries_per_set());
         for (std::uint32_t s = 0; s < g.sets; ++s)
             ::new (static_cast<void*>(&headers_[std::size_t{s} * blocks])) set_state{};
-        // O5: the policy's per-set row goes into the header's spare bytes when it fits there
-        // (a 16-way set: 32 B state + 16 fingerprints + 16 B row = one 64-byte line).
-        if constexpr (replacement::places_rows<policy_type>) {
-            const std::size_t offset = policy_row_offset(g.entries_per_set());
-            if (offset + policy_.row_bytes() <= std::size_t{64} * blocks)
-                policy_.place_rows(reinterpret_cast<std::byte*>(headers_.data()) + offset,
-                                   std::size_t{64} * blocks);
-        }
+        host_policy_rows();
         if constexpr (variable_blocks) {
             line_segments_.assign(g.total_entries(), 0);
             stored_.assign(g.total_entries(), 0);
             touched_.assign(g.total_entries(), 0);
             payload_.assign(g.total_entries(), 0);
+        }
+    }
+
+    /// A copy's policy owns its rows (a copied policy never aliases the cache it was copied
+    /// from, replacement/set_rows.hpp); the copy hosts them in its own headers again, as the
+    /// original does. Where the engine addresses the rows itself (O9) it must: it reads and
+    /// writes them in the headers, where a policy keeping its own rows would never look.
+    set_storage(const set_storage& other)
+        : geometry_(other.geometry_)
+        , policy_(other.policy_)
+        , bypass_(other.bypass_)
+        , sizer_(other.sizer_)
+        , layout_(other.layout_)
+        , tags_(other.tags_)
+        , stored_(other.stored_)
+        , touched_(other.touched_)
+        , line_segments_(other.line_segments_)
+        , payload_(other.payload_)
+        , headers_(other.headers_) {
+        host_policy_rows();
+    }
+    set_storage& operator=(const set_storage& other) {
+        if (this != &other) {
+            set_storage copy(other);
+            *this = std::move(copy);
+        }
+        return *this;
+    }
+    /// A move keeps hosted rows where they are: the header storage moves with them.
+    set_storage(set_storage&&) = default;
+    set_storage& operator=(set_storage&&) = default;
+    ~set_storage() = default;
+
+    /// O5: the policy's per-set row goes into the header's spare bytes when it fits there (a
+    /// 16-way set: 32 B state + 16 fingerprints + 16 B row = one 64-byte line). At
+    /// construction and in a copy.
+    void host_policy_rows() noexcept {
+        if constexpr (replacement::places_rows<policy_type>) {
+            const std::uint32_t entries = static_cast<geometry>(geometry_).entries_per_set();
+            const std::size_t offset = policy_row_offset(entries);
+            const std::size_t stride = std::size_t{64} * header_blocks(entries);
+            if (offset + policy_.row_bytes() <= stride)
+                policy_.place_rows(reinterpret_cast<std::byte*>(headers_.data()) + offset, stride);
+            if constexpr (rows_addressed)
+                MEMSUB_ASSERT(policy_.row_bytes() == policy_type::hosted_row_bytes());
         }
     }
 
@@ -260,6 +310,12 @@ protected:
     }
     [[nodiscard]] const set_state& state_of(set_index s, const layout_type& L) const noexcept {
         return *std::launder(reinterpret_cast<const set_state*>(header(s, L)));
+    }
+    /// The policy row in the header that starts with `st`, when the headers host the rows at a
+    /// place known at compile time (O9).
+    [[nodiscard]] static std::byte*
+    policy_row(set_state& st, const layout_type& L) noexcept requires rows_addressed {
+        return reinterpret_cast<std::byte*>(&st) + policy_row_offset(L.entries);
     }
     [[nodiscard]] std::uint8_t* fingerprint_row(set_index s, const layout_type& L) noexcept {
         return reinterpret_cast<std::uint8_t*>(header(s, L) + fingerprint_offset);
