@@ -154,6 +154,8 @@ protected:
     /// O9: the policy's rows are in the set headers at an offset and stride known at compile
     /// time (a fixed geometry, a policy of fixed shape whose row fits the header's spare bytes,
     /// where the constructor places it), so the engine hands the policy its row.
+    /// Decision: compile-time shapes only. A runtime geometry would have to test on every
+    /// access whether the row was placed, which costs about the loads it saves.
     static constexpr bool rows_addressed = [] {
         if constexpr (fixed && replacement::addresses_rows<policy_type>) {
             constexpr std::uint32_t entries = compile_time_entries<Geometry>();
