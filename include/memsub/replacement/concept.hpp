@@ -64,7 +64,7 @@
 //       row_bytes() for every geometry it accepts, and R3 and O7 given the set's row (`row`, a
 //       `std::byte*`, where place_rows put row `set`) instead of finding it. An engine with a
 //       compile-time geometry that hosts the rows computes a row's address from the set's
-//       header, which costs no instruction, where the policy would load its base and stride
+//       header (a constant offset, no load), where the policy would load its base and stride
 //       after every store to metadata (they may alias it). The engine calls them only after
 //       place_rows; `check_replacement_contract` checks they decide as the plain hooks (K8).
 // A policy author's helpers: core/types.hpp (entry masks: `lowest_entry`, `bit_of`,

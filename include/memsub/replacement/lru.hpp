@@ -71,16 +71,8 @@ public:
 
     /// O7: victim + on_evict + on_insert of a replacement in one call. Evicting an entry drops
     /// it to the bottom and inserting lifts it to the top, so the pair is one promotion.
-    [[nodiscard]] entry_index replace(set_index s, entry_mask eligible, const access&) noexcept {
-        std::uint8_t* pos = row(s);
-        const entry_mask bottom_entries = byte_equal_mask(pos, stride(), bottom()) & eligible;
-        if (MEMSUB_LIKELY(bottom_entries != 0)) { // always so in a full conventional set
-            recency_promote_position(pos, stride(), bottom());
-            return lowest_entry(bottom_entries);
-        }
-        const entry_index e = victim_by_scan(s, eligible);
-        promote(s, e);
-        return e;
+    [[nodiscard]] entry_index replace(set_index s, entry_mask eligible, const access& a) noexcept {
+        return replace_in_row(reinterpret_cast<std::byte*>(row(s)), s, eligible, a);
     }
 
     /// O9 (a compile-time shape only): the row's bytes, and on_hit and replace on a row the
@@ -93,14 +85,16 @@ public:
         recency_promote(reinterpret_cast<std::uint8_t*>(r), stride(), e.value);
     }
     [[nodiscard]] entry_index replace_in_row(std::byte* r, set_index s, entry_mask eligible,
-                                             const access& a) noexcept {
+                                             const access&) noexcept {
         std::uint8_t* pos = reinterpret_cast<std::uint8_t*>(r);
         const entry_mask bottom_entries = byte_equal_mask(pos, stride(), bottom()) & eligible;
         if (MEMSUB_LIKELY(bottom_entries != 0)) { // always so in a full conventional set
             recency_promote_position(pos, stride(), bottom());
             return lowest_entry(bottom_entries);
         }
-        return replace(s, eligible, a);
+        const entry_index e = victim_by_scan(s, eligible);
+        promote(s, e);
+        return e;
     }
 
     void prefetch(set_index s) const noexcept { __builtin_prefetch(row(s)); }
@@ -152,14 +146,14 @@ private:
         return reinterpret_cast<const std::uint8_t*>(rows_.row(s));
     }
 
-    /// victim() with a scalar scan instead of byte_max_lanes, for replace(): with the vector
-    /// form inlined there (or called out of line), GCC compiled replace()'s hot path above
-    /// differently and the fixed-geometry LRU loop of bench_replacement got slower
-    /// (docs/performance/figures_behind_choices.md). The engine calls replace() with a
-    /// full set's entries, whose bottom is always eligible, so only a host that narrows the
-    /// eligible entries gets here. Its first lines repeat replace()'s bottom check on purpose:
-    /// without them GCC compiled the LRU loops differently again and the portable runtime LRU got
-    /// slower (same page).
+    /// victim() with a scalar scan instead of byte_max_lanes, for the fused replacement
+    /// (replace_in_row, which replace calls): with the vector form inlined there (or called out
+    /// of line), GCC compiled its hot path above differently and the fixed-geometry LRU loop of
+    /// bench_replacement got slower (docs/performance/figures_behind_choices.md). The engine
+    /// replaces with a full set's entries, whose bottom is always eligible, so only a host that
+    /// narrows the eligible entries gets here. Its first lines repeat the fused replacement's
+    /// bottom check on purpose: without them GCC compiled the LRU loops differently again and
+    /// the portable runtime LRU got slower (same page).
     [[nodiscard]] entry_index victim_by_scan(set_index s, entry_mask eligible) const noexcept {
         const std::uint8_t* pos = row(s);
         const entry_mask bottom_entries = byte_equal_mask(pos, stride(), bottom()) & eligible;

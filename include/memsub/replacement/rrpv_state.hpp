@@ -25,6 +25,7 @@
 #endif
 
 #include <memsub/config.hpp>
+#include <memsub/core/byte_match.hpp>
 #include <memsub/core/errors.hpp>
 #include <memsub/core/geometry.hpp>
 #include <memsub/core/rng.hpp>
@@ -301,7 +302,7 @@ public:
     /// row_bytes() of every state of a compile-time shape (a policy's O9).
     [[nodiscard]] static constexpr std::uint32_t row_bytes_for_entries() noexcept
         requires(Entries != 0) {
-        return 16u * ((Entries + 15u) / 16u);
+        return padded_row_bytes(Entries);
     }
     void place_rows(std::byte* first, std::size_t stride) noexcept { rows_.place(first, stride); }
 

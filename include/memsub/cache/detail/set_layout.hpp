@@ -126,6 +126,10 @@ constexpr std::uint32_t header_blocks(std::uint32_t entries) noexcept {
 constexpr std::size_t policy_row_offset(std::uint32_t entries) noexcept {
     return fingerprint_offset + padded_row_bytes(entries);
 }
+/// Whether a policy row of `row_bytes` fits the spare bytes of the header (O5 hosts it then).
+constexpr bool policy_row_fits(std::uint32_t entries, std::size_t row_bytes) noexcept {
+    return policy_row_offset(entries) + row_bytes <= std::size_t{64} * header_blocks(entries);
+}
 
 /// The layout type of a geometry type.
 template <class Geometry>
@@ -154,13 +158,12 @@ protected:
     /// O9: the policy's rows are in the set headers at an offset and stride known at compile
     /// time (a fixed geometry, a policy of fixed shape whose row fits the header's spare bytes,
     /// where the constructor places it), so the engine hands the policy its row.
-    /// Decision: compile-time shapes only. A runtime geometry would have to test on every
-    /// access whether the row was placed, which costs about the loads it saves.
+    /// Decision: compile-time shapes only, where the fit is a constant. A runtime geometry would
+    /// have to test on every access whether the row was placed (not built or measured).
     static constexpr bool rows_addressed = [] {
         if constexpr (fixed && replacement::addresses_rows<policy_type>) {
-            constexpr std::uint32_t entries = compile_time_entries<Geometry>();
-            return policy_row_offset(entries) + policy_type::hosted_row_bytes() <=
-                   std::size_t{64} * header_blocks(entries);
+            return policy_row_fits(compile_time_entries<Geometry>(),
+                                   policy_type::hosted_row_bytes());
         } else {
             return false;
         }
@@ -224,10 +227,10 @@ protected:
     void host_policy_rows() noexcept {
         if constexpr (replacement::places_rows<policy_type>) {
             const std::uint32_t entries = static_cast<geometry>(geometry_).entries_per_set();
-            const std::size_t offset = policy_row_offset(entries);
-            const std::size_t stride = std::size_t{64} * header_blocks(entries);
-            if (offset + policy_.row_bytes() <= stride)
-                policy_.place_rows(reinterpret_cast<std::byte*>(headers_.data()) + offset, stride);
+            if (policy_row_fits(entries, policy_.row_bytes()))
+                policy_.place_rows(reinterpret_cast<std::byte*>(headers_.data()) +
+                                       policy_row_offset(entries),
+                                   std::size_t{64} * header_blocks(entries));
             if constexpr (rows_addressed)
                 MEMSUB_ASSERT(policy_.row_bytes() == policy_type::hosted_row_bytes());
         }
