@@ -156,7 +156,7 @@ public:
                                     : Row::victim(h.row.data());
         // A write-back cache would write the victim back here when its dirty bit is set.
         tags[e] = line;
-        h.fingerprints[e] = fingerprint;
+        memsub::store_row_byte(h.fingerprints.data() + e, fingerprint); // as the engine stores
         h.occupied |= 1ULL << e;
         h.dirty = (h.dirty & ~(1ULL << e)) | (store_bit << e);
         Row::fill(h.row.data(), e);
@@ -219,8 +219,13 @@ struct srrip_floor_row {
     static void init(std::uint8_t* row) noexcept {
         for (std::uint32_t w = 0; w < Ways; ++w) row[w] = distant; // padding lanes: masked off
     }
-    static void hit(std::uint8_t* row, std::uint32_t e) noexcept { row[e] = 0; }
-    static void fill(std::uint8_t* row, std::uint32_t e) noexcept { row[e] = inserted; }
+    // Row stores as memsub's (memsub::row_byte).
+    static void hit(std::uint8_t* row, std::uint32_t e) noexcept {
+        memsub::store_row_byte(row + e, 0);
+    }
+    static void fill(std::uint8_t* row, std::uint32_t e) noexcept {
+        memsub::store_row_byte(row + e, inserted);
+    }
     /// Ages the row until an entry is distant (one step, branch-free) and returns the lowest.
     static std::uint32_t victim(std::uint8_t* row) noexcept {
 #if defined(__SSE2__)
@@ -251,7 +256,7 @@ struct srrip_floor_row {
             std::uint64_t m = 0;
             for (std::uint32_t c = 0; c < chunks; ++c) {
                 const __m128i y = _mm_min_epu8(_mm_adds_epu8(x[c], k), d);
-                _mm_store_si128(reinterpret_cast<__m128i*>(row + 16 * c), y);
+                memsub::store_row16(row + 16 * c, y);
                 m |= std::uint64_t{static_cast<std::uint32_t>(
                          _mm_movemask_epi8(_mm_cmpeq_epi8(y, d)))}
                      << (16 * c);

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <array>
+#include <bit>
 
 using namespace memsub;
 
@@ -88,4 +89,37 @@ TEST_CASE(
         std::sort(sorted.begin(), sorted.begin() + entries);
         for (std::uint32_t e = 0; e < entries; ++e) CHECK(sorted[e] == e);
     }
+}
+
+TEST_CASE("row stores (row_byte) are seen by every reader of the row, in program order") {
+    // The access path writes rows only through store_row_byte / store_row16 and reads them as
+    // bytes, through the vector kernels or as aliasing_u64 words (core/byte_match.hpp's
+    // Decision): interleaved, every reader sees the last store, a byte store after a vector
+    // store to the same bytes included.
+    xoshiro256ss rng(6);
+    alignas(16) std::array<std::uint8_t, 64> row{};
+    std::array<std::uint8_t, 64> ref{};
+    for (int step = 0; step < 20000; ++step) {
+        const auto lane = static_cast<std::uint32_t>(rng.below(64));
+        const auto v = static_cast<std::uint8_t>(rng.below(8));
+#if defined(__SSE2__)
+        if (rng.below(2) == 0) {
+            const std::uint32_t chunk = lane & ~15u;
+            const auto w = static_cast<std::uint8_t>(rng.below(8));
+            store_row16(row.data() + chunk, _mm_set1_epi8(static_cast<char>(w)));
+            std::fill(ref.begin() + chunk, ref.begin() + chunk + 16, w);
+        }
+#endif
+        store_row_byte(row.data() + lane, v);
+        ref[lane] = v;
+        if (row[lane] != v) FAIL("byte read at step ", step);
+        if (byte_equal_mask(row.data(), 64, v) != byte_equal_mask_scalar(ref.data(), 64, v))
+            FAIL("vector read at step ", step);
+        if constexpr (std::endian::native == std::endian::little) {
+            const std::uint64_t word = reinterpret_cast<const aliasing_u64*>(row.data())[lane / 8];
+            if (static_cast<std::uint8_t>(word >> (8 * (lane % 8))) != v)
+                FAIL("word read at step ", step);
+        }
+    }
+    CHECK(std::equal(ref.begin(), ref.end(), row.begin()));
 }

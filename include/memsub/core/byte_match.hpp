@@ -29,6 +29,43 @@ namespace memsub {
     return (entries + 15u) & ~15u;
 }
 
+/// Decision: the stores of the access path into byte rows (a fill's fingerprint, a policy's
+/// row on a hit or a replacement) go through `row_byte`, a type of their own, not through
+/// unsigned char, std::byte or a vector intrinsic. Those may modify any object, so after each
+/// one the compiler loads again from the cache object what the host's loop needs for the next
+/// access (the bases of the tag and header arrays, the policy's parameters): a load or more
+/// on every access. A `row_byte` store may modify only row bytes, so the bases stay in
+/// registers across the host's loop (docs/performance/miss_path.md, "Row stores of their own
+/// type"). It stays correct because row memory is read only as bytes (unsigned char), through
+/// the vector intrinsics or as `aliasing_u64` words, all of which may read any store, and is
+/// written only as `row_byte` (with GCC, vectors of it) or as bytes.
+enum class row_byte : std::uint8_t {};
+
+/// A 64-bit word that may alias any object: row memory read or written as words.
+#if defined(__GNUC__)
+typedef std::uint64_t __attribute__((__may_alias__)) aliasing_u64;
+#else
+using aliasing_u64 = std::uint64_t;
+#endif
+
+/// `*p = v` as a row store (see row_byte).
+MEMSUB_ALWAYS_INLINE void store_row_byte(std::uint8_t* p, std::uint8_t v) noexcept {
+    *reinterpret_cast<row_byte*>(p) = row_byte{v};
+}
+
+#if defined(__SSE2__)
+/// The 16 bytes of `x` stored at `p` as a row store (see row_byte). GCC takes a vector of
+/// row_byte; Clang accepts no vector of an enum, so there it is the intrinsic store.
+MEMSUB_ALWAYS_INLINE void store_row16(std::uint8_t* p, __m128i x) noexcept {
+#if defined(__GNUC__) && !defined(__clang__)
+    typedef row_byte row16 __attribute__((vector_size(16), aligned(1)));
+    *reinterpret_cast<row16*>(p) = (row16)x;
+#else
+    _mm_storeu_si128(reinterpret_cast<__m128i*>(p), x);
+#endif
+}
+#endif
+
 #if defined(__SSE2__)
 namespace detail {
 /// Every byte = `v` in three instructions (SSE2's `_mm_set1_epi8` takes four).
@@ -173,7 +210,7 @@ inline void recency_promote_row16_ssse3(std::uint8_t* row, std::uint32_t lane) n
     const __m128i bound = _mm_shuffle_epi8(x, _mm_set1_epi8(static_cast<char>(lane)));
     const __m128i is_lane = _mm_cmpeq_epi8(x, bound);
     x = _mm_add_epi8(x, _mm_min_epu8(_mm_subs_epu8(bound, x), _mm_set1_epi8(1)));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(row), _mm_andnot_si128(is_lane, x));
+    store_row16(row, _mm_andnot_si128(is_lane, x));
 }
 } // namespace detail
 #endif
@@ -193,7 +230,7 @@ MEMSUB_ALWAYS_INLINE void recency_promote_row16_sse2(std::uint8_t* row,
     const __m128i bound = broadcast_byte(row[lane]);
     const __m128i is_lane = _mm_cmpeq_epi8(x, bound);
     x = _mm_add_epi8(x, _mm_min_epu8(_mm_subs_epu8(bound, x), _mm_set1_epi8(1)));
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(row), _mm_andnot_si128(is_lane, x));
+    store_row16(row, _mm_andnot_si128(is_lane, x));
 }
 } // namespace detail
 #endif
@@ -232,7 +269,7 @@ MEMSUB_ALWAYS_INLINE void recency_promote_position(std::uint8_t* row, std::uint3
         // old − x saturates to 0 unless x < old, so min(old − x, 1) is the increment.
         x = _mm_add_epi8(x, _mm_min_epu8(_mm_subs_epu8(bound, x), one));
         x = _mm_andnot_si128(is_lane, x); // the lane → 0
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(row + i), x);
+        store_row16(row + i, x);
     };
     chunk(0); // padded ≥ 16: rows of ≤ 16 entries need no loop
     for (std::uint32_t i = 16; i < padded; i += 16) chunk(i);
@@ -260,7 +297,7 @@ inline void recency_demote(std::uint8_t* row, std::uint32_t padded, std::uint32_
         const __m128i le_bottom = _mm_cmpeq_epi8(_mm_min_epu8(x, limit), x); // x <= bottom
         x = _mm_add_epi8(x, _mm_and_si128(gt_old, le_bottom));               // −1 (0xff)
         x = _mm_or_si128(_mm_andnot_si128(is_lane, x), _mm_and_si128(is_lane, limit));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(row + i), x);
+        store_row16(row + i, x);
     };
     chunk(0);
     for (std::uint32_t i = 16; i < padded; i += 16) chunk(i);

@@ -77,7 +77,7 @@ inline constexpr std::uint64_t high = 0x8080808080808080ULL;
 }
 
 /// SWAR (portable): bit i set iff entry i equals `d`. No byte ever carries into its neighbour.
-[[nodiscard]] constexpr entry_mask distant_swar(const std::uint64_t* row, std::uint32_t words,
+[[nodiscard]] constexpr entry_mask distant_swar(const aliasing_u64* row, std::uint32_t words,
                                                 std::uint8_t d) noexcept {
     entry_mask m = 0;
     for (std::uint32_t k = 0; k < words; ++k) {
@@ -88,7 +88,7 @@ inline constexpr std::uint64_t high = 0x8080808080808080ULL;
 }
 
 /// SWAR: +1 to every entry below `d` (one RRIP ageing step, saturating at `d`).
-constexpr void age_once_swar(std::uint64_t* row, std::uint32_t words, std::uint8_t d) noexcept {
+constexpr void age_once_swar(aliasing_u64* row, std::uint32_t words, std::uint8_t d) noexcept {
     for (std::uint32_t k = 0; k < words; ++k) row[k] += differs(row[k], d) >> 7;
 }
 
@@ -137,7 +137,7 @@ MEMSUB_ALWAYS_INLINE entry_mask age_row_to_distant_sse2(std::uint64_t* row, std:
     const __m128i top = max_epu8_in_every_lane(_mm_and_si128(x, live)); // padding counts as 0
     // k = d − max ≥ 0 in every lane; padding lanes (holding d) saturate back to d.
     const __m128i y = _mm_min_epu8(_mm_adds_epu8(x, _mm_sub_epi8(dv, top)), dv);
-    _mm_storeu_si128(reinterpret_cast<__m128i*>(row), y);
+    store_row16(reinterpret_cast<std::uint8_t*>(row), y);
     return static_cast<std::uint32_t>(_mm_movemask_epi8(_mm_cmpeq_epi8(y, dv))) &
            low_bits_mask(entries);
 }
@@ -155,7 +155,7 @@ inline void age_once_sse2(std::uint64_t* row, std::uint32_t words, std::uint8_t 
     do { // words ≥ 2
         __m128i x = _mm_loadu_si128(reinterpret_cast<const __m128i*>(row + k));
         x = _mm_sub_epi8(x, _mm_andnot_si128(_mm_cmpeq_epi8(x, dv), all)); // +1 unless == d
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(row + k), x);
+        store_row16(reinterpret_cast<std::uint8_t*>(row + k), x);
         k += 2;
     } while (k < words);
 }
@@ -242,7 +242,9 @@ public:
     [[nodiscard]] std::uint8_t get(set_index s, entry_index e) const noexcept {
         return *entry_byte(s, e);
     }
-    void set(set_index s, entry_index e, std::uint8_t v) noexcept { *entry_byte(s, e) = v; }
+    void set(set_index s, entry_index e, std::uint8_t v) noexcept {
+        store_row_byte(entry_byte(s, e), v);
+    }
 
     /// RRIP §3.1 hit promotion.
     void promote(set_index s, entry_index e, hit_promotion hp) noexcept {
@@ -254,15 +256,15 @@ public:
     void promote_in_row(std::byte* r, entry_index e, hit_promotion hp) noexcept {
         std::uint8_t* b = entry_byte(reinterpret_cast<std::uint64_t*>(r), e);
         if (hp == hit_promotion::hit_priority)
-            *b = 0;
+            store_row_byte(b, 0);
         else
-            *b = static_cast<std::uint8_t>(*b - (*b != 0 ? 1u : 0u));
+            store_row_byte(b, static_cast<std::uint8_t>(*b - (*b != 0 ? 1u : 0u)));
     }
     [[nodiscard]] MEMSUB_ALWAYS_INLINE entry_index replace_in_row(std::byte* r, entry_mask eligible,
                                                                   std::uint8_t v) noexcept {
         auto* const words = reinterpret_cast<std::uint64_t*>(r);
         const entry_index e = lowest_entry(age_row(words, eligible));
-        *entry_byte(words, e) = v;
+        store_row_byte(entry_byte(words, e), v);
         return e;
     }
 

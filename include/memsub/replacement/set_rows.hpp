@@ -49,15 +49,16 @@ public:
         : sets_(sets)
         , row_bytes_(row_bytes)
         , shift_(log2_exact(std::bit_ceil(row_bytes)))
-        , owned_((std::size_t{sets} << shift_) / sizeof(std::uint64_t),
-                 0x0101010101010101ULL * fill)
-        , base_(reinterpret_cast<std::byte*>(owned_.data())) {}
+        , owned_((std::size_t{sets} << shift_) / sizeof(row_block))
+        , base_(reinterpret_cast<std::byte*>(owned_.data())) {
+        if (!owned_.empty()) std::memset(base_, fill, owned_.size() * sizeof(row_block));
+    }
 
     set_rows(const set_rows& other)
         : sets_(other.sets_)
         , row_bytes_(other.row_bytes_)
         , shift_(log2_exact(std::bit_ceil(other.row_bytes_)))
-        , owned_((std::size_t{other.sets_} << shift_) / sizeof(std::uint64_t))
+        , owned_((std::size_t{other.sets_} << shift_) / sizeof(row_block))
         , base_(reinterpret_cast<std::byte*>(owned_.data())) {
         for (std::uint32_t s = 0; s < sets_; ++s)
             std::memcpy(row(set_index{s}), other.row(set_index{s}), row_bytes_);
@@ -101,8 +102,13 @@ private:
     std::uint32_t sets_;
     std::uint32_t row_bytes_;
     std::uint32_t shift_;
+    /// 16 bytes of rows. Bytes, not words, so the storage holds the row stores of any type
+    /// (row_byte in core/byte_match.hpp).
+    struct alignas(16) row_block {
+        std::byte bytes[16];
+    };
     /// Empty once hosted; large row arrays in huge pages, as the engine's (huge_page_allocator).
-    std::vector<std::uint64_t, huge_page_allocator<std::uint64_t>> owned_;
+    std::vector<row_block, huge_page_allocator<row_block>> owned_;
     std::byte* base_;
 };
 

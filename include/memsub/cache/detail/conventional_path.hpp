@@ -12,6 +12,7 @@
 #include <memsub/cache/detail/cache_core.hpp>
 #include <memsub/config.hpp>
 #include <memsub/core/access.hpp>
+#include <memsub/core/byte_match.hpp>
 #include <memsub/core/types.hpp>
 #include <memsub/replacement/concept.hpp>
 
@@ -149,7 +150,7 @@ protected:
                            bool dirty, result_type& r, const layout_type& L) noexcept {
         set_state& st = state_of(s, L);
         tags_[slot(s, e, L)] = key;
-        fingerprint_row(s, L)[e.value] = fingerprint_of(key);
+        store_row_byte(fingerprint_row(st) + e.value, fingerprint_of(key));
         const entry_mask bit = bit_of(e);
         if constexpr (MaybeFree)
             st.valid |= bit;

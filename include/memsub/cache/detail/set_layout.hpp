@@ -322,6 +322,10 @@ protected:
     policy_row(set_state& st, const layout_type& L) noexcept requires rows_addressed {
         return reinterpret_cast<std::byte*>(&st) + policy_row_offset(L.entries);
     }
+    /// The fingerprints of the header that starts with `st`.
+    [[nodiscard]] static std::uint8_t* fingerprint_row(set_state& st) noexcept {
+        return reinterpret_cast<std::uint8_t*>(&st) + fingerprint_offset;
+    }
     [[nodiscard]] std::uint8_t* fingerprint_row(set_index s, const layout_type& L) noexcept {
         return reinterpret_cast<std::uint8_t*>(header(s, L) + fingerprint_offset);
     }

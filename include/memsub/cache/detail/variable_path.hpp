@@ -17,6 +17,7 @@
 #include <memsub/config.hpp>
 #include <memsub/core/access.hpp>
 #include <memsub/core/bits.hpp>
+#include <memsub/core/byte_match.hpp>
 #include <memsub/core/types.hpp>
 #include <memsub/replacement/concept.hpp>
 
@@ -372,7 +373,7 @@ protected:
             const entry_index e = lowest_entry(~st.valid & all_entries(L));
             const std::size_t i = base + e.value;
             tags_[i] = line_key + off;
-            fingerprint_row(s, L)[e.value] = fingerprint_of(line_key);
+            store_row_byte(fingerprint_row(s, L) + e.value, fingerprint_of(line_key));
             line_segments_[i] = region;
             stored_[i] = static_cast<std::uint8_t>(stored);
             payload_[i] = spec.payload;
@@ -462,7 +463,7 @@ protected:
         const entry_index e = lowest_entry(~st.valid & all_entries(L));
         const std::size_t i = slot(s, e, L);
         tags_[i] = line_key;
-        fingerprint_row(s, L)[e.value] = fingerprint_of(line_key);
+        store_row_byte(fingerprint_row(s, L) + e.value, fingerprint_of(line_key));
         line_segments_[i] = nonzero_low_bits_mask(spl);
         stored_[i] = static_cast<std::uint8_t>(stored);
         payload_[i] = spec.payload;
