@@ -21,7 +21,32 @@
 #include <ctime>
 #include <vector>
 
+// Independent instructions added to every hit of the design floors, for an experiment: built
+// with -DMEMSUB_BENCH_FLOOR_PADDING=N, each floor hit also runs N register moves, which shows what
+// N more instructions per hit cost a loop of memsub's design on each shape
+// (docs/performance/miss_path.md, "What the gap to the floors is made of"). 0, the default,
+// adds nothing.
+#ifndef MEMSUB_BENCH_FLOOR_PADDING
+#define MEMSUB_BENCH_FLOOR_PADDING 0
+#endif
+#define MEMSUB_BENCH_TEXT_OF(x) #x
+#define MEMSUB_BENCH_TEXT(x) MEMSUB_BENCH_TEXT_OF(x)
+
 namespace memsub_bench {
+
+/// MEMSUB_BENCH_FLOOR_PADDING register moves the compiler keeps (an assembly block it may not
+/// drop), each independent of the loop's work; nothing by default.
+[[gnu::always_inline]] inline void floor_padding() noexcept {
+#if MEMSUB_BENCH_FLOOR_PADDING > 0
+#if defined(__x86_64__)
+    std::uint64_t scratch = 0;
+    asm volatile(".rept " MEMSUB_BENCH_TEXT(MEMSUB_BENCH_FLOOR_PADDING) "\n\tmov $1, %0\n\t.endr"
+                 : "+r"(scratch));
+#else
+#error "MEMSUB_BENCH_FLOOR_PADDING is written for x86-64"
+#endif
+#endif
+}
 
 /// A stream word (a byte address with bit 0 set for a store; lines are at least 4 bytes, so the
 /// bit is free) as the access a host would make.
@@ -146,6 +171,7 @@ public:
              candidates != 0; candidates &= candidates - 1) {
             const auto e = static_cast<std::uint32_t>(std::countr_zero(candidates));
             if (tags[e] == line) {
+                floor_padding();
                 h.dirty |= store_bit << e;
                 Row::hit(h.row.data(), e);
                 return true;
