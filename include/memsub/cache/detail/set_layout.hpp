@@ -327,7 +327,7 @@ protected:
         return reinterpret_cast<std::uint8_t*>(&st) + fingerprint_offset;
     }
     [[nodiscard]] std::uint8_t* fingerprint_row(set_index s, const layout_type& L) noexcept {
-        return reinterpret_cast<std::uint8_t*>(header(s, L) + fingerprint_offset);
+        return fingerprint_row(state_of(s, L));
     }
     [[nodiscard]] const std::uint8_t* fingerprint_row(set_index s,
                                                       const layout_type& L) const noexcept {
